@@ -1,0 +1,60 @@
+// `npm test`: the whole suite on the embedded database (PGlite), then again on a throwaway PostgreSQL
+// server when the Debian binaries are installed. Browser tests run when /usr/bin/chromium exists.
+// Flags: --long (also *.long.test.ts), --only-pglite, --only-postgres, and file filters (substrings).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findPostgresBin, startCluster } from './pg-cluster.mjs';
+
+const root = join(fileURLToPath(import.meta.url), '..', '..');
+const args = process.argv.slice(2);
+const long = args.includes('--long');
+const filters = args.filter((a) => !a.startsWith('--'));
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+function listTests(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return listTests(path);
+    return /\.test\.ts$/.test(name) ? [path] : [];
+  });
+}
+
+let files = listTests(join(root, 'test')).sort();
+if (!long) files = files.filter((f) => !f.endsWith('.long.test.ts'));
+if (!existsSync(chromium)) {
+  const browser = files.filter((f) => f.includes('.browser.'));
+  if (browser.length) console.log(`npm test: ${chromium} not found, so the ${browser.length} browser test file(s) do not run (apt-get install chromium)`);
+  files = files.filter((f) => !f.includes('.browser.'));
+}
+if (filters.length) files = files.filter((f) => filters.some((x) => relative(root, f).includes(x)));
+
+// *.pg.test.ts need a PostgreSQL server of their own (several processes, stopping the server): server pass only.
+function run(label, env, selected) {
+  console.log(`\n=== ${label}: ${selected.length} test files ===`);
+  const started = Date.now();
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...selected],
+    { stdio: 'inherit', cwd: root, env: { ...process.env, ...env } },
+  );
+  console.log(`=== ${label}: ${result.status === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
+  return result.status === 0;
+}
+
+let ok = true;
+if (!args.includes('--only-postgres')) ok = run('embedded PGlite', { GATEHOUSE_TEST_DB: 'pglite' }, files.filter((f) => !f.endsWith('.pg.test.ts'))) && ok;
+if (!args.includes('--only-pglite')) {
+  if (!findPostgresBin()) {
+    console.log('npm test: PostgreSQL binaries not found (/usr/lib/postgresql/*/bin), so the PostgreSQL-server run is skipped (apt-get install postgresql)');
+  } else {
+    const cluster = await startCluster();
+    try {
+      ok = run('PostgreSQL server', { GATEHOUSE_TEST_DB: 'postgres', GATEHOUSE_TEST_PG_URL: cluster.url }, files) && ok;
+    } finally {
+      cluster.stop();
+    }
+  }
+}
+process.exit(ok ? 0 : 1);

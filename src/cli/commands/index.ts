@@ -1,0 +1,7 @@
+// Every CLI command, in the order `gatehouse help` lists them. Later capabilities add theirs here.
+import type { Command } from '../command.js';
+import { migrateCommand } from './migrate.js';
+import { usersCreateCommand } from './users.js';
+import { keysListCommand, keysRotateCommand } from './keys.js';
+
+export const commands: Command[] = [migrateCommand, usersCreateCommand, keysListCommand, keysRotateCommand];

@@ -1,0 +1,24 @@
+import { parseArgs } from 'node:util';
+import { SIGNING_ALGS, type SigningAlg } from '../../crypto/keys.js';
+import { UsageError, type Command } from '../command.js';
+
+export const keysListCommand: Command = {
+  name: 'keys list',
+  usage: 'keys list',
+  async run(_args, core) {
+    return { keys: await core.keys.schedule() };
+  },
+};
+
+export const keysRotateCommand: Command = {
+  name: 'keys rotate',
+  usage: 'keys rotate [--alg ES256|RS256]   (default: both)',
+  async run(args, core) {
+    const { values } = parseArgs({ args, options: { alg: { type: 'string' } }, strict: true });
+    if (values.alg && !SIGNING_ALGS.includes(values.alg as SigningAlg)) throw new UsageError('--alg must be ES256 or RS256');
+    const algs = values.alg ? [values.alg as SigningAlg] : SIGNING_ALGS;
+    const rotated = [];
+    for (const alg of algs) rotated.push(await core.keys.rotate(alg));
+    return { rotated };
+  },
+};

@@ -1,0 +1,10 @@
+import { migrate } from '../../storage/migrate.js';
+import type { Command } from '../command.js';
+
+export const migrateCommand: Command = {
+  name: 'migrate',
+  usage: 'migrate',
+  async run(_args, core) {
+    return { applied: await migrate(core.db) };
+  },
+};

@@ -1,0 +1,52 @@
+// `gatehouse <command>`: JSON on stdout, errors on stderr, exit code 0 / 1 (failure) / 2 (usage).
+import { ConfigError, loadConfig } from '../config.js';
+import { createCore } from '../core.js';
+import { connectDatabase, dataDirOwner, StartupError } from '../storage/connect.js';
+import { migrate } from '../storage/migrate.js';
+import { systemClock } from '../clock.js';
+import { executeCommand, findCommand, usage } from './execute.js';
+import { UsageError } from './command.js';
+import { sendToAdminSocket } from './admin-socket.js';
+
+export async function runCli(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    console.log(usage());
+    return argv.length === 0 ? 2 : 0;
+  }
+  if (!findCommand(argv)) {
+    console.error(`gatehouse: unknown command: ${argv.join(' ')}\n${usage()}`);
+    return 2;
+  }
+  try {
+    const config = loadConfig();
+    if (!config.DATABASE_URL && dataDirOwner(config.DATA_DIR) !== undefined) {
+      const reply = await sendToAdminSocket(config.DATA_DIR, argv);
+      if (reply.ok) {
+        console.log(JSON.stringify(reply.result, null, 2));
+        return 0;
+      }
+      console.error(`gatehouse: ${reply.error}`);
+      return reply.usage ? 2 : 1;
+    }
+    const database = await connectDatabase(config);
+    try {
+      const core = createCore({ config, clock: systemClock, database });
+      // Every other command works on an up-to-date schema with keys; `migrate` itself reports what it applied.
+      if (findCommand(argv)?.command.name !== 'migrate') {
+        await migrate(database.db);
+        await core.keys.ensureKeys();
+      }
+      console.log(JSON.stringify(await executeCommand(argv, core), null, 2));
+      return 0;
+    } finally {
+      await database.close();
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError || error instanceof StartupError) {
+      console.error(`gatehouse: ${error.message}`);
+      return error instanceof UsageError ? 2 : 1;
+    }
+    console.error(`gatehouse: ${(error as Error).message ?? error}`);
+    return 1;
+  }
+}

@@ -1,0 +1,98 @@
+// Errors are values: each carries a stable code and an HTTP status, and is turned into a response
+// in exactly one place per face (see error-edge.ts). Nothing below the HTTP edge formats responses.
+import { problemTypes, type ProblemCode } from './problem-types.js';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+interface ErrorExtras {
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** An error of the resource API face, rendered as RFC 9457 application/problem+json. */
+export class ProblemError extends Error {
+  override readonly name = 'ProblemError';
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail?: string,
+    readonly extras: ErrorExtras & { errors?: FieldError[]; status?: number } = {},
+  ) {
+    super(detail ?? problemTypes[code].title, extras.cause === undefined ? undefined : { cause: extras.cause });
+    this.status = extras.status ?? problemTypes[code].status;
+    this.headers = extras.headers ?? {};
+  }
+
+  get errors(): FieldError[] | undefined {
+    return this.extras.errors;
+  }
+}
+
+/** RFC 6749 5.2 / RFC 7009 / RFC 7662 / RFC 7591 error codes. */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'invalid_target'
+  | 'unsupported_token_type'
+  | 'invalid_token'
+  | 'insufficient_scope'
+  | 'invalid_dpop_proof'
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
+  | 'access_denied'
+  | 'unsupported_response_type'
+  | 'login_required'
+  | 'consent_required'
+  | 'interaction_required'
+  | 'request_not_supported'
+  | 'request_uri_not_supported'
+  | 'server_error'
+  | 'temporarily_unavailable'
+  | 'slow_down';
+
+/** An error of the OAuth face, rendered as `{"error", "error_description"}` JSON (RFC 6749 5.2). */
+export class OAuthError extends Error {
+  override readonly name = 'OAuthError';
+  readonly headers: Record<string, string>;
+  readonly status: number;
+
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+    extras: ErrorExtras & { status?: number } = {},
+  ) {
+    super(description, extras.cause === undefined ? undefined : { cause: extras.cause });
+    this.status = extras.status ?? (error === 'invalid_client' || error === 'invalid_token' ? 401 : error === 'insufficient_scope' ? 403 : 400);
+    this.headers = extras.headers ?? {};
+  }
+}
+
+/** An error of the browser face: a 400-class HTML page, used where redirecting would be unsafe. */
+export class PageError extends Error {
+  override readonly name = 'PageError';
+  constructor(
+    readonly title: string,
+    readonly detail: string,
+    readonly status = 400,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+/**
+ * RFC 6749 4.1.2.1: error_description may use only %x20-21 / %x23-5B / %x5D-7E. Everything else
+ * (CR, LF, TAB, quote, backslash, non-ASCII) becomes a space, so no input can smuggle markup or headers.
+ */
+export function safeDescription(text: string): string {
+  return text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, ' ').slice(0, 300);
+}

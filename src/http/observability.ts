@@ -1,0 +1,41 @@
+// Trace ids on every response, and Prometheus metrics (request count and latency by route and status).
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const TRACE_HEADER = 'x-request-id';
+
+export const genReqId = (): string => randomUUID();
+
+export function installObservability(app: FastifyInstance): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(TRACE_HEADER, request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL, keeps label cardinality bounded.
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    requests.inc(labels);
+    latency.observe(labels, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', { config: { face: 'problem' } }, async (_request, reply) => {
+    reply.type(registry.contentType);
+    return registry.metrics();
+  });
+  return registry;
+}

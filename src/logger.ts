@@ -1,0 +1,46 @@
+// Structured pino logging. Requests are logged by method and path only (never the query string, which
+// could carry a misplaced token), and known secret-bearing fields are redacted wherever they appear.
+import type { FastifyRequest, FastifyReply } from 'fastify';
+import type { LoggerOptions } from 'pino';
+
+export const redactedPaths = [
+  'password',
+  'client_secret',
+  'code',
+  'code_verifier',
+  'refresh_token',
+  'access_token',
+  'id_token',
+  'token',
+  'client_assertion',
+  'secret',
+  '*.password',
+  '*.client_secret',
+  '*.code',
+  '*.code_verifier',
+  '*.refresh_token',
+  '*.access_token',
+  '*.id_token',
+  '*.token',
+  '*.client_assertion',
+  '*.secret',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers.dpop',
+  'res.headers["set-cookie"]',
+];
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    redact: { paths: redactedPaths, censor: '[redacted]' },
+    serializers: {
+      req: (req: FastifyRequest) => ({
+        method: req.method,
+        path: req.url.split('?')[0],
+        trace_id: req.id,
+      }),
+      res: (res: FastifyReply) => ({ status: res.statusCode }),
+    },
+  };
+}

@@ -1,0 +1,73 @@
+// Opens the one database Gatehouse uses: embedded PGlite by default, a PostgreSQL server through `pg`
+// when DATABASE_URL is set. Both speak the same SQL; nothing above this module knows which it is.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DB } from './schema.js';
+import { PGliteDialect } from './pglite-dialect.js';
+
+export type Db = Kysely<DB>;
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'pglite' | 'postgres';
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  DATABASE_URL?: string | undefined;
+  DATA_DIR: string;
+  DATABASE_POOL_SIZE: number;
+}
+
+// int8 (bigint, count(*)) as a JS number: every int8 Gatehouse stores fits in 2^53.
+const INT8_OID = 20;
+const parseInt8 = (v: string) => Number(v);
+pg.types.setTypeParser(INT8_OID, parseInt8);
+
+export async function openDatabase(options: DatabaseOptions & { inMemory?: boolean }): Promise<Database> {
+  if (options.DATABASE_URL) return openPostgres(options.DATABASE_URL, options.DATABASE_POOL_SIZE);
+  return openPGlite(options.inMemory ? undefined : join(options.DATA_DIR, 'pglite'));
+}
+
+export async function openPostgres(url: string, poolSize = 20): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    // Waiting for a free connection is bounded, so an exhausted pool answers 503 instead of hanging.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its server (PostgreSQL restart) must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'postgres',
+    ping: (timeoutMs = 2_000) => withTimeout(sql`select 1`.execute(db).then(() => undefined), timeoutMs),
+    close: () => db.destroy(),
+  };
+}
+
+export async function openPGlite(dir: string | undefined): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  if (dir) mkdirSync(dir, { recursive: true });
+  const pglite = await PGlite.create(dir ? { dataDir: dir, parsers: { [INT8_OID]: parseInt8 } } : { parsers: { [INT8_OID]: parseInt8 } });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: 'pglite',
+    ping: (timeoutMs = 2_000) => withTimeout(sql`select 1`.execute(db).then(() => undefined), timeoutMs),
+    close: () => db.destroy(),
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`database did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,42 @@
+// Forward-only SQL migrations from migrations/NNNN_name.sql, applied in one transaction under a
+// PostgreSQL advisory lock, so two processes starting together never apply one twice.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { packageRoot } from './package-root.js';
+
+const MIGRATION_LOCK = 727_001;
+
+export interface Migration {
+  readonly version: string;
+  readonly sql: string;
+}
+
+export function loadMigrations(dir = join(packageRoot(), 'migrations')): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{4}_[a-z0-9_-]+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: f.replace(/\.sql$/, ''), sql: readFileSync(join(dir, f), 'utf8') }));
+}
+
+/** Applies pending migrations; returns the versions applied by this call. */
+export async function migrate(db: Kysely<any>, migrations = loadMigrations()): Promise<string[]> {
+  return db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(tx);
+    await sql`create table if not exists schema_migrations (
+      version text primary key,
+      applied_at timestamptz not null default now()
+    )`.execute(tx);
+    const applied = new Set(
+      (await sql<{ version: string }>`select version from schema_migrations`.execute(tx)).rows.map((r) => r.version),
+    );
+    const done: string[] = [];
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      await sql.raw(migration.sql).execute(tx);
+      await sql`insert into schema_migrations (version) values (${migration.version})`.execute(tx);
+      done.push(migration.version);
+    }
+    return done;
+  });
+}

@@ -1,0 +1,83 @@
+import type { Db } from './database.js';
+
+export interface SigningKeyRow {
+  kid: string;
+  alg: 'ES256' | 'RS256';
+  publicJwk: Record<string, unknown>;
+  sealedPrivateJwk: string;
+  createdAt: Date;
+  activatesAt: Date;
+  retiresAt: Date | null;
+  expiresAt: Date | null;
+}
+
+export interface SigningKeysRepository {
+  /** Keys still published at `now` (not yet past expires_at), oldest first. */
+  listPublished(now: Date): Promise<SigningKeyRow[]>;
+  listAll(): Promise<SigningKeyRow[]>;
+  /** Inserts a key and, atomically, schedules the retirement of the keys of that alg it supersedes. */
+  insertAndSupersede(key: SigningKeyRow, supersede: { retiresAt: Date; expiresAt: Date } | null): Promise<void>;
+}
+
+export function signingKeysRepository(db: Db): SigningKeysRepository {
+  const toRow = (r: {
+    kid: string;
+    alg: string;
+    public_jwk: unknown;
+    sealed_private_jwk: string;
+    created_at: Date;
+    activates_at: Date;
+    retires_at: Date | null;
+    expires_at: Date | null;
+  }): SigningKeyRow => ({
+    kid: r.kid,
+    alg: r.alg as SigningKeyRow['alg'],
+    publicJwk: r.public_jwk as Record<string, unknown>,
+    sealedPrivateJwk: r.sealed_private_jwk,
+    createdAt: r.created_at,
+    activatesAt: r.activates_at,
+    retiresAt: r.retires_at,
+    expiresAt: r.expires_at,
+  });
+  return {
+    async listPublished(now) {
+      const rows = await db
+        .selectFrom('signing_keys')
+        .selectAll()
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        .orderBy('activates_at')
+        .orderBy('kid')
+        .execute();
+      return rows.map(toRow);
+    },
+    async listAll() {
+      const rows = await db.selectFrom('signing_keys').selectAll().orderBy('activates_at').orderBy('kid').execute();
+      return rows.map(toRow);
+    },
+    async insertAndSupersede(key, supersede) {
+      await db.transaction().execute(async (tx) => {
+        if (supersede) {
+          await tx
+            .updateTable('signing_keys')
+            .set({ retires_at: supersede.retiresAt, expires_at: supersede.expiresAt })
+            .where('alg', '=', key.alg)
+            .where((eb) => eb.or([eb('retires_at', 'is', null), eb('retires_at', '>', supersede.retiresAt)]))
+            .execute();
+        }
+        await tx
+          .insertInto('signing_keys')
+          .values({
+            kid: key.kid,
+            alg: key.alg,
+            public_jwk: JSON.stringify(key.publicJwk),
+            sealed_private_jwk: key.sealedPrivateJwk,
+            created_at: key.createdAt,
+            activates_at: key.activatesAt,
+            retires_at: key.retiresAt,
+            expires_at: key.expiresAt,
+          })
+          .execute();
+      });
+    },
+  };
+}

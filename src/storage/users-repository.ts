@@ -1,0 +1,150 @@
+// The accounts that log in; `id` is the OIDC `sub` and the id of /v1/users resources.
+import type { Selectable } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Db } from './database.js';
+import type { UsersTable } from './schema.js';
+
+export interface Address {
+  formatted?: string;
+  street_address?: string;
+  locality?: string;
+  region?: string;
+  postal_code?: string;
+  country?: string;
+}
+
+export interface UserProfile {
+  name: string | null;
+  given_name: string | null;
+  family_name: string | null;
+  email: string | null;
+  email_verified: boolean;
+  phone_number: string | null;
+  phone_number_verified: boolean;
+  address: Address | null;
+}
+
+export interface User extends UserProfile {
+  id: string;
+  username: string;
+  passwordHash: string;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export class UsernameTakenError extends Error {
+  override readonly name = 'UsernameTakenError';
+}
+
+export const emptyProfile = (): UserProfile => ({
+  name: null,
+  given_name: null,
+  family_name: null,
+  email: null,
+  email_verified: false,
+  phone_number: null,
+  phone_number_verified: false,
+  address: null,
+});
+
+export interface UsersRepository {
+  create(input: { username: string; passwordHash: string } & Partial<UserProfile>): Promise<User>;
+  findById(id: string): Promise<User | undefined>;
+  findByUsername(username: string): Promise<User | undefined>;
+  /** Replaces profile fields (and optionally the password); bumps version. Returns undefined when absent or version mismatch. */
+  update(id: string, changes: Partial<UserProfile> & { username?: string; passwordHash?: string }, expectedVersion?: number): Promise<User | undefined>;
+  delete(id: string): Promise<boolean>;
+}
+
+const toUser = (r: Selectable<UsersTable>): User => ({
+  id: r.id,
+  username: r.username,
+  passwordHash: r.password_hash,
+  name: r.name,
+  given_name: r.given_name,
+  family_name: r.family_name,
+  email: r.email,
+  email_verified: r.email_verified,
+  phone_number: r.phone_number,
+  phone_number_verified: r.phone_number_verified,
+  address: (r.address as Address | null) ?? null,
+  version: r.version,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === '23505';
+
+function profileColumns(p: Partial<UserProfile>) {
+  return {
+    ...(p.name !== undefined ? { name: p.name } : {}),
+    ...(p.given_name !== undefined ? { given_name: p.given_name } : {}),
+    ...(p.family_name !== undefined ? { family_name: p.family_name } : {}),
+    ...(p.email !== undefined ? { email: p.email } : {}),
+    ...(p.email_verified !== undefined ? { email_verified: p.email_verified } : {}),
+    ...(p.phone_number !== undefined ? { phone_number: p.phone_number } : {}),
+    ...(p.phone_number_verified !== undefined ? { phone_number_verified: p.phone_number_verified } : {}),
+    ...(p.address !== undefined ? { address: p.address === null ? null : JSON.stringify(p.address) } : {}),
+  };
+}
+
+export function usersRepository(db: Db, clock: Clock): UsersRepository {
+  return {
+    async create(input) {
+      try {
+        const row = await db
+          .insertInto('users')
+          .values({
+            username: input.username,
+            password_hash: input.passwordHash,
+            ...profileColumns(input),
+            created_at: new Date(clock.now()),
+            updated_at: new Date(clock.now()),
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return toUser(row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new UsernameTakenError(`username ${input.username} is taken`);
+        throw error;
+      }
+    },
+    async findById(id) {
+      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toUser(row);
+    },
+    async findByUsername(username) {
+      const row = await db
+        .selectFrom('users')
+        .selectAll()
+        .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
+        .executeTakeFirst();
+      return row && toUser(row);
+    },
+    async update(id, changes, expectedVersion) {
+      try {
+        let query = db
+          .updateTable('users')
+          .set((eb) => ({
+            ...profileColumns(changes),
+            ...(changes.username !== undefined ? { username: changes.username } : {}),
+            ...(changes.passwordHash !== undefined ? { password_hash: changes.passwordHash } : {}),
+            version: eb('version', '+', 1),
+            updated_at: new Date(clock.now()),
+          }))
+          .where('id', '=', id);
+        if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
+        const row = await query.returningAll().executeTakeFirst();
+        return row && toUser(row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new UsernameTakenError(`username ${changes.username} is taken`);
+        throw error;
+      }
+    },
+    async delete(id) {
+      const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}

@@ -1,0 +1,4 @@
+// Runs the CLI from source (tests spawn this instead of the compiled bin).
+import { runCli } from '../../src/cli/main.js';
+
+process.exitCode = await runCli(process.argv.slice(2));

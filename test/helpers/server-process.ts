@@ -1,0 +1,43 @@
+// Runs `src/main.ts` as a real child process (what `npm start` runs) and waits for its ready log line.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { freePort } from '../../scripts/pg-cluster.mjs';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function startServerProcess(env: Record<string, string>, { port }: { port?: number } = {}): Promise<ServerProcess> {
+  const p = port ?? (await freePort());
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: String(p), HOST: '127.0.0.1', ISSUER: `http://127.0.0.1:${p}`, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('"gatehouse ready"')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before ready:\n${out}`)));
+  });
+  await ready;
+  return {
+    child,
+    port: p,
+    url: `http://127.0.0.1:${p}`,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      const [code] = (await once(child, 'exit')) as [number | null];
+      return code;
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { spawnSync } from 'node:child_process';
+import { loadMigrations, migrate } from '../../src/storage/migrate.js';
+import { createTestDatabase } from '../helpers/database.js';
+
+test('migrations are idempotent: a second run applies nothing and changes nothing', async () => {
+  const database = await createTestDatabase();
+  try {
+    assert.deepEqual(await migrate(database.db), []);
+    const { rows } = await sql<{ version: string }>`select version from schema_migrations order by version`.execute(database.db);
+    assert.deepEqual(
+      rows.map((r) => r.version),
+      loadMigrations().map((m) => m.version),
+    );
+  } finally {
+    await database.close();
+  }
+});
+
+test('migration files are forward-only and uniquely numbered', () => {
+  const versions = loadMigrations().map((m) => m.version.slice(0, 4));
+  assert.equal(new Set(versions).size, versions.length);
+});
+
+test('src/storage/schema.ts is generated from the current migrations', () => {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/gen-db-types.ts', '--check'], { encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stderr);
+});
