@@ -10,6 +10,9 @@ import { installErrorEdge } from './http/error-edge.js';
 import { genReqId, installObservability } from './http/observability.js';
 import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
+import { authorizationServer } from './oauth/index.js';
+import { interactionPages } from './interaction/index.js';
+import { resourceApi } from './api/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -57,6 +60,10 @@ export async function buildApp({ config, database, clock = systemClock, logger =
 
   healthRoutes(app, () => database.ping());
   assetRoutes(app);
+
+  await app.register(authorizationServer, { core });
+  await app.register(interactionPages, { core });
+  await app.register(resourceApi, { core });
 
   await core.keys.ensureKeys();
   return app;

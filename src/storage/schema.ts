@@ -4,6 +4,26 @@ import type { ColumnType } from 'kysely';
 export type Generated<T> = ColumnType<T, T | undefined, T>;
 export type Json = unknown;
 
+export interface ClientsTable {
+  id: string;
+  name: string;
+  type: string;
+  secret_hash: string | null;
+  token_endpoint_auth_method: string;
+  redirect_uris: Generated<string[]>;
+  post_logout_redirect_uris: Generated<string[]>;
+  grant_types: string[];
+  scopes: string[];
+  jwks: Json | null;
+  jwks_uri: string | null;
+  id_token_signed_response_alg: Generated<string>;
+  skip_consent: Generated<boolean>;
+  registration_token_hash: string | null;
+  disabled: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface RevokedAccessTokensTable {
   jti: string;
   expires_at: Date;
@@ -39,6 +59,7 @@ export interface UsersTable {
 }
 
 export interface DB {
+  clients: ClientsTable;
   revoked_access_tokens: RevokedAccessTokensTable;
   signing_keys: SigningKeysTable;
   users: UsersTable;

@@ -1,0 +1,20 @@
+// Who a resource-API request acts for, as established by bearer-token validation (src/api/auth/).
+// Scope says what kind of thing the client may do; object-level access (own objects only for user
+// tokens) is decided separately by each resource.
+export interface Principal {
+  /** `user`: a token issued through a user's login; `service`: client_credentials. */
+  kind: 'user' | 'service';
+  /** The user id for user tokens; the client id for service tokens. */
+  sub: string;
+  clientId: string;
+  scopes: ReadonlySet<string>;
+  jti: string;
+  /** Epoch seconds when the token expires. */
+  exp: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}

@@ -1,0 +1,24 @@
+// Authorization codes (RFC 6749 4.1.2): ≥ 128-bit random, stored only as a hash, AUTH_CODE_TTL lifetime,
+// single use, bound to client, redirect_uri, PKCE challenge, scope, nonce, user and auth_time.
+// Issued by the interaction flow after consent; redeemed by the authorization_code grant.
+
+export interface AuthorizationCodeInput {
+  clientId: string;
+  redirectUri: string;
+  /** S256 code_challenge (43 base64url characters). */
+  codeChallenge: string;
+  scope: readonly string[];
+  nonce?: string;
+  userId: string;
+  /** Epoch seconds of the login that this code carries. */
+  authTime: number;
+  /** Browser session id (hash), for logout and prompt handling. */
+  sessionId?: string;
+  /** RFC 8707 resource requested at /authorize, if any. */
+  resource?: string;
+}
+
+export interface AuthorizationCodeIssuer {
+  /** Stores the grant and returns the code to put in the redirect. */
+  issue(input: AuthorizationCodeInput): Promise<string>;
+}

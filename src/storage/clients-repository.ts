@@ -1,0 +1,124 @@
+// OAuth clients as registered (CLI or RFC 7591). Secrets never leave as plaintext: only their hash is kept.
+import type { Selectable } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Db } from './database.js';
+import type { ClientsTable } from './schema.js';
+
+export type ClientType = 'confidential' | 'public';
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
+export const TOKEN_ENDPOINT_AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+
+export interface Client {
+  id: string;
+  name: string;
+  type: ClientType;
+  secretHash: string | null;
+  authMethod: TokenEndpointAuthMethod;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  grantTypes: GrantType[];
+  scopes: string[];
+  jwks: { keys: Record<string, unknown>[] } | null;
+  jwksUri: string | null;
+  idTokenSignedResponseAlg: 'RS256' | 'ES256';
+  skipConsent: boolean;
+  registrationTokenHash: string | null;
+  disabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash'> & {
+  registrationTokenHash?: string | null;
+};
+
+const toClient = (r: Selectable<ClientsTable>): Client => ({
+  id: r.id,
+  name: r.name,
+  type: r.type as ClientType,
+  secretHash: r.secret_hash,
+  authMethod: r.token_endpoint_auth_method as TokenEndpointAuthMethod,
+  redirectUris: r.redirect_uris,
+  postLogoutRedirectUris: r.post_logout_redirect_uris,
+  grantTypes: r.grant_types as GrantType[],
+  scopes: r.scopes,
+  jwks: (r.jwks as Client['jwks']) ?? null,
+  jwksUri: r.jwks_uri,
+  idTokenSignedResponseAlg: r.id_token_signed_response_alg as Client['idTokenSignedResponseAlg'],
+  skipConsent: r.skip_consent,
+  registrationTokenHash: r.registration_token_hash,
+  disabled: r.disabled,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const columns = (c: Partial<NewClient>) => ({
+  ...(c.name !== undefined ? { name: c.name } : {}),
+  ...(c.type !== undefined ? { type: c.type } : {}),
+  ...(c.secretHash !== undefined ? { secret_hash: c.secretHash } : {}),
+  ...(c.authMethod !== undefined ? { token_endpoint_auth_method: c.authMethod } : {}),
+  ...(c.redirectUris !== undefined ? { redirect_uris: c.redirectUris } : {}),
+  ...(c.postLogoutRedirectUris !== undefined ? { post_logout_redirect_uris: c.postLogoutRedirectUris } : {}),
+  ...(c.grantTypes !== undefined ? { grant_types: c.grantTypes } : {}),
+  ...(c.scopes !== undefined ? { scopes: c.scopes } : {}),
+  ...(c.jwks !== undefined ? { jwks: c.jwks === null ? null : JSON.stringify(c.jwks) } : {}),
+  ...(c.jwksUri !== undefined ? { jwks_uri: c.jwksUri } : {}),
+  ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
+  ...(c.skipConsent !== undefined ? { skip_consent: c.skipConsent } : {}),
+  ...(c.registrationTokenHash !== undefined ? { registration_token_hash: c.registrationTokenHash } : {}),
+});
+
+export interface ClientsRepository {
+  create(client: NewClient): Promise<Client>;
+  /** Enabled clients only: a disabled client is as good as unknown everywhere. */
+  find(id: string): Promise<Client | undefined>;
+  list(): Promise<Client[]>;
+  update(id: string, changes: Partial<NewClient>): Promise<Client | undefined>;
+  delete(id: string): Promise<boolean>;
+}
+
+export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
+  return {
+    async create(client) {
+      const now = new Date(clock.now());
+      const row = await db
+        .insertInto('clients')
+        .values({
+          id: client.id,
+          name: client.name,
+          type: client.type,
+          token_endpoint_auth_method: client.authMethod,
+          grant_types: client.grantTypes,
+          scopes: client.scopes,
+          ...columns(client),
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toClient(row);
+    },
+    async find(id) {
+      const row = await db.selectFrom('clients').selectAll().where('id', '=', id).where('disabled', '=', false).executeTakeFirst();
+      return row && toClient(row);
+    },
+    async list() {
+      return (await db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('id').execute()).map(toClient);
+    },
+    async update(id, changes) {
+      const row = await db
+        .updateTable('clients')
+        .set({ ...columns(changes), updated_at: new Date(clock.now()) })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toClient(row);
+    },
+    async delete(id) {
+      const result = await db.deleteFrom('clients').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}
