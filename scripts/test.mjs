@@ -28,6 +28,11 @@ if (!existsSync(chromium)) {
   if (browser.length) console.log(`npm test: ${chromium} not found, so the ${browser.length} browser test file(s) do not run (apt-get install chromium)`);
   files = files.filter((f) => !f.includes('.browser.'));
 }
+if (spawnSync('redis-server', ['--version']).status !== 0) {
+  const redis = files.filter((f) => f.includes('.redis.'));
+  if (redis.length) console.log(`npm test: redis-server not found, so the ${redis.length} Redis test file(s) do not run (apt-get install redis-server)`);
+  files = files.filter((f) => !f.includes('.redis.'));
+}
 if (filters.length) files = files.filter((f) => filters.some((x) => relative(root, f).includes(x)));
 
 // *.pg.test.ts need a PostgreSQL server of their own (several processes, stopping the server): server pass only.

@@ -10,6 +10,7 @@ import { installErrorEdge } from './http/error-edge.js';
 import { genReqId, installObservability } from './http/observability.js';
 import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
+import { installOverloadProtection } from './http/overload.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
 import { resourceApi } from './api/index.js';
@@ -47,12 +48,16 @@ export async function buildApp({ config, database, clock = systemClock, logger =
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
   });
 
-  const core = createCore({ config, clock, database });
+  const core = createCore({ config, clock, database, warn: (message, error) => app.log.warn({ err: error }, message) });
+  app.addHook('onClose', async () => {
+    core.redis?.disconnect();
+  });
   app.decorate('issuer', config.ISSUER);
   app.decorate('core', core);
 
   installErrorEdge(app);
   installObservability(app);
+  await installOverloadProtection(app, config, database);
 
   // Only JSON and forms are request formats here; anything else is 415 (Fastify accepts text/plain by default).
   app.removeContentTypeParser('text/plain');

@@ -226,6 +226,18 @@ const settings = {
     parse: bool,
     fallback: true,
   },
+  OVERLOAD_MAX_EVENT_LOOP_DELAY: {
+    doc: 'Event-loop delay (ms) above which new requests are shed with 503 + Retry-After. 0 = off.',
+    expects: 'an integer number of milliseconds',
+    parse: int(0, 60_000),
+    fallback: 1000,
+  },
+  OVERLOAD_MAX_DB_WAITING: {
+    doc: 'Requests queued for a PostgreSQL connection above which new requests are shed with 503 + Retry-After. 0 = off.',
+    expects: 'a non-negative integer',
+    parse: int(0, 100_000),
+    fallback: 200,
+  },
   SHUTDOWN_TIMEOUT: seconds('Grace period for in-flight requests on SIGTERM/SIGINT.', 10, 0, 600),
 } satisfies Record<string, Setting<unknown>>;
 

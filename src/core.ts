@@ -5,6 +5,8 @@ import type { Database, Db } from './storage/database.js';
 import { keyEncryption, resolveKeyEncryptionKey } from './crypto/key-encryption.js';
 import { keyService, type KeyService } from './crypto/keys.js';
 import { signingKeysRepository } from './storage/signing-keys-repository.js';
+import { Redis } from 'ioredis';
+import { createRateLimits, type RateLimits } from './http/rate-limit.js';
 
 export interface Core {
   readonly config: Config;
@@ -12,9 +14,20 @@ export interface Core {
   readonly database: Database;
   readonly db: Db;
   readonly keys: KeyService;
+  readonly rateLimits: RateLimits;
+  /** Shared counters for several instances (REDIS_URL); absent on a single instance. */
+  readonly redis?: Redis;
 }
 
-export function createCore({ config, clock, database }: { config: Config; clock: Clock; database: Database }): Core {
+export interface CoreOptions {
+  config: Config;
+  clock: Clock;
+  database: Database;
+  /** Where operational warnings go (Redis down, fallback engaged). */
+  warn?: (message: string, error?: unknown) => void;
+}
+
+export function createCore({ config, clock, database, warn = () => {} }: CoreOptions): Core {
   const keys = keyService({
     repository: signingKeysRepository(database.db),
     encryption: keyEncryption(resolveKeyEncryptionKey(config)),
@@ -23,5 +36,26 @@ export function createCore({ config, clock, database }: { config: Config; clock:
     maxTokenLifetimeSeconds: Math.max(config.ACCESS_TOKEN_TTL, config.ID_TOKEN_TTL),
     clockSkewSeconds: config.CLOCK_SKEW,
   });
-  return { config, clock, database, db: database.db, keys };
+  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, warn) : undefined;
+  const rateLimits = createRateLimits(config, {
+    redis,
+    onStoreError: (error) => warn('rate-limit store failed; request allowed', error),
+  });
+  return { config, clock, database, db: database.db, keys, rateLimits, ...(redis ? { redis } : {}) };
+}
+
+function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {
+  // No offline queue: while Redis is unreachable, commands fail at once and the in-memory insurance
+  // limiter answers, instead of requests waiting on a reconnecting client.
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+  let reported = false;
+  redis.on('error', (error) => {
+    if (!reported) warn('Redis unreachable: rate limits fall back to per-instance memory counters', error);
+    reported = true;
+  });
+  redis.on('ready', () => {
+    if (reported) warn('Redis reachable again: rate limits shared across instances');
+    reported = false;
+  });
+  return redis;
 }

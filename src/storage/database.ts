@@ -13,6 +13,8 @@ export interface Database {
   readonly db: Db;
   readonly kind: 'pglite' | 'postgres';
   ping(timeoutMs?: number): Promise<void>;
+  /** Queries waiting for a free connection right now (load shedding reads it). */
+  waiting(): number;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export async function openPostgres(url: string, poolSize = 20): Promise<Database
   return {
     db,
     kind: 'postgres',
+    waiting: () => pool.waitingCount,
     ping: (timeoutMs = 2_000) => withTimeout(sql`select 1`.execute(db).then(() => undefined), timeoutMs),
     close: () => db.destroy(),
   };
@@ -59,6 +62,7 @@ export async function openPGlite(dir: string | undefined): Promise<Database> {
   return {
     db,
     kind: 'pglite',
+    waiting: () => 0,
     ping: (timeoutMs = 2_000) => withTimeout(sql`select 1`.execute(db).then(() => undefined), timeoutMs),
     close: () => db.destroy(),
   };

@@ -41,6 +41,7 @@ async function createPGliteDatabase(): Promise<Database> {
   return {
     db,
     kind: 'pglite',
+    waiting: () => 0,
     ping: async () => {
       await pglite.query('select 1');
     },

@@ -34,7 +34,7 @@ export async function startServerProcess(env: Record<string, string>, { port }: 
     url: `http://127.0.0.1:${p}`,
     output: () => out,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       const [code] = (await once(child, 'exit')) as [number | null];
       return code;

@@ -1,0 +1,37 @@
+// Load shedding: under event-loop pressure or when too many requests already wait for a database
+// connection, new requests get 503 + Retry-After at once instead of queuing without bound.
+// /healthz keeps answering (the process is up); /readyz reports the database itself.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import underPressure from '@fastify/under-pressure';
+import type { Config } from '../config.js';
+import type { Database } from '../storage/database.js';
+import { ProblemError } from './errors.js';
+
+const RETRY_AFTER = '5';
+
+const overloaded = (detail: string) => new ProblemError('service-unavailable', detail, { headers: { 'retry-after': RETRY_AFTER } });
+
+const exempt = (request: FastifyRequest) => request.url === '/healthz' || request.url === '/metrics';
+
+export async function installOverloadProtection(
+  app: FastifyInstance,
+  config: Pick<Config, 'OVERLOAD_MAX_EVENT_LOOP_DELAY' | 'OVERLOAD_MAX_DB_WAITING'>,
+  database: Pick<Database, 'waiting'>,
+): Promise<void> {
+  if (config.OVERLOAD_MAX_EVENT_LOOP_DELAY > 0) {
+    await app.register(underPressure, {
+      maxEventLoopDelay: config.OVERLOAD_MAX_EVENT_LOOP_DELAY,
+      retryAfter: Number(RETRY_AFTER),
+      pressureHandler: async (request) => {
+        if (!exempt(request)) throw overloaded('The server is overloaded.');
+      },
+    });
+  }
+  if (config.OVERLOAD_MAX_DB_WAITING > 0) {
+    app.addHook('onRequest', async (request) => {
+      if (!exempt(request) && database.waiting() >= config.OVERLOAD_MAX_DB_WAITING) {
+        throw overloaded('Too many requests are waiting for the database.');
+      }
+    });
+  }
+}
