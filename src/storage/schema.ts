@@ -4,6 +4,32 @@ import type { ColumnType } from 'kysely';
 export type Generated<T> = ColumnType<T, T | undefined, T>;
 export type Json = unknown;
 
+export interface AuthorizationCodesTable {
+  code_hash: string;
+  grant_id: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scope: string[];
+  nonce: string | null;
+  auth_time: Date;
+  session_id: string | null;
+  resource: string | null;
+  created_at: Date;
+  expires_at: Date;
+  redeemed_at: Date | null;
+}
+
+export interface BrowserSessionsTable {
+  id_hash: string;
+  user_id: string | null;
+  auth_time: Date | null;
+  csrf_token: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
 export interface ClientsTable {
   id: string;
   name: string;
@@ -24,6 +50,133 @@ export interface ClientsTable {
   updated_at: Generated<Date>;
 }
 
+export interface ConsentsTable {
+  user_id: string;
+  client_id: string;
+  scopes: string[];
+  granted_at: Date;
+}
+
+export interface GrantAccessTokensTable {
+  jti: string;
+  grant_id: string;
+  expires_at: Date;
+}
+
+export interface IdempotencyKeysTable {
+  principal_hash: string;
+  key_hash: string;
+  request_hash: string;
+  state: string;
+  owner_token: string | null;
+  locked_until: Date | null;
+  response_status: number | null;
+  response_headers: Json | null;
+  response_body: Uint8Array | null;
+  created_at: Date;
+  expires_at: Date;
+}
+
+export interface InitialAccessTokensTable {
+  token_hash: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+export interface InteractionsTable {
+  id_hash: string;
+  session_hash: string;
+  client_id: string;
+  request: Json;
+  login_required: boolean;
+  created_at: Date;
+  expires_at: Date;
+}
+
+export interface JobsTable {
+  id: Generated<string>;
+  kind: string;
+  payload: Json;
+  state: Generated<string>;
+  attempts: Generated<number>;
+  run_after: Date;
+  locked_until: Date | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface OauthGrantsTable {
+  id: string;
+  client_id: string;
+  user_id: string;
+  scope: string[];
+  auth_time: Date;
+  session_id: string | null;
+  resource: string | null;
+  created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface OrdersTable {
+  id: Generated<string>;
+  user_id: string;
+  status: Generated<string>;
+  currency: string;
+  total_minor: number;
+  items: Json;
+  payment_id: string | null;
+  version: Generated<number>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PaymentsTable {
+  id: Generated<string>;
+  order_id: string | null;
+  client_id: string;
+  user_id: string | null;
+  amount_minor: number;
+  currency: string;
+  account: string | null;
+  created_at: Date;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  grant_id: string;
+  created_at: Date;
+  idle_expires_at: Date;
+  rotated_at: Date | null;
+  sealed_successor: string | null;
+}
+
+export interface ReportRowsTable {
+  report_id: string;
+  position: number;
+  day: string;
+  currency: string;
+  status: string;
+  order_count: number;
+  total_minor: number;
+}
+
+export interface ReportsTable {
+  id: Generated<string>;
+  type: string;
+  client_id: string;
+  user_id: string | null;
+  period_from: Date;
+  period_to: Date;
+  status: Generated<string>;
+  error: string | null;
+  row_count: number | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
 export interface RevokedAccessTokensTable {
   jti: string;
   expires_at: Date;
@@ -39,6 +192,12 @@ export interface SigningKeysTable {
   activates_at: Date;
   retires_at: Date | null;
   expires_at: Date | null;
+}
+
+export interface UsedClientAssertionsTable {
+  client_id: string;
+  jti_hash: string;
+  expires_at: Date;
 }
 
 export interface UsersTable {
@@ -59,8 +218,23 @@ export interface UsersTable {
 }
 
 export interface DB {
+  authorization_codes: AuthorizationCodesTable;
+  browser_sessions: BrowserSessionsTable;
   clients: ClientsTable;
+  consents: ConsentsTable;
+  grant_access_tokens: GrantAccessTokensTable;
+  idempotency_keys: IdempotencyKeysTable;
+  initial_access_tokens: InitialAccessTokensTable;
+  interactions: InteractionsTable;
+  jobs: JobsTable;
+  oauth_grants: OauthGrantsTable;
+  orders: OrdersTable;
+  payments: PaymentsTable;
+  refresh_tokens: RefreshTokensTable;
+  report_rows: ReportRowsTable;
+  reports: ReportsTable;
   revoked_access_tokens: RevokedAccessTokensTable;
   signing_keys: SigningKeysTable;
+  used_client_assertions: UsedClientAssertionsTable;
   users: UsersTable;
 }

@@ -1,0 +1,74 @@
+// Authorization codes: issued after consent (AuthorizationCodeIssuer, used by the interaction flow) and
+// redeemed once by the authorization_code grant. A second redemption revokes the grant it created
+// (RFC 6749 4.1.2: "SHOULD revoke (when possible) all tokens previously issued based on that code").
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import { randomToken, sha256 } from '../../crypto/random.js';
+import type { Db } from '../../storage/database.js';
+import { grantStore } from '../refresh/grant-store.js';
+import type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
+import { codeStore, type StoredCode } from './code-store.js';
+
+export type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
+export type { StoredCode } from './code-store.js';
+
+export type Redemption =
+  | { ok: true; code: StoredCode }
+  | { ok: false; reason: 'unknown' | 'expired' | 'reused' | 'other_client' };
+
+export interface AuthorizationCodeRedeemer {
+  /** Consumes the code for `clientId`; on a second use, revokes every token issued from it. */
+  redeem(code: string, clientId: string): Promise<Redemption>;
+}
+
+export interface AuthorizationCodesDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'AUTH_CODE_TTL' | 'REFRESH_TOKEN_ABSOLUTE_TTL'>;
+}
+
+/** 256 random bits, base64url: well above RFC 6749 10.10's and FAPI's 128-bit floor. */
+const CODE_BYTES = 32;
+
+export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationCodeIssuer & AuthorizationCodeRedeemer {
+  const { db, clock, config } = deps;
+  const codes = codeStore(db, clock);
+  const grants = grantStore(db, clock);
+
+  async function explainFailure(codeHash: string, clientId: string): Promise<Redemption> {
+    const code = await codes.find(codeHash);
+    if (!code) return { ok: false, reason: 'unknown' };
+    if (code.redeemedAt !== null) {
+      await grants.revoke(code.grantId);
+      return { ok: false, reason: 'reused' };
+    }
+    if (code.clientId !== clientId) return { ok: false, reason: 'other_client' };
+    return { ok: false, reason: 'expired' };
+  }
+
+  return {
+    async issue(input: AuthorizationCodeInput) {
+      const code = randomToken(CODE_BYTES);
+      await codes.insert(sha256(code), {
+        grantId: randomUUID(),
+        clientId: input.clientId,
+        userId: input.userId,
+        redirectUri: input.redirectUri,
+        codeChallenge: input.codeChallenge,
+        scope: [...input.scope],
+        nonce: input.nonce ?? null,
+        authTime: new Date(input.authTime * 1000),
+        sessionId: input.sessionId ?? null,
+        resource: input.resource ?? null,
+        expiresAt: new Date(clock.now() + config.AUTH_CODE_TTL * 1000),
+      });
+      return code;
+    },
+    async redeem(code, clientId) {
+      const codeHash = sha256(code);
+      const consumed = await codes.consume(codeHash, clientId, config.REFRESH_TOKEN_ABSOLUTE_TTL);
+      return consumed ? { ok: true, code: consumed } : explainFailure(codeHash, clientId);
+    },
+  };
+}

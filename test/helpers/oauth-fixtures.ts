@@ -1,0 +1,58 @@
+// Clients, users and PKCE pairs for OAuth tests, written straight through the repositories.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Clock } from '../../src/clock.js';
+import type { Db } from '../../src/storage/database.js';
+import { clientsRepository, type Client, type NewClient } from '../../src/storage/clients-repository.js';
+import { usersRepository, type User, type UserProfile } from '../../src/storage/users-repository.js';
+import { sha256 } from '../../src/crypto/random.js';
+
+export const REDIRECT_URI = 'https://client.example/cb';
+
+export interface ClientFixture {
+  client: Client;
+  /** Plain secret for confidential clients. */
+  secret?: string;
+}
+
+export async function createClient(db: Db, clock: Clock, overrides: Partial<NewClient> = {}): Promise<ClientFixture> {
+  const type = overrides.type ?? 'public';
+  const secret = type === 'confidential' ? randomBytes(32).toString('base64url') : undefined;
+  const client = await clientsRepository(db, clock).create({
+    id: `client-${randomUUID()}`,
+    name: 'Test client',
+    type,
+    secretHash: secret ? sha256(secret) : null,
+    authMethod: type === 'confidential' ? 'client_secret_basic' : 'none',
+    redirectUris: [REDIRECT_URI],
+    postLogoutRedirectUris: [],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    scopes: ['openid', 'profile', 'email', 'address', 'phone', 'offline_access', 'orders:read', 'users:read'],
+    jwks: null,
+    jwksUri: null,
+    idTokenSignedResponseAlg: 'RS256',
+    skipConsent: true,
+    ...overrides,
+  });
+  return { client, ...(secret ? { secret } : {}) };
+}
+
+export const fullProfile: Partial<UserProfile> = {
+  name: 'Ada Lovelace',
+  given_name: 'Ada',
+  family_name: 'Lovelace',
+  email: 'ada@example.com',
+  email_verified: true,
+  phone_number: '+44 20 7946 0000',
+  phone_number_verified: false,
+  address: { street_address: '12 St James Square', locality: 'London', postal_code: 'SW1Y 4JH', country: 'GB' },
+};
+
+export async function createUser(db: Db, clock: Clock, profile: Partial<UserProfile> = fullProfile): Promise<User> {
+  // A fixed non-verifiable hash: these tests never log in through the password form.
+  return usersRepository(db, clock).create({ username: `user-${randomUUID()}`, passwordHash: 'not-a-password-hash', ...profile });
+}
+
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
