@@ -1,0 +1,22 @@
+# Gatehouse container image (not exercised by CI here: the proof of multi-instance operation is the
+# two-process test suite). Build: docker build -t gatehouse .
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY migrations ./migrations
+COPY bin ./bin
+COPY scripts/build-if-needed.mjs ./scripts/
+USER node
+EXPOSE 3000
+CMD ["node", "dist/src/main.js"]
