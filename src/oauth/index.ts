@@ -1,8 +1,22 @@
-// The authorization server face: /authorize, /token, discovery, JWKS, /userinfo, /revoke, /introspect, /register.
+// The authorization server face. One line per endpoint module; each builds what it needs from `core`.
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
+import { discoveryEndpoints } from './discovery.js';
+import { jwksEndpoint } from './jwks.js';
+import { tokenEndpoint } from './token/index.js';
+import { revocationEndpoint } from './revoke.js';
+import { introspectionEndpoint } from './introspect.js';
+
+type Registration = (app: FastifyInstance, core: Core) => void;
+
+const registrations: readonly Registration[] = [
+  discoveryEndpoints,
+  jwksEndpoint,
+  tokenEndpoint,
+  revocationEndpoint,
+  introspectionEndpoint,
+];
 
 export async function authorizationServer(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
-  void app;
-  void core;
+  for (const register of registrations) register(app, core);
 }

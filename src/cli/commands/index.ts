@@ -3,5 +3,16 @@ import type { Command } from '../command.js';
 import { migrateCommand } from './migrate.js';
 import { usersCreateCommand } from './users.js';
 import { keysListCommand, keysRotateCommand } from './keys.js';
+import { clientsCreateCommand, clientsDeleteCommand, clientsListCommand } from './clients.js';
+import { registrationTokenCreateCommand } from './registration-tokens.js';
 
-export const commands: Command[] = [migrateCommand, usersCreateCommand, keysListCommand, keysRotateCommand];
+export const commands: Command[] = [
+  migrateCommand,
+  usersCreateCommand,
+  keysListCommand,
+  keysRotateCommand,
+  clientsCreateCommand,
+  clientsListCommand,
+  clientsDeleteCommand,
+  registrationTokenCreateCommand,
+];

@@ -1,0 +1,99 @@
+// `gatehouse clients create|list|delete` (DESIGN.md §2). Flags map onto RFC 7591 metadata and go through
+// the same validation as POST /register.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { clientsRepository } from '../../storage/clients-repository.js';
+import { ClientMetadataError, validateClientMetadata, type ClientMetadataInput } from '../../oauth/clients/metadata.js';
+import { clientMetadataView, createClient, MIN_IMPORTED_SECRET_LENGTH, usesSecret } from '../../oauth/clients/create-client.js';
+import { UsageError, type Command } from '../command.js';
+
+const createOptions = {
+  name: { type: 'string' },
+  type: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true },
+  'grant-types': { type: 'string' },
+  scope: { type: 'string' },
+  'auth-method': { type: 'string' },
+  'jwks-uri': { type: 'string' },
+  jwks: { type: 'string' },
+  'post-logout-redirect-uri': { type: 'string', multiple: true },
+  'id-token-alg': { type: 'string' },
+  'skip-consent': { type: 'boolean' },
+  secret: { type: 'string' },
+} as const;
+
+function readJwksFile(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--jwks ${path}: cannot read a JSON JWKS (${(error as Error).message})`);
+  }
+}
+
+function metadataFromFlags(values: ReturnType<typeof parseCreate>): ClientMetadataInput {
+  if (!values.name) throw new UsageError('--name is required');
+  if (values.type !== 'confidential' && values.type !== 'public') throw new UsageError('--type must be confidential or public');
+  const authMethod = values['auth-method'] ?? (values.type === 'public' ? 'none' : 'client_secret_basic');
+  if ((values.type === 'public') !== (authMethod === 'none')) {
+    throw new UsageError('public clients use --auth-method none; confidential clients need another method');
+  }
+  return {
+    client_name: values.name,
+    redirect_uris: values['redirect-uri'] ?? [],
+    post_logout_redirect_uris: values['post-logout-redirect-uri'] ?? [],
+    grant_types: values['grant-types']?.split(',').map((g) => g.trim()).filter(Boolean),
+    scope: values.scope ?? '',
+    token_endpoint_auth_method: authMethod,
+    ...(values['jwks-uri'] !== undefined ? { jwks_uri: values['jwks-uri'] } : {}),
+    ...(values.jwks !== undefined ? { jwks: readJwksFile(values.jwks) } : {}),
+    ...(values['id-token-alg'] !== undefined ? { id_token_signed_response_alg: values['id-token-alg'] } : {}),
+  };
+}
+
+const parseCreate = (args: string[]) => parseArgs({ args, options: createOptions, strict: true, allowPositionals: false }).values;
+
+export const clientsCreateCommand: Command = {
+  name: 'clients create',
+  usage:
+    'clients create --name N --type confidential|public --redirect-uri URI... --grant-types G,... --scope "..." [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--secret S]',
+  async run(args, core) {
+    const values = parseCreate(args);
+    try {
+      const metadata = await validateClientMetadata(metadataFromFlags(values));
+      if (values.secret !== undefined) {
+        if (!usesSecret(metadata)) throw new UsageError('--secret applies only to client_secret_basic or client_secret_post clients');
+        if (values.secret.length < MIN_IMPORTED_SECRET_LENGTH) throw new UsageError(`--secret must have at least ${MIN_IMPORTED_SECRET_LENGTH} characters`);
+      }
+      const { client, secret } = await createClient(clientsRepository(core.db, core.clock), metadata, {
+        skipConsent: values['skip-consent'] ?? false,
+        ...(values.secret !== undefined ? { importedSecret: values.secret } : {}),
+      });
+      return { client_id: client.id, ...(secret !== undefined ? { client_secret: secret } : {}), ...clientMetadataView(client) };
+    } catch (error) {
+      if (error instanceof ClientMetadataError) throw new UsageError(`${error.error}: ${error.message}`);
+      throw error;
+    }
+  },
+};
+
+export const clientsListCommand: Command = {
+  name: 'clients list',
+  usage: 'clients list',
+  async run(args, core) {
+    parseArgs({ args, options: {}, strict: true });
+    const clients = await clientsRepository(core.db, core.clock).list();
+    return { clients: clients.map((c) => ({ ...clientMetadataView(c), disabled: c.disabled })) };
+  },
+};
+
+export const clientsDeleteCommand: Command = {
+  name: 'clients delete',
+  usage: 'clients delete CLIENT_ID',
+  async run(args, core) {
+    const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
+    if (positionals.length !== 1) throw new UsageError('usage: gatehouse clients delete CLIENT_ID');
+    const id = positionals[0]!;
+    if (!(await clientsRepository(core.db, core.clock).delete(id))) throw new UsageError(`no client ${id}`);
+    return { deleted: id };
+  },
+};

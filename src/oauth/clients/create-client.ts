@@ -1,0 +1,52 @@
+// Registers a validated client. Confidential clients get a server-generated 256-bit secret, returned
+// once; only its SHA-256 is stored (the secret is random, so a fast hash is right — argon2 is for passwords).
+import { randomToken, sha256 } from '../../crypto/random.js';
+import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
+import type { ClientMetadata } from './metadata.js';
+
+export const MIN_IMPORTED_SECRET_LENGTH = 32;
+
+export interface CreatedClient {
+  client: Client;
+  /** Plain secret, present only for clients that authenticate with one; never stored. */
+  secret?: string;
+}
+
+export const usesSecret = (metadata: Pick<ClientMetadata, 'authMethod'>): boolean =>
+  metadata.authMethod === 'client_secret_basic' || metadata.authMethod === 'client_secret_post';
+
+export async function createClient(
+  clients: Pick<ClientsRepository, 'create'>,
+  metadata: ClientMetadata,
+  options: { skipConsent?: boolean; importedSecret?: string; registrationTokenHash?: string } = {},
+): Promise<CreatedClient> {
+  const secret = usesSecret(metadata) ? (options.importedSecret ?? randomToken(32)) : undefined;
+  const client = await clients.create({
+    ...metadata,
+    id: randomToken(16),
+    secretHash: secret === undefined ? null : sha256(secret),
+    skipConsent: options.skipConsent ?? false,
+    registrationTokenHash: options.registrationTokenHash ?? null,
+  });
+  return secret === undefined ? { client } : { client, secret };
+}
+
+/** The RFC 7591 3.2.1 view of a client (no secret hash). */
+export function clientMetadataView(client: Client): Record<string, unknown> {
+  return {
+    client_id: client.id,
+    client_name: client.name,
+    client_type: client.type,
+    token_endpoint_auth_method: client.authMethod,
+    redirect_uris: client.redirectUris,
+    post_logout_redirect_uris: client.postLogoutRedirectUris,
+    grant_types: client.grantTypes,
+    response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
+    scope: client.scopes.join(' '),
+    ...(client.jwks ? { jwks: client.jwks } : {}),
+    ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
+    id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+    skip_consent: client.skipConsent,
+    client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
+  };
+}

@@ -1,0 +1,119 @@
+// Client metadata validation (RFC 7591 2), shared by `gatehouse clients create` and POST /register so both
+// paths enforce the same rules. Input uses the RFC 7591 names; the result is what the repository stores.
+import { GRANT_TYPES, TOKEN_ENDPOINT_AUTH_METHODS, type GrantType, type NewClient, type TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
+import { SIGNING_ALGS, type SigningAlg } from '../../crypto/keys.js';
+import { isScope, parseScope } from '../scopes.js';
+import { redirectUriProblem } from './redirect-uris.js';
+import { clientJwksProblem } from './client-keys.js';
+
+export interface ClientMetadataInput {
+  client_name?: unknown;
+  redirect_uris?: unknown;
+  post_logout_redirect_uris?: unknown;
+  grant_types?: unknown;
+  response_types?: unknown;
+  token_endpoint_auth_method?: unknown;
+  scope?: unknown;
+  jwks?: unknown;
+  jwks_uri?: unknown;
+  id_token_signed_response_alg?: unknown;
+}
+
+export type ClientMetadata = Omit<NewClient, 'id' | 'secretHash' | 'skipConsent' | 'registrationTokenHash'>;
+
+/** RFC 7591 3.2.2 error codes. */
+export class ClientMetadataError extends Error {
+  override readonly name = 'ClientMetadataError';
+  constructor(
+    readonly error: 'invalid_redirect_uri' | 'invalid_client_metadata',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const fail = (message: string): never => {
+  throw new ClientMetadataError('invalid_client_metadata', message);
+};
+
+const stringList = (value: unknown, name: string): string[] => {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return fail(`${name} must be an array of strings`);
+  return [...new Set(value as string[])];
+};
+
+function uris(value: unknown, name: string): string[] {
+  const list = stringList(value, name);
+  for (const uri of list) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new ClientMetadataError('invalid_redirect_uri', `${name}: ${uri} ${problem}`);
+  }
+  return list;
+}
+
+function grantTypes(value: unknown): GrantType[] {
+  const list = value === undefined ? ['authorization_code'] : stringList(value, 'grant_types');
+  if (list.length === 0) fail('grant_types must not be empty');
+  for (const g of list) if (!(GRANT_TYPES as readonly string[]).includes(g)) fail(`grant type ${g} is not supported`);
+  return list as GrantType[];
+}
+
+function authMethod(value: unknown): TokenEndpointAuthMethod {
+  const method = value ?? 'client_secret_basic';
+  if (!TOKEN_ENDPOINT_AUTH_METHODS.includes(method as TokenEndpointAuthMethod)) fail(`token_endpoint_auth_method must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}`);
+  return method as TokenEndpointAuthMethod;
+}
+
+function scopes(value: unknown): string[] {
+  if (value !== undefined && typeof value !== 'string') fail('scope must be a space-separated string');
+  const list = parseScope(value as string | undefined);
+  for (const s of list) if (!isScope(s)) fail(`scope ${s} is not supported`);
+  return list;
+}
+
+function optionalString(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') return fail(`${name} must be a non-empty string`);
+  return value;
+}
+
+async function keySource(input: ClientMetadataInput, method: TokenEndpointAuthMethod): Promise<Pick<ClientMetadata, 'jwks' | 'jwksUri'>> {
+  const jwksUri = optionalString(input.jwks_uri, 'jwks_uri');
+  if (input.jwks !== undefined && jwksUri !== undefined) fail('jwks and jwks_uri are mutually exclusive (RFC 7591 2)');
+  if (jwksUri !== undefined && (!URL.canParse(jwksUri) || new URL(jwksUri).protocol !== 'https:')) fail('jwks_uri must be an https URL');
+  if (input.jwks !== undefined) {
+    const problem = await clientJwksProblem(input.jwks);
+    if (problem) fail(problem);
+  }
+  if (method === 'private_key_jwt' && input.jwks === undefined && jwksUri === undefined) fail('private_key_jwt needs jwks or jwks_uri');
+  return { jwks: (input.jwks as ClientMetadata['jwks']) ?? null, jwksUri: jwksUri ?? null };
+}
+
+export async function validateClientMetadata(input: ClientMetadataInput): Promise<ClientMetadata> {
+  const name = optionalString(input.client_name, 'client_name') ?? 'unnamed client';
+  if (name.length > 200) fail('client_name is too long');
+  const method = authMethod(input.token_endpoint_auth_method);
+  const type = method === 'none' ? 'public' : 'confidential';
+  const grants = grantTypes(input.grant_types);
+  // A public client cannot keep a secret, so it cannot authenticate itself for a grant without a user (RFC 6749 4.4).
+  if (type === 'public' && grants.includes('client_credentials')) fail('public clients cannot use client_credentials');
+  const responseTypes = stringList(input.response_types, 'response_types');
+  if (responseTypes.some((r) => r !== 'code')) fail('only the response type "code" is supported');
+  const redirectUris = uris(input.redirect_uris, 'redirect_uris');
+  if (grants.includes('authorization_code') && redirectUris.length === 0) {
+    throw new ClientMetadataError('invalid_redirect_uri', 'authorization_code clients need at least one redirect URI');
+  }
+  const alg = input.id_token_signed_response_alg ?? 'RS256';
+  if (!SIGNING_ALGS.includes(alg as SigningAlg)) fail(`id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
+  return {
+    name,
+    type,
+    authMethod: method,
+    redirectUris,
+    postLogoutRedirectUris: uris(input.post_logout_redirect_uris, 'post_logout_redirect_uris'),
+    grantTypes: grants,
+    scopes: scopes(input.scope),
+    ...(await keySource(input, method)),
+    idTokenSignedResponseAlg: alg as SigningAlg,
+  };
+}

@@ -1,0 +1,83 @@
+// OpenID Connect Discovery 1.0 §3 and RFC 8414 §2, one document at both well-known addresses. Every value
+// comes from the policy objects the endpoints enforce (grant registry, client-auth methods, algorithms,
+// scope catalogue), and an endpoint is listed only once its route is actually served.
+import type { FastifyInstance } from 'fastify';
+import type { Core } from '../core.js';
+import { SIGNING_ALGS } from '../crypto/keys.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../storage/clients-repository.js';
+import { CLIENT_ASSERTION_ALGS } from './clients/client-keys.js';
+import { createGrants } from './grants/index.js';
+import { JWKS_PATH } from './jwks.js';
+import { ALL_SCOPES } from './scopes.js';
+import { INTROSPECTION_AUTH_METHODS, REVOCATION_AUTH_METHODS } from './token-types-registry.js';
+
+/** Endpoint metadata name → [method, path] of the route that serves it. */
+const ENDPOINTS = {
+  authorization_endpoint: ['GET', '/authorize'],
+  token_endpoint: ['POST', '/token'],
+  userinfo_endpoint: ['GET', '/userinfo'],
+  jwks_uri: ['GET', JWKS_PATH],
+  revocation_endpoint: ['POST', '/revoke'],
+  introspection_endpoint: ['POST', '/introspect'],
+  registration_endpoint: ['POST', '/register'],
+  end_session_endpoint: ['GET', '/logout'],
+} as const;
+
+/** OIDC Core 5.1 claims Gatehouse can release (id_token and userinfo). */
+export const CLAIMS_SUPPORTED = [
+  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash',
+  'name', 'given_name', 'family_name', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address',
+];
+
+/** Policies of /authorize (RFC 7636 S256 only; code flow only; RFC 9207 iss in responses). */
+export const AUTHORIZATION_POLICY = {
+  response_types_supported: ['code'],
+  response_modes_supported: ['query'],
+  code_challenge_methods_supported: ['S256'],
+  authorization_response_iss_parameter_supported: true,
+  request_parameter_supported: false,
+  request_uri_parameter_supported: false,
+} as const;
+
+function endpoints(app: FastifyInstance, issuer: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, [method, path]] of Object.entries(ENDPOINTS)) {
+    if (app.hasRoute({ method, url: path })) out[name] = `${issuer}${path}`;
+  }
+  return out;
+}
+
+export function discoveryDocument(app: FastifyInstance, core: Core): Record<string, unknown> {
+  const issuer = core.config.ISSUER;
+  const assertionAlgs = [...CLIENT_ASSERTION_ALGS];
+  return {
+    issuer,
+    ...endpoints(app, issuer),
+    scopes_supported: [...ALL_SCOPES],
+    grant_types_supported: createGrants(core).map((g) => g.type),
+    ...AUTHORIZATION_POLICY,
+    token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
+    token_endpoint_auth_signing_alg_values_supported: assertionAlgs,
+    revocation_endpoint_auth_methods_supported: [...REVOCATION_AUTH_METHODS],
+    revocation_endpoint_auth_signing_alg_values_supported: assertionAlgs,
+    introspection_endpoint_auth_methods_supported: [...INTROSPECTION_AUTH_METHODS],
+    introspection_endpoint_auth_signing_alg_values_supported: assertionAlgs,
+    id_token_signing_alg_values_supported: [...SIGNING_ALGS],
+    subject_types_supported: ['public'],
+    claims_supported: CLAIMS_SUPPORTED,
+    claims_parameter_supported: false,
+  };
+}
+
+export function discoveryEndpoints(app: FastifyInstance, core: Core): void {
+  // Built on first request, when every face has registered its routes.
+  let document: string | undefined;
+  const handler = async (_request: unknown, reply: { header(n: string, v: string): unknown; type(t: string): unknown }) => {
+    document ??= JSON.stringify(discoveryDocument(app, core));
+    reply.header('cache-control', 'public, max-age=300');
+    reply.type('application/json; charset=utf-8');
+    return document;
+  };
+  app.get('/.well-known/openid-configuration', handler);
+  app.get('/.well-known/oauth-authorization-server', handler);
+}

@@ -1,0 +1,23 @@
+// The token types /revoke and /introspect understand, one factory each (the refresh-token module adds its own).
+import type { Core } from '../core.js';
+import type { TokenEndpointAuthMethod } from '../storage/clients-repository.js';
+import type { TokenTypeHandler } from './token-types.js';
+import { accessTokens } from './tokens/access-token-type.js';
+
+export type TokenTypeFactory = (core: Core) => TokenTypeHandler;
+
+export const tokenTypeFactories: readonly TokenTypeFactory[] = [
+  accessTokens,
+];
+
+export const createTokenTypes = (core: Core): TokenTypeHandler[] => tokenTypeFactories.map((create) => create(core));
+
+/** RFC 7009 2.1: public clients may revoke their own tokens, identified by client_id. */
+export const REVOCATION_AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
+/** RFC 7662 2.1 requires authorisation to introspect; a public client has no credential, so it may not. */
+export const INTROSPECTION_AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+
+/** The hint (RFC 7009 2.1, RFC 7662 2.1) only changes the order handlers are asked; unknown hints are ignored. */
+export function inHintOrder(handlers: readonly TokenTypeHandler[], hint: string | undefined): TokenTypeHandler[] {
+  return [...handlers].sort((a, b) => Number(b.hint === hint) - Number(a.hint === hint));
+}

@@ -1,0 +1,42 @@
+// POST /token (RFC 6749 3.2). Only POST (other methods get 405 from the error edge) with a form body;
+// every response, success or error, carries Cache-Control: no-store and Pragma: no-cache.
+import type { FastifyInstance } from 'fastify';
+import type { Core } from '../../core.js';
+import { authenticateClient, clientAuthDeps } from '../client-auth/index.js';
+import { formParameters } from '../form-parameters.js';
+import { createGrants } from '../grants/index.js';
+import type { TokenResponse } from '../grants/grant.js';
+import { NO_STORE } from '../no-store.js';
+import { checkClientRegisteredFor, declaredParameters, requireGrantType, supportedGrant } from './steps.js';
+
+const tokenResponseSchema = {
+  type: 'object',
+  required: ['access_token', 'token_type', 'expires_in'],
+  properties: {
+    access_token: { type: 'string' },
+    token_type: { type: 'string' },
+    expires_in: { type: 'integer' },
+    refresh_token: { type: 'string' },
+    id_token: { type: 'string' },
+    scope: { type: 'string' },
+  },
+} as const;
+
+export function tokenEndpoint(app: FastifyInstance, core: Core): void {
+  const grants = new Map(createGrants(core).map((grant) => [grant.type as string, grant]));
+  const auth = clientAuthDeps(core);
+
+  app.post(
+    '/token',
+    { config: { face: 'oauth' }, bodyLimit: core.config.FORM_BODY_LIMIT, schema: { response: { 200: tokenResponseSchema } } },
+    async (request, reply): Promise<TokenResponse> => {
+      reply.headers(NO_STORE);
+      const params = formParameters(request);
+      const grantType = requireGrantType(params);
+      const client = await authenticateClient(request, params, auth);
+      const grant = supportedGrant(grantType, grants);
+      checkClientRegisteredFor(client, grant);
+      return grant.handle({ client, params: declaredParameters(params, grant) });
+    },
+  );
+}
