@@ -1,8 +1,47 @@
-// The browser face: login, consent and logout pages, browser sessions, CSRF.
+// The browser face: /authorize (whose answer may need the user), the login and consent pages of an
+// interaction, RP-initiated logout, browser sessions and CSRF. Cookies are parsed only inside this face.
+import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
+import { authorizeRoutes } from '../oauth/authorize/authorize-route.js';
+import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
+import { authorizationCodes } from '../oauth/codes/index.js';
+import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
+import { clientsRepository } from '../storage/clients-repository.js';
+import { consentsRepository } from '../storage/consents-repository.js';
+import { interactionsRepository } from '../storage/interactions-repository.js';
+import { usersRepository } from '../storage/users-repository.js';
+import { beginAuthorization } from './begin.js';
+import type { FlowDeps } from './flow-deps.js';
+import { interactionRoutes } from './interaction-routes.js';
+import { unguardedLogins } from './login/login-failures.js';
+import { logoutRoutes } from './logout/logout-routes.js';
+import { browserSessions } from './session/browser-sessions.js';
+
+/** A started login/consent may take this long (capped by the session lifetime). */
+export const INTERACTION_TTL_SECONDS = 1800;
 
 export async function interactionPages(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
-  void app;
-  void core;
+  // Registered here unless another face already did so at the root (the plugin is not encapsulated).
+  if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
+  const { config, clock, db } = core;
+  const clients = clientsRepository(db, clock);
+  const sessions = browserSessions({ repository: browserSessionsRepository(db, clock), issuer: config.ISSUER, ttlSeconds: config.SESSION_TTL, clock });
+  const deps: FlowDeps = {
+    issuer: config.ISSUER,
+    apiAudience: config.API_AUDIENCE,
+    clock,
+    interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
+    sessions,
+    interactions: interactionsRepository<AuthorizationRequest>(db, clock),
+    consents: consentsRepository(db, clock),
+    clients,
+    users: usersRepository(db, clock),
+    codes: authorizationCodes({ db, clock, config }),
+    loginGuard: unguardedLogins,
+  };
+
+  authorizeRoutes(app, { clients, apiAudience: config.API_AUDIENCE, issuer: config.ISSUER, begin: (request, client, http) => beginAuthorization(request, client, http, deps) });
+  interactionRoutes(app, deps);
+  logoutRoutes(app, { issuer: config.ISSUER, sessionTtlSeconds: config.SESSION_TTL, sessions, clients, jwks: () => core.keys.jwks() });
 }

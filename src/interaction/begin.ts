@@ -1,0 +1,43 @@
+// After /authorize validated a request: answer at once when no user interaction is needed (or allowed,
+// with prompt=none), otherwise park the request server-side and send the browser to the interaction page.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { epochSeconds } from '../clock.js';
+import { OAuthError } from '../http/errors.js';
+import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
+import { AuthorizationErrorRedirect } from '../oauth/authorize/redirect.js';
+import type { Client } from '../storage/clients-repository.js';
+import { completeAuthorization, isLoggedIn } from './complete.js';
+import type { FlowDeps } from './flow-deps.js';
+import { needsConsent, needsLogin } from './requirements.js';
+
+export const interactionPath = (id: string): string => `/interaction/${id}`;
+
+/** Returns where to send the browser next. */
+export async function beginAuthorization(
+  request: AuthorizationRequest,
+  client: Client,
+  http: { request: FastifyRequest; reply: FastifyReply },
+  deps: FlowDeps,
+): Promise<string> {
+  const session = await deps.sessions.current(http.request);
+  const loginRequired = needsLogin(request, session, epochSeconds(deps.clock));
+  const consentRequired = !loginRequired && isLoggedIn(session) && (await needsConsent(request, client, session.userId, deps.consents));
+  const target = { redirectUri: request.redirectUri, state: request.state };
+
+  // OIDC Core 3.1.2.6: prompt=none never shows a page; the client learns what would have been needed.
+  if (request.prompt.includes('none')) {
+    if (loginRequired) throw new AuthorizationErrorRedirect(target, new OAuthError('login_required', 'The user is not logged in.'));
+    if (consentRequired) throw new AuthorizationErrorRedirect(target, new OAuthError('consent_required', 'The user has not consented.'));
+  }
+  if (!loginRequired && !consentRequired && isLoggedIn(session)) return completeAuthorization(request, session, deps);
+
+  const browser = await deps.sessions.ensure(http.request, http.reply);
+  const id = await deps.interactions.create({
+    sessionHash: browser.idHash,
+    clientId: client.id,
+    request,
+    loginRequired,
+    ttlSeconds: deps.interactionTtlSeconds,
+  });
+  return interactionPath(id);
+}

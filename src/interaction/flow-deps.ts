@@ -1,0 +1,25 @@
+// What the login/consent flow needs, passed explicitly (no service locator).
+import type { Clock } from '../clock.js';
+import type { AuthorizationCodeIssuer } from '../oauth/codes/authorization-codes.js';
+import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
+import type { ClientsRepository } from '../storage/clients-repository.js';
+import type { ConsentsRepository } from '../storage/consents-repository.js';
+import type { InteractionsRepository } from '../storage/interactions-repository.js';
+import type { UsersRepository } from '../storage/users-repository.js';
+import type { BrowserSessions } from './session/browser-sessions.js';
+import type { LoginGuard } from './login/login-failures.js';
+
+export interface FlowDeps {
+  issuer: string;
+  apiAudience: string;
+  clock: Clock;
+  /** How long a started login/consent may take. */
+  interactionTtlSeconds: number;
+  sessions: BrowserSessions;
+  interactions: InteractionsRepository<AuthorizationRequest>;
+  consents: ConsentsRepository;
+  clients: Pick<ClientsRepository, 'find'>;
+  users: Pick<UsersRepository, 'findById' | 'findByUsername'>;
+  codes: AuthorizationCodeIssuer;
+  loginGuard: LoginGuard;
+}

@@ -1,0 +1,28 @@
+// OIDC RP-Initiated Logout 1.0 §2: id_token_hint identifies the client (aud) and the user (sub). It is
+// verified with jose against our own JWKS and issuer. An expired hint is still accepted for as long as a
+// login session may last, because RPs typically log out long after the id_token's exp (§4).
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+
+export interface IdTokenHint {
+  clientId: string;
+  sub: string;
+}
+
+export async function verifyIdTokenHint(
+  hint: string,
+  deps: { jwks: () => Promise<JSONWebKeySet>; issuer: string; sessionTtlSeconds: number },
+): Promise<IdTokenHint | undefined> {
+  try {
+    const { payload } = await jwtVerify(hint, createLocalJWKSet(await deps.jwks()), {
+      issuer: deps.issuer,
+      algorithms: ['RS256', 'ES256'],
+      clockTolerance: deps.sessionTtlSeconds,
+    });
+    const aud = Array.isArray(payload.aud) ? payload.aud : payload.aud === undefined ? [] : [payload.aud];
+    const clientId = aud.length === 1 ? aud[0] : typeof payload.azp === 'string' ? payload.azp : undefined;
+    if (!clientId || typeof payload.sub !== 'string' || payload.typ === 'at+jwt') return undefined;
+    return { clientId, sub: payload.sub };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,16 @@
+// The frame of every interaction page. All interpolated text goes through escapeHtml; there is no script,
+// so the CSP of pageSecurityHeaders (no inline script, frame-ancestors 'none') holds on every page.
+import { escapeHtml } from '../../http/html.js';
+
+export function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Gatehouse</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/assets/gatehouse.css"></head>
+<body><main class="card">
+${body}
+</main></body></html>`;
+}
+
+/** Exactly `<input type="hidden" name="NAME" value="VALUE">`: test helpers parse forms by this shape. */
+export const hiddenInput = (name: string, value: string): string =>
+  `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;

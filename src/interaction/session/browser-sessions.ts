@@ -1,0 +1,48 @@
+// The browser session as the pages see it: read from the cookie, started (anonymous or after login),
+// replaced on login (OWASP session fixation: the pre-login id is deleted, never promoted) and ended.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../../clock.js';
+import { epochSeconds } from '../../clock.js';
+import type { BrowserSession, BrowserSessionsRepository } from '../../storage/browser-sessions-repository.js';
+import { sessionCookieName, sessionCookieOptions } from './session-cookie.js';
+
+export interface BrowserSessions {
+  current(request: FastifyRequest): Promise<BrowserSession | undefined>;
+  /** The current session, or a new anonymous one (with its cookie) when there is none. */
+  ensure(request: FastifyRequest, reply: FastifyReply): Promise<BrowserSession>;
+  /** Ends the old session and starts an authenticated one under a new id. */
+  login(reply: FastifyReply, old: BrowserSession | undefined, userId: string): Promise<BrowserSession>;
+  end(reply: FastifyReply, session: BrowserSession | undefined): Promise<void>;
+}
+
+export function browserSessions(deps: { repository: BrowserSessionsRepository; issuer: string; ttlSeconds: number; clock: Clock }): BrowserSessions {
+  const { repository, issuer, ttlSeconds, clock } = deps;
+  const name = sessionCookieName(issuer);
+  const setCookie = (reply: FastifyReply, id: string) => reply.setCookie(name, id, sessionCookieOptions(issuer, ttlSeconds));
+
+  const current = async (request: FastifyRequest) => {
+    const id = request.cookies[name];
+    return id ? repository.find(id) : undefined;
+  };
+
+  return {
+    current,
+    async ensure(request, reply) {
+      const existing = await current(request);
+      if (existing) return existing;
+      const { id, ...session } = await repository.start({ userId: null, authTime: null, ttlSeconds });
+      setCookie(reply, id);
+      return session;
+    },
+    async login(reply, old, userId) {
+      if (old) await repository.end(old.idHash);
+      const { id, ...session } = await repository.start({ userId, authTime: epochSeconds(clock), ttlSeconds });
+      setCookie(reply, id);
+      return session;
+    },
+    async end(reply, session) {
+      if (session) await repository.end(session.idHash);
+      reply.clearCookie(name, sessionCookieOptions(issuer, 0));
+    },
+  };
+}

@@ -1,0 +1,13 @@
+// RFC 6749 3.3: every requested scope must be known and registered for the client, else invalid_scope.
+import { OAuthError } from '../../http/errors.js';
+import type { Client } from '../../storage/clients-repository.js';
+import { isScope, parseScope } from '../scopes.js';
+import type { RequestParameters } from './parameters.js';
+
+export function checkScope(params: RequestParameters, client: Pick<Client, 'scopes'>): string[] {
+  const scope = parseScope(params.values.scope);
+  if (scope.length === 0) throw new OAuthError('invalid_scope', 'scope is required.');
+  const refused = scope.find((s) => !isScope(s) || !client.scopes.includes(s));
+  if (refused !== undefined) throw new OAuthError('invalid_scope', `The scope ${refused} is unknown or not allowed for this client.`);
+  return scope;
+}

@@ -1,0 +1,65 @@
+// /authorize validation as a pipeline of one-check steps (node-oidc-provider's lib/actions/authorization).
+// The first two steps establish whom an error may be sent to; until then errors are pages (PageError),
+// afterwards every OAuthError becomes a redirect to the client (AuthorizationErrorRedirect).
+import { OAuthError } from '../../http/errors.js';
+import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
+import type { AuthorizationRequest, RedirectTarget } from './authorization-request.js';
+import { checkClient } from './check-client.js';
+import { checkNoDuplicates } from './check-duplicates.js';
+import { checkMaxAge } from './check-max-age.js';
+import { checkNonce } from './check-nonce.js';
+import { checkPkce } from './check-pkce.js';
+import { checkPrompt } from './check-prompt.js';
+import { checkRedirectUri } from './check-redirect-uri.js';
+import { checkNoRequestObject } from './check-request-object.js';
+import { checkResource } from './check-resource.js';
+import { checkResponseType } from './check-response-type.js';
+import { checkScope } from './check-scope.js';
+import { checkState } from './check-state.js';
+import { readParameters } from './parameters.js';
+import { AuthorizationErrorRedirect } from './redirect.js';
+
+export interface ValidationDeps {
+  clients: Pick<ClientsRepository, 'find'>;
+  apiAudience: string;
+}
+
+export async function validateAuthorizationRequest(
+  source: unknown,
+  deps: ValidationDeps,
+): Promise<{ client: Client; request: AuthorizationRequest }> {
+  const params = readParameters(source);
+  const client = await checkClient(params, deps.clients);
+  const redirectUri = checkRedirectUri(params, client);
+  const target: RedirectTarget = { redirectUri, ...(params.values.state !== undefined ? { state: params.values.state } : {}) };
+  try {
+    checkNoDuplicates(params);
+    checkNoRequestObject(params);
+    checkResponseType(params, client);
+    const state = checkState(params);
+    const scope = checkScope(params, client);
+    const codeChallenge = checkPkce(params);
+    const nonce = checkNonce(params);
+    const prompt = checkPrompt(params);
+    const maxAge = checkMaxAge(params);
+    const resource = checkResource(params, deps.apiAudience);
+    const loginHint = params.values.login_hint;
+    const request: AuthorizationRequest = {
+      clientId: client.id,
+      redirectUri,
+      state,
+      scope,
+      codeChallenge,
+      prompt,
+      parameters: { ...params.values },
+      ...(nonce !== undefined ? { nonce } : {}),
+      ...(maxAge !== undefined ? { maxAge } : {}),
+      ...(loginHint !== undefined ? { loginHint } : {}),
+      ...(resource !== undefined ? { resource } : {}),
+    };
+    return { client, request };
+  } catch (error) {
+    if (error instanceof OAuthError) throw new AuthorizationErrorRedirect(target, error);
+    throw error;
+  }
+}

@@ -1,0 +1,68 @@
+// Browser sessions of the login pages, keyed by sha256 of the cookie value (the raw id is never stored).
+// A session without a user is the anonymous pre-login session; login always starts a new one.
+import type { Clock } from '../clock.js';
+import { randomToken, sha256 } from '../crypto/random.js';
+import type { Db } from './database.js';
+
+export interface BrowserSession {
+  /** sha256 of the cookie value: what other tables reference. */
+  idHash: string;
+  userId: string | null;
+  /** Epoch seconds of the password login, when there was one. */
+  authTime: number | null;
+  /** Synchroniser token every form of this browser must echo (CSRF). */
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+export interface BrowserSessionsRepository {
+  /** Starts a session and returns it with the raw id for the cookie. */
+  start(input: { userId: string | null; authTime: number | null; ttlSeconds: number }): Promise<BrowserSession & { id: string }>;
+  /** A live (unexpired) session by its raw cookie value. */
+  find(id: string): Promise<BrowserSession | undefined>;
+  end(idHash: string): Promise<void>;
+}
+
+export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessionsRepository {
+  return {
+    async start({ userId, authTime, ttlSeconds }) {
+      const id = randomToken(32);
+      const now = clock.now();
+      const row = await db
+        .insertInto('browser_sessions')
+        .values({
+          id_hash: sha256(id),
+          user_id: userId,
+          auth_time: authTime === null ? null : new Date(authTime * 1000),
+          csrf_token: randomToken(32),
+          created_at: new Date(now),
+          expires_at: new Date(now + ttlSeconds * 1000),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { id, ...toSession(row) };
+    },
+    async find(id) {
+      const row = await db
+        .selectFrom('browser_sessions')
+        .selectAll()
+        .where('id_hash', '=', sha256(id))
+        .where('expires_at', '>', new Date(clock.now()))
+        .executeTakeFirst();
+      return row && toSession(row);
+    },
+    async end(idHash) {
+      await db.deleteFrom('browser_sessions').where('id_hash', '=', idHash).execute();
+    },
+  };
+}
+
+function toSession(row: { id_hash: string; user_id: string | null; auth_time: Date | null; csrf_token: string; expires_at: Date }): BrowserSession {
+  return {
+    idHash: row.id_hash,
+    userId: row.user_id,
+    authTime: row.auth_time === null ? null : Math.floor(row.auth_time.getTime() / 1000),
+    csrfToken: row.csrf_token,
+    expiresAt: row.expires_at,
+  };
+}

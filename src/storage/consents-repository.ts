@@ -1,0 +1,37 @@
+// Remembered consent per user and client: the union of every scope set the user approved for the client.
+import { sql } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Db } from './database.js';
+
+export interface ConsentsRepository {
+  /** True when the user already approved every one of `scopes` for the client. */
+  covers(userId: string, clientId: string, scopes: readonly string[]): Promise<boolean>;
+  grant(userId: string, clientId: string, scopes: readonly string[]): Promise<void>;
+}
+
+export function consentsRepository(db: Db, clock: Clock): ConsentsRepository {
+  return {
+    async covers(userId, clientId, scopes) {
+      const row = await db
+        .selectFrom('consents')
+        .select('scopes')
+        .where('user_id', '=', userId)
+        .where('client_id', '=', clientId)
+        .executeTakeFirst();
+      return row !== undefined && scopes.every((s) => row.scopes.includes(s));
+    },
+    async grant(userId, clientId, scopes) {
+      const now = new Date(clock.now());
+      await db
+        .insertInto('consents')
+        .values({ user_id: userId, client_id: clientId, scopes: [...scopes], granted_at: now })
+        .onConflict((oc) =>
+          oc.columns(['user_id', 'client_id']).doUpdateSet({
+            scopes: sql<string[]>`array(select distinct unnest(consents.scopes || excluded.scopes) order by 1)`,
+            granted_at: now,
+          }),
+        )
+        .execute();
+    },
+  };
+}

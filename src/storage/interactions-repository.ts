@@ -1,0 +1,76 @@
+// Authorization requests waiting for the user (login, consent), stored server-side with an expiry and
+// bound to one browser session. The raw interaction id travels in the page URL; only its hash is stored.
+import type { Clock } from '../clock.js';
+import { randomToken, sha256 } from '../crypto/random.js';
+import type { Db } from './database.js';
+
+export interface Interaction<R> {
+  idHash: string;
+  sessionHash: string;
+  clientId: string;
+  request: R;
+  /** Still has to show the login form (no session, prompt=login, max_age elapsed). */
+  loginRequired: boolean;
+  expired: boolean;
+}
+
+export interface InteractionsRepository<R> {
+  create(input: { sessionHash: string; clientId: string; request: R; loginRequired: boolean; ttlSeconds: number }): Promise<string>;
+  /** Found even when expired, so an expired flow can still send the user back to the client. */
+  find(id: string): Promise<Interaction<R> | undefined>;
+  /** After a login: the interaction follows the new session and no longer needs the login form. */
+  loggedIn(id: string, newSessionHash: string): Promise<void>;
+  /** Single use: deletes and returns the live interaction of this session in one statement. */
+  consume(id: string, sessionHash: string): Promise<Interaction<R> | undefined>;
+}
+
+export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRepository<R> {
+  const toInteraction = (row: { id_hash: string; session_hash: string; client_id: string; request: unknown; login_required: boolean; expires_at: Date }): Interaction<R> => ({
+    idHash: row.id_hash,
+    sessionHash: row.session_hash,
+    clientId: row.client_id,
+    request: row.request as R,
+    loginRequired: row.login_required,
+    expired: row.expires_at.getTime() <= clock.now(),
+  });
+  return {
+    async create({ sessionHash, clientId, request, loginRequired, ttlSeconds }) {
+      const id = randomToken(32);
+      const now = clock.now();
+      await db
+        .insertInto('interactions')
+        .values({
+          id_hash: sha256(id),
+          session_hash: sessionHash,
+          client_id: clientId,
+          request: JSON.stringify(request),
+          login_required: loginRequired,
+          created_at: new Date(now),
+          expires_at: new Date(now + ttlSeconds * 1000),
+        })
+        .execute();
+      return id;
+    },
+    async find(id) {
+      const row = await db.selectFrom('interactions').selectAll().where('id_hash', '=', sha256(id)).executeTakeFirst();
+      return row && toInteraction(row);
+    },
+    async loggedIn(id, newSessionHash) {
+      await db
+        .updateTable('interactions')
+        .set({ session_hash: newSessionHash, login_required: false })
+        .where('id_hash', '=', sha256(id))
+        .execute();
+    },
+    async consume(id, sessionHash) {
+      const row = await db
+        .deleteFrom('interactions')
+        .where('id_hash', '=', sha256(id))
+        .where('session_hash', '=', sessionHash)
+        .where('expires_at', '>', new Date(clock.now()))
+        .returningAll()
+        .executeTakeFirst();
+      return row && toInteraction(row);
+    },
+  };
+}
