@@ -148,6 +148,13 @@ const settings = {
     fallback: (p: Record<string, unknown>) => `${p.ISSUER as string}/v1`,
     docDefault: '$ISSUER/v1',
   },
+  JWKS_URL: {
+    doc: 'Verify resource-API access tokens against this remote JWKS instead of the in-process keys (API deployed apart from the authorization server).',
+    expects: 'an http(s) URL',
+    parse: httpUrl,
+    fallback: undefined as string | undefined,
+    docDefault: '(in-process keys)',
+  },
   ACCESS_TOKEN_TTL: seconds('Access token lifetime.', 600, 30, 86_400),
   ID_TOKEN_TTL: seconds('id_token lifetime.', 600, 30, 86_400),
   AUTH_CODE_TTL: seconds('Authorization code lifetime.', 60, 5, 600),

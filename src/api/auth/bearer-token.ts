@@ -1,0 +1,39 @@
+// Where the access token may travel (RFC 6750 §2): only the `Authorization: Bearer` header. The query
+// form (§2.3) leaks tokens into logs and Referer headers (RFC 9700 §4.3.2), so it is never accepted, and
+// a token in two places at once is a malformed request (§2: "MUST NOT use more than one method").
+import type { FastifyRequest } from 'fastify';
+import { bearerError, missingToken } from './challenges.js';
+
+// RFC 6750 §2.1 b64token, bounded so a huge header costs nothing to reject.
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const MAX_TOKEN_LENGTH = 8192;
+
+/** The token from the Authorization header; throws the RFC 6750 §3 error when absent or malformed. */
+export function bearerTokenOf(request: FastifyRequest): string {
+  refuseQueryToken(request);
+  const header = request.headers.authorization;
+  if (header === undefined || !/^bearer(\s|$)/i.test(header)) throw missingToken(queryTokenOnly(request));
+  const match = BEARER.exec(header);
+  if (!match || match[1]!.length > MAX_TOKEN_LENGTH) throw bearerError('invalid_token', 'The bearer token is malformed.');
+  return match[1]!;
+}
+
+function queryTokenOnly(request: FastifyRequest): boolean {
+  return hasAccessTokenField(request.query);
+}
+
+function refuseQueryToken(request: FastifyRequest): void {
+  if (request.headers.authorization !== undefined && hasAccessTokenField(request.query)) {
+    throw bearerError('invalid_request', 'An access token may be sent in one place only: the Authorization header.');
+  }
+}
+
+/** RFC 6750 §2.2: a form body carrying `access_token` next to the header is a second method. */
+export function refuseBodyToken(request: FastifyRequest): void {
+  if (request.headers.authorization !== undefined && hasAccessTokenField(request.body)) {
+    throw bearerError('invalid_request', 'An access token may be sent in one place only: the Authorization header.');
+  }
+}
+
+const hasAccessTokenField = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && Object.hasOwn(value, 'access_token');

@@ -1,0 +1,25 @@
+// RFC 6750 §3 challenges carried on Problem Details errors. A request without a token gets a bare
+// `Bearer` challenge; `error` is added only when a token was sent (§3.1). Descriptions are fixed text
+// chosen here, never token contents, and pass through safeDescription (no CR/LF, no quotes).
+import { ProblemError, safeDescription } from '../../http/errors.js';
+
+export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
+
+const challenge = (params: Record<string, string>): string => {
+  const list = Object.entries(params).map(([k, v]) => `${k}="${safeDescription(v)}"`);
+  return list.length > 0 ? `Bearer ${list.join(', ')}` : 'Bearer';
+};
+
+export function missingToken(triedQuery = false): ProblemError {
+  const detail = triedQuery
+    ? 'Access tokens are not accepted in the URL query; send `Authorization: Bearer <token>`.'
+    : 'This resource requires `Authorization: Bearer <access token>`.';
+  return new ProblemError('unauthorized', detail, { headers: { 'www-authenticate': challenge({}) } });
+}
+
+export function bearerError(error: BearerErrorCode, description: string, scope?: readonly string[]): ProblemError {
+  const params: Record<string, string> = { error, error_description: description };
+  if (scope) params.scope = scope.join(' ');
+  const code = error === 'invalid_token' ? 'invalid-token' : error === 'insufficient_scope' ? 'insufficient-scope' : 'invalid-request';
+  return new ProblemError(code, safeDescription(description), { headers: { 'www-authenticate': challenge(params) } });
+}

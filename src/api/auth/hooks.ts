@@ -1,0 +1,35 @@
+// The Fastify edge of bearer authentication: an onRequest hook that sets request.principal, a body
+// check for the duplicate-token rule, and `requireScope` for each route (RFC 6750 §3.1).
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Principal } from '../principal.js';
+import type { Authenticator } from './authenticator.js';
+import { bearerTokenOf, refuseBodyToken } from './bearer-token.js';
+import { bearerError } from './challenges.js';
+
+/** onRequest hook: authenticates before the body is even read. */
+export function authenticateRequests(authenticator: Authenticator) {
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    request.principal = await authenticator.authenticate(bearerTokenOf(request));
+  };
+}
+
+/** preValidation hook: a token in a form body next to the header is a second method (RFC 6750 §2). */
+export async function refuseTokenInBody(request: FastifyRequest): Promise<void> {
+  refuseBodyToken(request);
+}
+
+/** Every listed scope is required; a token without one gets 403 insufficient_scope naming them. */
+export function requireScope(...scopes: string[]): preHandlerAsyncHookHandler {
+  return async function checkScope(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const principal = authenticatedPrincipal(request);
+    if (!scopes.every((s) => principal.scopes.has(s))) {
+      throw bearerError('insufficient_scope', `This operation requires the scope: ${scopes.join(' ')}.`, scopes);
+    }
+  };
+}
+
+/** The principal set by authentication; a route outside the authenticated tree is a programming error. */
+export function authenticatedPrincipal(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('route is not behind bearer authentication');
+  return request.principal;
+}

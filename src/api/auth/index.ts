@@ -1,0 +1,37 @@
+// The resource-server module: bearer-token validation usable inside Gatehouse or standalone against a
+// remote JWKS. `resourceServerAuth(core)` wires the in-process pieces; the parts are exported for reuse.
+import type { Core } from '../../core.js';
+import { revocationsRepository } from '../../storage/revocations-repository.js';
+import { bearerAuthenticator, type Authenticator } from './authenticator.js';
+import { localKeySource, remoteKeySource, type KeySource } from './key-source.js';
+import { accessTokenVerifier } from './verify-access-token.js';
+
+export { bearerAuthenticator, principalOf, type Authenticator } from './authenticator.js';
+export { localKeySource, remoteKeySource, type KeySource } from './key-source.js';
+export { accessTokenVerifier, ACCESS_TOKEN_ALGORITHMS } from './verify-access-token.js';
+export { authenticateRequests, refuseTokenInBody, requireScope, authenticatedPrincipal } from './hooks.js';
+export { canAccessUser, assertCanAccessUser, notFound } from './object-access.js';
+
+export interface ResourceServerAuth {
+  authenticator: Authenticator;
+  keySource: KeySource;
+}
+
+/** In-process keys by default; `JWKS_URL` points the API at a remote authorization server's JWKS. */
+export function resourceServerAuth(core: Core, options: { jwksUrl?: string | undefined; recheckMs?: number } = {}): ResourceServerAuth {
+  const { config, clock } = core;
+  // Reload at least as often as the AS's JWKS cache time (a rotated key signs only after it), bounded.
+  const policy = { maxAgeMs: Math.min(Math.max(config.JWKS_CACHE_TTL, 10), 300) * 1000, cooldownMs: 10_000 };
+  const keySource = options.jwksUrl
+    ? remoteKeySource(options.jwksUrl, policy)
+    : localKeySource(() => core.keys.jwks(), clock, policy);
+  const verifier = accessTokenVerifier({ keySource, clock, config });
+  const authenticator = bearerAuthenticator({
+    verifier,
+    keySource,
+    revocations: revocationsRepository(core.db, clock),
+    clock,
+    ...(options.recheckMs !== undefined ? { recheckMs: options.recheckMs } : {}),
+  });
+  return { authenticator, keySource };
+}

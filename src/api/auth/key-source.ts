@@ -1,0 +1,83 @@
+// Where the verification keys come from (RFC 8725 §3.10, OIDC Core §10.1.1): the JWKS, selected by `kid`.
+// In-process, the KeyService's published set; remote, a JWKS URL through jose's createRemoteJWKSet.
+// Both refresh on an unknown `kid` at most once per cooldown, so a flood of tokens with invented kids
+// cannot turn into a flood of JWKS fetches (no amplification).
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { Clock } from '../../clock.js';
+
+export interface KeySource {
+  readonly getKey: JWTVerifyGetKey;
+  /** How many times the JWKS has been (re)loaded; lets tests prove there is no amplification. */
+  readonly loads: () => number;
+  /** The kids of the last loaded JWKS (undefined before the first load). */
+  readonly publishedKids: () => ReadonlySet<string> | undefined;
+}
+
+export interface RefreshPolicy {
+  /** Reload after this long even when every kid is known (picks up retirements). */
+  maxAgeMs: number;
+  /** Minimum time between two reloads triggered by an unknown kid. */
+  cooldownMs: number;
+}
+
+export const DEFAULT_REFRESH: RefreshPolicy = { maxAgeMs: 300_000, cooldownMs: 30_000 };
+
+/** The in-process JWKS (KeyService.jwks()), timed by the injected clock. */
+export function localKeySource(
+  jwks: () => Promise<JSONWebKeySet>,
+  clock: Clock,
+  policy: RefreshPolicy = DEFAULT_REFRESH,
+): KeySource {
+  let loadedAt = Number.NEGATIVE_INFINITY;
+  let current: ReturnType<typeof createLocalJWKSet> | undefined;
+  let pending: Promise<void> | undefined;
+  let loads = 0;
+  let kids: ReadonlySet<string> | undefined;
+
+  const reload = () =>
+    (pending ??= jwks()
+      .then((set) => {
+        current = createLocalJWKSet(set);
+        kids = kidsOf(set);
+        loadedAt = clock.now();
+        loads += 1;
+      })
+      .finally(() => {
+        pending = undefined;
+      }));
+
+  const getKey: JWTVerifyGetKey = async (header, token) => {
+    if (!current || clock.now() - loadedAt >= policy.maxAgeMs) await reload();
+    try {
+      return await current!(header, token);
+    } catch (error) {
+      if (!(error instanceof errors.JWKSNoMatchingKey) || clock.now() - loadedAt < policy.cooldownMs) throw error;
+      await reload();
+      return current!(header, token);
+    }
+  };
+  return { getKey, loads: () => loads, publishedKids: () => kids };
+}
+
+/** A remote JWKS (resource server deployed apart from the authorization server). */
+export function remoteKeySource(url: string, policy: RefreshPolicy = DEFAULT_REFRESH): KeySource {
+  let loads = 0;
+  const counted = async (input: string, init: RequestInit) => {
+    loads += 1;
+    return fetch(input, { ...init, redirect: 'error' });
+  };
+  const set = createRemoteJWKSet(new URL(url), {
+    cooldownDuration: policy.cooldownMs,
+    cacheMaxAge: policy.maxAgeMs,
+    timeoutDuration: 5000,
+    [customFetch]: counted,
+  });
+  return { getKey: set, loads: () => loads, publishedKids: () => {
+    const current = set.jwks();
+    return current ? kidsOf(current) : undefined;
+  } };
+}
+
+
+const kidsOf = (set: JSONWebKeySet): ReadonlySet<string> =>
+  new Set(set.keys.map((k) => k.kid).filter((kid): kid is string => typeof kid === 'string'));

@@ -1,0 +1,16 @@
+// Object-level access, separate from scope (SPEC "Authentication" 2, DESIGN.md §1): a user token reaches
+// only its own user and that user's objects; a service token (client_credentials), whose route scope
+// was already checked, reaches all. Anything else is answered 404, never 403, so ids cannot be probed.
+import { ProblemError } from '../../http/errors.js';
+import type { Principal } from '../principal.js';
+
+export function canAccessUser(principal: Principal, userId: string): boolean {
+  return principal.kind === 'service' || principal.sub === userId;
+}
+
+/** Throws the same 404 an absent object gets when the principal may not see this user's object. */
+export function assertCanAccessUser(principal: Principal, userId: string, what = 'resource'): void {
+  if (!canAccessUser(principal, userId)) throw notFound(what);
+}
+
+export const notFound = (what = 'resource'): ProblemError => new ProblemError('not-found', `No such ${what}.`);

@@ -1,0 +1,132 @@
+// JWT access-token validation, RFC 9068 §4 with the RFC 8725 hardening:
+//   1. header: explicit `typ` at+jwt (§4 step 1, RFC 8725 §3.11), no `crit`/`zip`, a `kid` to select the key;
+//   2. signature with the JWKS key chosen by `kid`, algorithm pinned by configuration — never taken
+//      from the token — so `none` and HS256-keyed-with-the-public-key fail (RFC 8725 §2.1, §3.1);
+//   3. `iss` exact, `aud` containing this API (an id_token, aud = client_id, fails), exp/nbf/iat with
+//      the documented clock skew, and the RFC 9068 §2.2 required claims with their JSON types.
+import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { KeySource } from './key-source.js';
+import { bearerError } from './challenges.js';
+import { ProblemError } from '../../http/errors.js';
+
+/** The only signing algorithm accepted for access tokens (DESIGN.md: access tokens are ES256). */
+export const ACCESS_TOKEN_ALGORITHMS = ['ES256'] as const;
+const MAX_KID_LENGTH = 256;
+
+export interface AccessTokenClaims {
+  sub: string;
+  client_id: string;
+  jti: string;
+  exp: number;
+  iat: number;
+  scope: string[];
+  auth_time?: number;
+  kid: string;
+}
+
+export interface AccessTokenVerifier {
+  verify(token: string): Promise<AccessTokenClaims>;
+}
+
+export function accessTokenVerifier(deps: {
+  keySource: KeySource;
+  clock: Clock;
+  config: Pick<Config, 'ISSUER' | 'API_AUDIENCE' | 'CLOCK_SKEW' | 'ACCESS_TOKEN_TTL'>;
+}): AccessTokenVerifier {
+  const { keySource, clock, config } = deps;
+  return {
+    async verify(token) {
+      const kid = checkHeader(token);
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, keySource.getKey, {
+          algorithms: [...ACCESS_TOKEN_ALGORITHMS],
+          typ: 'at+jwt',
+          issuer: config.ISSUER,
+          audience: config.API_AUDIENCE,
+          clockTolerance: config.CLOCK_SKEW,
+          maxTokenAge: config.ACCESS_TOKEN_TTL,
+          requiredClaims: ['exp', 'iat', 'sub', 'jti', 'client_id'],
+          currentDate: new Date(clock.now()),
+        }));
+      } catch (error) {
+        throw isKeySetUnavailable(error) ? keysUnavailable(error) : invalid(describe(error));
+      }
+      return checkClaims(payload, kid, config.ACCESS_TOKEN_TTL);
+    },
+  };
+}
+
+function checkHeader(token: string): string {
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(token);
+  } catch {
+    throw invalid('The access token is not a well-formed JWS.');
+  }
+  // RFC 7515 §4.1.11: no extension is understood here, so any `crit` makes the token unusable.
+  if ('crit' in header) throw invalid('The access token uses unsupported critical header parameters.');
+  if ('zip' in header || 'enc' in header) throw invalid('The access token is not a plain signed JWT.');
+  const kid = header.kid;
+  if (typeof kid !== 'string' || kid.length === 0 || kid.length > MAX_KID_LENGTH) {
+    throw invalid('The access token does not name a known signing key.');
+  }
+  return kid;
+}
+
+function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): AccessTokenClaims {
+  const { sub, jti, exp, iat } = payload;
+  const clientId = payload.client_id;
+  const scope = payload.scope;
+  const authTime = payload.auth_time;
+  if (typeof sub !== 'string' || sub === '' || typeof jti !== 'string' || jti === '' || typeof clientId !== 'string' || clientId === '') {
+    throw invalid('The access token lacks a required claim.');
+  }
+  if (typeof exp !== 'number' || typeof iat !== 'number' || !Number.isInteger(exp) || exp - iat > maxLifetime) {
+    throw invalid('The access token lifetime is not acceptable.');
+  }
+  if (scope !== undefined && typeof scope !== 'string') throw invalid('The access token scope is malformed.');
+  if (authTime !== undefined && typeof authTime !== 'number') throw invalid('The access token auth_time is malformed.');
+  return {
+    sub,
+    client_id: clientId,
+    jti,
+    exp,
+    iat,
+    scope: scope ? scope.split(' ').filter(Boolean) : [],
+    ...(authTime !== undefined ? { auth_time: authTime } : {}),
+    kid,
+  };
+}
+
+const invalid = (description: string) => bearerError('invalid_token', description);
+
+/** A fixed sentence per failure class; jose's messages may quote claim values, so they are not passed on. */
+function describe(error: unknown): string {
+  const code = (error as { code?: string })?.code;
+  switch (code) {
+    case 'ERR_JWT_EXPIRED':
+      return 'The access token has expired.';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      return 'The access token was not issued for this API or is not yet valid.';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'The access token is signed with an algorithm this API does not accept.';
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return 'The access token does not name a known signing key.';
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return 'The access token signature is invalid.';
+    default:
+      return 'The access token is invalid.';
+  }
+}
+
+/** The JWKS could not be fetched (remote down, timeout, garbage): the token is not at fault, so 503. */
+function isKeySetUnavailable(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JWKS_INVALID' || typeof code !== 'string' || !code.startsWith('ERR_J');
+}
+
+const keysUnavailable = (cause: unknown) =>
+  new ProblemError('service-unavailable', 'The token signing keys are temporarily unavailable.', { headers: { 'retry-after': '5' }, cause });

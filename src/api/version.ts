@@ -1,0 +1,52 @@
+// One API version: its deprecation policy, bearer authentication, the shared HTTP conventions, and the
+// resources. The same plugin can be mounted under another prefix (tests mount a deprecated /v0).
+import type { FastifyInstance } from 'fastify';
+import type { Core } from '../core.js';
+import { installVersionPolicy } from '../http/versioning.js';
+import { acceptJsonOnly } from '../http/negotiation.js';
+import { privateNoCache } from '../http/cache-control.js';
+import { acceptMergePatch, requireJsonBody } from '../http/json-body.js';
+import { authenticateRequests, refuseTokenInBody, type ResourceServerAuth } from './auth/index.js';
+import { installOptionsRoute } from './options-route.js';
+import { usersRoutes } from './users/index.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Serve without a bearer token (OPTIONS only). */
+    anonymous?: boolean;
+    /** Media types the route produces; default JSON (406 otherwise). Routes that negotiate themselves set `[]`. */
+    produces?: readonly string[];
+  }
+}
+
+export interface ApiVersionOptions {
+  version: string;
+  core: Core;
+  auth: ResourceServerAuth;
+}
+
+export async function apiVersion(app: FastifyInstance, { version, core, auth }: ApiVersionOptions): Promise<void> {
+  installVersionPolicy(app, { version, config: core.config, clock: core.clock });
+  installApiConventions(app, auth);
+  await app.register(usersRoutes, { core });
+  // H4: orders, payments and reports register here.
+}
+
+/**
+ * The conventions every resource route of a version shares, in order: bearer authentication (before the
+ * body is read), 406 for an unacceptable `Accept`, the one-token-location rule for bodies, 415 for
+ * non-JSON bodies, `Cache-Control: private, no-cache`, merge-patch parsing and OPTIONS.
+ */
+export function installApiConventions(app: FastifyInstance, auth: ResourceServerAuth): void {
+  const authenticate = authenticateRequests(auth.authenticator);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config?.anonymous) return;
+    await authenticate(request);
+    if (request.routeOptions.config?.produces === undefined) await acceptJsonOnly(request, reply);
+  });
+  app.addHook('preValidation', refuseTokenInBody);
+  app.addHook('preValidation', requireJsonBody);
+  app.addHook('onSend', privateNoCache);
+  acceptMergePatch(app);
+  installOptionsRoute(app);
+}
