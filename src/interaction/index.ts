@@ -3,6 +3,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
+import { pageSecurityHeaders } from '../http/html.js';
 import { authorizeRoutes } from '../oauth/authorize/authorize-route.js';
 import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
 import { authorizationCodes } from '../oauth/codes/index.js';
@@ -24,6 +25,11 @@ export const INTERACTION_TTL_SECONDS = 1800;
 export async function interactionPages(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
   // Registered here unless another face already did so at the root (the plugin is not encapsulated).
   if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
+  // Every answer of this face — pages, error pages, redirects — is unframeable, uncached and script-free.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.headers(pageSecurityHeaders);
+    return payload;
+  });
   const { config, clock, db } = core;
   const clients = clientsRepository(db, clock);
   const sessions = browserSessions({ repository: browserSessionsRepository(db, clock), issuer: config.ISSUER, ttlSeconds: config.SESSION_TTL, clock });

@@ -110,3 +110,17 @@ export async function loginAndConsent(
   }
   throw new Error('flow did not reach the client');
 }
+
+/** GET /authorize and follow to the page it leads to (login or consent). */
+export async function openInteraction(browser: Browser, authorizePath: string): Promise<{ response: Response; html: string; form: ParsedForm; path: string }> {
+  const first = await browser.get(authorizePath);
+  if (first.status !== 303) throw new Error(`expected 303 from /authorize, got ${first.status}`);
+  const path = first.headers.get('location')!;
+  if (!path.startsWith('/interaction/')) throw new Error(`expected an interaction page, got ${path}`);
+  const response = await browser.get(path);
+  const html = await response.text();
+  return { response, html, form: parseForm(html), path };
+}
+
+export const submitLogin = (browser: Browser, form: ParsedForm, username: string, password = PASSWORD, headers: Record<string, string> = {}): Promise<Response> =>
+  browser.post(form.action, { ...form.hidden, username, password }, headers);

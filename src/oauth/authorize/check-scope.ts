@@ -8,6 +8,10 @@ export function checkScope(params: RequestParameters, client: Pick<Client, 'scop
   const scope = parseScope(params.values.scope);
   if (scope.length === 0) throw new OAuthError('invalid_scope', 'scope is required.');
   const refused = scope.find((s) => !isScope(s) || !client.scopes.includes(s));
-  if (refused !== undefined) throw new OAuthError('invalid_scope', `The scope ${refused} is unknown or not allowed for this client.`);
+  if (refused !== undefined) {
+    // Only a plain scope token is named back; anything else could carry markup into the client's page.
+    const name = /^[A-Za-z0-9:_.-]{1,64}$/.test(refused) ? `The scope ${refused}` : 'A requested scope';
+    throw new OAuthError('invalid_scope', `${name} is unknown or not allowed for this client.`);
+  }
   return scope;
 }

@@ -1,0 +1,61 @@
+// RFC 9700 4.16 / 4.2.4: every page of the browser face refuses framing (X-Frame-Options DENY and CSP
+// frame-ancestors 'none'), runs no inline script, sends no referrer and is never cached.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
+import { authorizeQuery, Browser, createUserWithPassword, openInteraction, submitLogin } from './browserless.js';
+import type { Client } from '../../src/storage/clients-repository.js';
+import type { User } from '../../src/storage/users-repository.js';
+
+function assertPageHeaders(response: Response, name: string): void {
+  const h = response.headers;
+  assert.equal(h.get('x-frame-options'), 'DENY', name);
+  const csp = h.get('content-security-policy') ?? '';
+  assert.match(csp, /frame-ancestors 'none'/, name);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, name);
+  assert.match(csp, /default-src 'none'/, name);
+  assert.equal(h.get('referrer-policy'), 'no-referrer', name);
+  assert.equal(h.get('cache-control'), 'no-store', name);
+}
+
+describe('page security headers', () => {
+  let t: TestApp;
+  let client: Client;
+  let user: User;
+  before(async () => {
+    t = await startTestApp();
+    client = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
+    user = await createUserWithPassword(t.core.db, t.core.clock);
+  });
+  after(() => t.close());
+
+  test('frame and CSP headers on the login page, and no inline script in it', async () => {
+    const { response, html } = await openInteraction(new Browser(t.url), authorizeQuery(client.id, REDIRECT_URI));
+    assertPageHeaders(response, 'login');
+    assert.doesNotMatch(html, /<script|javascript:|\son[a-z]+=/i);
+  });
+
+  test('frame and CSP headers on the consent page', async () => {
+    const browser = new Browser(t.url);
+    const { form, path } = await openInteraction(browser, authorizeQuery(client.id, REDIRECT_URI));
+    await submitLogin(browser, form, user.username);
+    const response = await browser.get(path);
+    assert.match(await response.text(), /name="decision"/);
+    assertPageHeaders(response, 'consent');
+  });
+
+  test('frame and CSP headers on the /authorize error page and on the 403 CSRF page', async () => {
+    assertPageHeaders(await fetch(t.url + authorizeQuery('unknown', REDIRECT_URI), { redirect: 'manual' }), 'authorize error page');
+    const browser = new Browser(t.url);
+    const { form } = await openInteraction(browser, authorizeQuery(client.id, REDIRECT_URI));
+    const refused = await browser.post(form.action, { username: 'x', password: 'y' });
+    assert.equal(refused.status, 403);
+    assertPageHeaders(refused, 'csrf refusal');
+  });
+
+  test('frame and CSP headers on the logout pages', async () => {
+    assertPageHeaders(await fetch(`${t.url}/logout`), 'logout');
+    assertPageHeaders(await fetch(`${t.url}/logout/done`), 'logged out');
+  });
+});
