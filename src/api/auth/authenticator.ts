@@ -39,7 +39,8 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
   const cache = verifiedTokenCache<CachedToken>(clock, options.cacheSize);
 
   const stillValid = async (entry: CachedToken): Promise<boolean> => {
-    const kids = keySource.publishedKids();
+    // A JWKS that cannot be fetched right now says nothing about retirement; revocation still applies.
+    const kids = await keySource.publishedKids().catch(() => undefined);
     if (kids && !kids.has(entry.kid)) return false;
     return !(await revocations.isRevoked(entry.principal.jti));
   };

@@ -9,8 +9,8 @@ export interface KeySource {
   readonly getKey: JWTVerifyGetKey;
   /** How many times the JWKS has been (re)loaded; lets tests prove there is no amplification. */
   readonly loads: () => number;
-  /** The kids of the last loaded JWKS (undefined before the first load). */
-  readonly publishedKids: () => ReadonlySet<string> | undefined;
+  /** The kids currently published, reloading the JWKS first when it is older than its max age. */
+  readonly publishedKids: () => Promise<ReadonlySet<string>>;
 }
 
 export interface RefreshPolicy {
@@ -32,7 +32,7 @@ export function localKeySource(
   let current: ReturnType<typeof createLocalJWKSet> | undefined;
   let pending: Promise<void> | undefined;
   let loads = 0;
-  let kids: ReadonlySet<string> | undefined;
+  let kids: ReadonlySet<string> = new Set();
 
   const reload = () =>
     (pending ??= jwks()
@@ -46,8 +46,12 @@ export function localKeySource(
         pending = undefined;
       }));
 
-  const getKey: JWTVerifyGetKey = async (header, token) => {
+  const reloadIfStale = async () => {
     if (!current || clock.now() - loadedAt >= policy.maxAgeMs) await reload();
+  };
+
+  const getKey: JWTVerifyGetKey = async (header, token) => {
+    await reloadIfStale();
     try {
       return await current!(header, token);
     } catch (error) {
@@ -56,7 +60,11 @@ export function localKeySource(
       return current!(header, token);
     }
   };
-  return { getKey, loads: () => loads, publishedKids: () => kids };
+  const publishedKids = async () => {
+    await reloadIfStale();
+    return kids;
+  };
+  return { getKey, loads: () => loads, publishedKids };
 }
 
 /** A remote JWKS (resource server deployed apart from the authorization server). */
@@ -72,10 +80,12 @@ export function remoteKeySource(url: string, policy: RefreshPolicy = DEFAULT_REF
     timeoutDuration: 5000,
     [customFetch]: counted,
   });
-  return { getKey: set, loads: () => loads, publishedKids: () => {
+  const publishedKids = async () => {
+    if (!set.fresh) await set.reload();
     const current = set.jwks();
-    return current ? kidsOf(current) : undefined;
-  } };
+    return current ? kidsOf(current) : new Set<string>();
+  };
+  return { getKey: set, loads: () => loads, publishedKids };
 }
 
 
