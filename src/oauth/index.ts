@@ -6,6 +6,8 @@ import { jwksEndpoint } from './jwks.js';
 import { tokenEndpoint } from './token/index.js';
 import { revocationEndpoint } from './revoke.js';
 import { introspectionEndpoint } from './introspect.js';
+import { userinfoEndpoint } from './userinfo.js';
+import { securityEventLog } from './refresh/security-events.js';
 
 type Registration = (app: FastifyInstance, core: Core) => void;
 
@@ -15,6 +17,8 @@ const registrations: readonly Registration[] = [
   tokenEndpoint,
   revocationEndpoint,
   introspectionEndpoint,
+  userinfoEndpoint,
+  securityEventLog,
 ];
 
 export async function authorizationServer(app: FastifyInstance, { core }: { core: Core }): Promise<void> {

@@ -3,11 +3,13 @@ import type { Core } from '../core.js';
 import type { TokenEndpointAuthMethod } from '../storage/clients-repository.js';
 import type { TokenTypeHandler } from './token-types.js';
 import { accessTokens } from './tokens/access-token-type.js';
+import { refreshTokenHandler } from './refresh/refresh-token-type.js';
 
 export type TokenTypeFactory = (core: Core) => TokenTypeHandler;
 
 export const tokenTypeFactories: readonly TokenTypeFactory[] = [
   accessTokens,
+  refreshTokenHandler,
 ];
 
 export const createTokenTypes = (core: Core): TokenTypeHandler[] => tokenTypeFactories.map((create) => create(core));

@@ -56,3 +56,16 @@ export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
+
+/** POST /token as the client would: Basic for confidential clients, client_id in the body for public ones. */
+export async function postToken(baseUrl: string, fixture: ClientFixture, params: Record<string, string>): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  const form = new URLSearchParams(params);
+  if (fixture.secret) {
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(fixture.client.id)}:${encodeURIComponent(fixture.secret)}`).toString('base64')}`;
+  } else {
+    form.set('client_id', fixture.client.id);
+  }
+  const response = await fetch(`${baseUrl}/token`, { method: 'POST', headers, body: form });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+}

@@ -15,7 +15,9 @@ export type { StoredCode } from './code-store.js';
 
 export type Redemption =
   | { ok: true; code: StoredCode }
-  | { ok: false; reason: 'unknown' | 'expired' | 'reused' | 'other_client' };
+  | { ok: false; reason: 'unknown' | 'expired' | 'other_client' }
+  /** A second use: the grant the first use created has just been revoked. */
+  | { ok: false; reason: 'reused'; grantId: string };
 
 export interface AuthorizationCodeRedeemer {
   /** Consumes the code for `clientId`; on a second use, revokes every token issued from it. */
@@ -41,7 +43,7 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
     if (!code) return { ok: false, reason: 'unknown' };
     if (code.redeemedAt !== null) {
       await grants.revoke(code.grantId);
-      return { ok: false, reason: 'reused' };
+      return { ok: false, reason: 'reused', grantId: code.grantId };
     }
     if (code.clientId !== clientId) return { ok: false, reason: 'other_client' };
     return { ok: false, reason: 'expired' };

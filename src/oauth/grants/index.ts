@@ -3,11 +3,15 @@
 import type { Core } from '../../core.js';
 import type { Grant } from './grant.js';
 import { clientCredentials } from './client-credentials.js';
+import { authorizationCode } from './authorization-code.js';
+import { refreshToken } from './refresh-token.js';
 
 export type GrantFactory = (core: Core) => Grant;
 
 export const grantFactories: readonly GrantFactory[] = [
   clientCredentials,
+  authorizationCode,
+  refreshToken,
 ];
 
 export const createGrants = (core: Core): Grant[] => grantFactories.map((create) => create(core));

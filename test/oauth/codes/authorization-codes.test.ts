@@ -60,7 +60,8 @@ describe('authorization codes', () => {
     assert.equal(first.code.userId, user.id);
     assert.equal(first.code.redirectUri, REDIRECT_URI);
     assert.equal(first.code.nonce, 'n-0S6_WzA2Mj');
-    assert.deepEqual(await codes.redeem(code, client.id), { ok: false, reason: 'reused' });
+    const second = await codes.redeem(code, client.id);
+    assert.deepEqual(second, { ok: false, reason: 'reused', grantId: first.code.grantId });
   });
 
   test('code bound to client: another client cannot redeem it and does not consume it', async () => {

@@ -1,0 +1,73 @@
+// RFC 6749 6 with rotation on every use (RFC 9700 4.14.2). The optional scope may only narrow (6: "MUST
+// NOT include any scope not originally granted"); a narrowed scope shapes this response only — the grant
+// keeps its scope, so a later refresh without `scope` gets all of it back. Presenting a rotated or revoked
+// token revokes the family (SecurityEventError → invalid_grant, logged with the family id).
+import type { Core } from '../../core.js';
+import { OAuthError } from '../../http/errors.js';
+import { usersRepository } from '../../storage/users-repository.js';
+import { grantStore, type GrantStore } from '../refresh/grant-store.js';
+import { refreshTokens, type Rotation, type RefreshTokens } from '../refresh/index.js';
+import { SecurityEventError } from '../refresh/security-events.js';
+import { parseScope } from '../scopes.js';
+import { accessTokenIssuer } from '../tokens/access-tokens.js';
+import { idTokenIssuer } from '../tokens/id-token.js';
+import type { Grant, TokenResponse } from './grant.js';
+import { issueUserTokens, tokenAudience, type UserTokensDeps } from './user-tokens.js';
+
+function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: string): OAuthError {
+  switch (rotation.reason) {
+    case 'reused':
+      return new SecurityEventError(
+        { type: 'refresh_token_reuse', familyId: rotation.grantId!, clientId },
+        'The refresh token was already used; its whole family is revoked.',
+      );
+    case 'wider_scope':
+      return new OAuthError('invalid_scope', 'The requested scope exceeds the scope originally granted.');
+    default:
+      return new OAuthError('invalid_grant', 'The refresh token is invalid, expired, revoked, or was issued to another client.');
+  }
+}
+
+export function refreshTokenGrant(deps: {
+  refresh: Pick<RefreshTokens, 'rotate' | 'rememberSuccessor'>;
+  grants: Pick<GrantStore, 'recordAccessToken'>;
+  tokens: Omit<UserTokensDeps, 'grants'>;
+  apiAudience: string;
+}): Grant {
+  return {
+    type: 'refresh_token',
+    parameters: ['refresh_token', 'scope', 'resource'],
+    async handle({ client, params, dpopJkt }) {
+      const token = params.refresh_token;
+      if (token === undefined || token === '') throw new OAuthError('invalid_request', 'refresh_token is required.');
+      const requested = parseScope(params.scope);
+      const rotation = await deps.refresh.rotate({ token, clientId: client.id, scope: requested });
+      if (rotation.kind === 'replayed') return JSON.parse(rotation.response) as TokenResponse;
+      if (rotation.kind === 'refused') throw refusal(rotation, client.id);
+      const { grant } = rotation;
+      const response = await issueUserTokens(
+        { ...deps.tokens, grants: deps.grants },
+        {
+          client,
+          grantId: grant.id,
+          userId: grant.userId,
+          scope: requested.length > 0 ? requested : grant.scope,
+          authTime: Math.floor(grant.authTime.getTime() / 1000),
+          audience: tokenAudience(params.resource, grant.resource, deps.apiAudience),
+          dpopJkt,
+          refreshToken: rotation.refreshToken,
+        },
+      );
+      await deps.refresh.rememberSuccessor(token, JSON.stringify(response));
+      return response;
+    },
+  };
+}
+
+export const refreshToken = (core: Core): Grant =>
+  refreshTokenGrant({
+    refresh: refreshTokens(core),
+    grants: grantStore(core.db, core.clock),
+    tokens: { accessTokens: accessTokenIssuer(core), idTokens: idTokenIssuer(core), users: usersRepository(core.db, core.clock) },
+    apiAudience: core.config.API_AUDIENCE,
+  });

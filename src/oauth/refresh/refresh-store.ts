@@ -1,0 +1,154 @@
+// Storage of refresh tokens by SHA-256, each in the family of one grant. A token is live while it is not
+// rotated, not idle-expired, and its grant is neither revoked nor past its absolute expiry.
+//
+// Rotation is ONE statement: it marks the presented token rotated only if it is live, belongs to the
+// client and the requested scope fits, and inserts the successor from the same row. Concurrent rotations
+// of one token serialise on its row lock; after the winner commits, the others re-check `rotated_at is
+// null`, match nothing, and go on to reuse detection — so a family never has two live branches.
+import { sql } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../storage/database.js';
+
+export interface GrantRecord {
+  id: string;
+  clientId: string;
+  userId: string;
+  scope: string[];
+  authTime: Date;
+  resource: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface RefreshTokenRecord {
+  createdAt: Date;
+  idleExpiresAt: Date;
+  rotatedAt: Date | null;
+  sealedSuccessor: string | null;
+  grant: GrantRecord;
+}
+
+export interface RotationInput {
+  oldHash: string;
+  newHash: string;
+  clientId: string;
+  /** The scope the new access token asks for; must be a subset of the grant's scope. */
+  scope: readonly string[];
+  idleSeconds: number;
+}
+
+export interface RefreshStore {
+  /** The first token of a grant's family. */
+  insertFirst(tokenHash: string, grantId: string, idleSeconds: number): Promise<void>;
+  /** Rotates atomically; the grant when the presented token was live and matched, undefined otherwise. */
+  rotate(input: RotationInput): Promise<GrantRecord | undefined>;
+  find(tokenHash: string): Promise<RefreshTokenRecord | undefined>;
+  sealSuccessor(tokenHash: string, sealed: string): Promise<void>;
+  /** Live tokens of a grant's family (0 or 1 unless something is broken). */
+  countLive(grantId: string): Promise<number>;
+}
+
+interface GrantRow {
+  grant_id: string;
+  client_id: string;
+  user_id: string;
+  scope: string[];
+  auth_time: Date;
+  resource: string | null;
+  grant_created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+const toGrant = (r: GrantRow): GrantRecord => ({
+  id: r.grant_id,
+  clientId: r.client_id,
+  userId: r.user_id,
+  scope: r.scope,
+  authTime: r.auth_time,
+  resource: r.resource,
+  createdAt: r.grant_created_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+});
+
+export function refreshStore(db: Db, clock: Clock): RefreshStore {
+  const now = () => new Date(clock.now());
+  return {
+    async insertFirst(tokenHash, grantId, idleSeconds) {
+      const at = now();
+      await sql`
+        insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at)
+        select ${tokenHash}, id, ${at}, least(${at}::timestamptz + make_interval(secs => ${idleSeconds}::double precision), expires_at)
+        from oauth_grants where id = ${grantId}`.execute(db);
+    },
+    async rotate({ oldHash, newHash, clientId, scope, idleSeconds }) {
+      const at = now();
+      const { rows } = await sql<GrantRow>`
+        with presented as (
+          update refresh_tokens r set rotated_at = ${at}
+          from oauth_grants g
+          where r.token_hash = ${oldHash} and r.grant_id = g.id
+            and r.rotated_at is null and r.idle_expires_at > ${at}
+            and g.revoked_at is null and g.expires_at > ${at}
+            and g.client_id = ${clientId} and ${[...scope]}::text[] <@ g.scope
+          returning g.id as grant_id, g.client_id, g.user_id, g.scope, g.auth_time, g.resource,
+                    g.created_at as grant_created_at, g.expires_at, g.revoked_at
+        ), successor as (
+          insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at)
+          select ${newHash}, grant_id, ${at}, least(${at}::timestamptz + make_interval(secs => ${idleSeconds}::double precision), expires_at)
+          from presented
+        )
+        select * from presented`.execute(db);
+      return rows[0] && toGrant(rows[0]);
+    },
+    async find(tokenHash) {
+      const row = await db
+        .selectFrom('refresh_tokens as r')
+        .innerJoin('oauth_grants as g', 'g.id', 'r.grant_id')
+        .select([
+          'r.created_at',
+          'r.idle_expires_at',
+          'r.rotated_at',
+          'r.sealed_successor',
+          'g.id as grant_id',
+          'g.client_id',
+          'g.user_id',
+          'g.scope',
+          'g.auth_time',
+          'g.resource',
+          'g.created_at as grant_created_at',
+          'g.expires_at',
+          'g.revoked_at',
+        ])
+        .where('r.token_hash', '=', tokenHash)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return {
+        createdAt: row.created_at,
+        idleExpiresAt: row.idle_expires_at,
+        rotatedAt: row.rotated_at,
+        sealedSuccessor: row.sealed_successor,
+        grant: toGrant(row),
+      };
+    },
+    async sealSuccessor(tokenHash, sealed) {
+      await db.updateTable('refresh_tokens').set({ sealed_successor: sealed }).where('token_hash', '=', tokenHash).execute();
+    },
+    async countLive(grantId) {
+      const at = now();
+      const row = await db
+        .selectFrom('refresh_tokens as r')
+        .innerJoin('oauth_grants as g', 'g.id', 'r.grant_id')
+        .select((eb) => eb.fn.countAll<number>().as('live'))
+        .where('r.grant_id', '=', grantId)
+        .where('r.rotated_at', 'is', null)
+        .where('r.idle_expires_at', '>', at)
+        .where('g.revoked_at', 'is', null)
+        .where('g.expires_at', '>', at)
+        .executeTakeFirstOrThrow();
+      return Number(row.live);
+    },
+  };
+}
