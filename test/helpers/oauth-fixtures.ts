@@ -69,3 +69,29 @@ export async function postToken(baseUrl: string, fixture: ClientFixture, params:
   const response = await fetch(`${baseUrl}/token`, { method: 'POST', headers, body: form });
   return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
 }
+
+/** Mints a code in-process (as the consent step would) and exchanges it at /token: a fresh grant's tokens. */
+export async function codeGrantTokens(
+  app: { url: string; core: import('../../src/core.js').Core },
+  fixture: ClientFixture,
+  user: User,
+  scope: string[],
+  options: { authTime?: number } = {},
+): Promise<Record<string, unknown>> {
+  const { authorizationCodes } = await import('../../src/oauth/codes/index.js');
+  const { verifier, challenge } = pkcePair();
+  const code = await authorizationCodes(app.core).issue({
+    clientId: fixture.client.id,
+    redirectUri: REDIRECT_URI,
+    codeChallenge: challenge,
+    scope,
+    userId: user.id,
+    authTime: options.authTime ?? Math.floor(app.core.clock.now() / 1000),
+  });
+  const { status, body } = await postToken(app.url, fixture, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier });
+  if (status !== 200) throw new Error(`code exchange failed: ${JSON.stringify(body)}`);
+  return body;
+}
+
+export const refreshWith = (baseUrl: string, fixture: ClientFixture, refreshToken: string, extra: Record<string, string> = {}) =>
+  postToken(baseUrl, fixture, { grant_type: 'refresh_token', refresh_token: refreshToken, ...extra });
