@@ -1,0 +1,156 @@
+// Everything a run needs, started lazily on first use and stopped at the end: a throwaway PostgreSQL server
+// (with pg_stat_statements, to count statements per request), Gatehouse on PostgreSQL and on PGlite, the
+// peer and the baselines, each in its own child process.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort, startCluster, type Cluster } from '../../scripts/pg-cluster.mjs';
+import { startChild, type ChildServer } from './child.js';
+
+export interface EnvironmentOptions {
+  /** node --cpu-prof for the Gatehouse children; profiles go to this directory. */
+  cpuProfileDir?: string;
+  log(message: string): void;
+}
+
+export interface Environment {
+  cluster(): Promise<Cluster>;
+  /** Statements executed on the server so far (pg_stat_statements), or undefined when unavailable. */
+  statementCount(database: string): Promise<number | undefined>;
+  gatehouse(kind: 'postgres' | 'pglite'): Promise<ChildServer>;
+  peer(): Promise<ChildServer>;
+  baseline(): Promise<ChildServer>;
+  /** Starts every server in parallel now (each is still awaited where it is used). */
+  prestart(): void;
+  stop(): Promise<void>;
+}
+
+export const GATEHOUSE_DB = 'gatehouse';
+const BASELINE_DB = 'baseline';
+
+export function environment(options: EnvironmentOptions): Environment {
+  const started = new Map<string, Promise<ChildServer>>();
+  const tempDirs: string[] = [];
+  let clusterPromise: Promise<Cluster> | undefined;
+  let statements = false;
+
+  const once = (key: string, start: () => Promise<ChildServer>) => {
+    let p = started.get(key);
+    if (!p) {
+      p = start();
+      started.set(key, p);
+      p.then((c) => options.log(`started ${c.name} (pid ${c.pid}) at ${c.url}`)).catch(() => {});
+    }
+    return p;
+  };
+
+  async function admin<T>(f: (c: pg.Client) => Promise<T>, database = 'postgres'): Promise<T> {
+    const cluster = await env.cluster();
+    const client = new pg.Client({ connectionString: cluster.databaseUrl(database) });
+    await client.connect();
+    try {
+      return await f(client);
+    } finally {
+      await client.end();
+    }
+  }
+
+  const env: Environment = {
+    cluster() {
+      clusterPromise ??= (async () => {
+        options.log('starting a throwaway PostgreSQL server');
+        const cluster = await startCluster({ maxConnections: 300 });
+        const c = new pg.Client({ connectionString: cluster.url });
+        await c.connect();
+        try {
+          await c.query(`alter system set shared_preload_libraries = 'pg_stat_statements'`);
+        } finally {
+          await c.end();
+        }
+        cluster.pause();
+        cluster.resume();
+        for (const name of [GATEHOUSE_DB, BASELINE_DB]) {
+          const a = new pg.Client({ connectionString: cluster.url });
+          await a.connect();
+          await a.query(`create database ${name}`);
+          await a.end();
+        }
+        const s = new pg.Client({ connectionString: cluster.databaseUrl(GATEHOUSE_DB) });
+        await s.connect();
+        statements = await s.query('create extension if not exists pg_stat_statements').then(() => true, () => false);
+        await s.end();
+        return cluster;
+      })();
+      return clusterPromise;
+    },
+    async statementCount(database) {
+      if (!statements) return undefined;
+      return admin(async (c) => {
+        const r = await c.query<{ n: string }>(
+          'select coalesce(sum(calls), 0)::text as n from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = $1',
+          [database],
+        );
+        return Number(r.rows[0]!.n);
+      }, GATEHOUSE_DB);
+    },
+    gatehouse(kind) {
+      return once(`gatehouse-${kind}`, async () => {
+        const port = await freePort();
+        const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+        tempDirs.push(dataDir);
+        const database: Record<string, string> = kind === 'postgres' ? { DATABASE_URL: (await env.cluster()).databaseUrl(GATEHOUSE_DB) } : {};
+        const execArgv = options.cpuProfileDir ? profileFlags(options.cpuProfileDir, `gatehouse-${kind}`) : [];
+        return startChild(`gatehouse (${kind === 'postgres' ? 'PostgreSQL' : 'PGlite'})`, new URL('../servers/gatehouse.ts', import.meta.url), {
+          execArgv,
+          env: {
+            NODE_ENV: 'production',
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            ISSUER: `http://127.0.0.1:${port}`,
+            DATA_DIR: dataDir,
+            KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+            RATE_LIMIT_ENABLED: 'false',
+            LOG_LEVEL: 'warn',
+            // Codes are minted before a measured run; the default 60 s could expire a large pool.
+            AUTH_CODE_TTL: '600',
+            ...database,
+          },
+        });
+      });
+    },
+    peer() {
+      return once('peer', () => startChild('peer (node-oidc-provider 9)', new URL('../peer/server.ts', import.meta.url), { env: { NODE_ENV: 'production' } }));
+    },
+    baseline() {
+      return once('baseline', async () => {
+        const cluster = await env.cluster();
+        return startChild('baseline (bare Fastify)', new URL('../baselines/server.ts', import.meta.url), {
+          env: {
+            NODE_ENV: 'production',
+            BASELINE_DATABASE_URL: cluster.databaseUrl(BASELINE_DB),
+            GATEHOUSE_DATABASE_URL: cluster.databaseUrl(GATEHOUSE_DB),
+          },
+        });
+      });
+    },
+    prestart() {
+      for (const start of [() => env.gatehouse('postgres'), () => env.gatehouse('pglite'), () => env.peer(), () => env.baseline()]) {
+        start().catch(() => {});
+      }
+    },
+    async stop() {
+      const children = await Promise.allSettled([...started.values()]);
+      await Promise.all(children.map((c) => (c.status === 'fulfilled' ? c.value.stop().catch(() => {}) : undefined)));
+      if (clusterPromise) (await clusterPromise.catch(() => undefined))?.stop();
+      for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return env;
+}
+
+function profileFlags(dir: string, name: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`];
+}

@@ -1,0 +1,71 @@
+// Alternating A/B measurement: a warm-up of every subject, then `runs` rounds in which every subject runs
+// once, the order rotating each round so no subject always runs first (or last) on a noisy machine.
+// Medians over the measured runs are what the report shows.
+import { measureUsage } from './proc-stats.js';
+import { runLoad } from './load.js';
+import { median } from './stats.js';
+import type { Environment } from './environment.js';
+import type { RunRecord, Settings, Subject, SubjectSummary } from '../scenarios/scenario.js';
+
+export async function measure(
+  subjects: Subject[],
+  settings: Settings,
+  env: Environment,
+  log: (m: string) => void,
+): Promise<SubjectSummary[]> {
+  const rate = new Map(subjects.map((s) => [s.key, s.initialRate ?? 1_000]));
+  const records = new Map<string, RunRecord[]>(subjects.map((s) => [s.key, []]));
+  const warmupErrors = new Map<string, number>(subjects.map((s) => [s.key, 0]));
+
+  const once = async (subject: Subject, seconds: number): Promise<RunRecord> => {
+    const spec = await subject.load({ seconds, connections: settings.connections, expectedRate: rate.get(subject.key)! });
+    const before = subject.statementsDatabase ? await env.statementCount(subject.statementsDatabase) : undefined;
+    const { result, usage } = await measureUsage(subject.server.pid, () => runLoad(spec, { connections: settings.connections, seconds }));
+    const after = subject.statementsDatabase ? await env.statementCount(subject.statementsDatabase) : undefined;
+    rate.set(subject.key, Math.max(rate.get(subject.key)!, result.rps));
+    const { samples: _samples, ...window } = usage;
+    const statementsPerRequest =
+      before !== undefined && after !== undefined && result.requests > 0 ? (after - before) / result.requests : undefined;
+    return { load: result, usage: window, ...(statementsPerRequest !== undefined ? { statementsPerRequest } : {}) };
+  };
+
+  if (settings.warmupSeconds > 0) {
+    for (const subject of subjects) {
+      log(`  warm-up ${subject.label} (${settings.warmupSeconds} s)`);
+      const r = await once(subject, settings.warmupSeconds);
+      warmupErrors.set(subject.key, r.load.errors);
+    }
+  }
+  for (let round = 0; round < settings.runs; round++) {
+    const order = subjects.map((_, i) => subjects[(i + round) % subjects.length]!);
+    for (const subject of order) {
+      const r = await once(subject, settings.seconds);
+      log(
+        `  run ${round + 1}/${settings.runs} ${subject.label}: ${Math.round(r.load.rps)} req/s, p99 ${r.load.p99} ms, ` +
+          `${r.load.errors} errors, cpu ${Math.round(r.usage.cpuPercent)}%`,
+      );
+      records.get(subject.key)!.push(r);
+    }
+  }
+  return subjects.map((s) => summarise(s, records.get(s.key)!, warmupErrors.get(s.key)!));
+}
+
+export function summarise(subject: Pick<Subject, 'key' | 'label' | 'role'>, runs: RunRecord[], warmupErrors = 0): SubjectSummary {
+  const spr = runs.map((r) => r.statementsPerRequest).filter((v): v is number => v !== undefined);
+  return {
+    key: subject.key,
+    label: subject.label,
+    role: subject.role,
+    runs,
+    warmupErrors,
+    errors: runs.reduce((n, r) => n + r.load.errors, 0),
+    median: {
+      rps: median(runs.map((r) => r.load.rps)),
+      p50: median(runs.map((r) => r.load.p50)),
+      p99: median(runs.map((r) => r.load.p99)),
+      cpuPercent: median(runs.map((r) => r.usage.cpuPercent)),
+      rssMaxMiB: Math.max(...runs.map((r) => r.usage.rssMaxMiB)),
+      ...(spr.length > 0 ? { statementsPerRequest: median(spr) } : {}),
+    },
+  };
+}

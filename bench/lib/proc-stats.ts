@@ -1,0 +1,61 @@
+// Server-side cost, read from outside the server: CPU time and RSS of a child process from /proc
+// (Linux), so Gatehouse, the peer and the baselines are measured identically and nothing runs in
+// their event loops while they are under load.
+import { readFileSync } from 'node:fs';
+
+/** USER_HZ: /proc/<pid>/stat counts CPU time in clock ticks; 100 on every Linux we run on. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) the process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return (utime + stime) / TICKS_PER_SECOND;
+}
+
+/** Resident set size in MiB. */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+export interface UsageWindow {
+  /** Server CPU over the window, in percent of one core (200 = both cores of a 2-core machine). */
+  cpuPercent: number;
+  cpuSeconds: number;
+  rssMaxMiB: number;
+  rssEndMiB: number;
+  samples: { t: number; rssMiB: number }[];
+}
+
+/** Samples a process while `work` runs: CPU delta over the window and RSS every `intervalMs`. */
+export async function measureUsage<T>(pid: number, work: () => Promise<T>, intervalMs = 250): Promise<{ result: T; usage: UsageWindow }> {
+  const started = performance.now();
+  const cpu0 = cpuSeconds(pid);
+  const samples: { t: number; rssMiB: number }[] = [];
+  const sample = () => samples.push({ t: (performance.now() - started) / 1000, rssMiB: rssMiB(pid) });
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  try {
+    const result = await work();
+    sample();
+    const wall = (performance.now() - started) / 1000;
+    const used = cpuSeconds(pid) - cpu0;
+    return {
+      result,
+      usage: {
+        cpuPercent: (used / wall) * 100,
+        cpuSeconds: used,
+        rssMaxMiB: Math.max(...samples.map((s) => s.rssMiB)),
+        rssEndMiB: samples.at(-1)?.rssMiB ?? Number.NaN,
+        samples,
+      },
+    };
+  } finally {
+    clearInterval(timer);
+  }
+}

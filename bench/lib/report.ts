@@ -1,0 +1,70 @@
+// The human table per scenario and the JSON file per run (bench/results/<time>-<mode>.json).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import type { ScenarioOutcome, Settings, SubjectSummary } from '../scenarios/scenario.js';
+
+export type ScenarioStatus = 'ran' | 'not-runnable' | 'failed';
+
+export interface ScenarioRecord {
+  name: string;
+  title: string;
+  status: ScenarioStatus;
+  /** For not-runnable and failed scenarios. */
+  reason?: string;
+  outcome?: ScenarioOutcome;
+}
+
+const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
+const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
+const num = (v: number | undefined, digits = 0) => (v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(digits));
+
+function row(s: SubjectSummary, quick: boolean): string {
+  const perCpu = s.median.cpuPercent > 0 ? s.median.rps / (s.median.cpuPercent / 100) : Number.NaN;
+  return [
+    pad(s.label, 34),
+    lpad(quick ? '(quick)' : num(s.median.rps), 9),
+    lpad(quick ? '' : num(perCpu), 9),
+    lpad(quick ? '' : num(s.median.p50, 1), 8),
+    lpad(quick ? '' : num(s.median.p99, 1), 8),
+    lpad(String(s.errors + s.warmupErrors), 7),
+    lpad(quick ? '' : num(s.median.cpuPercent), 6),
+    lpad(num(s.median.rssMaxMiB), 7),
+    lpad(num(s.median.statementsPerRequest, 1), 7),
+  ].join(' ');
+}
+
+export function formatScenario(record: ScenarioRecord, quick: boolean): string {
+  const lines = [`\n== ${record.name}: ${record.title}`];
+  if (record.status === 'not-runnable') return [...lines, `   NOT RUNNABLE YET: ${record.reason}`].join('\n');
+  if (record.status === 'failed') return [...lines, `   FAILED: ${record.reason}`].join('\n');
+  const o = record.outcome!;
+  lines.push(
+    `   ${pad('subject', 34)} ${lpad('req/s', 9)} ${lpad('req/cpu-s', 9)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('errors', 7)} ${lpad('cpu %', 6)} ${lpad('rss MB', 7)} ${lpad('sql/req', 7)}`,
+  );
+  for (const s of o.subjects) lines.push(`   ${row(s, quick)}`);
+  for (const u of o.unavailable) lines.push(`   ${pad(u.label, 34)} NOT RUNNABLE YET: ${u.reason}`);
+  for (const f of o.figures ?? []) lines.push(`   ${quick ? '' : `${f.label}: ${num(f.value, 2)} ${f.unit}`}`.trimEnd());
+  for (const c of o.checks) {
+    lines.push(quick ? `   target ${c.label} ${c.target}: not judged in quick mode` : `   ${c.pass ? 'PASS' : 'MISS'} ${c.label}: ${c.value} ${c.unit === '×' ? '×' : c.unit} (target ${c.target})`);
+  }
+  for (const n of o.notes) lines.push(`   note: ${n}`);
+  return lines.filter((l) => l.trim() !== '').join('\n');
+}
+
+export function writeResults(dir: string, mode: 'quick' | 'full', settings: Settings, records: ScenarioRecord[]): string {
+  mkdirSync(dir, { recursive: true });
+  const at = new Date();
+  const file = join(dir, `${at.toISOString().replace(/[:.]/g, '-')}-${mode}.json`);
+  const commit = (() => {
+    try {
+      return execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    } catch {
+      return undefined;
+    }
+  })();
+  const machine = { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, platform: process.platform };
+  writeFileSync(file, JSON.stringify({ at: at.toISOString(), mode, commit, machine, settings, scenarios: records }, null, 2));
+  return file;
+}

@@ -1,0 +1,88 @@
+// What a scenario is: set-up → the load (target URL and requests) per subject → measured runs → checks.
+import type { ChildServer } from '../lib/child.js';
+import type { Environment } from '../lib/environment.js';
+import type { LoadResult, LoadSpec } from '../lib/load.js';
+import type { UsageWindow } from '../lib/proc-stats.js';
+
+export interface Settings {
+  quick: boolean;
+  connections: number;
+  /** Length of one measured run. */
+  seconds: number;
+  runs: number;
+  warmupSeconds: number;
+  soakSeconds: number;
+}
+
+export interface ScenarioContext {
+  env: Environment;
+  settings: Settings;
+  log(message: string): void;
+}
+
+export type Role = 'gatehouse' | 'peer' | 'baseline';
+
+export interface RunInfo {
+  seconds: number;
+  connections: number;
+  /** Requests per second this subject reached so far (sizes pools of single-use requests). */
+  expectedRate: number;
+}
+
+export interface Subject {
+  key: string;
+  label: string;
+  role: Role;
+  server: ChildServer;
+  /** First guess of the rate, before a run has measured it. */
+  initialRate?: number;
+  /** Database whose pg_stat_statements calls are counted per request. */
+  statementsDatabase?: string;
+  load(run: RunInfo): Promise<LoadSpec>;
+}
+
+export interface RunRecord {
+  load: LoadResult;
+  usage: Omit<UsageWindow, 'samples'>;
+  statementsPerRequest?: number;
+}
+
+export interface SubjectSummary {
+  key: string;
+  label: string;
+  role: Role;
+  runs: RunRecord[];
+  warmupErrors: number;
+  median: { rps: number; p50: number; p99: number; cpuPercent: number; rssMaxMiB: number; statementsPerRequest?: number };
+  errors: number;
+}
+
+export interface Unavailable {
+  label: string;
+  reason: string;
+}
+
+export interface Check {
+  label: string;
+  value: number;
+  unit: string;
+  /** e.g. "≥ 2.0" */
+  target: string;
+  pass: boolean;
+}
+
+export interface ScenarioOutcome {
+  subjects: SubjectSummary[];
+  unavailable: Unavailable[];
+  checks: Check[];
+  /** Figures that are reported but judged against no target (e.g. offset at the same depth). */
+  figures?: { label: string; value: number; unit: string }[];
+  notes: string[];
+}
+
+export interface Scenario {
+  name: string;
+  title: string;
+  /** The Gatehouse capability it needs, for the "not runnable yet" message. */
+  run(context: ScenarioContext): Promise<ScenarioOutcome>;
+}

@@ -1,0 +1,92 @@
+// Gatehouse under test: buildApp() in its own process, on PostgreSQL (DATABASE_URL) or PGlite (DATA_DIR),
+// with RATE_LIMIT_ENABLED=false and LOG_LEVEL=warn set by the parent. Set-up calls (clients, users, codes,
+// seed rows) run in-process through the real modules: PGlite serves one process only.
+import { CompiledQuery } from 'kysely';
+import { buildApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config.js';
+import { connectDatabase } from '../../src/storage/connect.js';
+import { migrate } from '../../src/storage/migrate.js';
+import { commands } from '../../src/cli/commands/index.js';
+import { accessTokenIssuer, type AccessTokenInput } from '../../src/oauth/tokens/access-tokens.js';
+import type { Core } from '../../src/core.js';
+import { reportStartFailure, serveRpc } from '../lib/child-rpc.js';
+import { NotRunnable, srcFunction } from './optional.js';
+import { mountBenchRoutes } from './gatehouse-bench-routes.js';
+
+interface CodeInput {
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  scope: string[];
+  userId: string;
+  authTime: number;
+  nonce?: string;
+  resource?: string;
+}
+type CodeIssuerFactory = (deps: { db: Core['db']; clock: Core['clock']; config: Core['config'] }) => {
+  issue(input: CodeInput): Promise<string>;
+};
+
+async function main(): Promise<void> {
+  const config = parseConfig(process.env);
+  const database = await connectDatabase(config);
+  await migrate(database.db);
+  const app = await buildApp({ config, database });
+  const { core } = app;
+  const bench = await mountBenchRoutes(app, core);
+  await app.listen({ port: config.PORT, host: config.HOST });
+
+  const runCommand = async ({ name, args }: { name: string; args: string[] }) => {
+    const command = commands.find((c) => c.name === name);
+    if (!command) throw new NotRunnable(`the CLI command "${name}" is not there yet`);
+    return command.run(args, core);
+  };
+  const forEach = async <T>(count: number, one: (i: number) => Promise<T>, parallel = 8): Promise<T[]> => {
+    const out: T[] = new Array(count);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < count; i = next++) out[i] = await one(i);
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
+    return out;
+  };
+
+  serveRpc(
+    config.PORT,
+    {
+      /** Which capabilities have landed, by route and command presence. */
+      capabilities: () => ({
+        token: app.hasRoute({ method: 'POST', url: '/token' }),
+        authorize: app.hasRoute({ method: 'GET', url: '/authorize' }),
+        usersMe: app.hasRoute({ method: 'GET', url: '/v1/users/me' }),
+        payments: app.hasRoute({ method: 'POST', url: '/v1/payments' }),
+        orders: app.hasRoute({ method: 'GET', url: '/v1/orders' }),
+        benchUsersMe: bench.usersMe,
+        commands: commands.map((c) => c.name),
+      }),
+      command: runCommand,
+      issueAccessTokens: async ({ count, input }: { count: number; input: AccessTokenInput }) => {
+        const issuer = accessTokenIssuer({ keys: core.keys, clock: core.clock, config: core.config });
+        return forEach(count, async () => (await issuer.issue(input)).token);
+      },
+      /** Codes minted through the real issuer (src/oauth/codes), as the consent step would. */
+      mintCodes: async ({ count, input }: { count: number; input: CodeInput }) => {
+        const factory = await srcFunction<CodeIssuerFactory>('oauth/codes/index.ts', 'authorizationCodes');
+        const issuer = factory({ db: core.db, clock: core.clock, config: core.config });
+        return forEach(count, () => issuer.issue(input));
+      },
+      sql: async ({ text, params }: { text: string; params?: unknown[] }) =>
+        (await core.db.executeQuery(CompiledQuery.raw(text, params ?? []))).rows,
+      encodeCursor: async ({ module, name, args }: { module: string; name: string; args: unknown[] }) => {
+        const f = await srcFunction<(...a: unknown[]) => unknown>(module, name);
+        return f(...args);
+      },
+    },
+    async () => {
+      await app.close();
+      await database.close();
+    },
+  );
+}
+
+main().catch(reportStartFailure);
