@@ -9,7 +9,7 @@ import { introspectionEndpoint } from './introspect.js';
 import { userinfoEndpoint } from './userinfo.js';
 import { securityEventLog } from './refresh/security-events.js';
 
-type Registration = (app: FastifyInstance, core: Core) => void;
+type Registration = (app: FastifyInstance, core: Core) => void | Promise<void>;
 
 const registrations: readonly Registration[] = [
   discoveryEndpoints,
@@ -22,5 +22,5 @@ const registrations: readonly Registration[] = [
 ];
 
 export async function authorizationServer(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
-  for (const register of registrations) register(app, core);
+  for (const register of registrations) await register(app, core);
 }
