@@ -25,16 +25,20 @@ describe('authorize: request parameters', () => {
   after(() => t.close());
 
   const get = (extra: Record<string, string | undefined>, c: Client = client) => fetch(t.url + authorizeQuery(c.id, REG, extra), { redirect: 'manual' });
-  const expectError = async (extra: Record<string, string | undefined>, error: string, state: string | null = 'state-123') =>
+  const errorUrl = async (extra: Record<string, string | undefined>, error: string, state: string | null = 'state-123') =>
     assertErrorRedirect(await get(extra), { error, redirectUri: REG, state, issuer: t.url });
+  const expectError = async (extra: Record<string, string | undefined>, error: string, state: string | null = 'state-123'): Promise<void> => {
+    await errorUrl(extra, error, state);
+  };
 
   // response_type (RFC 9700 2.1.2: only the code flow)
   for (const rt of ['token', 'code id_token', 'id_token', 'code token', 'foo']) {
     test(`response_type=${rt} is unsupported_response_type`, () => expectError({ response_type: rt }, 'unsupported_response_type'));
   }
   test('missing response_type is invalid_request', () => expectError({ response_type: undefined }, 'invalid_request'));
-  test('a client not registered for authorization_code is unauthorized_client', async () =>
-    assertErrorRedirect(await get({}, ccOnly), { error: 'unauthorized_client', redirectUri: REG, state: 'state-123', issuer: t.url }));
+  test('a client not registered for authorization_code is unauthorized_client', async () => {
+    assertErrorRedirect(await get({}, ccOnly), { error: 'unauthorized_client', redirectUri: REG, state: 'state-123', issuer: t.url });
+  });
 
   // PKCE (RFC 7636 4.2, 4.4.1; S256 required of every client)
   test('missing code_challenge is invalid_request', () => expectError({ code_challenge: undefined }, 'invalid_request'));
@@ -86,7 +90,7 @@ describe('authorize: request parameters', () => {
   });
 
   test('error_description carries only safe characters even when the input has markup and CRLF', async () => {
-    const url = await expectError({ scope: 'openid <script>"x"\\\r\nSet-Cookie: a=b' }, 'invalid_scope');
+    const url = await errorUrl({ scope: 'openid <script>"x"\\\r\nSet-Cookie: a=b' }, 'invalid_scope');
     const description = url.searchParams.get('error_description') ?? '';
     assert.match(description, SAFE_DESCRIPTION);
     assert.doesNotMatch(description, /[<>]script|[\r\n"\\]/);
