@@ -24,13 +24,13 @@ export async function clientJwksProblem(jwks: unknown): Promise<string | undefin
     if (PRIVATE_MEMBERS.some((m) => m in key)) return 'jwks must hold public keys only';
     if (key.use !== undefined && key.use !== 'sig') return 'keys must be signing keys (use "sig")';
     const algs = algorithmsForKey(key);
-    if (algs.length === 0) return `key ${key.kid ?? ''} is not an EC P-256 or RSA key for ${CLIENT_ASSERTION_ALGS.join('/')}`.replace('  ', ' ');
+    if (algs.length === 0) return `every key must be an EC P-256 or RSA key usable with ${CLIENT_ASSERTION_ALGS.join('/')}`;
+    if (key.kty === 'RSA' && Buffer.from(key.n ?? '', 'base64url').length * 8 < 2048) return 'RSA keys must have at least 2048 bits';
     try {
       await importJWK(key, algs[0]);
     } catch {
       return 'a key in jwks cannot be imported';
     }
-    if (key.kty === 'RSA' && Buffer.from(key.n ?? '', 'base64url').length * 8 < 2048) return 'RSA keys must have at least 2048 bits';
   }
   return undefined;
 }
