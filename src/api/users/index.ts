@@ -1,7 +1,117 @@
-import type { FastifyInstance } from 'fastify';
+// /v1/users: the accounts that log in (`sub` = id). Each route is a short pipeline: scope (preHandler)
+// → object-level visibility (404 for others' objects) → preconditions → validation → storage → response.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { Core } from '../../core.js';
+import { usersRepository, type User } from '../../storage/users-repository.js';
+import { checkPreconditions, setValidators } from '../../http/conditional.js';
+import { MERGE_PATCH } from '../../http/json-body.js';
+import { problemResponses } from '../../http/openapi-schemas.js';
+import { authenticatedPrincipal, notFound, requireScope } from '../auth/index.js';
+import { CreateUserSchema, MergePatchSchema, ReplaceUserSchema, UserParamsSchema, UserSchema, type ReplaceUserBody } from './schemas.js';
+import { representUser, userPath, validatorsOf } from './representation.js';
+import { createUser, deleteUser, replaceUser, visibleUser } from './users-service.js';
+import { validateUser } from './validate.js';
+import { patchedUser } from './patch-user.js';
+import { ProblemError } from '../../http/errors.js';
 
-export async function usersRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
-  void app;
-  void core;
+const tags = ['users'];
+const security = (scope: string) => [{ bearerAuth: [scope] }];
+
+export async function usersRoutes(parent: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const users = usersRepository(core.db, core.clock);
+  const prefix = app.prefix;
+
+  /** 200 with the representation and its validators, or 304 when the client's copy is current. */
+  function sendUser(request: FastifyRequest, reply: FastifyReply, user: User, status = 200) {
+    const validators = validatorsOf(user);
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      if (!checkPreconditions(request, reply, validators)) return reply.send();
+    }
+    setValidators(reply, validators);
+    return reply.code(status).send(representUser(user, prefix));
+  }
+
+  /** If-Match / If-Unmodified-Since / If-None-Match on a write; returns the version to write against. */
+  function writePreconditions(request: FastifyRequest, reply: FastifyReply, user: User): number | undefined {
+    checkPreconditions(request, reply, validatorsOf(user));
+    return request.headers['if-match'] !== undefined || request.headers['if-unmodified-since'] !== undefined ? user.version : undefined;
+  }
+
+  app.get('/users/me', {
+    schema: { tags, summary: 'The user the access token was issued for', security: security('users:read'), response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
+    preHandler: requireScope('users:read'),
+  }, async (request, reply) => {
+    const principal = authenticatedPrincipal(request);
+    if (principal.kind !== 'user') throw notFound('user: this token was not issued for a user');
+    return sendUser(request, reply, await visibleUser(users, principal, principal.sub));
+  });
+
+  app.get('/users/:id', {
+    schema: { tags, summary: 'Read a user', security: security('users:read'), params: UserParamsSchema, response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
+    preHandler: requireScope('users:read'),
+  }, async (request, reply) => sendUser(request, reply, await visibleUser(users, authenticatedPrincipal(request), request.params.id)));
+
+  app.post('/users', {
+    schema: {
+      tags, summary: 'Create a user (service clients)', security: security('users:write'), body: CreateUserSchema,
+      response: { 201: UserSchema, ...problemResponses(400, 401, 403, 406, 409, 415, 422) },
+    },
+    preHandler: requireScope('users:write'),
+  }, async (request, reply) => {
+    const principal = authenticatedPrincipal(request);
+    if (principal.kind !== 'service') throw new ProblemError('forbidden', 'Only service clients create users.');
+    validateUser(request.body, principal);
+    const user = await createUser(users, request.body);
+    reply.header('location', `${core.config.ISSUER}${userPath(prefix, user.id)}`);
+    return sendUser(request, reply, user, 201);
+  });
+
+  async function replaceWith(request: FastifyRequest, reply: FastifyReply, current: User, document: ReplaceUserBody) {
+    const principal = authenticatedPrincipal(request);
+    const expectedVersion = writePreconditions(request, reply, current);
+    validateUser(document, principal, current);
+    return sendUser(request, reply, await replaceUser(users, current.id, document, expectedVersion));
+  }
+
+  app.put('/users/:id', {
+    schema: {
+      tags, summary: 'Replace a user', security: security('users:write'), params: UserParamsSchema, body: ReplaceUserSchema,
+      response: { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
+    },
+    preHandler: requireScope('users:write'),
+  }, async (request, reply) => {
+    const current = await visibleUser(users, authenticatedPrincipal(request), request.params.id);
+    return replaceWith(request, reply, current, request.body);
+  });
+
+  app.patch('/users/:id', {
+    schema: {
+      tags, summary: 'Change some fields of a user (RFC 7396 merge patch)', security: security('users:write'), params: UserParamsSchema,
+      body: { content: { [MERGE_PATCH]: { schema: MergePatchSchema } } },
+      response: { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
+    },
+    config: { bodyMediaTypes: [MERGE_PATCH] },
+    preHandler: requireScope('users:write'),
+  }, async (request, reply) => {
+    const current = await visibleUser(users, authenticatedPrincipal(request), request.params.id);
+    writePreconditions(request, reply, current);
+    const document = patchedUser(current, representUser(current, prefix), request.body);
+    return replaceWith(request, reply, current, document);
+  });
+
+  app.delete('/users/:id', {
+    schema: {
+      tags, summary: 'Delete a user', security: security('users:write'), params: UserParamsSchema,
+      response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 409, 412) },
+    },
+    preHandler: requireScope('users:write'),
+  }, async (request, reply) => {
+    const current = await visibleUser(users, authenticatedPrincipal(request), request.params.id);
+    writePreconditions(request, reply, current);
+    await deleteUser(users, current.id);
+    return reply.code(204).send(null);
+  });
 }

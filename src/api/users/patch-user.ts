@@ -1,0 +1,54 @@
+// PATCH /v1/users/{id} with application/merge-patch+json (RFC 7396): the patch is applied to the
+// writable view of the current user and the result must again be a valid user. On this typed resource
+// a non-object patch, a change to a read-only member, or nulling a required member is 422 and the
+// user stays unchanged (RFC 5789 §2.2 lets the server refuse a patch it cannot apply consistently).
+import { Value } from '@sinclair/typebox/value';
+import { mergePatch, type Json } from '../../http/merge-patch.js';
+import { ProblemError, type FieldError } from '../../http/errors.js';
+import { validationFailed } from '../../http/validation.js';
+import type { User } from '../../storage/users-repository.js';
+import { ReplaceUserSchema, type ReplaceUserBody, type UserRepresentation } from './schemas.js';
+
+const READ_ONLY = ['id', 'created_at', 'updated_at', '_links'] as const;
+const REQUIRED = ['username', 'email_verified', 'phone_number_verified'] as const;
+
+const writableView = (user: User): Json => ({
+  username: user.username,
+  name: user.name,
+  given_name: user.given_name,
+  family_name: user.family_name,
+  email: user.email,
+  email_verified: user.email_verified,
+  phone_number: user.phone_number,
+  phone_number_verified: user.phone_number_verified,
+  address: user.address as Json,
+});
+
+const isObject = (value: unknown): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The full replacement document this patch produces, or a 422/400 problem. */
+export function patchedUser(current: User, representation: UserRepresentation, patch: unknown): ReplaceUserBody {
+  if (!isObject(patch)) {
+    throw validationFailed([{ field: '', message: 'a merge patch of a user must be a JSON object' }]);
+  }
+  const errors: FieldError[] = [];
+  for (const field of READ_ONLY) {
+    if (Object.hasOwn(patch, field) && JSON.stringify(patch[field]) !== JSON.stringify(representation[field])) {
+      errors.push({ field, message: 'is read-only' });
+    }
+  }
+  for (const field of [...REQUIRED, 'password']) {
+    if (Object.hasOwn(patch, field) && patch[field] === null) errors.push({ field, message: 'is required and cannot be removed' });
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+
+  const merged = mergePatch(writableView(current), patch) as Record<string, Json>;
+  const document: Record<string, unknown> = {};
+  for (const key of Object.keys(ReplaceUserSchema.properties)) if (Object.hasOwn(merged, key)) document[key] = merged[key];
+  const typeErrors = [...Value.Errors(ReplaceUserSchema, document)].map((e) => ({
+    field: e.path.replace(/^\//, '').replace(/\//g, '.') || 'body',
+    message: e.message,
+  }));
+  if (typeErrors.length > 0) throw new ProblemError('bad-request', 'The patched user does not have the expected shape.', { errors: typeErrors });
+  return document as ReplaceUserBody;
+}

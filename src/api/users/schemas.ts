@@ -1,0 +1,74 @@
+// The /v1/users schemas: one source for input validation, response serialisation (which also keeps the
+// password hash and anything unlisted out of every response) and the OpenAPI document. Schemas check
+// shape and JSON types (failures → 400); value rules live in validate.ts (failures → 422).
+import { Type, type Static } from '@sinclair/typebox';
+
+const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+
+export const AddressSchema = Type.Object(
+  {
+    formatted: Type.Optional(Type.String()),
+    street_address: Type.Optional(Type.String()),
+    locality: Type.Optional(Type.String()),
+    region: Type.Optional(Type.String()),
+    postal_code: Type.Optional(Type.String()),
+    country: Type.Optional(Type.String()),
+  },
+  { description: 'OIDC Core §5.1.1 address' },
+);
+
+const profileFields = {
+  name: Type.Optional(NullableString('Full name')),
+  given_name: Type.Optional(NullableString('Given name')),
+  family_name: Type.Optional(NullableString('Family name')),
+  email: Type.Optional(NullableString('Email address')),
+  email_verified: Type.Optional(Type.Boolean({ description: 'Settable by service clients only' })),
+  phone_number: Type.Optional(NullableString('Phone number, E.164 recommended')),
+  phone_number_verified: Type.Optional(Type.Boolean({ description: 'Settable by service clients only' })),
+  address: Type.Optional(Type.Union([AddressSchema, Type.Null()])),
+};
+
+export const CreateUserSchema = Type.Object(
+  {
+    username: Type.String({ description: '1-64 characters of letters, digits and . _ @ + -' }),
+    password: Type.String({ description: 'Write-only; at least 8 characters', writeOnly: true }),
+    ...profileFields,
+  },
+);
+
+export const ReplaceUserSchema = Type.Object(
+  {
+    username: Type.String(),
+    password: Type.Optional(Type.String({ description: 'Write-only; omitted keeps the current password', writeOnly: true })),
+    ...profileFields,
+  },
+  { description: 'Full replacement: omitted profile fields become null (or false).' },
+);
+
+export const UserSchema = Type.Object(
+  {
+    id: Type.String({ readOnly: true }),
+    username: Type.String(),
+    name: Type.Union([Type.String(), Type.Null()]),
+    given_name: Type.Union([Type.String(), Type.Null()]),
+    family_name: Type.Union([Type.String(), Type.Null()]),
+    email: Type.Union([Type.String(), Type.Null()]),
+    email_verified: Type.Boolean(),
+    phone_number: Type.Union([Type.String(), Type.Null()]),
+    phone_number_verified: Type.Boolean(),
+    address: Type.Union([AddressSchema, Type.Null()]),
+    created_at: Type.String({ format: 'date-time', readOnly: true }),
+    updated_at: Type.String({ format: 'date-time', readOnly: true }),
+    _links: Type.Object({ self: Type.Object({ href: Type.String() }) }, { readOnly: true }),
+  },
+);
+
+export const UserParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const MergePatchSchema = Type.Unknown({
+  description: 'RFC 7396 JSON Merge Patch of the writable User fields; `null` removes (resets) a field.',
+});
+
+export type CreateUserBody = Static<typeof CreateUserSchema>;
+export type ReplaceUserBody = Static<typeof ReplaceUserSchema>;
+export type UserRepresentation = Static<typeof UserSchema>;

@@ -1,0 +1,79 @@
+// The users resource's operations, framework-free: visibility (object-level access), create, replace
+// and delete, with storage conflicts turned into problem values.
+import { hashPassword } from '../../crypto/passwords.js';
+import { ProblemError } from '../../http/errors.js';
+import { UsernameTakenError, type User, type UsersRepository } from '../../storage/users-repository.js';
+import type { Principal } from '../principal.js';
+import { canAccessUser, notFound } from '../auth/index.js';
+import type { CreateUserBody, ReplaceUserBody } from './schemas.js';
+
+/** The user if it exists and this principal may see it; otherwise the same 404 either way. */
+export async function visibleUser(users: UsersRepository, principal: Principal, id: string): Promise<User> {
+  if (!canAccessUser(principal, id)) throw notFound('user');
+  const user = await users.findById(id);
+  if (!user) throw notFound('user');
+  return user;
+}
+
+const profileOf = (input: ReplaceUserBody) => ({
+  name: input.name ?? null,
+  given_name: input.given_name ?? null,
+  family_name: input.family_name ?? null,
+  email: input.email ?? null,
+  email_verified: input.email_verified ?? false,
+  phone_number: input.phone_number ?? null,
+  phone_number_verified: input.phone_number_verified ?? false,
+  address: input.address ? addressOf(input.address) : null,
+});
+
+const ADDRESS_KEYS = ['formatted', 'street_address', 'locality', 'region', 'postal_code', 'country'] as const;
+
+/** Only the OIDC address members are stored; unknown members are ignored like any unknown field. */
+const addressOf = (address: NonNullable<ReplaceUserBody['address']>) =>
+  Object.fromEntries(ADDRESS_KEYS.filter((k) => address[k] !== undefined).map((k) => [k, address[k]]));
+
+const usernameTaken = () =>
+  new ProblemError('conflict', 'This username is already taken.', { errors: [{ field: 'username', message: 'is already taken' }] });
+
+export async function createUser(users: UsersRepository, input: CreateUserBody): Promise<User> {
+  try {
+    return await users.create({ username: input.username, passwordHash: await hashPassword(input.password), ...profileOf(input) });
+  } catch (error) {
+    if (error instanceof UsernameTakenError) throw usernameTaken();
+    throw error;
+  }
+}
+
+/**
+ * Full replacement (RFC 9110 §9.3.4). With `expectedVersion` (an If-Match was evaluated) the write
+ * happens only if nobody changed the user in between; otherwise 412, never a lost update.
+ */
+export async function replaceUser(users: UsersRepository, id: string, input: ReplaceUserBody, expectedVersion?: number): Promise<User> {
+  const changes = {
+    username: input.username,
+    ...profileOf(input),
+    ...(input.password !== undefined ? { passwordHash: await hashPassword(input.password) } : {}),
+  };
+  try {
+    const updated = await users.update(id, changes, expectedVersion);
+    if (updated) return updated;
+  } catch (error) {
+    if (error instanceof UsernameTakenError) throw usernameTaken();
+    throw error;
+  }
+  if (expectedVersion !== undefined && (await users.findById(id))) {
+    throw new ProblemError('precondition-failed', 'The user changed while this request was processed.');
+  }
+  throw notFound('user');
+}
+
+export async function deleteUser(users: UsersRepository, id: string): Promise<void> {
+  try {
+    if (!(await users.delete(id))) throw notFound('user');
+  } catch (error) {
+    if ((error as { code?: string })?.code === '23503') {
+      throw new ProblemError('conflict', 'This user still owns records that must be removed first.');
+    }
+    throw error;
+  }
+}
