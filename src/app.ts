@@ -14,6 +14,7 @@ import { installOverloadProtection } from './http/overload.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
 import { resourceApi } from './api/index.js';
+import { installJobQueue } from './jobs/plugin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -68,6 +69,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
 
   await app.register(authorizationServer, { core });
   await app.register(interactionPages, { core });
+  installJobQueue(app, core);
   await app.register(resourceApi, { core });
 
   await core.keys.ensureKeys();

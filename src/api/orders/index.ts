@@ -1,0 +1,120 @@
+// /v1/orders: create (user tokens), list (own orders; service tokens all, optionally one user's) with
+// cursor or offset paging, read with ETag, and the state moves cancel and payment (DESIGN.md §1).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
+import type { Core } from '../../core.js';
+import { ProblemError } from '../../http/errors.js';
+import { checkPreconditions, setValidators } from '../../http/conditional.js';
+import { canonicalJson } from '../../http/idempotency/index.js';
+import { pagedResponse, parsePageQuery, type PageRequest } from '../../http/pagination/index.js';
+import { ordersRepository, type Order, type OrderFilter, type OrderStatus } from '../../storage/orders-repository.js';
+import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
+import type { Principal } from '../principal.js';
+import { commerceServices } from '../commerce.js';
+import { payOrder, stateConflict } from '../payments/pay-order.js';
+import { representPayment } from '../payments/payment-representation.js';
+import { validateOrder } from './order-input.js';
+import { orderValidators, representOrder } from './order-representation.js';
+import { createOrderBody, listOrdersQuery, orderListSchema, orderParams, orderSchema } from './order-schemas.js';
+
+type ById = { Params: Static<typeof orderParams> };
+const STATUSES: readonly OrderStatus[] = ['pending', 'paid', 'cancelled'];
+
+/** Orders are placed by users for themselves; a service token has no user to place them for. */
+async function requireUserToken(request: FastifyRequest): Promise<void> {
+  if (authenticatedPrincipal(request).kind !== 'user') throw new ProblemError('forbidden', 'Orders are placed with a user token.');
+}
+
+export async function ordersRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const { idempotency, cursors } = commerceServices(core);
+  const orders = ordersRepository(core.db);
+  const prefix = app.prefix;
+  const now = () => new Date(core.clock.now());
+
+  app.post<{ Body: Static<typeof createOrderBody> }>('/orders', {
+    schema: { body: createOrderBody, response: { 201: orderSchema } },
+    preHandler: [requireScope('orders:write'), requireUserToken],
+    ...idempotency.route<{ Body: Static<typeof createOrderBody> }>({ required: false }, async (request, tx) => {
+      const input = validateOrder(request.body, core.config.CURRENCIES);
+      const order = await ordersRepository(tx).create({ ...input, userId: authenticatedPrincipal(request).sub, now: now() });
+      return { status: 201, headers: { location: `${prefix}/orders/${order.id}`, etag: orderValidators(order).etag }, body: representOrder(order, prefix) };
+    }),
+  });
+
+  app.get<{ Querystring: Static<typeof listOrdersQuery> }>('/orders', {
+    schema: { querystring: listOrdersQuery, response: { 200: orderListSchema } },
+    preHandler: requireScope('orders:read'),
+    handler: async (request, reply) => {
+      const filter = listFilter(authenticatedPrincipal(request), request.query);
+      const scope = `orders\n${canonicalJson(filter)}`;
+      const page = parsePageQuery(request.query, { codec: cursors, scope });
+      const rows = await orders.list(filter, repositoryPage(page));
+      const result = pagedResponse(rows, page, {
+        requestUrl: new URL(request.url, core.config.ISSUER),
+        position: (o: Order) => ({ createdAt: o.createdAt, id: o.id }),
+        represent: (o: Order) => representOrder(o, prefix),
+        cursors: { codec: cursors, scope },
+      });
+      if (result.link) reply.header('link', result.link);
+      return result.body;
+    },
+  });
+
+  app.get<ById>('/orders/:id', {
+    schema: { params: orderParams, response: { 200: orderSchema } },
+    preHandler: requireScope('orders:read'),
+    handler: async (request, reply) => {
+      const order = visible(authenticatedPrincipal(request), await orders.findById(request.params.id));
+      if (!checkPreconditions(request, reply, orderValidators(order))) return reply.send();
+      setValidators(reply, orderValidators(order));
+      return representOrder(order, prefix);
+    },
+  });
+
+  app.post<ById>('/orders/:id/cancel', {
+    schema: { params: orderParams, response: { 200: orderSchema } },
+    preHandler: requireScope('orders:write'),
+    handler: async (request, reply: FastifyReply) => {
+      const principal = authenticatedPrincipal(request);
+      const cancelled = await core.db.transaction().execute(async (tx) => {
+        const repository = ordersRepository(tx);
+        const order = visible(principal, await repository.findForUpdate(request.params.id));
+        if (order.status !== 'pending') throw stateConflict(order, 'cancelled');
+        return (await repository.transition(order.id, 'cancelled', now()))!;
+      });
+      setValidators(reply, orderValidators(cancelled));
+      return representOrder(cancelled, prefix);
+    },
+  });
+
+  app.post<ById>('/orders/:id/payment', {
+    schema: { params: orderParams },
+    preHandler: requireScope('payments:write'),
+    ...idempotency.route<ById>({ required: true }, async (request, tx) => {
+      const { payment } = await payOrder(tx, { principal: authenticatedPrincipal(request), orderId: request.params.id, now: now(), account: null });
+      return { status: 201, headers: { location: `${prefix}/payments/${payment.id}` }, body: representPayment(payment, prefix) };
+    }),
+  });
+}
+
+/** Another user's order is answered exactly like a missing one (404), so ids cannot be probed. */
+function visible(principal: Principal, order: Order | undefined): Order {
+  if (!order || !canAccessUser(principal, order.userId)) throw notFound('order');
+  return order;
+}
+
+/** A user token lists only its own orders; a service token all of them, or one user's with `user_id`. */
+function listFilter(principal: Principal, query: { user_id?: string | undefined; status?: string | undefined }): OrderFilter {
+  if (query.status !== undefined && !STATUSES.includes(query.status as OrderStatus)) {
+    throw new ProblemError('VALIDATION_ERROR', 'Unknown order status.', { errors: [{ field: 'status', message: `must be one of ${STATUSES.join(', ')}` }] });
+  }
+  const status = query.status as OrderStatus | undefined;
+  if (principal.kind === 'user') {
+    if (query.user_id !== undefined && query.user_id !== principal.sub) throw notFound('user');
+    return { userId: principal.sub, status };
+  }
+  return { userId: query.user_id, status };
+}
+
+const repositoryPage = (page: PageRequest) =>
+  page.style === 'offset' ? { offset: page.offset, limit: page.limit + 1 } : { ...(page.after ? { after: page.after } : {}), limit: page.limit + 1 };

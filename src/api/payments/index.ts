@@ -1,0 +1,74 @@
+// /v1/payments: POST requires an Idempotency-Key (DESIGN.md §1) and either stands alone or pays an order
+// (payment + order → paid in one transaction); GET reads one payment (own payments for user tokens).
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Core } from '../../core.js';
+import { paymentsRepository } from '../../storage/payments-repository.js';
+import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
+import { commerceServices, IDEMPOTENCY_PURGE_INTERVAL_MS } from '../commerce.js';
+import { payOrder } from './pay-order.js';
+import { representPayment } from './payment-representation.js';
+import { validatePayment } from './payment-input.js';
+
+const paymentBody = Type.Object({
+  amount: Type.Union([Type.String(), Type.Number()], { description: 'Decimal, at most the currency minor-unit digits.' }),
+  currency: Type.String({ description: 'ISO 4217 code from the configured list.' }),
+  account: Type.String({ description: '1 to 64 characters.' }),
+  order_id: Type.Optional(Type.String({ description: 'Pay this pending order; amount and currency must equal its total.' })),
+});
+const paymentSchema = Type.Object({
+  id: Type.String(),
+  amount: Type.String(),
+  currency: Type.String(),
+  account: Type.Union([Type.String(), Type.Null()]),
+  order_id: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  _links: Type.Record(Type.String(), Type.Object({ href: Type.String() })),
+});
+const paymentParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+const idempotencyHeader = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'Required: a UUID or quoted sf-string, unique per logical payment.' })),
+});
+
+type Create = { Body: Static<typeof paymentBody> };
+
+export async function paymentsRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const { idempotency } = commerceServices(core);
+  const prefix = app.prefix;
+  const payments = paymentsRepository(core.db);
+  app.jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
+
+  app.post<Create>('/payments', {
+    schema: { body: paymentBody, headers: idempotencyHeader, response: { 201: paymentSchema } },
+    preHandler: requireScope('payments:write'),
+    ...idempotency.route<Create>({ required: true }, async (request, tx) => {
+      const principal = authenticatedPrincipal(request);
+      const input = validatePayment(request.body, core.config.CURRENCIES);
+      const now = new Date(core.clock.now());
+      const payment = input.orderId
+        ? (await payOrder(tx, { principal, orderId: input.orderId, now, account: input.account, expected: input })).payment
+        : await paymentsRepository(tx).create({
+            orderId: null,
+            clientId: principal.clientId,
+            userId: principal.kind === 'user' ? principal.sub : null,
+            amountMinor: input.amountMinor,
+            currency: input.currency,
+            account: input.account,
+            createdAt: now,
+          });
+      return { status: 201, headers: { location: `${prefix}/payments/${payment.id}` }, body: representPayment(payment, prefix) };
+    }),
+  });
+
+  app.get<{ Params: Static<typeof paymentParams> }>('/payments/:id', {
+    schema: { params: paymentParams, response: { 200: paymentSchema } },
+    preHandler: requireScope('payments:write'),
+    handler: async (request) => {
+      const principal = authenticatedPrincipal(request);
+      const payment = await payments.findById(request.params.id);
+      // Stand-alone payments of a service token have no user: only service tokens see them.
+      if (!payment || !canAccessUser(principal, payment.userId ?? '')) throw notFound('payment');
+      return representPayment(payment, prefix);
+    },
+  });
+}

@@ -1,0 +1,17 @@
+import { formatMinor } from '../money.js';
+import type { Payment } from '../../storage/payments-repository.js';
+
+export function representPayment(payment: Payment, prefix: string) {
+  return {
+    id: payment.id,
+    amount: formatMinor(payment.amountMinor, payment.currency),
+    currency: payment.currency,
+    account: payment.account,
+    order_id: payment.orderId,
+    created_at: payment.createdAt.toISOString(),
+    _links: {
+      self: { href: `${prefix}/payments/${payment.id}` },
+      ...(payment.orderId ? { order: { href: `${prefix}/orders/${payment.orderId}` } } : {}),
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// /v1/reports: POST queues an orders summary (202 + Location of the status resource); the job queue
+// computes it in the background. GET answers the status, and once done the result as application/json
+// or text/csv by `Accept` (Vary: Accept; 406 otherwise), with a strong ETag.
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Core } from '../../core.js';
+import { checkPreconditions, setValidators, strongEtag } from '../../http/conditional.js';
+import { chooseMediaType } from '../../http/negotiation.js';
+import { reportsRepository, type Report } from '../../storage/reports-repository.js';
+import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
+import type { Principal } from '../principal.js';
+import { commerceServices } from '../commerce.js';
+import { REPORT_JOB, reportJobHandler } from './report-job.js';
+import { validateReport } from './report-input.js';
+import { reportCsv, reportJson, reportStatus } from './report-representation.js';
+
+const reportBody = Type.Object({
+  type: Type.String({ description: 'orders-summary' }),
+  from: Type.String({ description: 'Start (inclusive): YYYY-MM-DD or RFC 3339 date-time.' }),
+  to: Type.String({ description: 'End (exclusive): YYYY-MM-DD or RFC 3339 date-time.' }),
+});
+const reportParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+const DONE_TYPES = ['application/json', 'text/csv'] as const;
+
+type Create = { Body: Static<typeof reportBody> };
+
+export async function reportsRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  const { idempotency } = commerceServices(core);
+  const reports = reportsRepository(core.db);
+  const prefix = app.prefix;
+  app.jobs.handle(REPORT_JOB, reportJobHandler(core.clock));
+
+  app.post<Create>('/reports', {
+    schema: { body: reportBody },
+    preHandler: requireScope('reports:write'),
+    ...idempotency.route<Create>({ required: false }, async (request, tx) => {
+      const principal = authenticatedPrincipal(request);
+      const input = validateReport(request.body);
+      const report = await reportsRepository(tx).create({
+        ...input,
+        clientId: principal.clientId,
+        userId: principal.kind === 'user' ? principal.sub : null,
+        now: new Date(core.clock.now()),
+      });
+      await app.jobs.enqueue(tx, REPORT_JOB, { reportId: report.id });
+      return { status: 202, headers: { location: `${prefix}/reports/${report.id}` }, body: reportStatus(report, prefix) };
+    }),
+  });
+  // The job row is visible to workers only once the request's transaction committed.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method === 'POST' && request.routeOptions.url === `${prefix}/reports` && reply.statusCode === 202) app.jobs.wake();
+  });
+
+  app.get<{ Params: Static<typeof reportParams> }>('/reports/:id', {
+    schema: { params: reportParams },
+    config: { produces: [] },
+    preHandler: requireScope('reports:read'),
+    handler: async (request, reply) => {
+      const report = visible(authenticatedPrincipal(request), await reports.findById(request.params.id));
+      if (report.status !== 'done') {
+        chooseMediaType(request, reply, ['application/json']);
+        if (report.status === 'pending' || report.status === 'running') reply.header('retry-after', '1');
+        return reportStatus(report, prefix);
+      }
+      const type = chooseMediaType(request, reply, DONE_TYPES);
+      const validators = { etag: strongEtag('report', report.id, type, report.completedAt!.getTime()), lastModified: report.completedAt! };
+      if (!checkPreconditions(request, reply, validators)) return reply.send();
+      setValidators(reply, validators);
+      if (type === 'text/csv') return reply.type('text/csv; charset=utf-8').send(reportCsv(report, reports));
+      return reply.type('application/json; charset=utf-8').send(await reportJson(report, reports, prefix));
+    },
+  });
+}
+
+/** Users see their own reports; service tokens see all. Anything else is a 404. */
+function visible(principal: Principal, report: Report | undefined): Report {
+  if (!report || !canAccessUser(principal, report.userId ?? '')) throw notFound('report');
+  return report;
+}

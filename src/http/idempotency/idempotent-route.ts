@@ -1,0 +1,124 @@
+// The one idempotency mechanism every POST route can opt into (SPEC "Idempotency-Key rules for POST",
+// draft-ietf-httpapi-idempotency-key-header). Spread `idempotency.route(options, operation)` into the
+// route options: it supplies the handler and an onSend hook. The operation receives a transaction and
+// writes through it; its writes and the key's completion record commit together (rule 6).
+//
+//   success  → response bytes stored in the operation's transaction, then sent
+//   4xx      → the operation's writes roll back; the rendered problem is stored and replayed too
+//   5xx      → nothing stored; the reservation is released so a retry runs afresh
+//   replay   → stored status, headers and body byte for byte, plus `Idempotent-Replayed: true`
+import type { FastifyReply, FastifyRequest, RouteGenericInterface, onSendHookHandler } from 'fastify';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../storage/database.js';
+import { sha256 } from '../../crypto/random.js';
+import { ProblemError } from '../errors.js';
+import {
+  idempotencyKeysRepository,
+  type IdempotencyIdentity,
+  type StoredResponse,
+} from '../../storage/idempotency-keys-repository.js';
+import { canonicalJson } from './canonical-json.js';
+import { parseIdempotencyKey, requireIdempotencyKey } from './key-header.js';
+import { inUse, reserveKey } from './reservation.js';
+
+export const REPLAY_HEADER = 'idempotent-replayed';
+
+export interface OperationResult {
+  status: number;
+  body: unknown;
+  /** Headers that belong to the outcome (Location, ETag); stored and replayed with it. */
+  headers?: Record<string, string>;
+}
+
+export type Operation<RG extends RouteGenericInterface> = (request: FastifyRequest<RG>, tx: Db) => Promise<OperationResult>;
+
+export interface IdempotencyOptions {
+  /** true: a request without the header is refused with 400 `missing-idempotency-key`. */
+  required: boolean;
+}
+
+export interface IdempotencyDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'IDEMPOTENCY_TTL' | 'IDEMPOTENCY_LEASE'>;
+}
+
+/** Thrown inside the transaction when another request took the reservation over: roll back, answer 409. */
+class LeaseLost extends Error {}
+
+export function idempotency(deps: IdempotencyDeps) {
+  const repository = idempotencyKeysRepository(deps.db);
+  const policy = { ttlSeconds: deps.config.IDEMPOTENCY_TTL, leaseSeconds: deps.config.IDEMPOTENCY_LEASE };
+  // Requests whose operation failed with a 4xx: the rendered problem is stored once the error edge has produced it.
+  const awaitingErrorBody = new WeakMap<FastifyRequest, { id: IdempotencyIdentity; ownerToken: string }>();
+
+  async function runAndComplete<RG extends RouteGenericInterface>(request: FastifyRequest<RG>, operation: Operation<RG>, id: IdempotencyIdentity, ownerToken: string): Promise<StoredResponse> {
+    try {
+      return await deps.db.transaction().execute(async (tx) => {
+        const response = toStoredResponse(await operation(request, tx));
+        if (!(await repository.complete(tx, id, ownerToken, response))) throw new LeaseLost();
+        return response;
+      });
+    } catch (error) {
+      if (error instanceof LeaseLost) throw inUse(policy.leaseSeconds * 1000);
+      if (error instanceof ProblemError && error.status < 500) awaitingErrorBody.set(request, { id, ownerToken });
+      else await repository.release(id, ownerToken).catch((e: unknown) => request.log.warn({ err: e }, 'could not release idempotency key'));
+      throw error;
+    }
+  }
+
+  return {
+    route<RG extends RouteGenericInterface>(options: IdempotencyOptions, operation: Operation<RG>) {
+      const handler = async (request: FastifyRequest<RG>, reply: FastifyReply): Promise<FastifyReply> => {
+        const headerValue = request.headers['idempotency-key'];
+        const key = options.required ? requireIdempotencyKey(headerValue) : parseIdempotencyKey(headerValue);
+        if (key === undefined) {
+          return send(reply, await deps.db.transaction().execute(async (tx) => toStoredResponse(await operation(request, tx))));
+        }
+        const id = identity(request, key);
+        const reservation = await reserveKey({ repository, clock: deps.clock, policy }, id, requestHash(request));
+        if (reservation.kind === 'replay') return send(reply.header(REPLAY_HEADER, 'true'), reservation.response);
+        return send(reply, await runAndComplete(request, operation, id, reservation.ownerToken));
+      };
+      const onSend: onSendHookHandler = async (request, reply, payload) => {
+        const pending = awaitingErrorBody.get(request);
+        if (!pending) return payload;
+        awaitingErrorBody.delete(request);
+        const body = typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : undefined;
+        const contentType = reply.getHeader('content-type');
+        await (body && reply.statusCode < 500
+          ? repository.complete(deps.db, pending.id, pending.ownerToken, { status: reply.statusCode, headers: contentType ? { 'content-type': String(contentType) } : {}, body })
+          : repository.release(pending.id, pending.ownerToken)
+        ).catch((e: unknown) => request.log.warn({ err: e }, 'could not store the idempotent error response'));
+        return payload;
+      };
+      return { handler, onSend };
+    },
+    /** Deletes records past their retention TTL; run periodically. */
+    purgeExpired: () => repository.purgeExpired(new Date(deps.clock.now())),
+  };
+}
+
+export type Idempotency = ReturnType<typeof idempotency>;
+
+/** Keys are scoped per client and user (draft §5): two callers never share a key space. */
+function identity(request: FastifyRequest, key: string): IdempotencyIdentity {
+  const principal = request.principal;
+  if (!principal) throw new Error('idempotent routes must run after bearer authentication');
+  return { principalHash: sha256(`${principal.clientId}\n${principal.kind}\n${principal.sub}`), keyHash: sha256(key) };
+}
+
+/** The request's fingerprint: method, path and the canonical JSON of the body. */
+const requestHash = (request: FastifyRequest): string =>
+  sha256(`${request.method} ${request.url.split('?')[0]}\n${canonicalJson(request.body ?? null)}`);
+
+function toStoredResponse(result: OperationResult): StoredResponse {
+  return {
+    status: result.status,
+    headers: { ...result.headers, 'content-type': 'application/json; charset=utf-8' },
+    body: Buffer.from(JSON.stringify(result.body)),
+  };
+}
+
+const send = (reply: FastifyReply, response: StoredResponse): FastifyReply => reply.code(response.status).headers(response.headers).send(response.body);

@@ -1,0 +1,132 @@
+// The background worker: claims jobs from the database queue and runs their handler, retrying with
+// backoff and giving up after MAX_ATTEMPTS. It also runs small periodic tasks (e.g. purging expired
+// idempotency keys). Work never runs inside a request; a restart or a second instance simply picks up
+// whatever is queued. Tests call `drain()` to await the queue deterministically instead of sleeping.
+import type { Clock } from '../clock.js';
+import type { Db } from '../storage/database.js';
+import { jobsRepository, type Job } from '../storage/jobs-repository.js';
+
+export interface JobHandler {
+  run(payload: unknown, context: { db: Db }): Promise<void>;
+  /** Called once the job has failed for good. */
+  failed?(payload: unknown, error: unknown, context: { db: Db }): Promise<void>;
+}
+
+export interface JobQueue {
+  handle(kind: string, handler: JobHandler): void;
+  /** Enqueues inside the caller's transaction; call `wake()` after it commits. */
+  enqueue(tx: Db, kind: string, payload: unknown): Promise<string>;
+  wake(): void;
+  every(name: string, intervalMs: number, task: () => Promise<unknown>): void;
+  /** Claims and runs one job; false when none was runnable. */
+  runOnce(): Promise<boolean>;
+  /** Runs until the queue is empty and no job is in flight. */
+  drain(): Promise<void>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export const MAX_ATTEMPTS = 3;
+const LEASE_MS = 5 * 60_000;
+const IDLE_POLL_MS = 1_000;
+
+interface Log {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log }): JobQueue {
+  const repository = jobsRepository(db);
+  const handlers = new Map<string, JobHandler>();
+  const periodic = new Map<string, { intervalMs: number; task: () => Promise<unknown>; lastRun: number }>();
+  const inFlight = new Set<Promise<unknown>>();
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+
+  async function execute(job: Job): Promise<void> {
+    const handler = handlers.get(job.kind);
+    const now = () => new Date(clock.now());
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      await handler.run(job.payload, { db });
+      await repository.finish(job, now());
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log.warn({ err: error, job_id: job.id, kind: job.kind, attempt: job.attempts }, 'job failed');
+      if (job.attempts < MAX_ATTEMPTS) {
+        await repository.retryLater(job, message, new Date(clock.now() + job.attempts * 5_000), now());
+      } else if ((await repository.fail(job, message, now())) && handler?.failed) {
+        await handler.failed(job.payload, error, { db });
+      }
+    }
+  }
+
+  async function runPeriodic(): Promise<void> {
+    for (const [name, entry] of periodic) {
+      if (clock.now() - entry.lastRun < entry.intervalMs) continue;
+      entry.lastRun = clock.now();
+      await entry.task().catch((error: unknown) => log.warn({ err: error, task: name }, 'periodic task failed'));
+    }
+  }
+
+  async function runOnce(): Promise<boolean> {
+    const now = clock.now();
+    const job = await repository.claim(new Date(now), new Date(now + LEASE_MS));
+    if (!job) return false;
+    const run = execute(job);
+    inFlight.add(run);
+    try {
+      await run;
+    } finally {
+      inFlight.delete(run);
+    }
+    return true;
+  }
+
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, IDLE_POLL_MS);
+      wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  async function work(): Promise<void> {
+    while (running) {
+      await runPeriodic();
+      const worked = await runOnce().catch((error: unknown) => {
+        log.error({ err: error }, 'job queue unavailable');
+        return false;
+      });
+      if (!worked && running) await idle();
+    }
+  }
+
+  return {
+    handle: (kind, handler) => void handlers.set(kind, handler),
+    enqueue: (tx, kind, payload) => repository.enqueue(tx, { kind, payload, now: new Date(clock.now()) }),
+    wake: () => wakeUp?.(),
+    every: (name, intervalMs, task) => void periodic.set(name, { intervalMs, task, lastRun: clock.now() }),
+    runOnce,
+    async drain() {
+      for (;;) {
+        const worked = await runOnce();
+        await Promise.all(inFlight);
+        if (!worked && inFlight.size === 0) return;
+      }
+    },
+    start() {
+      if (running) return;
+      running = true;
+      loop = work();
+    },
+    async stop() {
+      running = false;
+      wakeUp?.();
+      await loop;
+      await Promise.all(inFlight);
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// Idempotency records: one row per (principal, key), both stored as hashes. Every state change is a
+// single conditional statement, so concurrent requests and instances race safely on PostgreSQL.
+import type { Db } from './database.js';
+
+export interface IdempotencyIdentity {
+  principalHash: string;
+  keyHash: string;
+}
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export type IdempotencyRecord =
+  | { state: 'running'; requestHash: string; lockedUntil: Date; expiresAt: Date }
+  | { state: 'completed'; requestHash: string; response: StoredResponse; expiresAt: Date };
+
+export interface IdempotencyKeysRepository {
+  /** INSERT … ON CONFLICT DO NOTHING: true when this call reserved the key. */
+  reserve(id: IdempotencyIdentity, r: { requestHash: string; ownerToken: string; now: Date; lockedUntil: Date; expiresAt: Date }): Promise<boolean>;
+  find(id: IdempotencyIdentity): Promise<IdempotencyRecord | undefined>;
+  /** Takes over a reservation whose lease has passed (its request died); true when this call won. */
+  takeOver(id: IdempotencyIdentity, r: { ownerToken: string; now: Date; lockedUntil: Date }): Promise<boolean>;
+  /** Stores the response if `ownerToken` still holds the reservation; run it inside the operation's transaction. */
+  complete(db: Db, id: IdempotencyIdentity, ownerToken: string, response: StoredResponse): Promise<boolean>;
+  /** Gives the key up (the request failed with a 5xx), so a retry runs afresh. */
+  release(id: IdempotencyIdentity, ownerToken: string): Promise<void>;
+  deleteIfExpired(id: IdempotencyIdentity, now: Date): Promise<void>;
+  purgeExpired(now: Date): Promise<number>;
+}
+
+export function idempotencyKeysRepository(db: Db): IdempotencyKeysRepository {
+  const byId = (id: IdempotencyIdentity) => db.selectFrom('idempotency_keys').where('principal_hash', '=', id.principalHash).where('key_hash', '=', id.keyHash);
+  return {
+    async reserve(id, r) {
+      const row = await db
+        .insertInto('idempotency_keys')
+        .values({
+          principal_hash: id.principalHash,
+          key_hash: id.keyHash,
+          request_hash: r.requestHash,
+          state: 'running',
+          owner_token: r.ownerToken,
+          locked_until: r.lockedUntil,
+          created_at: r.now,
+          expires_at: r.expiresAt,
+        })
+        .onConflict((oc) => oc.columns(['principal_hash', 'key_hash']).doNothing())
+        .returning('key_hash')
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+    async find(id) {
+      const row = await byId(id).selectAll().executeTakeFirst();
+      if (!row) return undefined;
+      if (row.state === 'completed') {
+        return {
+          state: 'completed',
+          requestHash: row.request_hash,
+          expiresAt: row.expires_at,
+          response: { status: row.response_status!, headers: (row.response_headers ?? {}) as Record<string, string>, body: Buffer.from(row.response_body ?? []) },
+        };
+      }
+      return { state: 'running', requestHash: row.request_hash, lockedUntil: row.locked_until!, expiresAt: row.expires_at };
+    },
+    async takeOver(id, r) {
+      const result = await db
+        .updateTable('idempotency_keys')
+        .set({ owner_token: r.ownerToken, locked_until: r.lockedUntil })
+        .where('principal_hash', '=', id.principalHash)
+        .where('key_hash', '=', id.keyHash)
+        .where('state', '=', 'running')
+        .where('locked_until', '<=', r.now)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    async complete(tx, id, ownerToken, response) {
+      const result = await tx
+        .updateTable('idempotency_keys')
+        .set({
+          state: 'completed',
+          owner_token: null,
+          locked_until: null,
+          response_status: response.status,
+          response_headers: JSON.stringify(response.headers),
+          response_body: response.body,
+        })
+        .where('principal_hash', '=', id.principalHash)
+        .where('key_hash', '=', id.keyHash)
+        .where('state', '=', 'running')
+        .where('owner_token', '=', ownerToken)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    async release(id, ownerToken) {
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('principal_hash', '=', id.principalHash)
+        .where('key_hash', '=', id.keyHash)
+        .where('state', '=', 'running')
+        .where('owner_token', '=', ownerToken)
+        .execute();
+    },
+    async deleteIfExpired(id, now) {
+      await db.deleteFrom('idempotency_keys').where('principal_hash', '=', id.principalHash).where('key_hash', '=', id.keyHash).where('expires_at', '<=', now).execute();
+    },
+    async purgeExpired(now) {
+      const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
