@@ -6,6 +6,7 @@ import { jwksEndpoint } from './jwks.js';
 import { tokenEndpoint } from './token/index.js';
 import { revocationEndpoint } from './revoke.js';
 import { introspectionEndpoint } from './introspect.js';
+import { registrationEndpoints } from './register/index.js';
 import { userinfoEndpoint } from './userinfo.js';
 import { securityEventLog } from './refresh/security-events.js';
 
@@ -17,6 +18,7 @@ const registrations: readonly Registration[] = [
   tokenEndpoint,
   revocationEndpoint,
   introspectionEndpoint,
+  registrationEndpoints,
   userinfoEndpoint,
   securityEventLog,
 ];

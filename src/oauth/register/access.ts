@@ -1,0 +1,35 @@
+// Bearer credentials of dynamic registration: the initial access token (RFC 7591 3) for POST /register and
+// the registration access token (RFC 7592 3) for one client's configuration URI. Both are stored hashed.
+import { OAuthError } from '../../http/errors.js';
+import { safeEqual, sha256 } from '../../crypto/random.js';
+import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
+import type { InitialAccessTokensRepository } from '../../storage/initial-access-tokens-repository.js';
+
+// RFC 6750 3.1: a bad or missing token is 401 with a Bearer challenge. One answer for every failure,
+// so the endpoint does not reveal whether a client id exists (RFC 7592 2.1).
+const invalidToken = () =>
+  new OAuthError('invalid_token', 'The access token is missing, invalid or expired.', {
+    status: 401,
+    headers: { 'www-authenticate': 'Bearer realm="gatehouse", error="invalid_token"' },
+  });
+
+export function bearerToken(authorization: string | undefined): string {
+  const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization ?? '');
+  if (!match) throw invalidToken();
+  return match[1]!;
+}
+
+export async function requireInitialAccessToken(authorization: string | undefined, tokens: Pick<InitialAccessTokensRepository, 'isValid'>): Promise<void> {
+  if (!(await tokens.isValid(sha256(bearerToken(authorization))))) throw invalidToken();
+}
+
+export async function requireRegistrationAccess(
+  authorization: string | undefined,
+  clientId: string,
+  clients: Pick<ClientsRepository, 'find'>,
+): Promise<Client> {
+  const presented = sha256(bearerToken(authorization));
+  const client = await clients.find(clientId);
+  if (!client?.registrationTokenHash || !safeEqual(presented, client.registrationTokenHash)) throw invalidToken();
+  return client;
+}
