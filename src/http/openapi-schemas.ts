@@ -35,3 +35,6 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 export const AUTH_ERRORS = [401, 403, 406] as const;
+
+/** The OpenAPI security requirement of a route: this server's OAuth 2.0 scheme with the route's scopes. */
+export const securedBy = (...scopes: string[]) => [{ oauth2: scopes }];

@@ -7,7 +7,7 @@ import type { Core } from '../../core.js';
 import { usersRepository, type User } from '../../storage/users-repository.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { MERGE_PATCH } from '../../http/json-body.js';
-import { problemResponses } from '../../http/openapi-schemas.js';
+import { problemResponses, securedBy } from '../../http/openapi-schemas.js';
 import { authenticatedPrincipal, notFound, requireScope } from '../auth/index.js';
 import { CreateUserSchema, MergePatchSchema, ReplaceUserSchema, UserParamsSchema, UserSchema, type ReplaceUserBody } from './schemas.js';
 import { representUser, userPath, validatorsOf } from './representation.js';
@@ -17,7 +17,6 @@ import { patchedUser } from './patch-user.js';
 import { ProblemError } from '../../http/errors.js';
 
 const tags = ['users'];
-const security = (scope: string) => [{ bearerAuth: [scope] }];
 
 export async function usersRoutes(parent: FastifyInstance, { core }: { core: Core }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
@@ -41,7 +40,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
   }
 
   app.get('/users/me', {
-    schema: { tags, summary: 'The user the access token was issued for', security: security('users:read'), response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
+    schema: { tags, summary: 'The user the access token was issued for', security: securedBy('users:read'), response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
     preHandler: requireScope('users:read'),
   }, async (request, reply) => {
     const principal = authenticatedPrincipal(request);
@@ -50,13 +49,13 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
   });
 
   app.get('/users/:id', {
-    schema: { tags, summary: 'Read a user', security: security('users:read'), params: UserParamsSchema, response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
+    schema: { tags, summary: 'Read a user', security: securedBy('users:read'), params: UserParamsSchema, response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
     preHandler: requireScope('users:read'),
   }, async (request, reply) => sendUser(request, reply, await visibleUser(users, authenticatedPrincipal(request), request.params.id)));
 
   app.post('/users', {
     schema: {
-      tags, summary: 'Create a user (service clients)', security: security('users:write'), body: CreateUserSchema,
+      tags, summary: 'Create a user (service clients)', security: securedBy('users:write'), body: CreateUserSchema,
       response: { 201: UserSchema, ...problemResponses(400, 401, 403, 406, 409, 415, 422) },
     },
     preHandler: requireScope('users:write'),
@@ -78,7 +77,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
 
   app.put('/users/:id', {
     schema: {
-      tags, summary: 'Replace a user', security: security('users:write'), params: UserParamsSchema, body: ReplaceUserSchema,
+      tags, summary: 'Replace a user', security: securedBy('users:write'), params: UserParamsSchema, body: ReplaceUserSchema,
       response: { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
     },
     preHandler: requireScope('users:write'),
@@ -89,7 +88,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
 
   app.patch('/users/:id', {
     schema: {
-      tags, summary: 'Change some fields of a user (RFC 7396 merge patch)', security: security('users:write'), params: UserParamsSchema,
+      tags, summary: 'Change some fields of a user (RFC 7396 merge patch)', security: securedBy('users:write'), params: UserParamsSchema,
       body: { content: { [MERGE_PATCH]: { schema: MergePatchSchema } } },
       response: { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
     },
@@ -104,7 +103,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
 
   app.delete('/users/:id', {
     schema: {
-      tags, summary: 'Delete a user', security: security('users:write'), params: UserParamsSchema,
+      tags, summary: 'Delete a user', security: securedBy('users:write'), params: UserParamsSchema,
       response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 409, 412) },
     },
     preHandler: requireScope('users:write'),
