@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest, RouteGenericInterface, onSendHookHan
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../storage/database.js';
+import type { Principal } from '../../api/principal.js';
 import { sha256 } from '../../crypto/random.js';
 import { ProblemError } from '../errors.js';
 import {
@@ -103,15 +104,20 @@ export function idempotency(deps: IdempotencyDeps) {
 export type Idempotency = ReturnType<typeof idempotency>;
 
 /** Keys are scoped per client and user (draft §5): two callers never share a key space. */
-function identity(request: FastifyRequest, key: string): IdempotencyIdentity {
-  const principal = request.principal;
-  if (!principal) throw new Error('idempotent routes must run after bearer authentication');
-  return { principalHash: sha256(`${principal.clientId}\n${principal.kind}\n${principal.sub}`), keyHash: sha256(key) };
-}
+export const keyIdentity = (principal: Pick<Principal, 'clientId' | 'kind' | 'sub'>, key: string): IdempotencyIdentity => ({
+  principalHash: sha256(`${principal.clientId}\n${principal.kind}\n${principal.sub}`),
+  keyHash: sha256(key),
+});
 
 /** The request's fingerprint: method, path and the canonical JSON of the body. */
-const requestHash = (request: FastifyRequest): string =>
-  sha256(`${request.method} ${request.url.split('?')[0]}\n${canonicalJson(request.body ?? null)}`);
+export const requestFingerprint = (method: string, path: string, body: unknown): string => sha256(`${method} ${path}\n${canonicalJson(body ?? null)}`);
+
+function identity(request: FastifyRequest, key: string): IdempotencyIdentity {
+  if (!request.principal) throw new Error('idempotent routes must run after bearer authentication');
+  return keyIdentity(request.principal, key);
+}
+
+const requestHash = (request: FastifyRequest): string => requestFingerprint(request.method, request.url.split('?')[0] ?? '/', request.body);
 
 function toStoredResponse(result: OperationResult): StoredResponse {
   return {

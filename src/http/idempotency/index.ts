@@ -1,3 +1,3 @@
-export { idempotency, REPLAY_HEADER, type Idempotency, type Operation, type OperationResult, type IdempotencyOptions } from './idempotent-route.js';
+export { idempotency, keyIdentity, requestFingerprint, REPLAY_HEADER, type Idempotency, type Operation, type OperationResult, type IdempotencyOptions } from './idempotent-route.js';
 export { parseIdempotencyKey, requireIdempotencyKey, MAX_KEY_LENGTH } from './key-header.js';
 export { canonicalJson } from './canonical-json.js';
