@@ -15,7 +15,7 @@ import { usersRepository } from '../storage/users-repository.js';
 import { beginAuthorization } from './begin.js';
 import type { FlowDeps } from './flow-deps.js';
 import { interactionRoutes } from './interaction-routes.js';
-import { unguardedLogins } from './login/login-failures.js';
+import { rateLimitedLogins } from './login/rate-limited-logins.js';
 import { logoutRoutes } from './logout/logout-routes.js';
 import { browserSessions } from './session/browser-sessions.js';
 
@@ -25,9 +25,10 @@ export const INTERACTION_TTL_SECONDS = 1800;
 export async function interactionPages(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
   // Registered here unless another face already did so at the root (the plugin is not encapsulated).
   if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
-  // Every answer of this face — pages, error pages, redirects — is unframeable, uncached and script-free.
+  // Every answer of this face — pages, error pages, redirects — is unframeable, uncached and script-free
+  // (a page may have set a stricter or more specific variant already).
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.headers(pageSecurityHeaders);
+    for (const [name, value] of Object.entries(pageSecurityHeaders)) if (!reply.hasHeader(name)) reply.header(name, value);
     return payload;
   });
   const { config, clock, db } = core;
@@ -44,7 +45,7 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
     clients,
     users: usersRepository(db, clock),
     codes: authorizationCodes({ db, clock, config }),
-    loginGuard: unguardedLogins,
+    loginGuard: rateLimitedLogins(core.rateLimits),
   };
 
   authorizeRoutes(app, { clients, apiAudience: config.API_AUDIENCE, issuer: config.ISSUER, begin: (request, client, http) => beginAuthorization(request, client, http, deps) });

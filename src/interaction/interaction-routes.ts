@@ -16,6 +16,7 @@ import { authenticate } from './login/authenticate.js';
 import { renderConsentPage } from './pages/consent-page.js';
 import { renderExpiredPage } from './pages/expired-page.js';
 import { renderLoginPage } from './pages/login-page.js';
+import { pageHeadersAllowingRedirectTo } from './pages/page-headers.js';
 import { needsConsent } from './requirements.js';
 
 type Params = { Params: { id: string } };
@@ -37,8 +38,8 @@ export function interactionRoutes(app: FastifyInstance, deps: FlowDeps): void {
     const live = !interaction.expired && session?.idHash === interaction.sessionHash;
     return { interaction, client, session: live ? session : undefined };
   };
-  const sendPage = (reply: FastifyReply, html: string, status = 200) =>
-    reply.code(status).headers(pageSecurityHeaders).type('text/html; charset=utf-8').send(html);
+  const sendPage = (reply: FastifyReply, html: string, status = 200, headers: Record<string, string> = pageSecurityHeaders) =>
+    reply.code(status).headers(headers).type('text/html; charset=utf-8').send(html);
   const seeOther = (reply: FastifyReply, url: string) => reply.headers({ 'cache-control': 'no-store' }).redirect(url, REDIRECT_STATUS);
 
   app.get<Params>('/interaction/:id', page, async (request, reply) => {
@@ -53,11 +54,13 @@ export function interactionRoutes(app: FastifyInstance, deps: FlowDeps): void {
     if (interaction.loginRequired || !isLoggedIn(session)) {
       const failed = (request.query as Record<string, unknown>).failed === '1';
       const loginHint = authz.loginHint;
-      return sendPage(reply, renderLoginPage({ action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, ...(loginHint ? { loginHint } : {}) }));
+      const html = renderLoginPage({ action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, ...(loginHint ? { loginHint } : {}) });
+      return sendPage(reply, html, 200, pageHeadersAllowingRedirectTo(authz.redirectUri));
     }
     if (await needsConsent(authz, client, session.userId, deps.consents)) {
       const user = await deps.users.findById(session.userId);
-      return sendPage(reply, renderConsentPage({ action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, username: user?.username ?? '' }));
+      const html = renderConsentPage({ action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, username: user?.username ?? '' });
+      return sendPage(reply, html, 200, pageHeadersAllowingRedirectTo(authz.redirectUri));
     }
     return seeOther(reply, await finish(request.params.id, session, deps));
   });
