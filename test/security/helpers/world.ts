@@ -25,8 +25,22 @@ export interface World {
   close(): Promise<void>;
 }
 
+/**
+ * Abuse limits are high and event-loop shedding is off by default: these files probe many negative cases
+ * from one IP on a shared, slow machine. 16-rate-limiting.test.ts runs with the real limits.
+ */
+export const PERMISSIVE_ENV: Record<string, string> = {
+  OVERLOAD_MAX_EVENT_LOOP_DELAY: '0',
+  RATE_LIMIT_CLIENT_AUTH_FAILURES: '100000',
+  RATE_LIMIT_LOGIN_FAILURES: '100000',
+  RATE_LIMIT_INTROSPECTION: '100000',
+  RATE_LIMIT_ANONYMOUS: '100000',
+  RATE_LIMIT_TOKEN: '100000',
+  RATE_LIMIT_API: '100000',
+};
+
 export async function startWorld(options: TestAppOptions = {}): Promise<World> {
-  const t = await startTestApp(options);
+  const t = await startTestApp({ ...options, env: { ...PERMISSIVE_ENV, ...options.env } });
   const code = { grant_types: ['authorization_code', 'refresh_token'], redirect_uris: [REG, REG_Q], scope: USER_SCOPES };
   const A = await registerClient(t.core, { ...code, client_name: 'Client A' }, { skipConsent: false });
   const B = await registerClient(t.core, { ...code, client_name: 'Client B', token_endpoint_auth_method: 'client_secret_post' }, { skipConsent: false });
