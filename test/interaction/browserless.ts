@@ -65,7 +65,7 @@ export async function createUserWithPassword(db: Db, clock: Clock, username = `u
 }
 
 /** RFC 7636 Appendix B. */
-export const RFC7636 = { verifier: 'dBjftJeZ4CVP-mJ92K9zCHYWJHWjM0j1-ZLWQeY0Adg', challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' } as const;
+export const RFC7636 = { verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' } as const;
 
 export const challengeOf = (verifier: string): string => createHash('sha256').update(verifier).digest('base64url');
 
