@@ -101,6 +101,8 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
       return toClient(row);
     },
     async find(id) {
+      // PostgreSQL text cannot hold U+0000, so such an id cannot exist; asking would be a driver error (a 500).
+      if (id.includes('\u0000')) return undefined;
       const row = await db.selectFrom('clients').selectAll().where('id', '=', id).where('disabled', '=', false).executeTakeFirst();
       return row && toClient(row);
     },

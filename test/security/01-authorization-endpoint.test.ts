@@ -81,6 +81,10 @@ describe('1. authorization endpoint', () => {
     await assertErrorPage(await get(`${authorizeUrl(w.A.id)}&client_id=${w.B.id}`));
   });
 
+  test('1.8+ client_id containing NUL or control characters → error page, not a 500', async () => {
+    for (const id of ['\u0000', `${w.A.id}\u0000`, 'a\r\nb', '\u202e']) await assertErrorPage(await get(authorizeUrl(id)));
+  });
+
   test('1.10 response_type omitted → redirect error=invalid_request or unsupported_response_type', async () => {
     const response = await get(authorizeUrl(w.A.id, { response_type: undefined, state: 'rt' }));
     const url = new URL(response.headers.get('location') ?? 'http://x/');
