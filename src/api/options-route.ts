@@ -1,39 +1,28 @@
-// OPTIONS on any resource of a version (RFC 9110 §9.3.7): 204 with `Allow` listing the methods its
+// OPTIONS on every resource of a version (RFC 9110 §9.3.7): 204 with `Allow` listing the methods its
 // routes declare. It needs no token: it reveals only the method table, never whether an object exists.
 import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 
-interface RoutePattern {
-  pattern: RegExp;
-  methods: Set<string>;
-}
-
-const patternOf = (url: string) =>
-  new RegExp(
-    '^' +
-      url
-        .split('/')
-        .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-        .join('/') +
-      '$',
-  );
-
-/** Call first in a version plugin: it watches the routes registered after it. */
-export function installOptionsRoute(app: FastifyInstance): void {
-  const routes = new Map<string, RoutePattern>();
+/**
+ * Call before the resources are registered; call the returned function after the last one, which adds
+ * one OPTIONS route per resource URL (so unknown URLs stay 404 and the 405 `Allow` lists OPTIONS too).
+ */
+export function collectOptionsRoutes(app: FastifyInstance): () => void {
+  const methodsByUrl = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
-    if (route.url.endsWith('*')) return;
-    const entry = routes.get(route.url) ?? { pattern: patternOf(route.url), methods: new Set<string>() };
-    for (const m of Array.isArray(route.method) ? route.method : [route.method]) entry.methods.add(m);
-    routes.set(route.url, entry);
-  });
-
-  app.options('/*', { config: { anonymous: true }, schema: { hide: true } }, async (request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const methods = new Set<string>(['OPTIONS']);
-    for (const r of routes.values()) if (r.pattern.test(path)) r.methods.forEach((m) => methods.add(m));
-    if (methods.size === 1) return reply.callNotFound();
+    const methods = methodsByUrl.get(route.url) ?? new Set<string>(['OPTIONS']);
+    for (const m of Array.isArray(route.method) ? route.method : [route.method]) methods.add(m);
     if (methods.has('GET')) methods.add('HEAD');
-    return reply.code(204).header('allow', [...methods].sort().join(', ')).send();
+    methodsByUrl.set(route.url, methods);
   });
+  return () => {
+    for (const [url, methods] of [...methodsByUrl]) {
+      if (methods.has('OPTIONS') && methods.size === 1) continue;
+      const allow = [...methods].sort().join(', ');
+      const path = app.prefix && url.startsWith(app.prefix) ? url.slice(app.prefix.length) : url;
+      app.options(path, { config: { anonymous: true }, schema: { hide: true } }, async (_request, reply) =>
+        reply.code(204).header('allow', allow).send(),
+      );
+    }
+  };
 }

@@ -7,7 +7,7 @@ import { acceptJsonOnly } from '../http/negotiation.js';
 import { privateNoCache } from '../http/cache-control.js';
 import { acceptMergePatch, requireJsonBody } from '../http/json-body.js';
 import { authenticateRequests, refuseTokenInBody, type ResourceServerAuth } from './auth/index.js';
-import { installOptionsRoute } from './options-route.js';
+import { collectOptionsRoutes } from './options-route.js';
 import { usersRoutes } from './users/index.js';
 
 declare module 'fastify' {
@@ -28,14 +28,16 @@ export interface ApiVersionOptions {
 export async function apiVersion(app: FastifyInstance, { version, core, auth }: ApiVersionOptions): Promise<void> {
   installVersionPolicy(app, { version, config: core.config, clock: core.clock });
   installApiConventions(app, auth);
+  const registerOptionsRoutes = collectOptionsRoutes(app);
   await app.register(usersRoutes, { core });
   // H4: orders, payments and reports register here.
+  registerOptionsRoutes(); // stays last: one OPTIONS route per resource URL registered above
 }
 
 /**
  * The conventions every resource route of a version shares, in order: bearer authentication (before the
  * body is read), 406 for an unacceptable `Accept`, the one-token-location rule for bodies, 415 for
- * non-JSON bodies, `Cache-Control: private, no-cache`, merge-patch parsing and OPTIONS.
+ * non-JSON bodies, `Cache-Control: private, no-cache` and merge-patch parsing.
  */
 export function installApiConventions(app: FastifyInstance, auth: ResourceServerAuth): void {
   const authenticate = authenticateRequests(auth.authenticator);
@@ -48,5 +50,4 @@ export function installApiConventions(app: FastifyInstance, auth: ResourceServer
   app.addHook('preValidation', requireJsonBody);
   app.addHook('onSend', privateNoCache);
   acceptMergePatch(app);
-  installOptionsRoute(app);
 }

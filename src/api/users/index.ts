@@ -11,7 +11,7 @@ import { problemResponses, securedBy } from '../../http/openapi-schemas.js';
 import { authenticatedPrincipal, notFound, requireScope } from '../auth/index.js';
 import { CreateUserSchema, MergePatchSchema, ReplaceUserSchema, UserParamsSchema, UserSchema, type ReplaceUserBody } from './schemas.js';
 import { representUser, userPath, validatorsOf } from './representation.js';
-import { createUser, deleteUser, replaceUser, visibleUser } from './users-service.js';
+import { createUser, deleteUser, replaceUser, userIfVisible, visibleUser } from './users-service.js';
 import { validateUser } from './validate.js';
 import { patchedUser } from './patch-user.js';
 import { ProblemError } from '../../http/errors.js';
@@ -31,6 +31,19 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
     }
     setValidators(reply, validators);
     return reply.code(status).send(representUser(user, prefix));
+  }
+
+  /**
+   * The target of a write: a missing user the caller could reach still has its preconditions evaluated
+   * (`If-Match: *` on nothing is 412, RFC 9110 §13.1.1) before the 404.
+   */
+  async function writeTarget(request: FastifyRequest, reply: FastifyReply, id: string): Promise<User> {
+    const user = await userIfVisible(users, authenticatedPrincipal(request), id);
+    if (!user) {
+      checkPreconditions(request, reply, undefined);
+      throw notFound('user');
+    }
+    return user;
   }
 
   /** If-Match / If-Unmodified-Since / If-None-Match on a write; returns the version to write against. */
@@ -82,7 +95,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
     },
     preHandler: requireScope('users:write'),
   }, async (request, reply) => {
-    const current = await visibleUser(users, authenticatedPrincipal(request), request.params.id);
+    const current = await writeTarget(request, reply, request.params.id);
     return replaceWith(request, reply, current, request.body);
   });
 
@@ -95,7 +108,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
     config: { bodyMediaTypes: [MERGE_PATCH] },
     preHandler: requireScope('users:write'),
   }, async (request, reply) => {
-    const current = await visibleUser(users, authenticatedPrincipal(request), request.params.id);
+    const current = await writeTarget(request, reply, request.params.id);
     writePreconditions(request, reply, current);
     const document = patchedUser(current, representUser(current, prefix), request.body);
     return replaceWith(request, reply, current, document);
@@ -108,7 +121,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
     },
     preHandler: requireScope('users:write'),
   }, async (request, reply) => {
-    const current = await visibleUser(users, authenticatedPrincipal(request), request.params.id);
+    const current = await writeTarget(request, reply, request.params.id);
     writePreconditions(request, reply, current);
     await deleteUser(users, current.id);
     return reply.code(204).send(null);

@@ -9,10 +9,15 @@ import type { CreateUserBody, ReplaceUserBody } from './schemas.js';
 
 /** The user if it exists and this principal may see it; otherwise the same 404 either way. */
 export async function visibleUser(users: UsersRepository, principal: Principal, id: string): Promise<User> {
-  if (!canAccessUser(principal, id)) throw notFound('user');
-  const user = await users.findById(id);
+  const user = await userIfVisible(users, principal, id);
   if (!user) throw notFound('user');
   return user;
+}
+
+/** undefined when the principal may reach this id but no such user exists; 404 when it may not. */
+export async function userIfVisible(users: UsersRepository, principal: Principal, id: string): Promise<User | undefined> {
+  if (!canAccessUser(principal, id)) throw notFound('user');
+  return users.findById(id);
 }
 
 const profileOf = (input: ReplaceUserBody) => ({
