@@ -1,5 +1,5 @@
-// Every failed login goes through here, so brute-force throttling (DESIGN.md §1: failed logins per
-// username and per IP) can hook one place. `beforeAttempt` may throw to refuse an attempt outright.
+// Every login attempt and failure goes through this one hook (rate-limited-logins.ts implements it with the
+// shared rate limits). `beforeAttempt` may throw to refuse an attempt outright.
 export interface LoginAttempt {
   username: string;
   ip: string;
@@ -9,9 +9,3 @@ export interface LoginGuard {
   beforeAttempt(attempt: LoginAttempt): Promise<void>;
   failed(attempt: LoginAttempt): Promise<void>;
 }
-
-/** Until the rate-limit work plugs in, attempts are not counted. */
-export const unguardedLogins: LoginGuard = {
-  beforeAttempt: async () => {},
-  failed: async () => {},
-};

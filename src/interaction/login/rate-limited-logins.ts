@@ -1,20 +1,18 @@
-// Brute-force protection for password login (DESIGN.md §1, RATE_LIMIT_LOGIN_FAILURES): failures are
-// counted per username and per client IP; while either budget is used up the login page answers 429
-// (an HTML page, the page face) before the password is checked. The username key does not depend on
-// whether the account exists, so an unknown user is throttled exactly like a known one.
+// DESIGN.md §1: failed logins are limited per username and per IP (RATE_LIMIT_LOGIN_FAILURES a minute).
+// A blocked key refuses even the right password until its window ends (429 with Retry-After), so a
+// guessing run cannot tell when it hit. Usernames are case-insensitive, like the accounts themselves.
 import type { RateLimits } from '../../http/rate-limit.js';
 import type { LoginAttempt, LoginGuard } from './login-failures.js';
 
-// Usernames are looked up case-insensitively (users-repository findByUsername), so they are counted so too.
-const keysOf = ({ username, ip }: LoginAttempt): string[] => [`user:${username.toLowerCase()}`, `ip:${ip}`];
+const keys = ({ username, ip }: LoginAttempt) => [`user:${username.toLowerCase()}`, `ip:${ip}`];
 
-export function rateLimitedLogins(limits: RateLimits): LoginGuard {
+export function rateLimitedLogins(limits: Pick<RateLimits, 'assertNotBlocked' | 'fail'>): LoginGuard {
   return {
     async beforeAttempt(attempt) {
-      for (const key of keysOf(attempt)) await limits.assertNotBlocked('login_failures', key);
+      for (const key of keys(attempt)) await limits.assertNotBlocked('login_failures', key);
     },
     async failed(attempt) {
-      await Promise.all(keysOf(attempt).map((key) => limits.fail('login_failures', key)));
+      await Promise.all(keys(attempt).map((key) => limits.fail('login_failures', key)));
     },
   };
 }
