@@ -1,8 +1,12 @@
 // node-oidc-provider 9, configured to do the same work as Gatehouse in each scenario: a confidential client
 // authenticating with client_secret_basic, ES256 JWT access tokens for the API via resource indicators
-// (RFC 8707), RS256 id_tokens, rotating refresh tokens, PKCE-bound codes, and its default in-memory adapter.
+// (RFC 8707), RS256 id_tokens, rotating refresh tokens, PKCE-bound codes, and its default in-memory adapter —
+// the library's own MemoryAdapter class, given an LRU store larger than its default 1,000 entries, because a
+// pool of pre-minted codes or refresh tokens (tens of thousands) would otherwise be evicted before use.
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
+import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
+import LRU from 'oidc-provider/lib/helpers/lru.js';
 
 export const PEER_CLIENT = {
   id: 'bench-client',
@@ -24,6 +28,8 @@ async function signingKeys(): Promise<Configuration['jwks']> {
   } as Configuration['jwks'];
 }
 
+const store = new LRU({ maxSize: 10_000_000 });
+
 export async function peerProvider(issuer: string, apiAudience: string): Promise<Provider> {
   const configuration: Configuration = {
     clients: [
@@ -37,6 +43,7 @@ export async function peerProvider(issuer: string, apiAudience: string): Promise
       },
     ],
     jwks: await signingKeys(),
+    adapter: (model: string) => new MemoryAdapter(model, store),
     cookies: { keys: ['bench-cookie-key-0123456789abcdef'] },
     scopes: ['openid', 'offline_access', 'profile', 'email'],
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),

@@ -23,9 +23,12 @@ interface CodeInput {
   nonce?: string;
   resource?: string;
 }
-type CodeIssuerFactory = (deps: { db: Core['db']; clock: Core['clock']; config: Core['config'] }) => {
+type Deps = { db: Core['db']; clock: Core['clock']; config: Core['config'] };
+type CodeIssuerFactory = (deps: Deps) => {
   issue(input: CodeInput): Promise<string>;
+  redeem(code: string, clientId: string): Promise<{ ok: true; code: { grantId: string } } | { ok: false; reason: string }>;
 };
+type RefreshTokensFactory = (deps: Deps) => { issueFirst(grantId: string): Promise<string> };
 
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
@@ -61,10 +64,12 @@ async function main(): Promise<void> {
         usersMe: app.hasRoute({ method: 'GET', url: '/v1/users/me' }),
         payments: app.hasRoute({ method: 'POST', url: '/v1/payments' }),
         orders: app.hasRoute({ method: 'GET', url: '/v1/orders' }),
-        benchUsersMe: bench.usersMe,
+        benchUsersMe: bench.usersMe && app.hasRoute({ method: 'GET', url: '/bench-unauthenticated/v1/users/me' }),
         commands: commands.map((c) => c.name),
       }),
       command: runCommand,
+      setBenchPrincipal: ({ kind, sub, clientId, scopes }: { kind: 'user' | 'service'; sub: string; clientId: string; scopes: string[] }) =>
+        bench.setPrincipal({ kind, sub, clientId, scopes: new Set(scopes), jti: 'bench-unauthenticated', exp: Math.floor(Date.now() / 1000) + 86_400 }),
       issueAccessTokens: async ({ count, input }: { count: number; input: AccessTokenInput }) => {
         const issuer = accessTokenIssuer({ keys: core.keys, clock: core.clock, config: core.config });
         return forEach(count, async () => (await issuer.issue(input)).token);
@@ -74,6 +79,19 @@ async function main(): Promise<void> {
         const factory = await srcFunction<CodeIssuerFactory>('oauth/codes/index.ts', 'authorizationCodes');
         const issuer = factory({ db: core.db, clock: core.clock, config: core.config });
         return forEach(count, () => issuer.issue(input));
+      },
+      /**
+       * Refresh tokens minted directly through the module APIs: a code from the real issuer, redeemed by the
+       * real redeemer (which creates the grant = family), then the family's first refresh token.
+       */
+      mintRefreshTokens: async ({ count, input }: { count: number; input: CodeInput }) => {
+        const codes = (await srcFunction<CodeIssuerFactory>('oauth/codes/index.ts', 'authorizationCodes'))({ db: core.db, clock: core.clock, config: core.config });
+        const refresh = (await srcFunction<RefreshTokensFactory>('oauth/refresh/index.ts', 'refreshTokens'))({ db: core.db, clock: core.clock, config: core.config });
+        return forEach(count, async () => {
+          const redeemed = await codes.redeem(await codes.issue(input), input.clientId);
+          if (!redeemed.ok) throw new Error(`could not redeem a freshly minted code: ${redeemed.reason}`);
+          return refresh.issueFirst(redeemed.code.grantId);
+        });
       },
       sql: async ({ text, params }: { text: string; params?: unknown[] }) =>
         (await core.db.executeQuery(CompiledQuery.raw(text, params ?? []))).rows,

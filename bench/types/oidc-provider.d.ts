@@ -27,3 +27,14 @@ declare module 'oidc-provider' {
     RefreshToken: new (init: Record<string, unknown>) => Saveable;
   }
 }
+
+declare module 'oidc-provider/lib/adapters/memory_adapter.js' {
+  export default class MemoryAdapter {
+    constructor(model: string, store: unknown, clockTolerance?: number);
+  }
+}
+declare module 'oidc-provider/lib/helpers/lru.js' {
+  export default class LRU {
+    constructor(options: { maxSize: number });
+  }
+}
