@@ -48,7 +48,8 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
     loginGuard: rateLimitedLogins(core.rateLimits),
   };
 
-  authorizeRoutes(app, { clients, apiAudience: config.API_AUDIENCE, issuer: config.ISSUER, begin: (request, client, http) => beginAuthorization(request, client, http, deps) });
+  const hints = { issuer: config.ISSUER, sessionTtlSeconds: config.SESSION_TTL, jwks: () => core.keys.jwks() };
+  authorizeRoutes(app, { ...hints, clients, apiAudience: config.API_AUDIENCE, begin: (request, client, http) => beginAuthorization(request, client, http, deps) });
   interactionRoutes(app, deps);
-  logoutRoutes(app, { issuer: config.ISSUER, sessionTtlSeconds: config.SESSION_TTL, sessions, clients, jwks: () => core.keys.jwks() });
+  logoutRoutes(app, { ...hints, sessions, clients });
 }

@@ -4,10 +4,11 @@ import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 import type { Client } from '../storage/clients-repository.js';
 import type { ConsentsRepository } from '../storage/consents-repository.js';
 
-/** No logged-in session, prompt=login, or max_age elapsed (max_age=0 behaves as prompt=login). */
+/** No logged-in session, prompt=login, another user hinted, or max_age elapsed (max_age=0 behaves as prompt=login). */
 export function needsLogin(request: AuthorizationRequest, session: BrowserSession | undefined, nowSeconds: number): boolean {
   if (!session?.userId || session.authTime === null) return true;
   if (request.prompt.includes('login')) return true;
+  if (request.idTokenHintSub !== undefined && request.idTokenHintSub !== session.userId) return true;
   return request.maxAge !== undefined && nowSeconds - session.authTime >= request.maxAge;
 }
 

@@ -115,3 +115,43 @@ describe('prompt, max_age and remembered consent', () => {
     assert.equal(locationOf(await go(browser, firstParty, { prompt: 'none', max_age: '30' })).searchParams.get('error'), 'login_required');
   });
 });
+
+describe('id_token_hint at /authorize', () => {
+  let t: TestApp;
+  let client: Client;
+  let user: User;
+  before(async () => {
+    t = await startTestApp();
+    client = (await createClient(t.core.db, t.core.clock, { skipConsent: true })).client;
+    user = await createUserWithPassword(t.core.db, t.core.clock);
+  });
+  after(() => t.close());
+
+  const hint = (sub: string, aud: string) => {
+    const now = Math.floor(t.core.clock.now() / 1000);
+    return t.core.keys.sign({ iss: t.url, sub, aud, iat: now, exp: now + 600 }, { alg: 'RS256', typ: 'JWT' });
+  };
+  const errorOf = (response: Response) => new URL(response.headers.get('location')!, t.url).searchParams.get('error');
+
+  test('prompt=none with an id_token_hint for the signed-in user succeeds without UI', async () => {
+    const browser = new Browser(t.url);
+    await loginAndConsent(browser, authorizeQuery(client.id, REDIRECT_URI), user);
+    const response = await browser.get(authorizeQuery(client.id, REDIRECT_URI, { prompt: 'none', id_token_hint: await hint(user.id, client.id) }));
+    assert.ok(new URL(response.headers.get('location')!).searchParams.get('code'));
+  });
+
+  test('prompt=none with an id_token_hint for another user is login_required', async () => {
+    const browser = new Browser(t.url);
+    await loginAndConsent(browser, authorizeQuery(client.id, REDIRECT_URI), user);
+    const response = await browser.get(authorizeQuery(client.id, REDIRECT_URI, { prompt: 'none', id_token_hint: await hint('someone-else', client.id) }));
+    assert.equal(errorOf(response), 'login_required');
+  });
+
+  test('an id_token_hint that is not ours or not for this client is invalid_request', async () => {
+    const browser = new Browser(t.url);
+    for (const bad of ['not.a.jwt', await hint(user.id, 'another-client')]) {
+      const response = await browser.get(authorizeQuery(client.id, REDIRECT_URI, { id_token_hint: bad }));
+      assert.equal(errorOf(response), 'invalid_request');
+    }
+  });
+});

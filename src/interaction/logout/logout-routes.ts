@@ -12,7 +12,7 @@ import type { ClientsRepository } from '../../storage/clients-repository.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';
 import { renderLoggedOutPage, renderLogoutConfirmPage } from '../pages/logout-pages.js';
 import type { BrowserSessions } from '../session/browser-sessions.js';
-import { verifyIdTokenHint } from './id-token-hint.js';
+import { verifyIdTokenHint } from '../../oauth/authorize/id-token-hint.js';
 
 export interface LogoutDeps {
   issuer: string;
@@ -32,7 +32,7 @@ export function logoutRoutes(app: FastifyInstance, deps: LogoutDeps): void {
     const params = readParameters(source);
     if (params.duplicates.size > 0) throw new PageError('Invalid request', 'A logout parameter was sent more than once.');
     const { id_token_hint: rawHint, post_logout_redirect_uri: redirectUri, state, client_id: clientId } = params.values;
-    const hint = rawHint === undefined ? undefined : await verifyIdTokenHint(rawHint, { ...deps, sessionTtlSeconds: deps.sessionTtlSeconds });
+    const hint = rawHint === undefined ? undefined : await verifyIdTokenHint(rawHint, deps);
     if (hint && clientId !== undefined && clientId !== hint.clientId) throw new PageError('Invalid request', 'client_id does not match the id_token_hint.');
     const client = hint && (await deps.clients.find(hint.clientId));
     if (redirectUri !== undefined && client && !client.postLogoutRedirectUris.includes(redirectUri)) {

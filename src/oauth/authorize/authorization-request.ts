@@ -14,6 +14,8 @@ export interface AuthorizationRequest {
   /** OIDC max_age in seconds; 0 is the same as prompt=login. */
   maxAge?: number;
   loginHint?: string;
+  /** `sub` of a verified id_token_hint: the user the client expects to be signed in. */
+  idTokenHintSub?: string;
   /** RFC 8707 resource, when the client named it. */
   resource?: string;
   /** The request's own parameters, to start the flow again when the interaction expired. */

@@ -1,6 +1,7 @@
-// OIDC RP-Initiated Logout 1.0 §2: id_token_hint identifies the client (aud) and the user (sub). It is
-// verified with jose against our own JWKS and issuer. An expired hint is still accepted for as long as a
-// login session may last, because RPs typically log out long after the id_token's exp (§4).
+// id_token_hint (OIDC Core 3.1.2.1 at /authorize, RP-Initiated Logout 1.0 §2 at /logout): an id_token we
+// issued, naming the client (aud) and the user (sub). Verified with jose against our own JWKS and issuer.
+// An expired hint is still accepted for as long as a login session may last, because RPs present it long
+// after the id_token's exp (RP-Initiated Logout §4).
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 
 export interface IdTokenHint {

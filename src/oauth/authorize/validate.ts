@@ -5,6 +5,7 @@ import { OAuthError } from '../../http/errors.js';
 import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
 import type { AuthorizationRequest, RedirectTarget } from './authorization-request.js';
 import { checkClient } from './check-client.js';
+import { checkIdTokenHint, type IdTokenHintDeps } from './check-id-token-hint.js';
 import { checkNoDuplicates } from './check-duplicates.js';
 import { checkMaxAge } from './check-max-age.js';
 import { checkNonce } from './check-nonce.js';
@@ -19,7 +20,7 @@ import { checkState } from './check-state.js';
 import { readParameters } from './parameters.js';
 import { AuthorizationErrorRedirect } from './redirect.js';
 
-export interface ValidationDeps {
+export interface ValidationDeps extends IdTokenHintDeps {
   clients: Pick<ClientsRepository, 'find'>;
   apiAudience: string;
 }
@@ -43,6 +44,7 @@ export async function validateAuthorizationRequest(
     const prompt = checkPrompt(params);
     const maxAge = checkMaxAge(params);
     const resource = checkResource(params, deps.apiAudience);
+    const idTokenHintSub = await checkIdTokenHint(params, client.id, deps);
     const loginHint = params.values.login_hint;
     const request: AuthorizationRequest = {
       clientId: client.id,
@@ -56,6 +58,7 @@ export async function validateAuthorizationRequest(
       ...(maxAge !== undefined ? { maxAge } : {}),
       ...(loginHint !== undefined ? { loginHint } : {}),
       ...(resource !== undefined ? { resource } : {}),
+      ...(idTokenHintSub !== undefined ? { idTokenHintSub } : {}),
     };
     return { client, request };
   } catch (error) {

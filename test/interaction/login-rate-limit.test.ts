@@ -1,0 +1,100 @@
+// Password brute force (DESIGN.md §1, RATE_LIMIT_LOGIN_FAILURES): failures are counted per username and per
+// IP; while either budget is used up the login answers a 429 HTML page with Retry-After, even for the right
+// password, and an unknown username is treated exactly like a known one.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
+import { authorizeQuery, Browser, createUserWithPassword, openInteraction, submitLogin } from './browserless.js';
+
+const LIMIT = 3;
+
+async function withApp(env: Record<string, string>, run: (t: TestApp, clientId: string) => Promise<void>): Promise<void> {
+  const t = await startTestApp({ env: { RATE_LIMIT_LOGIN_FAILURES: String(LIMIT), ...env } });
+  try {
+    const { client } = await createClient(t.core.db, t.core.clock);
+    await run(t, client.id);
+  } finally {
+    await t.close();
+  }
+}
+
+/** One login attempt on a fresh interaction; `from` sets X-Forwarded-For (honoured only with TRUST_PROXY). */
+async function attempt(t: TestApp, clientId: string, username: string, password: string, from?: string): Promise<{ status: number; location: string | null; contentType: string | null; retryAfter: string | null; body: string }> {
+  const headers: Record<string, string> = from ? { 'x-forwarded-for': from } : {};
+  const browser = new Browser(t.url);
+  const { form } = await openInteraction(browser, authorizeQuery(clientId, REDIRECT_URI));
+  const response = await submitLogin(browser, form, username, password, headers);
+  const location = response.headers.get('location');
+  return {
+    status: response.status,
+    // The interaction id differs per attempt; only the outcome matters.
+    location: location && location.replace(/^\/interaction\/[^/?]+/, '/interaction/ID'),
+    contentType: response.headers.get('content-type'),
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.text()).replace(/[0-9a-f-]{16,}/gi, 'TRACE'),
+  };
+}
+
+test('failed logins are limited per username: past the limit even the right password gets a 429 HTML page with Retry-After', async () => {
+  await withApp({}, async (t, clientId) => {
+    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    for (let i = 0; i < LIMIT; i++) {
+      const failed = await attempt(t, clientId, user.username, `wrong-${i}`);
+      assert.equal(failed.status, 303);
+      assert.equal(failed.location, '/interaction/ID?failed=1');
+    }
+    const blocked = await attempt(t, clientId, user.username.toUpperCase(), 'correct horse battery staple');
+    assert.equal(blocked.status, 429, 'the username is counted case-insensitively, like the lookup');
+    assert.match(blocked.contentType ?? '', /^text\/html/);
+    assert.ok(Number(blocked.retryAfter) >= 1);
+    assert.equal((await attempt(t, clientId, user.username, 'correct horse battery staple')).status, 429);
+  });
+});
+
+test('an unknown username is throttled identically to a known one: the same statuses, redirects and 429 page', async () => {
+  // Each username from its own address (TRUST_PROXY) so only the per-username budget is in play.
+  await withApp({ TRUST_PROXY: '127.0.0.1' }, async (t, clientId) => {
+    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const run = async (username: string, ip: string) => {
+      const answers = [];
+      for (let i = 0; i <= LIMIT; i++) {
+        const { status, location, contentType, retryAfter, body } = await attempt(t, clientId, username, `wrong-${i}`, ip);
+        answers.push({ status, location, contentType, retryAfterPresent: retryAfter !== null, body: status === 429 ? body : '' });
+      }
+      return answers;
+    };
+    const known = await run(user.username, '198.51.100.1');
+    const unknown = await run('nobody-by-this-name', '198.51.100.2');
+    assert.deepEqual(unknown, known);
+    assert.deepEqual(known.map((a) => a.status), [303, 303, 303, 429]);
+  });
+});
+
+test('failed logins are limited per IP: failures over many usernames block the right password of another user from that IP', async () => {
+  await withApp({}, async (t, clientId) => {
+    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    for (let i = 0; i < LIMIT; i++) assert.equal((await attempt(t, clientId, `guess-${i}`, 'guess')).status, 303);
+    assert.equal((await attempt(t, clientId, user.username, 'correct horse battery staple')).status, 429);
+  });
+});
+
+test('the per-username limit holds across IPs, while another user from a fresh IP still logs in', async () => {
+  await withApp({ TRUST_PROXY: '127.0.0.1' }, async (t, clientId) => {
+    const victim = await createUserWithPassword(t.core.db, t.core.clock);
+    const other = await createUserWithPassword(t.core.db, t.core.clock);
+    for (let i = 0; i < LIMIT; i++) await attempt(t, clientId, victim.username, 'guess', `203.0.113.${i}`);
+    assert.equal((await attempt(t, clientId, victim.username, 'correct horse battery staple', '203.0.113.200')).status, 429);
+    const ok = await attempt(t, clientId, other.username, 'correct horse battery staple', '203.0.113.201');
+    assert.equal(ok.status, 303);
+    assert.ok(ok.location?.startsWith(REDIRECT_URI), 'the other user reaches the client');
+  });
+});
+
+test('a spoofed X-Forwarded-For never resets the per-IP login failure limit when no proxy is trusted', async () => {
+  await withApp({}, async (t, clientId) => {
+    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    for (let i = 0; i < LIMIT; i++) await attempt(t, clientId, `guess-${i}`, 'guess', `203.0.113.${i}`);
+    assert.equal((await attempt(t, clientId, user.username, 'correct horse battery staple', '192.0.2.1')).status, 429);
+  });
+});
