@@ -1,0 +1,52 @@
+// An interaction is single use: parallel submissions of one consent form (double clicks, replays) yield
+// exactly one code; the others are sent back to the interaction page, which no longer exists.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
+import { authorizeQuery, Browser, createUserWithPassword, openInteraction, parseForm, submitLogin } from './browserless.js';
+import type { Client } from '../../src/storage/clients-repository.js';
+import type { User } from '../../src/storage/users-repository.js';
+
+describe('single-use interactions', () => {
+  let t: TestApp;
+  let client: Client;
+  let user: User;
+  before(async () => {
+    t = await startTestApp();
+    client = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
+    user = await createUserWithPassword(t.core.db, t.core.clock);
+  });
+  after(() => t.close());
+
+  test('10 parallel consent approvals of one interaction issue exactly one code', async () => {
+    const browser = new Browser(t.url);
+    const { form, path } = await openInteraction(browser, authorizeQuery(client.id, REDIRECT_URI, { prompt: 'consent' }));
+    await submitLogin(browser, form, user.username);
+    const consent = parseForm(await (await browser.get(path)).text());
+    const responses = await Promise.all(Array.from({ length: 10 }, () => browser.post(consent.action, { ...consent.hidden, decision: 'allow' })));
+    const toClient = responses.filter((r) => r.status === 303 && r.headers.get('location')!.startsWith(REDIRECT_URI));
+    assert.equal(toClient.length, 1, responses.map((r) => `${r.status} ${r.headers.get('location')}`).join('\n'));
+    assert.ok(new URL(toClient[0]!.headers.get('location')!).searchParams.get('code'));
+    // The losers see the interaction gone: back to its page (303) or its "not valid" page (400).
+    for (const r of responses.filter((x) => x !== toClient[0])) {
+      assert.ok((r.status === 303 && r.headers.get('location') === path) || r.status === 400, `${r.status}`);
+      await r.body?.cancel();
+    }
+    const replay = await browser.get(path);
+    assert.equal(replay.status, 400, 'a used interaction is gone');
+    await replay.body?.cancel();
+  });
+
+  test('a consent replayed after deny issues no code', async () => {
+    const browser = new Browser(t.url);
+    const { form, path } = await openInteraction(browser, authorizeQuery(client.id, REDIRECT_URI, { prompt: 'consent' }));
+    await submitLogin(browser, form, user.username);
+    const consent = parseForm(await (await browser.get(path)).text());
+    const denied = await browser.post(consent.action, { ...consent.hidden, decision: 'deny' });
+    assert.equal(new URL(denied.headers.get('location')!).searchParams.get('error'), 'access_denied');
+    const approved = await browser.post(consent.action, { ...consent.hidden, decision: 'allow' });
+    assert.equal(approved.status, 400);
+    assert.equal(approved.headers.get('location'), null);
+  });
+});
