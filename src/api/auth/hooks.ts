@@ -18,14 +18,24 @@ export async function refuseTokenInBody(request: FastifyRequest): Promise<void> 
   refuseBodyToken(request);
 }
 
+/** A scope check that also says which scopes it wants, so the OpenAPI document is derived from it. */
+export type ScopeCheck = preHandlerAsyncHookHandler & { readonly requiredScopes: readonly string[] };
+
 /** Every listed scope is required; a token without one gets 403 insufficient_scope naming them. */
-export function requireScope(...scopes: string[]): preHandlerAsyncHookHandler {
-  return async function checkScope(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+export function requireScope(...scopes: string[]): ScopeCheck {
+  const check = async function checkScope(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const principal = authenticatedPrincipal(request);
     if (!scopes.every((s) => principal.scopes.has(s))) {
       throw bearerError('insufficient_scope', `This operation requires the scope: ${scopes.join(' ')}.`, scopes);
     }
   };
+  return Object.assign(check, { requiredScopes: scopes });
+}
+
+/** The scopes the route's requireScope preHandler(s) demand (for documentation). */
+export function scopesOfRoute(preHandler: unknown): string[] {
+  const handlers = Array.isArray(preHandler) ? preHandler : preHandler ? [preHandler] : [];
+  return handlers.flatMap((h: { requiredScopes?: readonly string[] }) => [...(h.requiredScopes ?? [])]);
 }
 
 /** The principal set by authentication; a route outside the authenticated tree is a programming error. */

@@ -9,7 +9,7 @@ import { accessTokenVerifier } from './verify-access-token.js';
 export { bearerAuthenticator, principalOf, type Authenticator } from './authenticator.js';
 export { localKeySource, remoteKeySource, type KeySource } from './key-source.js';
 export { accessTokenVerifier, ACCESS_TOKEN_ALGORITHMS } from './verify-access-token.js';
-export { authenticateRequests, refuseTokenInBody, requireScope, authenticatedPrincipal } from './hooks.js';
+export { authenticateRequests, refuseTokenInBody, requireScope, scopesOfRoute, authenticatedPrincipal, type ScopeCheck } from './hooks.js';
 export { canAccessUser, assertCanAccessUser, notFound } from './object-access.js';
 
 export interface ResourceServerAuth {

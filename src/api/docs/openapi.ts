@@ -4,10 +4,17 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from '../../config.js';
 import { API_SCOPES, scopeDescriptions } from '../../oauth/scopes.js';
+import { scopesOfRoute } from '../auth/index.js';
 
 export async function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'ISSUER'>): Promise<void> {
   const scopes = Object.fromEntries(API_SCOPES.map((s) => [s, scopeDescriptions[s]]));
   await app.register(swagger, {
+    // The security requirement of each operation is read from its requireScope check: one source.
+    transform: ({ schema, url, route }) => {
+      const scopes = scopesOfRoute(route.preHandler);
+      const security = schema?.security ?? (scopes.length > 0 ? [{ oauth2: scopes }] : undefined);
+      return { schema: { ...schema, ...(security ? { security } : {}) }, url };
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
