@@ -11,6 +11,7 @@ import { genReqId, installObservability } from './http/observability.js';
 import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
 import { installOverloadProtection } from './http/overload.js';
+import { installAnonymousLimit } from './http/anonymous-limit.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
 import { resourceApi } from './api/index.js';
@@ -59,6 +60,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   installErrorEdge(app);
   installObservability(app);
   await installOverloadProtection(app, config, database);
+  installAnonymousLimit(app, core.rateLimits);
 
   // Only JSON and forms are request formats here; anything else is 415 (Fastify accepts text/plain by default).
   app.removeContentTypeParser('text/plain');

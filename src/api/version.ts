@@ -8,6 +8,7 @@ import { privateNoCache } from '../http/cache-control.js';
 import { acceptMergePatch, requireJsonBody } from '../http/json-body.js';
 import { authenticateRequests, refuseTokenInBody, type ResourceServerAuth } from './auth/index.js';
 import { collectOptionsRoutes } from './options-route.js';
+import { limitPerSubject } from './subject-limit.js';
 import { usersRoutes } from './users/index.js';
 
 declare module 'fastify' {
@@ -28,6 +29,7 @@ export interface ApiVersionOptions {
 export async function apiVersion(app: FastifyInstance, { version, core, auth }: ApiVersionOptions): Promise<void> {
   installVersionPolicy(app, { version, config: core.config, clock: core.clock });
   installApiConventions(app, auth);
+  limitPerSubject(app, core.rateLimits);
   const registerOptionsRoutes = collectOptionsRoutes(app);
   await app.register(usersRoutes, { core });
   // H4: orders, payments and reports register here.

@@ -5,6 +5,7 @@ import type { Core } from '../core.js';
 import { authenticateClient, clientAuthDeps } from './client-auth/index.js';
 import { formParameters } from './form-parameters.js';
 import { NO_STORE } from './no-store.js';
+import { limitRequest } from '../http/limit-request.js';
 import { requireToken } from './revoke.js';
 import type { IntrospectionResult } from './token-types.js';
 import { createTokenTypes, inHintOrder, INTROSPECTION_AUTH_METHODS } from './token-types-registry.js';
@@ -16,6 +17,7 @@ export function introspectionEndpoint(app: FastifyInstance, core: Core): void {
     reply.headers(NO_STORE);
     const params = formParameters(request);
     const client = await authenticateClient(request, params, auth);
+    await limitRequest(core.rateLimits, reply, 'introspection', client.id);
     const token = requireToken(params);
     let result: IntrospectionResult | { active: false } = { active: false };
     for (const handler of inHintOrder(handlers, params.token_type_hint)) {

@@ -6,6 +6,7 @@ import { OAuthError } from '../http/errors.js';
 import { authenticateClient, clientAuthDeps } from './client-auth/index.js';
 import { formParameters } from './form-parameters.js';
 import { NO_STORE } from './no-store.js';
+import { limitRequest } from '../http/limit-request.js';
 import { createTokenTypes, inHintOrder, REVOCATION_AUTH_METHODS } from './token-types-registry.js';
 
 export function requireToken(params: Readonly<Record<string, string>>): string {
@@ -20,6 +21,7 @@ export function revocationEndpoint(app: FastifyInstance, core: Core): void {
     reply.headers(NO_STORE);
     const params = formParameters(request);
     const client = await authenticateClient(request, params, auth);
+    await limitRequest(core.rateLimits, reply, 'introspection', client.id);
     const token = requireToken(params);
     for (const handler of inHintOrder(handlers, params.token_type_hint)) {
       if (await handler.revoke(token, client)) break;

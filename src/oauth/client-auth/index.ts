@@ -11,6 +11,7 @@ import { ClientAuthFailure, invalidClient } from './failure.js';
 import { presentedCredentials, type ClientAuthRequest, type PresentedCredentials } from './presented.js';
 import { verifyClientAssertion, type AssertionDeps } from './private-key-jwt.js';
 import { secretMatches } from './secret.js';
+import { rateLimitedClientAuth } from './rate-limited.js';
 import { decodeJwt } from 'jose';
 
 export { TOKEN_ENDPOINT_AUTH_METHODS as CLIENT_AUTH_METHODS } from '../../storage/clients-repository.js';
@@ -36,6 +37,7 @@ export function clientAuthDeps(core: Core, options: Pick<ClientAuthDeps, 'method
     config: core.config,
     clients: clientsRepository(core.db, core.clock),
     assertions: clientAssertionsRepository(core.db, core.clock),
+    hooks: rateLimitedClientAuth(core.rateLimits),
     ...options,
   };
 }

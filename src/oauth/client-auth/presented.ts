@@ -16,6 +16,8 @@ export type PresentedCredentials =
 export interface ClientAuthRequest {
   readonly headers: { readonly authorization?: string | undefined };
   readonly query: unknown;
+  /** The client address (Fastify's request.ip), for per-IP failure limits. */
+  readonly ip?: string;
 }
 
 const CREDENTIAL_PARAMETERS = ['client_id', 'client_secret', 'client_assertion', 'client_assertion_type'];

@@ -7,6 +7,7 @@ import { formParameters } from '../form-parameters.js';
 import { createGrants } from '../grants/index.js';
 import type { TokenResponse } from '../grants/grant.js';
 import { NO_STORE } from '../no-store.js';
+import { limitRequest } from '../../http/limit-request.js';
 import { checkClientRegisteredFor, declaredParameters, requireGrantType, supportedGrant } from './steps.js';
 
 const tokenResponseSchema = {
@@ -34,6 +35,7 @@ export function tokenEndpoint(app: FastifyInstance, core: Core): void {
       const params = formParameters(request);
       const grantType = requireGrantType(params);
       const client = await authenticateClient(request, params, auth);
+      await limitRequest(core.rateLimits, reply, 'token', client.id);
       const grant = supportedGrant(grantType, grants);
       checkClientRegisteredFor(client, grant);
       return grant.handle({ client, params: declaredParameters(params, grant) });
