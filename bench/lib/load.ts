@@ -70,7 +70,8 @@ function summarise(result: Result, expectStatus: number): LoadResult {
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: total,
-    errors: total - ok + result.errors + result.timeouts,
+    // No answer at all within the run is a failure too, not a quiet zero.
+    errors: total - ok + result.errors + result.timeouts + (total === 0 ? 1 : 0),
     seconds: result.duration,
     statusCodes,
   };

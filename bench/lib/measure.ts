@@ -18,9 +18,10 @@ export async function measure(
   const warmupErrors = new Map<string, number>(subjects.map((s) => [s.key, 0]));
 
   const once = async (subject: Subject, seconds: number): Promise<RunRecord> => {
-    const spec = await subject.load({ seconds, connections: settings.connections, expectedRate: rate.get(subject.key)! });
+    const connections = subject.connections ?? settings.connections;
+    const spec = await subject.load({ seconds, connections, expectedRate: rate.get(subject.key)! });
     const before = subject.statementsDatabase ? await env.statementCount(subject.statementsDatabase) : undefined;
-    const { result, usage } = await measureUsage(subject.server.pid, () => runLoad(spec, { connections: settings.connections, seconds }));
+    const { result, usage } = await measureUsage(subject.server.pid, () => ('drive' in spec ? spec.drive() : runLoad(spec, { connections, seconds })));
     const after = subject.statementsDatabase ? await env.statementCount(subject.statementsDatabase) : undefined;
     rate.set(subject.key, Math.max(rate.get(subject.key)!, result.rps));
     const { samples: _samples, ...window } = usage;
@@ -41,7 +42,7 @@ export async function measure(
     for (const subject of order) {
       const r = await once(subject, settings.seconds);
       log(
-        `  run ${round + 1}/${settings.runs} ${subject.label}: ${Math.round(r.load.rps)} req/s, p99 ${r.load.p99} ms, ` +
+        `  run ${round + 1}/${settings.runs} ${subject.label}: ${Math.round(r.load.rps)} req/s, p99 ${Math.round(r.load.p99)} ms, ` +
           `${r.load.errors} errors, cpu ${Math.round(r.usage.cpuPercent)}%`,
       );
       records.get(subject.key)!.push(r);

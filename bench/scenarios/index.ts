@@ -4,5 +4,8 @@ import { clientCredentials } from './client-credentials.js';
 import { codeExchange, refreshRotation } from './exchanges.js';
 import { usersMe } from './users-me.js';
 import { payments } from './payments.js';
+import { ordersCursor } from './orders-cursor.js';
+import { loginFlow } from './login-flow.js';
+import { memory } from './memory.js';
 
-export const scenarios: Scenario[] = [clientCredentials, refreshRotation, codeExchange, usersMe, payments];
+export const scenarios: Scenario[] = [clientCredentials, refreshRotation, codeExchange, loginFlow, usersMe, payments, ordersCursor, memory];

@@ -2,6 +2,11 @@
 import type { ChildServer } from '../lib/child.js';
 import type { Environment } from '../lib/environment.js';
 import type { LoadResult, LoadSpec } from '../lib/load.js';
+
+/** A load the scenario drives itself (multi-step flows autocannon cannot express). */
+export interface DrivenLoad {
+  drive(): Promise<LoadResult>;
+}
 import type { UsageWindow } from '../lib/proc-stats.js';
 
 export interface Settings {
@@ -36,9 +41,11 @@ export interface Subject {
   server: ChildServer;
   /** First guess of the rate, before a run has measured it. */
   initialRate?: number;
+  /** Connections for this subject when it differs from the run's (slow contrasts that would time out). */
+  connections?: number;
   /** Database whose pg_stat_statements calls are counted per request. */
   statementsDatabase?: string;
-  load(run: RunInfo): Promise<LoadSpec>;
+  load(run: RunInfo): Promise<LoadSpec | DrivenLoad>;
 }
 
 export interface RunRecord {
