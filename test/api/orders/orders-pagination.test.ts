@@ -152,7 +152,7 @@ test('walking all cursor pages while rows are inserted and deleted concurrently 
     round += 1;
     // The page request races an insert at a timestamp inside the walked range and a delete.
     const victim = doomedQueue.shift();
-    const [page] = await Promise.all([
+    const [page]: [Awaited<ReturnType<typeof call>>, ...unknown[]] = await Promise.all([
       call('', 'GET', url, { token: user.token }),
       orders.create({ userId: user.sub, currency: 'EUR', totalMinor: 1, items: [], now: new Date(base + ((round * 7919) % 20) * 1000) }),
       victim ? t.core.db.deleteFrom('orders').where('id', '=', victim).execute() : Promise.resolve(),
