@@ -10,6 +10,9 @@ import { authenticateRequests, refuseTokenInBody, type ResourceServerAuth } from
 import { collectOptionsRoutes } from './options-route.js';
 import { limitPerSubject } from './subject-limit.js';
 import { usersRoutes } from './users/index.js';
+import { ordersRoutes } from './orders/index.js';
+import { paymentsRoutes } from './payments/index.js';
+import { reportsRoutes } from './reports/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,7 +35,9 @@ export async function apiVersion(app: FastifyInstance, { version, core, auth }: 
   limitPerSubject(app, core.rateLimits);
   const registerOptionsRoutes = collectOptionsRoutes(app);
   await app.register(usersRoutes, { core });
-  // H4: orders, payments and reports register here.
+  await app.register(ordersRoutes, { core });
+  await app.register(paymentsRoutes, { core });
+  await app.register(reportsRoutes, { core });
   registerOptionsRoutes(); // stays last: one OPTIONS route per resource URL registered above
 }
 
