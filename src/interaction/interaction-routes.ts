@@ -20,7 +20,11 @@ import { pageHeadersAllowingRedirectTo } from './pages/page-headers.js';
 import { needsConsent } from './requirements.js';
 
 type Params = { Params: { id: string } };
-const page = { config: { face: 'page' as const } };
+// The id is a base64url random token; anything else is refused before touching the database.
+const page = {
+  config: { face: 'page' as const },
+  schema: { params: { type: 'object', properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{16,64}$' } }, required: ['id'] } },
+};
 
 interface Loaded {
   interaction: Interaction<AuthorizationRequest>;

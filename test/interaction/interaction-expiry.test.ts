@@ -74,8 +74,12 @@ describe('expired interactions', () => {
   });
 
   test('an unknown interaction id gets an error page', async () => {
-    const response = await fetch(`${t.url}/interaction/not-a-real-id`);
+    const response = await fetch(`${t.url}/interaction/${'A'.repeat(43)}`);
     assert.equal(response.status, 400);
     assert.match(await response.text(), /not valid/);
+    const malformed = await fetch(`${t.url}/interaction/${encodeURIComponent("x' or 1=1")}`);
+    assert.equal(malformed.status, 400);
+    assert.match(malformed.headers.get('content-type') ?? '', /^text\/html/);
+    await malformed.body?.cancel();
   });
 });
