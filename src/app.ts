@@ -6,7 +6,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Database } from './storage/database.js';
 import { createCore, type Core } from './core.js';
 import { loggerOptions } from './logger.js';
-import { installErrorEdge } from './http/error-edge.js';
+import { frameworkErrors, installErrorEdge } from './http/error-edge.js';
 import { genReqId, installObservability } from './http/observability.js';
 import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
@@ -46,6 +46,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
+    frameworkErrors,
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
   });

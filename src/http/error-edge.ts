@@ -44,6 +44,11 @@ export function classify(error: unknown, request: FastifyRequest): ProblemError 
   if (error instanceof SyntaxError && fe?.statusCode === 400) {
     return new ProblemError('bad-request', 'The request body is not valid JSON.');
   }
+  // A NUL character (or \u0000 in JSON) cannot be stored in PostgreSQL text/jsonb: the client's input is at
+  // fault (22021 character_not_in_repertoire, 22P05 untranslatable_character), not the server.
+  if (fe?.code === '22021' || fe?.code === '22P05') {
+    return new ProblemError('bad-request', 'The request contains a character that is not accepted (NUL).');
+  }
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error, trace_id: request.id }, 'database unavailable');
     return new ProblemError('service-unavailable', 'The database is temporarily unreachable.', {
@@ -125,6 +130,23 @@ export function sendError(face: Face, error: ProblemError | OAuthError | PageErr
 }
 
 export const faceOf = (request: FastifyRequest): Face => request.routeOptions.config?.face ?? 'problem';
+
+/** Before routing there is no route config: the face follows the path (the browser pages, the OAuth JSON endpoints). */
+export function faceOfPath(url: string): Face {
+  const path = url.split('?')[0] ?? '/';
+  if (/^\/(authorize|interaction|logout|logged-out)(\/|$)/.test(path)) return 'page';
+  if (/^\/(token|revoke|introspect|userinfo|register)(\/|$)/.test(path)) return 'oauth';
+  return 'problem';
+}
+
+/**
+ * Fastify's `frameworkErrors` hook: a malformed percent-encoding (FST_ERR_BAD_URL) or an over-long path
+ * parameter (FST_ERR_MAX_PARAM_LENGTH) is rejected by the router before any route exists; without this
+ * it would bypass the edge and answer Fastify's own JSON.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(faceOfPath(request.url), new ProblemError('bad-request', 'The request URL is malformed or too long.'), request, reply);
+}
 
 /** Installs the error handler and the 404/405 handler; call after `decorate('issuer')`. */
 export function installErrorEdge(app: FastifyInstance): void {
