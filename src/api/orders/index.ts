@@ -19,6 +19,9 @@ import { createOrderBody, listOrdersQuery, orderListSchema, orderParams, orderSc
 
 type ById = { Params: Static<typeof orderParams> };
 const STATUSES: readonly OrderStatus[] = ['pending', 'paid', 'cancelled'];
+/** The one order this collection has: newest first (created_at desc, id desc as tie-breaker). */
+const SORTS: readonly string[] = ['-created_at'];
+const ID = /^[A-Za-z0-9._:-]{1,200}$/;
 
 /** Orders are placed by users for themselves; a service token has no user to place them for. */
 async function requireUserToken(request: FastifyRequest): Promise<void> {
@@ -103,11 +106,14 @@ function visible(principal: Principal, order: Order | undefined): Order {
   return order;
 }
 
-/** A user token lists only its own orders; a service token all of them, or one user's with `user_id`. */
-function listFilter(principal: Principal, query: { user_id?: string | undefined; status?: string | undefined }): OrderFilter {
-  if (query.status !== undefined && !STATUSES.includes(query.status as OrderStatus)) {
-    throw new ProblemError('VALIDATION_ERROR', 'Unknown order status.', { errors: [{ field: 'status', message: `must be one of ${STATUSES.join(', ')}` }] });
-  }
+/**
+ * A user token lists only its own orders; a service token all of them, or one user's with `user_id`.
+ * Filter and sort values that cannot be understood are 400 (checklist 179): never ignored, never page 1.
+ */
+function listFilter(principal: Principal, query: { user_id?: string | undefined; status?: string | undefined; sort?: string | undefined }): OrderFilter {
+  if (query.sort !== undefined && !SORTS.includes(query.sort)) throw badQuery('sort', `must be one of ${SORTS.join(', ')}`);
+  if (query.status !== undefined && !STATUSES.includes(query.status as OrderStatus)) throw badQuery('status', `must be one of ${STATUSES.join(', ')}`);
+  if (query.user_id !== undefined && !ID.test(query.user_id)) throw badQuery('user_id', 'is not a user id');
   const status = query.status as OrderStatus | undefined;
   if (principal.kind === 'user') {
     if (query.user_id !== undefined && query.user_id !== principal.sub) throw notFound('user');
@@ -115,6 +121,8 @@ function listFilter(principal: Principal, query: { user_id?: string | undefined;
   }
   return { userId: query.user_id, status };
 }
+
+const badQuery = (field: string, message: string) => new ProblemError('bad-request', `The ${field} parameter is not understood.`, { errors: [{ field, message }] });
 
 const repositoryPage = (page: PageRequest) =>
   page.style === 'offset' ? { offset: page.offset, limit: page.limit + 1 } : { ...(page.after ? { after: page.after } : {}), limit: page.limit + 1 };

@@ -34,6 +34,7 @@ export const listOrdersQuery = Type.Object({
   ...pageQueryProperties,
   user_id: Type.Optional(Type.String({ description: 'Service tokens only: orders of this user.' })),
   status: Type.Optional(Type.String({ description: 'pending, paid or cancelled.' })),
+  sort: Type.Optional(Type.String({ description: 'Only `-created_at` (newest first, the default).' })),
 });
 
 export const orderListSchema = Type.Object({
