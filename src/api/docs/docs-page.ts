@@ -2,6 +2,7 @@
 // under the same strict CSP as every other page; GET /openapi.json: the document itself.
 import type { FastifyInstance } from 'fastify';
 import { escapeHtml, pageSecurityHeaders } from '../../http/html.js';
+import { withCode } from './markup.js';
 import { problemTypes } from '../../http/problem-types.js';
 
 interface Operation {
@@ -40,7 +41,7 @@ export function renderDocs(doc: OpenApiDocument): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.info.title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/assets/docs.css"></head><body>
 <h1>${escapeHtml(doc.info.title)} <small>v${escapeHtml(doc.info.version)}</small></h1>
-<p>${escapeHtml(doc.info.description ?? '')}</p><p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>
+<p>${withCode(doc.info.description ?? '')}</p><p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>
 <h2>Operations</h2><table><thead><tr><th>Method</th><th>Path</th><th>Summary</th><th>Scopes</th><th>Responses</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 <h2>Error codes</h2><ul>${problems}</ul></body></html>`;
 }

@@ -2,6 +2,7 @@
 // Unknown codes are a 404 problem. Pages come straight from the catalogue in problem-types.ts.
 import type { FastifyInstance } from 'fastify';
 import { escapeHtml, pageSecurityHeaders } from '../../http/html.js';
+import { withCode } from './markup.js';
 import { ProblemError } from '../../http/errors.js';
 import { isProblemCode, problemTypes } from '../../http/problem-types.js';
 
@@ -9,7 +10,7 @@ export function renderProblemPage(code: string, p: { status: number; title: stri
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(p.title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/assets/gatehouse.css"></head>
 <body><main class="card"><h1>${escapeHtml(p.title)}</h1><p>HTTP status <strong>${p.status}</strong>, code <code>${escapeHtml(code)}</code>.</p>
-<p>${escapeHtml(p.description)}</p><p class="muted">Clients should branch on <code>code</code>, not on the title or detail. <a href="/docs">API documentation</a></p></main></body></html>`;
+<p>${withCode(p.description)}</p><p class="muted">Clients should branch on <code>code</code>, not on the title or detail. <a href="/docs">API documentation</a></p></main></body></html>`;
 }
 
 export function problemPages(app: FastifyInstance): void {
