@@ -72,7 +72,7 @@ export async function postToken(baseUrl: string, fixture: ClientFixture, params:
 
 /** Mints a code in-process (as the consent step would) and exchanges it at /token: a fresh grant's tokens. */
 export async function codeGrantTokens(
-  app: { url: string; core: import('../../src/core.js').Core },
+  app: { url: string; core: import('../../src/oauth/codes/index.js').AuthorizationCodesDeps },
   fixture: ClientFixture,
   user: User,
   scope: string[],
@@ -95,3 +95,9 @@ export async function codeGrantTokens(
 
 export const refreshWith = (baseUrl: string, fixture: ClientFixture, refreshToken: string, extra: Record<string, string> = {}) =>
   postToken(baseUrl, fixture, { grant_type: 'refresh_token', refresh_token: refreshToken, ...extra });
+
+/**
+ * Rate limits and load shedding are other issues' subjects: off here, so a busy shared test machine
+ * (event-loop delay above the shedding threshold) cannot turn a token-flow assertion into a 503.
+ */
+export const FLOW_TEST_ENV = { RATE_LIMIT_ENABLED: 'false', OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } as const;

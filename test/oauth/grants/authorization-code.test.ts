@@ -6,13 +6,13 @@ import { authorizationCodes } from '../../../src/oauth/codes/index.js';
 import { s256 } from '../../../src/oauth/codes/pkce.js';
 import type { User } from '../../../src/storage/users-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { createClient, createUser, pkcePair, postToken, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
+import { createClient, createUser, FLOW_TEST_ENV, pkcePair, postToken, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 
 const clock = manualClock();
 let t: TestApp;
 
 before(async () => {
-  t = await startTestApp({ clock });
+  t = await startTestApp({ clock, env: FLOW_TEST_ENV });
 });
 after(async () => {
   await t.close();
