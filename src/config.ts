@@ -168,6 +168,12 @@ const settings = {
   ),
   SESSION_TTL: seconds('Browser login session lifetime.', 43_200, 60),
   CLOCK_SKEW: seconds('Tolerance applied to exp/nbf/iat checks.', 30, 0, 300),
+  CLIENT_CACHE_TTL: seconds(
+    'How long an instance reuses a client registration it has read (keeps /token off the database); deleting or changing a client takes effect within this time. 0 = read every time.',
+    5,
+    0,
+    300,
+  ),
   JWKS_CACHE_TTL: seconds('Cache time of the JWKS document; a rotated key signs only after this delay.', 300, 0, 86_400),
   IDEMPOTENCY_TTL: seconds('Retention of idempotency keys.', 86_400, 60),
   IDEMPOTENCY_LEASE: seconds('A keyed request still running after this long is treated as abandoned.', 30, 1, 3600),

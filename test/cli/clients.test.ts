@@ -8,12 +8,14 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { executeCommand } from '../../src/cli/execute.js';
 import { UsageError } from '../../src/cli/command.js';
 import { sha256 } from '../../src/crypto/random.js';
+import { manualClock } from '../../src/clock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { basicAuth, postForm } from '../oauth/fixtures.js';
+import { NO_LIMITS, basicAuth, postForm } from '../oauth/fixtures.js';
 
+const clock = manualClock(Date.now());
 let t: TestApp;
 before(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ clock, env: NO_LIMITS });
 });
 after(() => t.close());
 
@@ -80,9 +82,10 @@ test('clients create --auth-method private_key_jwt --jwks FILE registers public 
   }
 });
 
-test('clients delete removes the client; its credentials stop working; an unknown id is a usage error', async () => {
+test('clients delete removes the client; its credentials stop working within CLIENT_CACHE_TTL; an unknown id is a usage error', async () => {
   const created = await run('clients', 'create', '--name', 'Tmp', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read');
   assert.deepEqual(await run('clients', 'delete', String(created.client_id)), { deleted: created.client_id });
+  clock.advance((t.config.CLIENT_CACHE_TTL + 1) * 1000);
   const res = await postForm(`${t.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(String(created.client_id), String(created.client_secret)) });
   assert.equal(res.status, 401);
   await assert.rejects(run('clients', 'delete', 'no-such-client'), UsageError);

@@ -6,13 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { validateClientMetadata } from '../../src/oauth/clients/metadata.js';
-import { basicAuth, postForm, registerClient } from './fixtures.js';
+import { NO_LIMITS, basicAuth, postForm, registerClient } from './fixtures.js';
 
 let t: TestApp;
 let metadata: Record<string, unknown>;
 
 before(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ env: NO_LIMITS });
   metadata = (await (await fetch(`${t.url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
 });
 after(() => t.close());

@@ -5,14 +5,14 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import { manualClock } from '../../src/clock.js';
 import { executeCommand } from '../../src/cli/execute.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { basicAuth, postForm, registerClient, type RegisteredClient } from './fixtures.js';
+import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from './fixtures.js';
 
 const clock = manualClock(Date.parse('2026-03-01T10:00:00Z'));
 let t: TestApp;
 let service: RegisteredClient;
 
 before(async () => {
-  t = await startTestApp({ clock });
+  t = await startTestApp({ clock, env: NO_LIMITS });
   service = await registerClient(t.core);
 });
 after(() => t.close());

@@ -6,14 +6,14 @@ import { manualClock } from '../../src/clock.js';
 import { executeCommand } from '../../src/cli/execute.js';
 import { sha256 } from '../../src/crypto/random.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { basicAuth, postForm } from './fixtures.js';
+import { NO_LIMITS, basicAuth, postForm } from './fixtures.js';
 
 const clock = manualClock(Date.now());
 let t: TestApp;
 let initialToken: string;
 
 before(async () => {
-  t = await startTestApp({ clock });
+  t = await startTestApp({ clock, env: NO_LIMITS });
   initialToken = String(((await executeCommand(['registration-token', 'create', '--ttl', '3600'], t.core)) as { initial_access_token: string }).initial_access_token);
 });
 after(() => t.close());
@@ -100,6 +100,7 @@ test('RFC 7592: read, update and delete with the registration access token only'
 
   assert.equal((await call('DELETE', uri, token)).status, 204);
   assert.equal((await call('GET', uri, token)).status, 401);
+  clock.advance((t.config.CLIENT_CACHE_TTL + 1) * 1000);
   const afterDelete = await postForm(`${t.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(created.client_id!, created.client_secret!) });
   assert.equal(afterDelete.status, 401);
 });
@@ -117,7 +118,7 @@ test('an expired initial access token is refused', async () => {
 });
 
 test('with REGISTRATION_ENABLED=false there is no /register route and discovery does not advertise it', async () => {
-  const off = await startTestApp({ env: { REGISTRATION_ENABLED: 'false' } });
+  const off = await startTestApp({ env: { ...NO_LIMITS, REGISTRATION_ENABLED: 'false' } });
   try {
     const res = await fetch(`${off.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     assert.equal(res.status, 404);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as client from 'openid-client';
 import * as oauth from 'oauth4webapi';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { basicAuth, postForm, registerClient, type RegisteredClient } from './fixtures.js';
+import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from './fixtures.js';
 
 let t: TestApp;
 let a: RegisteredClient;
@@ -14,7 +14,7 @@ let as: oauth.AuthorizationServer;
 const insecure = { [oauth.allowInsecureRequests]: true };
 
 before(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ env: NO_LIMITS });
   a = await registerClient(t.core, { scope: 'orders:read users:read' });
   b = await registerClient(t.core, { token_endpoint_auth_method: 'client_secret_post', scope: 'orders:read' });
   publicClient = await registerClient(t.core, { token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], redirect_uris: ['https://p.example/cb'], scope: 'openid' });
@@ -134,7 +134,7 @@ test('a public client cannot introspect (no credential to authorise it) but may 
 test('an expired access token introspects as active false', async () => {
   const { manualClock } = await import('../../src/clock.js');
   const clock = manualClock(Date.now());
-  const timed = await startTestApp({ clock });
+  const timed = await startTestApp({ clock, env: NO_LIMITS });
   try {
     const c = await registerClient(timed.core);
     const res = await postForm(`${timed.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(c.id, c.secret) });

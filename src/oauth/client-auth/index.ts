@@ -11,6 +11,7 @@ import { ClientAuthFailure, invalidClient } from './failure.js';
 import { presentedCredentials, type ClientAuthRequest, type PresentedCredentials } from './presented.js';
 import { verifyClientAssertion, type AssertionDeps } from './private-key-jwt.js';
 import { secretMatches } from './secret.js';
+import { cachedClients } from '../clients/client-cache.js';
 import { rateLimitedClientAuth } from './rate-limited.js';
 import { decodeJwt } from 'jose';
 
@@ -35,7 +36,7 @@ export function clientAuthDeps(core: Core, options: Pick<ClientAuthDeps, 'method
   return {
     clock: core.clock,
     config: core.config,
-    clients: clientsRepository(core.db, core.clock),
+    clients: cachedClients(clientsRepository(core.db, core.clock), core.clock, core.config.CLIENT_CACHE_TTL),
     assertions: clientAssertionsRepository(core.db, core.clock),
     hooks: rateLimitedClientAuth(core.rateLimits),
     ...options,

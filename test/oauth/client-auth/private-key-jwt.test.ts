@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, base64url, type CryptoKey, type JWTPayload } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { NO_LIMITS, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 let t: TestApp;
@@ -17,7 +17,7 @@ let ecPublicJwk: Record<string, unknown>;
 let tokenUrl: string;
 
 before(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ env: NO_LIMITS });
   tokenUrl = `${t.url}/token`;
   const ecPair = await generateKeyPair('ES256', { extractable: true });
   const rsaPair = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
@@ -124,7 +124,7 @@ test('private_key_jwt replay: 10 parallel uses of one assertion yield exactly on
 
 test('private_key_jwt replay is refused across instances sharing the database', async () => {
   // A second instance behind the same issuer URL, on the same database (as behind a load balancer).
-  const other = await startTestApp({ database: t.database, env: { ISSUER: t.url, KEY_ENCRYPTION_KEY: t.config.KEY_ENCRYPTION_KEY! } });
+  const other = await startTestApp({ database: t.database, env: { ...NO_LIMITS, ISSUER: t.url, KEY_ENCRYPTION_KEY: t.config.KEY_ENCRYPTION_KEY! } });
   try {
     const assertion = await sign(claims(ec.id));
     assert.equal((await present(assertion)).status, 200);

@@ -6,14 +6,14 @@ import * as client from 'openid-client';
 import * as oauth from 'oauth4webapi';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
 
 let t: TestApp;
 let service: RegisteredClient;
 let tokenUrl: string;
 
 before(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ env: NO_LIMITS });
   tokenUrl = `${t.url}/token`;
   service = await registerClient(t.core, { grant_types: ['client_credentials'], scope: 'orders:read reports:read openid' });
 });

@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
 
 let t: TestApp;
 let service: RegisteredClient;
@@ -10,7 +10,7 @@ let webApp: RegisteredClient;
 let tokenUrl: string;
 
 before(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ env: NO_LIMITS });
   tokenUrl = `${t.url}/token`;
   service = await registerClient(t.core, { grant_types: ['client_credentials'], scope: 'orders:read' });
   webApp = await registerClient(t.core, { grant_types: ['authorization_code', 'refresh_token'], redirect_uris: ['https://app.example/cb'], scope: 'openid orders:read' });
@@ -50,7 +50,7 @@ test('a JSON body is refused with invalid_request and the grant is not processed
 });
 
 test('a text/plain body or no content type is refused with invalid_request', async () => {
-  for (const headers of [{ 'content-type': 'text/plain' }, {}]) {
+  for (const headers of [{ 'content-type': 'text/plain' }, {}] as Record<string, string>[]) {
     const res = await fetch(tokenUrl, { method: 'POST', headers: { ...headers, authorization: basicAuth(service.id, service.secret) }, body: 'grant_type=client_credentials' });
     assert.equal(res.status, 400);
     const body = (await res.json()) as { error: string };
