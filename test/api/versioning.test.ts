@@ -34,7 +34,7 @@ const get = async (path: string, auth = true) => fetch(`${t.url}${path}`, { head
 
 test('a deprecated version announces Deprecation as @<unix seconds>, Sunset as an IMF-fixdate, and a deprecation Link', async () => {
   const res = await get('/v0/users/me');
-  assert.equal(res.status, 404); // a service token has no "me": the headers ride on errors too
+  assert.equal(res.status, 404, await res.clone().text()); // a service token has no "me": the headers ride on errors too
   assert.equal(res.headers.get('deprecation'), `@${DEPRECATED / 1000}`);
   assert.equal(res.headers.get('sunset'), 'Fri, 01 Jan 2027 00:00:00 GMT');
   assert.match(res.headers.get('link') ?? '', new RegExp(`<${t.url}/docs>; rel="deprecation"`));

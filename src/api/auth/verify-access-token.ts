@@ -88,6 +88,9 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
     throw invalid('The access token lifetime is not acceptable.');
   }
   if (scope !== undefined && typeof scope !== 'string') throw invalid('The access token scope is malformed.');
+  // RFC 9449 §7.1: a DPoP-bound token (cnf.jkt) sent as a plain bearer token would lose its sender
+  // constraint; this API accepts only the Bearer scheme, so such a token is refused.
+  if (payload.cnf !== undefined) throw invalid('The access token is sender-constrained and cannot be used as a bearer token.');
   if (authTime !== undefined && typeof authTime !== 'number') throw invalid('The access token auth_time is malformed.');
   return {
     sub,

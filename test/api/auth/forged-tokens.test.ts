@@ -266,6 +266,11 @@ test('an expired token is refused with a 401 that says so without echoing it', a
   await assertInvalidToken(res, token);
 });
 
+test('a DPoP-bound token (cnf.jkt) sent with the Bearer scheme is refused (RFC 9449 §7.1)', async () => {
+  const token = await es256(good({ cnf: { jkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' } }));
+  await assertInvalidToken(await call(token), token);
+});
+
 test('a valid token without the route scope answers 403 insufficient_scope naming every required scope', async () => {
   const res = await call(await es256(good({ scope: 'users:read users:write' })), { path: '/admin' });
   assert.equal(res.status, 403);
