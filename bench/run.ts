@@ -43,6 +43,14 @@ const t0 = performance.now();
 const log = (m: string) => console.log(m.startsWith('\n') ? m : `[${((performance.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${m}`);
 const env = environment({ log, ...(values['cpu-prof'] ? { cpuProfileDir: `${resultsDir}profiles` } : {}) });
 
+// Ctrl-C must not leave a PostgreSQL server or a child behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping the servers`);
+    env.stop().finally(() => process.exit(130));
+  });
+}
+
 const records: ScenarioRecord[] = [];
 const started = performance.now();
 try {

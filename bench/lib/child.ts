@@ -37,7 +37,7 @@ export async function startChild(name: string, entry: URL, options: StartOptions
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  const port = await waitReady(name, child, () => tail, options.timeoutMs ?? 120_000);
+  const port = await waitReady(name, child, () => tail, options.timeoutMs ?? 300_000);
   return wrap(name, child, port, () => tail);
 }
 
