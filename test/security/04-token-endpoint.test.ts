@@ -97,7 +97,7 @@ describe('4. token endpoint', () => {
       '%%%=%%%',
     ];
     for (const params of cases) {
-      for (const headers of [{ authorization: basicAuth(w.C.id, w.C.secret) }, {}, { authorization: 'Basic !!!' }]) {
+      for (const headers of [{ authorization: basicAuth(w.C.id, w.C.secret) }, {}, { authorization: 'Basic !!!' }] as Array<Record<string, string>>) {
         const r = await postForm(`${w.url}/token`, params, headers);
         assert.ok(r.status === 400 || r.status === 401, `${JSON.stringify(params)} → ${r.status}`);
         assert.match(r.headers.get('content-type') ?? '', /^application\/json/);

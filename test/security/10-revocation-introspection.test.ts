@@ -83,7 +83,7 @@ describe('10. revocation and introspection', () => {
 
   test('10.118 POST /introspect without caller authentication → 401', async () => {
     const t = await tokensFor(w, w.A);
-    for (const headers of [{}, { authorization: `Bearer ${t.access_token}` }, { authorization: basicAuth(w.A.id, 'wrong') }]) {
+    for (const headers of [{}, { authorization: `Bearer ${t.access_token}` }, { authorization: basicAuth(w.A.id, 'wrong') }] as Array<Record<string, string>>) {
       const r = await postForm(`${w.url}/introspect`, { token: t.access_token }, headers);
       assert.equal(r.status, 401);
       assert.equal(r.body.error, 'invalid_client');

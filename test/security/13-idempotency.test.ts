@@ -17,7 +17,7 @@ before(async () => {
 });
 after(() => t.close());
 
-const payments = () => paymentsRepository(t.core.db, t.core.clock).count();
+const payments = () => paymentsRepository(t.core.db).count();
 const pay = (token: string, key: string | undefined, body: unknown = { amount: '10.00', currency: 'EUR', account: 'ACC-1' }) =>
   call(t.url, 'POST', '/v1/payments', { token, body, ...(key !== undefined ? { key } : {}) });
 
