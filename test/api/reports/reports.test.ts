@@ -2,6 +2,7 @@
 // while pending, the result as JSON or streamed CSV by Accept (Vary, 406, ETag/304), object-level 404.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { ordersRepository } from '../../../src/storage/orders-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { call, shopTokens, SHOP_TEST_ENV, type Caller } from '../../helpers/shop.js';
@@ -117,4 +118,24 @@ test('a service token\'s report summarises every user\'s orders', async () => {
   const may1 = r.json.rows.find((row: { day: string; currency: string }) => row.day === '2025-05-01' && row.currency === 'EUR');
   assert.equal(may1.order_count, 3);
   assert.equal(may1.total, '1247.06');
+});
+
+test('a CSV larger than one database batch streams (chunked) with every row exactly once, in order', async () => {
+  const big = await shopTokens(t.core).user();
+  // One order per day and currency over a whole year: 2 × 365 report rows, more than one 500-row batch.
+  await sql`
+    insert into orders (user_id, currency, total_minor, items, created_at, updated_at)
+    select ${big.sub}, c, 100, '[]'::jsonb, d, d
+    from generate_series(timestamptz '2024-01-01 12:00Z', timestamptz '2024-12-30 12:00Z', interval '1 day') as d,
+         unnest(array['EUR', 'USD']) as c`.execute(t.core.db);
+  const created = await call(t.url, 'POST', '/v1/reports', { token: big.token, body: { type: 'orders-summary', from: '2024-01-01', to: '2024-12-31' } });
+  await t.app.jobs.drain();
+  const csv = await call(t.url, 'GET', created.headers.get('location')!, { token: big.token, headers: { accept: 'text/csv' } });
+  assert.equal(csv.headers.get('transfer-encoding'), 'chunked');
+  const lines = csv.text.trimEnd().split('\r\n');
+  assert.equal(lines.length, 1 + 365 * 2);
+  assert.equal(new Set(lines).size, lines.length);
+  assert.equal(lines[1], '2024-01-01,EUR,pending,1,1.00');
+  assert.equal(lines.at(-1), '2024-12-30,USD,pending,1,1.00');
+  assert.deepEqual(lines.slice(1), [...lines.slice(1)].sort());
 });
