@@ -1,6 +1,6 @@
 // `gatehouse <command>`: JSON on stdout, errors on stderr, exit code 0 / 1 (failure) / 2 (usage).
 import { ConfigError, loadConfig } from '../config.js';
-import { createCore } from '../core.js';
+import { createCore, type Core } from '../core.js';
 import { connectDatabase, dataDirOwner, StartupError } from '../storage/connect.js';
 import { migrate } from '../storage/migrate.js';
 import { systemClock } from '../clock.js';
@@ -29,8 +29,9 @@ export async function runCli(argv: string[]): Promise<number> {
       return reply.usage ? 2 : 1;
     }
     const database = await connectDatabase(config);
+    let core: Core | undefined;
     try {
-      const core = createCore({ config, clock: systemClock, database });
+      core = createCore({ config, clock: systemClock, database });
       // Every other command works on an up-to-date schema with keys; `migrate` itself reports what it applied.
       if (findCommand(argv)?.command.name !== 'migrate') {
         await migrate(database.db);
@@ -39,6 +40,8 @@ export async function runCli(argv: string[]): Promise<number> {
       console.log(JSON.stringify(await executeCommand(argv, core), null, 2));
       return 0;
     } finally {
+      // With REDIS_URL set the core holds a Redis connection, which would keep the process alive.
+      core?.redis?.disconnect();
       await database.close();
     }
   } catch (error) {
