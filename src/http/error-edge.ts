@@ -7,6 +7,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError, PageError, ProblemError, safeDescription, type FieldError, type OAuthErrorCode } from './errors.js';
 import { problemTypes } from './problem-types.js';
+import { problemTitle } from './problem-titles.js';
 import { renderErrorPage } from './error-page.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 
@@ -112,9 +113,10 @@ export function sendError(face: Face, error: ProblemError | OAuthError | PageErr
   }
   const p = asProblem(error);
   const issuer = request.server.issuer;
+  const { title, language } = problemTitle(p.code, request.headers['accept-language']);
   const body: Record<string, unknown> = {
     type: `${issuer}/problems/${p.code}`,
-    title: problemTypes[p.code].title,
+    title,
     status: p.status,
     ...(p.detail !== undefined && p.code !== 'internal-error' ? { detail: p.detail } : {}),
     instance: request.url.split('?')[0],
@@ -124,7 +126,7 @@ export function sendError(face: Face, error: ProblemError | OAuthError | PageErr
   };
   return reply
     .code(p.status)
-    .headers({ ...p.headers, 'cache-control': 'no-store' })
+    .headers({ ...p.headers, 'cache-control': 'no-store', 'content-language': language })
     .type('application/problem+json; charset=utf-8')
     .send(JSON.stringify(body));
 }
