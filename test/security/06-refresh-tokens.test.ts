@@ -108,6 +108,14 @@ describe('6. refresh tokens', () => {
     assertTokenError(r, ['invalid_client', 'invalid_request']);
   });
 
+  test('6.x a refused refresh (resource of another API) does not rotate: the same refresh token still works', async () => {
+    const first = await tokensFor(w, w.A);
+    for (const resource of ['https://other.example/api', ';0OC']) {
+      assertTokenError(await refresh(w.A, first.refresh_token!, { resource }), 'invalid_target');
+    }
+    assert.equal((await refresh(w.A, first.refresh_token!)).status, 200);
+  });
+
   test('6.x a tampered refresh token → invalid_grant, no 5xx', async () => {
     const first = await tokensFor(w, w.A);
     const rt = first.refresh_token!;

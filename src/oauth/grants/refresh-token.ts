@@ -41,6 +41,9 @@ export function refreshTokenGrant(deps: {
       const token = params.refresh_token;
       if (token === undefined || token === '') throw new OAuthError('invalid_request', 'refresh_token is required.');
       const requested = parseScope(params.scope);
+      // Refuse a wrong `resource` before rotating: a refused request must not burn the client's token (the
+      // only resource is the API, so the grant's bound audience is the API audience whenever it is set).
+      tokenAudience(params.resource, null, deps.apiAudience);
       const rotation = await deps.refresh.rotate({ token, clientId: client.id, scope: requested });
       if (rotation.kind === 'replayed') return JSON.parse(rotation.response) as TokenResponse;
       if (rotation.kind === 'refused') throw refusal(rotation, client.id);
