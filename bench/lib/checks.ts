@@ -19,3 +19,10 @@ export function atMost(label: string, value: number, max: number, unit: string):
 export function atLeast(label: string, value: number, min: number, unit: string): Check {
   return { label, value: round(value, 1), unit, target: `≥ ${min} ${unit}`, pass: value >= min };
 }
+
+/** The same comparison per core: requests per server CPU-second (robust when the machine is shared). */
+export function perCoreRatioAtLeast(label: string, a: SubjectSummary | undefined, b: SubjectSummary | undefined, min: number): Check[] {
+  if (!a || !b) return [];
+  const value = round(a.median.perCpuSecond / b.median.perCpuSecond, 2);
+  return [{ label, value, unit: '×', target: `≥ ${min}`, pass: value >= min }];
+}

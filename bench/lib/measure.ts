@@ -64,6 +64,7 @@ export function summarise(subject: Pick<Subject, 'key' | 'label' | 'role'>, runs
     errors: runs.reduce((n, r) => n + r.load.errors, 0),
     median: {
       rps: median(runs.map((r) => r.load.rps)),
+      perCpuSecond: median(runs.map((r) => (r.usage.cpuPercent > 0 ? r.load.rps / (r.usage.cpuPercent / 100) : Number.NaN))),
       p50: median(runs.map((r) => r.load.p50)),
       p99: median(runs.map((r) => r.load.p99)),
       cpuPercent: median(runs.map((r) => r.usage.cpuPercent)),

@@ -21,11 +21,10 @@ const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.len
 const num = (v: number | undefined, digits = 0) => (v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(digits));
 
 function row(s: SubjectSummary, quick: boolean): string {
-  const perCpu = s.median.cpuPercent > 0 ? s.median.rps / (s.median.cpuPercent / 100) : Number.NaN;
   return [
     pad(s.label, 34),
     lpad(quick ? '(quick)' : num(s.median.rps), 9),
-    lpad(quick ? '' : num(perCpu), 9),
+    lpad(quick ? '' : num(s.median.perCpuSecond), 9),
     lpad(quick ? '' : num(s.median.p50, 1), 8),
     lpad(quick ? '' : num(s.median.p99, 1), 8),
     lpad(String(s.errors + s.warmupErrors), 7),

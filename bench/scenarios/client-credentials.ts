@@ -3,7 +3,7 @@
 // ES256 at+jwt access token for the API (checked by a probe before measuring).
 import { assertEs256AccessToken, basicAuth, FORM, form, postForm } from '../lib/http.js';
 import { measure } from '../lib/measure.js';
-import { atMost, ratioAtLeast } from '../lib/checks.js';
+import { atMost, perCoreRatioAtLeast, ratioAtLeast } from '../lib/checks.js';
 import type { ChildServer } from '../lib/child.js';
 import { GATEHOUSE_DB } from '../lib/environment.js';
 import type { Scenario, ScenarioContext, Subject, Unavailable } from './scenario.js';
@@ -67,6 +67,8 @@ export const clientCredentials: Scenario = {
     const checks = [
       ...ratioAtLeast('Gatehouse (PostgreSQL) ÷ peer, req/s', by('gatehouse-postgres'), by('peer'), 2.0),
       ...ratioAtLeast('Gatehouse (PGlite) ÷ peer, req/s', by('gatehouse-pglite'), by('peer'), 2.0),
+      ...perCoreRatioAtLeast('Gatehouse (PostgreSQL) ÷ peer, per core (req per CPU-second)', by('gatehouse-postgres'), by('peer'), 2.0),
+      ...perCoreRatioAtLeast('Gatehouse (PGlite) ÷ peer, per core (req per CPU-second)', by('gatehouse-pglite'), by('peer'), 2.0),
       ...['gatehouse-postgres', 'gatehouse-pglite'].flatMap((k) => {
         const s = by(k);
         return s ? [atMost(`${s.label} p99`, s.median.p99, 25, 'ms')] : [];

@@ -3,7 +3,7 @@
 // through the module APIs (code issued → redeemed → first refresh token of the family); the peer's codes
 // and refresh tokens through its own models. Every request presents a value never used before.
 import { measure } from '../lib/measure.js';
-import { ratioAtLeast } from '../lib/checks.js';
+import { perCoreRatioAtLeast, ratioAtLeast } from '../lib/checks.js';
 import { GATEHOUSE_DB } from '../lib/environment.js';
 import type { Scenario, ScenarioContext, ScenarioOutcome, Subject, Unavailable } from './scenario.js';
 import { unlessNotRunnable } from './subjects.js';
@@ -28,6 +28,7 @@ async function exchangeScenario(context: ScenarioContext, kind: 'codes' | 'refre
     subjects: summaries,
     unavailable,
     checks: ratioAtLeast('Gatehouse (PostgreSQL) ÷ peer, req/s', by('gatehouse-postgres'), by('peer'), target),
+    figures: perCoreRatioAtLeast('Gatehouse ÷ peer per core (req per CPU-second; Gatehouse CPU excludes PostgreSQL)', by('gatehouse-postgres'), by('peer'), 0).map((c) => ({ label: c.label, value: c.value, unit: '×' })),
     notes: [
       kind === 'codes'
         ? 'codes minted before each run: Gatehouse through its real issuer (src/oauth/codes), the peer through its AuthorizationCode model'

@@ -60,7 +60,7 @@ export interface SubjectSummary {
   role: Role;
   runs: RunRecord[];
   warmupErrors: number;
-  median: { rps: number; p50: number; p99: number; cpuPercent: number; rssMaxMiB: number; statementsPerRequest?: number };
+  median: { rps: number; perCpuSecond: number; p50: number; p99: number; cpuPercent: number; rssMaxMiB: number; statementsPerRequest?: number };
   errors: number;
 }
 
