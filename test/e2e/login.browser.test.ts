@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, createUserWithPassword, PASSWORD } from '../interaction/browserless.js';
+import { authorizeQuery, createUserWithPassword, PASSWORD, PAGES_TEST_ENV } from '../interaction/browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 
@@ -38,7 +38,7 @@ describe('login and consent in a real browser', () => {
   let profileDir: string;
   let context: BrowserContext;
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: PAGES_TEST_ENV });
     clientPage = await startClientPage();
     client = (await createClient(t.core.db, t.core.clock, { name: 'Browser Test Shop', skipConsent: false, redirectUris: [clientPage.redirectUri] })).client;
     user = await createUserWithPassword(t.core.db, t.core.clock);

@@ -124,3 +124,6 @@ export async function openInteraction(browser: Browser, authorizePath: string): 
 
 export const submitLogin = (browser: Browser, form: ParsedForm, username: string, password = PASSWORD, headers: Record<string, string> = {}): Promise<Response> =>
   browser.post(form.action, { ...form.hidden, username, password }, headers);
+
+/** These tests are about the pages, not load shedding: a busy shared machine must not turn answers into 503s. */
+export const PAGES_TEST_ENV = { OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } as const;

@@ -7,7 +7,7 @@ import { manualClock } from '../../src/clock.js';
 import { INTERACTION_TTL_SECONDS } from '../../src/interaction/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, openInteraction, submitLogin } from './browserless.js';
+import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, openInteraction, submitLogin, PAGES_TEST_ENV } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 
@@ -19,7 +19,7 @@ describe('expired interactions', () => {
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, env: PAGES_TEST_ENV });
     client = (await createClient(t.core.db, t.core.clock)).client;
     user = await createUserWithPassword(t.core.db, t.core.clock);
   });

@@ -8,7 +8,7 @@ import { epochSeconds } from '../../src/clock.js';
 import { PLAIN_HTTP_SESSION_COOKIE } from '../../src/interaction/session/session-cookie.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, parseForm } from './browserless.js';
+import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, parseForm, PAGES_TEST_ENV } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 
@@ -20,7 +20,7 @@ describe('RP-initiated logout', () => {
   let other: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: PAGES_TEST_ENV });
     client = (await createClient(t.core.db, t.core.clock, { postLogoutRedirectUris: [POST_LOGOUT] })).client;
     other = (await createClient(t.core.db, t.core.clock, { postLogoutRedirectUris: ['https://other.example/bye'] })).client;
     user = await createUserWithPassword(t.core.db, t.core.clock);

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, openInteraction, submitLogin } from './browserless.js';
+import { authorizeQuery, Browser, createUserWithPassword, openInteraction, submitLogin, PAGES_TEST_ENV } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 
@@ -24,7 +24,7 @@ describe('page security headers', () => {
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: PAGES_TEST_ENV });
     client = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
     user = await createUserWithPassword(t.core.db, t.core.clock);
   });

@@ -8,7 +8,7 @@ import { sha256 } from '../../src/crypto/random.js';
 import { codeStore } from '../../src/oauth/codes/code-store.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, openInteraction, submitLogin } from './browserless.js';
+import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, openInteraction, submitLogin, PAGES_TEST_ENV } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 
@@ -19,7 +19,7 @@ describe('prompt, max_age and remembered consent', () => {
   let firstParty: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, env: PAGES_TEST_ENV });
     consenting = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
     firstParty = (await createClient(t.core.db, t.core.clock, { skipConsent: true })).client;
     user = await createUserWithPassword(t.core.db, t.core.clock);
@@ -121,7 +121,7 @@ describe('id_token_hint at /authorize', () => {
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: PAGES_TEST_ENV });
     client = (await createClient(t.core.db, t.core.clock, { skipConsent: true })).client;
     user = await createUserWithPassword(t.core.db, t.core.clock);
   });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, openInteraction, parseForm, submitLogin } from './browserless.js';
+import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, openInteraction, parseForm, submitLogin, PAGES_TEST_ENV } from './browserless.js';
 import { PLAIN_HTTP_SESSION_COOKIE } from '../../src/interaction/session/session-cookie.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
@@ -16,7 +16,7 @@ describe('browser session', () => {
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, env: PAGES_TEST_ENV });
     client = (await createClient(t.core.db, t.core.clock, { skipConsent: true })).client;
     user = await createUserWithPassword(t.core.db, t.core.clock);
   });
@@ -100,7 +100,7 @@ describe('browser session on an https issuer', () => {
   let t: TestApp;
   let client: Client;
   before(async () => {
-    t = await startTestApp({ env: { ISSUER: 'https://login.example' } });
+    t = await startTestApp({ env: { ...PAGES_TEST_ENV, ISSUER: 'https://login.example' } });
     client = (await createClient(t.core.db, t.core.clock)).client;
   });
   after(() => t.close());

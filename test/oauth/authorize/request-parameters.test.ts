@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient } from '../../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, RFC7636 } from '../../interaction/browserless.js';
+import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, RFC7636, PAGES_TEST_ENV } from '../../interaction/browserless.js';
 import type { Client } from '../../../src/storage/clients-repository.js';
 import type { User } from '../../../src/storage/users-repository.js';
 import { assertErrorRedirect, SAFE_DESCRIPTION } from './assertions.js';
@@ -17,7 +17,7 @@ describe('authorize: request parameters', () => {
   let ccOnly: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: PAGES_TEST_ENV });
     client = (await createClient(t.core.db, t.core.clock, { redirectUris: [REG], scopes: ['openid', 'profile', 'email', 'orders:read'] })).client;
     ccOnly = (await createClient(t.core.db, t.core.clock, { redirectUris: [REG], grantTypes: ['client_credentials'] })).client;
     user = await createUserWithPassword(t.core.db, t.core.clock);

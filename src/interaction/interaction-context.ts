@@ -1,0 +1,50 @@
+// What the three interaction routes share: loading the parked request with its client and (live) browser
+// session, answering with a page or a 303, and finishing the flow exactly once.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PageError } from '../http/errors.js';
+import { pageSecurityHeaders } from '../http/html.js';
+import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
+import { REDIRECT_STATUS } from '../oauth/authorize/redirect.js';
+import type { BrowserSession } from '../storage/browser-sessions-repository.js';
+import type { Client } from '../storage/clients-repository.js';
+import type { Interaction } from '../storage/interactions-repository.js';
+import { interactionPath } from './begin.js';
+import { completeAuthorization } from './complete.js';
+import type { FlowDeps } from './flow-deps.js';
+
+export type InteractionRequest = FastifyRequest<{ Params: { id: string } }>;
+
+// The id is a base64url random token; anything else is refused before touching the database.
+export const interactionRouteOptions = {
+  config: { face: 'page' as const },
+  schema: { params: { type: 'object', properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{16,64}$' } }, required: ['id'] } },
+};
+
+export interface LoadedInteraction {
+  interaction: Interaction<AuthorizationRequest>;
+  client: Client;
+  /** The browser session the interaction belongs to; undefined when either expired or it is another browser's. */
+  session: BrowserSession | undefined;
+}
+
+export async function loadInteraction(request: InteractionRequest, deps: FlowDeps): Promise<LoadedInteraction> {
+  const interaction = await deps.interactions.find(request.params.id);
+  const client = interaction && (await deps.clients.find(interaction.clientId));
+  if (!interaction || !client) throw new PageError('Sign-in not found', 'This sign-in link is not valid. Return to the application and start again.');
+  const session = await deps.sessions.current(request);
+  const live = !interaction.expired && session?.idHash === interaction.sessionHash;
+  return { interaction, client, session: live ? session : undefined };
+}
+
+export const sendPage = (reply: FastifyReply, html: string, status = 200, headers: Record<string, string> = pageSecurityHeaders): FastifyReply =>
+  reply.code(status).headers(headers).type('text/html; charset=utf-8').send(html);
+
+/** RFC 9700 4.12: after a POST the browser goes on with 303, so credentials are never re-posted. */
+export const seeOther = (reply: FastifyReply, url: string): FastifyReply => reply.headers({ 'cache-control': 'no-store' }).redirect(url, REDIRECT_STATUS);
+
+/** Consumes the interaction (single use) and issues the code; a lost race goes back to the page. */
+export async function finishInteraction(id: string, session: BrowserSession & { userId: string; authTime: number }, deps: FlowDeps): Promise<string> {
+  const consumed = await deps.interactions.consume(id, session.idHash);
+  if (!consumed) return interactionPath(id);
+  return completeAuthorization(consumed.request, session, deps);
+}

@@ -1,0 +1,30 @@
+// POST /interaction/:id/consent — the only way to approve (never a GET): origin and CSRF token checked,
+// then `allow` remembers the consent and issues the code, `deny` sends access_denied (RFC 6749 4.1.2.1).
+// Either way the interaction is consumed in one statement, so a double submit cannot answer twice.
+import type { FastifyReply } from 'fastify';
+import { OAuthError, PageError } from '../../http/errors.js';
+import { errorRedirect } from '../../oauth/authorize/redirect.js';
+import { interactionPath } from '../begin.js';
+import { isLoggedIn } from '../complete.js';
+import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';
+import type { FlowDeps } from '../flow-deps.js';
+import { finishInteraction, loadInteraction, seeOther, type InteractionRequest } from '../interaction-context.js';
+
+export async function submitConsent(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
+  checkSameOrigin(request, deps.issuer);
+  const { interaction, session } = await loadInteraction(request, deps);
+  const back = interactionPath(request.params.id);
+  if (!session) return seeOther(reply, back);
+  checkCsrfToken(formField(request.body, 'csrf'), session);
+  if (interaction.loginRequired || !isLoggedIn(session)) return seeOther(reply, back);
+
+  const decision = formField(request.body, 'decision');
+  if (decision !== 'allow' && decision !== 'deny') throw new PageError('Invalid request', 'Choose Allow or Deny.');
+  if (decision === 'deny') {
+    const consumed = await deps.interactions.consume(request.params.id, session.idHash);
+    if (!consumed) return seeOther(reply, back);
+    return seeOther(reply, errorRedirect(consumed.request, new OAuthError('access_denied', 'The user denied the request.'), deps.issuer));
+  }
+  await deps.consents.grant(session.userId, interaction.clientId, interaction.request.scope);
+  return seeOther(reply, await finishInteraction(request.params.id, session, deps));
+}

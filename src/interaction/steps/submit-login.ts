@@ -1,0 +1,31 @@
+// POST /interaction/:id/login — checks origin and CSRF token, verifies the password, and on success replaces
+// the browser session (new id: no fixation) before continuing to consent or straight back to the client.
+import type { FastifyReply } from 'fastify';
+import { interactionPath } from '../begin.js';
+import { isLoggedIn } from '../complete.js';
+import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';
+import type { FlowDeps } from '../flow-deps.js';
+import { finishInteraction, loadInteraction, seeOther, type InteractionRequest } from '../interaction-context.js';
+import { authenticate } from '../login/authenticate.js';
+import { needsConsent } from '../requirements.js';
+
+export async function submitLogin(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
+  checkSameOrigin(request, deps.issuer);
+  const { interaction, client, session } = await loadInteraction(request, deps);
+  const back = interactionPath(request.params.id);
+  if (!session) return seeOther(reply, back);
+  checkCsrfToken(formField(request.body, 'csrf'), session);
+  if (!interaction.loginRequired && isLoggedIn(session)) return seeOther(reply, back);
+
+  const username = formField(request.body, 'username') ?? '';
+  const password = formField(request.body, 'password') ?? '';
+  const user = await authenticate({ username, password, ip: request.ip }, { users: deps.users, guard: deps.loginGuard });
+  if (!user) return seeOther(reply, `${back}?failed=1`);
+
+  const fresh = await deps.sessions.login(reply, session, user.id);
+  await deps.interactions.loggedIn(request.params.id, fresh.idHash);
+  if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, user.id, deps.consents))) {
+    return seeOther(reply, await finishInteraction(request.params.id, fresh, deps));
+  }
+  return seeOther(reply, back);
+}
