@@ -6,6 +6,7 @@ import type { Core } from '../core.js';
 import { SIGNING_ALGS } from '../crypto/keys.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../storage/clients-repository.js';
 import { CLIENT_ASSERTION_ALGS } from './clients/client-keys.js';
+import { DPOP_ALGS } from './dpop/proof.js';
 import { createGrants } from './grants/index.js';
 import { JWKS_PATH } from './jwks.js';
 import { ALL_SCOPES } from './scopes.js';
@@ -66,6 +67,7 @@ export function discoveryDocument(app: FastifyInstance, core: Core): Record<stri
     subject_types_supported: ['public'],
     claims_supported: CLAIMS_SUPPORTED,
     claims_parameter_supported: false,
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
   };
 }
 

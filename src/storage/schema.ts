@@ -200,6 +200,12 @@ export interface UsedClientAssertionsTable {
   expires_at: Date;
 }
 
+export interface UsedDpopProofsTable {
+  jkt: string;
+  jti_hash: string;
+  expires_at: Date;
+}
+
 export interface UsersTable {
   id: Generated<string>;
   username: string;
@@ -236,5 +242,6 @@ export interface DB {
   revoked_access_tokens: RevokedAccessTokensTable;
   signing_keys: SigningKeysTable;
   used_client_assertions: UsedClientAssertionsTable;
+  used_dpop_proofs: UsedDpopProofsTable;
   users: UsersTable;
 }

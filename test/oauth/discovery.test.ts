@@ -131,7 +131,3 @@ test('every advertised id_token signing alg has a key in the JWKS', async () => 
   for (const alg of list('id_token_signing_alg_values_supported')) assert.ok(jwks.keys.some((k) => k.alg === alg), alg);
   assert.ok(list('id_token_signing_alg_values_supported').includes('RS256'));
 });
-
-test('no DPoP algorithms are advertised while DPoP is not implemented', () => {
-  assert.equal(metadata.dpop_signing_alg_values_supported, undefined);
-});

@@ -8,6 +8,7 @@ import { createGrants } from '../grants/index.js';
 import type { TokenResponse } from '../grants/grant.js';
 import { NO_STORE } from '../no-store.js';
 import { limitRequest } from '../../http/limit-request.js';
+import { dpopBinding, dpopDeps } from './dpop-binding.js';
 import { checkClientRegisteredFor, declaredParameters, requireGrantType, supportedGrant } from './steps.js';
 
 const tokenResponseSchema = {
@@ -26,6 +27,8 @@ const tokenResponseSchema = {
 export function tokenEndpoint(app: FastifyInstance, core: Core): void {
   const grants = new Map(createGrants(core).map((grant) => [grant.type as string, grant]));
   const auth = clientAuthDeps(core);
+  const dpop = dpopDeps(core);
+  const tokenEndpointUrl = `${core.config.ISSUER}/token`;
 
   app.post(
     '/token',
@@ -38,7 +41,8 @@ export function tokenEndpoint(app: FastifyInstance, core: Core): void {
       await limitRequest(core.rateLimits, reply, 'token', client.id);
       const grant = supportedGrant(grantType, grants);
       checkClientRegisteredFor(client, grant);
-      return grant.handle({ client, params: declaredParameters(params, grant) });
+      const dpopJkt = await dpopBinding(request.headers.dpop, tokenEndpointUrl, dpop);
+      return grant.handle({ client, params: declaredParameters(params, grant), ...(dpopJkt ? { dpopJkt } : {}) });
     },
   );
 }
