@@ -5,7 +5,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Core } from '../../core.js';
 import { ProblemError } from '../../http/errors.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
-import { canonicalJson } from '../../http/idempotency/index.js';
+import { canonicalJson, idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { pagedResponse, parsePageQuery, type PageRequest } from '../../http/pagination/index.js';
 import { ordersRepository, type Order, type OrderFilter, type OrderStatus } from '../../storage/orders-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
@@ -35,7 +35,7 @@ export async function ordersRoutes(app: FastifyInstance, { core }: { core: Core 
   const now = () => new Date(core.clock.now());
 
   app.post<{ Body: Static<typeof createOrderBody> }>('/orders', {
-    schema: { body: createOrderBody, response: { 201: orderSchema } },
+    schema: { body: createOrderBody, headers: idempotencyKeyHeader(false), response: { 201: orderSchema } },
     preHandler: [requireScope('orders:write'), requireUserToken],
     ...idempotency.route<{ Body: Static<typeof createOrderBody> }>({ required: false }, async (request, tx) => {
       const input = validateOrder(request.body, core.config.CURRENCIES);
@@ -91,7 +91,7 @@ export async function ordersRoutes(app: FastifyInstance, { core }: { core: Core 
   });
 
   app.post<ById>('/orders/:id/payment', {
-    schema: { params: orderParams },
+    schema: { params: orderParams, headers: idempotencyKeyHeader(true) },
     preHandler: requireScope('payments:write'),
     ...idempotency.route<ById>({ required: true }, async (request, tx) => {
       const { payment } = await payOrder(tx, { principal: authenticatedPrincipal(request), orderId: request.params.id, now: now(), account: null });

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../../core.js';
+import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { paymentsRepository } from '../../storage/payments-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
 import { commerceServices, IDEMPOTENCY_PURGE_INTERVAL_MS } from '../commerce.js';
@@ -26,9 +27,6 @@ const paymentSchema = Type.Object({
   _links: Type.Record(Type.String(), Type.Object({ href: Type.String() })),
 });
 const paymentParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
-const idempotencyHeader = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ description: 'Required: a UUID or quoted sf-string, unique per logical payment.' })),
-});
 
 type Create = { Body: Static<typeof paymentBody> };
 
@@ -39,7 +37,7 @@ export async function paymentsRoutes(app: FastifyInstance, { core }: { core: Cor
   app.jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
 
   app.post<Create>('/payments', {
-    schema: { body: paymentBody, headers: idempotencyHeader, response: { 201: paymentSchema } },
+    schema: { body: paymentBody, headers: idempotencyKeyHeader(true), response: { 201: paymentSchema } },
     preHandler: requireScope('payments:write'),
     ...idempotency.route<Create>({ required: true }, async (request, tx) => {
       const principal = authenticatedPrincipal(request);

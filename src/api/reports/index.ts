@@ -6,6 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../../core.js';
 import { checkPreconditions, setValidators, strongEtag } from '../../http/conditional.js';
 import { chooseMediaType } from '../../http/negotiation.js';
+import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { reportsRepository, type Report } from '../../storage/reports-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
 import type { Principal } from '../principal.js';
@@ -31,7 +32,7 @@ export async function reportsRoutes(app: FastifyInstance, { core }: { core: Core
   app.jobs.handle(REPORT_JOB, reportJobHandler(core.clock));
 
   app.post<Create>('/reports', {
-    schema: { body: reportBody },
+    schema: { body: reportBody, headers: idempotencyKeyHeader(false) },
     preHandler: requireScope('reports:write'),
     ...idempotency.route<Create>({ required: false }, async (request, tx) => {
       const principal = authenticatedPrincipal(request);
