@@ -33,11 +33,15 @@ export interface UserTokensInput {
 
 const grantGone = () => new OAuthError('invalid_grant', 'The authorization grant is no longer valid.');
 
-export async function issueUserTokens(deps: UserTokensDeps, input: UserTokensInput): Promise<TokenResponse> {
+async function issueIdToken(deps: UserTokensDeps, input: UserTokensInput, accessToken: string): Promise<string> {
   const user = await deps.users.findById(input.userId);
   if (!user) throw grantGone();
+  return deps.idTokens.issue({ client: input.client, user, scope: input.scope, authTime: input.authTime, nonce: input.nonce ?? null, accessToken });
+}
+
+export async function issueUserTokens(deps: UserTokensDeps, input: UserTokensInput): Promise<TokenResponse> {
   const access = await deps.accessTokens.issue({
-    sub: user.id,
+    sub: input.userId,
     clientId: input.client.id,
     scope: input.scope,
     authTime: input.authTime,
@@ -46,9 +50,7 @@ export async function issueUserTokens(deps: UserTokensDeps, input: UserTokensInp
   });
   // A grant revoked while we were signing (code or refresh reuse) must not hand out a live token.
   if (!(await deps.grants.recordAccessToken(input.grantId, { jti: access.jti, expiresAt: access.expiresAt }))) throw grantGone();
-  const idToken = input.scope.includes('openid')
-    ? await deps.idTokens.issue({ client: input.client, user, scope: input.scope, authTime: input.authTime, nonce: input.nonce ?? null, accessToken: access.token })
-    : undefined;
+  const idToken = input.scope.includes('openid') ? await issueIdToken(deps, input, access.token) : undefined;
   return {
     access_token: access.token,
     token_type: input.dpopJkt ? 'DPoP' : 'Bearer',

@@ -1,9 +1,9 @@
 // Authorization grants (one per redeemed code) are the refresh-token family and the unit of revocation.
 // Revoking a grant marks it and moves every access token issued under it to the jti revocation list.
 //
-// Recording a new access token and revoking the grant race each other; both sides are two autocommit
-// statements in opposite order (record: insert jti, then read the mark; revoke: set the mark, then copy
-// jtis), so whichever statement runs last sees the other's write and no token escapes revocation.
+// Recording a new access token and revoking the grant race each other. Revocation is two statements
+// (set the mark, then copy the jtis); recording is one insert that share-locks the live grant row, so it
+// either waits for the mark and sees it, or commits before the copy statement starts and is copied.
 import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
@@ -19,8 +19,6 @@ export interface GrantStore {
   /** Remembers an access token of the grant; false when the grant is (or just became) revoked — then the token is revoked too. */
   recordAccessToken(grantId: string, token: IssuedAccessTokenRecord): Promise<boolean>;
 }
-
-const isForeignKeyViolation = (error: unknown) => (error as { code?: string })?.code === '23503';
 
 export function grantStore(db: Db, clock: Clock): GrantStore {
   const now = () => new Date(clock.now());
@@ -38,17 +36,15 @@ export function grantStore(db: Db, clock: Clock): GrantStore {
       await copyJtisToRevocations(grantId);
     },
     async recordAccessToken(grantId, token) {
-      try {
-        await db.insertInto('grant_access_tokens').values({ jti: token.jti, grant_id: grantId, expires_at: token.expiresAt }).execute();
-      } catch (error) {
-        if (!isForeignKeyViolation(error)) throw error;
-        // The grant is gone (its client or user was deleted meanwhile): the token must not live either.
-        await db.insertInto('revoked_access_tokens').values({ jti: token.jti, expires_at: token.expiresAt, revoked_at: now() }).execute();
-        return false;
-      }
-      const grant = await db.selectFrom('oauth_grants').select('revoked_at').where('id', '=', grantId).executeTakeFirst();
-      if (grant && grant.revoked_at === null) return true;
-      await copyJtisToRevocations(grantId);
+      // FOR SHARE waits for a revocation in flight and then sees it; a revocation that starts later waits
+      // for this insert and copies the jti in its second statement. Either way the token cannot escape.
+      const inserted = await sql`
+        insert into grant_access_tokens (jti, grant_id, expires_at)
+        select ${token.jti}, id, ${token.expiresAt} from oauth_grants where id = ${grantId} and revoked_at is null
+        for share`.execute(db);
+      if (Number(inserted.numAffectedRows ?? 0) === 1) return true;
+      // Revoked meanwhile, or gone with its client or user: the token must not live either.
+      await db.insertInto('revoked_access_tokens').values({ jti: token.jti, expires_at: token.expiresAt, revoked_at: now() }).onConflict((oc) => oc.column('jti').doNothing()).execute();
       return false;
     },
   };
