@@ -7,6 +7,7 @@ import { tokenEndpoint } from './token/index.js';
 import { revocationEndpoint } from './revoke.js';
 import { introspectionEndpoint } from './introspect.js';
 import { registrationEndpoints } from './register/index.js';
+import { oauthHousekeeping } from './housekeeping.js';
 import { userinfoEndpoint } from './userinfo.js';
 import { securityEventLog } from './refresh/security-events.js';
 
@@ -19,6 +20,7 @@ const registrations: readonly Registration[] = [
   revocationEndpoint,
   introspectionEndpoint,
   registrationEndpoints,
+  oauthHousekeeping,
   userinfoEndpoint,
   securityEventLog,
 ];
