@@ -274,7 +274,7 @@ describe('1. authorization endpoint', () => {
 
   test('1.34 return targets (return_to, redirect, next, post_logout_redirect_uri) given https://evil.example never redirect there', async () => {
     const evil = encodeURIComponent('https://evil.example/');
-    const paths = [`/login?return_to=${evil}`, `/interaction/x?return_to=${evil}`, `/logout?post_logout_redirect_uri=${evil}`, `/logout?post_logout_redirect_uri=${evil}&client_id=${w.A.id}`, `/authorize?next=${evil}`, `/logged-out?return_to=${evil}`];
+    const paths = [`/login?return_to=${evil}`, `/interaction/x?return_to=${evil}`, `/logout?post_logout_redirect_uri=${evil}`, `/logout?post_logout_redirect_uri=${evil}&client_id=${w.A.id}`, `/authorize?next=${evil}`, `/logout/done?return_to=${evil}`];
     for (const path of paths) {
       const response = await get(path);
       assert.ok(response.status < 500, `${path} → ${response.status}`);

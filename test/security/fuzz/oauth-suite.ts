@@ -45,14 +45,14 @@ export function oauthFuzzSuite(long: boolean): void {
         const request: Sent = { method: 'GET', path: `/authorize?${encodeForm(pairs)}` };
         const before = await rowCounts(w.t);
         await checkAnswer(w.t, request, await send(w.t, request), 'page', before);
-      }, runs(60, long));
+      }, runs(30, long));
     });
 
     test('POST /authorize with mutated bodies and content types', async () => {
       await property('authorize POST', fc.tuple(mutatedAuthorize(), contentType, fc.option(rawBody, { freq: 4 })), async ([pairs, type, raw]) => {
         const request: Sent = { method: 'POST', path: '/authorize', headers: type ? { 'content-type': type } : {}, body: raw ?? encodeForm(pairs) };
         await checkAnswer(w.t, request, await send(w.t, request), 'page', await rowCounts(w.t));
-      }, runs(40, long));
+      }, runs(20, long));
     });
 
     test('POST /token with hostile forms, Authorization headers and content types', async () => {
@@ -66,7 +66,7 @@ export function oauthFuzzSuite(long: boolean): void {
         const before = await rowCounts(w.t);
         const answer = await send(w.t, request);
         await checkAnswer(w.t, request, answer, 'oauth', before);
-      }, runs(80, long));
+      }, runs(40, long));
     });
 
     test('GET and POST /userinfo with hostile Authorization headers and bodies', async () => {
@@ -77,7 +77,7 @@ export function oauthFuzzSuite(long: boolean): void {
         if (method === 'POST') headers['content-type'] = type ?? 'application/x-www-form-urlencoded';
         const request: Sent = { method, path: '/userinfo', headers, ...(method === 'POST' && pairs ? { body: encodeForm(pairs) } : {}) };
         await checkAnswer(w.t, request, await send(w.t, request), 'oauth');
-      }, runs(60, long));
+      }, runs(30, long));
     });
 
     for (const path of ['/revoke', '/introspect']) {
@@ -91,7 +91,7 @@ export function oauthFuzzSuite(long: boolean): void {
           const answer = await send(w.t, request);
           // A successful revocation of a random token changes nothing either; a rejected one must not.
           await checkAnswer(w.t, request, answer, 'oauth', before);
-        }, runs(50, long));
+        }, runs(25, long));
       });
     }
   });
