@@ -12,7 +12,7 @@ let user: User;
 let stranger: User;
 
 before(async () => {
-  t = await startTestApp({ env: { RATE_LIMIT_API: String(LIMIT) } });
+  t = await startTestApp({ env: { RATE_LIMIT_API: String(LIMIT), OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } });
   user = await createUser(t.core.db, t.core.clock);
   stranger = await createUser(t.core.db, t.core.clock);
 });

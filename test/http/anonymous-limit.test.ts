@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ env: { RATE_LIMIT_ANONYMOUS: '2', REGISTRATION_ENABLED: 'true' } });
+  t = await startTestApp({ env: { RATE_LIMIT_ANONYMOUS: '2', REGISTRATION_ENABLED: 'true', OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } });
 });
 after(() => t.close());
 

@@ -5,12 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, openInteraction, submitLogin } from './browserless.js';
+import { authorizeQuery, Browser, createUserWithPassword, openInteraction, PAGES_TEST_ENV, submitLogin } from './browserless.js';
 
 const LIMIT = 3;
 
 async function withApp(env: Record<string, string>, run: (t: TestApp, clientId: string) => Promise<void>): Promise<void> {
-  const t = await startTestApp({ env: { RATE_LIMIT_LOGIN_FAILURES: String(LIMIT), ...env } });
+  const t = await startTestApp({ env: { ...PAGES_TEST_ENV, RATE_LIMIT_LOGIN_FAILURES: String(LIMIT), ...env } });
   try {
     const { client } = await createClient(t.core.db, t.core.clock);
     await run(t, client.id);
