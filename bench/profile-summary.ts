@@ -57,3 +57,4 @@ const print = (title: string, m: Map<string, number>) => {
 };
 print('self time', selfBy);
 print('inclusive time', inclusiveBy);
+print('inclusive time, Gatehouse code only (src/)', new Map([...inclusiveBy].filter(([l]) => / src\//.test(l))));

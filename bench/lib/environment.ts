@@ -121,7 +121,8 @@ export function environment(options: EnvironmentOptions): Environment {
       });
     },
     peer() {
-      return once('peer', () => startChild('peer (node-oidc-provider 9)', new URL('../peer/server.ts', import.meta.url), { env: { NODE_ENV: 'production' } }));
+      const execArgv = options.cpuProfileDir ? profileFlags(options.cpuProfileDir, 'peer') : [];
+      return once('peer', () => startChild('peer (node-oidc-provider 9)', new URL('../peer/server.ts', import.meta.url), { execArgv, env: { NODE_ENV: 'production' } }));
     },
     baseline() {
       return once('baseline', async () => {
@@ -150,7 +151,9 @@ export function environment(options: EnvironmentOptions): Environment {
   return env;
 }
 
+/** One directory per server: Node writes a profile per thread (tsx's loader runs in a worker thread). */
 function profileFlags(dir: string, name: string): string[] {
-  mkdirSync(dir, { recursive: true });
-  return ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`];
+  const target = join(dir, name);
+  mkdirSync(target, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${target}`];
 }
