@@ -34,7 +34,7 @@ export function pagesFuzzSuite(long: boolean): void {
       type: fc.option(contentType, { freq: 3 }),
     });
 
-    function build(form: ParsedForm, base: Record<string, string>, m: fc.RecordValue<{ keepHidden: boolean; replace: Record<string, string>; extra: Array<[string, string]>; origin: string | null; type: string | undefined | null }>): Sent {
+    function build(form: ParsedForm, base: Record<string, string>, m: { keepHidden: boolean; replace: Record<string, string>; extra: Array<[string, string]>; origin: string | null; type: string | undefined | null }): Sent {
       const fields: Record<string, string> = { ...(m.keepHidden ? form.hidden : {}), ...base, ...m.replace };
       const pairs: Array<[string, string]> = [...Object.entries(fields), ...m.extra];
       const headers: Record<string, string> = { 'content-type': m.type ?? 'application/x-www-form-urlencoded' };
