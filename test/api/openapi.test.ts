@@ -84,6 +84,7 @@ test('every /v1/users operation documents its success body schema and its proble
   for (const [path, methods] of users) {
     for (const [method, op] of Object.entries(methods)) {
       const where = `${method.toUpperCase()} ${path}`;
+      assert.match((op as { operationId?: string }).operationId ?? '', /^[a-z][A-Za-z]+$/, `${where} operationId`);
       const [status, success] = Object.entries(op.responses).find(([s]) => /^2/.test(s))!;
       if (status !== '204') assert.ok(success.content?.['application/json']?.schema, `${where} ${status} has no JSON schema`);
       assert.ok(op.responses['401']?.content?.['application/problem+json'], `${where} lacks its 401 problem`);

@@ -53,7 +53,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
   }
 
   app.get('/users/me', {
-    schema: { tags, summary: 'The user the access token was issued for', response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
+    schema: { tags, summary: 'The user the access token was issued for', operationId: 'getCurrentUser', response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
     preHandler: requireScope('users:read'),
   }, async (request, reply) => {
     const principal = authenticatedPrincipal(request);
@@ -62,13 +62,13 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
   });
 
   app.get('/users/:id', {
-    schema: { tags, summary: 'Read a user', params: UserParamsSchema, response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
+    schema: { tags, summary: 'Read a user', operationId: 'getUser', params: UserParamsSchema, response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
     preHandler: requireScope('users:read'),
   }, async (request, reply) => sendUser(request, reply, await visibleUser(users, authenticatedPrincipal(request), request.params.id)));
 
   app.post('/users', {
     schema: {
-      tags, summary: 'Create a user (service clients)', body: CreateUserSchema,
+      tags, summary: 'Create a user (service clients)', operationId: 'createUser', body: CreateUserSchema,
       response: { 201: UserSchema, ...problemResponses(400, 401, 403, 406, 409, 415, 422) },
     },
     preHandler: requireScope('users:write'),
@@ -90,7 +90,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
 
   app.put('/users/:id', {
     schema: {
-      tags, summary: 'Replace a user', params: UserParamsSchema, body: ReplaceUserSchema,
+      tags, summary: 'Replace a user', operationId: 'replaceUser', params: UserParamsSchema, body: ReplaceUserSchema,
       response: { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
     },
     preHandler: requireScope('users:write'),
@@ -101,7 +101,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
 
   app.patch('/users/:id', {
     schema: {
-      tags, summary: 'Change some fields of a user (RFC 7396 merge patch)', params: UserParamsSchema,
+      tags, summary: 'Change some fields of a user (RFC 7396 merge patch)', operationId: 'patchUser', params: UserParamsSchema,
       body: { content: { [MERGE_PATCH]: { schema: MergePatchSchema } } },
       response: { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
     },
@@ -116,7 +116,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
 
   app.delete('/users/:id', {
     schema: {
-      tags, summary: 'Delete a user', params: UserParamsSchema,
+      tags, summary: 'Delete a user', operationId: 'deleteUser', params: UserParamsSchema,
       response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 409, 412) },
     },
     preHandler: requireScope('users:write'),

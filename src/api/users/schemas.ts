@@ -61,6 +61,7 @@ export const UserSchema = Type.Object(
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
     _links: Type.Object({ self: Type.Object({ href: Type.String() }) }, { readOnly: true }),
   },
+  { description: 'A user account (credentials are write-only and never returned).' },
 );
 
 export const UserParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
