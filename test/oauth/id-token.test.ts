@@ -19,7 +19,7 @@ after(async () => {
   await t.close();
 });
 
-const PROFILE = ['name', 'given_name', 'family_name', 'preferred_username', 'updated_at'];
+const PROFILE = ['name', 'given_name', 'family_name', 'updated_at'];
 const EMAIL = ['email', 'email_verified'];
 const ADDRESS = ['address'];
 const PHONE = ['phone_number', 'phone_number_verified'];

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJwt, SignJWT, generateKeyPair } from 'jose';
 import { manualClock } from '../../src/clock.js';
+import { accessTokenIssuer } from '../../src/oauth/tokens/access-tokens.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { codeGrantTokens, createClient, createUser, postToken, type ClientFixture, FLOW_TEST_ENV } from '../helpers/oauth-fixtures.js';
 
@@ -95,6 +96,14 @@ describe('/userinfo', () => {
     const payload = decodeJwt(tokens.access_token);
     await t.core.db.insertInto('revoked_access_tokens').values({ jti: payload.jti!, expires_at: new Date(payload.exp! * 1000), revoked_at: new Date(clock.now()) }).execute();
     assert.equal((await get(bearer(tokens.access_token))).status, 401);
+  });
+
+  test('userinfo errors: a DPoP-bound access token presented as Bearer gets 401 invalid_token', async () => {
+    const user = await createUser(t.core.db, clock);
+    const bound = await accessTokenIssuer(t.core).issue({ sub: user.id, clientId: fixture.client.id, scope: ['openid'], authTime: 1, cnfJkt: 'some-thumbprint' });
+    const response = await get(bearer(bound.token));
+    assert.equal(response.status, 401);
+    assert.match(response.headers.get('www-authenticate') ?? '', /invalid_token/);
   });
 
   test('userinfo errors: a token without openid gets 403 insufficient_scope', async () => {

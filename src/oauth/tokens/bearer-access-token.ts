@@ -16,6 +16,7 @@ export interface AccessTokenClaims extends JWTPayload {
   client_id: string;
   scope?: string;
   auth_time?: number;
+  cnf?: { jkt?: string };
 }
 
 export type BearerVerifier = (token: string) => Promise<AccessTokenClaims | undefined>;

@@ -12,7 +12,6 @@ const claimsOfScope: Record<string, (user: User) => UserClaims> = {
     name: u.name,
     given_name: u.given_name,
     family_name: u.family_name,
-    preferred_username: u.username,
     updated_at: Math.floor(u.updatedAt.getTime() / 1000),
   }),
   email: (u) => (u.email ? { email: u.email, email_verified: u.email_verified } : {}),
