@@ -15,7 +15,6 @@ import { cachedClients } from '../clients/client-cache.js';
 import { rateLimitedClientAuth } from './rate-limited.js';
 import { decodeJwt } from 'jose';
 
-export { TOKEN_ENDPOINT_AUTH_METHODS as CLIENT_AUTH_METHODS } from '../../storage/clients-repository.js';
 export type { ClientAuthRequest } from './presented.js';
 
 export interface ClientAuthHooks {

@@ -1,7 +1,6 @@
 // Which authentication method the request uses (RFC 6749 2.3, RFC 7521 4.2). A client MUST NOT use more
 // than one method in a request (RFC 6749 2.3), and credentials in the URI are never accepted (RFC 6749 2.3.1).
 import { OAuthError } from '../../http/errors.js';
-import type { TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
 import type { FormParameters } from '../form-parameters.js';
 import { isBasic, parseBasic } from './basic.js';
 import { ClientAuthFailure } from './failure.js';
@@ -56,4 +55,3 @@ export function presentedCredentials(request: ClientAuthRequest, params: FormPar
   return post ? { method: 'client_secret_post', clientId: params.client_id, secret: params.client_secret! } : { method: 'none', clientId: params.client_id };
 }
 
-export const methodUsesBasic = (method: TokenEndpointAuthMethod | undefined): boolean => method === 'client_secret_basic';
