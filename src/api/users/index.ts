@@ -81,10 +81,8 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
     return sendUser(request, reply, user, 201);
   });
 
-  async function replaceWith(request: FastifyRequest, reply: FastifyReply, current: User, document: ReplaceUserBody) {
-    const principal = authenticatedPrincipal(request);
-    const expectedVersion = writePreconditions(request, reply, current);
-    validateUser(document, principal, current);
+  async function replaceWith(request: FastifyRequest, reply: FastifyReply, current: User, document: ReplaceUserBody, expectedVersion: number | undefined) {
+    validateUser(document, authenticatedPrincipal(request), current);
     return sendUser(request, reply, await replaceUser(users, current.id, document, expectedVersion));
   }
 
@@ -96,7 +94,8 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
     preHandler: requireScope('users:write'),
   }, async (request, reply) => {
     const current = await writeTarget(request, reply, request.params.id);
-    return replaceWith(request, reply, current, request.body);
+    const expectedVersion = writePreconditions(request, reply, current);
+    return replaceWith(request, reply, current, request.body, expectedVersion);
   });
 
   app.patch('/users/:id', {
@@ -109,9 +108,9 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
     preHandler: requireScope('users:write'),
   }, async (request, reply) => {
     const current = await writeTarget(request, reply, request.params.id);
-    writePreconditions(request, reply, current);
+    const expectedVersion = writePreconditions(request, reply, current);
     const document = patchedUser(current, representUser(current, prefix), request.body);
-    return replaceWith(request, reply, current, document);
+    return replaceWith(request, reply, current, document, expectedVersion);
   });
 
   app.delete('/users/:id', {
