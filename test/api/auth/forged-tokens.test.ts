@@ -67,7 +67,7 @@ async function assertInvalidToken(res: Response, token: string) {
 
 test('a valid at+jwt from the trusted JWKS is accepted, and its principal is a user', async () => {
   const res = await call(await es256());
-  assert.equal(res.status, 200);
+  assert.equal(res.status, 200, await res.clone().text());
   assert.deepEqual(await res.json(), { sub: 'user-1', kind: 'user' });
 });
 
