@@ -16,7 +16,7 @@ export type { StoredCode } from './code-store.js';
 export type Redemption =
   | { ok: true; code: StoredCode }
   | { ok: false; reason: 'unknown' | 'expired' | 'other_client' }
-  /** A second use: the grant the first use created has just been revoked. */
+  /** A second use: the grant the first use created is revoked if tokens were already issued from it. */
   | { ok: false; reason: 'reused'; grantId: string };
 
 export interface AuthorizationCodeRedeemer {
@@ -42,7 +42,9 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
     const code = await codes.find(codeHash);
     if (!code) return { ok: false, reason: 'unknown' };
     if (code.redeemedAt !== null) {
-      await grants.revoke(code.grantId);
+      // Tokens already handed out from this code are revoked. A duplicate racing the first redemption
+      // (nothing issued yet) only loses: the first one completes, so exactly one of N parallel uses wins.
+      await grants.revokeIfIssued(code.grantId);
       return { ok: false, reason: 'reused', grantId: code.grantId };
     }
     if (code.clientId !== clientId) return { ok: false, reason: 'other_client' };

@@ -16,6 +16,8 @@ export interface IssuedAccessTokenRecord {
 export interface GrantStore {
   /** Marks the grant revoked and revokes its access tokens. Idempotent. */
   revoke(grantId: string): Promise<void>;
+  /** Revokes the grant only if a token was already issued under it; returns whether it did. */
+  revokeIfIssued(grantId: string): Promise<boolean>;
   /** Remembers an access token of the grant; false when the grant is (or just became) revoked — then the token is revoked too. */
   recordAccessToken(grantId: string, token: IssuedAccessTokenRecord): Promise<boolean>;
 }
@@ -34,6 +36,15 @@ export function grantStore(db: Db, clock: Clock): GrantStore {
     async revoke(grantId) {
       await db.updateTable('oauth_grants').set({ revoked_at: now() }).where('id', '=', grantId).where('revoked_at', 'is', null).execute();
       await copyJtisToRevocations(grantId);
+    },
+    async revokeIfIssued(grantId) {
+      const marked = await sql`
+        update oauth_grants set revoked_at = ${now()}
+        where id = ${grantId} and revoked_at is null
+          and exists (select 1 from grant_access_tokens where grant_id = ${grantId})`.execute(db);
+      if (Number(marked.numAffectedRows ?? 0) === 0) return false;
+      await copyJtisToRevocations(grantId);
+      return true;
     },
     async recordAccessToken(grantId, token) {
       // FOR SHARE waits for a revocation in flight and then sees it; a revocation that starts later waits
