@@ -41,7 +41,7 @@ const selected = positionals.length > 0 ? scenarios.filter((s) => positionals.in
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
 const t0 = performance.now();
 const log = (m: string) => console.log(m.startsWith('\n') ? m : `[${((performance.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${m}`);
-const env = environment({ log, ...(values['cpu-prof'] ? { cpuProfileDir: `${resultsDir}profiles` } : {}) });
+const env = environment({ log, quick, ...(values['cpu-prof'] ? { cpuProfileDir: `${resultsDir}profiles` } : {}) });
 
 // Ctrl-C must not leave a PostgreSQL server or a child behind.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -10,6 +10,8 @@ import { freePort, startCluster, type Cluster } from '../../scripts/pg-cluster.m
 import { startChild, type ChildServer } from './child.js';
 
 export interface EnvironmentOptions {
+  /** Quick mode proves scenarios run: load shedding (503 under a starved CI machine) is switched off. */
+  quick?: boolean;
   /** node --cpu-prof for the Gatehouse children; profiles go to this directory. */
   cpuProfileDir?: string;
   log(message: string): void;
@@ -115,6 +117,7 @@ export function environment(options: EnvironmentOptions): Environment {
             LOG_LEVEL: 'warn',
             // Codes are minted before a measured run; the default 60 s could expire a large pool.
             AUTH_CODE_TTL: '600',
+            ...(options.quick ? { OVERLOAD_MAX_EVENT_LOOP_DELAY: '0', OVERLOAD_MAX_DB_WAITING: '0' } : {}),
             ...database,
           },
         });

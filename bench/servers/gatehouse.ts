@@ -44,7 +44,8 @@ async function main(): Promise<void> {
     if (!command) throw new NotRunnable(`the CLI command "${name}" is not there yet`);
     return command.run(args, core);
   };
-  const forEach = async <T>(count: number, one: (i: number) => Promise<T>, parallel = 8): Promise<T[]> => {
+  // Minting runs just before a measured run: use the whole connection pool (DATABASE_POOL_SIZE, 20).
+  const forEach = async <T>(count: number, one: (i: number) => Promise<T>, parallel = 20): Promise<T[]> => {
     const out: T[] = new Array(count);
     let next = 0;
     const worker = async () => {
