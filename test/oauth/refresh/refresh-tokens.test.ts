@@ -228,6 +228,14 @@ describe('refresh tokens', () => {
     assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
   });
 
+  test('refresh token refused as bearer: the resource API answers 401 invalid_token', async () => {
+    const f = await family({ scope: ['offline_access', 'users:read'] });
+    assert.equal((await fetch(`${t.url}/v1/users/me`, { headers: { authorization: `Bearer ${f.accessToken}` } })).status, 200);
+    const response = await fetch(`${t.url}/v1/users/me`, { headers: { authorization: `Bearer ${f.refreshToken}` } });
+    assert.equal(response.status, 401);
+    assert.match(response.headers.get('www-authenticate') ?? '', /invalid_token/);
+  });
+
   test('an access token presented as a refresh token is invalid_grant', async () => {
     const f = await family();
     assert.equal((await refreshWith(t.url, f.fixture, f.accessToken)).body.error, 'invalid_grant');
