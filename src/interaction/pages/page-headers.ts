@@ -13,7 +13,7 @@ function cspSource(redirectUri: string): string | undefined {
   }
 }
 
-export function pageHeadersAllowingRedirectTo(redirectUri: string): Record<string, string> {
+export function pageHeadersAllowingRedirectTo(redirectUri: string): Record<keyof typeof pageSecurityHeaders, string> {
   const source = cspSource(redirectUri);
   const csp = pageSecurityHeaders['content-security-policy'];
   return {
