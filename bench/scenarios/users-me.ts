@@ -34,11 +34,11 @@ export const usersMe: Scenario = {
     await probe('/v1/users/me', `Bearer ${repeated}`);
     await probe('/bench-unauthenticated/v1/users/me', 'Bearer not-checked');
 
-    const fixed = (key: string, label: string, role: Subject['role'], url: string, authorization?: string): Subject => ({
+    const fixed = (key: string, label: string, role: Subject['role'], url: string, authorization?: string, on = server): Subject => ({
       key,
       label,
       role,
-      server,
+      server: on,
       statementsDatabase: GATEHOUSE_DB,
       load: async () => ({ url, headers: authorization ? { authorization } : ({} as Record<string, string>), expectStatus: 200 }),
     });
@@ -60,7 +60,7 @@ export const usersMe: Scenario = {
     ];
     const baseline = await context.env.baseline();
     if ((await baseline.call<{ usersMe: boolean }>('info')).usersMe) {
-      const bare = fixed('bare', 'bare Fastify, same row, no auth', 'baseline', `${baseline.url}/users/me?id=${encodeURIComponent(side.sub)}`);
+      const bare = fixed('bare', 'bare Fastify, same row, no auth', 'baseline', `${baseline.url}/users/me?id=${encodeURIComponent(side.sub)}`, undefined, baseline);
       delete bare.statementsDatabase;
       subjects.push(bare);
     }
