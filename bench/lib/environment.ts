@@ -19,8 +19,8 @@ export interface EnvironmentOptions {
 
 export interface Environment {
   cluster(): Promise<Cluster>;
-  /** Statements executed on the server so far (pg_stat_statements), or undefined when unavailable. */
-  statementCount(database: string): Promise<number | undefined>;
+  /** Calls per statement text so far (pg_stat_statements), for per-request statement breakdowns. */
+  statementCalls(database: string): Promise<Map<string, number> | undefined>;
   gatehouse(kind: 'postgres' | 'pglite'): Promise<ChildServer>;
   peer(): Promise<ChildServer>;
   baseline(): Promise<ChildServer>;
@@ -87,14 +87,14 @@ export function environment(options: EnvironmentOptions): Environment {
       })();
       return clusterPromise;
     },
-    async statementCount(database) {
+    async statementCalls(database) {
       if (!statements) return undefined;
       return admin(async (c) => {
-        const r = await c.query<{ n: string }>(
-          'select coalesce(sum(calls), 0)::text as n from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = $1',
+        const r = await c.query<{ query: string; calls: string }>(
+          'select s.query, sum(s.calls)::text as calls from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = $1 group by s.query',
           [database],
         );
-        return Number(r.rows[0]!.n);
+        return new Map(r.rows.map((row) => [row.query, Number(row.calls)]));
       }, GATEHOUSE_DB);
     },
     gatehouse(kind) {

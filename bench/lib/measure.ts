@@ -22,14 +22,18 @@ export async function measure(
     // Quick mode only proves a scenario runs: small pools of single-use values keep set-up short.
     const expectedRate = settings.quick ? Math.min(rate.get(subject.key)!, 150) : rate.get(subject.key)!;
     const spec = await subject.load({ seconds, connections, expectedRate });
-    const before = subject.statementsDatabase ? await env.statementCount(subject.statementsDatabase) : undefined;
+    const before = subject.statementsDatabase ? await env.statementCalls(subject.statementsDatabase) : undefined;
     const { result, usage } = await measureUsage(subject.server.pid, () => ('drive' in spec ? spec.drive() : runLoad(spec, { connections, seconds })));
-    const after = subject.statementsDatabase ? await env.statementCount(subject.statementsDatabase) : undefined;
+    const after = subject.statementsDatabase ? await env.statementCalls(subject.statementsDatabase) : undefined;
     rate.set(subject.key, Math.max(rate.get(subject.key)!, result.rps));
     const { samples: _samples, ...window } = usage;
-    const statementsPerRequest =
-      before !== undefined && after !== undefined && result.requests > 0 ? (after - before) / result.requests : undefined;
-    return { load: result, usage: window, ...(statementsPerRequest !== undefined ? { statementsPerRequest } : {}) };
+    const statements = before && after && result.requests > 0 ? perRequest(before, after, result.requests) : undefined;
+    const statementsPerRequest = statements?.reduce((n, s) => n + s.perRequest, 0);
+    return {
+      load: result,
+      usage: window,
+      ...(statements ? { statementsPerRequest, statements: statements.filter((s) => s.perRequest >= 0.01).slice(0, 12) } : {}),
+    };
   };
 
   if (settings.warmupSeconds > 0) {
@@ -51,6 +55,14 @@ export async function measure(
     }
   }
   return subjects.map((s) => summarise(s, records.get(s.key)!, warmupErrors.get(s.key)!));
+}
+
+/** Statement calls made during a run, per request (the harness's own pg_stat_statements reads are excluded). */
+function perRequest(before: Map<string, number>, after: Map<string, number>, requests: number): { query: string; perRequest: number }[] {
+  return [...after]
+    .map(([query, calls]) => ({ query: query.replace(/\s+/g, ' ').slice(0, 160), perRequest: (calls - (before.get(query) ?? 0)) / requests }))
+    .filter((s) => s.perRequest > 0 && !s.query.includes('pg_stat_statements'))
+    .sort((a, b) => b.perRequest - a.perRequest);
 }
 
 export function summarise(subject: Pick<Subject, 'key' | 'label' | 'role'>, runs: RunRecord[], warmupErrors = 0): SubjectSummary {

@@ -48,6 +48,14 @@ export function formatScenario(record: ScenarioRecord, quick: boolean): string {
   for (const c of o.checks) {
     lines.push(quick ? `   target ${c.label} ${c.target}: not judged in quick mode` : `   ${c.pass ? 'PASS' : 'MISS'} ${c.label}: ${c.value} ${c.unit === '×' ? '×' : c.unit} (target ${c.target})`);
   }
+  if (!quick) {
+    for (const s of o.subjects.filter((x) => x.role === 'gatehouse')) {
+      const statements = s.runs.at(-1)?.statements ?? [];
+      if (statements.length === 0) continue;
+      lines.push(`   SQL per request, ${s.label} (last run):`);
+      for (const st of statements.slice(0, 6)) lines.push(`     ${st.perRequest.toFixed(2)} × ${st.query.slice(0, 110)}`);
+    }
+  }
   for (const n of o.notes) lines.push(`   note: ${n}`);
   return lines.filter((l) => l.trim() !== '').join('\n');
 }

@@ -52,6 +52,8 @@ export interface RunRecord {
   load: LoadResult;
   usage: Omit<UsageWindow, 'samples'>;
   statementsPerRequest?: number;
+  /** The statements behind statementsPerRequest: text (truncated) and calls per request, most frequent first. */
+  statements?: { query: string; perRequest: number }[];
 }
 
 export interface SubjectSummary {
