@@ -3,6 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { basicAuth, postForm, registerClient, type RegisteredClient } from './fixtures.js';
 
@@ -24,8 +25,9 @@ const introspect = (client: RegisteredClient, token: string) =>
 
 test('1,000 random tokens to /introspect by one caller: answers past the threshold are 429 with Retry-After', async () => {
   const statuses: number[] = [];
-  for (let batch = 0; batch < 100; batch++) {
-    const answers = await Promise.all(Array.from({ length: 10 }, () => introspect(scanner, randomBytes(24).toString('base64url'))));
+  const started = performance.now();
+  for (let batch = 0; batch < 50; batch++) {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => introspect(scanner, randomBytes(24).toString('base64url'))));
     for (const answer of answers) {
       statuses.push(answer.status);
       if (answer.status === 200) assert.deepEqual(answer.body, { active: false });
@@ -36,8 +38,13 @@ test('1,000 random tokens to /introspect by one caller: answers past the thresho
     }
   }
   assert.equal(statuses.length, 1000);
-  assert.equal(statuses.filter((s) => s === 200).length, LIMIT, 'exactly the budget is answered');
-  assert.equal(statuses.filter((s) => s === 429).length, 1000 - LIMIT);
+  // The window is a fixed 60 s; a slow machine may cross into a new one during the run, which grants
+  // exactly one more budget per window started (the test never waits for one).
+  const windows = 1 + Math.floor((performance.now() - started) / 60_000);
+  const answered = statuses.filter((s) => s === 200).length;
+  assert.ok(answered >= LIMIT && answered <= LIMIT * windows, `${answered} answered in ${windows} window(s) of ${LIMIT}`);
+  assert.equal(statuses.filter((s) => s === 429).length, 1000 - answered, 'everything past the budget is 429');
+  assert.deepEqual(statuses.slice(0, 20), Array(20).fill(200), 'the first requests are within budget');
 });
 
 test('/revoke shares the caller budget with /introspect, and another caller keeps its own (with RateLimit headers)', async () => {
