@@ -132,7 +132,9 @@ export function keyService(options: KeyServiceOptions): KeyService {
 
     async rotate(alg) {
       const now = clock.now();
-      const activatesAt = new Date(now + options.publishDelaySeconds * 1000);
+      // Every instance re-reads key rows at least once per reload interval, so waiting that long as well
+      // means no instance meets a token signed by this key before it knows the key.
+      const activatesAt = new Date(now + Math.max(options.publishDelaySeconds * 1000, reloadIntervalMs));
       const key = await createKey(alg, activatesAt);
       // The superseded key may have been copied by another instance just before this change,
       // so its publication outlives its last possible signature by one reload interval as well.
