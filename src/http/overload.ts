@@ -21,6 +21,8 @@ export async function installOverloadProtection(
   if (config.OVERLOAD_MAX_EVENT_LOOP_DELAY > 0) {
     await app.register(underPressure, {
       maxEventLoopDelay: config.OVERLOAD_MAX_EVENT_LOOP_DELAY,
+      // Sample four times a second, so shedding starts (and stops) within a fraction of a second.
+      sampleInterval: 250,
       retryAfter: Number(RETRY_AFTER),
       pressureHandler: async (request) => {
         if (!exempt(request)) throw overloaded('The server is overloaded.');

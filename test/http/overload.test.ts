@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp } from '../helpers/app.js';
+
+function busy(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // Deliberately block the event loop: this is the forced pressure under test.
+  }
+}
+
+test('under forced event-loop pressure new requests are shed with 503 + Retry-After, while /healthz keeps answering', async () => {
+  const t = await startTestApp({
+    env: { OVERLOAD_MAX_EVENT_LOOP_DELAY: '100' },
+    configure(app) {
+      app.get('/test/block', async () => {
+        busy(400);
+        return { blocked: true };
+      });
+    },
+  });
+  try {
+    let shed: Response | undefined;
+    // Each round blocks the loop for 400 ms; the next sample (every 250 ms) sees the delay.
+    for (let round = 0; round < 20 && !shed; round++) {
+      await fetch(`${t.url}/test/block`);
+      const res = await fetch(`${t.url}/readyz`);
+      if (res.status === 503) shed = res;
+      else assert.equal(res.status, 200);
+    }
+    assert.ok(shed, 'a request was shed under pressure');
+    assert.equal(shed.headers.get('retry-after'), '5');
+    assert.equal(((await shed.json()) as { code: string }).code, 'service-unavailable');
+    assert.equal((await fetch(`${t.url}/healthz`)).status, 200);
+  } finally {
+    await t.close();
+  }
+});
