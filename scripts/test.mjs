@@ -1,6 +1,6 @@
 // `npm test`: the whole suite on the embedded database (PGlite), then again on a throwaway PostgreSQL
 // server when the Debian binaries are installed. Browser tests run when /usr/bin/chromium exists.
-// Flags: --long (also *.long.test.ts), --only-pglite, --only-postgres, and file filters (substrings).
+// Flags: --long (only *.long.test.ts), --only-pglite, --only-postgres, and file filters (substrings).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -22,7 +22,8 @@ function listTests(dir) {
 }
 
 let files = listTests(join(root, 'test')).sort();
-if (!long) files = files.filter((f) => !f.endsWith('.long.test.ts'));
+// --long runs only the long files (deeper fuzzing): `npm test` has already run everything else.
+files = files.filter((f) => f.endsWith('.long.test.ts') === long);
 if (!existsSync(chromium)) {
   const browser = files.filter((f) => f.includes('.browser.'));
   if (browser.length) console.log(`npm test: ${chromium} not found, so the ${browser.length} browser test file(s) do not run (apt-get install chromium)`);
