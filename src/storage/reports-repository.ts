@@ -2,7 +2,7 @@
 // its rows never pass through application memory; reading them back goes in keyset batches.
 import { sql, type Selectable } from 'kysely';
 import type { Db } from './database.js';
-import type { ReportsTable } from './schema.js';
+import type { ReportRowsTable, ReportsTable } from './schema.js';
 
 export type ReportStatus = 'pending' | 'running' | 'done' | 'failed';
 
@@ -20,14 +20,8 @@ export interface Report {
   completedAt: Date | null;
 }
 
-export interface ReportRow {
-  position: number;
-  day: string;
-  currency: string;
-  status: string;
-  order_count: number;
-  total_minor: number;
-}
+/** One aggregated row of a finished report (its report_id is implied by the report). */
+export type ReportRow = Omit<Selectable<ReportRowsTable>, 'report_id'>;
 
 export interface ReportsRepository {
   create(input: { type: string; clientId: string; userId: string | null; from: Date; to: Date; now: Date }): Promise<Report>;

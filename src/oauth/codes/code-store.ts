@@ -1,9 +1,10 @@
 // Storage of authorization codes, keyed by SHA-256 of the code. Redemption is one statement that both
 // consumes the code and creates its grant, so exactly one of any number of parallel redemptions wins and a
 // later second use always finds the grant to revoke (RFC 6749 4.1.2).
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
+import type { AuthorizationCodesTable } from '../../storage/schema.js';
 
 export interface StoredCode {
   grantId: string;
@@ -27,20 +28,8 @@ export interface CodeStore {
   find(codeHash: string): Promise<StoredCode | undefined>;
 }
 
-interface CodeRow {
-  grant_id: string;
-  client_id: string;
-  user_id: string;
-  redirect_uri: string;
-  code_challenge: string;
-  scope: string[];
-  nonce: string | null;
-  auth_time: Date;
-  session_id: string | null;
-  resource: string | null;
-  expires_at: Date;
-  redeemed_at: Date | null;
-}
+/** `select *` of authorization_codes, typed from the generated schema. */
+type CodeRow = Selectable<AuthorizationCodesTable>;
 
 const toCode = (r: CodeRow): StoredCode => ({
   grantId: r.grant_id,
