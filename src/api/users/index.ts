@@ -109,7 +109,7 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
   }, async (request, reply) => {
     const current = await writeTarget(request, reply, request.params.id);
     const expectedVersion = writePreconditions(request, reply, current);
-    const document = patchedUser(current, representUser(current, prefix), request.body);
+    const document = patchedUser(representUser(current, prefix), request.body);
     return replaceWith(request, reply, current, document, expectedVersion);
   });
 

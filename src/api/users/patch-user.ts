@@ -6,28 +6,22 @@ import { Value } from '@sinclair/typebox/value';
 import { mergePatch, type Json } from '../../http/merge-patch.js';
 import { ProblemError, type FieldError } from '../../http/errors.js';
 import { validationFailed } from '../../http/validation.js';
-import type { User } from '../../storage/users-repository.js';
 import { ReplaceUserSchema, type ReplaceUserBody, type UserRepresentation } from './schemas.js';
 
 const READ_ONLY = ['id', 'created_at', 'updated_at', '_links'] as const;
 const REQUIRED = ['username', 'email_verified', 'phone_number_verified'] as const;
 
-const writableView = (user: User): Json => ({
-  username: user.username,
-  name: user.name,
-  given_name: user.given_name,
-  family_name: user.family_name,
-  email: user.email,
-  email_verified: user.email_verified,
-  phone_number: user.phone_number,
-  phone_number_verified: user.phone_number_verified,
-  address: user.address as Json,
-});
+/** The members a client may change: the representation without its read-only members. */
+function writableView(representation: UserRepresentation): Json {
+  const view: Record<string, unknown> = { ...representation };
+  for (const field of READ_ONLY) delete view[field];
+  return view as Json;
+}
 
 const isObject = (value: unknown): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The full replacement document this patch produces, or a 422/400 problem. */
-export function patchedUser(current: User, representation: UserRepresentation, patch: unknown): ReplaceUserBody {
+export function patchedUser(representation: UserRepresentation, patch: unknown): ReplaceUserBody {
   if (!isObject(patch)) {
     throw validationFailed([{ field: '', message: 'a merge patch of a user must be a JSON object' }]);
   }
@@ -42,7 +36,7 @@ export function patchedUser(current: User, representation: UserRepresentation, p
   }
   if (errors.length > 0) throw validationFailed(errors);
 
-  const merged = mergePatch(writableView(current), patch) as Record<string, Json>;
+  const merged = mergePatch(writableView(representation), patch) as Record<string, Json>;
   const document: Record<string, unknown> = {};
   for (const key of Object.keys(ReplaceUserSchema.properties)) if (Object.hasOwn(merged, key)) document[key] = merged[key];
   const typeErrors = [...Value.Errors(ReplaceUserSchema, document)].map((e) => ({
