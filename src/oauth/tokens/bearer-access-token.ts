@@ -27,11 +27,20 @@ export function bearerAccessTokenVerifier(deps: {
   config: Pick<Config, 'ISSUER' | 'API_AUDIENCE' | 'CLOCK_SKEW'>;
   revocations: Pick<RevocationsRepository, 'isRevoked'>;
 }): BearerVerifier {
+  // jose imports a JWKS's keys once per key set: keep one set while the published kids stay the same,
+  // instead of re-importing the public keys on every request.
+  let cached: { kids: string; set: ReturnType<typeof createLocalJWKSet> } | undefined;
+  const keySet = async () => {
+    const jwks = await deps.keys.jwks();
+    const kids = jwks.keys.map((k) => k.kid).join(' ');
+    if (cached?.kids !== kids) cached = { kids, set: createLocalJWKSet(jwks) };
+    return cached.set;
+  };
   return async (token) => {
     if (token.split('.').length !== 3) return undefined;
     let claims: AccessTokenClaims;
     try {
-      ({ payload: claims } = await jwtVerify<AccessTokenClaims>(token, createLocalJWKSet(await deps.keys.jwks()), {
+      ({ payload: claims } = await jwtVerify<AccessTokenClaims>(token, await keySet(), {
         algorithms: ['ES256'],
         typ: 'at+jwt',
         issuer: deps.config.ISSUER,
