@@ -42,7 +42,9 @@ function run(label, env, selected) {
   const started = Date.now();
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...selected],
+    // A test that hangs fails after 3 minutes instead of holding CI to its limit; --test-force-exit ends a
+    // file whose tests are done even if a failed test left a handle open.
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', '--test-reporter=spec', ...selected],
     { stdio: 'inherit', cwd: root, env: { ...process.env, ...env } },
   );
   console.log(`=== ${label}: ${result.status === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServerProcess } from './helpers/server-process.js';
+import { startServerProcess, type ServerProcess } from './helpers/server-process.js';
 import { startTestApp } from './helpers/app.js';
 
 test('a bad setting stops start-up with one clear line naming the variable and no stack trace', () => {
@@ -15,16 +15,23 @@ test('a bad setting stops start-up with one clear line naming the variable and n
 
 test('the server starts on an empty embedded data dir, generates its development key-encryption key, and stops cleanly on SIGTERM', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-main-'));
+  const servers: ServerProcess[] = [];
+  const readiness = async (server: ServerProcess) => {
+    const res = await fetch(`${server.url}/readyz`);
+    return `${res.status} ${await res.text()}`;
+  };
   try {
     const server = await startServerProcess({ DATA_DIR: dataDir, KEY_ENCRYPTION_KEY: '' });
-    assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+    servers.push(server);
+    assert.equal(await readiness(server), '200 {"status":"ready"}');
     assert.ok(existsSync(join(dataDir, 'key-encryption-key')));
     assert.ok(existsSync(join(dataDir, 'gatehouse.pid')));
     assert.equal(await server.stop('SIGTERM'), 0);
     assert.ok(!existsSync(join(dataDir, 'gatehouse.pid')), 'pid lock released on exit');
     // A second start on the existing data dir reuses everything.
     const again = await startServerProcess({ DATA_DIR: dataDir, KEY_ENCRYPTION_KEY: '' });
-    assert.equal((await fetch(`${again.url}/readyz`)).status, 200);
+    servers.push(again);
+    assert.equal(await readiness(again), '200 {"status":"ready"}');
     // The embedded database serves one process: a second server on the same DATA_DIR is refused clearly.
     const second = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: { ...process.env, DATA_DIR: dataDir, PORT: '0', KEY_ENCRYPTION_KEY: '' },
@@ -34,6 +41,7 @@ test('the server starts on an empty embedded data dir, generates its development
     assert.match(second.stderr, /DATA_DIR .* is in use by process \d+/);
     assert.equal(await again.stop('SIGINT'), 0);
   } finally {
+    for (const server of servers) await server.stop('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

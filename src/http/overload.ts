@@ -1,6 +1,7 @@
 // Load shedding: under event-loop pressure or when too many requests already wait for a database
 // connection, new requests get 503 + Retry-After at once instead of queuing without bound.
-// /healthz keeps answering (the process is up); /readyz reports the database itself.
+// /healthz keeps answering (the process is up); /readyz reports the database itself, so a burst of
+// start-up work (module loading, key import) never makes a freshly started instance look unready.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import underPressure from '@fastify/under-pressure';
 import type { Config } from '../config.js';
@@ -12,6 +13,8 @@ const RETRY_AFTER = '5';
 const overloaded = (detail: string) => new ProblemError('service-unavailable', detail, { headers: { 'retry-after': RETRY_AFTER } });
 
 const exempt = (request: FastifyRequest) => request.url === '/healthz' || request.url === '/metrics';
+// /readyz needs the database, so a full connection queue sheds it too; event-loop pressure does not.
+const exemptFromLoopPressure = (request: FastifyRequest) => exempt(request) || request.url === '/readyz';
 
 export async function installOverloadProtection(
   app: FastifyInstance,
@@ -25,7 +28,7 @@ export async function installOverloadProtection(
       sampleInterval: 250,
       retryAfter: Number(RETRY_AFTER),
       pressureHandler: async (request) => {
-        if (!exempt(request)) throw overloaded('The server is overloaded.');
+        if (!exemptFromLoopPressure(request)) throw overloaded('The server is overloaded.');
       },
     });
   }

@@ -70,18 +70,20 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
     }
   }
 
-  async function runOnce(): Promise<boolean> {
-    const now = clock.now();
-    const job = await repository.claim(new Date(now), new Date(now + LEASE_MS));
-    if (!job) return false;
-    const run = execute(job);
-    inFlight.add(run);
-    try {
-      await run;
-    } finally {
-      inFlight.delete(run);
-    }
-    return true;
+  // The whole attempt, claim included, counts as in flight: a drain() that finds nothing to claim while
+  // the background loop has just claimed a job must still wait for that job to finish.
+  function runOnce(): Promise<boolean> {
+    const attempt = (async () => {
+      const now = clock.now();
+      const job = await repository.claim(new Date(now), new Date(now + LEASE_MS));
+      if (!job) return false;
+      await execute(job);
+      return true;
+    })();
+    inFlight.add(attempt);
+    const settled = () => void inFlight.delete(attempt);
+    attempt.then(settled, settled);
+    return attempt;
   }
 
   const idle = () =>
@@ -113,7 +115,7 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
     async drain() {
       for (;;) {
         const worked = await runOnce();
-        await Promise.all(inFlight);
+        await Promise.allSettled(inFlight);
         if (!worked && inFlight.size === 0) return;
       }
     },
@@ -126,7 +128,7 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
       running = false;
       wakeUp?.();
       await loop;
-      await Promise.all(inFlight);
+      await Promise.allSettled(inFlight);
     },
   };
 }

@@ -1,7 +1,8 @@
 // A throwaway redis-server (Debian package) on a free loopback port, without persistence.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { freePort } from '../../scripts/pg-cluster.mjs';
+import { spawnTracked } from './children.js';
 
 export interface RedisServer {
   url: string;
@@ -11,7 +12,7 @@ export interface RedisServer {
 }
 
 async function launch(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+  const child = spawnTracked('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,8 @@
 // Runs `src/main.ts` as a real child process (what `npm start` runs) and waits for its ready log line.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { freePort } from '../../scripts/pg-cluster.mjs';
+import { spawnTracked } from './children.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -13,7 +14,7 @@ export interface ServerProcess {
 
 export async function startServerProcess(env: Record<string, string>, { port }: { port?: number } = {}): Promise<ServerProcess> {
   const p = port ?? (await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawnTracked(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, PORT: String(p), HOST: '127.0.0.1', ISSUER: `http://127.0.0.1:${p}`, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

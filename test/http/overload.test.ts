@@ -9,7 +9,7 @@ function busy(ms: number): void {
   }
 }
 
-test('under forced event-loop pressure new requests are shed with 503 + Retry-After, while /healthz keeps answering', async () => {
+test('under forced event-loop pressure new requests are shed with 503 + Retry-After, while /healthz and /readyz keep answering', async () => {
   const t = await startTestApp({
     env: { OVERLOAD_MAX_EVENT_LOOP_DELAY: '100' },
     configure(app) {
@@ -17,6 +17,7 @@ test('under forced event-loop pressure new requests are shed with 503 + Retry-Af
         busy(400);
         return { blocked: true };
       });
+      app.get('/test/ping', async () => ({ pong: true }));
     },
   });
   try {
@@ -24,7 +25,7 @@ test('under forced event-loop pressure new requests are shed with 503 + Retry-Af
     // Each round blocks the loop for 400 ms; the next sample (every 250 ms) sees the delay.
     for (let round = 0; round < 20 && !shed; round++) {
       await fetch(`${t.url}/test/block`);
-      const res = await fetch(`${t.url}/readyz`);
+      const res = await fetch(`${t.url}/test/ping`);
       if (res.status === 503) shed = res;
       else assert.equal(res.status, 200);
     }
@@ -32,6 +33,9 @@ test('under forced event-loop pressure new requests are shed with 503 + Retry-Af
     assert.equal(shed.headers.get('retry-after'), '5');
     assert.equal(((await shed.json()) as { code: string }).code, 'service-unavailable');
     assert.equal((await fetch(`${t.url}/healthz`)).status, 200);
+    // Readiness means "the database answers": start-up work or a busy loop never makes an instance unready.
+    busy(400);
+    assert.equal((await fetch(`${t.url}/readyz`)).status, 200);
   } finally {
     await t.close();
   }

@@ -1,18 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { loadMigrations } from '../../src/storage/migrate.js';
 import { adminUrl, databaseUrl } from '../helpers/database.js';
 import { randomBytes } from 'node:crypto';
+import { spawnTracked } from '../helpers/children.js';
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...args], { env: { ...process.env, ...env } });
+    const child = spawnTracked(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...args], { env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
