@@ -5,6 +5,8 @@ export interface Cluster {
   databaseUrl(name: string): string;
   pause(): unknown;
   resume(): unknown;
+  /** The running postmaster's pid (first line of `<dir>/data/postmaster.pid`), or undefined when the server is stopped. */
+  postmasterPid(): number | undefined;
   stop(): void;
 }
 export function findPostgresBin(): string | undefined;

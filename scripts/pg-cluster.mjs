@@ -1,7 +1,7 @@
 // A throwaway PostgreSQL server from the Debian binaries: initdb in a temp dir, start on a free
 // loopback port, and remove everything on stop. Used by `npm test`, the multi-process tests and `npm run bench`.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,15 @@ export async function startCluster({ maxConnections = 300 } = {}) {
     /** Stops the server (fast shutdown) keeping the data; `start()` brings it back on the same port. */
     pause: () => asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-w', '-m', 'fast', 'stop'], dir),
     resume: () => start(),
+    /** The running postmaster's pid (first line of postmaster.pid; it changes across pause/resume), or undefined when stopped. */
+    postmasterPid() {
+      try {
+        const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
+        return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+      } catch {
+        return undefined;
+      }
+    },
     stop() {
       asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-w', '-m', 'immediate', 'stop'], dir);
       rmSync(dir, { recursive: true, force: true });

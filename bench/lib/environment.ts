@@ -21,6 +21,10 @@ export interface Environment {
   cluster(): Promise<Cluster>;
   /** Calls per statement text so far (pg_stat_statements), for per-request statement breakdowns. */
   statementCalls(database: string): Promise<Map<string, number> | undefined>;
+  /** Whether this server keeps its data on the throwaway PostgreSQL server (Gatehouse on PostgreSQL, the baselines). */
+  usesPostgres(server: ChildServer): boolean;
+  /** The PostgreSQL postmaster's pid, to measure the database's CPU (undefined before the cluster starts). */
+  postgresPid(): Promise<number | undefined>;
   gatehouse(kind: 'postgres' | 'pglite'): Promise<ChildServer>;
   peer(): Promise<ChildServer>;
   baseline(): Promise<ChildServer>;
@@ -37,6 +41,8 @@ export function environment(options: EnvironmentOptions): Environment {
   const tempDirs: string[] = [];
   let clusterPromise: Promise<Cluster> | undefined;
   let statements = false;
+  const onPostgres = new Set<ChildServer>();
+  const backedByPostgres = (p: Promise<ChildServer>) => p.then((c) => (onPostgres.add(c), c));
 
   const once = (key: string, start: () => Promise<ChildServer>) => {
     let p = started.get(key);
@@ -97,6 +103,13 @@ export function environment(options: EnvironmentOptions): Environment {
         return new Map(r.rows.map((row) => [row.query, Number(row.calls)]));
       }, GATEHOUSE_DB);
     },
+    usesPostgres(server) {
+      return onPostgres.has(server);
+    },
+    async postgresPid() {
+      if (!clusterPromise) return undefined;
+      return (await clusterPromise.catch(() => undefined))?.postmasterPid();
+    },
     gatehouse(kind) {
       return once(`gatehouse-${kind}`, async () => {
         const port = await freePort();
@@ -104,7 +117,7 @@ export function environment(options: EnvironmentOptions): Environment {
         tempDirs.push(dataDir);
         const database: Record<string, string> = kind === 'postgres' ? { DATABASE_URL: (await env.cluster()).databaseUrl(GATEHOUSE_DB) } : {};
         const execArgv = options.cpuProfileDir ? profileFlags(options.cpuProfileDir, `gatehouse-${kind}`) : [];
-        return startChild(`gatehouse (${kind === 'postgres' ? 'PostgreSQL' : 'PGlite'})`, new URL('../servers/gatehouse.ts', import.meta.url), {
+        const child = startChild(`gatehouse (${kind === 'postgres' ? 'PostgreSQL' : 'PGlite'})`, new URL('../servers/gatehouse.ts', import.meta.url), {
           execArgv,
           env: {
             NODE_ENV: 'production',
@@ -121,6 +134,7 @@ export function environment(options: EnvironmentOptions): Environment {
             ...database,
           },
         });
+        return kind === 'postgres' ? backedByPostgres(child) : child;
       });
     },
     peer() {
@@ -130,13 +144,13 @@ export function environment(options: EnvironmentOptions): Environment {
     baseline() {
       return once('baseline', async () => {
         const cluster = await env.cluster();
-        return startChild('baseline (bare Fastify)', new URL('../baselines/server.ts', import.meta.url), {
+        return backedByPostgres(startChild('baseline (bare Fastify)', new URL('../baselines/server.ts', import.meta.url), {
           env: {
             NODE_ENV: 'production',
             BASELINE_DATABASE_URL: cluster.databaseUrl(BASELINE_DB),
             GATEHOUSE_DATABASE_URL: cluster.databaseUrl(GATEHOUSE_DB),
           },
-        });
+        }));
       });
     },
     prestart() {

@@ -1,7 +1,7 @@
 // Alternating A/B measurement: a warm-up of every subject, then `runs` rounds in which every subject runs
 // once, the order rotating each round so no subject always runs first (or last) on a noisy machine.
 // Medians over the measured runs are what the report shows.
-import { measureUsage } from './proc-stats.js';
+import { measureUsage, processTreeCpuSeconds } from './proc-stats.js';
 import { runLoad } from './load.js';
 import { median } from './stats.js';
 import type { Environment } from './environment.js';
@@ -23,7 +23,11 @@ export async function measure(
     const expectedRate = settings.quick ? Math.min(rate.get(subject.key)!, 150) : rate.get(subject.key)!;
     const spec = await subject.load({ seconds, connections, expectedRate });
     const before = subject.statementsDatabase ? await env.statementCalls(subject.statementsDatabase) : undefined;
+    // The PostgreSQL server runs on the same machine: its CPU (postmaster + backends) over the same window.
+    const dbPid = subject.statementsDatabase !== undefined || env.usesPostgres(subject.server) ? await env.postgresPid() : undefined;
+    const db0 = dbPid !== undefined ? { at: performance.now(), cpu: processTreeCpuSeconds(dbPid) } : undefined;
     const { result, usage } = await measureUsage(subject.server.pid, () => ('drive' in spec ? spec.drive() : runLoad(spec, { connections, seconds })));
+    const db = dbPid !== undefined && db0 ? databaseUsage(dbPid, db0) : undefined;
     const after = subject.statementsDatabase ? await env.statementCalls(subject.statementsDatabase) : undefined;
     rate.set(subject.key, Math.max(rate.get(subject.key)!, result.rps));
     const { samples: _samples, ...window } = usage;
@@ -31,7 +35,7 @@ export async function measure(
     const statementsPerRequest = statements?.reduce((n, s) => n + s.perRequest, 0);
     return {
       load: result,
-      usage: window,
+      usage: { ...window, ...db },
       ...(statements ? { statementsPerRequest, statements: statements.filter((s) => s.perRequest >= 0.01).slice(0, 12) } : {}),
     };
   };
@@ -49,13 +53,28 @@ export async function measure(
       const r = await once(subject, settings.seconds);
       log(
         `  run ${round + 1}/${settings.runs} ${subject.label}: ${Math.round(r.load.rps)} req/s, p99 ${Math.round(r.load.p99)} ms, ` +
-          `${r.load.errors} errors, cpu ${Math.round(r.usage.cpuPercent)}%`,
+          `${r.load.errors} errors, cpu ${Math.round(r.usage.cpuPercent)}%` +
+          (r.usage.dbCpuPercent !== undefined ? `, PostgreSQL cpu ${Math.round(r.usage.dbCpuPercent)}%` : ''),
       );
       records.get(subject.key)!.push(r);
     }
   }
   return subjects.map((s) => summarise(s, records.get(s.key)!, warmupErrors.get(s.key)!));
 }
+
+/** PostgreSQL CPU since `start` (read just before the run), in percent of one core over the same wall time. */
+function databaseUsage(pid: number, start: { at: number; cpu: number }): { dbCpuPercent: number; dbCpuSeconds: number } | undefined {
+  try {
+    const used = processTreeCpuSeconds(pid) - start.cpu;
+    const wall = (performance.now() - start.at) / 1000;
+    return { dbCpuPercent: (used / wall) * 100, dbCpuSeconds: used };
+  } catch {
+    return undefined; // the server went away during the run
+  }
+}
+
+/** Requests per CPU-second; NaN when no CPU was measured. */
+const perCpuSecond = (rps: number, cpuPercent: number) => (cpuPercent > 0 ? rps / (cpuPercent / 100) : Number.NaN);
 
 /** Statement calls made during a run, per request (the harness's own pg_stat_statements reads are excluded). */
 function perRequest(before: Map<string, number>, after: Map<string, number>, requests: number): { query: string; perRequest: number }[] {
@@ -67,6 +86,7 @@ function perRequest(before: Map<string, number>, after: Map<string, number>, req
 
 export function summarise(subject: Pick<Subject, 'key' | 'label' | 'role'>, runs: RunRecord[], warmupErrors = 0): SubjectSummary {
   const spr = runs.map((r) => r.statementsPerRequest).filter((v): v is number => v !== undefined);
+  const dbCpu = runs.map((r) => r.usage.dbCpuPercent).filter((v): v is number => v !== undefined);
   return {
     key: subject.key,
     label: subject.label,
@@ -76,10 +96,12 @@ export function summarise(subject: Pick<Subject, 'key' | 'label' | 'role'>, runs
     errors: runs.reduce((n, r) => n + r.load.errors, 0),
     median: {
       rps: median(runs.map((r) => r.load.rps)),
-      perCpuSecond: median(runs.map((r) => (r.usage.cpuPercent > 0 ? r.load.rps / (r.usage.cpuPercent / 100) : Number.NaN))),
+      perCpuSecond: median(runs.map((r) => perCpuSecond(r.load.rps, r.usage.cpuPercent))),
+      perCpuSecondWithDb: median(runs.map((r) => perCpuSecond(r.load.rps, r.usage.cpuPercent + (r.usage.dbCpuPercent ?? 0)))),
       p50: median(runs.map((r) => r.load.p50)),
       p99: median(runs.map((r) => r.load.p99)),
       cpuPercent: median(runs.map((r) => r.usage.cpuPercent)),
+      ...(dbCpu.length > 0 ? { dbCpuPercent: median(dbCpu) } : {}),
       rssMaxMiB: Math.max(...runs.map((r) => r.usage.rssMaxMiB)),
       ...(spr.length > 0 ? { statementsPerRequest: median(spr) } : {}),
     },

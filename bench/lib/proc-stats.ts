@@ -1,19 +1,46 @@
 // Server-side cost, read from outside the server: CPU time and RSS of a child process from /proc
 // (Linux), so Gatehouse, the peer and the baselines are measured identically and nothing runs in
 // their event loops while they are under load.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 
 /** USER_HZ: /proc/<pid>/stat counts CPU time in clock ticks; 100 on every Linux we run on. */
 const TICKS_PER_SECOND = 100;
 
+/** The fields of /proc/<pid>/stat after the command name (which may contain spaces): [0] state, [1] ppid, … */
+function statFields(pid: number | string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** CPU seconds (user + system) the process has used so far. */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may contain spaces) start after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(pid);
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   return (utime + stime) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU seconds used so far by a server that forks a process per connection (the PostgreSQL postmaster): the root's
+ * own user + system time, plus cutime + cstime (children it has already reaped, so a backend that exits during a
+ * window still counts), plus user + system time of every live direct child (backends, background workers).
+ * The difference of two readings is the tree's CPU between them, whichever children came and went.
+ */
+export function processTreeCpuSeconds(rootPid: number): number {
+  const root = statFields(rootPid);
+  let ticks = Number(root[11]) + Number(root[12]) + Number(root[13]) + Number(root[14]);
+  const parent = String(rootPid);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry) || entry === parent) continue;
+    let fields: string[];
+    try {
+      fields = statFields(entry);
+    } catch {
+      continue; // exited while we scanned
+    }
+    if (fields[1] === parent) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / TICKS_PER_SECOND;
 }
 
 /** Resident set size in MiB. */
@@ -27,6 +54,9 @@ export interface UsageWindow {
   /** Server CPU over the window, in percent of one core (200 = both cores of a 2-core machine). */
   cpuPercent: number;
   cpuSeconds: number;
+  /** PostgreSQL server CPU (postmaster + backends) over the run, percent of one core; only for subjects on the cluster. */
+  dbCpuPercent?: number;
+  dbCpuSeconds?: number;
   rssMaxMiB: number;
   rssEndMiB: number;
   samples: { t: number; rssMiB: number }[];

@@ -20,18 +20,35 @@ const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.
 const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
 const num = (v: number | undefined, digits = 0) => (v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(digits));
 
+// Column widths after the subject; the two req/cpu-s columns share one heading (server alone, server + PostgreSQL).
+const W = { subject: 34, rps: 7, perCpu: 7, perCpuDb: 7, p50: 7, p99: 7, errors: 6, cpu: 5, dbCpu: 8, rss: 6, sql: 7 };
+
+/** Quick mode shows no speed (req/s, per-core, latency); CPU use and memory are shown as measured. */
 function row(s: SubjectSummary, quick: boolean): string {
   return [
-    pad(s.label, 34),
-    lpad(quick ? '(quick)' : num(s.median.rps), 9),
-    lpad(quick ? '' : num(s.median.perCpuSecond), 9),
-    lpad(quick ? '' : num(s.median.p50, 1), 8),
-    lpad(quick ? '' : num(s.median.p99, 1), 8),
-    lpad(String(s.errors + s.warmupErrors), 7),
-    lpad(quick ? '' : num(s.median.cpuPercent), 6),
-    lpad(num(s.median.rssMaxMiB), 7),
-    lpad(num(s.median.statementsPerRequest, 1), 7),
+    pad(s.label, W.subject),
+    lpad(quick ? '(quick)' : num(s.median.rps), W.rps),
+    lpad(quick ? '' : num(s.median.perCpuSecond), W.perCpu),
+    lpad(quick ? '' : num(s.median.perCpuSecondWithDb), W.perCpuDb),
+    lpad(quick ? '' : num(s.median.p50, 1), W.p50),
+    lpad(quick ? '' : num(s.median.p99, 1), W.p99),
+    lpad(String(s.errors + s.warmupErrors), W.errors),
+    lpad(num(s.median.cpuPercent), W.cpu),
+    lpad(num(s.median.dbCpuPercent), W.dbCpu),
+    lpad(num(s.median.rssMaxMiB), W.rss),
+    lpad(num(s.median.statementsPerRequest, 1), W.sql),
   ].join(' ');
+}
+
+function header(): string[] {
+  const perCpuWidth = W.perCpu + 1 + W.perCpuDb;
+  const group = ' req/cpu-s ';
+  const side = (perCpuWidth - group.length) / 2;
+  return [
+    `   ${pad('', W.subject)} ${lpad('', W.rps)} ${'─'.repeat(Math.floor(side))}${group}${'─'.repeat(Math.ceil(side))}`,
+    `   ${pad('subject', W.subject)} ${lpad('req/s', W.rps)} ${lpad('server', W.perCpu)} ${lpad('+db', W.perCpuDb)} ${lpad('p50 ms', W.p50)} ${lpad('p99 ms', W.p99)} ` +
+      `${lpad('errors', W.errors)} ${lpad('cpu %', W.cpu)} ${lpad('db cpu %', W.dbCpu)} ${lpad('rss MB', W.rss)} ${lpad('sql/req', W.sql)}`,
+  ];
 }
 
 export function formatScenario(record: ScenarioRecord, quick: boolean): string {
@@ -39,9 +56,7 @@ export function formatScenario(record: ScenarioRecord, quick: boolean): string {
   if (record.status === 'not-runnable') return [...lines, `   NOT RUNNABLE YET: ${record.reason}`].join('\n');
   if (record.status === 'failed') return [...lines, `   FAILED: ${record.reason}`].join('\n');
   const o = record.outcome!;
-  lines.push(
-    `   ${pad('subject', 34)} ${lpad('req/s', 9)} ${lpad('req/cpu-s', 9)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('errors', 7)} ${lpad('cpu %', 6)} ${lpad('rss MB', 7)} ${lpad('sql/req', 7)}`,
-  );
+  lines.push(...header());
   for (const s of o.subjects) lines.push(`   ${row(s, quick)}`);
   for (const u of o.unavailable) lines.push(`   ${pad(u.label, 34)} NOT RUNNABLE YET: ${u.reason}`);
   for (const f of o.figures ?? []) lines.push(`   ${quick ? '' : `${f.label}: ${num(f.value, 2)} ${f.unit}`}`.trimEnd());

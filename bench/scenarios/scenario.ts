@@ -62,7 +62,21 @@ export interface SubjectSummary {
   role: Role;
   runs: RunRecord[];
   warmupErrors: number;
-  median: { rps: number; perCpuSecond: number; p50: number; p99: number; cpuPercent: number; rssMaxMiB: number; statementsPerRequest?: number };
+  median: {
+    rps: number;
+    /** Requests per CPU-second of the server process alone (PostgreSQL not counted). */
+    perCpuSecond: number;
+    /** Requests per CPU-second of the server plus its PostgreSQL server; equals perCpuSecond for a side without one. */
+    perCpuSecondWithDb: number;
+    p50: number;
+    p99: number;
+    /** Server process CPU, percent of one core. */
+    cpuPercent: number;
+    /** PostgreSQL server CPU (postmaster + backends), percent of one core; only for subjects backed by it. */
+    dbCpuPercent?: number;
+    rssMaxMiB: number;
+    statementsPerRequest?: number;
+  };
   errors: number;
 }
 
