@@ -1,10 +1,12 @@
-// Storage of authorization codes, keyed by SHA-256 of the code. Redemption is one statement that both
-// consumes the code and creates its grant, so exactly one of any number of parallel redemptions wins and a
-// later second use always finds the grant to revoke (RFC 6749 4.1.2).
+// Storage of authorization codes, keyed by SHA-256 of the code. Redemption is one statement that consumes
+// the code, creates its grant, records the access token about to be signed, starts the refresh-token
+// family when one is due and reads the user — one round trip per exchange. Exactly one of any number of
+// parallel redemptions wins, and a later second use always finds the grant to revoke (RFC 6749 4.1.2).
 import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
 import type { AuthorizationCodesTable } from '../../storage/schema.js';
+import { userFromJson, type User } from '../../storage/users-repository.js';
 
 export interface StoredCode {
   grantId: string;
@@ -21,10 +23,25 @@ export interface StoredCode {
   redeemedAt: Date | null;
 }
 
+/** What the redemption statement creates besides the grant. */
+export interface RedemptionWrites {
+  grantLifetimeSeconds: number;
+  /** The access token about to be signed, recorded under the new grant. */
+  accessToken?: { jti: string; expiresAt: Date };
+  /** The first refresh token of the family, inserted only when the code's scope calls for one (see below). */
+  refresh?: { tokenHash: string; idleSeconds: number };
+}
+
+export interface ConsumedCode {
+  code: StoredCode;
+  user: User | null;
+  refreshIssued: boolean;
+}
+
 export interface CodeStore {
   insert(codeHash: string, code: Omit<StoredCode, 'redeemedAt'>): Promise<void>;
   /** Atomically marks the code redeemed by `clientId` and creates its grant; undefined when it was not redeemable. */
-  consume(codeHash: string, clientId: string, grantLifetimeSeconds: number): Promise<StoredCode | undefined>;
+  consume(codeHash: string, clientId: string, writes: RedemptionWrites): Promise<ConsumedCode | undefined>;
   find(codeHash: string): Promise<StoredCode | undefined>;
 }
 
@@ -68,21 +85,38 @@ export function codeStore(db: Db, clock: Clock): CodeStore {
         })
         .execute();
     },
-    async consume(codeHash, clientId, grantLifetimeSeconds) {
+    async consume(codeHash, clientId, { grantLifetimeSeconds, accessToken, refresh }) {
       const now = new Date(clock.now());
-      const { rows } = await sql<CodeRow>`
+      const lifetime = sql`make_interval(secs => ${grantLifetimeSeconds}::double precision)`;
+      // DESIGN.md §1: a refresh token comes with offline_access (OIDC) or for plain OAuth (no openid); the
+      // caller passes `refresh` only when the client is registered for the refresh_token grant.
+      const { rows } = await sql<CodeRow & { user_row: Record<string, unknown> | null; refresh_issued: boolean }>`
         with redeemed as (
           update authorization_codes set redeemed_at = ${now}
           where code_hash = ${codeHash} and client_id = ${clientId} and redeemed_at is null and expires_at > ${now}
           returning *
         ), granted as (
           insert into oauth_grants (id, client_id, user_id, scope, auth_time, session_id, resource, created_at, expires_at)
-          select grant_id, client_id, user_id, scope, auth_time, session_id, resource, ${now},
-                 auth_time + make_interval(secs => ${grantLifetimeSeconds}::double precision)
+          select grant_id, client_id, user_id, scope, auth_time, session_id, resource, ${now}, auth_time + ${lifetime}
           from redeemed
+        ), recorded as (
+          insert into grant_access_tokens (jti, grant_id, expires_at)
+          select ${accessToken?.jti ?? null}::text, grant_id, ${accessToken?.expiresAt ?? null}::timestamptz
+          from redeemed where ${accessToken !== undefined}
+        ), first_refresh as (
+          insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at)
+          select ${refresh?.tokenHash ?? null}::text, grant_id, ${now},
+                 least(${now}::timestamptz + make_interval(secs => ${refresh?.idleSeconds ?? 0}::double precision), auth_time + ${lifetime})
+          from redeemed
+          where ${refresh !== undefined} and ('offline_access' = any(scope) or not 'openid' = any(scope))
+          returning grant_id
         )
-        select * from redeemed`.execute(db);
-      return rows[0] && toCode(rows[0]);
+        select r.*, to_jsonb(u) as user_row, exists (select 1 from first_refresh) as refresh_issued
+        from redeemed r left join users u on u.id = r.user_id`.execute(db);
+      const row = rows[0];
+      if (!row) return undefined;
+      const { user_row, refresh_issued, ...code } = row;
+      return { code: toCode(code), user: user_row ? userFromJson(user_row) : null, refreshIssued: refresh_issued };
     },
     async find(codeHash) {
       const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();

@@ -8,26 +8,33 @@ import { randomToken, sha256 } from '../../crypto/random.js';
 import type { Db } from '../../storage/database.js';
 import { grantStore } from '../refresh/grant-store.js';
 import type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
-import { codeStore, type StoredCode } from './code-store.js';
+import { codeStore, type ConsumedCode } from './code-store.js';
 
 export type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
 export type { StoredCode } from './code-store.js';
 
+/** Written by the redemption itself, so an exchange is one database round trip. */
+export interface RedemptionIssue {
+  accessToken: { jti: string; expiresAt: Date };
+  /** The refresh token to start the family with, when the client is registered for refresh_token. */
+  refreshTokenHash?: string;
+}
+
 export type Redemption =
-  | { ok: true; code: StoredCode }
+  | ({ ok: true } & ConsumedCode)
   | { ok: false; reason: 'unknown' | 'expired' | 'other_client' }
   /** A second use: the grant the first use created is revoked if tokens were already issued from it. */
   | { ok: false; reason: 'reused'; grantId: string };
 
 export interface AuthorizationCodeRedeemer {
   /** Consumes the code for `clientId`; on a second use, revokes every token issued from it. */
-  redeem(code: string, clientId: string): Promise<Redemption>;
+  redeem(code: string, clientId: string, issue?: RedemptionIssue): Promise<Redemption>;
 }
 
 export interface AuthorizationCodesDeps {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'AUTH_CODE_TTL' | 'REFRESH_TOKEN_ABSOLUTE_TTL'>;
+  config: Pick<Config, 'AUTH_CODE_TTL' | 'REFRESH_TOKEN_ABSOLUTE_TTL' | 'REFRESH_TOKEN_IDLE_TTL'>;
 }
 
 /** 256 random bits, base64url: well above RFC 6749 10.10's and FAPI's 128-bit floor. */
@@ -42,9 +49,9 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
     const code = await codes.find(codeHash);
     if (!code) return { ok: false, reason: 'unknown' };
     if (code.redeemedAt !== null) {
-      // Tokens already handed out from this code are revoked. A duplicate racing the first redemption
-      // (nothing issued yet) only loses: the first one completes, so exactly one of N parallel uses wins.
-      await grants.revokeIfIssued(code.grantId);
+      // Every token issued from this code is revoked. The winning redemption recorded its access token in
+      // the same statement that consumed the code, so even a duplicate racing it revokes what it issued.
+      await grants.revoke(code.grantId);
       return { ok: false, reason: 'reused', grantId: code.grantId };
     }
     if (code.clientId !== clientId) return { ok: false, reason: 'other_client' };
@@ -69,10 +76,14 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
       });
       return code;
     },
-    async redeem(code, clientId) {
+    async redeem(code, clientId, issue) {
       const codeHash = sha256(code);
-      const consumed = await codes.consume(codeHash, clientId, config.REFRESH_TOKEN_ABSOLUTE_TTL);
-      return consumed ? { ok: true, code: consumed } : explainFailure(codeHash, clientId);
+      const consumed = await codes.consume(codeHash, clientId, {
+        grantLifetimeSeconds: config.REFRESH_TOKEN_ABSOLUTE_TTL,
+        ...(issue ? { accessToken: issue.accessToken } : {}),
+        ...(issue?.refreshTokenHash ? { refresh: { tokenHash: issue.refreshTokenHash, idleSeconds: config.REFRESH_TOKEN_IDLE_TTL } } : {}),
+      });
+      return consumed ? { ok: true, ...consumed } : explainFailure(codeHash, clientId);
     },
   };
 }

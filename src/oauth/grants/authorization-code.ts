@@ -2,18 +2,18 @@
 // first; then the code is consumed atomically for this client; then redirect_uri and the S256 verifier
 // must match what /authorize bound. A second use of a code revokes every token issued from it (4.1.2).
 import type { Core } from '../../core.js';
+import { randomToken, sha256 } from '../../crypto/random.js';
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
-import { usersRepository } from '../../storage/users-repository.js';
-import { authorizationCodes, type AuthorizationCodeRedeemer, type StoredCode } from '../codes/index.js';
+import { authorizationCodes, type AuthorizationCodeRedeemer, type Redemption, type RedemptionIssue, type StoredCode } from '../codes/index.js';
 import { isWellFormedVerifier, verifierMatches } from '../codes/pkce.js';
 import { grantStore, type GrantStore } from '../refresh/grant-store.js';
-import { refreshTokens, type RefreshTokens } from '../refresh/index.js';
+import { REFRESH_TOKEN_BYTES } from '../refresh/index.js';
 import { SecurityEventError } from '../refresh/security-events.js';
 import { accessTokenIssuer } from '../tokens/access-tokens.js';
 import { idTokenIssuer } from '../tokens/id-token.js';
 import type { Grant } from './grant.js';
-import { issueUserTokens, tokenAudience, type UserTokensDeps } from './user-tokens.js';
+import { signUserTokens, tokenAudience, type UserTokensDeps } from './user-tokens.js';
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -28,9 +28,9 @@ function wellFormedVerifier(value: string | undefined): string {
   return value;
 }
 
-async function redeem(codes: AuthorizationCodeRedeemer, code: string, client: Client): Promise<StoredCode> {
-  const result = await codes.redeem(code, client.id);
-  if (result.ok) return result.code;
+async function redeem(codes: AuthorizationCodeRedeemer, code: string, client: Client, issue: RedemptionIssue): Promise<Extract<Redemption, { ok: true }>> {
+  const result = await codes.redeem(code, client.id, issue);
+  if (result.ok) return result;
   if (result.reason === 'reused') {
     throw new SecurityEventError(
       { type: 'authorization_code_reuse', familyId: result.grantId, clientId: client.id },
@@ -48,15 +48,10 @@ function checkBinding(code: StoredCode, redirectUri: string | undefined, verifie
   }
 }
 
-/** DESIGN.md §1: with offline_access (OIDC), or for plain OAuth, when the client is registered for refresh_token. */
-const wantsRefreshToken = (client: Client, scope: readonly string[]): boolean =>
-  client.grantTypes.includes('refresh_token') && (scope.includes('offline_access') || !scope.includes('openid'));
-
 export function authorizationCodeGrant(deps: {
   codes: AuthorizationCodeRedeemer;
-  refresh: Pick<RefreshTokens, 'issueFirst'>;
-  grants: Pick<GrantStore, 'revoke' | 'recordAccessToken'>;
-  tokens: Omit<UserTokensDeps, 'grants'>;
+  grants: Pick<GrantStore, 'revoke'>;
+  tokens: UserTokensDeps;
   apiAudience: string;
 }): Grant {
   return {
@@ -65,25 +60,27 @@ export function authorizationCodeGrant(deps: {
     async handle({ client, params, dpopJkt }) {
       const codeValue = required(params.code, 'code');
       const verifier = wellFormedVerifier(params.code_verifier);
-      const code = await redeem(deps.codes, codeValue, client);
+      // The refresh token is minted up front; the redemption stores it only when the code's scope calls
+      // for one (DESIGN.md §1: offline_access, or plain OAuth) — see code-store.ts.
+      const refreshToken = client.grantTypes.includes('refresh_token') ? randomToken(REFRESH_TOKEN_BYTES) : undefined;
+      const accessToken = deps.tokens.accessTokens.prepare();
+      const { code, user, refreshIssued } = await redeem(deps.codes, codeValue, client, {
+        accessToken,
+        ...(refreshToken ? { refreshTokenHash: sha256(refreshToken) } : {}),
+      });
       try {
         checkBinding(code, params.redirect_uri, verifier);
-        const audience = tokenAudience(params.resource, code.resource, deps.apiAudience);
-        const refreshToken = wantsRefreshToken(client, code.scope) ? await deps.refresh.issueFirst(code.grantId) : undefined;
-        return await issueUserTokens(
-          { ...deps.tokens, grants: deps.grants },
-          {
-            client,
-            grantId: code.grantId,
-            userId: code.userId,
-            scope: code.scope,
-            authTime: Math.floor(code.authTime.getTime() / 1000),
-            audience,
-            nonce: code.nonce,
-            dpopJkt,
-            refreshToken,
-          },
-        );
+        return await signUserTokens(deps.tokens, {
+          client,
+          user,
+          scope: code.scope,
+          authTime: Math.floor(code.authTime.getTime() / 1000),
+          audience: tokenAudience(params.resource, code.resource, deps.apiAudience),
+          accessToken,
+          nonce: code.nonce,
+          dpopJkt,
+          refreshToken: refreshIssued ? refreshToken : undefined,
+        });
       } catch (error) {
         // The code is spent either way; its grant must not outlive a failed exchange.
         await deps.grants.revoke(code.grantId);
@@ -96,8 +93,7 @@ export function authorizationCodeGrant(deps: {
 export const authorizationCode = (core: Core): Grant =>
   authorizationCodeGrant({
     codes: authorizationCodes(core),
-    refresh: refreshTokens(core),
     grants: grantStore(core.db, core.clock),
-    tokens: { accessTokens: accessTokenIssuer(core), idTokens: idTokenIssuer(core), users: usersRepository(core.db, core.clock) },
+    tokens: { accessTokens: accessTokenIssuer(core), idTokens: idTokenIssuer(core) },
     apiAudience: core.config.API_AUDIENCE,
   });

@@ -4,15 +4,13 @@
 // token revokes the family (SecurityEventError → invalid_grant, logged with the family id).
 import type { Core } from '../../core.js';
 import { OAuthError } from '../../http/errors.js';
-import { usersRepository } from '../../storage/users-repository.js';
-import { grantStore, type GrantStore } from '../refresh/grant-store.js';
 import { refreshTokens, type Rotation, type RefreshTokens } from '../refresh/index.js';
 import { SecurityEventError } from '../refresh/security-events.js';
 import { parseScope } from '../scopes.js';
 import { accessTokenIssuer } from '../tokens/access-tokens.js';
 import { idTokenIssuer } from '../tokens/id-token.js';
 import type { Grant, TokenResponse } from './grant.js';
-import { issueUserTokens, tokenAudience, type UserTokensDeps } from './user-tokens.js';
+import { grantGone, signUserTokens, tokenAudience, type UserTokensDeps } from './user-tokens.js';
 
 function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: string): OAuthError {
   switch (rotation.reason) {
@@ -30,8 +28,7 @@ function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: str
 
 export function refreshTokenGrant(deps: {
   refresh: Pick<RefreshTokens, 'rotate' | 'rememberSuccessor'>;
-  grants: Pick<GrantStore, 'recordAccessToken'>;
-  tokens: Omit<UserTokensDeps, 'grants'>;
+  tokens: UserTokensDeps;
   apiAudience: string;
 }): Grant {
   return {
@@ -44,23 +41,23 @@ export function refreshTokenGrant(deps: {
       // Refuse a wrong `resource` before rotating: a refused request must not burn the client's token (the
       // only resource is the API, so the grant's bound audience is the API audience whenever it is set).
       tokenAudience(params.resource, null, deps.apiAudience);
-      const rotation = await deps.refresh.rotate({ token, clientId: client.id, scope: requested });
+      const accessToken = deps.tokens.accessTokens.prepare();
+      const rotation = await deps.refresh.rotate({ token, clientId: client.id, scope: requested, accessToken });
       if (rotation.kind === 'replayed') return JSON.parse(rotation.response) as TokenResponse;
       if (rotation.kind === 'refused') throw refusal(rotation, client.id);
+      // A grant revoked while rotating (code or refresh reuse elsewhere) must not hand out a live token.
+      if (!rotation.recorded) throw grantGone();
       const { grant } = rotation;
-      const response = await issueUserTokens(
-        { ...deps.tokens, grants: deps.grants },
-        {
-          client,
-          grantId: grant.id,
-          userId: grant.userId,
-          scope: requested.length > 0 ? requested : grant.scope,
-          authTime: Math.floor(grant.authTime.getTime() / 1000),
-          audience: tokenAudience(params.resource, grant.resource, deps.apiAudience),
-          dpopJkt,
-          refreshToken: rotation.refreshToken,
-        },
-      );
+      const response = await signUserTokens(deps.tokens, {
+        client,
+        user: rotation.user,
+        scope: requested.length > 0 ? requested : grant.scope,
+        authTime: Math.floor(grant.authTime.getTime() / 1000),
+        audience: tokenAudience(params.resource, grant.resource, deps.apiAudience),
+        accessToken,
+        dpopJkt,
+        refreshToken: rotation.refreshToken,
+      });
       await deps.refresh.rememberSuccessor(token, JSON.stringify(response));
       return response;
     },
@@ -70,7 +67,6 @@ export function refreshTokenGrant(deps: {
 export const refreshToken = (core: Core): Grant =>
   refreshTokenGrant({
     refresh: refreshTokens(core),
-    grants: grantStore(core.db, core.clock),
-    tokens: { accessTokens: accessTokenIssuer(core), idTokens: idTokenIssuer(core), users: usersRepository(core.db, core.clock) },
+    tokens: { accessTokens: accessTokenIssuer(core), idTokens: idTokenIssuer(core) },
     apiAudience: core.config.API_AUDIENCE,
   });

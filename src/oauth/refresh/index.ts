@@ -9,14 +9,14 @@ import { keyEncryption } from '../../crypto/key-encryption.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import type { Db } from '../../storage/database.js';
 import { grantStore } from './grant-store.js';
-import { refreshStore, type GrantRecord, type RefreshTokenRecord } from './refresh-store.js';
+import { refreshStore, type RefreshTokenRecord, type RotatedGrant } from './refresh-store.js';
 
 export type { GrantRecord } from './refresh-store.js';
 
 export type RotationFailure = 'unknown' | 'other_client' | 'reused' | 'expired' | 'wider_scope' | 'in_flight';
 
 export type Rotation =
-  | { kind: 'rotated'; grant: GrantRecord; refreshToken: string }
+  | ({ kind: 'rotated'; refreshToken: string } & RotatedGrant)
   /** Within the grace window: the successor response already sent once, as JSON. */
   | { kind: 'replayed'; response: string }
   | { kind: 'refused'; reason: RotationFailure; grantId?: string };
@@ -24,7 +24,8 @@ export type Rotation =
 export interface RefreshTokens {
   /** The first refresh token of a grant's family. */
   issueFirst(grantId: string): Promise<string>;
-  rotate(input: { token: string; clientId: string; scope: readonly string[] }): Promise<Rotation>;
+  /** `accessToken`: the jti about to be signed, recorded under the grant by the rotation itself. */
+  rotate(input: { token: string; clientId: string; scope: readonly string[]; accessToken?: { jti: string; expiresAt: Date } }): Promise<Rotation>;
   /** REFRESH_REUSE_GRACE: remembers the response that answered this (now rotated) token. */
   rememberSuccessor(token: string, response: string): Promise<void>;
   /** The token's record when it is live, undefined otherwise. */
@@ -39,7 +40,7 @@ export interface RefreshTokensDeps {
   config: Pick<Config, 'REFRESH_TOKEN_IDLE_TTL' | 'REFRESH_REUSE_GRACE'>;
 }
 
-const TOKEN_BYTES = 32;
+export const REFRESH_TOKEN_BYTES = 32;
 
 const sealerFor = (token: string) =>
   keyEncryption(Buffer.from(hkdfSync('sha256', token, new Uint8Array(0), 'gatehouse refresh reuse grace', 32)));
@@ -90,20 +91,21 @@ export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
 
   return {
     async issueFirst(grantId) {
-      const token = randomToken(TOKEN_BYTES);
+      const token = randomToken(REFRESH_TOKEN_BYTES);
       await store.insertFirst(sha256(token), grantId, config.REFRESH_TOKEN_IDLE_TTL);
       return token;
     },
-    async rotate({ token, clientId, scope }) {
-      const successor = randomToken(TOKEN_BYTES);
-      const grant = await store.rotate({
+    async rotate({ token, clientId, scope, accessToken }) {
+      const successor = randomToken(REFRESH_TOKEN_BYTES);
+      const rotated = await store.rotate({
         oldHash: sha256(token),
         newHash: sha256(successor),
         clientId,
         scope,
         idleSeconds: config.REFRESH_TOKEN_IDLE_TTL,
+        ...(accessToken ? { accessToken } : {}),
       });
-      return grant ? { kind: 'rotated', grant, refreshToken: successor } : explain(token, clientId, scope);
+      return rotated ? { kind: 'rotated', ...rotated, refreshToken: successor } : explain(token, clientId, scope);
     },
     async rememberSuccessor(token, response) {
       if (config.REFRESH_REUSE_GRACE <= 0) return;

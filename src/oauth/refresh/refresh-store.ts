@@ -2,12 +2,14 @@
 // rotated, not idle-expired, and its grant is neither revoked nor past its absolute expiry.
 //
 // Rotation is ONE statement: it marks the presented token rotated only if it is live, belongs to the
-// client and the requested scope fits, and inserts the successor from the same row. Concurrent rotations
+// client and the requested scope fits, inserts the successor from the same row, records the access token
+// about to be signed under the grant, and reads the user — one round trip per refresh. Concurrent rotations
 // of one token serialise on its row lock; after the winner commits, the others re-check `rotated_at is
 // null`, match nothing, and go on to reuse detection — so a family never has two live branches.
 import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
+import { userFromJson, type User } from '../../storage/users-repository.js';
 
 export interface GrantRecord {
   id: string;
@@ -36,13 +38,22 @@ export interface RotationInput {
   /** The scope the new access token asks for; must be a subset of the grant's scope. */
   scope: readonly string[];
   idleSeconds: number;
+  /** The access token about to be signed, recorded under the grant in the same statement. */
+  accessToken?: { jti: string; expiresAt: Date };
+}
+
+export interface RotatedGrant {
+  grant: GrantRecord;
+  user: User | null;
+  /** False when the grant was revoked while rotating: the access token must not be issued. */
+  recorded: boolean;
 }
 
 export interface RefreshStore {
   /** The first token of a grant's family. */
   insertFirst(tokenHash: string, grantId: string, idleSeconds: number): Promise<void>;
   /** Rotates atomically; the grant when the presented token was live and matched, undefined otherwise. */
-  rotate(input: RotationInput): Promise<GrantRecord | undefined>;
+  rotate(input: RotationInput): Promise<RotatedGrant | undefined>;
   find(tokenHash: string): Promise<RefreshTokenRecord | undefined>;
   sealSuccessor(tokenHash: string, sealed: string): Promise<void>;
   /** Live tokens of a grant's family (0 or 1 unless something is broken). */
@@ -83,9 +94,11 @@ export function refreshStore(db: Db, clock: Clock): RefreshStore {
         select ${tokenHash}, id, ${at}, least(${at}::timestamptz + make_interval(secs => ${idleSeconds}::double precision), expires_at)
         from oauth_grants where id = ${grantId}`.execute(db);
     },
-    async rotate({ oldHash, newHash, clientId, scope, idleSeconds }) {
+    async rotate({ oldHash, newHash, clientId, scope, idleSeconds, accessToken }) {
       const at = now();
-      const { rows } = await sql<GrantRow>`
+      // `recorded` share-locks the live grant row like grantStore.recordAccessToken: a revocation in flight
+      // is waited for and seen (nothing recorded), one that starts later copies this jti.
+      const { rows } = await sql<GrantRow & { user_row: Record<string, unknown> | null; recorded: boolean }>`
         with presented as (
           update refresh_tokens r set rotated_at = ${at}
           from oauth_grants g
@@ -99,9 +112,19 @@ export function refreshStore(db: Db, clock: Clock): RefreshStore {
           insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at)
           select ${newHash}, grant_id, ${at}, least(${at}::timestamptz + make_interval(secs => ${idleSeconds}::double precision), expires_at)
           from presented
+        ), recorded as (
+          insert into grant_access_tokens (jti, grant_id, expires_at)
+          select ${accessToken?.jti ?? null}::text, g.id, ${accessToken?.expiresAt ?? null}::timestamptz
+          from oauth_grants g
+          where ${accessToken !== undefined} and g.id = (select grant_id from presented) and g.revoked_at is null
+          for share
+          returning grant_id
         )
-        select * from presented`.execute(db);
-      return rows[0] && toGrant(rows[0]);
+        select p.*, to_jsonb(u) as user_row, exists (select 1 from recorded) as recorded
+        from presented p left join users u on u.id = p.user_id`.execute(db);
+      const row = rows[0];
+      if (!row) return undefined;
+      return { grant: toGrant(row), user: row.user_row ? userFromJson(row.user_row) : null, recorded: row.recorded };
     },
     async find(tokenHash) {
       const row = await db

@@ -26,8 +26,18 @@ export interface IssuedAccessToken {
   expiresAt: Date;
 }
 
+/** The identity and lifetime of a token about to be signed, so it can be recorded before it exists. */
+export interface PreparedAccessToken {
+  jti: string;
+  iat: number;
+  expiresIn: number;
+  expiresAt: Date;
+}
+
 export interface AccessTokenIssuer {
-  issue(input: AccessTokenInput): Promise<IssuedAccessToken>;
+  prepare(): PreparedAccessToken;
+  /** Signs a token; `prepared` when its jti was already recorded (the user grants record it in their one statement). */
+  issue(input: AccessTokenInput, prepared?: PreparedAccessToken): Promise<IssuedAccessToken>;
 }
 
 export function accessTokenIssuer(deps: {
@@ -36,11 +46,15 @@ export function accessTokenIssuer(deps: {
   config: Pick<Config, 'ISSUER' | 'API_AUDIENCE' | 'ACCESS_TOKEN_TTL'>;
 }): AccessTokenIssuer {
   const { keys, clock, config } = deps;
+  const prepare = (): PreparedAccessToken => {
+    const iat = Math.floor(clock.now() / 1000);
+    return { jti: randomUUID(), iat, expiresIn: config.ACCESS_TOKEN_TTL, expiresAt: new Date((iat + config.ACCESS_TOKEN_TTL) * 1000) };
+  };
   return {
-    async issue(input) {
-      const iat = Math.floor(clock.now() / 1000);
-      const exp = iat + config.ACCESS_TOKEN_TTL;
-      const jti = randomUUID();
+    prepare,
+    async issue(input, prepared = prepare()) {
+      const { jti, iat, expiresIn, expiresAt } = prepared;
+      const exp = iat + expiresIn;
       const token = await keys.sign(
         {
           iss: config.ISSUER,
@@ -56,7 +70,7 @@ export function accessTokenIssuer(deps: {
         },
         { alg: 'ES256', typ: 'at+jwt' },
       );
-      return { token, jti, expiresIn: config.ACCESS_TOKEN_TTL, expiresAt: new Date(exp * 1000) };
+      return { token, jti, expiresIn, expiresAt };
     },
   };
 }

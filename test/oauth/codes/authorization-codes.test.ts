@@ -8,7 +8,7 @@ import { createTestDatabase } from '../../helpers/database.js';
 import { createClient, createUser, pkcePair, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
 
 const clock = manualClock();
-const config = { AUTH_CODE_TTL: 60, REFRESH_TOKEN_ABSOLUTE_TTL: 2_592_000 };
+const config = { AUTH_CODE_TTL: 60, REFRESH_TOKEN_ABSOLUTE_TTL: 2_592_000, REFRESH_TOKEN_IDLE_TTL: 1_209_600 };
 let database: Database;
 
 before(async () => {

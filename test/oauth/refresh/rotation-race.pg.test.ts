@@ -45,7 +45,7 @@ after(async () => {
 
 test('the 200× race across two server processes sharing one PostgreSQL never leaves two live branches', async () => {
   const [a, b] = servers as [ServerProcess, ServerProcess];
-  const codeDeps = { db: database.db, clock: systemClock, config: { AUTH_CODE_TTL: 60, REFRESH_TOKEN_ABSOLUTE_TTL: 2_592_000 } };
+  const codeDeps = { db: database.db, clock: systemClock, config: { AUTH_CODE_TTL: 60, REFRESH_TOKEN_ABSOLUTE_TTL: 2_592_000, REFRESH_TOKEN_IDLE_TTL: 1_209_600 } };
   const fixture = await createClient(database.db, systemClock);
   const user = await createUser(database.db, systemClock);
   const outcomes: RaceOutcome[] = [];
