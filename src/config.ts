@@ -120,6 +120,12 @@ const settings = {
     parse: int(1, 500),
     fallback: 20,
   },
+  DATABASE_PREPARED_STATEMENTS: {
+    doc: 'Send repeated statements as named prepared statements (parsed and planned once per connection). Turn off behind a pooler that cannot keep them (PgBouncer < 1.21 in transaction mode).',
+    expects: 'true or false',
+    parse: bool,
+    fallback: true,
+  },
   DATABASE_STARTUP_TIMEOUT: seconds('How long start-up keeps retrying an unreachable database before giving up.', 30, 0, 3600),
   REDIS_URL: {
     doc: 'Redis for rate-limit counters shared by several instances.',

@@ -11,7 +11,7 @@ export class StartupError extends Error {
   override readonly name = 'StartupError';
 }
 
-type ConnectConfig = Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_STARTUP_TIMEOUT'>;
+type ConnectConfig = Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_PREPARED_STATEMENTS' | 'DATABASE_STARTUP_TIMEOUT'>;
 
 export async function connectDatabase(config: ConnectConfig, log: (message: string) => void = () => {}): Promise<Database> {
   if (!config.DATABASE_URL) {

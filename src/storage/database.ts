@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { withPreparedStatements } from './prepared-statements.js';
 
 export type Db = Kysely<DB>;
 
@@ -22,6 +23,7 @@ export interface DatabaseOptions {
   DATABASE_URL?: string | undefined;
   DATA_DIR: string;
   DATABASE_POOL_SIZE: number;
+  DATABASE_PREPARED_STATEMENTS?: boolean;
 }
 
 // int8 (bigint, count(*)) as a JS number: every int8 Gatehouse stores fits in 2^53.
@@ -30,11 +32,11 @@ const parseInt8 = (v: string) => Number(v);
 pg.types.setTypeParser(INT8_OID, parseInt8);
 
 export async function openDatabase(options: DatabaseOptions & { inMemory?: boolean }): Promise<Database> {
-  if (options.DATABASE_URL) return openPostgres(options.DATABASE_URL, options.DATABASE_POOL_SIZE);
+  if (options.DATABASE_URL) return openPostgres(options.DATABASE_URL, options.DATABASE_POOL_SIZE, { prepared: options.DATABASE_PREPARED_STATEMENTS ?? true });
   return openPGlite(options.inMemory ? undefined : join(options.DATA_DIR, 'pglite'));
 }
 
-export async function openPostgres(url: string, poolSize = 20): Promise<Database> {
+export async function openPostgres(url: string, poolSize = 20, { prepared = true }: { prepared?: boolean } = {}): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -44,7 +46,7 @@ export async function openPostgres(url: string, poolSize = 20): Promise<Database
   });
   // An idle client losing its server (PostgreSQL restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepared ? withPreparedStatements(pool) : pool }) });
   return {
     db,
     kind: 'postgres',
