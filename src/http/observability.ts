@@ -24,14 +24,17 @@ export function installObservability(app: FastifyInstance): Registry {
     registers: [registry],
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(TRACE_HEADER, request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL, keeps label cardinality bounded.
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
     requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', { config: { face: 'problem' } }, async (_request, reply) => {
     reply.type(registry.contentType);

@@ -33,10 +33,12 @@ export async function installOverloadProtection(
     });
   }
   if (config.OVERLOAD_MAX_DB_WAITING > 0) {
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', (request, _reply, done) => {
       if (!exempt(request) && database.waiting() >= config.OVERLOAD_MAX_DB_WAITING) {
-        throw overloaded('Too many requests are waiting for the database.');
+        done(overloaded('Too many requests are waiting for the database.'));
+        return;
       }
+      done();
     });
   }
 }
