@@ -9,6 +9,8 @@ import type { Database } from '../storage/database.js';
 import { ProblemError } from './errors.js';
 
 const RETRY_AFTER = '5';
+// Four samples a second, so shedding starts (and stops) within a fraction of a second.
+const SAMPLE_INTERVAL_MS = 250;
 
 const overloaded = (detail: string) => new ProblemError('service-unavailable', detail, { headers: { 'retry-after': RETRY_AFTER } });
 
@@ -22,13 +24,22 @@ export async function installOverloadProtection(
   database: Pick<Database, 'waiting'>,
 ): Promise<void> {
   if (config.OVERLOAD_MAX_EVENT_LOOP_DELAY > 0) {
+    // The delay histogram starts at registration, so its first samples measure start-up itself (module
+    // loading, key import) — sometimes a whole blocked interval, which reads as an infinite delay. Until
+    // two samples have been taken after the server listens, pressure is not acted on: a fresh instance
+    // must not refuse its first requests for work it has already finished.
+    let judgedFrom = Infinity;
+    app.addHook('onListen', (done) => {
+      judgedFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS;
+      done();
+    });
     await app.register(underPressure, {
       maxEventLoopDelay: config.OVERLOAD_MAX_EVENT_LOOP_DELAY,
-      // Sample four times a second, so shedding starts (and stops) within a fraction of a second.
-      sampleInterval: 250,
+      sampleInterval: SAMPLE_INTERVAL_MS,
       retryAfter: Number(RETRY_AFTER),
       pressureHandler: async (request) => {
-        if (!exemptFromLoopPressure(request)) throw overloaded('The server is overloaded.');
+        if (Date.now() < judgedFrom || exemptFromLoopPressure(request)) return;
+        throw overloaded('The server is overloaded.');
       },
     });
   }

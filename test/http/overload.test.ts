@@ -40,3 +40,26 @@ test('under forced event-loop pressure new requests are shed with 503 + Retry-Af
     await t.close();
   }
 });
+
+test('a freshly started instance serves its first requests even though start-up blocked the event loop', async () => {
+  const t = await startTestApp({
+    env: { OVERLOAD_MAX_EVENT_LOOP_DELAY: '100' },
+    configure(app) {
+      // Start-up work (module loading, key import) keeps the loop busy in long slices just before the
+      // server listens, so the delay samples of start-up read far above the threshold.
+      app.addHook('onReady', async () => {
+        for (let slice = 0; slice < 4; slice++) {
+          busy(300);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      });
+      app.get('/test/ping', async () => ({ pong: true }));
+    },
+  });
+  try {
+    const first = await fetch(`${t.url}/test/ping`);
+    assert.equal(first.status, 200, await first.text());
+  } finally {
+    await t.close();
+  }
+});
