@@ -3,8 +3,17 @@
 // done in BigInt; nothing ever passes through floating point.
 const DECIMAL = /^(0|[1-9]\d{0,17})(?:\.(\d+))?$/;
 
+// Building an Intl.NumberFormat costs far more than a payment's SQL round trip; currencies are few.
+const digitsByCurrency = new Map<string, number>();
+
 export function minorDigits(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  let digits = digitsByCurrency.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    // Only codes Intl accepted are remembered (it throws on malformed ones), so the map stays small.
+    digitsByCurrency.set(currency, digits);
+  }
+  return digits;
 }
 
 /** Minor units of `amount`, or a message saying why it is not acceptable for `currency`. */
