@@ -1,6 +1,14 @@
 // Idempotency records: one row per (principal, key), both stored as hashes. Every state change is a
 // single conditional statement, so concurrent requests and instances race safely on PostgreSQL.
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.js';
+
+/**
+ * An operation's only write, as one data-modifying statement that writes its rows only
+ * `where exists (select 1 from completed)`: it runs in the same statement as the key's completion and
+ * writes nothing when the reservation was lost.
+ */
+export type GuardedWrite = RawBuilder<unknown>;
 
 export interface IdempotencyIdentity {
   principalHash: string;
@@ -25,6 +33,11 @@ export interface IdempotencyKeysRepository {
   takeOver(id: IdempotencyIdentity, r: { ownerToken: string; now: Date; lockedUntil: Date }): Promise<boolean>;
   /** Stores the response if `ownerToken` still holds the reservation; run it inside the operation's transaction. */
   complete(db: Db, id: IdempotencyIdentity, ownerToken: string, response: StoredResponse): Promise<boolean>;
+  /**
+   * complete() and the operation's only write in ONE statement (no BEGIN/COMMIT round trips): both
+   * happen, or neither. False when the reservation was lost (nothing written).
+   */
+  completeWith(id: IdempotencyIdentity, ownerToken: string, response: StoredResponse, write: GuardedWrite): Promise<boolean>;
   /** Gives the key up (the request failed with a 5xx), so a retry runs afresh. */
   release(id: IdempotencyIdentity, ownerToken: string): Promise<void>;
   deleteIfExpired(id: IdempotencyIdentity, now: Date): Promise<void>;
@@ -93,6 +106,18 @@ export function idempotencyKeysRepository(db: Db): IdempotencyKeysRepository {
         .where('owner_token', '=', ownerToken)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+    async completeWith(id, ownerToken, response, write) {
+      const { rows } = await sql<{ written: number }>`
+        with completed as (
+          update idempotency_keys
+          set state = 'completed', owner_token = null, locked_until = null, response_status = ${response.status},
+              response_headers = ${JSON.stringify(response.headers)}::jsonb, response_body = ${response.body}
+          where principal_hash = ${id.principalHash} and key_hash = ${id.keyHash} and state = 'running' and owner_token = ${ownerToken}
+          returning 1
+        ), written as (${write} returning 1)
+        select (select count(*) from written)::int as written`.execute(db);
+      return rows[0]!.written > 0;
     },
     async release(id, ownerToken) {
       await db

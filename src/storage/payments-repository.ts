@@ -1,6 +1,7 @@
 // Payments, stand-alone or for one order (a partial unique index allows one payment per order).
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from './database.js';
+import type { GuardedWrite } from './idempotency-keys-repository.js';
 import type { PaymentsTable } from './schema.js';
 
 export interface Payment {
@@ -19,6 +20,12 @@ export interface PaymentsRepository {
   findById(id: string): Promise<Payment | undefined>;
   count(): Promise<number>;
 }
+
+/** The insert of a payment whose id was chosen by the caller, for idempotencyKeys.completeWith(). */
+export const guardedPaymentInsert = (p: Payment): GuardedWrite => sql`
+  insert into payments (id, order_id, client_id, user_id, amount_minor, currency, account, created_at)
+  select ${p.id}, ${p.orderId}, ${p.clientId}, ${p.userId}, ${p.amountMinor}, ${p.currency}, ${p.account}, ${p.createdAt}
+  where exists (select 1 from completed)`;
 
 const toPayment = (r: Selectable<PaymentsTable>): Payment => ({
   id: r.id,

@@ -1,15 +1,17 @@
 // /v1/payments: POST requires an Idempotency-Key (DESIGN.md §1) and either stands alone or pays an order
 // (payment + order → paid in one transaction); GET reads one payment (own payments for user tokens).
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../../core.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
-import { paymentsRepository } from '../../storage/payments-repository.js';
+import { guardedPaymentInsert, paymentsRepository, type Payment } from '../../storage/payments-repository.js';
+import type { Principal } from '../principal.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
 import { commerceServices, IDEMPOTENCY_PURGE_INTERVAL_MS } from '../commerce.js';
 import { payOrder } from './pay-order.js';
 import { representPayment } from './payment-representation.js';
-import { validatePayment } from './payment-input.js';
+import { validatePayment, type PaymentInput } from './payment-input.js';
 
 const paymentBody = Type.Object({
   amount: Type.Union([Type.String(), Type.Number()], { description: 'Decimal, at most the currency minor-unit digits.' }),
@@ -30,32 +32,45 @@ const paymentParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 
 type Create = { Body: Static<typeof paymentBody> };
 
+const standAlone = (principal: Principal, input: PaymentInput, now: Date): Omit<Payment, 'id'> => ({
+  orderId: null,
+  clientId: principal.clientId,
+  userId: principal.kind === 'user' ? principal.sub : null,
+  amountMinor: input.amountMinor,
+  currency: input.currency,
+  account: input.account,
+  createdAt: now,
+});
+
 export async function paymentsRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
   const { idempotency } = commerceServices(core);
   const prefix = app.prefix;
   const payments = paymentsRepository(core.db);
+  const created = (payment: Payment) => ({ status: 201, headers: { location: `${prefix}/payments/${payment.id}` }, body: representPayment(payment, prefix) });
   app.jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
 
   app.post<Create>('/payments', {
     schema: { body: paymentBody, headers: idempotencyKeyHeader(true), response: { 201: paymentSchema } },
     preHandler: requireScope('payments:write'),
-    ...idempotency.route<Create>({ required: true }, async (request, tx) => {
-      const principal = authenticatedPrincipal(request);
-      const input = validatePayment(request.body, core.config.CURRENCIES);
-      const now = new Date(core.clock.now());
-      const payment = input.orderId
-        ? (await payOrder(tx, { principal, orderId: input.orderId, now, account: input.account, expected: input })).payment
-        : await paymentsRepository(tx).create({
-            orderId: null,
-            clientId: principal.clientId,
-            userId: principal.kind === 'user' ? principal.sub : null,
-            amountMinor: input.amountMinor,
-            currency: input.currency,
-            account: input.account,
-            createdAt: now,
-          });
-      return { status: 201, headers: { location: `${prefix}/payments/${payment.id}` }, body: representPayment(payment, prefix) };
-    }),
+    ...idempotency.route<Create>(
+      { required: true },
+      async (request, tx) => {
+        const principal = authenticatedPrincipal(request);
+        const input = validatePayment(request.body, core.config.CURRENCIES);
+        const now = new Date(core.clock.now());
+        const payment = input.orderId
+          ? (await payOrder(tx, { principal, orderId: input.orderId, now, account: input.account, expected: input })).payment
+          : await paymentsRepository(tx).create(standAlone(principal, input, now));
+        return created(payment);
+      },
+      // A stand-alone payment is one insert: it runs in the same statement as the key's completion.
+      async (request) => {
+        const input = validatePayment(request.body, core.config.CURRENCIES);
+        if (input.orderId) return undefined;
+        const payment = { id: randomUUID(), ...standAlone(authenticatedPrincipal(request), input, new Date(core.clock.now())) };
+        return { ...created(payment), write: guardedPaymentInsert(payment) };
+      },
+    ),
   });
 
   app.get<{ Params: Static<typeof paymentParams> }>('/payments/:id', {

@@ -24,3 +24,5 @@ export function validatePayment(body: PaymentBody, currencies: readonly string[]
   errors.throwIfAny();
   return { amountMinor, currency: body.currency, account: body.account, orderId: body.order_id };
 }
+
+export type PaymentInput = ReturnType<typeof validatePayment>;

@@ -16,6 +16,7 @@ import { sha256 } from '../../crypto/random.js';
 import { ProblemError } from '../errors.js';
 import {
   idempotencyKeysRepository,
+  type GuardedWrite,
   type IdempotencyIdentity,
   type StoredResponse,
 } from '../../storage/idempotency-keys-repository.js';
@@ -33,6 +34,14 @@ export interface OperationResult {
 }
 
 export type Operation<RG extends RouteGenericInterface> = (request: FastifyRequest<RG>, tx: Db) => Promise<OperationResult>;
+
+/** An outcome whose only write is one statement, run together with the key's completion (no transaction). */
+export interface SingleWriteResult extends OperationResult {
+  write: GuardedWrite;
+}
+
+/** Decides, without writing, whether this request is a single write; undefined falls back to the transactional operation. */
+export type SingleWritePlan<RG extends RouteGenericInterface> = (request: FastifyRequest<RG>) => Promise<SingleWriteResult | undefined>;
 
 export interface IdempotencyOptions {
   /** true: a request without the header is refused with 400 `missing-idempotency-key`. */
@@ -62,15 +71,31 @@ export function idempotency(deps: IdempotencyDeps) {
         return response;
       });
     } catch (error) {
-      if (error instanceof LeaseLost) throw inUse(policy.leaseSeconds * 1000);
-      if (error instanceof ProblemError && error.status < 500) awaitingErrorBody.set(request, { id, ownerToken });
-      else await repository.release(id, ownerToken).catch((e: unknown) => request.log.warn({ err: e }, 'could not release idempotency key'));
-      throw error;
+      return failed(request, error, id, ownerToken);
     }
   }
 
+  /** The single-write path: the write and the completion are one statement, so 2 round trips in all. */
+  async function writeAndComplete(request: FastifyRequest, outcome: SingleWriteResult, id: IdempotencyIdentity, ownerToken: string): Promise<StoredResponse> {
+    try {
+      const response = toStoredResponse(outcome);
+      if (!(await repository.completeWith(id, ownerToken, response, outcome.write))) throw new LeaseLost();
+      return response;
+    } catch (error) {
+      return failed(request, error, id, ownerToken);
+    }
+  }
+
+  async function failed(request: FastifyRequest, error: unknown, id: IdempotencyIdentity, ownerToken: string): Promise<never> {
+    if (error instanceof LeaseLost) throw inUse(policy.leaseSeconds * 1000);
+    if (error instanceof ProblemError && error.status < 500) awaitingErrorBody.set(request, { id, ownerToken });
+    else await repository.release(id, ownerToken).catch((e: unknown) => request.log.warn({ err: e }, 'could not release idempotency key'));
+    throw error;
+  }
+
   return {
-    route<RG extends RouteGenericInterface>(options: IdempotencyOptions, operation: Operation<RG>) {
+    /** `singleWrite`: optional fast path for requests whose only effect is one insert (see SingleWritePlan). */
+    route<RG extends RouteGenericInterface>(options: IdempotencyOptions, operation: Operation<RG>, singleWrite?: SingleWritePlan<RG>) {
       const handler = async (request: FastifyRequest<RG>, reply: FastifyReply): Promise<FastifyReply> => {
         const headerValue = request.headers['idempotency-key'];
         const key = options.required ? requireIdempotencyKey(headerValue) : parseIdempotencyKey(headerValue);
@@ -80,6 +105,8 @@ export function idempotency(deps: IdempotencyDeps) {
         const id = identity(request, key);
         const reservation = await reserveKey({ repository, clock: deps.clock, policy }, id, requestHash(request));
         if (reservation.kind === 'replay') return send(reply.header(REPLAY_HEADER, 'true'), reservation.response);
+        const planned = singleWrite ? await singleWrite(request).catch((error: unknown) => failed(request, error, id, reservation.ownerToken)) : undefined;
+        if (planned) return send(reply, await writeAndComplete(request, planned, id, reservation.ownerToken));
         return send(reply, await runAndComplete(request, operation, id, reservation.ownerToken));
       };
       const onSend: onSendHookHandler = async (request, reply, payload) => {

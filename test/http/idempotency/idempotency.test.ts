@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { manualClock } from '../../../src/clock.js';
 import { idempotency, keyIdentity, requestFingerprint, REPLAY_HEADER } from '../../../src/http/idempotency/index.js';
 import { idempotencyKeysRepository } from '../../../src/storage/idempotency-keys-repository.js';
+import { guardedPaymentInsert } from '../../../src/storage/payments-repository.js';
 import { commerceServices } from '../../../src/api/commerce.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { call, shopTokens, SHOP_TEST_ENV } from '../../helpers/shop.js';
@@ -202,4 +203,22 @@ test('retention: a key older than IDEMPOTENCY_TTL is forgotten (the request runs
   assert.ok((await commerceServices(t.core).idempotency.purgeExpired()) >= 1);
   const left = await t.core.db.selectFrom('idempotency_keys').select('key_hash').where('expires_at', '<=', new Date(clock.now())).execute();
   assert.equal(left.length, 0);
+});
+
+test('rule 6 on the single-statement path: a stand-alone payment and the key completion are one statement, so a lost reservation writes nothing', async () => {
+  const keys = idempotencyKeysRepository(t.core.db);
+  const id = keyIdentity({ clientId: 'shop-app', kind: 'user', sub: `user-${randomUUID()}` }, randomUUID());
+  const now = new Date(clock.now());
+  await keys.reserve(id, { requestHash: 'h', ownerToken: 'holder', now, lockedUntil: new Date(now.getTime() + 60_000), expiresAt: new Date(now.getTime() + 3_600_000) });
+  const account = `acct-${randomUUID().slice(0, 8)}`;
+  const row = { id: randomUUID(), orderId: null, clientId: 'shop-app', userId: null, amountMinor: 1250, currency: 'EUR', account, createdAt: now };
+  const response = { status: 201, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') };
+
+  assert.equal(await keys.completeWith(id, 'someone-else', response, guardedPaymentInsert(row)), false);
+  assert.equal(await paymentsFor(account), 0, 'no payment without the reservation');
+  assert.equal((await keys.find(id))?.state, 'running');
+
+  assert.equal(await keys.completeWith(id, 'holder', response, guardedPaymentInsert(row)), true);
+  assert.equal(await paymentsFor(account), 1);
+  assert.equal((await keys.find(id))?.state, 'completed');
 });
