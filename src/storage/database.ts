@@ -36,7 +36,8 @@ export async function openDatabase(options: DatabaseOptions & { inMemory?: boole
   return openPGlite(options.inMemory ? undefined : join(options.DATA_DIR, 'pglite'));
 }
 
-export async function openPostgres(url: string, poolSize = 20, { prepared = true }: { prepared?: boolean } = {}): Promise<Database> {
+/** The pg pool behind `openPostgres`, exported so its failure handling can be tested directly. */
+export function postgresPool(url: string, poolSize: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -44,8 +45,16 @@ export async function openPostgres(url: string, poolSize = 20, { prepared = true
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
   });
-  // An idle client losing its server (PostgreSQL restart) must not crash the process; the pool replaces it.
+  // A client losing its server (PostgreSQL restart, terminated backend) emits 'error'. pg-pool listens only
+  // while the client is idle; a client checked out at that moment (mid-transaction) would crash the process
+  // with an unhandled 'error' event. Its queries fail on their own, and the pool discards it on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
+}
+
+export async function openPostgres(url: string, poolSize = 20, { prepared = true }: { prepared?: boolean } = {}): Promise<Database> {
+  const pool = postgresPool(url, poolSize);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepared ? withPreparedStatements(pool) : pool }) });
   return {
     db,

@@ -61,7 +61,12 @@ test('PostgreSQL stopped and restarted during traffic: 503 + Retry-After in each
     const worker = async (endpoint: Answer['endpoint']) => {
       while (running) {
         const at = phase;
-        await record(endpoint, await (endpoint === 'api' ? apiRequest() : tokenRequest()), at);
+        const response = await (endpoint === 'api' ? apiRequest() : tokenRequest()).catch((error: unknown) => {
+          // A dropped connection means the server died: fail with what it printed, not a bare "fetch failed".
+          running = false;
+          throw new Error(`${endpoint} request failed (${String(error)}); server output:\n${gh.a.output().slice(-3000)}`);
+        });
+        await record(endpoint, response, at);
       }
     };
     const workers = [worker('api'), worker('api'), worker('token'), worker('token')];
