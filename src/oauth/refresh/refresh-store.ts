@@ -45,7 +45,8 @@ export interface RotationInput {
 export interface RotatedGrant {
   grant: GrantRecord;
   user: User | null;
-  /** False when the grant was revoked while rotating: the access token must not be issued. */
+  /** Whether the access token's jti was recorded: false when the grant was revoked while rotating (then the
+   *  token must not be issued), and always false when no `accessToken` was passed (module callers minting). */
   recorded: boolean;
 }
 
