@@ -74,9 +74,9 @@ const toUser = (r: Selectable<UsersTable>): User => ({
   updatedAt: r.updated_at,
 });
 
-/** A users row read as `to_jsonb(u)` inside a larger statement (timestamps arrive as ISO strings). */
-export const userFromJson = (json: Record<string, unknown>): User =>
-  toUser({ ...(json as unknown as Selectable<UsersTable>), created_at: new Date(json.created_at as string), updated_at: new Date(json.updated_at as string) });
+/** A users row read as `to_jsonb(u)` inside a larger statement (timestamps arrive as ISO strings); null when absent. */
+export const userFromJson = (json: Record<string, unknown> | null): User | null =>
+  json && toUser({ ...(json as unknown as Selectable<UsersTable>), created_at: new Date(json.created_at as string), updated_at: new Date(json.updated_at as string) });
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === '23505';
 

@@ -7,6 +7,7 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
 import type { AuthorizationCodesTable } from '../../storage/schema.js';
 import { userFromJson, type User } from '../../storage/users-repository.js';
+import type { IssuedAccessTokenRecord } from '../refresh/grant-store.js';
 
 export interface StoredCode {
   grantId: string;
@@ -26,8 +27,8 @@ export interface StoredCode {
 /** What the redemption statement creates besides the grant. */
 export interface RedemptionWrites {
   grantLifetimeSeconds: number;
-  /** The access token about to be signed, recorded under the new grant. */
-  accessToken?: { jti: string; expiresAt: Date };
+  /** The access token about to be signed, recorded under the new grant (absent for module callers that only mint grants). */
+  accessToken?: IssuedAccessTokenRecord;
   /** The first refresh token of the family, inserted only when the code's scope calls for one (see below). */
   refresh?: { tokenHash: string; idleSeconds: number };
 }
@@ -116,7 +117,7 @@ export function codeStore(db: Db, clock: Clock): CodeStore {
       const row = rows[0];
       if (!row) return undefined;
       const { user_row, refresh_issued, ...code } = row;
-      return { code: toCode(code), user: user_row ? userFromJson(user_row) : null, refreshIssued: refresh_issued };
+      return { code: toCode(code), user: userFromJson(user_row), refreshIssued: refresh_issued };
     },
     async find(codeHash) {
       const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();

@@ -6,7 +6,7 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import type { Db } from '../../storage/database.js';
-import { grantStore } from '../refresh/grant-store.js';
+import { grantStore, type IssuedAccessTokenRecord } from '../refresh/grant-store.js';
 import type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
 import { codeStore, type ConsumedCode } from './code-store.js';
 
@@ -15,7 +15,7 @@ export type { StoredCode } from './code-store.js';
 
 /** Written by the redemption itself, so an exchange is one database round trip. */
 export interface RedemptionIssue {
-  accessToken: { jti: string; expiresAt: Date };
+  accessToken: IssuedAccessTokenRecord;
   /** The refresh token to start the family with, when the client is registered for refresh_token. */
   refreshTokenHash?: string;
 }
@@ -23,7 +23,7 @@ export interface RedemptionIssue {
 export type Redemption =
   | ({ ok: true } & ConsumedCode)
   | { ok: false; reason: 'unknown' | 'expired' | 'other_client' }
-  /** A second use: the grant the first use created is revoked if tokens were already issued from it. */
+  /** A second use: the grant the first use created is revoked, with every token issued from it. */
   | { ok: false; reason: 'reused'; grantId: string };
 
 export interface AuthorizationCodeRedeemer {

@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
 
+/** An access token recorded under its grant (by jti) before it is signed, so revoking the grant revokes it. */
 export interface IssuedAccessTokenRecord {
   jti: string;
   expiresAt: Date;

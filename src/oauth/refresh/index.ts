@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import { keyEncryption } from '../../crypto/key-encryption.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import type { Db } from '../../storage/database.js';
-import { grantStore } from './grant-store.js';
+import { grantStore, type IssuedAccessTokenRecord } from './grant-store.js';
 import { refreshStore, type RefreshTokenRecord, type RotatedGrant } from './refresh-store.js';
 
 export type { GrantRecord } from './refresh-store.js';
@@ -25,7 +25,7 @@ export interface RefreshTokens {
   /** The first refresh token of a grant's family. */
   issueFirst(grantId: string): Promise<string>;
   /** `accessToken`: the jti about to be signed, recorded under the grant by the rotation itself. */
-  rotate(input: { token: string; clientId: string; scope: readonly string[]; accessToken?: { jti: string; expiresAt: Date } }): Promise<Rotation>;
+  rotate(input: { token: string; clientId: string; scope: readonly string[]; accessToken: IssuedAccessTokenRecord }): Promise<Rotation>;
   /** REFRESH_REUSE_GRACE: remembers the response that answered this (now rotated) token. */
   rememberSuccessor(token: string, response: string): Promise<void>;
   /** The token's record when it is live, undefined otherwise. */
@@ -103,7 +103,7 @@ export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
         clientId,
         scope,
         idleSeconds: config.REFRESH_TOKEN_IDLE_TTL,
-        ...(accessToken ? { accessToken } : {}),
+        accessToken,
       });
       return rotated ? { kind: 'rotated', ...rotated, refreshToken: successor } : explain(token, clientId, scope);
     },

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
 import { userFromJson, type User } from '../../storage/users-repository.js';
+import type { IssuedAccessTokenRecord } from './grant-store.js';
 
 export interface GrantRecord {
   id: string;
@@ -39,14 +40,13 @@ export interface RotationInput {
   scope: readonly string[];
   idleSeconds: number;
   /** The access token about to be signed, recorded under the grant in the same statement. */
-  accessToken?: { jti: string; expiresAt: Date };
+  accessToken: IssuedAccessTokenRecord;
 }
 
 export interface RotatedGrant {
   grant: GrantRecord;
   user: User | null;
-  /** Whether the access token's jti was recorded: false when the grant was revoked while rotating (then the
-   *  token must not be issued), and always false when no `accessToken` was passed (module callers minting). */
+  /** False when the grant was revoked while rotating: the access token must not be issued. */
   recorded: boolean;
 }
 
@@ -115,9 +115,9 @@ export function refreshStore(db: Db, clock: Clock): RefreshStore {
           from presented
         ), recorded as (
           insert into grant_access_tokens (jti, grant_id, expires_at)
-          select ${accessToken?.jti ?? null}::text, g.id, ${accessToken?.expiresAt ?? null}::timestamptz
+          select ${accessToken.jti}, g.id, ${accessToken.expiresAt}
           from oauth_grants g
-          where ${accessToken !== undefined} and g.id = (select grant_id from presented) and g.revoked_at is null
+          where g.id = (select grant_id from presented) and g.revoked_at is null
           for share
           returning grant_id
         )
@@ -125,7 +125,7 @@ export function refreshStore(db: Db, clock: Clock): RefreshStore {
         from presented p left join users u on u.id = p.user_id`.execute(db);
       const row = rows[0];
       if (!row) return undefined;
-      return { grant: toGrant(row), user: row.user_row ? userFromJson(row.user_row) : null, recorded: row.recorded };
+      return { grant: toGrant(row), user: userFromJson(row.user_row), recorded: row.recorded };
     },
     async find(tokenHash) {
       const row = await db
