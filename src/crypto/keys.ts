@@ -107,23 +107,13 @@ export function keyService(options: KeyServiceOptions): KeyService {
     };
   }
 
-  // The active key of each algorithm, remembered until the key set is reloaded or the next scheduled
-  // state change (activation, retirement, expiry) of any of its keys: sign() asks on every token.
-  const activeMemo = new Map<SigningAlg, { keys: LoadedKey[]; key: LoadedKey | undefined; until: number }>();
-
-  function pickActive(keys: LoadedKey[], alg: SigningAlg, now: number): LoadedKey | undefined {
-    const memo = activeMemo.get(alg);
-    if (memo && memo.keys === keys && now < memo.until) return memo.key;
-    const ofAlg = keys.filter((k) => k.row.alg === alg);
-    const key = ofAlg.filter((k) => stateOf(k.row, now) === 'active').sort((a, b) => b.row.activatesAt.getTime() - a.row.activatesAt.getTime())[0];
-    const changes = ofAlg.flatMap((k) => [k.row.activatesAt, k.row.retiresAt, k.row.expiresAt]).map((d) => d?.getTime() ?? Infinity).filter((t) => t > now);
-    activeMemo.set(alg, { keys, key, until: Math.min(Infinity, ...changes) });
-    return key;
-  }
-
   async function activeKey(alg: SigningAlg): Promise<LoadedKey> {
     const now = clock.now();
-    const key = pickActive(await load(), alg, now) ?? pickActive(await load(true), alg, now);
+    const pick = (keys: LoadedKey[]) =>
+      keys
+        .filter((k) => k.row.alg === alg && stateOf(k.row, now) === 'active')
+        .sort((a, b) => b.row.activatesAt.getTime() - a.row.activatesAt.getTime())[0];
+    const key = pick(await load()) ?? pick(await load(true));
     if (!key) throw new Error(`no active ${alg} signing key`);
     return key;
   }
