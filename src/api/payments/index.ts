@@ -63,10 +63,11 @@ export async function paymentsRoutes(app: FastifyInstance, { core }: { core: Cor
           : await paymentsRepository(tx).create(standAlone(principal, input, now));
         return created(payment);
       },
-      // A stand-alone payment is one insert: it runs in the same statement as the key's completion.
+      // A stand-alone payment is one insert: it runs in the same statement as the key's completion. Order
+      // payments go to the transactional operation above, which validates them itself.
       async (request) => {
+        if (request.body.order_id !== undefined) return undefined;
         const input = validatePayment(request.body, core.config.CURRENCIES);
-        if (input.orderId) return undefined;
         const payment = { id: randomUUID(), ...standAlone(authenticatedPrincipal(request), input, new Date(core.clock.now())) };
         return { ...created(payment), write: guardedPaymentInsert(payment) };
       },
