@@ -70,6 +70,18 @@ describe('authorization codes', () => {
     assert.deepEqual(second, { ok: false, reason: 'reused', grantId: first.code.grantId });
   });
 
+  test('code reuse revokes the access token recorded by the first redemption, even before it was signed (a racing duplicate)', async () => {
+    const { codes, code, client } = await mint();
+    const accessToken = { jti: `jti-${sha256(code).slice(0, 12)}`, expiresAt: new Date(clock.now() + 600_000) };
+    const first = await codes.redeem(code, client.id, { accessToken });
+    assert.ok(first.ok);
+    assert.equal(await database.db.selectFrom('revoked_access_tokens').select('jti').where('jti', '=', accessToken.jti).executeTakeFirst(), undefined);
+    // The duplicate arrives while the winner is still signing: its jti is already recorded under the grant.
+    assert.equal((await codes.redeem(code, client.id)).ok, false);
+    const revoked = await database.db.selectFrom('revoked_access_tokens').select('jti').where('jti', '=', accessToken.jti).executeTakeFirst();
+    assert.equal(revoked?.jti, accessToken.jti);
+  });
+
   test('code bound to client: another client cannot redeem it and does not consume it', async () => {
     const { codes, code, client } = await mint();
     const { client: other } = await createClient(database.db, clock);
