@@ -5,9 +5,9 @@
 // A statement prepared before another instance migrated the schema can fail with "cached plan must not
 // change result type" (0A000) when its result columns changed. Outside a transaction it is retried once
 // unnamed; either way that text is never named again in this process.
-import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
+import { sha256 } from '../crypto/random.js';
 
 /** Distinct texts are bounded by the code; the cap only guards against a generator of unbounded texts. */
 const MAX_NAMED = 2_000;
@@ -15,16 +15,12 @@ const MAX_NAMED = 2_000;
 const isStalePlan = (error: unknown) => (error as { code?: string }).code === '0A000' && /cached plan must not change result type/.test(String((error as Error).message));
 
 export function withPreparedStatements(pool: pg.Pool): PostgresPool {
-  const names = new Map<string, string>();
-  const neverNamed = new Set<string>();
+  // Statement text → its name; null once the text is never to be named again (a stale plan, see above).
+  const names = new Map<string, string | null>();
   const nameFor = (text: string): string | undefined => {
-    if (neverNamed.has(text)) return undefined;
     let name = names.get(text);
-    if (name === undefined && names.size < MAX_NAMED) {
-      name = `gh_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
-      names.set(text, name);
-    }
-    return name;
+    if (name === undefined && names.size < MAX_NAMED) names.set(text, (name = `gh_${sha256(text).slice(0, 24)}`));
+    return name ?? undefined;
   };
 
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
@@ -41,8 +37,7 @@ export function withPreparedStatements(pool: pg.Pool): PostgresPool {
         return await client.query({ name, text, values });
       } catch (error) {
         if (!isStalePlan(error)) throw error;
-        names.delete(text);
-        neverNamed.add(text);
+        names.set(text, null);
         if (inTransaction) throw error;
         return client.query(text, values);
       }
