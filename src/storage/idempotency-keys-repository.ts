@@ -5,8 +5,8 @@ import type { Db } from './database.js';
 
 /**
  * An operation's only write, as one data-modifying statement that writes its rows only
- * `where exists (select 1 from completed)`: it runs in the same statement as the key's completion and
- * writes nothing when the reservation was lost.
+ * `where exists (select 1 from completed)`: it runs in the same statement as the key's completion (or
+ * first insert) and writes nothing when that did not happen.
  */
 export type GuardedWrite = RawBuilder<unknown>;
 
@@ -38,6 +38,19 @@ export interface IdempotencyKeysRepository {
    * happen, or neither. False when the reservation was lost (nothing written).
    */
   completeWith(id: IdempotencyIdentity, ownerToken: string, response: StoredResponse, write: GuardedWrite): Promise<boolean>;
+  /**
+   * Reservation, completion and the operation's only write in ONE statement, for a key seen for the first
+   * time: the key row is inserted already completed (INSERT … ON CONFLICT DO NOTHING) and the write runs
+   * only if that insert did. A transaction-scoped advisory lock on the key stands in for the `running`
+   * state while the statement runs, so a duplicate arriving meanwhile is refused at once ('busy') instead
+   * of queueing on the uncommitted row. 'exists': the key was already there; nothing written.
+   */
+  insertCompletedWith(
+    id: IdempotencyIdentity,
+    r: { requestHash: string; now: Date; expiresAt: Date },
+    response: StoredResponse,
+    write: GuardedWrite,
+  ): Promise<'written' | 'busy' | 'exists'>;
   /** Gives the key up (the request failed with a 5xx), so a retry runs afresh. */
   release(id: IdempotencyIdentity, ownerToken: string): Promise<void>;
   deleteIfExpired(id: IdempotencyIdentity, now: Date): Promise<void>;
@@ -118,6 +131,22 @@ export function idempotencyKeysRepository(db: Db): IdempotencyKeysRepository {
         ), written as (${write} returning 1)
         select (select count(*) from written)::int as written`.execute(db);
       return rows[0]!.written > 0;
+    },
+    async insertCompletedWith(id, r, response, write) {
+      const { rows } = await sql<{ locked: boolean; written: number }>`
+        with attempt as (
+          select pg_try_advisory_xact_lock(hashtextextended(${id.principalHash} || ':' || ${id.keyHash}, 0)) as locked
+        ), completed as (
+          insert into idempotency_keys (principal_hash, key_hash, request_hash, state, response_status, response_headers, response_body, created_at, expires_at)
+          select ${id.principalHash}, ${id.keyHash}, ${r.requestHash}, 'completed', ${response.status}, ${JSON.stringify(response.headers)}::jsonb,
+                 ${response.body}, ${r.now}, ${r.expiresAt}
+          where (select locked from attempt)
+          on conflict (principal_hash, key_hash) do nothing
+          returning 1
+        ), written as (${write} returning 1)
+        select (select locked from attempt) as locked, (select count(*) from written)::int as written`.execute(db);
+      const row = rows[0]!;
+      return !row.locked ? 'busy' : row.written > 0 ? 'written' : 'exists';
     },
     async release(id, ownerToken) {
       await db

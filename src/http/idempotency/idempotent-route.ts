@@ -7,6 +7,10 @@
 //   4xx      → the operation's writes roll back; the rendered problem is stored and replayed too
 //   5xx      → nothing stored; the reservation is released so a retry runs afresh
 //   replay   → stored status, headers and body byte for byte, plus `Idempotent-Replayed: true`
+//
+// A route whose effect is one insert may also pass a SingleWritePlan: for a key seen for the first time,
+// reservation, write and completion are then one statement (insertCompletedWith), and the general path
+// above only runs when the key already exists.
 import type { FastifyReply, FastifyRequest, RouteGenericInterface, onSendHookHandler } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
@@ -40,7 +44,11 @@ export interface SingleWriteResult extends OperationResult {
   write: GuardedWrite;
 }
 
-/** Decides, without writing, whether this request is a single write; undefined falls back to the transactional operation. */
+/**
+ * Decides, without writing, whether this request is a single write; undefined falls back to the
+ * transactional operation. It runs before the key is reserved, so it must not write; a 4xx it throws is
+ * stored under the key like the operation's.
+ */
 export type SingleWritePlan<RG extends RouteGenericInterface> = (request: FastifyRequest<RG>) => Promise<SingleWriteResult | undefined>;
 
 export interface IdempotencyOptions {
@@ -75,7 +83,7 @@ export function idempotency(deps: IdempotencyDeps) {
     }
   }
 
-  /** The single-write path: the write and the completion are one statement, so 2 round trips in all. */
+  /** The single-write path once the key existed (taken over or expired): the write and the completion are one statement. */
   async function writeAndComplete(request: FastifyRequest, outcome: SingleWriteResult, id: IdempotencyIdentity, ownerToken: string): Promise<StoredResponse> {
     try {
       const response = toStoredResponse(outcome);
@@ -83,6 +91,17 @@ export function idempotency(deps: IdempotencyDeps) {
       return response;
     } catch (error) {
       return failed(request, error, id, ownerToken);
+    }
+  }
+
+  /** Runs the single-write plan before any reservation; a 4xx it throws is kept, to be stored under the key. */
+  async function plan<RG extends RouteGenericInterface>(request: FastifyRequest<RG>, singleWrite: SingleWritePlan<RG>): Promise<{ outcome?: SingleWriteResult; refused?: ProblemError } | undefined> {
+    try {
+      const outcome = await singleWrite(request);
+      return outcome && { outcome };
+    } catch (error) {
+      if (error instanceof ProblemError && error.status < 500) return { refused: error };
+      throw error;
     }
   }
 
@@ -103,10 +122,20 @@ export function idempotency(deps: IdempotencyDeps) {
           return send(reply, await deps.db.transaction().execute(async (tx) => toStoredResponse(await operation(request, tx))));
         }
         const id = identity(request, key);
-        const reservation = await reserveKey({ repository, clock: deps.clock, policy }, id, requestHash(request));
+        const hash = requestHash(request);
+        const planned = singleWrite ? await plan(request, singleWrite) : undefined;
+        if (planned?.outcome) {
+          // A key seen for the first time (the common case) costs one statement in all.
+          const response = toStoredResponse(planned.outcome);
+          const now = deps.clock.now();
+          const first = await repository.insertCompletedWith(id, { requestHash: hash, now: new Date(now), expiresAt: new Date(now + policy.ttlSeconds * 1000) }, response, planned.outcome.write);
+          if (first === 'written') return send(reply, response);
+          if (first === 'busy') throw inUse(1000);
+        }
+        const reservation = await reserveKey({ repository, clock: deps.clock, policy }, id, hash);
         if (reservation.kind === 'replay') return send(reply.header(REPLAY_HEADER, 'true'), reservation.response);
-        const planned = singleWrite ? await singleWrite(request).catch((error: unknown) => failed(request, error, id, reservation.ownerToken)) : undefined;
-        if (planned) return send(reply, await writeAndComplete(request, planned, id, reservation.ownerToken));
+        if (planned?.refused) return failed(request, planned.refused, id, reservation.ownerToken);
+        if (planned?.outcome) return send(reply, await writeAndComplete(request, planned.outcome, id, reservation.ownerToken));
         return send(reply, await runAndComplete(request, operation, id, reservation.ownerToken));
       };
       const onSend: onSendHookHandler = async (request, reply, payload) => {

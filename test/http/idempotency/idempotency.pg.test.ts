@@ -1,6 +1,7 @@
 // Idempotency keys across processes on one PostgreSQL server: two instances racing one key, a request
-// held mid-transaction (by a lock this test takes on `payments`, so no sleeps) answering 409 to a
-// parallel retry, and a kill -9 mid-transaction after which the retry executes exactly once.
+// held mid-statement (by a lock this test takes on `payments`, so no sleeps) answering 409 to a
+// parallel retry, and a kill -9 mid-transaction (transactional and single-statement paths) after which
+// the retry executes exactly once.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -12,10 +13,10 @@ import { parseConfig } from '../../../src/config.js';
 import { systemClock } from '../../../src/clock.js';
 import { createCore } from '../../../src/core.js';
 import { openPostgres, type Database } from '../../../src/storage/database.js';
-import { REPLAY_HEADER } from '../../../src/http/idempotency/index.js';
+import { keyIdentity, REPLAY_HEADER } from '../../../src/http/idempotency/index.js';
 import { createPostgresDatabaseUrl } from '../../helpers/database.js';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
-import { call, shopTokens, type Caller } from '../../helpers/shop.js';
+import { call, orderBody, shopTokens, type Caller } from '../../helpers/shop.js';
 
 const ISSUER = 'http://gatehouse.test';
 let database: { url: string; drop(): Promise<void> };
@@ -35,6 +36,12 @@ async function mintUser(): Promise<Caller> {
   return shopTokens(core).user();
 }
 
+const countKeys = async () =>
+  Number((await db.db.selectFrom('idempotency_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
+const paymentsForOrder = async (orderId: string) =>
+  Number((await db.db.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n')).where('order_id', '=', orderId).executeTakeFirstOrThrow()).n);
+
 const paymentsFor = async (account: string) =>
   Number((await db.db.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n')).where('account', '=', account).executeTakeFirstOrThrow()).n);
 
@@ -49,6 +56,32 @@ async function blockPayments(): Promise<{ waiters(): Promise<number[]>; release(
       const { rows } = await client.query<{ pid: number }>(
         `select pid from pg_locks where relation = 'payments'::regclass and not granted`,
       );
+      return rows.map((r) => r.pid);
+    },
+    async release() {
+      await client.query('rollback');
+      await client.end();
+    },
+  };
+}
+
+/**
+ * Holds an uncommitted row for (user, key) in idempotency_keys: a stand-alone payment's single statement
+ * for that key then waits inside the statement, after it took the key's advisory lock.
+ */
+async function holdKeyRow(sub: string, key: string): Promise<{ waiters(): Promise<number[]>; release(): Promise<void> }> {
+  const id = keyIdentity({ clientId: 'shop-app', kind: 'user', sub }, key);
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  await client.query('begin');
+  await client.query(
+    `insert into idempotency_keys (principal_hash, key_hash, request_hash, state, created_at, expires_at)
+     values ($1, $2, 'held-by-test', 'running', now(), now() + interval '1 hour')`,
+    [id.principalHash, id.keyHash],
+  );
+  return {
+    async waiters() {
+      const { rows } = await client.query<{ pid: number }>(`select pid from pg_locks where locktype = 'transactionid' and not granted`);
       return rows.map((r) => r.pid);
     },
     async release() {
@@ -112,13 +145,13 @@ test('two server processes on one PostgreSQL: 20 parallel requests with one key 
   await b.stop();
 });
 
-test('a request with the same key while the first is still inside its transaction gets 409 with Retry-After; afterwards the first one\'s response is replayed', async () => {
+test('a request with the same key while the first is still inside its (single) statement gets 409 with Retry-After; afterwards the first one\'s response is replayed', async () => {
   const server = await startServer();
   const user = await mintUser();
   const key = randomUUID();
   const account = `held-${randomUUID().slice(0, 8)}`;
   const body = { amount: '5.00', currency: 'EUR', account };
-  const lock = await blockPayments();
+  const lock = await holdKeyRow(user.sub, key);
   let first: Promise<Awaited<ReturnType<typeof call>>> | undefined;
   try {
     first = call(server.url, 'POST', '/v1/payments', { token: user.token, key, body });
@@ -139,16 +172,18 @@ test('a request with the same key while the first is still inside its transactio
   await server.stop();
 });
 
-test('kill -9 while a keyed request is mid-transaction: nothing is committed, and after a restart the retry with the same key executes exactly once', async () => {
+test('kill -9 while a keyed order payment is mid-transaction: nothing is committed, and after a restart the retry with the same key executes exactly once', async () => {
+  // The transactional path: the key is reserved (committed) before the operation's transaction starts.
   // A 1 s lease: the dead instance's reservation is abandoned by the time a new instance has started.
   const server = await startServer({ IDEMPOTENCY_LEASE: '1' });
   const user = await mintUser();
   const key = randomUUID();
-  const account = `killed-${randomUUID().slice(0, 8)}`;
-  const body = { amount: '9.99', currency: 'EUR', account };
+  const order = await call(server.url, 'POST', '/v1/orders', { token: user.token, key: randomUUID(), body: orderBody() });
+  assert.equal(order.status, 201);
+  const path = `/v1/orders/${order.json.id}/payment`;
   const lock = await blockPayments();
   try {
-    const inFlight = call(server.url, 'POST', '/v1/payments', { token: user.token, key, body }).catch((error: unknown) => error);
+    const inFlight = call(server.url, 'POST', path, { token: user.token, key }).catch((error: unknown) => error);
     const [orphan] = await until(async () => {
       const pids = await lock.waiters();
       return pids.length > 0 ? pids : undefined;
@@ -160,7 +195,7 @@ test('kill -9 while a keyed request is mid-transaction: nothing is committed, an
   } finally {
     await lock.release();
   }
-  assert.equal(await paymentsFor(account), 0, 'the killed transaction committed nothing');
+  assert.equal(await paymentsForOrder(order.json.id), 0, 'the killed transaction committed nothing');
   const record = await db.db.selectFrom('idempotency_keys').select(['state', 'locked_until']).where('response_status', 'is', null).execute();
   assert.ok(record.some((r) => r.state === 'running'), 'the reservation was left behind');
 
@@ -169,6 +204,41 @@ test('kill -9 while a keyed request is mid-transaction: nothing is committed, an
     const row = await db.db.selectFrom('idempotency_keys').select('locked_until').where('state', '=', 'running').where('locked_until', '<=', new Date()).executeTakeFirst();
     return row ? true : undefined;
   });
+  const retry = await call(restarted.url, 'POST', path, { token: user.token, key });
+  assert.equal(retry.status, 201);
+  assert.equal(retry.headers.get(REPLAY_HEADER), null);
+  const again = await call(restarted.url, 'POST', path, { token: user.token, key });
+  assert.equal(again.text, retry.text);
+  assert.equal(again.headers.get(REPLAY_HEADER), 'true');
+  assert.equal(await paymentsForOrder(order.json.id), 1);
+  await restarted.stop();
+});
+
+test('kill -9 while a stand-alone payment\'s single statement is running: neither the payment nor the key is committed, and the retry executes at once, exactly once', async () => {
+  // The single-statement path reserves, writes and completes together: a crash leaves no reservation to wait out.
+  const server = await startServer();
+  const user = await mintUser();
+  const key = randomUUID();
+  const account = `killed-${randomUUID().slice(0, 8)}`;
+  const body = { amount: '9.99', currency: 'EUR', account };
+  const keysBefore = await countKeys();
+  const lock = await holdKeyRow(user.sub, key);
+  try {
+    const inFlight = call(server.url, 'POST', '/v1/payments', { token: user.token, key, body }).catch((error: unknown) => error);
+    const [orphan] = await until(async () => {
+      const pids = await lock.waiters();
+      return pids.length > 0 ? pids : undefined;
+    });
+    assert.equal(await server.stop('SIGKILL'), null);
+    assert.ok((await inFlight) instanceof Error, 'the client saw the connection die');
+    await db.db.selectNoFrom((eb) => eb.fn('pg_terminate_backend', [eb.val(orphan)]).as('t')).execute();
+  } finally {
+    await lock.release();
+  }
+  assert.equal(await paymentsFor(account), 0, 'the killed statement committed no payment');
+  assert.equal(await countKeys(), keysBefore, 'and no key');
+
+  const restarted = await startServer();
   const retry = await call(restarted.url, 'POST', '/v1/payments', { token: user.token, key, body });
   assert.equal(retry.status, 201);
   assert.equal(retry.headers.get(REPLAY_HEADER), null);

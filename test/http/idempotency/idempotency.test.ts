@@ -222,3 +222,25 @@ test('rule 6 on the single-statement path: a stand-alone payment and the key com
   assert.equal(await paymentsFor(account), 1);
   assert.equal((await keys.find(id))?.state, 'completed');
 });
+
+test('rules 1 and 2 in one statement: a first-time key is inserted completed together with the payment; an existing key writes nothing', async () => {
+  const keys = idempotencyKeysRepository(t.core.db);
+  const id = keyIdentity({ clientId: 'shop-app', kind: 'user', sub: `user-${randomUUID()}` }, randomUUID());
+  const now = new Date(clock.now());
+  const times = { requestHash: 'h', now, expiresAt: new Date(now.getTime() + 3_600_000) };
+  const account = `acct-${randomUUID().slice(0, 8)}`;
+  const row = (paymentId: string) => ({ id: paymentId, orderId: null, clientId: 'shop-app', userId: null, amountMinor: 1250, currency: 'EUR', account, createdAt: now });
+  const response = { status: 201, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"first":true}') };
+
+  assert.equal(await keys.insertCompletedWith(id, times, response, guardedPaymentInsert(row(randomUUID()))), 'written');
+  assert.equal(await paymentsFor(account), 1);
+  const stored = await keys.find(id);
+  assert.equal(stored?.state, 'completed');
+  assert.equal(stored?.state === 'completed' && stored.response.body.toString(), '{"first":true}');
+
+  const second = { ...response, body: Buffer.from('{"second":true}') };
+  assert.equal(await keys.insertCompletedWith(id, times, second, guardedPaymentInsert(row(randomUUID()))), 'exists');
+  assert.equal(await paymentsFor(account), 1, 'no second payment');
+  const unchanged = await keys.find(id);
+  assert.equal(unchanged?.state === 'completed' && unchanged.response.body.toString(), '{"first":true}');
+});
