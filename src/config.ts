@@ -175,7 +175,7 @@ const settings = {
   SESSION_TTL: seconds('Browser login session lifetime.', 43_200, 60),
   CLOCK_SKEW: seconds('Tolerance applied to exp/nbf/iat checks.', 30, 0, 300),
   CLIENT_CACHE_TTL: seconds(
-    'How long an instance reuses a client registration it has read (keeps /token off the database); deleting or changing a client takes effect within this time. 0 = read every time.',
+    'How long an instance reuses a client registration it has read (keeps /token, /authorize and the login pages off the database); a change made through /register takes effect at once on that instance, one made elsewhere (CLI, another instance) within this time. 0 = read every time.',
     5,
     0,
     300,

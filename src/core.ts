@@ -7,6 +7,8 @@ import { keyService, type KeyService } from './crypto/keys.js';
 import { signingKeysRepository } from './storage/signing-keys-repository.js';
 import { Redis } from 'ioredis';
 import { createRateLimits, type RateLimits } from './http/rate-limit.js';
+import { cachedClients, type ClientLookup } from './oauth/clients/client-cache.js';
+import { clientsRepository } from './storage/clients-repository.js';
 
 export interface Core {
   readonly config: Config;
@@ -15,6 +17,8 @@ export interface Core {
   readonly db: Db;
   readonly keys: KeyService;
   readonly rateLimits: RateLimits;
+  /** Client registrations as read by /token, /authorize and the login pages (CLIENT_CACHE_TTL). */
+  readonly clients: ClientLookup;
   /** Shared counters for several instances (REDIS_URL); absent on a single instance. */
   readonly redis?: Redis;
 }
@@ -41,7 +45,8 @@ export function createCore({ config, clock, database, warn = () => {} }: CoreOpt
     redis,
     onStoreError: (error) => warn('rate-limit store failed; request allowed', error),
   });
-  return { config, clock, database, db: database.db, keys, rateLimits, ...(redis ? { redis } : {}) };
+  const clients = cachedClients(clientsRepository(database.db, clock), clock, config.CLIENT_CACHE_TTL);
+  return { config, clock, database, db: database.db, keys, rateLimits, clients, ...(redis ? { redis } : {}) };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

@@ -8,7 +8,6 @@ import { authorizeRoutes } from '../oauth/authorize/authorize-route.js';
 import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
 import { authorizationCodes } from '../oauth/codes/index.js';
 import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
-import { clientsRepository } from '../storage/clients-repository.js';
 import { consentsRepository } from '../storage/consents-repository.js';
 import { interactionsRepository } from '../storage/interactions-repository.js';
 import { usersRepository } from '../storage/users-repository.js';
@@ -32,7 +31,7 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
     return payload;
   });
   const { config, clock, db } = core;
-  const clients = clientsRepository(db, clock);
+  const { clients } = core;
   const sessions = browserSessions({ repository: browserSessionsRepository(db, clock), issuer: config.ISSUER, ttlSeconds: config.SESSION_TTL, clock });
   const deps: FlowDeps = {
     issuer: config.ISSUER,

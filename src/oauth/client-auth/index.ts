@@ -3,7 +3,6 @@
 // 401 invalid_client (see failure.ts); `hooks` is where rate limiting counts and blocks failures.
 import type { Core } from '../../core.js';
 import type { Client, ClientsRepository, TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
-import { clientsRepository } from '../../storage/clients-repository.js';
 import { clientAssertionsRepository } from '../../storage/client-assertions-repository.js';
 import type { FormParameters } from '../form-parameters.js';
 import { isBasic } from './basic.js';
@@ -11,7 +10,6 @@ import { ClientAuthFailure, invalidClient } from './failure.js';
 import { presentedCredentials, type ClientAuthRequest, type PresentedCredentials } from './presented.js';
 import { verifyClientAssertion, type AssertionDeps } from './private-key-jwt.js';
 import { secretMatches } from './secret.js';
-import { cachedClients } from '../clients/client-cache.js';
 import { rateLimitedClientAuth } from './rate-limited.js';
 import { decodeJwt } from 'jose';
 
@@ -35,7 +33,7 @@ export function clientAuthDeps(core: Core, options: Pick<ClientAuthDeps, 'method
   return {
     clock: core.clock,
     config: core.config,
-    clients: cachedClients(clientsRepository(core.db, core.clock), core.clock, core.config.CLIENT_CACHE_TTL),
+    clients: core.clients,
     assertions: clientAssertionsRepository(core.db, core.clock),
     hooks: rateLimitedClientAuth(core.rateLimits),
     ...options,

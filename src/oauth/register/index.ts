@@ -74,6 +74,7 @@ export function registrationEndpoints(app: FastifyInstance, core: Core): void {
     const metadata = await validated(request.body);
     const { secret, secretHash } = secretChange(client, metadata);
     const updated = await clients.update(client.id, { ...metadata, secretHash });
+    core.clients.forget(client.id);
     if (!updated) throw new OAuthError('invalid_token', 'The client no longer exists.', { status: 401 });
     return registrationView(issuer, updated, { secret });
   });
@@ -82,6 +83,7 @@ export function registrationEndpoints(app: FastifyInstance, core: Core): void {
     noStore(reply);
     const client = await requireRegistrationAccess(request.headers.authorization, clientIdOf(request), clients);
     await clients.delete(client.id);
+    core.clients.forget(client.id);
     return reply.code(204).send();
   });
 }

@@ -92,3 +92,37 @@ test('CLIENT_CACHE_TTL=0 reads the repository every time', async () => {
   await cache.find('uncached');
   assert.equal(reads(), 2);
 });
+
+test('forget() drops a remembered client: the next lookup reads the repository again', async () => {
+  await newClient('changed-here');
+  const { repo, reads } = counting();
+  const cache = cachedClients(repo, clock, 60);
+  await cache.find('changed-here');
+  await cache.find('changed-here');
+  assert.equal(reads(), 1);
+  cache.forget('changed-here');
+  await cache.find('changed-here');
+  assert.equal(reads(), 2);
+});
+
+test('a read in flight when forget() runs does not put the old registration back', async () => {
+  await newClient('deleted-mid-read');
+  let releaseRead!: () => void;
+  const gate = new Promise<void>((resolve) => (releaseRead = resolve));
+  let reads = 0;
+  // The first read gets its row, then is held until after the delete.
+  const held = async (id: string) => {
+    reads += 1;
+    const row = await repository.find(id);
+    await gate;
+    return row;
+  };
+  const cache = cachedClients({ find: held }, clock, 60);
+  const stale = cache.find('deleted-mid-read');
+  cache.forget('deleted-mid-read');
+  await repository.delete('deleted-mid-read');
+  releaseRead();
+  assert.equal((await stale)?.id, 'deleted-mid-read', 'the caller that started the read still gets its answer');
+  assert.equal(await cache.find('deleted-mid-read'), undefined, 'but the next lookup reads again');
+  assert.equal(reads, 2);
+});
