@@ -21,6 +21,8 @@ export interface BrowserSessionsRepository {
   /** A live (unexpired) session by its raw cookie value. */
   find(id: string): Promise<BrowserSession | undefined>;
   end(idHash: string): Promise<void>;
+  /** Deletes sessions past their expiry (never found again); returns how many. */
+  purgeExpired(): Promise<number>;
 }
 
 export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessionsRepository {
@@ -53,6 +55,10 @@ export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessions
     },
     async end(idHash) {
       await db.deleteFrom('browser_sessions').where('id_hash', '=', idHash).execute();
+    },
+    async purgeExpired() {
+      const result = await db.deleteFrom('browser_sessions').where('expires_at', '<', new Date(clock.now())).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
   };
 }

@@ -6,6 +6,8 @@ export interface InitialAccessTokensRepository {
   create(tokenHash: string, expiresAt: Date): Promise<void>;
   /** Whether a token with this hash exists and has not expired. */
   isValid(tokenHash: string): Promise<boolean>;
+  /** Deletes expired tokens; returns how many. */
+  purgeExpired(): Promise<number>;
 }
 
 export function initialAccessTokensRepository(db: Db, clock: Clock): InitialAccessTokensRepository {
@@ -21,6 +23,10 @@ export function initialAccessTokensRepository(db: Db, clock: Clock): InitialAcce
         .where('expires_at', '>', new Date(clock.now()))
         .executeTakeFirst();
       return row !== undefined;
+    },
+    async purgeExpired() {
+      const result = await db.deleteFrom('initial_access_tokens').where('expires_at', '<', new Date(clock.now())).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
   };
 }

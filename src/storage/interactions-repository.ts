@@ -22,7 +22,11 @@ export interface InteractionsRepository<R> {
   loggedIn(id: string, newSessionHash: string): Promise<void>;
   /** Single use: deletes and returns the live interaction of this session in one statement. */
   consume(id: string, sessionHash: string): Promise<Interaction<R> | undefined>;
+  /** Deletes interactions expired for more than a day (until then an expired flow still returns the user to the client); returns how many. */
+  purgeExpired(): Promise<number>;
 }
+
+const KEEP_EXPIRED_MS = 86_400_000;
 
 export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRepository<R> {
   const toInteraction = (row: { id_hash: string; session_hash: string; client_id: string; request: unknown; login_required: boolean; expires_at: Date }): Interaction<R> => ({
@@ -71,6 +75,10 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
         .returningAll()
         .executeTakeFirst();
       return row && toInteraction(row);
+    },
+    async purgeExpired() {
+      const result = await db.deleteFrom('interactions').where('expires_at', '<', new Date(clock.now() - KEEP_EXPIRED_MS)).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
   };
 }

@@ -1,23 +1,53 @@
-// Expired single-use records are purged: the replay tables only need rows while a replay could still pass.
+// Records are purged once their lifetime is over, and not a moment before they can no longer matter:
+// replay tables while a replay could pass, sessions, interactions, codes and token families.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { manualClock } from '../../src/clock.js';
-import { expiredJtiPurge } from '../../src/oauth/housekeeping.js';
+import { expiredRecordsPurge } from '../../src/oauth/housekeeping.js';
 import { clientAssertionsRepository } from '../../src/storage/client-assertions-repository.js';
 import { dpopProofsRepository } from '../../src/storage/dpop-proofs-repository.js';
 import { revocationsRepository } from '../../src/storage/revocations-repository.js';
+import { browserSessionsRepository } from '../../src/storage/browser-sessions-repository.js';
+import { interactionsRepository } from '../../src/storage/interactions-repository.js';
+import { initialAccessTokensRepository } from '../../src/storage/initial-access-tokens-repository.js';
+import { clientsRepository } from '../../src/storage/clients-repository.js';
+import { usersRepository } from '../../src/storage/users-repository.js';
 import type { Database } from '../../src/storage/database.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 let database: Database;
 const clock = manualClock(Date.parse('2026-06-01T00:00:00Z'));
+const at = (seconds: number) => new Date(clock.now() + seconds * 1000);
+const purge = () => expiredRecordsPurge({ db: database.db, clock })();
+let userId: string;
+const clientId = 'housekeeping-client';
+
 before(async () => {
   database = await createTestDatabase();
+  userId = (await usersRepository(database.db, clock).create({ username: 'housekeeping', passwordHash: 'not-a-login' })).id;
+  await clientsRepository(database.db, clock).create({
+    id: clientId,
+    name: clientId,
+    type: 'confidential',
+    secretHash: 'h',
+    authMethod: 'client_secret_basic',
+    redirectUris: ['https://app.example/cb'],
+    postLogoutRedirectUris: [],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    scopes: ['openid'],
+    jwks: null,
+    jwksUri: null,
+    idTokenSignedResponseAlg: 'RS256',
+    skipConsent: false,
+  });
 });
 after(() => database.close());
 
+const count = async (table: 'browser_sessions' | 'interactions' | 'initial_access_tokens' | 'oauth_grants' | 'refresh_tokens' | 'grant_access_tokens' | 'authorization_codes') =>
+  Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
 test('expired client-assertion jtis, DPoP-proof jtis and revoked access-token jtis are purged; live ones stay', async () => {
-  const at = (seconds: number) => new Date(clock.now() + seconds * 1000);
   const assertions = clientAssertionsRepository(database.db, clock);
   const proofs = dpopProofsRepository(database.db, clock);
   const revocations = revocationsRepository(database.db, clock);
@@ -27,9 +57,80 @@ test('expired client-assertion jtis, DPoP-proof jtis and revoked access-token jt
   await proofs.consume('k', 'live', at(60));
   await revocations.revoke([{ jti: 'old', expiresAt: at(-1) }, { jti: 'live', expiresAt: at(60) }]);
 
-  assert.equal(await expiredJtiPurge({ db: database.db, clock })(), 3);
+  assert.ok((await purge()) >= 3);
   assert.equal(await assertions.consume('c', 'live', at(60)), false, 'a live assertion jti is still remembered');
+  assert.equal(await assertions.consume('c', 'old', at(60)), true, 'the expired one was forgotten');
   assert.equal(await proofs.consume('k', 'live', at(60)), false, 'a live proof jti is still remembered');
   assert.equal(await revocations.isRevoked('live'), true);
   assert.equal(await revocations.isRevoked('old'), false);
+});
+
+test('browser sessions and initial access tokens are purged at expiry; interactions a day after theirs', async () => {
+  const sessions = browserSessionsRepository(database.db, clock);
+  const interactions = interactionsRepository<{ scope: string }>(database.db, clock);
+  const initial = initialAccessTokensRepository(database.db, clock);
+  const short = await sessions.start({ userId, authTime: null, ttlSeconds: 60 });
+  const long = await sessions.start({ userId, authTime: null, ttlSeconds: 86_400 * 3 });
+  const interaction = await interactions.create({ sessionHash: short.idHash, clientId, request: { scope: 'openid' }, loginRequired: true, ttlSeconds: 600 });
+  await initial.create(`short-${randomUUID()}`, at(60));
+  await initial.create(`long-${randomUUID()}`, at(86_400 * 3));
+  const before = { sessions: await count('browser_sessions'), initial: await count('initial_access_tokens') };
+
+  clock.advance(601_000);
+  await purge();
+  assert.equal(await sessions.find(long.id).then((s) => s?.idHash), long.idHash, 'a live session stays');
+  assert.equal(await count('browser_sessions'), before.sessions - 1, 'the expired session went');
+  assert.equal(await count('initial_access_tokens'), before.initial - 1, 'the expired initial access token went');
+  assert.equal((await interactions.find(interaction))?.expired, true, 'an expired interaction is still there to send the user back');
+
+  clock.advance(86_400_000);
+  await purge();
+  assert.equal(await interactions.find(interaction), undefined, 'a day later it is gone');
+});
+
+test('a refresh-token family is purged once it ended and its last access token expired, with its refresh tokens; a redeemed code stays exactly as long as its grant', async () => {
+  const db = database.db;
+  const grant = (id: string, expiresAt: Date, revokedAt: Date | null = null) =>
+    db.insertInto('oauth_grants').values({ id, client_id: clientId, user_id: userId, scope: ['openid'], auth_time: at(0), created_at: at(0), expires_at: expiresAt, revoked_at: revokedAt }).execute();
+  const code = (grantId: string, expiresAt: Date, redeemedAt: Date | null) =>
+    db
+      .insertInto('authorization_codes')
+      .values({ code_hash: randomUUID(), grant_id: grantId, client_id: clientId, user_id: userId, redirect_uri: 'https://app.example/cb', code_challenge: 'c', scope: ['openid'], auth_time: at(0), created_at: at(0), expires_at: expiresAt, redeemed_at: redeemedAt })
+      .execute();
+  const ended = `ended-${randomUUID()}`;
+  const revoked = `revoked-${randomUUID()}`;
+  const live = `live-${randomUUID()}`;
+  await grant(ended, at(100));
+  await grant(revoked, at(86_400), at(0));
+  await grant(live, at(86_400));
+  for (const id of [ended, revoked, live]) {
+    await db.insertInto('refresh_tokens').values({ token_hash: `${id}-rt`, grant_id: id, created_at: at(0), idle_expires_at: at(86_400) }).execute();
+    await code(id, at(60), at(1));
+  }
+  await code('never-redeemed', at(60), null);
+  // The ended family's last access token outlives the family by 500 s.
+  await db.insertInto('grant_access_tokens').values([
+    { jti: `${ended}-at`, grant_id: ended, expires_at: at(600) },
+    { jti: `${revoked}-at`, grant_id: revoked, expires_at: at(30) },
+    { jti: `${live}-at`, grant_id: live, expires_at: at(600) },
+  ]).execute();
+  const grantIds = async () => (await db.selectFrom('oauth_grants').select('id').where('id', 'in', [ended, revoked, live]).execute()).map((r) => r.id).sort();
+  const codesOf = async (id: string) => Number((await db.selectFrom('authorization_codes').select((eb) => eb.fn.countAll<number>().as('n')).where('grant_id', '=', id).executeTakeFirstOrThrow()).n);
+
+  clock.advance(120_000);
+  await purge();
+  assert.deepEqual(await grantIds(), [ended, live].sort(), 'the revoked family went (its access token expired); the ended one waits for its live access token');
+  assert.equal(await revocationsRepository(db, clock).isRevoked(`${ended}-at`), false, 'purging never revokes a live access token');
+  assert.equal(await codesOf(revoked), 0, 'its redeemed code went with it');
+  assert.equal(await codesOf(ended), 1, 'a redeemed code stays while its grant exists (a second use must find it)');
+  assert.equal(await codesOf('never-redeemed'), 0, 'an expired code never redeemed went');
+  assert.equal((await db.selectFrom('refresh_tokens').select('token_hash').where('grant_id', '=', revoked).execute()).length, 0);
+
+  clock.advance(600_000);
+  await purge();
+  assert.deepEqual(await grantIds(), [live], 'the ended family went once its access token expired');
+  assert.equal(await codesOf(ended), 0);
+  assert.equal(await codesOf(live), 1, 'the live family keeps its code');
+  assert.equal((await db.selectFrom('refresh_tokens').select('token_hash').where('grant_id', '=', live).execute()).length, 1, 'and its refresh token');
+  assert.equal((await db.selectFrom('grant_access_tokens').select('jti').where('grant_id', '=', live).execute()).length, 0, 'expired access-token jtis are dropped even under a live family');
 });

@@ -44,6 +44,11 @@ export interface CodeStore {
   /** Atomically marks the code redeemed by `clientId` and creates its grant; undefined when it was not redeemable. */
   consume(codeHash: string, clientId: string, writes: RedemptionWrites): Promise<ConsumedCode | undefined>;
   find(codeHash: string): Promise<StoredCode | undefined>;
+  /**
+   * Deletes expired codes that were never redeemed, and redeemed ones whose grant is gone (a second use
+   * must find the grant to revoke for as long as it exists); returns how many.
+   */
+  purgeExpired(): Promise<number>;
 }
 
 /** `select *` of authorization_codes, typed from the generated schema. */
@@ -122,6 +127,13 @@ export function codeStore(db: Db, clock: Clock): CodeStore {
     async find(codeHash) {
       const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
       return row && toCode(row);
+    },
+    async purgeExpired() {
+      const result = await sql`
+        delete from authorization_codes c
+        where c.expires_at < ${new Date(clock.now())}
+          and (c.redeemed_at is null or not exists (select 1 from oauth_grants g where g.id = c.grant_id))`.execute(db);
+      return Number(result.numAffectedRows ?? 0n);
     },
   };
 }

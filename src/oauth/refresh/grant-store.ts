@@ -18,6 +18,12 @@ export interface IssuedAccessTokenRecord {
 export interface GrantStore {
   /** Marks the grant revoked and revokes its access tokens. Idempotent. */
   revoke(grantId: string): Promise<void>;
+  /**
+   * Deletes families that can never refresh again (past their absolute limit, or revoked) once no access
+   * token issued under them is still live, and the jti records of expired access tokens; returns how many
+   * rows. A live access token keeps its family, so the delete trigger never revokes a token early.
+   */
+  purgeEnded(): Promise<number>;
 }
 
 export function grantStore(db: Db, clock: Clock): GrantStore {
@@ -34,6 +40,15 @@ export function grantStore(db: Db, clock: Clock): GrantStore {
     async revoke(grantId) {
       await db.updateTable('oauth_grants').set({ revoked_at: now() }).where('id', '=', grantId).where('revoked_at', 'is', null).execute();
       await copyJtisToRevocations(grantId);
+    },
+    async purgeEnded() {
+      const at = now();
+      const families = await sql`
+        delete from oauth_grants g
+        where (g.expires_at < ${at} or g.revoked_at is not null)
+          and not exists (select 1 from grant_access_tokens t where t.grant_id = g.id and t.expires_at > ${at})`.execute(db);
+      const jtis = await db.deleteFrom('grant_access_tokens').where('expires_at', '<', at).executeTakeFirst();
+      return Number(families.numAffectedRows ?? 0n) + Number(jtis.numDeletedRows);
     },
   };
 }
