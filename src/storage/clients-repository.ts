@@ -1,6 +1,7 @@
 // OAuth clients as registered (CLI or RFC 7591). Secrets never leave as plaintext: only their hash is kept.
 import type { Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
+import { noteRevocationsWritten } from './revocations-repository.js';
 import type { Db } from './database.js';
 import type { ClientsTable } from './schema.js';
 
@@ -120,6 +121,8 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
     },
     async delete(id) {
       const result = await db.deleteFrom('clients').where('id', '=', id).executeTakeFirst();
+      // The cascade deletes their grants, whose trigger revokes the live access tokens.
+      noteRevocationsWritten();
       return Number(result.numDeletedRows) > 0;
     },
   };

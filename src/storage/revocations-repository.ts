@@ -4,6 +4,16 @@ import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from './database.js';
 
+// Revocations committed by this process, counted. A cache of verified tokens in the same process looks
+// again at the revocation list whenever the count moved, so /revoke, a family revocation or a deleted
+// user or client takes effect on the very next request here; other instances within their re-check
+// interval. Bumped after the write has committed (a re-check running meanwhile is then repeated).
+let revocationsWrittenHere = 0;
+export const localRevocationCount = (): number => revocationsWrittenHere;
+export const noteRevocationsWritten = (): void => {
+  revocationsWrittenHere += 1;
+};
+
 export interface RevokedAccessToken {
   jti: string;
   expiresAt: Date;
@@ -25,6 +35,7 @@ export function revocationsRepository(db: Db, clock: Clock): RevocationsReposito
         .values(tokens.map((t) => ({ jti: t.jti, expires_at: t.expiresAt, revoked_at: new Date(clock.now()) })))
         .onConflict((oc) => oc.column('jti').doNothing())
         .execute();
+      noteRevocationsWritten();
     },
     async isRevoked(jti) {
       const row = await db.selectFrom('revoked_access_tokens').select(sql<number>`1`.as('one')).where('jti', '=', jti).executeTakeFirst();

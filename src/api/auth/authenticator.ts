@@ -1,9 +1,10 @@
 // Bearer token → Principal: the verified-token cache first, full verification on a miss, and the
 // revocation list either way. A first use checks revocation in the database exactly; a cached token
 // re-checks it (and that its signing key is still published) at most once per `recheckMs`, which is
-// what keeps a repeated token nearly free while a revocation or key retirement still takes effect.
+// what keeps a repeated token nearly free while a revocation or key retirement still takes effect. A
+// revocation written by this process forces the re-check at once (localRevocationCount).
 import type { Clock } from '../../clock.js';
-import type { RevocationsRepository } from '../../storage/revocations-repository.js';
+import { localRevocationCount, type RevocationsRepository } from '../../storage/revocations-repository.js';
 import type { Principal } from '../principal.js';
 import type { AccessTokenClaims, AccessTokenVerifier } from './verify-access-token.js';
 import type { KeySource } from './key-source.js';
@@ -18,6 +19,8 @@ interface CachedToken {
   principal: Principal;
   kid: string;
   checkedAt: number;
+  /** localRevocationCount() when it was last checked: a revocation written here since forces a re-check. */
+  revocationsSeen: number;
   recheck?: Promise<boolean>;
 }
 
@@ -46,11 +49,15 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
   };
 
   async function fromCache(token: string, entry: CachedToken): Promise<Principal> {
-    if (clock.now() - entry.checkedAt >= recheckMs) {
-      entry.recheck ??= stillValid(entry).finally(() => {
-        entry.checkedAt = clock.now();
-        entry.recheck = undefined;
-      });
+    if (clock.now() - entry.checkedAt >= recheckMs || entry.revocationsSeen !== localRevocationCount()) {
+      if (!entry.recheck) {
+        const revocationsSeen = localRevocationCount();
+        entry.recheck = stillValid(entry).finally(() => {
+          entry.checkedAt = clock.now();
+          entry.revocationsSeen = revocationsSeen;
+          entry.recheck = undefined;
+        });
+      }
       if (!(await entry.recheck)) {
         cache.delete(token);
         throw revoked();
@@ -64,10 +71,11 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
       const cached = cache.get(token);
       if (cached) return fromCache(token, cached);
       const checkedAt = clock.now();
+      const revocationsSeen = localRevocationCount();
       const claims = await verifier.verify(token);
       if (await revocations.isRevoked(claims.jti)) throw revoked();
       const principal = principalOf(claims);
-      cache.set(token, { principal, kid: claims.kid, checkedAt }, claims.exp * 1000);
+      cache.set(token, { principal, kid: claims.kid, checkedAt, revocationsSeen }, claims.exp * 1000);
       return principal;
     },
   };

@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
+import { noteRevocationsWritten } from '../../storage/revocations-repository.js';
 
 /** An access token recorded under its grant (by jti) before it is signed, so revoking the grant revokes it. */
 export interface IssuedAccessTokenRecord {
@@ -40,6 +41,7 @@ export function grantStore(db: Db, clock: Clock): GrantStore {
     async revoke(grantId) {
       await db.updateTable('oauth_grants').set({ revoked_at: now() }).where('id', '=', grantId).where('revoked_at', 'is', null).execute();
       await copyJtisToRevocations(grantId);
+      noteRevocationsWritten();
     },
     async purgeEnded() {
       const at = now();

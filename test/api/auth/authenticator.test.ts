@@ -174,3 +174,24 @@ test('a rotated key is picked up by the unknown-kid refresh once it starts signi
   const principal = await authenticator.authenticate(token);
   assert.equal(principal.sub, 'u1');
 });
+
+test('a revocation written by this process reaches a cached token on the next request, long before the re-check interval', async () => {
+  const { authenticator, verifications } = setup({ recheckMs: 60_000 });
+  const issued = await issuer().issue({ sub: 'u1', clientId: 'c1', scope: [] });
+  await authenticator.authenticate(issued.token);
+  await authenticator.authenticate(issued.token);
+  assert.equal(verifications(), 1, 'cached');
+  await revocationsRepository(core.db, clock).revoke([{ jti: issued.jti, expiresAt: issued.expiresAt }]);
+  await rejects(authenticator.authenticate(issued.token));
+});
+
+test('after a revocation of another token, a cached token that is not revoked is checked once and stays cached', async () => {
+  const { authenticator, verifications } = setup({ recheckMs: 60_000 });
+  const kept = await issuer().issue({ sub: 'u1', clientId: 'c1', scope: [] });
+  const other = await issuer().issue({ sub: 'u2', clientId: 'c1', scope: [] });
+  await authenticator.authenticate(kept.token);
+  await revocationsRepository(core.db, clock).revoke([{ jti: other.jti, expiresAt: other.expiresAt }]);
+  assert.equal((await authenticator.authenticate(kept.token)).sub, 'u1');
+  assert.equal((await authenticator.authenticate(kept.token)).sub, 'u1');
+  assert.equal(verifications(), 1, 'no second signature check');
+});
