@@ -11,6 +11,8 @@ export interface Principal {
   jti: string;
   /** Epoch seconds when the token expires. */
   exp: number;
+  /** RFC 9449: the JWK thumbprint the token is bound to (cnf.jkt); such a token needs a DPoP proof. */
+  boundKey?: string;
 }
 
 declare module 'fastify' {

@@ -47,7 +47,7 @@ export async function apiVersion(app: FastifyInstance, { version, core, auth }: 
  * non-JSON bodies, `Cache-Control: private, no-cache` and merge-patch parsing.
  */
 export function installApiConventions(app: FastifyInstance, auth: ResourceServerAuth): void {
-  const authenticate = authenticateRequests(auth.authenticator);
+  const authenticate = authenticateRequests(auth.authenticator, auth.possession);
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.anonymous) return;
     await authenticate(request);

@@ -14,6 +14,7 @@ export const problemTypes = {
   'invalid-idempotency-key': { status: 400, title: 'Invalid idempotency key', description: 'The `Idempotency-Key` header must be a UUID or a structured-field string of 1 to 255 printable characters.' },
   'unauthorized': { status: 401, title: 'Unauthorized', description: 'No valid access token was presented. Send `Authorization: Bearer <access token>` issued by this server for this API.' },
   'invalid-token': { status: 401, title: 'Invalid token', description: 'The access token is expired, revoked, malformed, or was not issued for this API.' },
+  'invalid-dpop-proof': { status: 401, title: 'Invalid DPoP proof', description: 'The access token is DPoP-bound (RFC 9449): send it as `Authorization: DPoP <token>` with a `DPoP` proof signed by the bound key, fresh, used once, naming this method and URL and carrying the token hash (`ath`).' },
   'insufficient-scope': { status: 403, title: 'Insufficient scope', description: 'The access token is valid but lacks the scope this operation requires.' },
   'forbidden': { status: 403, title: 'Forbidden', description: 'The caller is authenticated but not allowed to perform this operation.' },
   'not-found': { status: 404, title: 'Not found', description: 'No resource exists at this address, or it is not visible to the caller.' },

@@ -1,7 +1,8 @@
 // OIDC Core 5.3 UserInfo, GET and POST. The access token comes from the Authorization header (RFC 6750 2.1)
 // or, for POST, the form body (2.2) — never the query (RFC 9700 4.3.2) and never both. Errors follow
 // RFC 6750 3: no credentials → 401 with a bare `Bearer` challenge; a bad token → 401 invalid_token; a token
-// without `openid` or without a user (client_credentials) → 403 insufficient_scope.
+// without `openid` or without a user (client_credentials) → 403 insufficient_scope. A DPoP-bound token
+// needs the DPoP scheme and a proof (RFC 9449 7), like at the resource API.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Core } from '../core.js';
 import { OAuthError } from '../http/errors.js';
@@ -10,6 +11,9 @@ import { usersRepository, type UsersRepository } from '../storage/users-reposito
 import { parseScope } from './scopes.js';
 import { bearerAccessTokenVerifier, type AccessTokenClaims, type BearerVerifier } from './tokens/bearer-access-token.js';
 import { userClaims } from './tokens/user-claims.js';
+import { dpopChallenge, possessionFailure, type PresentationScheme } from './dpop/possession.js';
+import type { DpopDeps } from './dpop/proof.js';
+import { dpopDeps } from './token/dpop-binding.js';
 
 const challenge = (attributes = '') => ({ 'www-authenticate': attributes ? `Bearer ${attributes}` : 'Bearer' });
 
@@ -25,24 +29,31 @@ const insufficientScope = () =>
     headers: challenge('error="insufficient_scope", scope="openid"'),
   });
 
-/** RFC 6750 2.1 / 2.2: the one bearer token of the request, or undefined when none was sent. */
-function presentedToken(request: FastifyRequest): string | undefined {
+/**
+ * RFC 6750 2.1 / 2.2: the one access token of the request, or undefined when none was sent. The header
+ * may also use the DPoP scheme (RFC 9449 7.1); a form body token is a bearer token.
+ */
+function presentedToken(request: FastifyRequest): { scheme: PresentationScheme; token: string } | undefined {
   const header = request.headers.authorization;
-  const fromHeader = header === undefined ? undefined : /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header)?.[1];
-  if (header !== undefined && fromHeader === undefined && /^Bearer\b/i.test(header)) throw invalidToken();
+  const match = header === undefined ? undefined : /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  if (header !== undefined && match === undefined && /^(Bearer|DPoP)\b/i.test(header)) throw invalidToken();
+  const fromHeader = match ? { scheme: match[1]!.toLowerCase() === 'dpop' ? ('DPoP' as const) : ('Bearer' as const), token: match[2]! } : undefined;
   const body = request.body as Record<string, unknown> | undefined;
   const fromBody = request.method === 'POST' && body && typeof body === 'object' ? body.access_token : undefined;
   if (fromBody !== undefined && typeof fromBody !== 'string') throw invalidToken();
   if (fromHeader !== undefined && fromBody !== undefined) throw twoTokens();
-  return fromHeader ?? fromBody;
+  return fromHeader ?? (fromBody === undefined ? undefined : { scheme: 'Bearer', token: fromBody });
 }
 
-async function authorize(request: FastifyRequest, verify: BearerVerifier): Promise<AccessTokenClaims> {
-  const token = presentedToken(request);
-  if (token === undefined || token === '') throw noToken();
-  const claims = await verify(token);
-  // RFC 9449 7.1: a DPoP-bound token is not a bearer token; presented as one it is refused.
-  if (!claims || claims.cnf !== undefined) throw invalidToken();
+async function authorize(request: FastifyRequest, verify: BearerVerifier, dpop: DpopDeps & { url: string }): Promise<AccessTokenClaims> {
+  const presented = presentedToken(request);
+  if (presented === undefined || presented.token === '') throw noToken();
+  const claims = await verify(presented.token);
+  if (!claims) throw invalidToken();
+  const boundKey = claims.cnf?.jkt;
+  if (claims.cnf !== undefined && typeof boundKey !== 'string') throw invalidToken();
+  const failure = await possessionFailure({ ...presented, method: request.method, url: dpop.url, dpopHeader: request.headers.dpop }, boundKey, dpop);
+  if (failure) throw new OAuthError(failure.error, failure.description, { status: 401, headers: { 'www-authenticate': dpopChallenge(failure) } });
   // A user token carries auth_time (access-tokens.ts); client_credentials tokens have no user.
   if (claims.auth_time === undefined || !parseScope(claims.scope).includes('openid')) throw insufficientScope();
   return claims;
@@ -57,7 +68,8 @@ async function claimsOf(claims: AccessTokenClaims, users: Pick<UsersRepository, 
 export function userinfoEndpoint(app: FastifyInstance, core: Core): void {
   const verify = bearerAccessTokenVerifier({ ...core, revocations: revocationsRepository(core.db, core.clock) });
   const users = usersRepository(core.db, core.clock);
-  const handler = async (request: FastifyRequest) => claimsOf(await authorize(request, verify), users);
+  const dpop = { ...dpopDeps(core), url: `${core.config.ISSUER}/userinfo` };
+  const handler = async (request: FastifyRequest) => claimsOf(await authorize(request, verify, dpop), users);
   const options = {
     config: { face: 'oauth' as const },
     bodyLimit: core.config.FORM_BODY_LIMIT,

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeJwt, SignJWT, generateKeyPair } from 'jose';
+import { createHash, randomUUID } from 'node:crypto';
+import { calculateJwkThumbprint, decodeJwt, exportJWK, SignJWT, generateKeyPair } from 'jose';
 import { manualClock } from '../../src/clock.js';
 import { accessTokenIssuer } from '../../src/oauth/tokens/access-tokens.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -98,12 +99,31 @@ describe('/userinfo', () => {
     assert.equal((await get(bearer(tokens.access_token))).status, 401);
   });
 
-  test('userinfo errors: a DPoP-bound access token presented as Bearer gets 401 invalid_token', async () => {
+  test('userinfo errors: a DPoP-bound access token presented as Bearer gets 401 invalid_token with a DPoP challenge', async () => {
     const user = await createUser(t.core.db, clock);
-    const bound = await accessTokenIssuer(t.core).issue({ sub: user.id, clientId: fixture.client.id, scope: ['openid'], authTime: 1, cnfJkt: 'some-thumbprint' });
+    const keys = await generateKeyPair('ES256', { extractable: true });
+    const bound = await accessTokenIssuer(t.core).issue({ sub: user.id, clientId: fixture.client.id, scope: ['openid'], authTime: 1, cnfJkt: await calculateJwkThumbprint(await exportJWK(keys.publicKey)) });
     const response = await get(bearer(bound.token));
     assert.equal(response.status, 401);
-    assert.match(response.headers.get('www-authenticate') ?? '', /invalid_token/);
+    assert.match(response.headers.get('www-authenticate') ?? '', /^DPoP algs="[^"]+", error="invalid_token"/);
+  });
+
+  test('userinfo with DPoP (RFC 9449 7): the bound token with the DPoP scheme and a proof of its key gets the claims; a proof for another URL does not', async () => {
+    const user = await createUser(t.core.db, clock);
+    const keys = await generateKeyPair('ES256', { extractable: true });
+    const jwk = await exportJWK(keys.publicKey);
+    const bound = await accessTokenIssuer(t.core).issue({ sub: user.id, clientId: fixture.client.id, scope: ['openid'], authTime: 1, cnfJkt: await calculateJwkThumbprint(jwk) });
+    const proof = (htu: string) =>
+      new SignJWT({ jti: randomUUID(), htm: 'GET', htu, iat: Math.floor(clock.now() / 1000), ath: createHash('sha256').update(bound.token).digest('base64url') })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+        .sign(keys.privateKey);
+    const ok = await get({ authorization: `DPoP ${bound.token}`, dpop: await proof(`${t.url}/userinfo`) });
+    assert.equal(ok.status, 200);
+    assert.equal(((await ok.json()) as { sub: string }).sub, user.id);
+    const wrongUrl = await get({ authorization: `DPoP ${bound.token}`, dpop: await proof(`${t.url}/v1/users/me`) });
+    assert.equal(wrongUrl.status, 401);
+    assert.match(wrongUrl.headers.get('www-authenticate') ?? '', /error="invalid_dpop_proof"/);
+    assert.equal(((await wrongUrl.json()) as { error: string }).error, 'invalid_dpop_proof');
   });
 
   test('userinfo errors: a token without openid gets 403 insufficient_scope', async () => {

@@ -211,10 +211,14 @@ describe('11. resource server token validation', () => {
     assert.ok(payload.exp - payload.iat <= 600);
   });
 
-  test('11.146 DPoP is not offered: a token with cnf.jkt sent as Bearer → not an elevation (it carries no more rights); DPoP scheme → 401', async () => {
+  test('11.146 DPoP: a DPoP-bound token (cnf.jkt) sent with the Bearer scheme, or with the DPoP scheme and no proof → 401 with a DPoP challenge', async () => {
     const t = await asSigned(claims({ cnf: { jkt: 'x'.repeat(43) } }));
-    const dpop = await fetch(`${w.url}/v1/users/me`, { headers: { authorization: `DPoP ${t}` } });
-    assert.equal(dpop.status, 401);
+    const asBearer = await bearer(w, '/v1/users/me', t);
+    assert.equal(asBearer.status, 401);
+    assert.match(asBearer.headers.get('www-authenticate') ?? '', /^DPoP algs="[^"]+", error="invalid_token"/);
+    const noProof = await fetch(`${w.url}/v1/users/me`, { headers: { authorization: `DPoP ${t}` } });
+    assert.equal(noProof.status, 401);
+    assert.match(noProof.headers.get('www-authenticate') ?? '', /^DPoP algs="[^"]+", error="invalid_dpop_proof"/);
   });
 
   test('11.x a token for U1 never reaches U2’s user object (object-level check: 404)', async () => {

@@ -93,5 +93,6 @@ export function principalOf(claims: AccessTokenClaims): Principal {
     scopes: new Set(claims.scope),
     jti: claims.jti,
     exp: claims.exp,
+    ...(claims.cnf_jkt !== undefined ? { boundKey: claims.cnf_jkt } : {}),
   };
 }

@@ -1,21 +1,29 @@
-// Where the access token may travel (RFC 6750 §2): only the `Authorization: Bearer` header. The query
+// Where the access token may travel (RFC 6750 §2): only the `Authorization` header, with the Bearer
+// scheme, or the DPoP scheme for a DPoP-bound token (RFC 9449 §7.1). The query
 // form (§2.3) leaks tokens into logs and Referer headers (RFC 9700 §4.3.2), so it is never accepted, and
 // a token in two places at once is a malformed request (§2: "MUST NOT use more than one method").
 import type { FastifyRequest } from 'fastify';
 import { bearerError, missingToken } from './challenges.js';
+import type { PresentationScheme } from '../../oauth/dpop/possession.js';
 
-// RFC 6750 §2.1 b64token, bounded so a huge header costs nothing to reject.
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+// RFC 6750 §2.1 b64token (= RFC 9449 token68), bounded so a huge header costs nothing to reject.
+const CREDENTIALS = /^(bearer|dpop) +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const MAX_TOKEN_LENGTH = 8192;
 
-/** The token from the Authorization header; throws the RFC 6750 §3 error when absent or malformed. */
-export function bearerTokenOf(request: FastifyRequest): string {
+export interface PresentedToken {
+  scheme: PresentationScheme;
+  token: string;
+}
+
+/** The token and its scheme from the Authorization header; throws the RFC 6750 §3 error when absent or malformed. */
+export function presentedToken(request: FastifyRequest): PresentedToken {
   refuseQueryToken(request);
   const header = request.headers.authorization;
-  if (header === undefined || !/^bearer(\s|$)/i.test(header)) throw missingToken(queryTokenOnly(request));
-  const match = BEARER.exec(header);
-  if (!match || match[1]!.length > MAX_TOKEN_LENGTH) throw bearerError('invalid_token', 'The bearer token is malformed.');
-  return match[1]!;
+  const scheme = header === undefined ? undefined : /^(bearer|dpop)(\s|$)/i.exec(header)?.[1]?.toLowerCase();
+  if (scheme === undefined) throw missingToken(queryTokenOnly(request));
+  const match = CREDENTIALS.exec(header!);
+  if (!match || match[2]!.length > MAX_TOKEN_LENGTH) throw bearerError('invalid_token', 'The access token is malformed.');
+  return { scheme: scheme === 'dpop' ? 'DPoP' : 'Bearer', token: match[2]! };
 }
 
 function queryTokenOnly(request: FastifyRequest): boolean {

@@ -2,6 +2,7 @@
 // `Bearer` challenge; `error` is added only when a token was sent (§3.1). Descriptions are fixed text
 // chosen here, never token contents, and pass through safeDescription (no CR/LF, no quotes).
 import { ProblemError, safeDescription } from '../../http/errors.js';
+import { dpopChallenge, type PossessionFailure } from '../../oauth/dpop/possession.js';
 
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
 
@@ -15,6 +16,15 @@ export function missingToken(triedQuery = false): ProblemError {
     ? 'Access tokens are not accepted in the URL query; send `Authorization: Bearer <token>`.'
     : 'This resource requires `Authorization: Bearer <access token>`.';
   return new ProblemError('unauthorized', detail, { headers: { 'www-authenticate': challenge({}) } });
+}
+
+/**
+ * RFC 9449 §7.1: failures that concern a DPoP-bound token or the DPoP scheme answer with a DPoP
+ * challenge naming the accepted proof algorithms.
+ */
+export function dpopError(failure: PossessionFailure): ProblemError {
+  const code = failure.error === 'invalid_token' ? 'invalid-token' : 'invalid-dpop-proof';
+  return new ProblemError(code, safeDescription(failure.description), { headers: { 'www-authenticate': dpopChallenge(failure) } });
 }
 
 export function bearerError(error: BearerErrorCode, description: string, scope?: readonly string[]): ProblemError {

@@ -3,13 +3,17 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Principal } from '../principal.js';
 import type { Authenticator } from './authenticator.js';
-import { bearerTokenOf, refuseBodyToken } from './bearer-token.js';
+import { presentedToken, refuseBodyToken } from './bearer-token.js';
+import type { PossessionCheck } from './proof-of-possession.js';
 import { bearerError } from './challenges.js';
 
-/** onRequest hook: authenticates before the body is even read. */
-export function authenticateRequests(authenticator: Authenticator) {
+/** onRequest hook: authenticates (and checks DPoP possession) before the body is even read. */
+export function authenticateRequests(authenticator: Authenticator, possession: PossessionCheck) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
-    request.principal = await authenticator.authenticate(bearerTokenOf(request));
+    const presented = presentedToken(request);
+    const principal = await authenticator.authenticate(presented.token);
+    await possession(request, presented, principal);
+    request.principal = principal;
   };
 }
 

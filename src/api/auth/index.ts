@@ -5,6 +5,8 @@ import { revocationsRepository } from '../../storage/revocations-repository.js';
 import { bearerAuthenticator, type Authenticator } from './authenticator.js';
 import { localKeySource, remoteKeySource, type KeySource } from './key-source.js';
 import { accessTokenVerifier } from './verify-access-token.js';
+import { proofOfPossession, type PossessionCheck } from './proof-of-possession.js';
+import { dpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
 
 export { bearerAuthenticator, principalOf, type Authenticator } from './authenticator.js';
 export { localKeySource, remoteKeySource, type KeySource } from './key-source.js';
@@ -15,6 +17,7 @@ export { canAccessUser, assertCanAccessUser, notFound } from './object-access.js
 export interface ResourceServerAuth {
   authenticator: Authenticator;
   keySource: KeySource;
+  possession: PossessionCheck;
 }
 
 /** In-process keys by default; `JWKS_URL` points the API at a remote authorization server's JWKS. */
@@ -33,5 +36,11 @@ export function resourceServerAuth(core: Core, options: { jwksUrl?: string | und
     clock,
     ...(options.recheckMs !== undefined ? { recheckMs: options.recheckMs } : {}),
   });
-  return { authenticator, keySource };
+  const possession = proofOfPossession({
+    clock,
+    clockSkewSeconds: config.CLOCK_SKEW,
+    proofs: dpopProofsRepository(core.db, clock),
+    publicBaseUrl: config.ISSUER,
+  });
+  return { authenticator, keySource, possession };
 }

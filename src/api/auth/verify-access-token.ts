@@ -23,6 +23,8 @@ export interface AccessTokenClaims {
   iat: number;
   scope: string[];
   auth_time?: number;
+  /** cnf.jkt of a DPoP-bound token (RFC 9449 §6.1). */
+  cnf_jkt?: string;
   kid: string;
 }
 
@@ -88,9 +90,9 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
     throw invalid('The access token lifetime is not acceptable.');
   }
   if (scope !== undefined && typeof scope !== 'string') throw invalid('The access token scope is malformed.');
-  // RFC 9449 §7.1: a DPoP-bound token (cnf.jkt) sent as a plain bearer token would lose its sender
-  // constraint; this API accepts only the Bearer scheme, so such a token is refused.
-  if (payload.cnf !== undefined) throw invalid('The access token is sender-constrained and cannot be used as a bearer token.');
+  // RFC 9449 §6.1: the only confirmation method understood is a JWK thumbprint; the scheme and the proof
+  // are checked by the caller (authenticateRequests), which knows the request.
+  const jkt = confirmationKey(payload.cnf);
   if (authTime !== undefined && typeof authTime !== 'number') throw invalid('The access token auth_time is malformed.');
   return {
     sub,
@@ -100,8 +102,16 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
     iat,
     scope: scope ? scope.split(' ').filter(Boolean) : [],
     ...(authTime !== undefined ? { auth_time: authTime } : {}),
+    ...(jkt !== undefined ? { cnf_jkt: jkt } : {}),
     kid,
   };
+}
+
+function confirmationKey(cnf: unknown): string | undefined {
+  if (cnf === undefined) return undefined;
+  const jkt = typeof cnf === 'object' && cnf !== null && Object.keys(cnf).length === 1 ? (cnf as { jkt?: unknown }).jkt : undefined;
+  if (typeof jkt !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(jkt)) throw invalid('The access token confirmation (cnf) is not understood.');
+  return jkt;
 }
 
 const invalid = (description: string) => bearerError('invalid_token', description);

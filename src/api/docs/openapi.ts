@@ -21,7 +21,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
         title: 'Gatehouse resource API',
         version: '1',
         description:
-          'Resource API of Gatehouse. Every request carries `Authorization: Bearer <access token>`; errors are RFC 9457 Problem Details whose `type` resolves to a page under /problems.',
+          'Resource API of Gatehouse. Every request carries `Authorization: Bearer <access token>` (or, for a DPoP-bound token, `Authorization: DPoP <access token>` with a `DPoP` proof, RFC 9449); errors are RFC 9457 Problem Details whose `type` resolves to a page under /problems.',
       },
       servers: [{ url: config.ISSUER }],
       components: {

@@ -266,9 +266,19 @@ test('an expired token is refused with a 401 that says so without echoing it', a
   await assertInvalidToken(res, token);
 });
 
-test('a DPoP-bound token (cnf.jkt) sent with the Bearer scheme is refused (RFC 9449 §7.1)', async () => {
+test('a DPoP-bound token (cnf.jkt) sent with the Bearer scheme is refused with a DPoP challenge (RFC 9449 §7.1)', async () => {
   const token = await es256(good({ cnf: { jkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' } }));
-  await assertInvalidToken(await call(token), token);
+  const res = await call(token);
+  assert.equal(res.status, 401);
+  assert.match(res.headers.get('www-authenticate') ?? '', /^DPoP algs="ES256 RS256 PS256", error="invalid_token"/);
+  assert.equal(((await res.json()) as { code: string }).code, 'invalid-token');
+});
+
+test('a cnf other than one JWK thumbprint (jkt) is not understood: 401 invalid_token', async () => {
+  for (const cnf of [{ 'x5t#S256': 'abc' }, { jkt: 'short' }, { jkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I', extra: 1 }, 'jkt']) {
+    const token = await es256(good({ cnf }));
+    await assertInvalidToken(await call(token), token);
+  }
 });
 
 test('a valid token without the route scope answers 403 insufficient_scope naming every required scope', async () => {

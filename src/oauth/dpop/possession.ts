@@ -1,0 +1,43 @@
+// RFC 9449 §7: a protected resource (the API, /userinfo) accepts a DPoP-bound access token (cnf.jkt) only
+// with the DPoP scheme and a proof, for this very request, signed by the key the token is bound to; an
+// unbound token only with the Bearer scheme. Runs after the token itself was authenticated. The caller
+// turns a failure into its own error format, with a `DPoP` challenge (dpopChallenge).
+import { DpopProofError, DPOP_ALGS, verifyDpopProof, type DpopDeps } from './proof.js';
+import { safeDescription } from '../../http/errors.js';
+
+export type PresentationScheme = 'Bearer' | 'DPoP';
+
+export interface PossessionFailure {
+  error: 'invalid_token' | 'invalid_dpop_proof';
+  description: string;
+}
+
+export interface PresentedRequest {
+  scheme: PresentationScheme;
+  token: string;
+  method: string;
+  /** The URL the client called, without query (the proof's htu). */
+  url: string;
+  dpopHeader: string | string[] | undefined;
+}
+
+/** undefined when the presentation is right for the token; otherwise why not. */
+export async function possessionFailure(presented: PresentedRequest, boundKey: string | undefined, deps: DpopDeps): Promise<PossessionFailure | undefined> {
+  if (boundKey === undefined) {
+    return presented.scheme === 'DPoP' ? { error: 'invalid_token', description: 'The access token is not DPoP-bound; send it with the Bearer scheme.' } : undefined;
+  }
+  if (presented.scheme === 'Bearer') return { error: 'invalid_token', description: 'The access token is DPoP-bound; send it with the DPoP scheme and a DPoP proof.' };
+  let jkt: string;
+  try {
+    jkt = await verifyDpopProof({ header: presented.dpopHeader, method: presented.method, url: presented.url, accessToken: presented.token }, deps);
+  } catch (error) {
+    if (!(error instanceof DpopProofError)) throw error;
+    // jose's wording may quote the proof's claims; a fixed sentence stands in for it.
+    return { error: 'invalid_dpop_proof', description: error.message.startsWith('the DPoP proof is invalid:') ? 'The DPoP proof is invalid.' : error.message };
+  }
+  return jkt === boundKey ? undefined : { error: 'invalid_dpop_proof', description: 'The DPoP proof is not signed by the key the access token is bound to.' };
+}
+
+/** The `WWW-Authenticate` value for a failure that concerns DPoP (RFC 9449 §7.1). */
+export const dpopChallenge = ({ error, description }: PossessionFailure): string =>
+  `DPoP algs="${DPOP_ALGS.join(' ')}", error="${error}", error_description="${safeDescription(description)}"`;
