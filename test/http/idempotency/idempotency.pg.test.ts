@@ -100,6 +100,26 @@ async function until<T>(probe: () => Promise<T | undefined>, attempts = 2000): P
   throw new Error('condition not reached');
 }
 
+/**
+ * Sends `request`, waits until its database backend queues behind `lock`, then kill -9s the server and
+ * releases the lock. The dead process can never send COMMIT: its orphaned backend is ended now rather
+ * than whenever PostgreSQL notices.
+ */
+async function killWhileWaiting(server: ServerProcess, lock: { waiters(): Promise<number[]>; release(): Promise<void> }, request: () => Promise<unknown>): Promise<void> {
+  try {
+    const inFlight = request().catch((error: unknown) => error);
+    const [orphan] = await until(async () => {
+      const pids = await lock.waiters();
+      return pids.length > 0 ? pids : undefined;
+    });
+    assert.equal(await server.stop('SIGKILL'), null);
+    assert.ok((await inFlight) instanceof Error, 'the client saw the connection die');
+    await db.db.selectNoFrom((eb) => eb.fn('pg_terminate_backend', [eb.val(orphan)]).as('t')).execute();
+  } finally {
+    await lock.release();
+  }
+}
+
 before(async () => {
   database = await createPostgresDatabaseUrl();
   db = await openPostgres(database.url, 5);
@@ -181,20 +201,7 @@ test('kill -9 while a keyed order payment is mid-transaction: nothing is committ
   const order = await call(server.url, 'POST', '/v1/orders', { token: user.token, key: randomUUID(), body: orderBody() });
   assert.equal(order.status, 201);
   const path = `/v1/orders/${order.json.id}/payment`;
-  const lock = await blockPayments();
-  try {
-    const inFlight = call(server.url, 'POST', path, { token: user.token, key }).catch((error: unknown) => error);
-    const [orphan] = await until(async () => {
-      const pids = await lock.waiters();
-      return pids.length > 0 ? pids : undefined;
-    });
-    assert.equal(await server.stop('SIGKILL'), null);
-    assert.ok((await inFlight) instanceof Error, 'the client saw the connection die');
-    // The dead process can never send COMMIT; end its orphaned backend now rather than when PostgreSQL notices.
-    await db.db.selectNoFrom((eb) => eb.fn('pg_terminate_backend', [eb.val(orphan)]).as('t')).execute();
-  } finally {
-    await lock.release();
-  }
+  await killWhileWaiting(server, await blockPayments(), () => call(server.url, 'POST', path, { token: user.token, key }));
   assert.equal(await paymentsForOrder(order.json.id), 0, 'the killed transaction committed nothing');
   const record = await db.db.selectFrom('idempotency_keys').select(['state', 'locked_until']).where('response_status', 'is', null).execute();
   assert.ok(record.some((r) => r.state === 'running'), 'the reservation was left behind');
@@ -222,19 +229,7 @@ test('kill -9 while a stand-alone payment\'s single statement is running: neithe
   const account = `killed-${randomUUID().slice(0, 8)}`;
   const body = { amount: '9.99', currency: 'EUR', account };
   const keysBefore = await countKeys();
-  const lock = await holdKeyRow(user.sub, key);
-  try {
-    const inFlight = call(server.url, 'POST', '/v1/payments', { token: user.token, key, body }).catch((error: unknown) => error);
-    const [orphan] = await until(async () => {
-      const pids = await lock.waiters();
-      return pids.length > 0 ? pids : undefined;
-    });
-    assert.equal(await server.stop('SIGKILL'), null);
-    assert.ok((await inFlight) instanceof Error, 'the client saw the connection die');
-    await db.db.selectNoFrom((eb) => eb.fn('pg_terminate_backend', [eb.val(orphan)]).as('t')).execute();
-  } finally {
-    await lock.release();
-  }
+  await killWhileWaiting(server, await holdKeyRow(user.sub, key), () => call(server.url, 'POST', '/v1/payments', { token: user.token, key, body }));
   assert.equal(await paymentsFor(account), 0, 'the killed statement committed no payment');
   assert.equal(await countKeys(), keysBefore, 'and no key');
 
