@@ -8,7 +8,6 @@ import type { Core } from '../core.js';
 import { OAuthError } from '../http/errors.js';
 import { revocationsRepository } from '../storage/revocations-repository.js';
 import { usersRepository, type UsersRepository } from '../storage/users-repository.js';
-import { parseScope } from './scopes.js';
 import { bearerAccessTokenVerifier, type AccessTokenClaims, type BearerVerifier } from './tokens/bearer-access-token.js';
 import { userClaims } from './tokens/user-claims.js';
 import { dpopChallenge, possessionFailure, type PresentationScheme } from './dpop/possession.js';
@@ -50,19 +49,17 @@ async function authorize(request: FastifyRequest, verify: BearerVerifier, dpop: 
   if (presented === undefined || presented.token === '') throw noToken();
   const claims = await verify(presented.token);
   if (!claims) throw invalidToken();
-  const boundKey = claims.cnf?.jkt;
-  if (claims.cnf !== undefined && typeof boundKey !== 'string') throw invalidToken();
-  const failure = await possessionFailure({ ...presented, method: request.method, url: dpop.url, dpopHeader: request.headers.dpop }, boundKey, dpop);
+  const failure = await possessionFailure({ ...presented, method: request.method, url: dpop.url, dpopHeader: request.headers.dpop }, claims.cnf_jkt, dpop);
   if (failure) throw new OAuthError(failure.error, failure.description, { status: 401, headers: { 'www-authenticate': dpopChallenge(failure) } });
   // A user token carries auth_time (access-tokens.ts); client_credentials tokens have no user.
-  if (claims.auth_time === undefined || !parseScope(claims.scope).includes('openid')) throw insufficientScope();
+  if (claims.auth_time === undefined || !claims.scope.includes('openid')) throw insufficientScope();
   return claims;
 }
 
 async function claimsOf(claims: AccessTokenClaims, users: Pick<UsersRepository, 'findById'>): Promise<Record<string, unknown>> {
   const user = await users.findById(claims.sub);
   if (!user) throw invalidToken();
-  return userClaims(user, parseScope(claims.scope));
+  return userClaims(user, claims.scope);
 }
 
 export function userinfoEndpoint(app: FastifyInstance, core: Core): void {

@@ -20,14 +20,17 @@ export interface ResourceServerAuth {
   possession: PossessionCheck;
 }
 
+// Reload at least as often as the AS's JWKS cache time (a rotated key signs only after it), bounded.
+const refreshPolicy = (config: Core['config']) => ({ maxAgeMs: Math.min(Math.max(config.JWKS_CACHE_TTL, 10), 300) * 1000, cooldownMs: 10_000 });
+
+/** This process's own signing keys as a key source (the API, and the AS's endpoints that take access tokens). */
+export const inProcessKeySource = (core: Pick<Core, 'keys' | 'clock' | 'config'>): KeySource =>
+  localKeySource(() => core.keys.jwks(), core.clock, refreshPolicy(core.config));
+
 /** In-process keys by default; `JWKS_URL` points the API at a remote authorization server's JWKS. */
 export function resourceServerAuth(core: Core, options: { jwksUrl?: string | undefined; recheckMs?: number } = {}): ResourceServerAuth {
   const { config, clock } = core;
-  // Reload at least as often as the AS's JWKS cache time (a rotated key signs only after it), bounded.
-  const policy = { maxAgeMs: Math.min(Math.max(config.JWKS_CACHE_TTL, 10), 300) * 1000, cooldownMs: 10_000 };
-  const keySource = options.jwksUrl
-    ? remoteKeySource(options.jwksUrl, policy)
-    : localKeySource(() => core.keys.jwks(), clock, policy);
+  const keySource = options.jwksUrl ? remoteKeySource(options.jwksUrl, refreshPolicy(config)) : inProcessKeySource(core);
   const verifier = accessTokenVerifier({ keySource, clock, config });
   const authenticator = bearerAuthenticator({
     verifier,

@@ -16,6 +16,8 @@ export const ACCESS_TOKEN_ALGORITHMS = ['ES256'] as const;
 const MAX_KID_LENGTH = 256;
 
 export interface AccessTokenClaims {
+  iss: string;
+  aud: string | string[];
   sub: string;
   client_id: string;
   jti: string;
@@ -95,6 +97,8 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
   const jkt = confirmationKey(payload.cnf);
   if (authTime !== undefined && typeof authTime !== 'number') throw invalid('The access token auth_time is malformed.');
   return {
+    iss: payload.iss!,
+    aud: payload.aud!,
     sub,
     client_id: clientId,
     jti,

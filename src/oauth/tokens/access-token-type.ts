@@ -7,12 +7,9 @@ import { revocationsRepository } from '../../storage/revocations-repository.js';
 import type { IntrospectionResult, TokenTypeHandler } from '../token-types.js';
 import { bearerAccessTokenVerifier, type AccessTokenClaims } from './bearer-access-token.js';
 
-export function accessTokenType(deps: {
-  keys: Pick<Core['keys'], 'jwks'>;
-  clock: Core['clock'];
-  config: Pick<Core['config'], 'ISSUER' | 'API_AUDIENCE' | 'CLOCK_SKEW'>;
-  revocations: Pick<RevocationsRepository, 'revoke' | 'isRevoked'>;
-}): TokenTypeHandler {
+export function accessTokenType(
+  deps: Pick<Core, 'keys' | 'clock' | 'config'> & { revocations: Pick<RevocationsRepository, 'revoke' | 'isRevoked'> },
+): TokenTypeHandler {
   const verifyBearer = bearerAccessTokenVerifier(deps);
 
   /** The claims of a valid, unrevoked access token issued to `clientId`, or undefined for anything else. */
@@ -32,16 +29,16 @@ export function accessTokenType(deps: {
     async introspect(token, client): Promise<IntrospectionResult | undefined> {
       const claims = await verify(token, client.id);
       if (!claims) return undefined;
-      const jkt = claims.cnf?.jkt;
+      const jkt = claims.cnf_jkt;
       return {
         active: true,
-        scope: claims.scope ?? '',
+        scope: claims.scope.join(' '),
         client_id: claims.client_id,
         sub: claims.sub,
         exp: claims.exp,
         iat: claims.iat,
-        iss: claims.iss!,
-        ...(claims.aud !== undefined ? { aud: claims.aud } : {}),
+        iss: claims.iss,
+        aud: claims.aud,
         token_type: jkt ? 'DPoP' : 'Bearer',
         jti: claims.jti,
         ...(claims.auth_time !== undefined ? { auth_time: claims.auth_time } : {}),
