@@ -88,7 +88,7 @@ test('browser sessions and initial access tokens are purged at expiry; interacti
   assert.equal(await interactions.find(interaction), undefined, 'a day later it is gone');
 });
 
-test('a refresh-token family is purged once it ended and its last access token expired, with its refresh tokens; a redeemed code stays exactly as long as its grant', async () => {
+test('a refresh-token family is purged once it can never refresh again (absolute limit, revoked, idled out, none issued) and its last access token expired, with its refresh tokens; a redeemed code stays exactly as long as its grant', async () => {
   const db = database.db;
   const grant = (id: string, expiresAt: Date, revokedAt: Date | null = null) =>
     db.insertInto('oauth_grants').values({ id, client_id: clientId, user_id: userId, scope: ['openid'], auth_time: at(0), created_at: at(0), expires_at: expiresAt, revoked_at: revokedAt }).execute();
@@ -100,26 +100,38 @@ test('a refresh-token family is purged once it ended and its last access token e
   const ended = `ended-${randomUUID()}`;
   const revoked = `revoked-${randomUUID()}`;
   const live = `live-${randomUUID()}`;
+  const idle = `idle-${randomUUID()}`;
+  const noRefresh = `no-refresh-${randomUUID()}`;
   await grant(ended, at(100));
   await grant(revoked, at(86_400), at(0));
   await grant(live, at(86_400));
-  for (const id of [ended, revoked, live]) {
-    await db.insertInto('refresh_tokens').values({ token_hash: `${id}-rt`, grant_id: id, created_at: at(0), idle_expires_at: at(86_400) }).execute();
-    await code(id, at(60), at(1));
+  await grant(idle, at(86_400));
+  await grant(noRefresh, at(86_400));
+  for (const id of [ended, revoked, live, idle]) {
+    await db.insertInto('refresh_tokens').values({ token_hash: `${id}-rt`, grant_id: id, created_at: at(0), idle_expires_at: at(id === idle ? 100 : 86_400) }).execute();
   }
+  // A rotated token of the live family that idled out long ago does not end the family.
+  await db.insertInto('refresh_tokens').values({ token_hash: `${live}-rotated`, grant_id: live, created_at: at(0), idle_expires_at: at(10), rotated_at: at(5) }).execute();
+  for (const id of [ended, revoked, live, idle, noRefresh]) await code(id, at(60), at(1));
   await code('never-redeemed', at(60), null);
   // The ended family's last access token outlives the family by 500 s.
   await db.insertInto('grant_access_tokens').values([
     { jti: `${ended}-at`, grant_id: ended, expires_at: at(600) },
     { jti: `${revoked}-at`, grant_id: revoked, expires_at: at(30) },
     { jti: `${live}-at`, grant_id: live, expires_at: at(600) },
+    { jti: `${idle}-at`, grant_id: idle, expires_at: at(30) },
+    { jti: `${noRefresh}-at`, grant_id: noRefresh, expires_at: at(600) },
   ]).execute();
-  const grantIds = async () => (await db.selectFrom('oauth_grants').select('id').where('id', 'in', [ended, revoked, live]).execute()).map((r) => r.id).sort();
+  const grantIds = async () => (await db.selectFrom('oauth_grants').select('id').where('id', 'in', [ended, revoked, live, idle, noRefresh]).execute()).map((r) => r.id).sort();
   const codesOf = async (id: string) => Number((await db.selectFrom('authorization_codes').select((eb) => eb.fn.countAll<number>().as('n')).where('grant_id', '=', id).executeTakeFirstOrThrow()).n);
 
   clock.advance(120_000);
   await purge();
-  assert.deepEqual(await grantIds(), [ended, live].sort(), 'the revoked family went (its access token expired); the ended one waits for its live access token');
+  assert.deepEqual(
+    await grantIds(),
+    [ended, live, noRefresh].sort(),
+    'the revoked family and the one whose refresh token idled out went (their access tokens expired); the others wait for their live access tokens',
+  );
   assert.equal(await revocationsRepository(db, clock).isRevoked(`${ended}-at`), false, 'purging never revokes a live access token');
   assert.equal(await codesOf(revoked), 0, 'its redeemed code went with it');
   assert.equal(await codesOf(ended), 1, 'a redeemed code stays while its grant exists (a second use must find it)');
@@ -128,9 +140,9 @@ test('a refresh-token family is purged once it ended and its last access token e
 
   clock.advance(600_000);
   await purge();
-  assert.deepEqual(await grantIds(), [live], 'the ended family went once its access token expired');
+  assert.deepEqual(await grantIds(), [live], 'the ended family, and the one that never had a refresh token, went once their access tokens expired');
   assert.equal(await codesOf(ended), 0);
   assert.equal(await codesOf(live), 1, 'the live family keeps its code');
-  assert.equal((await db.selectFrom('refresh_tokens').select('token_hash').where('grant_id', '=', live).execute()).length, 1, 'and its refresh token');
+  assert.equal((await db.selectFrom('refresh_tokens').select('token_hash').where('grant_id', '=', live).execute()).length, 2, 'and its refresh tokens (the rotated one guards reuse)');
   assert.equal((await db.selectFrom('grant_access_tokens').select('jti').where('grant_id', '=', live).execute()).length, 0, 'expired access-token jtis are dropped even under a live family');
 });

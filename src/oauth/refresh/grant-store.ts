@@ -20,9 +20,10 @@ export interface GrantStore {
   /** Marks the grant revoked and revokes its access tokens. Idempotent. */
   revoke(grantId: string): Promise<void>;
   /**
-   * Deletes families that can never refresh again (past their absolute limit, or revoked) once no access
-   * token issued under them is still live, and the jti records of expired access tokens; returns how many
-   * rows. A live access token keeps its family, so the delete trigger never revokes a token early.
+   * Deletes families that can never refresh again (past their absolute limit, revoked, or without a refresh
+   * token still usable: none was issued, or the current one passed its idle limit) once no access token
+   * issued under them is still live, and the jti records of expired access tokens; returns how many rows.
+   * A live access token keeps its family, so the delete trigger never revokes a token early.
    */
   purgeEnded(): Promise<number>;
 }
@@ -47,7 +48,8 @@ export function grantStore(db: Db, clock: Clock): GrantStore {
       const at = now();
       const families = await sql`
         delete from oauth_grants g
-        where (g.expires_at < ${at} or g.revoked_at is not null)
+        where (g.expires_at < ${at} or g.revoked_at is not null
+               or not exists (select 1 from refresh_tokens r where r.grant_id = g.id and r.rotated_at is null and r.idle_expires_at > ${at}))
           and not exists (select 1 from grant_access_tokens t where t.grant_id = g.id and t.expires_at > ${at})`.execute(db);
       const jtis = await db.deleteFrom('grant_access_tokens').where('expires_at', '<', at).executeTakeFirst();
       return Number(families.numAffectedRows ?? 0n) + Number(jtis.numDeletedRows);
