@@ -10,9 +10,8 @@ import { revocationsRepository } from '../storage/revocations-repository.js';
 import { usersRepository, type UsersRepository } from '../storage/users-repository.js';
 import { bearerAccessTokenVerifier, type AccessTokenClaims, type BearerVerifier } from './tokens/bearer-access-token.js';
 import { userClaims } from './tokens/user-claims.js';
-import { dpopChallenge, possessionFailure, type PresentationScheme } from './dpop/possession.js';
-import type { DpopDeps } from './dpop/proof.js';
-import { dpopDeps } from './token/dpop-binding.js';
+import { authorizationCredentials, dpopChallenge, possessionFailure, type PresentedToken } from './dpop/possession.js';
+import { dpopDeps, type DpopDeps } from './dpop/proof.js';
 
 const challenge = (attributes = '') => ({ 'www-authenticate': attributes ? `Bearer ${attributes}` : 'Bearer' });
 
@@ -32,11 +31,10 @@ const insufficientScope = () =>
  * RFC 6750 2.1 / 2.2: the one access token of the request, or undefined when none was sent. The header
  * may also use the DPoP scheme (RFC 9449 7.1); a form body token is a bearer token.
  */
-function presentedToken(request: FastifyRequest): { scheme: PresentationScheme; token: string } | undefined {
-  const header = request.headers.authorization;
-  const match = header === undefined ? undefined : /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  if (header !== undefined && match === undefined && /^(Bearer|DPoP)\b/i.test(header)) throw invalidToken();
-  const fromHeader = match ? { scheme: match[1]!.toLowerCase() === 'dpop' ? ('DPoP' as const) : ('Bearer' as const), token: match[2]! } : undefined;
+function presentedToken(request: FastifyRequest): PresentedToken | undefined {
+  const credentials = authorizationCredentials(request.headers.authorization);
+  if (credentials === 'malformed') throw invalidToken();
+  const fromHeader = credentials === 'absent' ? undefined : credentials;
   const body = request.body as Record<string, unknown> | undefined;
   const fromBody = request.method === 'POST' && body && typeof body === 'object' ? body.access_token : undefined;
   if (fromBody !== undefined && typeof fromBody !== 'string') throw invalidToken();

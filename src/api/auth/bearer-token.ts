@@ -4,26 +4,20 @@
 // a token in two places at once is a malformed request (§2: "MUST NOT use more than one method").
 import type { FastifyRequest } from 'fastify';
 import { bearerError, missingToken } from './challenges.js';
-import type { PresentationScheme } from '../../oauth/dpop/possession.js';
+import { authorizationCredentials, type PresentedToken } from '../../oauth/dpop/possession.js';
 
-// RFC 6750 §2.1 b64token (= RFC 9449 token68), bounded so a huge header costs nothing to reject.
-const CREDENTIALS = /^(bearer|dpop) +([A-Za-z0-9\-._~+/]+=*) *$/i;
+export type { PresentedToken };
+
+// Bounded so a huge header costs nothing to reject.
 const MAX_TOKEN_LENGTH = 8192;
-
-export interface PresentedToken {
-  scheme: PresentationScheme;
-  token: string;
-}
 
 /** The token and its scheme from the Authorization header; throws the RFC 6750 §3 error when absent or malformed. */
 export function presentedToken(request: FastifyRequest): PresentedToken {
   refuseQueryToken(request);
-  const header = request.headers.authorization;
-  const scheme = header === undefined ? undefined : /^(bearer|dpop)(\s|$)/i.exec(header)?.[1]?.toLowerCase();
-  if (scheme === undefined) throw missingToken(queryTokenOnly(request));
-  const match = CREDENTIALS.exec(header!);
-  if (!match || match[2]!.length > MAX_TOKEN_LENGTH) throw bearerError('invalid_token', 'The access token is malformed.');
-  return { scheme: scheme === 'dpop' ? 'DPoP' : 'Bearer', token: match[2]! };
+  const credentials = authorizationCredentials(request.headers.authorization);
+  if (credentials === 'absent') throw missingToken(queryTokenOnly(request));
+  if (credentials === 'malformed' || credentials.token.length > MAX_TOKEN_LENGTH) throw bearerError('invalid_token', 'The access token is malformed.');
+  return credentials;
 }
 
 function queryTokenOnly(request: FastifyRequest): boolean {

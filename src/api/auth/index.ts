@@ -6,7 +6,7 @@ import { bearerAuthenticator, type Authenticator } from './authenticator.js';
 import { localKeySource, remoteKeySource, type KeySource } from './key-source.js';
 import { accessTokenVerifier } from './verify-access-token.js';
 import { proofOfPossession, type PossessionCheck } from './proof-of-possession.js';
-import { dpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
+import { dpopDeps } from '../../oauth/dpop/proof.js';
 
 export { bearerAuthenticator, principalOf, type Authenticator } from './authenticator.js';
 export { localKeySource, remoteKeySource, type KeySource } from './key-source.js';
@@ -39,11 +39,6 @@ export function resourceServerAuth(core: Core, options: { jwksUrl?: string | und
     clock,
     ...(options.recheckMs !== undefined ? { recheckMs: options.recheckMs } : {}),
   });
-  const possession = proofOfPossession({
-    clock,
-    clockSkewSeconds: config.CLOCK_SKEW,
-    proofs: dpopProofsRepository(core.db, clock),
-    publicBaseUrl: config.ISSUER,
-  });
+  const possession = proofOfPossession({ ...dpopDeps(core), publicBaseUrl: config.ISSUER });
   return { authenticator, keySource, possession };
 }

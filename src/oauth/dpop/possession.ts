@@ -7,14 +7,32 @@ import { safeDescription } from '../../http/errors.js';
 
 export type PresentationScheme = 'Bearer' | 'DPoP';
 
+export interface PresentedToken {
+  scheme: PresentationScheme;
+  token: string;
+}
+
+// RFC 6750 §2.1 b64token (= RFC 9449 token68).
+const CREDENTIALS = /^(bearer|dpop) +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/**
+ * The access token of an `Authorization` header with the Bearer or DPoP scheme: 'absent' when there is no
+ * header or it uses another scheme, 'malformed' when it uses one of these without a well-formed token.
+ */
+export function authorizationCredentials(header: string | undefined): PresentedToken | 'absent' | 'malformed' {
+  const scheme = header === undefined ? undefined : /^(bearer|dpop)(\s|$)/i.exec(header)?.[1]?.toLowerCase();
+  if (scheme === undefined) return 'absent';
+  const token = CREDENTIALS.exec(header!)?.[2];
+  if (token === undefined) return 'malformed';
+  return { scheme: scheme === 'dpop' ? 'DPoP' : 'Bearer', token };
+}
+
 export interface PossessionFailure {
   error: 'invalid_token' | 'invalid_dpop_proof';
   description: string;
 }
 
-export interface PresentedRequest {
-  scheme: PresentationScheme;
-  token: string;
+export interface PresentedRequest extends PresentedToken {
   method: string;
   /** The URL the client called, without query (the proof's htu). */
   url: string;

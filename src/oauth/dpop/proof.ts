@@ -6,7 +6,8 @@ import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import type { Clock } from '../../clock.js';
 // sha256 here is base64url(SHA-256), which is also exactly RFC 9449 4.2's `ath`.
 import { sha256 } from '../../crypto/random.js';
-import type { DpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
+import type { Core } from '../../core.js';
+import { dpopProofsRepository, type DpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
 
 export const DPOP_ALGS = ['ES256', 'RS256', 'PS256'] as const;
 /** How old a proof may be (RFC 9449 11.1 leaves the window to the server). */
@@ -31,6 +32,13 @@ export interface DpopDeps {
   clockSkewSeconds: number;
   proofs: Pick<DpopProofsRepository, 'consume'>;
 }
+
+/** What every proof check of this app (token endpoint, resource API, /userinfo) works with. */
+export const dpopDeps = (core: Pick<Core, 'clock' | 'config' | 'db'>): DpopDeps => ({
+  clock: core.clock,
+  clockSkewSeconds: core.config.CLOCK_SKEW,
+  proofs: dpopProofsRepository(core.db, core.clock),
+});
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 

@@ -1,15 +1,7 @@
 // RFC 9449 5: a token request carrying a DPoP proof gets tokens bound to the proof's key (cnf.jkt,
 // token_type DPoP). A request without the header gets bearer tokens; a bad proof is 400 invalid_dpop_proof.
-import type { Core } from '../../core.js';
 import { OAuthError } from '../../http/errors.js';
-import { dpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
 import { DpopProofError, verifyDpopProof, type DpopDeps } from '../dpop/proof.js';
-
-export const dpopDeps = (core: Core): DpopDeps => ({
-  clock: core.clock,
-  clockSkewSeconds: core.config.CLOCK_SKEW,
-  proofs: dpopProofsRepository(core.db, core.clock),
-});
 
 export async function dpopBinding(header: string | string[] | undefined, tokenEndpointUrl: string, deps: DpopDeps): Promise<string | undefined> {
   if (header === undefined) return undefined;

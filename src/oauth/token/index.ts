@@ -8,7 +8,8 @@ import { createGrants } from '../grants/index.js';
 import type { TokenResponse } from '../grants/grant.js';
 import { NO_STORE } from '../no-store.js';
 import { limitRequest } from '../../http/limit-request.js';
-import { dpopBinding, dpopDeps } from './dpop-binding.js';
+import { dpopBinding } from './dpop-binding.js';
+import { dpopDeps } from '../dpop/proof.js';
 import { checkClientRegisteredFor, declaredParameters, requireGrantType, supportedGrant } from './steps.js';
 
 const tokenResponseSchema = {
