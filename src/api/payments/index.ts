@@ -54,17 +54,14 @@ export async function paymentsRoutes(app: FastifyInstance, { core }: { core: Cor
     preHandler: requireScope('payments:write'),
     ...idempotency.route<Create>(
       { required: true },
+      // Only order payments reach the transactional operation (payment + order → paid): the key is required,
+      // and the single-write plan below takes every stand-alone payment.
       async (request, tx) => {
-        const principal = authenticatedPrincipal(request);
         const input = validatePayment(request.body, core.config.CURRENCIES);
-        const now = new Date(core.clock.now());
-        const payment = input.orderId
-          ? (await payOrder(tx, { principal, orderId: input.orderId, now, account: input.account, expected: input })).payment
-          : await paymentsRepository(tx).create(standAlone(principal, input, now));
-        return created(payment);
+        const order = { principal: authenticatedPrincipal(request), orderId: request.body.order_id!, now: new Date(core.clock.now()), account: input.account, expected: input };
+        return created((await payOrder(tx, order)).payment);
       },
-      // A stand-alone payment is one insert: it runs in the same statement as the key's completion. Order
-      // payments go to the transactional operation above, which validates them itself.
+      // A stand-alone payment is one insert: it runs in the same statement as the key's completion.
       async (request) => {
         if (request.body.order_id !== undefined) return undefined;
         const input = validatePayment(request.body, core.config.CURRENCIES);
