@@ -28,12 +28,11 @@ export interface LoadedInteraction {
 }
 
 export async function loadInteraction(request: InteractionRequest, deps: FlowDeps): Promise<LoadedInteraction> {
-  const interaction = await deps.interactions.find(request.params.id);
-  const client = interaction && (await deps.clients.find(interaction.clientId));
-  if (!interaction || !client) throw new PageError('Sign-in not found', 'This sign-in link is not valid. Return to the application and start again.');
-  const session = await deps.sessions.current(request);
-  const live = !interaction.expired && session?.idHash === interaction.sessionHash;
-  return { interaction, client, session: live ? session : undefined };
+  const found = await deps.interactions.findWithSession(request.params.id, deps.sessions.cookie(request));
+  const client = found && (await deps.clients.find(found.interaction.clientId));
+  if (!found || !client) throw new PageError('Sign-in not found', 'This sign-in link is not valid. Return to the application and start again.');
+  const { interaction, session } = found;
+  return { interaction, client, session: interaction.expired ? undefined : session };
 }
 
 export const sendPage = (reply: FastifyReply, html: string, status = 200, headers: Record<string, string> = pageSecurityHeaders): FastifyReply =>

@@ -16,8 +16,11 @@ export interface BrowserSession {
 }
 
 export interface BrowserSessionsRepository {
-  /** Starts a session and returns it with the raw id for the cookie. */
-  start(input: { userId: string | null; authTime: number | null; ttlSeconds: number }): Promise<BrowserSession & { id: string }>;
+  /**
+   * Starts a session and returns it with the raw id for the cookie. `replaces`: the session it succeeds
+   * (login), deleted in the same statement.
+   */
+  start(input: { userId: string | null; authTime: number | null; ttlSeconds: number; replaces?: string }): Promise<BrowserSession & { id: string }>;
   /** A live (unexpired) session by its raw cookie value. */
   find(id: string): Promise<BrowserSession | undefined>;
   end(idHash: string): Promise<void>;
@@ -27,21 +30,26 @@ export interface BrowserSessionsRepository {
 
 export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessionsRepository {
   return {
-    async start({ userId, authTime, ttlSeconds }) {
+    async start({ userId, authTime, ttlSeconds, replaces }) {
       const id = randomToken(32);
       const now = clock.now();
-      const row = await db
-        .insertInto('browser_sessions')
-        .values({
-          id_hash: sha256(id),
-          user_id: userId,
-          auth_time: authTime === null ? null : new Date(authTime * 1000),
-          csrf_token: randomToken(32),
-          created_at: new Date(now),
-          expires_at: new Date(now + ttlSeconds * 1000),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const values = {
+        id_hash: sha256(id),
+        user_id: userId,
+        auth_time: authTime === null ? null : new Date(authTime * 1000),
+        csrf_token: randomToken(32),
+        created_at: new Date(now),
+        expires_at: new Date(now + ttlSeconds * 1000),
+      };
+      const row =
+        replaces === undefined
+          ? await db.insertInto('browser_sessions').values(values).returningAll().executeTakeFirstOrThrow()
+          : await db
+              .with('replaced', (q) => q.deleteFrom('browser_sessions').where('id_hash', '=', replaces))
+              .insertInto('browser_sessions')
+              .values(values)
+              .returningAll()
+              .executeTakeFirstOrThrow();
       return { id, ...toSession(row) };
     },
     async find(id) {
@@ -63,7 +71,7 @@ export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessions
   };
 }
 
-function toSession(row: { id_hash: string; user_id: string | null; auth_time: Date | null; csrf_token: string; expires_at: Date }): BrowserSession {
+export function toSession(row: { id_hash: string; user_id: string | null; auth_time: Date | null; csrf_token: string; expires_at: Date }): BrowserSession {
   return {
     idHash: row.id_hash,
     userId: row.user_id,

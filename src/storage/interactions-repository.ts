@@ -3,6 +3,7 @@
 import type { Clock } from '../clock.js';
 import { randomToken, sha256 } from '../crypto/random.js';
 import type { Db } from './database.js';
+import { toSession, type BrowserSession } from './browser-sessions-repository.js';
 
 export interface Interaction<R> {
   idHash: string;
@@ -18,6 +19,11 @@ export interface InteractionsRepository<R> {
   create(input: { sessionHash: string; clientId: string; request: R; loginRequired: boolean; ttlSeconds: number }): Promise<string>;
   /** Found even when expired, so an expired flow can still send the user back to the client. */
   find(id: string): Promise<Interaction<R> | undefined>;
+  /**
+   * `find` and the browser session of the cookie value `sessionId` in one round trip (each page of the
+   * flow needs both). The session is present only when it is live AND the one this interaction is bound to.
+   */
+  findWithSession(id: string, sessionId: string | undefined): Promise<{ interaction: Interaction<R>; session: BrowserSession | undefined } | undefined>;
   /** After a login: the interaction follows the new session and no longer needs the login form. */
   loggedIn(id: string, newSessionHash: string): Promise<void>;
   /** Single use: deletes and returns the live interaction of this session in one statement. */
@@ -58,6 +64,27 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
     async find(id) {
       const row = await db.selectFrom('interactions').selectAll().where('id_hash', '=', sha256(id)).executeTakeFirst();
       return row && toInteraction(row);
+    },
+    async findWithSession(id, sessionId) {
+      const row = await db
+        .selectFrom('interactions as i')
+        .leftJoin('browser_sessions as s', (join) =>
+          join
+            .onRef('s.id_hash', '=', 'i.session_hash')
+            // No cookie: a hash no session has, so the join finds nothing without a second statement text.
+            .on('s.id_hash', '=', sessionId === undefined ? '' : sha256(sessionId))
+            .on('s.expires_at', '>', new Date(clock.now())),
+        )
+        .selectAll('i')
+        .select(['s.id_hash as s_id_hash', 's.user_id as s_user_id', 's.auth_time as s_auth_time', 's.csrf_token as s_csrf_token', 's.expires_at as s_expires_at'])
+        .where('i.id_hash', '=', sha256(id))
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const session =
+        row.s_id_hash === null || row.s_csrf_token === null || row.s_expires_at === null
+          ? undefined
+          : toSession({ id_hash: row.s_id_hash, user_id: row.s_user_id, auth_time: row.s_auth_time, csrf_token: row.s_csrf_token, expires_at: row.s_expires_at });
+      return { interaction: toInteraction(row), session };
     },
     async loggedIn(id, newSessionHash) {
       await db

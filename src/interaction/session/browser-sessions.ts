@@ -7,6 +7,8 @@ import type { BrowserSession, BrowserSessionsRepository } from '../../storage/br
 import { sessionCookieName, sessionCookieOptions } from './session-cookie.js';
 
 export interface BrowserSessions {
+  /** The raw session id from the cookie, for lookups that join the session (interactions.findWithSession). */
+  cookie(request: FastifyRequest): string | undefined;
   current(request: FastifyRequest): Promise<BrowserSession | undefined>;
   /** The current session, or a new anonymous one (with its cookie) when there is none. */
   ensure(request: FastifyRequest, reply: FastifyReply): Promise<BrowserSession>;
@@ -20,12 +22,14 @@ export function browserSessions(deps: { repository: BrowserSessionsRepository; i
   const name = sessionCookieName(issuer);
   const setCookie = (reply: FastifyReply, id: string) => reply.setCookie(name, id, sessionCookieOptions(issuer, ttlSeconds));
 
+  const cookie = (request: FastifyRequest): string | undefined => request.cookies[name] || undefined;
   const current = async (request: FastifyRequest) => {
-    const id = request.cookies[name];
+    const id = cookie(request);
     return id ? repository.find(id) : undefined;
   };
 
   return {
+    cookie,
     current,
     async ensure(request, reply) {
       const existing = await current(request);
@@ -35,8 +39,7 @@ export function browserSessions(deps: { repository: BrowserSessionsRepository; i
       return session;
     },
     async login(reply, old, userId) {
-      if (old) await repository.end(old.idHash);
-      const { id, ...session } = await repository.start({ userId, authTime: epochSeconds(clock), ttlSeconds });
+      const { id, ...session } = await repository.start({ userId, authTime: epochSeconds(clock), ttlSeconds, ...(old ? { replaces: old.idHash } : {}) });
       setCookie(reply, id);
       return session;
     },
