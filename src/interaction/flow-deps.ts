@@ -19,7 +19,7 @@ export interface FlowDeps {
   interactions: InteractionsRepository<AuthorizationRequest>;
   consents: ConsentsRepository;
   clients: Pick<ClientsRepository, 'find'>;
-  users: Pick<UsersRepository, 'findById' | 'findByUsername'>;
+  users: Pick<UsersRepository, 'findByUsername'>;
   codes: AuthorizationCodeIssuer;
   loginGuard: LoginGuard;
 }

@@ -7,7 +7,7 @@ import type { AuthorizationRequest } from '../oauth/authorize/authorization-requ
 import { REDIRECT_STATUS } from '../oauth/authorize/redirect.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 import type { Client } from '../storage/clients-repository.js';
-import type { Interaction } from '../storage/interactions-repository.js';
+import type { Interaction, SessionWithUsername } from '../storage/interactions-repository.js';
 import { interactionPath } from './begin.js';
 import { completeAuthorization } from './complete.js';
 import type { FlowDeps } from './flow-deps.js';
@@ -24,7 +24,7 @@ export interface LoadedInteraction {
   interaction: Interaction<AuthorizationRequest>;
   client: Client;
   /** The browser session the interaction belongs to; undefined when either expired or it is another browser's. */
-  session: BrowserSession | undefined;
+  session: SessionWithUsername | undefined;
 }
 
 export async function loadInteraction(request: InteractionRequest, deps: FlowDeps): Promise<LoadedInteraction> {

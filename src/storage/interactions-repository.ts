@@ -15,15 +15,18 @@ export interface Interaction<R> {
   expired: boolean;
 }
 
+/** The session with the username of its user (the consent page names who is approving), null before login. */
+export type SessionWithUsername = BrowserSession & { username: string | null };
+
 export interface InteractionsRepository<R> {
   create(input: { sessionHash: string; clientId: string; request: R; loginRequired: boolean; ttlSeconds: number }): Promise<string>;
   /** Found even when expired, so an expired flow can still send the user back to the client. */
   find(id: string): Promise<Interaction<R> | undefined>;
   /**
-   * `find` and the browser session of the cookie value `sessionId` in one round trip (each page of the
-   * flow needs both). The session is present only when it is live AND the one this interaction is bound to.
+   * `find` and the browser session of the cookie value `sessionId`, with its user's name, in one round
+   * trip (each page of the flow needs them). The session is present only when it is live AND the one this interaction is bound to.
    */
-  findWithSession(id: string, sessionId: string | undefined): Promise<{ interaction: Interaction<R>; session: BrowserSession | undefined } | undefined>;
+  findWithSession(id: string, sessionId: string | undefined): Promise<{ interaction: Interaction<R>; session: SessionWithUsername | undefined } | undefined>;
   /** After a login: the interaction follows the new session and no longer needs the login form. */
   loggedIn(id: string, newSessionHash: string): Promise<void>;
   /** Single use: deletes and returns the live interaction of this session in one statement. */
@@ -75,15 +78,19 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
             .on('s.id_hash', '=', sessionId === undefined ? '' : sha256(sessionId))
             .on('s.expires_at', '>', new Date(clock.now())),
         )
+        .leftJoin('users as u', 'u.id', 's.user_id')
         .selectAll('i')
-        .select(['s.id_hash as s_id_hash', 's.user_id as s_user_id', 's.auth_time as s_auth_time', 's.csrf_token as s_csrf_token', 's.expires_at as s_expires_at'])
+        .select(['u.username as s_username', 's.id_hash as s_id_hash', 's.user_id as s_user_id', 's.auth_time as s_auth_time', 's.csrf_token as s_csrf_token', 's.expires_at as s_expires_at'])
         .where('i.id_hash', '=', sha256(id))
         .executeTakeFirst();
       if (!row) return undefined;
       const session =
         row.s_id_hash === null || row.s_csrf_token === null || row.s_expires_at === null
           ? undefined
-          : toSession({ id_hash: row.s_id_hash, user_id: row.s_user_id, auth_time: row.s_auth_time, csrf_token: row.s_csrf_token, expires_at: row.s_expires_at });
+          : {
+              ...toSession({ id_hash: row.s_id_hash, user_id: row.s_user_id, auth_time: row.s_auth_time, csrf_token: row.s_csrf_token, expires_at: row.s_expires_at }),
+              username: row.s_username,
+            };
       return { interaction: toInteraction(row), session };
     },
     async loggedIn(id, newSessionHash) {

@@ -37,7 +37,7 @@ describe('login and consent flow', () => {
     assert.equal(location.searchParams.get('code'), null);
   });
 
-  test('the consent page shows the client name escaped and each scope in plain words', async () => {
+  test('the consent page shows the client name escaped, who is signed in, and each scope in plain words', async () => {
     const browser = new Browser(t.url);
     let r = await browser.get(authorizeQuery(client.id, REDIRECT_URI, { scope: 'openid phone orders:read' }));
     r = await browser.get(r.headers.get('location')!);
@@ -48,6 +48,7 @@ describe('login and consent flow', () => {
     const html = await r.text();
     assert.match(html, /Shop &lt;b&gt;App&lt;\/b&gt;/);
     assert.doesNotMatch(html, /<b>App<\/b>/);
+    assert.ok(html.includes(`Signed in as ${user.username}.`), 'the consent page names the signed-in user');
     assert.match(html, /Your phone number/);
     assert.match(html, /See your orders/);
     assert.match(html, /name="decision" value="allow"/);

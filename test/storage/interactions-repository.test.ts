@@ -6,6 +6,7 @@ import { manualClock } from '../../src/clock.js';
 import { browserSessionsRepository } from '../../src/storage/browser-sessions-repository.js';
 import { interactionsRepository } from '../../src/storage/interactions-repository.js';
 import { clientsRepository } from '../../src/storage/clients-repository.js';
+import { usersRepository } from '../../src/storage/users-repository.js';
 import type { Database } from '../../src/storage/database.js';
 import { createTestDatabase } from '../helpers/database.js';
 
@@ -35,8 +36,8 @@ before(async () => {
 });
 after(() => database.close());
 
-async function parked(sessionTtlSeconds = 3600) {
-  const session = await sessions().start({ userId: null, authTime: null, ttlSeconds: sessionTtlSeconds });
+async function parked(sessionTtlSeconds = 3600, userId: string | null = null) {
+  const session = await sessions().start({ userId, authTime: userId === null ? null : 1_780_000_000, ttlSeconds: sessionTtlSeconds });
   const id = await interactions().create({ sessionHash: session.idHash, clientId, request: { state: 's' }, loginRequired: true, ttlSeconds: 600 });
   return { id, session };
 }
@@ -49,6 +50,16 @@ test('findWithSession returns the interaction with the live session it is bound 
   assert.equal(found?.session?.idHash, session.idHash);
   assert.equal(found?.session?.csrfToken, session.csrfToken);
   assert.equal(found?.session?.userId, null);
+  assert.equal(found?.session?.username, null, 'nobody has signed in yet');
+});
+
+test('findWithSession names the user of a signed-in session (the consent page shows who approves)', async () => {
+  const user = await usersRepository(database.db, clock).create({ username: 'ada', passwordHash: 'not-a-login' });
+  const { id, session } = await parked(3600, user.id);
+  const found = await interactions().findWithSession(id, session.id);
+  assert.equal(found?.session?.userId, user.id);
+  assert.equal(found?.session?.authTime, 1_780_000_000);
+  assert.equal(found?.session?.username, 'ada');
 });
 
 test('findWithSession: a live session of another browser is not the interaction’s session', async () => {

@@ -29,8 +29,7 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
     return sendPage(reply, renderLoginPage({ action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, ...hint }), 200, headers);
   }
   if (await needsConsent(authz, client, session.userId, deps.consents)) {
-    const username = (await deps.users.findById(session.userId))?.username ?? '';
-    return sendPage(reply, renderConsentPage({ action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, username }), 200, headers);
+    return sendPage(reply, renderConsentPage({ action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, username: session.username ?? '' }), 200, headers);
   }
   return seeOther(reply, await finishInteraction(request.params.id, session, deps));
 }
