@@ -53,7 +53,7 @@ export async function measure(
       const r = await once(subject, settings.seconds);
       log(
         `  run ${round + 1}/${settings.runs} ${subject.label}: ${Math.round(r.load.rps)} req/s, p99 ${Math.round(r.load.p99)} ms, ` +
-          `${r.load.errors} errors, cpu ${Math.round(r.usage.cpuPercent)}%` +
+          `${r.load.errors} errors, cpu ${Math.round(r.usage.cpuPercent)}% (main thread ${Math.round(r.usage.mainThreadCpuPercent)}%)` +
           (r.usage.dbCpuPercent !== undefined ? `, PostgreSQL cpu ${Math.round(r.usage.dbCpuPercent)}%` : ''),
       );
       records.get(subject.key)!.push(r);
@@ -101,6 +101,7 @@ export function summarise(subject: Pick<Subject, 'key' | 'label' | 'role'>, runs
       p50: median(runs.map((r) => r.load.p50)),
       p99: median(runs.map((r) => r.load.p99)),
       cpuPercent: median(runs.map((r) => r.usage.cpuPercent)),
+      mainThreadCpuPercent: median(runs.map((r) => r.usage.mainThreadCpuPercent)),
       ...(dbCpu.length > 0 ? { dbCpuPercent: median(dbCpu) } : {}),
       rssMaxMiB: Math.max(...runs.map((r) => r.usage.rssMaxMiB)),
       ...(spr.length > 0 ? { statementsPerRequest: median(spr) } : {}),

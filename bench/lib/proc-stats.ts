@@ -43,6 +43,15 @@ export function processTreeCpuSeconds(rootPid: number): number {
   return ticks / TICKS_PER_SECOND;
 }
 
+/**
+ * CPU seconds of the process's main thread alone (its task has the process id): in Node the event loop, which
+ * saturates at one core however much CPU the libuv thread pool (argon2, WebCrypto) and V8's GC threads add.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  const fields = statFields(`${pid}/task/${pid}`);
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
 /** Resident set size in MiB. */
 export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -54,6 +63,8 @@ export interface UsageWindow {
   /** Server CPU over the window, in percent of one core (200 = both cores of a 2-core machine). */
   cpuPercent: number;
   cpuSeconds: number;
+  /** CPU of the server's main thread (event loop) alone, percent of one core; the rest of cpuPercent is helper threads. */
+  mainThreadCpuPercent: number;
   /** PostgreSQL server CPU (postmaster + backends) over the run, percent of one core; only for subjects on the cluster. */
   dbCpuPercent?: number;
   dbCpuSeconds?: number;
@@ -66,6 +77,7 @@ export interface UsageWindow {
 export async function measureUsage<T>(pid: number, work: () => Promise<T>, intervalMs = 250): Promise<{ result: T; usage: UsageWindow }> {
   const started = performance.now();
   const cpu0 = cpuSeconds(pid);
+  const main0 = mainThreadCpuSeconds(pid);
   const samples: { t: number; rssMiB: number }[] = [];
   const sample = () => samples.push({ t: (performance.now() - started) / 1000, rssMiB: rssMiB(pid) });
   sample();
@@ -75,11 +87,13 @@ export async function measureUsage<T>(pid: number, work: () => Promise<T>, inter
     sample();
     const wall = (performance.now() - started) / 1000;
     const used = cpuSeconds(pid) - cpu0;
+    const usedByMain = mainThreadCpuSeconds(pid) - main0;
     return {
       result,
       usage: {
         cpuPercent: (used / wall) * 100,
         cpuSeconds: used,
+        mainThreadCpuPercent: (usedByMain / wall) * 100,
         rssMaxMiB: Math.max(...samples.map((s) => s.rssMiB)),
         rssEndMiB: samples.at(-1)?.rssMiB ?? Number.NaN,
         samples,

@@ -21,7 +21,7 @@ const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.len
 const num = (v: number | undefined, digits = 0) => (v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(digits));
 
 // Column widths after the subject; the two req/cpu-s columns share one heading (server alone, server + PostgreSQL).
-const W = { subject: 34, rps: 7, perCpu: 7, perCpuDb: 7, p50: 7, p99: 7, errors: 6, cpu: 5, dbCpu: 8, rss: 6, sql: 7 };
+const W = { subject: 34, rps: 7, perCpu: 7, perCpuDb: 7, p50: 7, p99: 7, errors: 6, cpu: 5, main: 6, dbCpu: 8, rss: 6, sql: 7 };
 
 /** Quick mode shows no speed (req/s, per-core, latency); CPU use and memory are shown as measured. */
 function row(s: SubjectSummary, quick: boolean): string {
@@ -34,6 +34,7 @@ function row(s: SubjectSummary, quick: boolean): string {
     lpad(quick ? '' : num(s.median.p99, 1), W.p99),
     lpad(String(s.errors + s.warmupErrors), W.errors),
     lpad(num(s.median.cpuPercent), W.cpu),
+    lpad(num(s.median.mainThreadCpuPercent), W.main),
     lpad(num(s.median.dbCpuPercent), W.dbCpu),
     lpad(num(s.median.rssMaxMiB), W.rss),
     lpad(num(s.median.statementsPerRequest, 1), W.sql),
@@ -47,7 +48,7 @@ function header(): string[] {
   return [
     `   ${pad('', W.subject)} ${lpad('', W.rps)} ${'─'.repeat(Math.floor(side))}${group}${'─'.repeat(Math.ceil(side))}`,
     `   ${pad('subject', W.subject)} ${lpad('req/s', W.rps)} ${lpad('server', W.perCpu)} ${lpad('+db', W.perCpuDb)} ${lpad('p50 ms', W.p50)} ${lpad('p99 ms', W.p99)} ` +
-      `${lpad('errors', W.errors)} ${lpad('cpu %', W.cpu)} ${lpad('db cpu %', W.dbCpu)} ${lpad('rss MB', W.rss)} ${lpad('sql/req', W.sql)}`,
+      `${lpad('errors', W.errors)} ${lpad('cpu %', W.cpu)} ${lpad('main %', W.main)} ${lpad('db cpu %', W.dbCpu)} ${lpad('rss MB', W.rss)} ${lpad('sql/req', W.sql)}`,
   ];
 }
 

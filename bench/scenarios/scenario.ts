@@ -72,6 +72,8 @@ export interface SubjectSummary {
     p99: number;
     /** Server process CPU, percent of one core. */
     cpuPercent: number;
+    /** The server's main thread (event loop) alone, percent of one core. */
+    mainThreadCpuPercent: number;
     /** PostgreSQL server CPU (postmaster + backends), percent of one core; only for subjects backed by it. */
     dbCpuPercent?: number;
     rssMaxMiB: number;
