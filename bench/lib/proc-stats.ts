@@ -12,13 +12,14 @@ function statFields(pid: number | string): string[] {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
-/** CPU seconds (user + system) the process has used so far. */
-export function cpuSeconds(pid: number): number {
-  const fields = statFields(pid);
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
-  return (utime + stime) / TICKS_PER_SECOND;
+/** utime + stime of a process (`<pid>`) or of one of its threads (`<pid>/task/<tid>`), in seconds. */
+function ownCpuSeconds(statPath: number | string): number {
+  const fields = statFields(statPath);
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
+
+/** CPU seconds (user + system) the process has used so far, all its threads together. */
+export const cpuSeconds = (pid: number): number => ownCpuSeconds(pid);
 
 /**
  * CPU seconds used so far by a server that forks a process per connection (the PostgreSQL postmaster): the root's
@@ -47,10 +48,7 @@ export function processTreeCpuSeconds(rootPid: number): number {
  * CPU seconds of the process's main thread alone (its task has the process id): in Node the event loop, which
  * saturates at one core however much CPU the libuv thread pool (argon2, WebCrypto) and V8's GC threads add.
  */
-export function mainThreadCpuSeconds(pid: number): number {
-  const fields = statFields(`${pid}/task/${pid}`);
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
+export const mainThreadCpuSeconds = (pid: number): number => ownCpuSeconds(`${pid}/task/${pid}`);
 
 /** Resident set size in MiB. */
 export function rssMiB(pid: number): number {

@@ -33,23 +33,20 @@ export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessions
     async start({ userId, authTime, ttlSeconds, replaces }) {
       const id = randomToken(32);
       const now = clock.now();
-      const values = {
-        id_hash: sha256(id),
-        user_id: userId,
-        auth_time: authTime === null ? null : new Date(authTime * 1000),
-        csrf_token: randomToken(32),
-        created_at: new Date(now),
-        expires_at: new Date(now + ttlSeconds * 1000),
-      };
-      const row =
-        replaces === undefined
-          ? await db.insertInto('browser_sessions').values(values).returningAll().executeTakeFirstOrThrow()
-          : await db
-              .with('replaced', (q) => q.deleteFrom('browser_sessions').where('id_hash', '=', replaces))
-              .insertInto('browser_sessions')
-              .values(values)
-              .returningAll()
-              .executeTakeFirstOrThrow();
+      const row = await db
+        // A first (anonymous) session replaces nothing: '' is a hash no session has, and one statement text serves both.
+        .with('replaced', (q) => q.deleteFrom('browser_sessions').where('id_hash', '=', replaces ?? ''))
+        .insertInto('browser_sessions')
+        .values({
+          id_hash: sha256(id),
+          user_id: userId,
+          auth_time: authTime === null ? null : new Date(authTime * 1000),
+          csrf_token: randomToken(32),
+          created_at: new Date(now),
+          expires_at: new Date(now + ttlSeconds * 1000),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
       return { id, ...toSession(row) };
     },
     async find(id) {

@@ -20,11 +20,10 @@ export type SessionWithUsername = BrowserSession & { username: string | null };
 
 export interface InteractionsRepository<R> {
   create(input: { sessionHash: string; clientId: string; request: R; loginRequired: boolean; ttlSeconds: number }): Promise<string>;
-  /** Found even when expired, so an expired flow can still send the user back to the client. */
-  find(id: string): Promise<Interaction<R> | undefined>;
   /**
-   * `find` and the browser session of the cookie value `sessionId`, with its user's name, in one round
-   * trip (each page of the flow needs them). The session is present only when it is live AND the one this interaction is bound to.
+   * The interaction — found even when expired, so an expired flow can still send the user back to the client —
+   * and the browser session of the cookie value `sessionId` with its user's name, in one round trip (each page
+   * of the flow needs them). The session is present only when it is live AND the one this interaction is bound to.
    */
   findWithSession(id: string, sessionId: string | undefined): Promise<{ interaction: Interaction<R>; session: SessionWithUsername | undefined } | undefined>;
   /** After a login: the interaction follows the new session and no longer needs the login form. */
@@ -63,10 +62,6 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
         })
         .execute();
       return id;
-    },
-    async find(id) {
-      const row = await db.selectFrom('interactions').selectAll().where('id_hash', '=', sha256(id)).executeTakeFirst();
-      return row && toInteraction(row);
     },
     async findWithSession(id, sessionId) {
       const row = await db

@@ -81,11 +81,11 @@ test('browser sessions and initial access tokens are purged at expiry; interacti
   assert.equal(await sessions.find(long.id).then((s) => s?.idHash), long.idHash, 'a live session stays');
   assert.equal(await count('browser_sessions'), before.sessions - 1, 'the expired session went');
   assert.equal(await count('initial_access_tokens'), before.initial - 1, 'the expired initial access token went');
-  assert.equal((await interactions.find(interaction))?.expired, true, 'an expired interaction is still there to send the user back');
+  assert.equal((await interactions.findWithSession(interaction, undefined))?.interaction.expired, true, 'an expired interaction is still there to send the user back');
 
   clock.advance(86_400_000);
   await purge();
-  assert.equal(await interactions.find(interaction), undefined, 'a day later it is gone');
+  assert.equal(await interactions.findWithSession(interaction, undefined), undefined, 'a day later it is gone');
 });
 
 test('a refresh-token family is purged once it can never refresh again (absolute limit, revoked, idled out, none issued) and its last access token expired, with its refresh tokens; a redeemed code stays exactly as long as its grant', async () => {

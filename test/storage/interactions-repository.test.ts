@@ -5,34 +5,20 @@ import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { browserSessionsRepository } from '../../src/storage/browser-sessions-repository.js';
 import { interactionsRepository } from '../../src/storage/interactions-repository.js';
-import { clientsRepository } from '../../src/storage/clients-repository.js';
 import { usersRepository } from '../../src/storage/users-repository.js';
 import type { Database } from '../../src/storage/database.js';
 import { createTestDatabase } from '../helpers/database.js';
+import { createClient } from '../helpers/oauth-fixtures.js';
 
 let database: Database;
 const clock = manualClock(Date.parse('2026-06-01T00:00:00Z'));
-const clientId = 'interactions-client';
+let clientId: string;
 const sessions = () => browserSessionsRepository(database.db, clock);
 const interactions = () => interactionsRepository<{ state: string }>(database.db, clock);
 
 before(async () => {
   database = await createTestDatabase();
-  await clientsRepository(database.db, clock).create({
-    id: clientId,
-    name: clientId,
-    type: 'public',
-    secretHash: null,
-    authMethod: 'none',
-    redirectUris: ['https://app.example/cb'],
-    postLogoutRedirectUris: [],
-    grantTypes: ['authorization_code'],
-    scopes: ['openid'],
-    jwks: null,
-    jwksUri: null,
-    idTokenSignedResponseAlg: 'RS256',
-    skipConsent: false,
-  });
+  clientId = (await createClient(database.db, clock)).client.id;
 });
 after(() => database.close());
 

@@ -58,7 +58,7 @@ export async function paymentsRoutes(app: FastifyInstance, { core }: { core: Cor
       // and the single-write plan below takes every stand-alone payment.
       async (request, tx) => {
         const input = validatePayment(request.body, core.config.CURRENCIES);
-        const order = { principal: authenticatedPrincipal(request), orderId: request.body.order_id!, now: new Date(core.clock.now()), account: input.account, expected: input };
+        const order = { principal: authenticatedPrincipal(request), orderId: input.orderId!, now: new Date(core.clock.now()), account: input.account, expected: input };
         return created((await payOrder(tx, order)).payment);
       },
       // A stand-alone payment is one insert: it runs in the same statement as the key's completion.
