@@ -116,7 +116,9 @@ export function environment(options: EnvironmentOptions): Environment {
         const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
         tempDirs.push(dataDir);
         const database: Record<string, string> = kind === 'postgres' ? { DATABASE_URL: (await env.cluster()).databaseUrl(GATEHOUSE_DB) } : {};
-        const execArgv = options.cpuProfileDir ? profileFlags(options.cpuProfileDir, `gatehouse-${kind}`) : [];
+        // BENCH_GATEHOUSE_NODE_FLAGS: extra node flags for the Gatehouse servers, e.g. --perf-basic-prof for `perf record`.
+        const extraFlags = process.env.BENCH_GATEHOUSE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+        const execArgv = [...extraFlags, ...(options.cpuProfileDir ? profileFlags(options.cpuProfileDir, `gatehouse-${kind}`) : [])];
         const child = startChild(`gatehouse (${kind === 'postgres' ? 'PostgreSQL' : 'PGlite'})`, new URL('../servers/gatehouse.ts', import.meta.url), {
           execArgv,
           env: {

@@ -3,6 +3,7 @@
 import type { Clock } from '../clock.js';
 import { randomToken, sha256 } from '../crypto/random.js';
 import type { Db } from './database.js';
+import { precompiled } from './precompiled.js';
 
 export interface BrowserSession {
   /** sha256 of the cookie value: what other tables reference. */
@@ -28,26 +29,33 @@ export interface BrowserSessionsRepository {
   purgeExpired(): Promise<number>;
 }
 
+const startSession = precompiled(
+  (db, v: { replaces: string; idHash: string; userId: string | null; authTime: Date | null; csrfToken: string; createdAt: Date; expiresAt: Date }) =>
+    db
+      .with('replaced', (q) => q.deleteFrom('browser_sessions').where('id_hash', '=', v.replaces))
+      .insertInto('browser_sessions')
+      .values({ id_hash: v.idHash, user_id: v.userId, auth_time: v.authTime, csrf_token: v.csrfToken, created_at: v.createdAt, expires_at: v.expiresAt })
+      .returningAll(),
+);
+
 export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessionsRepository {
   return {
     async start({ userId, authTime, ttlSeconds, replaces }) {
       const id = randomToken(32);
       const now = clock.now();
-      const row = await db
-        // A first (anonymous) session replaces nothing: '' is a hash no session has, and one statement text serves both.
-        .with('replaced', (q) => q.deleteFrom('browser_sessions').where('id_hash', '=', replaces ?? ''))
-        .insertInto('browser_sessions')
-        .values({
-          id_hash: sha256(id),
-          user_id: userId,
-          auth_time: authTime === null ? null : new Date(authTime * 1000),
-          csrf_token: randomToken(32),
-          created_at: new Date(now),
-          expires_at: new Date(now + ttlSeconds * 1000),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { id, ...toSession(row) };
+      const {
+        rows: [row],
+      } = await startSession(db, {
+        // A first (anonymous) session replaces nothing: '' is a hash no session has.
+        replaces: replaces ?? '',
+        idHash: sha256(id),
+        userId,
+        authTime: authTime === null ? null : new Date(authTime * 1000),
+        csrfToken: randomToken(32),
+        createdAt: new Date(now),
+        expiresAt: new Date(now + ttlSeconds * 1000),
+      });
+      return { id, ...toSession(row!) };
     },
     async find(id) {
       const row = await db

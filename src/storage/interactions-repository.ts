@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { randomToken, sha256 } from '../crypto/random.js';
 import type { Db } from './database.js';
 import { toSession, type BrowserSession } from './browser-sessions-repository.js';
+import { precompiled } from './precompiled.js';
 
 export interface Interaction<R> {
   idHash: string;
@@ -36,6 +37,39 @@ export interface InteractionsRepository<R> {
 
 const KEEP_EXPIRED_MS = 86_400_000;
 
+const insertInteraction = precompiled(
+  (db, v: { idHash: string; sessionHash: string; clientId: string; request: string; loginRequired: boolean; createdAt: Date; expiresAt: Date }) =>
+    db.insertInto('interactions').values({
+      id_hash: v.idHash,
+      session_hash: v.sessionHash,
+      client_id: v.clientId,
+      request: v.request,
+      login_required: v.loginRequired,
+      created_at: v.createdAt,
+      expires_at: v.expiresAt,
+    }),
+);
+
+const selectWithSession = precompiled((db, v: { idHash: string; sessionHash: string; now: Date }) =>
+  db
+    .selectFrom('interactions as i')
+    .leftJoin('browser_sessions as s', (join) =>
+      join.onRef('s.id_hash', '=', 'i.session_hash').on('s.id_hash', '=', v.sessionHash).on('s.expires_at', '>', v.now),
+    )
+    .leftJoin('users as u', 'u.id', 's.user_id')
+    .selectAll('i')
+    .select(['u.username as s_username', 's.id_hash as s_id_hash', 's.user_id as s_user_id', 's.auth_time as s_auth_time', 's.csrf_token as s_csrf_token', 's.expires_at as s_expires_at'])
+    .where('i.id_hash', '=', v.idHash),
+);
+
+const rebindToSession = precompiled((db, v: { idHash: string; sessionHash: string }) =>
+  db.updateTable('interactions').set({ session_hash: v.sessionHash, login_required: false }).where('id_hash', '=', v.idHash),
+);
+
+const deleteLive = precompiled((db, v: { idHash: string; sessionHash: string; now: Date }) =>
+  db.deleteFrom('interactions').where('id_hash', '=', v.idHash).where('session_hash', '=', v.sessionHash).where('expires_at', '>', v.now).returningAll(),
+);
+
 export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRepository<R> {
   const toInteraction = (row: { id_hash: string; session_hash: string; client_id: string; request: unknown; login_required: boolean; expires_at: Date }): Interaction<R> => ({
     idHash: row.id_hash,
@@ -49,35 +83,26 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
     async create({ sessionHash, clientId, request, loginRequired, ttlSeconds }) {
       const id = randomToken(32);
       const now = clock.now();
-      await db
-        .insertInto('interactions')
-        .values({
-          id_hash: sha256(id),
-          session_hash: sessionHash,
-          client_id: clientId,
-          request: JSON.stringify(request),
-          login_required: loginRequired,
-          created_at: new Date(now),
-          expires_at: new Date(now + ttlSeconds * 1000),
-        })
-        .execute();
+      await insertInteraction(db, {
+        idHash: sha256(id),
+        sessionHash,
+        clientId,
+        request: JSON.stringify(request),
+        loginRequired,
+        createdAt: new Date(now),
+        expiresAt: new Date(now + ttlSeconds * 1000),
+      });
       return id;
     },
     async findWithSession(id, sessionId) {
-      const row = await db
-        .selectFrom('interactions as i')
-        .leftJoin('browser_sessions as s', (join) =>
-          join
-            .onRef('s.id_hash', '=', 'i.session_hash')
-            // No cookie: a hash no session has, so the join finds nothing without a second statement text.
-            .on('s.id_hash', '=', sessionId === undefined ? '' : sha256(sessionId))
-            .on('s.expires_at', '>', new Date(clock.now())),
-        )
-        .leftJoin('users as u', 'u.id', 's.user_id')
-        .selectAll('i')
-        .select(['u.username as s_username', 's.id_hash as s_id_hash', 's.user_id as s_user_id', 's.auth_time as s_auth_time', 's.csrf_token as s_csrf_token', 's.expires_at as s_expires_at'])
-        .where('i.id_hash', '=', sha256(id))
-        .executeTakeFirst();
+      const {
+        rows: [row],
+      } = await selectWithSession(db, {
+        idHash: sha256(id),
+        // No cookie: a hash no session has, so the join finds nothing.
+        sessionHash: sessionId === undefined ? '' : sha256(sessionId),
+        now: new Date(clock.now()),
+      });
       if (!row) return undefined;
       const session =
         row.s_id_hash === null || row.s_csrf_token === null || row.s_expires_at === null
@@ -89,20 +114,12 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
       return { interaction: toInteraction(row), session };
     },
     async loggedIn(id, newSessionHash) {
-      await db
-        .updateTable('interactions')
-        .set({ session_hash: newSessionHash, login_required: false })
-        .where('id_hash', '=', sha256(id))
-        .execute();
+      await rebindToSession(db, { idHash: sha256(id), sessionHash: newSessionHash });
     },
     async consume(id, sessionHash) {
-      const row = await db
-        .deleteFrom('interactions')
-        .where('id_hash', '=', sha256(id))
-        .where('session_hash', '=', sessionHash)
-        .where('expires_at', '>', new Date(clock.now()))
-        .returningAll()
-        .executeTakeFirst();
+      const {
+        rows: [row],
+      } = await deleteLive(db, { idHash: sha256(id), sessionHash, now: new Date(clock.now()) });
       return row && toInteraction(row);
     },
     async purgeExpired() {

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import { noteRevocationsWritten } from './revocations-repository.js';
 import type { Db } from './database.js';
+import { precompiled } from './precompiled.js';
 import type { UsersTable } from './schema.js';
 
 export interface Address {
@@ -94,6 +95,13 @@ function profileColumns(p: Partial<UserProfile>) {
   };
 }
 
+const selectByUsername = precompiled((db, v: { username: string }) =>
+  db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['username']), '=', v.username)),
+);
+
 export function usersRepository(db: Db, clock: Clock): UsersRepository {
   return {
     async create(input) {
@@ -120,11 +128,9 @@ export function usersRepository(db: Db, clock: Clock): UsersRepository {
       return row && toUser(row);
     },
     async findByUsername(username) {
-      const row = await db
-        .selectFrom('users')
-        .selectAll()
-        .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
-        .executeTakeFirst();
+      const {
+        rows: [row],
+      } = await selectByUsername(db, { username: username.toLowerCase() });
       return row && toUser(row);
     },
     async update(id, changes, expectedVersion) {

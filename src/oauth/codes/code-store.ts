@@ -5,6 +5,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
+import { precompiled } from '../../storage/precompiled.js';
 import type { AuthorizationCodesTable } from '../../storage/schema.js';
 import { userFromJson, type User } from '../../storage/users-repository.js';
 import type { IssuedAccessTokenRecord } from '../refresh/grant-store.js';
@@ -69,27 +70,43 @@ const toCode = (r: CodeRow): StoredCode => ({
   redeemedAt: r.redeemed_at,
 });
 
+const insertCode = precompiled(
+  (db, v: Omit<StoredCode, 'redeemedAt'> & { codeHash: string; createdAt: Date }) =>
+    db.insertInto('authorization_codes').values({
+      code_hash: v.codeHash,
+      grant_id: v.grantId,
+      client_id: v.clientId,
+      user_id: v.userId,
+      redirect_uri: v.redirectUri,
+      code_challenge: v.codeChallenge,
+      scope: v.scope,
+      nonce: v.nonce,
+      auth_time: v.authTime,
+      session_id: v.sessionId,
+      resource: v.resource,
+      created_at: v.createdAt,
+      expires_at: v.expiresAt,
+    }),
+);
+
 export function codeStore(db: Db, clock: Clock): CodeStore {
   return {
     async insert(codeHash, code) {
-      await db
-        .insertInto('authorization_codes')
-        .values({
-          code_hash: codeHash,
-          grant_id: code.grantId,
-          client_id: code.clientId,
-          user_id: code.userId,
-          redirect_uri: code.redirectUri,
-          code_challenge: code.codeChallenge,
-          scope: code.scope,
-          nonce: code.nonce,
-          auth_time: code.authTime,
-          session_id: code.sessionId,
-          resource: code.resource,
-          created_at: new Date(clock.now()),
-          expires_at: code.expiresAt,
-        })
-        .execute();
+      await insertCode(db, {
+        codeHash,
+        grantId: code.grantId,
+        clientId: code.clientId,
+        userId: code.userId,
+        redirectUri: code.redirectUri,
+        codeChallenge: code.codeChallenge,
+        scope: code.scope,
+        nonce: code.nonce,
+        authTime: code.authTime,
+        sessionId: code.sessionId,
+        resource: code.resource,
+        createdAt: new Date(clock.now()),
+        expiresAt: code.expiresAt,
+      });
     },
     async consume(codeHash, clientId, { grantLifetimeSeconds, accessToken, refresh }) {
       const now = new Date(clock.now());
