@@ -43,9 +43,7 @@ export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessions
     async start({ userId, authTime, ttlSeconds, replaces }) {
       const id = randomToken(32);
       const now = clock.now();
-      const {
-        rows: [row],
-      } = await startSession(db, {
+      const [row] = await startSession.execute(db, {
         // A first (anonymous) session replaces nothing: '' is a hash no session has.
         replaces: replaces ?? '',
         idHash: sha256(id),
@@ -55,6 +53,7 @@ export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessions
         createdAt: new Date(now),
         expiresAt: new Date(now + ttlSeconds * 1000),
       });
+      // An insert … returning always returns its row.
       return { id, ...toSession(row!) };
     },
     async find(id) {

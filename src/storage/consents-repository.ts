@@ -34,7 +34,7 @@ export function consentsRepository(db: Db, clock: Clock): ConsentsRepository {
       return row !== undefined && scopes.every((s) => row.scopes.includes(s));
     },
     async grant(userId, clientId, scopes) {
-      await upsertConsent(db, { userId, clientId, scopes: [...scopes], now: new Date(clock.now()) });
+      await upsertConsent.execute(db, { userId, clientId, scopes: [...scopes], now: new Date(clock.now()) });
     },
   };
 }

@@ -83,7 +83,7 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
     async create({ sessionHash, clientId, request, loginRequired, ttlSeconds }) {
       const id = randomToken(32);
       const now = clock.now();
-      await insertInteraction(db, {
+      await insertInteraction.execute(db, {
         idHash: sha256(id),
         sessionHash,
         clientId,
@@ -95,9 +95,7 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
       return id;
     },
     async findWithSession(id, sessionId) {
-      const {
-        rows: [row],
-      } = await selectWithSession(db, {
+      const row = await selectWithSession.executeTakeFirst(db, {
         idHash: sha256(id),
         // No cookie: a hash no session has, so the join finds nothing.
         sessionHash: sessionId === undefined ? '' : sha256(sessionId),
@@ -114,12 +112,10 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
       return { interaction: toInteraction(row), session };
     },
     async loggedIn(id, newSessionHash) {
-      await rebindToSession(db, { idHash: sha256(id), sessionHash: newSessionHash });
+      await rebindToSession.execute(db, { idHash: sha256(id), sessionHash: newSessionHash });
     },
     async consume(id, sessionHash) {
-      const {
-        rows: [row],
-      } = await deleteLive(db, { idHash: sha256(id), sessionHash, now: new Date(clock.now()) });
+      const row = await deleteLive.executeTakeFirst(db, { idHash: sha256(id), sessionHash, now: new Date(clock.now()) });
       return row && toInteraction(row);
     },
     async purgeExpired() {

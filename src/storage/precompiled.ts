@@ -7,8 +7,8 @@
 // The build function must not look at the values (a placeholder is always truthy and cannot be computed
 // with: it throws when used as a string or a number), so conditional parts belong in the SQL, not in the
 // builder. Every database Gatehouse opens compiles PostgreSQL, so one compiled text serves them all.
-import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
-import type { DB } from './schema.js';
+import type { Compilable, CompiledQuery } from 'kysely';
+import type { Db } from './database.js';
 
 class Placeholder {
   constructor(readonly name: string) {}
@@ -17,12 +17,16 @@ class Placeholder {
   }
 }
 
-export type PrecompiledStatement<P, O> = (db: Kysely<DB>, values: P) => Promise<QueryResult<O>>;
+/** Named like the Kysely builder methods the call sites used before. */
+export interface PrecompiledStatement<P, O> {
+  execute(db: Db, values: P): Promise<O[]>;
+  executeTakeFirst(db: Db, values: P): Promise<O | undefined>;
+}
 
-export function precompiled<P extends Record<string, unknown>, O>(build: (db: Kysely<DB>, values: P) => Compilable<O>): PrecompiledStatement<P, O> {
+export function precompiled<P extends Record<string, unknown>, O>(build: (db: Db, values: P) => Compilable<O>): PrecompiledStatement<P, O> {
   let compiled: CompiledQuery<O> | undefined;
 
-  const compile = (db: Kysely<DB>): CompiledQuery<O> => {
+  const compile = (db: Db): CompiledQuery<O> => {
     const placeholders = new Map<string, Placeholder>();
     const values = new Proxy({} as P, {
       get(_, name) {
@@ -35,7 +39,7 @@ export function precompiled<P extends Record<string, unknown>, O>(build: (db: Ky
     return build(db, values).compile();
   };
 
-  return async (db, values) => {
+  const execute = async (db: Db, values: P): Promise<O[]> => {
     compiled ??= compile(db);
     const parameters = compiled.parameters.map((parameter) => {
       if (!(parameter instanceof Placeholder)) return parameter;
@@ -44,6 +48,7 @@ export function precompiled<P extends Record<string, unknown>, O>(build: (db: Ky
       if (value === undefined) throw new TypeError(`precompiled statement: no value for "${parameter.name}"`);
       return value;
     });
-    return db.executeQuery<O>({ ...compiled, parameters });
+    return (await db.executeQuery<O>({ ...compiled, parameters })).rows;
   };
+  return { execute, executeTakeFirst: async (db, values) => (await execute(db, values))[0] };
 }

@@ -128,9 +128,7 @@ export function usersRepository(db: Db, clock: Clock): UsersRepository {
       return row && toUser(row);
     },
     async findByUsername(username) {
-      const {
-        rows: [row],
-      } = await selectByUsername(db, { username: username.toLowerCase() });
+      const row = await selectByUsername.executeTakeFirst(db, { username: username.toLowerCase() });
       return row && toUser(row);
     },
     async update(id, changes, expectedVersion) {

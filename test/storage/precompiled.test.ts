@@ -20,10 +20,10 @@ const insertUser = precompiled((db, v: { id: string; username: string; name: str
 );
 
 test('precompiled statement: each call runs with its own values, in the order the compiler placed them', async () => {
-  const first = await insertUser(database.db, { id: 'u-precompiled-1', username: 'ada', name: 'Ada' });
-  const second = await insertUser(database.db, { id: 'u-precompiled-2', username: 'grace', name: null });
-  assert.deepEqual(first.rows, [{ id: 'u-precompiled-1', username: 'ada', name: 'Ada' }]);
-  assert.deepEqual(second.rows, [{ id: 'u-precompiled-2', username: 'grace', name: null }]);
+  const first = await insertUser.execute(database.db, { id: 'u-precompiled-1', username: 'ada', name: 'Ada' });
+  const second = await insertUser.execute(database.db, { id: 'u-precompiled-2', username: 'grace', name: null });
+  assert.deepEqual(first, [{ id: 'u-precompiled-1', username: 'ada', name: 'Ada' }]);
+  assert.deepEqual(second, [{ id: 'u-precompiled-2', username: 'grace', name: null }]);
 });
 
 test('precompiled statement: built and compiled once, however often it runs', async () => {
@@ -32,19 +32,19 @@ test('precompiled statement: built and compiled once, however often it runs', as
     builds++;
     return db.selectFrom('users').select('username').where('id', '=', v.id);
   });
-  assert.deepEqual((await byId(database.db, { id: 'u-precompiled-1' })).rows, [{ username: 'ada' }]);
-  assert.deepEqual((await byId(database.db, { id: 'u-precompiled-2' })).rows, [{ username: 'grace' }]);
-  assert.deepEqual((await byId(database.db, { id: 'nobody' })).rows, []);
+  assert.deepEqual(await byId.execute(database.db, { id: 'u-precompiled-1' }), [{ username: 'ada' }]);
+  assert.deepEqual(await byId.execute(database.db, { id: 'u-precompiled-2' }), [{ username: 'grace' }]);
+  assert.deepEqual(await byId.execute(database.db, { id: 'nobody' }), []);
   assert.equal(builds, 1);
 });
 
 test('precompiled statement: a value left undefined is refused instead of becoming NULL', async () => {
-  await assert.rejects(insertUser(database.db, { id: 'u-precompiled-3', username: 'linus', name: undefined as unknown as null }), /no value for "name"/);
-  const { rows } = await database.db.selectFrom('users').select('id').where('id', '=', 'u-precompiled-3').execute().then((r) => ({ rows: r }));
+  await assert.rejects(insertUser.execute(database.db, { id: 'u-precompiled-3', username: 'linus', name: undefined as unknown as null }), /no value for "name"/);
+  const rows = await database.db.selectFrom('users').select('id').where('id', '=', 'u-precompiled-3').execute();
   assert.deepEqual(rows, []);
 });
 
 test('precompiled statement: a placeholder cannot be computed with while the statement is built', async () => {
   const lowered = precompiled((db, v: { username: string }) => db.selectFrom('users').select('id').where('username', '=', `${v.username}`.toLowerCase()));
-  await assert.rejects(async () => lowered(database.db, { username: 'ADA' }), /"username" is a placeholder/);
+  await assert.rejects(async () => lowered.execute(database.db, { username: 'ADA' }), /"username" is a placeholder/);
 });

@@ -92,7 +92,7 @@ const insertCode = precompiled(
 export function codeStore(db: Db, clock: Clock): CodeStore {
   return {
     async insert(codeHash, code) {
-      await insertCode(db, {
+      await insertCode.execute(db, {
         codeHash,
         grantId: code.grantId,
         clientId: code.clientId,
