@@ -20,7 +20,10 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
   const username = formField(request.body, 'username') ?? '';
   const password = formField(request.body, 'password') ?? '';
   const user = await authenticate({ username, password, ip: request.ip }, { users: deps.users, guard: deps.loginGuard });
-  if (!user) return seeOther(reply, `${back}?failed=1`);
+  if (!user) {
+    await deps.interactions.loginFailed(request.params.id, username);
+    return seeOther(reply, `${back}?failed=1`);
+  }
 
   const fresh = await deps.sessions.login(reply, session, user.id);
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);
