@@ -17,7 +17,7 @@ export function renderHomePage({ brand, demoEnabled }: HomePageOptions): string 
   return pageLayout(
     brand,
     'Home',
-    `<h1>${escapeHtml(brand.name)}</h1>
+    `<h1>Welcome to ${escapeHtml(brand.name)}</h1>
 <p>An OAuth 2.0 and OpenID Connect authorization server, with a REST API that accepts its tokens.</p>
 ${demo}
 <ul class="links">
