@@ -113,6 +113,8 @@ describe('demo application', () => {
     assert.equal(first.status, 303);
     const replay = await browser.get(callback.pathname + callback.search);
     assert.equal(replay.status, 400);
+    // Refused by the demo itself (nothing pending any more), before the code reaches the token endpoint.
+    assert.match(await replay.text(), /not started from this browser/);
   });
 
   test('a callback whose code was obtained with another PKCE verifier is refused by the token endpoint', async () => {
