@@ -117,6 +117,29 @@ describe('demo application', () => {
     assert.match(await replay.text(), /not started from this browser/);
   });
 
+  test('a started sign-in allows one callback: after a refused callback even the right one is refused', async () => {
+    const browser = new Browser(t.url);
+    const callback = await signInUntilCallback(browser, user.username);
+    const wrong = new URL(callback);
+    wrong.searchParams.set('state', 'guessed');
+    assert.equal((await browser.get(wrong.pathname + wrong.search)).status, 400);
+    const right = await browser.get(callback.pathname + callback.search);
+    assert.equal(right.status, 400);
+    assert.match(await right.text(), /not started from this browser/);
+  });
+
+  test('signing in gives the demo session a new id: the cookie value from before sign-in is worth nothing after it', async () => {
+    const browser = new Browser(t.url);
+    const callback = await signInUntilCallback(browser, user.username);
+    const before = browser.cookies.get(DEMO_COOKIE)!;
+    await browser.get(callback.pathname + callback.search);
+    assert.notEqual(browser.cookies.get(DEMO_COOKIE), before);
+    const planted = new Browser(t.url);
+    planted.cookies.set(DEMO_COOKIE, before);
+    assert.doesNotMatch(await (await planted.get('/demo')).text(), /Signed in as/);
+    assert.match(await (await browser.get('/demo')).text(), /Signed in as/);
+  });
+
   test('a callback whose code was obtained with another PKCE verifier is refused by the token endpoint', async () => {
     // Two sign-ins in one browser: the second overwrites the pending verifier, so the first code no longer matches.
     const browser = new Browser(t.url);
