@@ -25,7 +25,7 @@ export async function signInUntilCallback(browser: Browser, username: string): P
     const html = await response.text();
     assert.equal(response.status, 200, html);
     const form = parseForm(html);
-    const fields = html.includes('name="password"') ? { username, password: PASSWORD } : { decision: 'allow' };
+    const fields: Record<string, string> = html.includes('name="password"') ? { username, password: PASSWORD } : { decision: 'allow' };
     response = await browser.post(form.action, { ...form.hidden, ...fields });
   }
   throw new Error('the sign-in did not come back to the demo');

@@ -20,7 +20,10 @@ const VIEWPORTS = [
 
 async function fitsAndShoot(page: Page, label: string): Promise<void> {
   await page.waitForLoadState('load');
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  // A string expression: it runs in the page, whose DOM types this Node project does not compile against.
+  const { scrollWidth, innerWidth } = await page.evaluate<{ scrollWidth: number; innerWidth: number }>(
+    '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })',
+  );
   assert.ok(scrollWidth <= innerWidth, `${label}: the page is ${scrollWidth} px wide in a ${innerWidth} px window (horizontal scrolling)`);
   await page.screenshot({ path: join(OUTPUT, `${label}.png`), fullPage: true });
 }
@@ -82,7 +85,7 @@ describe('a newcomer walks from the home page through the demo in a real browser
         await shot('6-demo-signed-in');
 
         // The accent colour of the configuration reached the page through brand.css.
-        const accent = await page.evaluate(() => getComputedStyle(document.querySelector('button')!).backgroundColor);
+        const accent = await page.evaluate<string>("getComputedStyle(document.querySelector('button')).backgroundColor");
         assert.equal(accent, 'rgb(15, 118, 110)');
 
         await page.click('button[value="refresh"]');
