@@ -16,12 +16,14 @@ h1 { font-size: 1.35rem; margin-top: 0; } h2 { font-size: 1.05rem; margin: 1.5re
 a { color: var(--accent); }
 label { display: block; margin: .75rem 0 .25rem; font-weight: 600; }
 input[type=text], input[type=password] { width: 100%; padding: .6rem; border: 1px solid #c5cad3; border-radius: 6px; font-size: 1rem; }
-button, a.button { display: inline-block; margin-top: 1.25rem; padding: .6rem 1.2rem; border: 0; border-radius: 6px; background: var(--accent); color: #fff; font-size: 1rem; cursor: pointer; text-decoration: none; }
+button, a.button { display: inline-block; margin-top: 1.25rem; padding: .6rem 1.2rem; border: 0; border-radius: 6px; background: var(--accent); color: #fff; font: inherit; font-size: 1rem; line-height: 1.25; cursor: pointer; text-decoration: none; }
+button:disabled { opacity: .5; cursor: not-allowed; }
 button.secondary, a.button.secondary { background: #e4e7ec; color: #1d2430; }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 .actions button, .actions a.button { margin-top: 1.25rem; }
 form.inline { display: inline; }
-.error { color: #b42318; } .muted { color: #667085; font-size: .85rem; }
+.error { color: #b42318; } .notice { border-left: 4px solid var(--accent); padding: .5rem .75rem; background: rgba(0,0,0,.04); }
+.muted { color: #667085; font-size: .85rem; }
 ul.scopes, ul.links { padding-left: 1.2rem; } ul.links li { margin: .35rem 0; }
 code { font-size: .85rem; }
 pre { background: #f4f5f7; padding: .75rem; border-radius: 6px; overflow-x: auto; max-width: 100%; font-size: .8rem; white-space: pre-wrap; word-break: break-all; }
