@@ -212,6 +212,19 @@ describe('demo application', () => {
   });
 });
 
+describe('demo sign-in limits', () => {
+  test('starting demo sign-ins is limited per IP, so one address cannot push other sessions out of the bounded store', async () => {
+    const t = await startTestApp({ env: { DEMO_ENABLED: 'true', RATE_LIMIT_ANONYMOUS: '3' } });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await fetch(`${t.url}/demo/login`, { redirect: 'manual' })).status);
+      assert.deepEqual(statuses, [303, 303, 303, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('demo switch', () => {
   test('the demo is off by default when NODE_ENV=production: no route, no client', async () => {
     const { parseConfig } = await import('../../src/config.js');
