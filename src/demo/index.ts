@@ -85,7 +85,11 @@ export async function demoApp(app: FastifyInstance, options: DemoOptions): Promi
   });
 
   app.get('/demo/login', page, async (request, reply) => {
-    const { url, pending } = await rp.startLogin();
+    const started = await rp.startLogin().catch((error: unknown) => {
+      request.log.error({ err: error }, 'demo: this server is unreachable at its ISSUER address');
+      throw new PageError('Demo unavailable', `The demo could not reach this server at ${options.issuer} (ISSUER). That address must be reachable from the server itself.`, 503, {}, back);
+    });
+    const { url, pending } = started;
     // A fresh id for every attempt: whatever cookie the browser had does not carry into the new sign-in.
     sessions.delete(current(request).id);
     jar.set(reply, sessions.create({ csrf: randomToken(), pending }));

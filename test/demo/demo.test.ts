@@ -2,6 +2,7 @@
 // as a confidential client, decoded tokens, the /v1 call, refresh, sign-out, and its security rules.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import cookie from '@fastify/cookie';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -140,6 +141,13 @@ describe('demo application', () => {
     assert.match(await (await browser.get('/demo')).text(), /Signed in as/);
   });
 
+  test('parallel callbacks of one sign-in: exactly one signs in, the others are refused', async () => {
+    const browser = new Browser(t.url);
+    const callback = await signInUntilCallback(browser, user.username);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => browser.get(callback.pathname + callback.search)));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [303, 400, 400, 400, 400]);
+  });
+
   test('a callback whose code was obtained with another PKCE verifier is refused by the token endpoint', async () => {
     // Two sign-ins in one browser: the second overwrites the pending verifier, so the first code no longer matches.
     const browser = new Browser(t.url);
@@ -219,6 +227,22 @@ describe('demo sign-in limits', () => {
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await fetch(`${t.url}/demo/login`, { redirect: 'manual' })).status);
       assert.deepEqual(statuses, [303, 303, 303, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('demo without a reachable issuer', () => {
+  test('when the server cannot reach itself at ISSUER the demo answers a 503 page that says so, not a 500', async () => {
+    const t = await startTestApp({ env: { DEMO_ENABLED: 'true', ISSUER: 'http://127.0.0.1:9' } });
+    try {
+      const port = (t.app.server.address() as AddressInfo).port;
+      const response = await fetch(`http://127.0.0.1:${port}/demo/login`, { redirect: 'manual' });
+      assert.equal(response.status, 503);
+      const html = await response.text();
+      assert.match(html, /could not reach this server at http:\/\/127\.0\.0\.1:9 \(ISSUER\)/);
+      assert.match(html, /href="\/demo">Back to the demo/);
     } finally {
       await t.close();
     }

@@ -81,3 +81,18 @@ describe('newcomer-friendly pages', () => {
     }
   });
 });
+
+test('a refused login form (stale CSRF token) leads back to the sign-in page, not a dead end', async () => {
+  const t = await startTestApp({ env: PAGES_TEST_ENV });
+  try {
+    const client = (await createClient(t.core.db, t.core.clock)).client;
+    const browser = new Browser(t.url);
+    const location = (await browser.get(authorizeQuery(client.id, REDIRECT_URI))).headers.get('location')!;
+    const form = parseForm(await (await browser.get(location)).text());
+    const refused = await browser.post(form.action, { ...form.hidden, csrf: 'stale', username: 'a', password: 'b' });
+    assert.equal(refused.status, 403);
+    assert.match(await refused.text(), new RegExp(`<a class="button" href="${location}">Back to sign-in</a>`));
+  } finally {
+    await t.close();
+  }
+});

@@ -14,7 +14,7 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
   const { interaction, client, session } = await loadInteraction(request, deps);
   const back = interactionPath(request.params.id);
   if (!session) return seeOther(reply, back);
-  checkCsrfToken(formField(request.body, 'csrf'), session);
+  checkCsrfToken(formField(request.body, 'csrf'), session, { href: back, label: 'Back to sign-in' });
   if (!interaction.loginRequired && isLoggedIn(session)) return seeOther(reply, back);
 
   const username = formField(request.body, 'username') ?? '';
