@@ -10,16 +10,24 @@ import { frameworkErrors, installErrorEdge } from './http/error-edge.js';
 import { genReqId, installObservability } from './http/observability.js';
 import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
+import { brandFromConfig, type Brand } from './http/brand.js';
+import { homePage } from './http/home-page.js';
 import { installOverloadProtection } from './http/overload.js';
 import { installAnonymousLimit } from './http/anonymous-limit.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
 import { resourceApi } from './api/index.js';
 import { installJobQueue } from './jobs/plugin.js';
+import { demoApp } from './demo/index.js';
+import { resolveKeyEncryptionKey } from './crypto/key-encryption.js';
+import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.js';
+import { clientsRepository } from './storage/clients-repository.js';
+import { usersRepository } from './storage/users-repository.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     issuer: string;
+    brand: Brand;
     core: Core;
   }
 }
@@ -55,7 +63,9 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   app.addHook('onClose', async () => {
     core.redis?.disconnect();
   });
+  const brand = brandFromConfig(config);
   app.decorate('issuer', config.ISSUER);
+  app.decorate('brand', brand);
   app.decorate('core', core);
 
   installErrorEdge(app);
@@ -68,13 +78,24 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   await app.register(formbody, { bodyLimit: config.FORM_BODY_LIMIT });
 
   healthRoutes(app, () => database.ping());
-  assetRoutes(app);
+  assetRoutes(app, brand);
+  homePage(app, { brand, demoEnabled: config.DEMO_ENABLED });
 
   await app.register(authorizationServer, { core });
   await app.register(interactionPages, { core });
   installJobQueue(app, core);
   await app.register(resourceApi, { core });
+  if (config.DEMO_ENABLED) await installDemo(app, core, brand);
 
   await core.keys.ensureKeys();
   return app;
+}
+
+/** The demo application is a client like any other: registered (idempotently), then given only HTTP facts. */
+async function installDemo(app: FastifyInstance, core: Core, brand: Brand): Promise<void> {
+  const { config, clock, db } = core;
+  const registration = demoRegistration(config.ISSUER, resolveKeyEncryptionKey(config));
+  await ensureDemoClient(clientsRepository(db, clock), registration);
+  const users = usersRepository(db, clock);
+  await app.register(demoApp, { ...registration, issuer: config.ISSUER, brand, anyUsers: () => users.any(), now: () => clock.now() });
 }

@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     { issuer: config.ISSUER, database: database.kind, startup_ms: Math.round(performance.now() - started) },
     'gatehouse ready',
   );
+  if (config.DEMO_ENABLED) app.log.info(`demo application at ${config.ISSUER}/demo (sign in with a user from \`npx gatehouse users create\`)`);
   installShutdown(config, async () => {
     adminSocket?.close();
     await app.close();

@@ -1,6 +1,6 @@
 // Unauthenticated endpoints that create state or cost real work are limited per client IP
 // (RATE_LIMIT_ANONYMOUS, DESIGN.md §1): dynamic registration, the authorization endpoint (it parks an
-// interaction row), the interaction pages and logout. Discovery, JWKS and the static stylesheet stay
+// interaction row), the interaction pages, logout and the demo's sign-in. Discovery, JWKS and the static stylesheet stay
 // unlimited: they are cheap, cacheable, and relying parties poll them.
 // `request.ip` is the socket address unless TRUST_PROXY names the proxy (src/app.ts), so a spoofed
 // X-Forwarded-For cannot pick a fresh budget.
@@ -17,6 +17,10 @@ export const ANONYMOUS_ROUTES: ReadonlySet<string> = new Set([
   '/interaction/:id/login',
   '/interaction/:id/consent',
   '/logout',
+  // Each demo sign-in start takes a slot in the demo's bounded session store: unlimited, one address
+  // could push every other visitor's session out.
+  '/demo/login',
+  '/demo/callback',
 ]);
 
 const isAnonymousRoute = (request: FastifyRequest): boolean => ANONYMOUS_ROUTES.has(request.routeOptions.url ?? '');

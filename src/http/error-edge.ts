@@ -109,7 +109,7 @@ export function sendError(face: Face, error: ProblemError | OAuthError | PageErr
       .code(status)
       .headers({ ...error.headers, 'cache-control': 'no-store' })
       .type('text/html; charset=utf-8')
-      .send(renderErrorPage({ title, detail, traceId: request.id }));
+      .send(renderErrorPage({ brand: request.server.brand, title, detail, traceId: request.id, back: error instanceof PageError ? error.back : undefined }));
   }
   const p = asProblem(error);
   const issuer = request.server.issuer;
@@ -136,7 +136,7 @@ export const faceOf = (request: FastifyRequest): Face => request.routeOptions.co
 /** Before routing there is no route config: the face follows the path (the browser pages, the OAuth JSON endpoints). */
 export function faceOfPath(url: string): Face {
   const path = url.split('?')[0] ?? '/';
-  if (/^\/(authorize|interaction|logout|logged-out)(\/|$)/.test(path)) return 'page';
+  if (/^\/(authorize|interaction|logout|logged-out|demo)(\/|$)/.test(path)) return 'page';
   if (/^\/(token|revoke|introspect|userinfo|register)(\/|$)/.test(path)) return 'oauth';
   return 'problem';
 }

@@ -84,9 +84,16 @@ export class PageError extends Error {
     readonly detail: string,
     readonly status = 400,
     readonly headers: Record<string, string> = {},
+    /** A way forward known to be safe (a path of this server or a validated address); else the home page. */
+    readonly back?: PageLink,
   ) {
     super(detail);
   }
+}
+
+export interface PageLink {
+  href: string;
+  label: string;
 }
 
 /**

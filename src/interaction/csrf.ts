@@ -3,11 +3,11 @@
 // before the token is even looked at. `Origin: null` is allowed through to the token check, because
 // our own pages send no referrer (Referrer-Policy: no-referrer), which makes browsers send "null".
 import type { FastifyRequest } from 'fastify';
-import { PageError } from '../http/errors.js';
+import { PageError, type PageLink } from '../http/errors.js';
 import { safeEqual } from '../crypto/random.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 
-const forbidden = (detail: string) => new PageError('Request refused', detail, 403);
+const forbidden = (detail: string, back?: PageLink) => new PageError('Request refused', detail, 403, {}, back);
 
 export function checkSameOrigin(request: FastifyRequest, issuer: string): void {
   const origin = request.headers.origin;
@@ -17,9 +17,10 @@ export function checkSameOrigin(request: FastifyRequest, issuer: string): void {
   if (request.headers['sec-fetch-site'] === 'cross-site') throw forbidden('This form was submitted from another site.');
 }
 
-export function checkCsrfToken(submitted: unknown, session: BrowserSession): void {
+/** `back`: where the refusal page leads (the form's own page, reloaded with a fresh token). */
+export function checkCsrfToken(submitted: unknown, session: BrowserSession, back?: PageLink): void {
   if (typeof submitted !== 'string' || submitted === '' || !safeEqual(submitted, session.csrfToken)) {
-    throw forbidden('The form has expired or did not come from this site. Go back and try again.');
+    throw forbidden('The form has expired or did not come from this site. Go back and try again.', back);
   }
 }
 

@@ -1,5 +1,6 @@
 // What the login/consent flow needs, passed explicitly (no service locator).
 import type { Clock } from '../clock.js';
+import type { Brand } from '../http/brand.js';
 import type { AuthorizationCodeIssuer } from '../oauth/codes/authorization-codes.js';
 import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
 import type { ClientsRepository } from '../storage/clients-repository.js';
@@ -11,6 +12,7 @@ import type { LoginGuard } from './login/login-failures.js';
 
 export interface FlowDeps {
   issuer: string;
+  brand: Brand;
   apiAudience: string;
   clock: Clock;
   /** How long a started login/consent may take. */

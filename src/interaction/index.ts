@@ -3,6 +3,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
+import { allowLogo, brandFromConfig } from '../http/brand.js';
 import { pageSecurityHeaders } from '../http/html.js';
 import { authorizeRoutes } from '../oauth/authorize/authorize-route.js';
 import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
@@ -24,10 +25,12 @@ export const INTERACTION_TTL_SECONDS = 1800;
 export async function interactionPages(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
   // Registered here unless another face already did so at the root (the plugin is not encapsulated).
   if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
+  const brand = brandFromConfig(core.config);
   // Every answer of this face — pages, error pages, redirects — is unframeable, uncached and script-free
   // (a page may have set a stricter or more specific variant already).
   app.addHook('onSend', async (_request, reply, payload) => {
     for (const [name, value] of Object.entries(pageSecurityHeaders)) if (!reply.hasHeader(name)) reply.header(name, value);
+    allowLogo(reply, brand);
     return payload;
   });
   const { config, clock, db } = core;
@@ -35,6 +38,7 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
   const sessions = browserSessions({ repository: browserSessionsRepository(db, clock), issuer: config.ISSUER, ttlSeconds: config.SESSION_TTL, clock });
   const deps: FlowDeps = {
     issuer: config.ISSUER,
+    brand,
     apiAudience: config.API_AUDIENCE,
     clock,
     interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
@@ -50,5 +54,5 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
   const hints = { issuer: config.ISSUER, sessionTtlSeconds: config.SESSION_TTL, jwks: () => core.keys.jwks() };
   authorizeRoutes(app, { ...hints, clients, apiAudience: config.API_AUDIENCE, begin: (request, client, http) => beginAuthorization(request, client, http, deps) });
   interactionRoutes(app, deps);
-  logoutRoutes(app, { ...hints, sessions, clients });
+  logoutRoutes(app, { ...hints, brand, sessions, clients });
 }

@@ -73,6 +73,8 @@ const columns = (c: Partial<NewClient>) => ({
 
 export interface ClientsRepository {
   create(client: NewClient): Promise<Client>;
+  /** Creates the client, or brings an existing one with this id to these values (leaving `disabled` as the operator set it). */
+  upsert(client: NewClient): Promise<Client>;
   /** Enabled clients only: a disabled client is as good as unknown everywhere. */
   find(id: string): Promise<Client | undefined>;
   list(): Promise<Client[]>;
@@ -97,6 +99,17 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
           created_at: now,
           updated_at: now,
         })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toClient(row);
+    },
+    async upsert(client) {
+      const now = new Date(clock.now());
+      const values = { name: client.name, type: client.type, token_endpoint_auth_method: client.authMethod, grant_types: client.grantTypes, scopes: client.scopes, ...columns(client) };
+      const row = await db
+        .insertInto('clients')
+        .values({ id: client.id, ...values, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.column('id').doUpdateSet({ ...values, updated_at: now }))
         .returningAll()
         .executeTakeFirstOrThrow();
       return toClient(row);

@@ -14,6 +14,8 @@ export interface Interaction<R> {
   /** Still has to show the login form (no session, prompt=login, max_age elapsed). */
   loginRequired: boolean;
   expired: boolean;
+  /** The username typed in the last failed login, shown again on the form. */
+  attemptedUsername?: string;
 }
 
 /** The session with the username of its user (the consent page names who is approving), null before login. */
@@ -29,6 +31,8 @@ export interface InteractionsRepository<R> {
   findWithSession(id: string, sessionId: string | undefined): Promise<{ interaction: Interaction<R>; session: SessionWithUsername | undefined } | undefined>;
   /** After a login: the interaction follows the new session and no longer needs the login form. */
   loggedIn(id: string, newSessionHash: string): Promise<void>;
+  /** Remembers the username of a failed login for the form shown next. */
+  loginFailed(id: string, username: string): Promise<void>;
   /** Single use: deletes and returns the live interaction of this session in one statement. */
   consume(id: string, sessionHash: string): Promise<Interaction<R> | undefined>;
   /** Deletes interactions expired for more than a day (until then an expired flow still returns the user to the client); returns how many. */
@@ -66,18 +70,24 @@ const rebindToSession = precompiled((db, v: { idHash: string; sessionHash: strin
   db.updateTable('interactions').set({ session_hash: v.sessionHash, login_required: false }).where('id_hash', '=', v.idHash),
 );
 
+const noteAttempt = precompiled((db, v: { idHash: string; username: string }) =>
+  db.updateTable('interactions').set({ attempted_username: v.username }).where('id_hash', '=', v.idHash),
+);
+
 const deleteLive = precompiled((db, v: { idHash: string; sessionHash: string; now: Date }) =>
   db.deleteFrom('interactions').where('id_hash', '=', v.idHash).where('session_hash', '=', v.sessionHash).where('expires_at', '>', v.now).returningAll(),
 );
 
 export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRepository<R> {
-  const toInteraction = (row: { id_hash: string; session_hash: string; client_id: string; request: unknown; login_required: boolean; expires_at: Date }): Interaction<R> => ({
+  type Row = { id_hash: string; session_hash: string; client_id: string; request: unknown; login_required: boolean; expires_at: Date; attempted_username: string | null };
+  const toInteraction = (row: Row): Interaction<R> => ({
     idHash: row.id_hash,
     sessionHash: row.session_hash,
     clientId: row.client_id,
     request: row.request as R,
     loginRequired: row.login_required,
     expired: row.expires_at.getTime() <= clock.now(),
+    ...(row.attempted_username !== null ? { attemptedUsername: row.attempted_username } : {}),
   });
   return {
     async create({ sessionHash, clientId, request, loginRequired, ttlSeconds }) {
@@ -113,6 +123,10 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
     },
     async loggedIn(id, newSessionHash) {
       await rebindToSession.execute(db, { idHash: sha256(id), sessionHash: newSessionHash });
+    },
+    async loginFailed(id, username) {
+      // Bounded like the form field it comes from; PostgreSQL text cannot hold U+0000.
+      await noteAttempt.execute(db, { idHash: sha256(id), username: username.replace(/\u0000/g, '').slice(0, 200) });
     },
     async consume(id, sessionHash) {
       const row = await deleteLive.executeTakeFirst(db, { idHash: sha256(id), sessionHash, now: new Date(clock.now()) });

@@ -91,6 +91,7 @@ export interface InteractionsTable {
   login_required: boolean;
   created_at: Date;
   expires_at: Date;
+  attempted_username: string | null;
 }
 
 export interface JobsTable {

@@ -53,6 +53,8 @@ export const emptyProfile = (): UserProfile => ({
 export interface UsersRepository {
   create(input: { username: string; passwordHash: string } & Partial<UserProfile>): Promise<User>;
   findById(id: string): Promise<User | undefined>;
+  /** Whether any account exists at all (the demo tells a newcomer how to create the first one). */
+  any(): Promise<boolean>;
   findByUsername(username: string): Promise<User | undefined>;
   /** Replaces profile fields (and optionally the password); bumps version. Returns undefined when absent or version mismatch. */
   update(id: string, changes: Partial<UserProfile> & { username?: string; passwordHash?: string }, expectedVersion?: number): Promise<User | undefined>;
@@ -126,6 +128,9 @@ export function usersRepository(db: Db, clock: Clock): UsersRepository {
     async findById(id) {
       const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
       return row && toUser(row);
+    },
+    async any() {
+      return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
     },
     async findByUsername(username) {
       const row = await selectByUsername.executeTakeFirst(db, { username: username.toLowerCase() });

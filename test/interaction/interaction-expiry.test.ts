@@ -11,7 +11,7 @@ import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, openI
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 
-const links = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&')).filter((h) => !h.startsWith('/assets/'));
+const links = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&')).filter((h) => !h.startsWith('/assets/') && h !== '/'); // '/' is the brand header's link home
 
 describe('expired interactions', () => {
   const clock = manualClock();

@@ -4,6 +4,7 @@
 // so another site cannot sign people out, and no redirect happens.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { JSONWebKeySet } from 'jose';
+import type { Brand } from '../../http/brand.js';
 import { PageError } from '../../http/errors.js';
 import { pageSecurityHeaders } from '../../http/html.js';
 import { readParameters } from '../../oauth/authorize/parameters.js';
@@ -16,6 +17,7 @@ import { verifyIdTokenHint } from '../../oauth/authorize/id-token-hint.js';
 
 export interface LogoutDeps {
   issuer: string;
+  brand: Brand;
   sessionTtlSeconds: number;
   sessions: BrowserSessions;
   clients: Pick<ClientsRepository, 'find'>;
@@ -41,8 +43,8 @@ export function logoutRoutes(app: FastifyInstance, deps: LogoutDeps): void {
     const session = await deps.sessions.current(request);
     // A hint for another user than the one signed in here does not speak for this session: ask.
     if (!client || (session?.userId && session.userId !== hint?.sub)) {
-      if (!session) return sendPage(reply, renderLoggedOutPage());
-      return sendPage(reply, renderLogoutConfirmPage({ csrfToken: session.csrfToken }));
+      if (!session) return sendPage(reply, renderLoggedOutPage(deps.brand));
+      return sendPage(reply, renderLogoutConfirmPage({ brand: deps.brand, csrfToken: session.csrfToken }));
     }
     await deps.sessions.end(reply, session);
     reply.header('cache-control', 'no-store');
@@ -62,5 +64,5 @@ export function logoutRoutes(app: FastifyInstance, deps: LogoutDeps): void {
     reply.header('cache-control', 'no-store');
     return reply.redirect(LOGGED_OUT_PATH, REDIRECT_STATUS);
   });
-  app.get(LOGGED_OUT_PATH, page, (_request, reply) => sendPage(reply, renderLoggedOutPage()));
+  app.get(LOGGED_OUT_PATH, page, (_request, reply) => sendPage(reply, renderLoggedOutPage(deps.brand)));
 }

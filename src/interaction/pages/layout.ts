@@ -1,15 +1,7 @@
-// The frame of every interaction page. All interpolated text goes through escapeHtml; there is no script,
-// so the CSP of pageSecurityHeaders (no inline script, frame-ancestors 'none') holds on every page.
+// The interaction pages share the frame of every server-rendered page (http/page-layout.ts).
 import { escapeHtml } from '../../http/html.js';
 
-export function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Gatehouse</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/assets/gatehouse.css"></head>
-<body><main class="card">
-${body}
-</main></body></html>`;
-}
+export { pageLayout as layout } from '../../http/page-layout.js';
 
 /** Exactly `<input type="hidden" name="NAME" value="VALUE">`: test helpers parse forms by this shape. */
 export const hiddenInput = (name: string, value: string): string =>

@@ -1,20 +1,25 @@
 // The login form (DESIGN.md §2: inputs `username` and `password`). The failure message is the same for
-// an unknown user and a wrong password, so the page does not reveal which accounts exist.
+// an unknown user and a wrong password, so the page does not reveal which accounts exist; the username
+// typed is kept so only the password has to be typed again.
+import type { Brand } from '../../http/brand.js';
 import { escapeHtml } from '../../http/html.js';
 import { hiddenInput, layout } from './layout.js';
 
 export interface LoginPageInput {
+  brand: Brand;
   action: string;
   csrfToken: string;
   clientName: string;
   failed: boolean;
-  loginHint?: string;
+  /** The username of the failed attempt, else the client's login_hint. */
+  username?: string;
 }
 
 export const LOGIN_FAILED_MESSAGE = 'The username or password is not correct.';
 
-export function renderLoginPage({ action, csrfToken, clientName, failed, loginHint }: LoginPageInput): string {
+export function renderLoginPage({ brand, action, csrfToken, clientName, failed, username }: LoginPageInput): string {
   return layout(
+    brand,
     'Sign in',
     `<h1>Sign in</h1>
 <p>to continue to <strong>${escapeHtml(clientName)}</strong></p>
@@ -22,9 +27,9 @@ ${failed ? `<p class="error" role="alert">${LOGIN_FAILED_MESSAGE}</p>` : ''}
 <form method="post" action="${escapeHtml(action)}">
 ${hiddenInput('csrf', csrfToken)}
 <label for="username">Username</label>
-<input id="username" name="username" type="text" autocomplete="username" required value="${escapeHtml(loginHint ?? '')}">
+<input id="username" name="username" type="text" autocomplete="username" required value="${escapeHtml(username ?? '')}"${failed ? '' : ' autofocus'}>
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
+<input id="password" name="password" type="password" autocomplete="current-password" required${failed ? ' autofocus' : ''}>
 <button type="submit">Sign in</button>
 </form>`,
   );

@@ -19,17 +19,18 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
   if (!session) {
     const returnUrl = errorRedirect(authz, new OAuthError('access_denied', 'The sign-in expired before it was completed.'), deps.issuer);
     const restartUrl = `/authorize?${new URLSearchParams(authz.parameters).toString()}`;
-    return sendPage(reply, renderExpiredPage({ restartUrl, returnUrl, clientName: client.name }), 400);
+    return sendPage(reply, renderExpiredPage({ brand: deps.brand, restartUrl, returnUrl, clientName: client.name }), 400);
   }
   const action = interactionPath(request.params.id);
   const headers = pageHeadersAllowingRedirectTo(authz.redirectUri);
   if (interaction.loginRequired || !isLoggedIn(session)) {
     const failed = (request.query as Record<string, unknown>).failed === '1';
-    const hint = authz.loginHint !== undefined ? { loginHint: authz.loginHint } : {};
-    return sendPage(reply, renderLoginPage({ action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, ...hint }), 200, headers);
+    const username = (failed ? interaction.attemptedUsername : undefined) ?? authz.loginHint;
+    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, ...(username !== undefined ? { username } : {}) });
+    return sendPage(reply, page, 200, headers);
   }
   if (await needsConsent(authz, client, session.userId, deps.consents)) {
-    return sendPage(reply, renderConsentPage({ action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, username: session.username ?? '' }), 200, headers);
+    return sendPage(reply, renderConsentPage({ brand: deps.brand, action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, username: session.username ?? '' }), 200, headers);
   }
   return seeOther(reply, await finishInteraction(request.params.id, session, deps));
 }

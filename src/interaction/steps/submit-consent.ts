@@ -15,11 +15,11 @@ export async function submitConsent(request: InteractionRequest, reply: FastifyR
   const { interaction, session } = await loadInteraction(request, deps);
   const back = interactionPath(request.params.id);
   if (!session) return seeOther(reply, back);
-  checkCsrfToken(formField(request.body, 'csrf'), session);
+  checkCsrfToken(formField(request.body, 'csrf'), session, { href: back, label: 'Back to the consent page' });
   if (interaction.loginRequired || !isLoggedIn(session)) return seeOther(reply, back);
 
   const decision = formField(request.body, 'decision');
-  if (decision !== 'allow' && decision !== 'deny') throw new PageError('Invalid request', 'Choose Allow or Deny.');
+  if (decision !== 'allow' && decision !== 'deny') throw new PageError('Invalid request', 'Choose Allow or Deny.', 400, {}, { href: back, label: 'Back to the consent page' });
   if (decision === 'deny') {
     const consumed = await deps.interactions.consume(request.params.id, session.idHash);
     if (!consumed) return seeOther(reply, back);

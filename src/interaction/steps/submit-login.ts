@@ -14,13 +14,16 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
   const { interaction, client, session } = await loadInteraction(request, deps);
   const back = interactionPath(request.params.id);
   if (!session) return seeOther(reply, back);
-  checkCsrfToken(formField(request.body, 'csrf'), session);
+  checkCsrfToken(formField(request.body, 'csrf'), session, { href: back, label: 'Back to sign-in' });
   if (!interaction.loginRequired && isLoggedIn(session)) return seeOther(reply, back);
 
   const username = formField(request.body, 'username') ?? '';
   const password = formField(request.body, 'password') ?? '';
   const user = await authenticate({ username, password, ip: request.ip }, { users: deps.users, guard: deps.loginGuard });
-  if (!user) return seeOther(reply, `${back}?failed=1`);
+  if (!user) {
+    await deps.interactions.loginFailed(request.params.id, username);
+    return seeOther(reply, `${back}?failed=1`);
+  }
 
   const fresh = await deps.sessions.login(reply, session, user.id);
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);

@@ -1,0 +1,22 @@
+// The frame of every server-rendered page (home, login, consent, logout, errors, demo). All interpolated
+// text goes through escapeHtml and there is no script, so the pages' CSP (no inline script or style,
+// frame-ancestors 'none') holds everywhere; the accent colour comes from /assets/brand.css.
+import type { Brand } from './brand.js';
+import { escapeHtml } from './html.js';
+
+export interface LayoutOptions {
+  /** A wider card, for pages that show tokens and JSON (the demo). */
+  wide?: boolean;
+}
+
+export function pageLayout(brand: Brand, title: string, body: string, options: LayoutOptions = {}): string {
+  const logo = brand.logoUrl ? `<img class="logo" src="${escapeHtml(brand.logoUrl)}" alt="">` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · ${escapeHtml(brand.name)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/assets/gatehouse.css"><link rel="stylesheet" href="/assets/brand.css"></head>
+<body><main class="card${options.wide ? ' wide' : ''}">
+<header class="brand"><a href="/">${logo}<span>${escapeHtml(brand.name)}</span></a></header>
+${body}
+</main></body></html>`;
+}
