@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { calculateJwkThumbprint, decodeJwt } from 'jose';
 import { manualClock } from '../../../src/clock.js';
-import { DPOP_NONCE_WINDOW_SECONDS } from '../../../src/oauth/dpop/nonce.js';
+import { DPOP_NONCE_WINDOW_SECONDS, dpopNonces } from '../../../src/oauth/dpop/nonce.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { dpopKey, dpopProof, retryingDpopNonce, serverNonce, type DpopKey } from '../../helpers/dpop.js';
@@ -84,7 +84,7 @@ test('RFC 9449 §8: oauth4webapi learns the nonce from use_dpop_nonce and its re
   assert.equal((decodeJwt(result.access_token) as { cnf?: { jkt: string } }).cnf?.jkt, await calculateJwkThumbprint(key.jwk));
 });
 
-test('a forged nonce, or one for a window that has not come yet, is refused with use_dpop_nonce', async () => {
+test('a forged nonce (altered MAC, another window number under the old MAC, arbitrary text) is refused with use_dpop_nonce', async () => {
   const real = await serverNonce(`${a.url}/token`);
   const bytes = Buffer.from(real, 'base64url');
   bytes[bytes.length - 1]! ^= 1;
@@ -92,6 +92,8 @@ test('a forged nonce, or one for a window that has not come yet, is refused with
   const future = Buffer.from(real, 'base64url');
   future.writeUIntBE(future.readUIntBE(0, 6) + 1, 0, 6);
   assertUseNonce(await tokenRequest(a, future.toString('base64url')), 'next window, old MAC');
+  future.writeUIntBE(future.readUIntBE(0, 6) + 1, 0, 6);
+  assertUseNonce(await tokenRequest(a, future.toString('base64url')), 'two windows ahead, old MAC');
   assertUseNonce(await tokenRequest(a, 'x'.repeat(30)), 'arbitrary string');
   assertUseNonce(await tokenRequest(a, ''), 'empty');
 });
@@ -113,7 +115,13 @@ test('a nonce handed out by one instance is accepted by another instance sharing
   assert.equal((await tokenRequest(a, fromB)).status, 200, 'and back');
 });
 
-test('a nonce is accepted through the next window and refused as stale after that', async () => {
+test('a nonce is accepted through the next window and refused as stale after that; one minted by an instance a window ahead is accepted', async () => {
+  const ahead = manualClock(clock.now() + DPOP_NONCE_WINDOW_SECONDS * 1000);
+  // What an instance of this deployment whose clock is one window ahead hands out.
+  const fromFastInstance = dpopNonces(Buffer.from(KEK, 'base64url'), ahead).current();
+  assert.equal((await tokenRequest(a, fromFastInstance)).status, 200, 'next window');
+  ahead.advance(DPOP_NONCE_WINDOW_SECONDS * 1000);
+  assertUseNonce(await tokenRequest(a, dpopNonces(Buffer.from(KEK, 'base64url'), ahead).current()), 'two windows ahead');
   const nonce = await serverNonce(`${a.url}/token`);
   clock.advance(DPOP_NONCE_WINDOW_SECONDS * 1000);
   assert.equal((await tokenRequest(a, nonce)).status, 200, 'previous window');
