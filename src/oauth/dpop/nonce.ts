@@ -3,6 +3,8 @@
 // key derived from the key-encryption key (which all instances share already — the signing keys in the
 // database are sealed under it). The current and the previous window are accepted, so a nonce lives
 // between one and two windows; a proof signed now cannot be used beyond that (no pre-computed proofs).
+// The next window is accepted too: only an instance whose clock runs a little ahead can have minted it,
+// and refusing it would send a client to and fro between instances around a window boundary.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 
@@ -37,7 +39,7 @@ export function dpopNonces(keyEncryptionKey: Buffer, clock: Clock, windowSeconds
       const bytes = Buffer.from(nonce, 'base64url');
       const counter = bytes.subarray(0, COUNTER_BYTES);
       const age = windowOf(clock.now()) - counter.readUIntBE(0, COUNTER_BYTES);
-      return (age === 0 || age === 1) && timingSafeEqual(bytes.subarray(COUNTER_BYTES), mac(counter));
+      return age >= -1 && age <= 1 && timingSafeEqual(bytes.subarray(COUNTER_BYTES), mac(counter));
     },
   };
 }
