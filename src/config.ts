@@ -185,6 +185,12 @@ const settings = {
   ),
   SESSION_TTL: seconds('Browser login session lifetime.', 43_200, 60),
   CLOCK_SKEW: seconds('Tolerance applied to exp/nbf/iat checks.', 30, 0, 300),
+  DPOP_NONCE_REQUIRED: {
+    doc: 'Where a DPoP proof must carry a server-provided nonce (RFC 9449 §8, §9): `token` = at /token (a proof without one gets `use_dpop_nonce` and a `DPoP-Nonce` header, which standard clients retry with), `all` = also at /v1 and /userinfo, `off` = nowhere. A nonce that is sent is always checked, and every DPoP response offers a fresh one.',
+    expects: 'one of off, token, all',
+    parse: oneOf('off', 'token', 'all'),
+    fallback: 'token',
+  },
   CLIENT_CACHE_TTL: seconds(
     'How long an instance reuses a client registration it has read (keeps /token, /authorize and the login pages off the database); a change made through /register takes effect at once on that instance, one made elsewhere (CLI, another instance) within this time. 0 = read every time.',
     5,

@@ -46,6 +46,7 @@ export type OAuthErrorCode =
   | 'invalid_token'
   | 'insufficient_scope'
   | 'invalid_dpop_proof'
+  | 'use_dpop_nonce'
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
   | 'access_denied'

@@ -15,6 +15,7 @@ export const problemTypes = {
   'unauthorized': { status: 401, title: 'Unauthorized', description: 'No valid access token was presented. Send `Authorization: Bearer <access token>` issued by this server for this API.' },
   'invalid-token': { status: 401, title: 'Invalid token', description: 'The access token is expired, revoked, malformed, or was not issued for this API.' },
   'invalid-dpop-proof': { status: 401, title: 'Invalid DPoP proof', description: 'The access token is DPoP-bound (RFC 9449): send it as `Authorization: DPoP <token>` with a `DPoP` proof signed by the bound key, fresh, used once, naming this method and URL and carrying the token hash (`ath`).' },
+  'use-dpop-nonce': { status: 401, title: 'DPoP nonce required', description: 'The DPoP proof must carry the server-provided nonce (RFC 9449 §9): retry with a new proof whose `nonce` claim is the value of the `DPoP-Nonce` response header.' },
   'insufficient-scope': { status: 403, title: 'Insufficient scope', description: 'The access token is valid but lacks the scope this operation requires.' },
   'forbidden': { status: 403, title: 'Forbidden', description: 'The caller is authenticated but not allowed to perform this operation.' },
   'not-found': { status: 404, title: 'Not found', description: 'No resource exists at this address, or it is not visible to the caller.' },

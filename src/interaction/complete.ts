@@ -20,6 +20,7 @@ export async function completeAuthorization(
     sessionId: session.idHash,
     ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
     ...(request.resource !== undefined ? { resource: request.resource } : {}),
+    ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),
   });
   return successRedirect({ redirectUri: request.redirectUri, state: request.state }, code, deps.issuer);
 }

@@ -10,7 +10,7 @@ import { revocationsRepository } from '../storage/revocations-repository.js';
 import { usersRepository, type UsersRepository } from '../storage/users-repository.js';
 import { bearerAccessTokenVerifier, type AccessTokenClaims, type BearerVerifier } from './tokens/bearer-access-token.js';
 import { userClaims } from './tokens/user-claims.js';
-import { authorizationCredentials, dpopChallenge, possessionFailure, type PresentedToken } from './dpop/possession.js';
+import { authorizationCredentials, dpopFailureHeaders, possessionFailure, type PresentedToken } from './dpop/possession.js';
 import { dpopDeps, type DpopDeps } from './dpop/proof.js';
 
 const challenge = (attributes = '') => ({ 'www-authenticate': attributes ? `Bearer ${attributes}` : 'Bearer' });
@@ -42,13 +42,13 @@ function presentedToken(request: FastifyRequest): PresentedToken | undefined {
   return fromHeader ?? (fromBody === undefined ? undefined : { scheme: 'Bearer', token: fromBody });
 }
 
-async function authorize(request: FastifyRequest, verify: BearerVerifier, dpop: DpopDeps & { url: string }): Promise<AccessTokenClaims> {
+async function authorize(request: FastifyRequest, verify: BearerVerifier, dpop: DpopDeps & { url: string; requireNonce: boolean }): Promise<AccessTokenClaims> {
   const presented = presentedToken(request);
   if (presented === undefined || presented.token === '') throw noToken();
   const claims = await verify(presented.token);
   if (!claims) throw invalidToken();
   const failure = await possessionFailure({ ...presented, method: request.method, url: dpop.url, dpopHeader: request.headers.dpop }, claims.cnf_jkt, dpop);
-  if (failure) throw new OAuthError(failure.error, failure.description, { status: 401, headers: { 'www-authenticate': dpopChallenge(failure) } });
+  if (failure) throw new OAuthError(failure.error, failure.description, { status: 401, headers: dpopFailureHeaders(failure) });
   // A user token carries auth_time (access-tokens.ts); client_credentials tokens have no user.
   if (claims.auth_time === undefined || !claims.scope.includes('openid')) throw insufficientScope();
   return claims;
@@ -63,7 +63,7 @@ async function claimsOf(claims: AccessTokenClaims, users: Pick<UsersRepository, 
 export function userinfoEndpoint(app: FastifyInstance, core: Core): void {
   const verify = bearerAccessTokenVerifier({ ...core, revocations: revocationsRepository(core.db, core.clock) });
   const users = usersRepository(core.db, core.clock);
-  const dpop = { ...dpopDeps(core), url: `${core.config.ISSUER}/userinfo` };
+  const dpop = { ...dpopDeps(core), url: `${core.config.ISSUER}/userinfo`, requireNonce: core.config.DPOP_NONCE_REQUIRED === 'all' };
   const handler = async (request: FastifyRequest) => claimsOf(await authorize(request, verify, dpop), users);
   const options = {
     config: { face: 'oauth' as const },

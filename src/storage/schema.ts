@@ -19,6 +19,7 @@ export interface AuthorizationCodesTable {
   created_at: Date;
   expires_at: Date;
   redeemed_at: Date | null;
+  dpop_jkt: string | null;
 }
 
 export interface BrowserSessionsTable {
@@ -151,6 +152,7 @@ export interface RefreshTokensTable {
   idle_expires_at: Date;
   rotated_at: Date | null;
   sealed_successor: string | null;
+  dpop_jkt: string | null;
 }
 
 export interface ReportRowsTable {

@@ -2,7 +2,7 @@
 // `Bearer` challenge; `error` is added only when a token was sent (§3.1). Descriptions are fixed text
 // chosen here, never token contents, and pass through safeDescription (no CR/LF, no quotes).
 import { ProblemError, safeDescription } from '../../http/errors.js';
-import { dpopChallenge, type PossessionFailure } from '../../oauth/dpop/possession.js';
+import { dpopFailureHeaders, type PossessionFailure } from '../../oauth/dpop/possession.js';
 
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
 
@@ -23,8 +23,8 @@ export function missingToken(triedQuery = false): ProblemError {
  * challenge naming the accepted proof algorithms.
  */
 export function dpopError(failure: PossessionFailure): ProblemError {
-  const code = failure.error === 'invalid_token' ? 'invalid-token' : 'invalid-dpop-proof';
-  return new ProblemError(code, safeDescription(failure.description), { headers: { 'www-authenticate': dpopChallenge(failure) } });
+  const code = failure.error === 'invalid_token' ? 'invalid-token' : failure.error === 'use_dpop_nonce' ? 'use-dpop-nonce' : 'invalid-dpop-proof';
+  return new ProblemError(code, safeDescription(failure.description), { headers: dpopFailureHeaders(failure) });
 }
 
 export function bearerError(error: BearerErrorCode, description: string, scope?: readonly string[]): ProblemError {

@@ -39,6 +39,6 @@ export function resourceServerAuth(core: Core, options: { jwksUrl?: string | und
     clock,
     ...(options.recheckMs !== undefined ? { recheckMs: options.recheckMs } : {}),
   });
-  const possession = proofOfPossession({ ...dpopDeps(core), publicBaseUrl: config.ISSUER });
+  const possession = proofOfPossession({ ...dpopDeps(core), publicBaseUrl: config.ISSUER, requireNonce: config.DPOP_NONCE_REQUIRED === 'all' });
   return { authenticator, keySource, possession };
 }

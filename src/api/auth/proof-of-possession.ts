@@ -10,7 +10,7 @@ import { dpopError } from './challenges.js';
 export type PossessionCheck = (request: FastifyRequest, presented: PresentedToken, principal: Principal) => Promise<void>;
 
 /** `publicBaseUrl`: what clients call this service by (ISSUER); the proof's htu is that plus the path. */
-export function proofOfPossession(deps: DpopDeps & { publicBaseUrl: string }): PossessionCheck {
+export function proofOfPossession(deps: DpopDeps & { publicBaseUrl: string; requireNonce: boolean }): PossessionCheck {
   return async (request, { scheme, token }, principal) => {
     const url = `${deps.publicBaseUrl}${request.url.split('?')[0]}`;
     const failure = await possessionFailure({ scheme, token, method: request.method, url, dpopHeader: request.headers.dpop }, principal.boundKey, deps);

@@ -18,6 +18,8 @@ export interface AuthorizationRequest {
   idTokenHintSub?: string;
   /** RFC 8707 resource, when the client named it. */
   resource?: string;
+  /** RFC 9449 10: the DPoP key (JWK thumbprint) the code will be bound to. */
+  dpopJkt?: string;
   /** The request's own parameters, to start the flow again when the interaction expired. */
   parameters: Record<string, string>;
 }

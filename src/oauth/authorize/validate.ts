@@ -7,6 +7,7 @@ import type { AuthorizationRequest, RedirectTarget } from './authorization-reque
 import { checkClient } from './check-client.js';
 import { checkIdTokenHint, type IdTokenHintDeps } from './check-id-token-hint.js';
 import { checkNoDuplicates } from './check-duplicates.js';
+import { checkDpopJkt } from './check-dpop-jkt.js';
 import { checkMaxAge } from './check-max-age.js';
 import { checkNonce } from './check-nonce.js';
 import { checkPkce } from './check-pkce.js';
@@ -44,6 +45,7 @@ export async function validateAuthorizationRequest(
     const prompt = checkPrompt(params);
     const maxAge = checkMaxAge(params);
     const resource = checkResource(params, deps.apiAudience);
+    const dpopJkt = checkDpopJkt(params);
     const idTokenHintSub = await checkIdTokenHint(params, client.id, deps);
     const loginHint = params.values.login_hint;
     const request: AuthorizationRequest = {
@@ -59,6 +61,7 @@ export async function validateAuthorizationRequest(
       ...(loginHint !== undefined ? { loginHint } : {}),
       ...(resource !== undefined ? { resource } : {}),
       ...(idTokenHintSub !== undefined ? { idTokenHintSub } : {}),
+      ...(dpopJkt !== undefined ? { dpopJkt } : {}),
     };
     return { client, request };
   } catch (error) {

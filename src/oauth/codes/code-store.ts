@@ -2,6 +2,9 @@
 // the code, creates its grant, records the access token about to be signed, starts the refresh-token
 // family when one is due and reads the user — one round trip per exchange. Exactly one of any number of
 // parallel redemptions wins, and a later second use always finds the grant to revoke (RFC 6749 4.1.2).
+// A code bound to a DPoP key (RFC 9449 10) is consumed only by a request proving that key; any other
+// request leaves it unspent, so whoever stole it cannot burn it for the client. The first refresh token
+// carries the key of the redeeming proof (RFC 9449 5).
 import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
@@ -21,6 +24,7 @@ export interface StoredCode {
   authTime: Date;
   sessionId: string | null;
   resource: string | null;
+  dpopJkt: string | null;
   expiresAt: Date;
   redeemedAt: Date | null;
 }
@@ -32,6 +36,8 @@ export interface RedemptionWrites {
   accessToken?: IssuedAccessTokenRecord;
   /** The first refresh token of the family, inserted only when the code's scope calls for one (see below). */
   refresh?: { tokenHash: string; idleSeconds: number };
+  /** Thumbprint of the redeeming request's DPoP proof key, if it carried one. */
+  dpopJkt?: string | undefined;
 }
 
 export interface ConsumedCode {
@@ -66,6 +72,7 @@ const toCode = (r: CodeRow): StoredCode => ({
   authTime: r.auth_time,
   sessionId: r.session_id,
   resource: r.resource,
+  dpopJkt: r.dpop_jkt,
   expiresAt: r.expires_at,
   redeemedAt: r.redeemed_at,
 });
@@ -84,6 +91,7 @@ const insertCode = precompiled(
       auth_time: v.authTime,
       session_id: v.sessionId,
       resource: v.resource,
+      dpop_jkt: v.dpopJkt,
       created_at: v.createdAt,
       expires_at: v.expiresAt,
     }),
@@ -104,12 +112,14 @@ export function codeStore(db: Db, clock: Clock): CodeStore {
         authTime: code.authTime,
         sessionId: code.sessionId,
         resource: code.resource,
+        dpopJkt: code.dpopJkt,
         createdAt: new Date(clock.now()),
         expiresAt: code.expiresAt,
       });
     },
-    async consume(codeHash, clientId, { grantLifetimeSeconds, accessToken, refresh }) {
+    async consume(codeHash, clientId, { grantLifetimeSeconds, accessToken, refresh, dpopJkt }) {
       const now = new Date(clock.now());
+      const jkt = dpopJkt ?? null;
       const lifetime = sql`make_interval(secs => ${grantLifetimeSeconds}::double precision)`;
       // DESIGN.md §1: a refresh token comes with offline_access (OIDC) or for plain OAuth (no openid); the
       // caller passes `refresh` only when the client is registered for the refresh_token grant.
@@ -117,6 +127,7 @@ export function codeStore(db: Db, clock: Clock): CodeStore {
         with redeemed as (
           update authorization_codes set redeemed_at = ${now}
           where code_hash = ${codeHash} and client_id = ${clientId} and redeemed_at is null and expires_at > ${now}
+            and (dpop_jkt is null or dpop_jkt = ${jkt}::text)
           returning *
         ), granted as (
           insert into oauth_grants (id, client_id, user_id, scope, auth_time, session_id, resource, created_at, expires_at)
@@ -127,9 +138,10 @@ export function codeStore(db: Db, clock: Clock): CodeStore {
           select ${accessToken?.jti ?? null}::text, grant_id, ${accessToken?.expiresAt ?? null}::timestamptz
           from redeemed where ${accessToken !== undefined}
         ), first_refresh as (
-          insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at)
+          insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at, dpop_jkt)
           select ${refresh?.tokenHash ?? null}::text, grant_id, ${now},
-                 least(${now}::timestamptz + make_interval(secs => ${refresh?.idleSeconds ?? 0}::double precision), auth_time + ${lifetime})
+                 least(${now}::timestamptz + make_interval(secs => ${refresh?.idleSeconds ?? 0}::double precision), auth_time + ${lifetime}),
+                 ${jkt}::text
           from redeemed
           where ${refresh !== undefined} and ('offline_access' = any(scope) or not 'openid' = any(scope))
           returning grant_id

@@ -18,11 +18,15 @@ export interface RedemptionIssue {
   accessToken: IssuedAccessTokenRecord;
   /** The refresh token to start the family with, when the client is registered for refresh_token. */
   refreshTokenHash?: string;
+  /** Thumbprint of the request's verified DPoP proof key: must match a code's dpop_jkt, binds the refresh token. */
+  dpopJkt?: string | undefined;
 }
 
 export type Redemption =
   | ({ ok: true } & ConsumedCode)
   | { ok: false; reason: 'unknown' | 'expired' | 'other_client' }
+  /** RFC 9449 10: the code is bound to a DPoP key the request did not prove; it stays unspent. */
+  | { ok: false; reason: 'dpop_jkt'; grantId: string }
   /** A second use: the grant the first use created is revoked, with every token issued from it. */
   | { ok: false; reason: 'reused'; grantId: string };
 
@@ -45,7 +49,7 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
   const codes = codeStore(db, clock);
   const grants = grantStore(db, clock);
 
-  async function explainFailure(codeHash: string, clientId: string): Promise<Redemption> {
+  async function explainFailure(codeHash: string, clientId: string, dpopJkt: string | undefined): Promise<Redemption> {
     const code = await codes.find(codeHash);
     if (!code) return { ok: false, reason: 'unknown' };
     if (code.redeemedAt !== null) {
@@ -55,6 +59,7 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
       return { ok: false, reason: 'reused', grantId: code.grantId };
     }
     if (code.clientId !== clientId) return { ok: false, reason: 'other_client' };
+    if (code.expiresAt.getTime() > clock.now() && code.dpopJkt !== null && code.dpopJkt !== dpopJkt) return { ok: false, reason: 'dpop_jkt', grantId: code.grantId };
     return { ok: false, reason: 'expired' };
   }
 
@@ -72,6 +77,7 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
         authTime: new Date(input.authTime * 1000),
         sessionId: input.sessionId ?? null,
         resource: input.resource ?? null,
+        dpopJkt: input.dpopJkt ?? null,
         expiresAt: new Date(clock.now() + config.AUTH_CODE_TTL * 1000),
       });
       return code;
@@ -82,8 +88,9 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
         grantLifetimeSeconds: config.REFRESH_TOKEN_ABSOLUTE_TTL,
         ...(issue ? { accessToken: issue.accessToken } : {}),
         ...(issue?.refreshTokenHash ? { refresh: { tokenHash: issue.refreshTokenHash, idleSeconds: config.REFRESH_TOKEN_IDLE_TTL } } : {}),
+        dpopJkt: issue?.dpopJkt,
       });
-      return consumed ? { ok: true, ...consumed } : explainFailure(codeHash, clientId);
+      return consumed ? { ok: true, ...consumed } : explainFailure(codeHash, clientId, issue?.dpopJkt);
     },
   };
 }

@@ -1,8 +1,9 @@
 // RFC 9449 §7: a protected resource (the API, /userinfo) accepts a DPoP-bound access token (cnf.jkt) only
 // with the DPoP scheme and a proof, for this very request, signed by the key the token is bound to; an
 // unbound token only with the Bearer scheme. Runs after the token itself was authenticated. The caller
-// turns a failure into its own error format, with a `DPoP` challenge (dpopChallenge).
-import { DpopProofError, DPOP_ALGS, verifyDpopProof, type DpopDeps } from './proof.js';
+// turns a failure into its own error format, with a `DPoP` challenge (dpopChallenge) and, for
+// use_dpop_nonce (RFC 9449 9), the nonce to retry with in a DPoP-Nonce header (dpopFailureHeaders).
+import { DpopNonceError, DpopProofError, DPOP_ALGS, verifyDpopProof, type DpopDeps } from './proof.js';
 import { safeDescription } from '../../http/errors.js';
 
 export type PresentationScheme = 'Bearer' | 'DPoP';
@@ -28,8 +29,10 @@ export function authorizationCredentials(header: string | undefined): PresentedT
 }
 
 export interface PossessionFailure {
-  error: 'invalid_token' | 'invalid_dpop_proof';
+  error: 'invalid_token' | 'invalid_dpop_proof' | 'use_dpop_nonce';
   description: string;
+  /** use_dpop_nonce: the nonce the client is to put in its next proof. */
+  nonce?: string;
 }
 
 export interface PresentedRequest extends PresentedToken {
@@ -40,15 +43,21 @@ export interface PresentedRequest extends PresentedToken {
 }
 
 /** undefined when the presentation is right for the token; otherwise why not. */
-export async function possessionFailure(presented: PresentedRequest, boundKey: string | undefined, deps: DpopDeps): Promise<PossessionFailure | undefined> {
+export async function possessionFailure(
+  presented: PresentedRequest,
+  boundKey: string | undefined,
+  deps: DpopDeps & { requireNonce: boolean },
+): Promise<PossessionFailure | undefined> {
   if (boundKey === undefined) {
     return presented.scheme === 'DPoP' ? { error: 'invalid_token', description: 'The access token is not DPoP-bound; send it with the Bearer scheme.' } : undefined;
   }
   if (presented.scheme === 'Bearer') return { error: 'invalid_token', description: 'The access token is DPoP-bound; send it with the DPoP scheme and a DPoP proof.' };
   let jkt: string;
   try {
-    jkt = await verifyDpopProof({ header: presented.dpopHeader, method: presented.method, url: presented.url, accessToken: presented.token }, deps);
+    const { dpopHeader: header, method, url, token: accessToken } = presented;
+    jkt = await verifyDpopProof({ header, method, url, accessToken, requireNonce: deps.requireNonce }, deps);
   } catch (error) {
+    if (error instanceof DpopNonceError) return { error: 'use_dpop_nonce', description: error.message, nonce: deps.nonces.current() };
     if (!(error instanceof DpopProofError)) throw error;
     // jose's wording may quote the proof's claims; a fixed sentence stands in for it.
     return { error: 'invalid_dpop_proof', description: error.message.startsWith('the DPoP proof is invalid:') ? 'The DPoP proof is invalid.' : error.message };
@@ -59,3 +68,9 @@ export async function possessionFailure(presented: PresentedRequest, boundKey: s
 /** The `WWW-Authenticate` value for a failure that concerns DPoP (RFC 9449 §7.1). */
 export const dpopChallenge = ({ error, description }: PossessionFailure): string =>
   `DPoP algs="${DPOP_ALGS.join(' ')}", error="${error}", error_description="${safeDescription(description)}"`;
+
+/** The headers of a DPoP failure: the challenge, and the nonce to retry with when one is asked for. */
+export const dpopFailureHeaders = (failure: PossessionFailure): Record<string, string> => ({
+  'www-authenticate': dpopChallenge(failure),
+  ...(failure.nonce !== undefined ? { 'dpop-nonce': failure.nonce } : {}),
+});

@@ -1,20 +1,28 @@
 // DPoP proof validation (RFC 9449 4.3), usable by the token endpoint and by a resource server (pass the
 // access token to check `ath`). The key is the one embedded in the proof; the algorithm is pinned to an
 // asymmetric allow-list (never HS* or none); the proof is fresh (iat window), names this request (htm, htu),
-// and its jti is accepted once per key.
+// carries a server nonce where one is required (and a valid one whenever it carries any), and its jti is
+// accepted once per key.
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import type { Clock } from '../../clock.js';
 // sha256 here is base64url(SHA-256), which is also exactly RFC 9449 4.2's `ath`.
 import { sha256 } from '../../crypto/random.js';
 import type { Core } from '../../core.js';
+import { resolveKeyEncryptionKey } from '../../crypto/key-encryption.js';
 import { dpopProofsRepository, type DpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
+import { dpopNonces, type DpopNonces } from './nonce.js';
 
 export const DPOP_ALGS = ['ES256', 'RS256', 'PS256'] as const;
 /** How old a proof may be (RFC 9449 11.1 leaves the window to the server). */
 export const DPOP_PROOF_MAX_AGE_SECONDS = 60;
 
 export class DpopProofError extends Error {
-  override readonly name = 'DpopProofError';
+  override readonly name: string = 'DpopProofError';
+}
+
+/** RFC 9449 §8: the proof lacks a required nonce or carries one this server does not accept (use_dpop_nonce). */
+export class DpopNonceError extends DpopProofError {
+  override readonly name = 'DpopNonceError';
 }
 
 export interface DpopRequest {
@@ -25,12 +33,15 @@ export interface DpopRequest {
   url: string;
   /** For a resource server: the access token the proof must be bound to (`ath`). */
   accessToken?: string;
+  /** Whether a proof without a nonce is refused (a nonce that is present is checked regardless). */
+  requireNonce?: boolean;
 }
 
 export interface DpopDeps {
   clock: Clock;
   clockSkewSeconds: number;
   proofs: Pick<DpopProofsRepository, 'consume'>;
+  nonces: DpopNonces;
 }
 
 /** What every proof check of this app (token endpoint, resource API, /userinfo) works with. */
@@ -38,6 +49,7 @@ export const dpopDeps = (core: Pick<Core, 'clock' | 'config' | 'db'>): DpopDeps 
   clock: core.clock,
   clockSkewSeconds: core.config.CLOCK_SKEW,
   proofs: dpopProofsRepository(core.db, core.clock),
+  nonces: dpopNonces(resolveKeyEncryptionKey(core.config), core.clock),
 });
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
@@ -72,10 +84,20 @@ export async function verifyDpopProof(request: DpopRequest, deps: DpopDeps): Pro
   if (typeof payload.htu !== 'string' || withoutQuery(payload.htu) !== request.url) throw new DpopProofError('htu does not match the request URL');
   if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 512) throw new DpopProofError('the DPoP proof jti is invalid');
   if (request.accessToken !== undefined && payload.ath !== sha256(request.accessToken)) throw new DpopProofError('ath does not match the access token');
+  checkNonce(payload.nonce, request.requireNonce === true, deps.nonces);
   const jkt = await calculateJwkThumbprint(jwk);
   const expiresAt = new Date((payload.iat! + DPOP_PROOF_MAX_AGE_SECONDS + 2 * deps.clockSkewSeconds) * 1000);
   if (!(await deps.proofs.consume(jkt, sha256(payload.jti), expiresAt))) throw new DpopProofError('the DPoP proof was already used');
   return jkt;
+}
+
+/** Before the jti is spent: the client retries with a new proof anyway, and a refused proof stores nothing. */
+function checkNonce(nonce: unknown, required: boolean, nonces: DpopNonces): void {
+  if (nonce === undefined) {
+    if (required) throw new DpopNonceError('a DPoP nonce is required; use the one in the DPoP-Nonce header');
+    return;
+  }
+  if (!nonces.accepts(nonce)) throw new DpopNonceError('the DPoP nonce is invalid or expired; use the one in the DPoP-Nonce header');
 }
 
 function withoutQuery(url: string): string | undefined {

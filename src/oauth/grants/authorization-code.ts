@@ -1,6 +1,8 @@
 // RFC 6749 4.1.3 with PKCE (RFC 7636 4.5-4.6): exchange a code for tokens. The cheap shape checks run
 // first; then the code is consumed atomically for this client; then redirect_uri and the S256 verifier
 // must match what /authorize bound. A second use of a code revokes every token issued from it (4.1.2).
+// A code requested with dpop_jkt (RFC 9449 10) redeems only with a proof of that key (else invalid_grant,
+// the code left unspent); the refresh token of a DPoP exchange is bound to the proof's key (RFC 9449 5).
 import type { Core } from '../../core.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { OAuthError } from '../../http/errors.js';
@@ -31,6 +33,12 @@ function wellFormedVerifier(value: string | undefined): string {
 async function redeem(codes: AuthorizationCodeRedeemer, code: string, client: Client, issue: RedemptionIssue): Promise<Extract<Redemption, { ok: true }>> {
   const result = await codes.redeem(code, client.id, issue);
   if (result.ok) return result;
+  if (result.reason === 'dpop_jkt') {
+    throw new SecurityEventError(
+      { type: 'dpop_binding_mismatch', familyId: result.grantId, clientId: client.id },
+      'The authorization code is bound to another DPoP key (dpop_jkt); present a proof of that key.',
+    );
+  }
   if (result.reason === 'reused') {
     throw new SecurityEventError(
       { type: 'authorization_code_reuse', familyId: result.grantId, clientId: client.id },
@@ -67,6 +75,7 @@ export function authorizationCodeGrant(deps: {
       const { code, user, refreshIssued } = await redeem(deps.codes, codeValue, client, {
         accessToken,
         ...(refreshToken ? { refreshTokenHash: sha256(refreshToken) } : {}),
+        dpopJkt,
       });
       try {
         checkBinding(code, params.redirect_uri, verifier);

@@ -1,7 +1,9 @@
 // RFC 6749 6 with rotation on every use (RFC 9700 4.14.2). The optional scope may only narrow (6: "MUST
 // NOT include any scope not originally granted"); a narrowed scope shapes this response only — the grant
 // keeps its scope, so a later refresh without `scope` gets all of it back. Presenting a rotated or revoked
-// token revokes the family (SecurityEventError → invalid_grant, logged with the family id).
+// token revokes the family (SecurityEventError → invalid_grant, logged with the family id). A DPoP-bound
+// token (RFC 9449 5) needs a proof of its key — without one, or with another key, invalid_grant, and the
+// token stays as it was — and what it yields is bound to that key again (token_type DPoP, cnf.jkt).
 import type { Core } from '../../core.js';
 import { OAuthError } from '../../http/errors.js';
 import { refreshTokens, type Rotation, type RefreshTokens } from '../refresh/index.js';
@@ -18,6 +20,11 @@ function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: str
       return new SecurityEventError(
         { type: 'refresh_token_reuse', familyId: rotation.grantId!, clientId },
         'The refresh token was already used; its whole family is revoked.',
+      );
+    case 'dpop_key':
+      return new SecurityEventError(
+        { type: 'dpop_binding_mismatch', familyId: rotation.grantId!, clientId },
+        'The refresh token is DPoP-bound; present a DPoP proof of the key it is bound to.',
       );
     case 'wider_scope':
       return new OAuthError('invalid_scope', 'The requested scope exceeds the scope originally granted.');
@@ -42,7 +49,7 @@ export function refreshTokenGrant(deps: {
       // only resource is the API, so the grant's bound audience is the API audience whenever it is set).
       tokenAudience(params.resource, null, deps.apiAudience);
       const accessToken = deps.tokens.accessTokens.prepare();
-      const rotation = await deps.refresh.rotate({ token, clientId: client.id, scope: requested, accessToken });
+      const rotation = await deps.refresh.rotate({ token, clientId: client.id, scope: requested, accessToken, dpopJkt });
       if (rotation.kind === 'replayed') return JSON.parse(rotation.response) as TokenResponse;
       if (rotation.kind === 'refused') throw refusal(rotation, client.id);
       // A grant revoked while rotating (code or refresh reuse elsewhere) must not hand out a live token.
@@ -55,7 +62,8 @@ export function refreshTokenGrant(deps: {
         authTime: Math.floor(grant.authTime.getTime() / 1000),
         audience: tokenAudience(params.resource, grant.resource, deps.apiAudience),
         accessToken,
-        dpopJkt,
+        // The successor's binding: the proof's key, which rotation matched against the presented token's.
+        dpopJkt: rotation.dpopJkt ?? undefined,
         refreshToken: rotation.refreshToken,
       });
       await deps.refresh.rememberSuccessor(token, JSON.stringify(response));

@@ -2,6 +2,9 @@
 // use for every client; presenting a rotated or revoked token revokes the whole family. Optional
 // REFRESH_REUSE_GRACE: the same old token presented again by its client shortly after rotation gets the
 // same successor pair back (sealed under a key only the old token can derive) instead of a revocation.
+// A DPoP-bound token (RFC 9449 5) rotates, and is replayed, only for a proof of its key; a request without
+// that proof is refused before anything else and changes nothing — it shows the token leaked, but not that
+// the client's own copy did, and whoever sent it can use neither.
 import { hkdfSync } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
@@ -13,7 +16,7 @@ import { refreshStore, type RefreshTokenRecord, type RotatedGrant } from './refr
 
 export type { GrantRecord } from './refresh-store.js';
 
-export type RotationFailure = 'unknown' | 'other_client' | 'reused' | 'expired' | 'wider_scope' | 'in_flight';
+export type RotationFailure = 'unknown' | 'other_client' | 'dpop_key' | 'reused' | 'expired' | 'wider_scope' | 'in_flight';
 
 export type Rotation =
   | ({ kind: 'rotated'; refreshToken: string } & RotatedGrant)
@@ -25,7 +28,8 @@ export interface RefreshTokens {
   /** The first refresh token of a grant's family. */
   issueFirst(grantId: string): Promise<string>;
   /** `accessToken`: the jti about to be signed, recorded under the grant by the rotation itself. */
-  rotate(input: { token: string; clientId: string; scope: readonly string[]; accessToken: IssuedAccessTokenRecord }): Promise<Rotation>;
+  /** `dpopJkt`: thumbprint of the request's verified DPoP proof key, if it carried one. */
+  rotate(input: { token: string; clientId: string; scope: readonly string[]; accessToken: IssuedAccessTokenRecord; dpopJkt?: string | undefined }): Promise<Rotation>;
   /** REFRESH_REUSE_GRACE: remembers the response that answered this (now rotated) token. */
   rememberSuccessor(token: string, response: string): Promise<void>;
   /** The token's record when it is live, undefined otherwise. */
@@ -70,11 +74,12 @@ export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
   }
 
   /** Why rotation matched nothing — and, for a rotated or revoked token, the family's revocation. */
-  async function explain(token: string, clientId: string, scope: readonly string[]): Promise<Rotation> {
+  async function explain(token: string, clientId: string, scope: readonly string[], dpopJkt: string | undefined): Promise<Rotation> {
     const record = await store.find(sha256(token));
     if (!record) return { kind: 'refused', reason: 'unknown' };
     const grantId = record.grant.id;
     if (record.grant.clientId !== clientId) return { kind: 'refused', reason: 'other_client' };
+    if (record.dpopJkt !== null && record.dpopJkt !== dpopJkt) return { kind: 'refused', reason: 'dpop_key', grantId };
     if (record.rotatedAt !== null || record.grant.revokedAt !== null) {
       if (withinGrace(record)) {
         if (record.sealedSuccessor === null) return { kind: 'refused', reason: 'in_flight', grantId };
@@ -95,7 +100,7 @@ export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
       await store.insertFirst(sha256(token), grantId, config.REFRESH_TOKEN_IDLE_TTL);
       return token;
     },
-    async rotate({ token, clientId, scope, accessToken }) {
+    async rotate({ token, clientId, scope, accessToken, dpopJkt }) {
       const successor = randomToken(REFRESH_TOKEN_BYTES);
       const rotated = await store.rotate({
         oldHash: sha256(token),
@@ -104,8 +109,9 @@ export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
         scope,
         idleSeconds: config.REFRESH_TOKEN_IDLE_TTL,
         accessToken,
+        dpopJkt,
       });
-      return rotated ? { kind: 'rotated', ...rotated, refreshToken: successor } : explain(token, clientId, scope);
+      return rotated ? { kind: 'rotated', ...rotated, refreshToken: successor } : explain(token, clientId, scope, dpopJkt);
     },
     async rememberSuccessor(token, response) {
       if (config.REFRESH_REUSE_GRACE <= 0) return;

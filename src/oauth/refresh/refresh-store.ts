@@ -6,6 +6,11 @@
 // about to be signed under the grant, and reads the user — one round trip per refresh. Concurrent rotations
 // of one token serialise on its row lock; after the winner commits, the others re-check `rotated_at is
 // null`, match nothing, and go on to reuse detection — so a family never has two live branches.
+//
+// DPoP (RFC 9449 5): a token carries the thumbprint of the key it is bound to. Rotation matches only when
+// the request's proof is of that key (an unbound token matches any request), and the successor inherits
+// the binding — or takes the request's key when the family was unbound, so a token issued with a proof is
+// always bound to it.
 import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
@@ -25,6 +30,8 @@ export interface GrantRecord {
 }
 
 export interface RefreshTokenRecord {
+  /** RFC 9449 5: the JWK thumbprint the token is bound to, null when it is not DPoP-bound. */
+  dpopJkt: string | null;
   createdAt: Date;
   idleExpiresAt: Date;
   rotatedAt: Date | null;
@@ -41,6 +48,8 @@ export interface RotationInput {
   idleSeconds: number;
   /** The access token about to be signed, recorded under the grant in the same statement. */
   accessToken: IssuedAccessTokenRecord;
+  /** Thumbprint of the request's verified DPoP proof key, if it carried one. */
+  dpopJkt: string | undefined;
 }
 
 export interface RotatedGrant {
@@ -48,11 +57,13 @@ export interface RotatedGrant {
   user: User | null;
   /** False when the grant was revoked while rotating: the access token must not be issued. */
   recorded: boolean;
+  /** The key the successor is bound to (the request's), null when neither token nor request had one. */
+  dpopJkt: string | null;
 }
 
 export interface RefreshStore {
   /** The first token of a grant's family. */
-  insertFirst(tokenHash: string, grantId: string, idleSeconds: number): Promise<void>;
+  insertFirst(tokenHash: string, grantId: string, idleSeconds: number, dpopJkt?: string): Promise<void>;
   /** Rotates atomically; the grant when the presented token was live and matched, undefined otherwise. */
   rotate(input: RotationInput): Promise<RotatedGrant | undefined>;
   find(tokenHash: string): Promise<RefreshTokenRecord | undefined>;
@@ -88,18 +99,19 @@ const toGrant = (r: GrantRow): GrantRecord => ({
 export function refreshStore(db: Db, clock: Clock): RefreshStore {
   const now = () => new Date(clock.now());
   return {
-    async insertFirst(tokenHash, grantId, idleSeconds) {
+    async insertFirst(tokenHash, grantId, idleSeconds, dpopJkt) {
       const at = now();
       await sql`
-        insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at)
-        select ${tokenHash}, id, ${at}, least(${at}::timestamptz + make_interval(secs => ${idleSeconds}::double precision), expires_at)
+        insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at, dpop_jkt)
+        select ${tokenHash}, id, ${at}, least(${at}::timestamptz + make_interval(secs => ${idleSeconds}::double precision), expires_at), ${dpopJkt ?? null}::text
         from oauth_grants where id = ${grantId}`.execute(db);
     },
-    async rotate({ oldHash, newHash, clientId, scope, idleSeconds, accessToken }) {
+    async rotate({ oldHash, newHash, clientId, scope, idleSeconds, accessToken, dpopJkt }) {
       const at = now();
+      const jkt = dpopJkt ?? null;
       // `recorded` share-locks the live grant row like grantStore.recordAccessToken: a revocation in flight
       // is waited for and seen (nothing recorded), one that starts later copies this jti.
-      const { rows } = await sql<GrantRow & { user_row: Record<string, unknown> | null; recorded: boolean }>`
+      const { rows } = await sql<GrantRow & { user_row: Record<string, unknown> | null; recorded: boolean; dpop_jkt: string | null }>`
         with presented as (
           update refresh_tokens r set rotated_at = ${at}
           from oauth_grants g
@@ -107,11 +119,12 @@ export function refreshStore(db: Db, clock: Clock): RefreshStore {
             and r.rotated_at is null and r.idle_expires_at > ${at}
             and g.revoked_at is null and g.expires_at > ${at}
             and g.client_id = ${clientId} and ${[...scope]}::text[] <@ g.scope
+            and (r.dpop_jkt is null or r.dpop_jkt = ${jkt}::text)
           returning g.id as grant_id, g.client_id, g.user_id, g.scope, g.auth_time, g.resource,
-                    g.created_at as grant_created_at, g.expires_at, g.revoked_at
+                    g.created_at as grant_created_at, g.expires_at, g.revoked_at, coalesce(r.dpop_jkt, ${jkt}::text) as dpop_jkt
         ), successor as (
-          insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at)
-          select ${newHash}, grant_id, ${at}, least(${at}::timestamptz + make_interval(secs => ${idleSeconds}::double precision), expires_at)
+          insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at, dpop_jkt)
+          select ${newHash}, grant_id, ${at}, least(${at}::timestamptz + make_interval(secs => ${idleSeconds}::double precision), expires_at), dpop_jkt
           from presented
         ), recorded as (
           insert into grant_access_tokens (jti, grant_id, expires_at)
@@ -125,7 +138,7 @@ export function refreshStore(db: Db, clock: Clock): RefreshStore {
         from presented p left join users u on u.id = p.user_id`.execute(db);
       const row = rows[0];
       if (!row) return undefined;
-      return { grant: toGrant(row), user: userFromJson(row.user_row), recorded: row.recorded };
+      return { grant: toGrant(row), user: userFromJson(row.user_row), recorded: row.recorded, dpopJkt: row.dpop_jkt };
     },
     async find(tokenHash) {
       const row = await db
@@ -136,6 +149,7 @@ export function refreshStore(db: Db, clock: Clock): RefreshStore {
           'r.idle_expires_at',
           'r.rotated_at',
           'r.sealed_successor',
+          'r.dpop_jkt',
           'g.id as grant_id',
           'g.client_id',
           'g.user_id',
@@ -150,6 +164,7 @@ export function refreshStore(db: Db, clock: Clock): RefreshStore {
         .executeTakeFirst();
       if (!row) return undefined;
       return {
+        dpopJkt: row.dpop_jkt,
         createdAt: row.created_at,
         idleExpiresAt: row.idle_expires_at,
         rotatedAt: row.rotated_at,

@@ -28,7 +28,7 @@ const tokenResponseSchema = {
 export function tokenEndpoint(app: FastifyInstance, core: Core): void {
   const grants = new Map(createGrants(core).map((grant) => [grant.type as string, grant]));
   const auth = clientAuthDeps(core);
-  const dpop = dpopDeps(core);
+  const dpop = { ...dpopDeps(core), requireNonce: core.config.DPOP_NONCE_REQUIRED !== 'off' };
   const tokenEndpointUrl = `${core.config.ISSUER}/token`;
 
   app.post(
@@ -36,6 +36,8 @@ export function tokenEndpoint(app: FastifyInstance, core: Core): void {
     { config: { face: 'oauth' }, bodyLimit: core.config.FORM_BODY_LIMIT, schema: { response: { 200: tokenResponseSchema } } },
     async (request, reply): Promise<TokenResponse> => {
       reply.headers(NO_STORE);
+      // RFC 9449 8.2: every answer to a DPoP client, success or error, offers the nonce to use next.
+      if (request.headers.dpop !== undefined) reply.header('dpop-nonce', dpop.nonces.current());
       const params = formParameters(request);
       const grantType = requireGrantType(params);
       const client = await authenticateClient(request, params, auth);

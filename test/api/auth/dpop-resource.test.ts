@@ -9,6 +9,7 @@ import * as client from 'openid-client';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from '../../oauth/fixtures.js';
+import { retryingDpopNonce, serverNonce } from '../../helpers/dpop.js';
 
 let t: TestApp;
 let service: RegisteredClient;
@@ -39,7 +40,8 @@ async function proof(token: string, overrides: JWTPayload = {}, options: { key?:
 async function tokenFor(bound: boolean): Promise<string> {
   const headers: Record<string, string> = { authorization: basicAuth(service.id, service.secret) };
   if (bound) {
-    headers.dpop = await new SignJWT({ jti: randomUUID(), htm: 'POST', htu: `${t.url}/token`, iat: now() })
+    // DPOP_NONCE_REQUIRED defaults to `token`: the proof at /token carries the server's nonce.
+    headers.dpop = await new SignJWT({ jti: randomUUID(), htm: 'POST', htu: `${t.url}/token`, iat: now(), nonce: await serverNonce(`${t.url}/token`) })
       .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: publicJwk })
       .sign(keys.privateKey);
   }
@@ -65,10 +67,12 @@ test('oauth4webapi: a DPoP-bound token calls the API with the DPoP scheme and a 
   const as = { issuer: t.url, token_endpoint: `${t.url}/token` };
   const handle = oauth.DPoP({}, keys);
   const options = { DPoP: handle, [oauth.allowInsecureRequests]: true };
-  const granted = await oauth.processClientCredentialsResponse(
-    as,
-    { client_id: service.id },
-    await oauth.clientCredentialsGrantRequest(as, { client_id: service.id }, oauth.ClientSecretBasic(service.secret), {}, options),
+  const granted = await retryingDpopNonce(async () =>
+    oauth.processClientCredentialsResponse(
+      as,
+      { client_id: service.id },
+      await oauth.clientCredentialsGrantRequest(as, { client_id: service.id }, oauth.ClientSecretBasic(service.secret), {}, options),
+    ),
   );
   assert.equal(granted.token_type, 'dpop');
   const res = await oauth.protectedResourceRequest(granted.access_token, 'GET', new URL(ordersUrl), new Headers(), null, options);

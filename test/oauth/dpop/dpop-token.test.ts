@@ -7,12 +7,15 @@ import * as client from 'openid-client';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, generateSecret, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { retryingDpopNonce, serverNonce } from '../../helpers/dpop.js';
 
 let t: TestApp;
 let service: RegisteredClient;
 let tokenUrl: string;
 let keys: { publicKey: CryptoKey; privateKey: CryptoKey };
 let publicJwk: JWK;
+/** DPOP_NONCE_REQUIRED defaults to `token`: every proof here carries the server's nonce. */
+let nonce: string;
 
 before(async () => {
   t = await startTestApp({ env: NO_LIMITS });
@@ -20,13 +23,14 @@ before(async () => {
   service = await registerClient(t.core, { scope: 'orders:read' });
   keys = await generateKeyPair('ES256', { extractable: true });
   publicJwk = await exportJWK(keys.publicKey);
+  nonce = await serverNonce(tokenUrl);
 });
 after(() => t.close());
 
 const now = () => Math.floor(Date.now() / 1000);
 
 function proof(overrides: JWTPayload = {}, header: Record<string, unknown> = {}, key: CryptoKey | Uint8Array = keys.privateKey) {
-  return new SignJWT({ jti: randomUUID(), htm: 'POST', htu: tokenUrl, iat: now(), ...overrides })
+  return new SignJWT({ jti: randomUUID(), htm: 'POST', htu: tokenUrl, iat: now(), nonce, ...overrides })
     .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: publicJwk, ...header } as never)
     .sign(key);
 }
@@ -35,11 +39,14 @@ const withProof = (dpop: string) => postForm(tokenUrl, { grant_type: 'client_cre
 
 test('oauth4webapi with a DPoP handle gets token_type DPoP and an access token bound to its key (cnf.jkt)', async () => {
   const handle = oauth.DPoP({}, keys);
-  const response = await oauth.clientCredentialsGrantRequest({ issuer: t.url, token_endpoint: tokenUrl }, { client_id: service.id }, oauth.ClientSecretBasic(service.secret), {}, {
-    DPoP: handle,
-    [oauth.allowInsecureRequests]: true,
-  });
-  const result = await oauth.processClientCredentialsResponse({ issuer: t.url, token_endpoint: tokenUrl }, { client_id: service.id }, response);
+  const as = { issuer: t.url, token_endpoint: tokenUrl };
+  const result = await retryingDpopNonce(async () =>
+    oauth.processClientCredentialsResponse(
+      as,
+      { client_id: service.id },
+      await oauth.clientCredentialsGrantRequest(as, { client_id: service.id }, oauth.ClientSecretBasic(service.secret), {}, { DPoP: handle, [oauth.allowInsecureRequests]: true }),
+    ),
+  );
   assert.equal(result.token_type, 'dpop');
   const claims = decodeJwt(result.access_token) as { cnf?: { jkt: string } };
   assert.equal(claims.cnf?.jkt, await calculateJwkThumbprint(publicJwk));
@@ -59,7 +66,7 @@ test('discovery advertises exactly the DPoP algorithms a proof may use', async (
   for (const alg of metadata.dpop_signing_alg_values_supported) {
     const pair = await generateKeyPair(alg, { extractable: true });
     const jwk = await exportJWK(pair.publicKey);
-    const dpop = await new SignJWT({ jti: randomUUID(), htm: 'POST', htu: tokenUrl, iat: now() }).setProtectedHeader({ alg, typ: 'dpop+jwt', jwk }).sign(pair.privateKey);
+    const dpop = await new SignJWT({ jti: randomUUID(), htm: 'POST', htu: tokenUrl, iat: now(), nonce }).setProtectedHeader({ alg, typ: 'dpop+jwt', jwk }).sign(pair.privateKey);
     const res = await withProof(dpop);
     assert.equal(res.status, 200, alg);
     assert.equal(res.body.token_type, 'DPoP', alg);
