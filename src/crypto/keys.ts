@@ -78,7 +78,7 @@ export const DEFAULT_UNKNOWN_KID_COOLDOWN_MS = 1_000;
 
 /**
  * From publication to first signature. Every instance re-reads the rows at least once per refresh
- * interval, so by `refresh` after the insert every instance serves the key; a verifier that fetched a
+ * interval, so one interval after the insert every instance serves the key; a verifier that fetched a
  * JWKS just before that keeps it for JWKS_CACHE_TTL; instance clocks may disagree by CLOCK_SKEW.
  */
 export const rotationMarginMs = (o: Pick<KeyServiceOptions, 'publishDelaySeconds' | 'clockSkewSeconds' | 'refreshIntervalMs'>): number =>
