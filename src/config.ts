@@ -197,7 +197,18 @@ const settings = {
     0,
     300,
   ),
-  JWKS_CACHE_TTL: seconds('Cache time of the JWKS document; a rotated key signs only after this delay.', 300, 0, 86_400),
+  JWKS_CACHE_TTL: seconds(
+    'Cache time of the JWKS document; a rotated key signs only after JWKS_CACHE_TTL + KEY_REFRESH_INTERVAL + CLOCK_SKEW.',
+    300,
+    0,
+    86_400,
+  ),
+  KEY_REFRESH_INTERVAL: seconds(
+    'How often an instance re-reads the signing-key rows for its JWKS, signing and verifying (a key rotated elsewhere is served by every instance within this time). Every process sharing the database, the one running `keys rotate` included, must use the same value.',
+    30,
+    1,
+    300,
+  ),
   IDEMPOTENCY_TTL: seconds('Retention of idempotency keys.', 86_400, 60),
   IDEMPOTENCY_LEASE: seconds('A keyed request still running after this long is treated as abandoned.', 30, 1, 3600),
   JSON_BODY_LIMIT: {

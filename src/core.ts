@@ -39,6 +39,7 @@ export function createCore({ config, clock, database, warn = () => {} }: CoreOpt
     publishDelaySeconds: config.JWKS_CACHE_TTL,
     maxTokenLifetimeSeconds: Math.max(config.ACCESS_TOKEN_TTL, config.ID_TOKEN_TTL),
     clockSkewSeconds: config.CLOCK_SKEW,
+    refreshIntervalMs: config.KEY_REFRESH_INTERVAL * 1000,
   });
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, warn) : undefined;
   const rateLimits = createRateLimits(config, {

@@ -1,9 +1,10 @@
 // Signing keys: creation, the rotation schedule, the published JWKS and JWT signing (all JWT work via jose).
 //
-// Schedule (OIDC Core 10.1.1): a rotated key is published at once but signs only after the JWKS cache
-// time, so every verifier has had the chance to fetch it; the key it replaces stops signing then and
-// stays published until every token it could have signed has expired. The schedule is stored in the
-// database, so every instance computes the same active key from the same rows and the same clock.
+// Schedule (OIDC Core 10.1.1, docs/key-rotation.md): a rotated key is published at once but signs only
+// after every instance has served it for a whole JWKS cache time, so no verifier — ours or a client's —
+// meets a kid it could not have fetched; the key it replaces stops signing then and stays published until
+// every token it could have signed has expired. The schedule is a fact of the row (activates_at), so every
+// instance picks the same signing key from the same rows, whatever its own copy's age.
 import { randomUUID } from 'node:crypto';
 import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import type { Clock } from '../clock.js';
@@ -23,6 +24,9 @@ export interface KeyScheduleEntry {
   kid: string;
   alg: SigningAlg;
   state: 'pending' | 'active' | 'retired' | 'expired';
+  /** Served in the JWKS from here on (at every instance within KEY_REFRESH_INTERVAL). */
+  published_at: string;
+  /** Signs from here on: published_at + JWKS_CACHE_TTL + KEY_REFRESH_INTERVAL + CLOCK_SKEW for a rotated key. */
   activates_at: string;
   retires_at: string | null;
   expires_at: string | null;
@@ -31,24 +35,35 @@ export interface KeyScheduleEntry {
 export interface KeyService {
   /** Creates the first ES256 and RS256 keys when none exist (first start). */
   ensureKeys(): Promise<void>;
-  /** Publishes a new key now; it signs after the JWKS cache time. */
+  /** Publishes a new key now; it signs once the schedule's margin has passed (see rotationMarginMs). */
   rotate(alg: SigningAlg): Promise<KeyScheduleEntry>;
+  /** The published set as this instance knows it: never older than the refresh interval. */
   jwks(): Promise<{ keys: PublicJwk[] }>;
+  /**
+   * A verifier met `kid` and this instance does not know it: re-read the key rows, at most once per
+   * cooldown for the whole process (concurrent callers share one read), so invented kids cannot turn
+   * into database load.
+   */
+  refreshForUnknownKid(kid: string): Promise<void>;
   sign(payload: JWTPayload, options: { alg: SigningAlg; typ: string }): Promise<string>;
   schedule(): Promise<KeyScheduleEntry[]>;
+  /** How many times the key rows were read from the database; lets tests prove there is no amplification. */
+  reads(): number;
 }
 
 export interface KeyServiceOptions {
   repository: SigningKeysRepository;
   encryption: KeyEncryption;
   clock: Clock;
-  /** JWKS_CACHE_TTL: delay between publishing a key and signing with it. */
+  /** JWKS_CACHE_TTL: how long a verifier may keep a JWKS it fetched. */
   publishDelaySeconds: number;
   /** Longest lifetime of anything signed (max of access and id token TTLs). */
   maxTokenLifetimeSeconds: number;
   clockSkewSeconds: number;
-  /** How long an instance trusts its in-memory copy of the key rows. */
-  reloadIntervalMs?: number;
+  /** KEY_REFRESH_INTERVAL: the longest this instance serves, signs and verifies from its copy of the key rows. */
+  refreshIntervalMs?: number;
+  /** Minimum time between two reads caused by unknown kids. */
+  unknownKidCooldownMs?: number;
 }
 
 interface LoadedKey {
@@ -58,22 +73,51 @@ interface LoadedKey {
 
 const encoder = new TextEncoder();
 
+export const DEFAULT_KEY_REFRESH_MS = 30_000;
+export const DEFAULT_UNKNOWN_KID_COOLDOWN_MS = 1_000;
+
+/**
+ * From publication to first signature. Every instance re-reads the rows at least once per refresh
+ * interval, so one interval after the insert every instance serves the key; a verifier that fetched a
+ * JWKS just before that keeps it for JWKS_CACHE_TTL; instance clocks may disagree by CLOCK_SKEW.
+ */
+export const rotationMarginMs = (o: Pick<KeyServiceOptions, 'publishDelaySeconds' | 'clockSkewSeconds' | 'refreshIntervalMs'>): number =>
+  (o.publishDelaySeconds + o.clockSkewSeconds) * 1000 + (o.refreshIntervalMs ?? DEFAULT_KEY_REFRESH_MS);
+
 export function keyService(options: KeyServiceOptions): KeyService {
   const { repository, encryption, clock } = options;
-  const reloadIntervalMs = options.reloadIntervalMs ?? 30_000;
+  const refreshIntervalMs = options.refreshIntervalMs ?? DEFAULT_KEY_REFRESH_MS;
+  const cooldownMs = options.unknownKidCooldownMs ?? DEFAULT_UNKNOWN_KID_COOLDOWN_MS;
   let cache: { at: number; keys: LoadedKey[] } | undefined;
+  let reading: Promise<LoadedKey[]> | undefined;
+  let reads = 0;
+  let lastUnknownKidRead = Number.NEGATIVE_INFINITY;
+  let published: { cache: LoadedKey[]; kids: string; value: { keys: PublicJwk[] } } | undefined;
+
+  // One read at a time: requests arriving while the rows are being read wait for that read instead of
+  // starting their own. `at` is taken before the query, so a cache never claims to be newer than it is.
+  function read(): Promise<LoadedKey[]> {
+    return (reading ??= (async () => {
+      const at = clock.now();
+      reads += 1;
+      const rows = await repository.listPublished(new Date(at));
+      const previous = new Map(cache?.keys.map((k) => [k.row.kid, k]));
+      const keys = rows.map((row) => {
+        const known = previous.get(row.kid);
+        return known ? { ...known, row } : { row };
+      });
+      cache = { at, keys };
+      return keys;
+    })().finally(() => {
+      reading = undefined;
+    }));
+  }
 
   async function load(force = false): Promise<LoadedKey[]> {
-    const now = clock.now();
-    if (!force && cache && now - cache.at < reloadIntervalMs) return cache.keys;
-    const rows = await repository.listPublished(new Date(now));
-    const previous = new Map(cache?.keys.map((k) => [k.row.kid, k]));
-    const keys = rows.map((row) => {
-      const known = previous.get(row.kid);
-      return known ? { ...known, row } : { row };
-    });
-    cache = { at: now, keys };
-    return keys;
+    if (!force && cache && clock.now() - cache.at < refreshIntervalMs) return cache.keys;
+    // A forced read must see rows committed before it was asked for, so it does not join an earlier read.
+    if (force && reading) await reading.catch(() => undefined);
+    return read();
   }
 
   const stateOf = (row: SigningKeyRow, now: number): KeyScheduleEntry['state'] => {
@@ -87,27 +131,27 @@ export function keyService(options: KeyServiceOptions): KeyService {
     kid: row.kid,
     alg: row.alg,
     state: stateOf(row, now),
+    published_at: row.createdAt.toISOString(),
     activates_at: row.activatesAt.toISOString(),
     retires_at: row.retiresAt?.toISOString() ?? null,
     expires_at: row.expiresAt?.toISOString() ?? null,
   });
 
-  async function createKey(alg: SigningAlg, activatesAt: Date): Promise<SigningKeyRow> {
+  async function generate(alg: SigningAlg) {
     const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
     const kid = `${alg.toLowerCase()}-${randomUUID()}`;
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' };
-    const privateJwk = await exportJWK(privateKey);
-    return {
-      kid,
-      alg,
-      publicJwk,
-      sealedPrivateJwk: encryption.seal(JSON.stringify(privateJwk), kid),
-      createdAt: new Date(clock.now()),
-      activatesAt,
-      retiresAt: null,
-      expiresAt: null,
-    };
+    return { kid, alg, publicJwk, sealedPrivateJwk: encryption.seal(JSON.stringify(await exportJWK(privateKey)), kid) };
   }
+
+  // The schedule is taken after the key pair exists, so the time RSA generation takes is not cut from the margin.
+  const scheduled = (key: Awaited<ReturnType<typeof generate>>, publishedAt: number, activatesAt: number): SigningKeyRow => ({
+    ...key,
+    createdAt: new Date(publishedAt),
+    activatesAt: new Date(activatesAt),
+    retiresAt: null,
+    expiresAt: null,
+  });
 
   async function activeKey(alg: SigningAlg): Promise<LoadedKey> {
     const now = clock.now();
@@ -122,40 +166,52 @@ export function keyService(options: KeyServiceOptions): KeyService {
 
   return {
     async ensureKeys() {
-      const now = clock.now();
       const keys = await load(true);
       for (const alg of SIGNING_ALGS) {
-        if (keys.some((k) => k.row.alg === alg && stateOf(k.row, now) !== 'expired')) continue;
+        if (keys.some((k) => k.row.alg === alg && stateOf(k.row, clock.now()) !== 'expired')) continue;
         // No token has been signed yet, so the first key may sign immediately.
-        await repository.insertAndSupersede(await createKey(alg, new Date(now)), null);
+        const key = await generate(alg);
+        const now = clock.now();
+        await repository.insertAndSupersede(scheduled(key, now, now), null);
       }
       await load(true);
     },
 
     async rotate(alg) {
+      const key = await generate(alg);
       const now = clock.now();
-      // Every instance re-reads key rows at least once per reload interval, so waiting that long as well
-      // means no instance meets a token signed by this key before it knows the key.
-      const activatesAt = new Date(now + Math.max(options.publishDelaySeconds * 1000, reloadIntervalMs));
-      const key = await createKey(alg, activatesAt);
-      // The superseded key may have been copied by another instance just before this change,
-      // so its publication outlives its last possible signature by one reload interval as well.
-      const expiresAt = new Date(
-        activatesAt.getTime() + (options.maxTokenLifetimeSeconds + options.clockSkewSeconds) * 1000 + reloadIntervalMs,
-      );
-      await repository.insertAndSupersede(key, { retiresAt: activatesAt, expiresAt });
+      const activatesAt = now + rotationMarginMs({ ...options, refreshIntervalMs });
+      // The superseded key stops signing when the new one starts (on an instance whose copy of the rows is
+      // older than this change, at its next refresh, which falls before activatesAt), and stays published
+      // until everything it signed has expired, plus one refresh for instances still holding the old rows.
+      const expiresAt = activatesAt + (options.maxTokenLifetimeSeconds + options.clockSkewSeconds) * 1000 + refreshIntervalMs;
+      const row = scheduled(key, now, activatesAt);
+      await repository.insertAndSupersede(row, { retiresAt: row.activatesAt, expiresAt: new Date(expiresAt) });
       await load(true);
-      return describe(key, now);
+      return describe(row, now);
     },
 
     async jwks() {
       const now = clock.now();
       const keys = await load();
-      return {
-        keys: keys
-          .filter((k) => stateOf(k.row, now) !== 'expired')
-          .map((k) => k.row.publicJwk as unknown as PublicJwk),
-      };
+      const live = keys.filter((k) => stateOf(k.row, now) !== 'expired');
+      const kids = live.map((k) => k.row.kid).join(' ');
+      // The same object while nothing changed, so verifiers can keep the key set they built from it.
+      if (published?.cache !== keys || published.kids !== kids) {
+        published = { cache: keys, kids, value: { keys: live.map((k) => k.row.publicJwk as unknown as PublicJwk) } };
+      }
+      return published.value;
+    },
+
+    async refreshForUnknownKid(kid) {
+      if ((await load()).some((k) => k.row.kid === kid)) return;
+      if (reading) {
+        await reading;
+        return;
+      }
+      if (clock.now() - lastUnknownKidRead < cooldownMs) return;
+      lastUnknownKidRead = clock.now();
+      await read();
     },
 
     async sign(payload, { alg, typ }) {
@@ -171,5 +227,7 @@ export function keyService(options: KeyServiceOptions): KeyService {
       const now = clock.now();
       return (await repository.listAll()).map((row) => describe(row, now));
     },
+
+    reads: () => reads,
   };
 }

@@ -20,6 +20,14 @@ export interface Instances {
   stop(): Promise<void>;
 }
 
+/** The `gatehouse` CLI run as an operator would, against the instances' shared environment. */
+export const cliWith =
+  (env: Record<string, string>) =>
+  async (...argv: string[]): Promise<Record<string, unknown>> => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...argv], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
+
 export async function startInstances(shared: { databaseUrl: string; redisUrl?: string; env?: Record<string, string> }): Promise<Instances> {
   const [portA, portB] = [await freePort(), await freePort()];
   const issuer = `http://127.0.0.1:${portA}`;
@@ -31,10 +39,7 @@ export async function startInstances(shared: { databaseUrl: string; redisUrl?: s
     ...(shared.redisUrl ? { REDIS_URL: shared.redisUrl } : {}),
     ...shared.env,
   };
-  const cli = async (...argv: string[]) => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...argv], { env: { ...process.env, ...env }, encoding: 'utf8' });
-    return JSON.parse(stdout) as Record<string, unknown>;
-  };
+  const cli = cliWith(env);
   // One migrates and creates the first keys, then the second joins (both would also be safe at once).
   const a = await startServerProcess(env, { port: portA });
   const b = await startServerProcess(env, { port: portB });

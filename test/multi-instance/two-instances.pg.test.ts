@@ -32,8 +32,11 @@ before(async () => {
     databaseUrl: database.url,
     redisUrl: redis.url,
     // TRUST_PROXY lets the brute-force test come from its own address, so it cannot lock out the others;
-    // JWKS_CACHE_TTL=0 makes a rotated key sign as soon as an instance reloads its key rows.
-    env: { RATE_LIMIT_CLIENT_AUTH_FAILURES: String(FAILURE_LIMIT), TRUST_PROXY: '127.0.0.1', JWKS_CACHE_TTL: '0', RATE_LIMIT_TOKEN: '100000' },
+    // A zero JWKS cache time, a 1 s key refresh and a 1 s clock skew make a rotated key sign 2 s after it is published.
+    env: {
+      RATE_LIMIT_CLIENT_AUTH_FAILURES: String(FAILURE_LIMIT), TRUST_PROXY: '127.0.0.1', RATE_LIMIT_TOKEN: '100000',
+      JWKS_CACHE_TTL: '0', KEY_REFRESH_INTERVAL: '1', CLOCK_SKEW: '1',
+    },
   });
   const client = await gh.cli(
     'clients', 'create', '--name', 'Two-instance shop', '--type', 'confidential', '--redirect-uri', REDIRECT_URI,
@@ -116,7 +119,7 @@ async function serviceToken(base: string): Promise<{ token: string; kid: string 
 
 const listOrdersAt = (base: string, token: string) => fetch(`${base}/v1/orders?user_id=nobody`, { headers: { authorization: `Bearer ${token}` } });
 
-/** Real requests until `probe` holds; each instance re-reads key rows at most every 30 s (src/crypto/keys.ts). */
+/** Real requests until `probe` holds (a rotated key signs once its schedule's margin has passed). */
 async function eventually<T>(probe: () => Promise<T | undefined>, what: string, deadlineMs = 45_000): Promise<T> {
   const end = performance.now() + deadlineMs;
   while (performance.now() < end) {

@@ -98,13 +98,14 @@ describe('9. discovery and JWKS', () => {
     const rotatedEs = await w.t.core.keys.rotate('ES256');
     const kids = (await jwks()).map((k) => k.kid);
     for (const kid of [rotatedRs.kid, rotatedEs.kid, oldIdKid, oldAtKid]) assert.ok(kids.includes(kid!), `${kid} published`);
-    clock.advance((w.t.config.JWKS_CACHE_TTL + 1) * 1000);
+    const rotatedAt = clock.now();
+    clock.set(Math.max(Date.parse(rotatedRs.activates_at), Date.parse(rotatedEs.activates_at)));
     const after = await tokensFor(w, w.A, { scope: 'openid offline_access users:read' });
     assert.equal(decodeProtectedHeader(after.id_token!).kid, rotatedRs.kid);
     assert.equal(decodeProtectedHeader(after.access_token).kid, rotatedEs.kid);
     const set = createRemoteJWKSet(new URL(String(doc.jwks_uri)));
     await jwtVerify(after.id_token!, set, { issuer: w.url, audience: w.A.id, currentDate: new Date(clock.now()) });
-    await jwtVerify(before.id_token!, set, { issuer: w.url, audience: w.A.id, currentDate: new Date(clock.now() - (w.t.config.JWKS_CACHE_TTL + 1) * 1000) });
+    await jwtVerify(before.id_token!, set, { issuer: w.url, audience: w.A.id, currentDate: new Date(rotatedAt) });
     assert.equal((await bearer(w, '/v1/users/me', after.access_token)).status, 200);
     assert.equal((await bearer(w, '/v1/users/me', before.access_token)).status, 200, 'a token signed by the old key is still accepted');
     assert.ok((await jwks()).some((k) => k.kid === oldAtKid), 'old key still published while its tokens may be alive');

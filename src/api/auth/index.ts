@@ -3,13 +3,13 @@
 import type { Core } from '../../core.js';
 import { revocationsRepository } from '../../storage/revocations-repository.js';
 import { bearerAuthenticator, type Authenticator } from './authenticator.js';
-import { localKeySource, remoteKeySource, type KeySource } from './key-source.js';
+import { keyServiceSource, remoteKeySource, type KeySource } from './key-source.js';
 import { accessTokenVerifier } from './verify-access-token.js';
 import { proofOfPossession, type PossessionCheck } from './proof-of-possession.js';
 import { dpopDeps } from '../../oauth/dpop/proof.js';
 
 export { bearerAuthenticator, principalOf, type Authenticator } from './authenticator.js';
-export { localKeySource, remoteKeySource, type KeySource } from './key-source.js';
+export { keyServiceSource, localKeySource, remoteKeySource, type KeySource } from './key-source.js';
 export { accessTokenVerifier, ACCESS_TOKEN_ALGORITHMS } from './verify-access-token.js';
 export { authenticateRequests, refuseTokenInBody, requireScope, scopesOfRoute, authenticatedPrincipal, type ScopeCheck } from './hooks.js';
 export { canAccessUser, assertCanAccessUser, notFound } from './object-access.js';
@@ -20,12 +20,15 @@ export interface ResourceServerAuth {
   possession: PossessionCheck;
 }
 
-// Reload at least as often as the AS's JWKS cache time (a rotated key signs only after it), bounded.
-const refreshPolicy = (config: Core['config']) => ({ maxAgeMs: Math.min(Math.max(config.JWKS_CACHE_TTL, 10), 300) * 1000, cooldownMs: 10_000 });
+// A remote JWKS is kept no longer than its cache time (a rotated key signs only after every instance has
+// served it that long), at least a second, at most five minutes; unknown kids refetch at most every 10 s.
+const refreshPolicy = (config: Core['config']) => {
+  const maxAgeMs = Math.min(Math.max(config.JWKS_CACHE_TTL, 1), 300) * 1000;
+  return { maxAgeMs, cooldownMs: Math.min(maxAgeMs, 10_000) };
+};
 
 /** This process's own signing keys as a key source (the API, and the AS's endpoints that take access tokens). */
-export const inProcessKeySource = (core: Pick<Core, 'keys' | 'clock' | 'config'>): KeySource =>
-  localKeySource(() => core.keys.jwks(), core.clock, refreshPolicy(core.config));
+export const inProcessKeySource = (core: Pick<Core, 'keys'>): KeySource => keyServiceSource(core.keys);
 
 /** In-process keys by default; `JWKS_URL` points the API at a remote authorization server's JWKS. */
 export function resourceServerAuth(core: Core, options: { jwksUrl?: string | undefined; recheckMs?: number } = {}): ResourceServerAuth {

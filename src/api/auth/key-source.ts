@@ -1,9 +1,11 @@
 // Where the verification keys come from (RFC 8725 §3.10, OIDC Core §10.1.1): the JWKS, selected by `kid`.
-// In-process, the KeyService's published set; remote, a JWKS URL through jose's createRemoteJWKSet.
-// Both refresh on an unknown `kid` at most once per cooldown, so a flood of tokens with invented kids
-// cannot turn into a flood of JWKS fetches (no amplification).
+// In-process, the KeyService's published set itself (one copy of the key rows per process, so the API, /userinfo
+// and /introspect never lag behind what this instance serves and signs with); remote, a JWKS URL through jose's
+// createRemoteJWKSet. Each refreshes on an unknown `kid` at most once per cooldown, so a flood of tokens with
+// invented kids cannot turn into a flood of database reads or JWKS fetches (no amplification).
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { Clock } from '../../clock.js';
+import type { KeyService } from '../../crypto/keys.js';
 
 export interface KeySource {
   readonly getKey: JWTVerifyGetKey;
@@ -67,6 +69,31 @@ export function localKeySource(
   return { getKey, loads: () => loads, publishedKids };
 }
 
+/**
+ * This process's signing keys. The KeyService keeps its copy at most KEY_REFRESH_INTERVAL old, and a rotated
+ * key signs only after every instance has served it longer than that, so a token from another instance
+ * finds its key here at once; an unknown kid still makes the KeyService re-read the rows (rate limited
+ * process-wide) before the token is refused, for an instance whose clock runs behind.
+ */
+export function keyServiceSource(keys: Pick<KeyService, 'jwks' | 'refreshForUnknownKid' | 'reads'>): KeySource {
+  let built: { set: JSONWebKeySet; getKey: ReturnType<typeof createLocalJWKSet>; kids: ReadonlySet<string> } | undefined;
+  const current = async () => {
+    const set = await keys.jwks();
+    if (built?.set !== set) built = { set, getKey: createLocalJWKSet(set), kids: kidsOf(set) };
+    return built;
+  };
+  const getKey: JWTVerifyGetKey = async (header, token) => {
+    try {
+      return await (await current()).getKey(header, token);
+    } catch (error) {
+      if (!(error instanceof errors.JWKSNoMatchingKey) || typeof header.kid !== 'string') throw error;
+      await keys.refreshForUnknownKid(header.kid);
+      return (await current()).getKey(header, token);
+    }
+  };
+  return { getKey, loads: () => keys.reads(), publishedKids: async () => (await current()).kids };
+}
+
 /** A remote JWKS (resource server deployed apart from the authorization server). */
 export function remoteKeySource(url: string, policy: RefreshPolicy = DEFAULT_REFRESH): KeySource {
   let loads = 0;
@@ -87,7 +114,6 @@ export function remoteKeySource(url: string, policy: RefreshPolicy = DEFAULT_REF
   };
   return { getKey: set, loads: () => loads, publishedKids };
 }
-
 
 const kidsOf = (set: JSONWebKeySet): ReadonlySet<string> =>
   new Set(set.keys.map((k) => k.kid).filter((kid): kid is string => typeof kid === 'string'));
