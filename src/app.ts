@@ -12,6 +12,7 @@ import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
 import { installOverloadProtection } from './http/overload.js';
 import { installAnonymousLimit } from './http/anonymous-limit.js';
+import { installJsonParser } from './http/json-body.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
 import { resourceApi } from './api/index.js';
@@ -65,6 +66,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
 
   // Only JSON and forms are request formats here; anything else is 415 (Fastify accepts text/plain by default).
   app.removeContentTypeParser('text/plain');
+  installJsonParser(app);
   await app.register(formbody, { bodyLimit: config.FORM_BODY_LIMIT });
 
   healthRoutes(app, () => database.ping());
