@@ -1,4 +1,5 @@
-// The one stylesheet of the server-rendered pages, served from memory (CSP allows only 'self').
+// The one stylesheet of the server-rendered pages and the one script (the form-post auto-submit), served
+// from memory: page CSPs allow only our own origin, and no page has inline script.
 import type { FastifyInstance } from 'fastify';
 
 const css = `
@@ -15,7 +16,16 @@ ul.scopes { padding-left: 1.2rem; } code { font-size: .85rem; }
 @media (prefers-color-scheme: dark) { body { background: #111418; color: #e6e8eb; } .card { background: #1c2026; } }
 `;
 
+// Runs after parsing (defer): sends the form-post response form; the page's button does the same by hand.
+const formPostScript = `document.querySelector('form[data-auto-submit]')?.submit();\n`;
+
+export const FORM_POST_SCRIPT_PATH = '/assets/form-post.js';
+
 export function assetRoutes(app: FastifyInstance): void {
+  app.get(FORM_POST_SCRIPT_PATH, async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8');
+    return formPostScript;
+  });
   app.get('/assets/gatehouse.css', async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8');
     return css;

@@ -11,6 +11,7 @@ import { browserSessionsRepository } from '../storage/browser-sessions-repositor
 import { consentsRepository } from '../storage/consents-repository.js';
 import { interactionsRepository } from '../storage/interactions-repository.js';
 import { usersRepository } from '../storage/users-repository.js';
+import { sendNext } from './answer.js';
 import { beginAuthorization } from './begin.js';
 import type { FlowDeps } from './flow-deps.js';
 import { interactionRoutes } from './interaction-routes.js';
@@ -48,7 +49,9 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
   };
 
   const hints = { issuer: config.ISSUER, sessionTtlSeconds: config.SESSION_TTL, jwks: () => core.keys.jwks() };
-  authorizeRoutes(app, { ...hints, clients, apiAudience: config.API_AUDIENCE, begin: (request, client, http) => beginAuthorization(request, client, http, deps) });
+  authorizeRoutes(app, { ...hints, clients, apiAudience: config.API_AUDIENCE, begin: (request, client, http) => beginAuthorization(request, client, http, deps),
+    respond: (reply, next) => sendNext(reply, next, config.ISSUER),
+  });
   interactionRoutes(app, deps);
   logoutRoutes(app, { ...hints, sessions, clients });
 }
