@@ -1,6 +1,7 @@
 // GET and POST /authorize (RFC 6749 3.1: both must be supported; OIDC Core 3.1.2.1). The endpoint is
 // validate → begin: `begin` (the interaction flow) decides between an immediate answer and the login pages.
-// Errors about the client or redirect_uri are pages (face 'page'); all others are redirects to the client.
+// Errors about the client or redirect_uri are pages (face 'page'); all others go to the client in the
+// request's response mode (a redirect, or a form_post page).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Client } from '../../storage/clients-repository.js';
 import type { AuthorizationRequest } from './authorization-request.js';
@@ -27,7 +28,10 @@ export function authorizeRoutes(app: FastifyInstance, deps: ValidationDeps & { i
       const { client, request: validated } = await validateAuthorizationRequest(source, deps);
       return deps.respond(reply, await deps.begin(validated, client, { request, reply }));
     } catch (error) {
-      if (error instanceof AuthorizationErrorRedirect) return deps.respond(reply, errorResponse(error.target, error.error, deps.issuer));
+      if (error instanceof AuthorizationErrorRedirect) {
+        request.log.info({ error: error.error.error, reason: error.error.description }, 'authorization request refused');
+        return deps.respond(reply, errorResponse(error.target, error.error, deps.issuer));
+      }
       throw error;
     }
   };
