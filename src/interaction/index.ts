@@ -49,7 +49,11 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
   };
 
   const hints = { issuer: config.ISSUER, sessionTtlSeconds: config.SESSION_TTL, jwks: () => core.keys.jwks() };
-  authorizeRoutes(app, { ...hints, clients, apiAudience: config.API_AUDIENCE, begin: (request, client, http) => beginAuthorization(request, client, http, deps),
+  authorizeRoutes(app, {
+    ...hints,
+    clients,
+    apiAudience: config.API_AUDIENCE,
+    begin: (request, client, http) => beginAuthorization(request, client, http, deps),
     respond: (reply, next) => sendNext(reply, next, config.ISSUER),
   });
   interactionRoutes(app, deps);

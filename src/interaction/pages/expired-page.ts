@@ -3,17 +3,14 @@
 // — as a link in query mode, as a form (sent by the button, no script) in form_post mode.
 import { escapeHtml } from '../../http/html.js';
 import { responseUrl, type AuthorizationResponse } from '../../oauth/authorize/redirect.js';
-import { hiddenInput, layout } from './layout.js';
+import { responseFields } from './form-post-page.js';
+import { layout } from './layout.js';
 
 function returnLink(returnTo: AuthorizationResponse, clientName: string): string {
   const label = `Return to ${escapeHtml(clientName)}`;
   if (returnTo.target.responseMode !== 'form_post') return `<p><a href="${escapeHtml(responseUrl(returnTo))}">${label}</a></p>`;
-  const fields = Object.entries(returnTo.params)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([name, value]) => hiddenInput(name, value))
-    .join('\n');
   return `<form method="post" action="${escapeHtml(returnTo.target.redirectUri)}">
-${fields}
+${responseFields(returnTo)}
 <button type="submit" class="secondary">${label}</button>
 </form>`;
 }

@@ -8,15 +8,18 @@ import type { AuthorizationResponse } from '../../oauth/authorize/redirect.js';
 import { cspSource } from './page-headers.js';
 import { hiddenInput, layout } from './layout.js';
 
-export function renderFormPostPage(response: AuthorizationResponse): string {
-  const fields = Object.entries(response.params)
+/** The response's parameters as the hidden fields of a form. */
+export const responseFields = (response: AuthorizationResponse): string =>
+  Object.entries(response.params)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([name, value]) => hiddenInput(name, value))
     .join('\n');
+
+export function renderFormPostPage(response: AuthorizationResponse): string {
   return layout(
     'Returning to the application',
     `<form method="post" action="${escapeHtml(response.target.redirectUri)}" data-auto-submit>
-${fields}
+${responseFields(response)}
 <h1>Returning to the application</h1>
 <p>If nothing happens, continue by hand.</p>
 <button type="submit">Continue</button>
