@@ -14,6 +14,7 @@ import { brandFromConfig, type Brand } from './http/brand.js';
 import { homePage } from './http/home-page.js';
 import { installOverloadProtection } from './http/overload.js';
 import { installAnonymousLimit } from './http/anonymous-limit.js';
+import { installJsonParser } from './http/json-body.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
 import { resourceApi } from './api/index.js';
@@ -75,6 +76,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
 
   // Only JSON and forms are request formats here; anything else is 415 (Fastify accepts text/plain by default).
   app.removeContentTypeParser('text/plain');
+  installJsonParser(app);
   await app.register(formbody, { bodyLimit: config.FORM_BODY_LIMIT });
 
   healthRoutes(app, () => database.ping());

@@ -1,5 +1,6 @@
-// The stylesheets of the server-rendered pages, served from memory (CSP allows only 'self'): the fixed
-// one, and brand.css generated from the validated accent colour (no inline style needed for branding).
+// The stylesheets of the server-rendered pages and the one script (the form-post auto-submit), served from
+// memory: page CSPs allow only our own origin, and no page has inline script or style. brand.css is generated
+// from the validated accent colour, so branding needs no inline style either.
 import type { FastifyInstance } from 'fastify';
 import { brandStylesheet, type Brand } from './brand.js';
 
@@ -35,8 +36,17 @@ pre { background: #f4f5f7; padding: .75rem; border-radius: 6px; overflow-x: auto
 }
 `;
 
+// Runs after parsing (defer): sends the form-post response form; the page's button does the same by hand.
+const formPostScript = `document.querySelector('form[data-auto-submit]')?.submit();\n`;
+
+export const FORM_POST_SCRIPT_PATH = '/assets/form-post.js';
+
 export function assetRoutes(app: FastifyInstance, brand: Brand): void {
   const brandCss = brandStylesheet(brand);
+  app.get(FORM_POST_SCRIPT_PATH, async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8');
+    return formPostScript;
+  });
   app.get('/assets/gatehouse.css', async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8');
     return css;

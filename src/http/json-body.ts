@@ -4,6 +4,7 @@
 // not JSON, so a form-encoded body never reaches a handler.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from './errors.js';
+import { jsonTextTooDeep, tooDeep } from './json-depth.js';
 
 export const MERGE_PATCH = 'application/merge-patch+json';
 
@@ -33,8 +34,28 @@ export async function requireJsonBody(request: FastifyRequest): Promise<void> {
   }
 }
 
-/** application/merge-patch+json parsed by Fastify's own JSON parser (prototype-poisoning safe). */
+type JsonParser = ReturnType<FastifyInstance['getDefaultJsonParser']>;
+
+/** Fastify's own JSON parser (prototype-poisoning safe), after the nesting depth of the text was checked. */
+function depthLimitedJsonParser(app: FastifyInstance): JsonParser {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  return (request, body, done) => {
+    if (jsonTextTooDeep(String(body))) {
+      request.log.info({ trace_id: request.id }, 'JSON body refused: nested too deeply');
+      return done(tooDeep(), undefined);
+    }
+    return parse(request, body, done);
+  };
+}
+
+/** Replaces the root's application/json parser; every JSON route (API, /register) inherits it. */
+export function installJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(app));
+}
+
+/** application/merge-patch+json parsed like application/json. */
 export function acceptMergePatch(app: FastifyInstance): void {
   if (app.hasContentTypeParser(MERGE_PATCH)) return;
-  app.addContentTypeParser(MERGE_PATCH, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  app.addContentTypeParser(MERGE_PATCH, { parseAs: 'string' }, depthLimitedJsonParser(app));
 }

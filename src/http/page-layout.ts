@@ -1,5 +1,5 @@
 // The frame of every server-rendered page (home, login, consent, logout, errors, demo). All interpolated
-// text goes through escapeHtml and there is no script, so the pages' CSP (no inline script or style,
+// text goes through escapeHtml and there is no inline script, so the pages' CSP (no inline script or style,
 // frame-ancestors 'none') holds everywhere; the accent colour comes from /assets/brand.css.
 import type { Brand } from './brand.js';
 import { escapeHtml } from './html.js';
@@ -7,14 +7,17 @@ import { escapeHtml } from './html.js';
 export interface LayoutOptions {
   /** A wider card, for pages that show tokens and JSON (the demo). */
   wide?: boolean;
+  /** A script file of our own origin (only the form-post page has one; its CSP allows exactly that file). */
+  scriptPath?: string;
 }
 
 export function pageLayout(brand: Brand, title: string, body: string, options: LayoutOptions = {}): string {
+  const script = options.scriptPath === undefined ? '' : `<script src="${escapeHtml(options.scriptPath)}" defer></script>`;
   const logo = brand.logoUrl ? `<img class="logo" src="${escapeHtml(brand.logoUrl)}" alt="">` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · ${escapeHtml(brand.name)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="/assets/gatehouse.css"><link rel="stylesheet" href="/assets/brand.css"></head>
+<link rel="stylesheet" href="/assets/gatehouse.css"><link rel="stylesheet" href="/assets/brand.css">${script}</head>
 <body><main class="card${options.wide ? ' wide' : ''}">
 <header class="brand"><a href="/">${logo}<span>${escapeHtml(brand.name)}</span></a></header>
 ${body}

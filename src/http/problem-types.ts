@@ -9,6 +9,7 @@ export interface ProblemType {
 export const problemTypes = {
   'bad-request': { status: 400, title: 'Bad request', description: 'The request could not be parsed: malformed syntax, a value of the wrong type, or a missing required part.' },
   'invalid-request': { status: 400, title: 'Invalid request', description: 'The request is malformed, for example a token sent in more than one place.' },
+  'json-too-deep': { status: 400, title: 'JSON nested too deeply', description: 'The JSON request body nests arrays and objects more than 32 levels deep. No request of this API needs more than a few levels; flatten the document.' },
   'invalid-cursor': { status: 400, title: 'Invalid cursor', description: 'The pagination cursor is not one this service issued for this query (edited, truncated or from another listing). Start again from the first page.' },
   'missing-idempotency-key': { status: 400, title: 'Idempotency key required', description: 'This operation requires an `Idempotency-Key` header: a unique value (UUID v4) per logical operation, reused only when retrying that same operation.' },
   'invalid-idempotency-key': { status: 400, title: 'Invalid idempotency key', description: 'The `Idempotency-Key` header must be a UUID or a structured-field string of 1 to 255 printable characters.' },

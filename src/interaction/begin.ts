@@ -6,28 +6,28 @@ import { OAuthError } from '../http/errors.js';
 import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
 import { AuthorizationErrorRedirect } from '../oauth/authorize/redirect.js';
 import type { Client } from '../storage/clients-repository.js';
+import type { Next } from './answer.js';
 import { completeAuthorization, isLoggedIn } from './complete.js';
 import type { FlowDeps } from './flow-deps.js';
 import { needsConsent, needsLogin } from './requirements.js';
 
 export const interactionPath = (id: string): string => `/interaction/${id}`;
 
-/** Returns where to send the browser next. */
+/** Returns where to send the browser next: the interaction page, or the answer to the client. */
 export async function beginAuthorization(
   request: AuthorizationRequest,
   client: Client,
   http: { request: FastifyRequest; reply: FastifyReply },
   deps: FlowDeps,
-): Promise<string> {
+): Promise<Next> {
   const session = await deps.sessions.current(http.request);
   const loginRequired = needsLogin(request, session, epochSeconds(deps.clock));
   const consentRequired = !loginRequired && isLoggedIn(session) && (await needsConsent(request, client, session.userId, deps.consents));
-  const target = { redirectUri: request.redirectUri, state: request.state };
 
   // OIDC Core 3.1.2.6: prompt=none never shows a page; the client learns what would have been needed.
   if (request.prompt.includes('none')) {
-    if (loginRequired) throw new AuthorizationErrorRedirect(target, new OAuthError('login_required', 'The user is not logged in.'));
-    if (consentRequired) throw new AuthorizationErrorRedirect(target, new OAuthError('consent_required', 'The user has not consented.'));
+    if (loginRequired) throw new AuthorizationErrorRedirect(request, new OAuthError('login_required', 'The user is not logged in.'));
+    if (consentRequired) throw new AuthorizationErrorRedirect(request, new OAuthError('consent_required', 'The user has not consented.'));
   }
   if (!loginRequired && !consentRequired && isLoggedIn(session)) return completeAuthorization(request, session, deps);
 

@@ -1,7 +1,7 @@
-// The end of a successful flow: a code bound to the request and the login, delivered by redirect
-// (RFC 6749 4.1.2 with `iss`, RFC 9207).
+// The end of a successful flow: a code bound to the request and the login, delivered in the request's
+// response mode (RFC 6749 4.1.2 with `iss`, RFC 9207).
 import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
-import { successRedirect } from '../oauth/authorize/redirect.js';
+import { successResponse, type AuthorizationResponse } from '../oauth/authorize/redirect.js';
 import type { AuthorizationCodeIssuer } from '../oauth/codes/authorization-codes.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 
@@ -9,7 +9,7 @@ export async function completeAuthorization(
   request: AuthorizationRequest,
   session: BrowserSession & { userId: string; authTime: number },
   deps: { codes: AuthorizationCodeIssuer; issuer: string },
-): Promise<string> {
+): Promise<AuthorizationResponse> {
   const code = await deps.codes.issue({
     clientId: request.clientId,
     redirectUri: request.redirectUri,
@@ -22,7 +22,7 @@ export async function completeAuthorization(
     ...(request.resource !== undefined ? { resource: request.resource } : {}),
     ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),
   });
-  return successRedirect({ redirectUri: request.redirectUri, state: request.state }, code, deps.issuer);
+  return successResponse(request, code, deps.issuer);
 }
 
 export const isLoggedIn = (session: BrowserSession | undefined): session is BrowserSession & { userId: string; authTime: number } =>

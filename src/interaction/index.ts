@@ -12,6 +12,7 @@ import { browserSessionsRepository } from '../storage/browser-sessions-repositor
 import { consentsRepository } from '../storage/consents-repository.js';
 import { interactionsRepository } from '../storage/interactions-repository.js';
 import { usersRepository } from '../storage/users-repository.js';
+import { sendNext } from './answer.js';
 import { beginAuthorization } from './begin.js';
 import type { FlowDeps } from './flow-deps.js';
 import { interactionRoutes } from './interaction-routes.js';
@@ -52,7 +53,13 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
   };
 
   const hints = { issuer: config.ISSUER, sessionTtlSeconds: config.SESSION_TTL, jwks: () => core.keys.jwks() };
-  authorizeRoutes(app, { ...hints, clients, apiAudience: config.API_AUDIENCE, begin: (request, client, http) => beginAuthorization(request, client, http, deps) });
+  authorizeRoutes(app, {
+    ...hints,
+    clients,
+    apiAudience: config.API_AUDIENCE,
+    begin: (request, client, http) => beginAuthorization(request, client, http, deps),
+    respond: (reply, next) => sendNext(reply, next, { issuer: config.ISSUER, brand }),
+  });
   interactionRoutes(app, deps);
   logoutRoutes(app, { ...hints, brand, sessions, clients });
 }

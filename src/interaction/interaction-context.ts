@@ -11,6 +11,7 @@ import type { Interaction, SessionWithUsername } from '../storage/interactions-r
 import { interactionPath } from './begin.js';
 import { completeAuthorization } from './complete.js';
 import type { FlowDeps } from './flow-deps.js';
+import type { Next } from './answer.js';
 
 export type InteractionRequest = FastifyRequest<{ Params: { id: string } }>;
 
@@ -42,7 +43,7 @@ export const sendPage = (reply: FastifyReply, html: string, status = 200, header
 export const seeOther = (reply: FastifyReply, url: string): FastifyReply => reply.headers({ 'cache-control': 'no-store' }).redirect(url, REDIRECT_STATUS);
 
 /** Consumes the interaction (single use) and issues the code; a lost race goes back to the page. */
-export async function finishInteraction(id: string, session: BrowserSession & { userId: string; authTime: number }, deps: FlowDeps): Promise<string> {
+export async function finishInteraction(id: string, session: BrowserSession & { userId: string; authTime: number }, deps: FlowDeps): Promise<Next> {
   const consumed = await deps.interactions.consume(id, session.idHash);
   if (!consumed) return interactionPath(id);
   return completeAuthorization(consumed.request, session, deps);

@@ -22,6 +22,8 @@ export interface JobQueue {
   runOnce(): Promise<boolean>;
   /** Runs until the queue is empty and no job is in flight. */
   drain(): Promise<void>;
+  /** Runs the periodic tasks that are due by the clock (tests call it after advancing a manual clock). */
+  runDue(): Promise<void>;
   start(): void;
   stop(): Promise<void>;
 }
@@ -70,6 +72,15 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
     }
   }
 
+  // One pass at a time: runDue() waits for a pass the loop has already begun instead of skipping its tasks.
+  let periodicPass: Promise<void> | undefined;
+  function periodicOnce(): Promise<void> {
+    periodicPass ??= runPeriodic().finally(() => {
+      periodicPass = undefined;
+    });
+    return periodicPass;
+  }
+
   // The whole attempt, claim included, counts as in flight: a drain() that finds nothing to claim while
   // the background loop has just claimed a job must still wait for that job to finish.
   function runOnce(): Promise<boolean> {
@@ -97,7 +108,7 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
 
   async function work(): Promise<void> {
     while (running) {
-      await runPeriodic();
+      await periodicOnce();
       const worked = await runOnce().catch((error: unknown) => {
         log.error({ err: error }, 'job queue unavailable');
         return false;
@@ -112,6 +123,10 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
     wake: () => wakeUp?.(),
     every: (name, intervalMs, task) => void periodic.set(name, { intervalMs, task, lastRun: clock.now() }),
     runOnce,
+    async runDue() {
+      await periodicPass;
+      await periodicOnce();
+    },
     async drain() {
       for (;;) {
         const worked = await runOnce();

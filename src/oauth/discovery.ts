@@ -6,6 +6,7 @@ import type { Core } from '../core.js';
 import { SIGNING_ALGS } from '../crypto/keys.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../storage/clients-repository.js';
 import { CLIENT_ASSERTION_ALGS } from './clients/client-keys.js';
+import { RESPONSE_MODES } from './authorize/check-response-mode.js';
 import { DPOP_ALGS } from './dpop/proof.js';
 import { createGrants } from './grants/index.js';
 import { JWKS_PATH } from './jwks.js';
@@ -33,7 +34,7 @@ export const CLAIMS_SUPPORTED = [
 /** Policies of /authorize (RFC 7636 S256 only; code flow only; RFC 9207 iss in responses). */
 export const AUTHORIZATION_POLICY = {
   response_types_supported: ['code'],
-  response_modes_supported: ['query'],
+  response_modes_supported: RESPONSE_MODES,
   code_challenge_methods_supported: ['S256'],
   authorization_response_iss_parameter_supported: true,
   request_parameter_supported: false,

@@ -1,8 +1,11 @@
 // Records are kept only while they can still matter: single-use jtis (client assertions, DPoP proofs,
 // revoked access tokens) until the tokens they guard have expired; browser sessions, interactions,
 // authorization codes, ended refresh-token families and initial access tokens once their lifetime is over
-// (each repository's purge says exactly when). A periodic task of the job queue drops the rest, so these
+// (each repository's purge says exactly when). Periodic tasks of the job queue drop the rest, so these
 // tables do not grow with every login and refresh.
+// What anyone can create without logging in — interactions and the anonymous sessions that carry them —
+// is purged every minute, so a flood of /authorize requests costs storage only for as long as an
+// interaction lives (plus a few minutes), never for a day or a session lifetime.
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
 import { clientAssertionsRepository } from '../storage/client-assertions-repository.js';
@@ -15,31 +18,41 @@ import { grantStore } from './refresh/grant-store.js';
 import { codeStore } from './codes/code-store.js';
 
 export const OAUTH_PURGE_INTERVAL_MS = 10 * 60_000;
+export const PENDING_LOGIN_PURGE_INTERVAL_MS = 60_000;
+
+const sequence = (steps: (() => Promise<number>)[]) => async (): Promise<number> => {
+  let purged = 0;
+  for (const step of steps) purged += await step();
+  return purged;
+};
 
 /** Deletes every record of the authorization server whose lifetime is over; returns how many. */
 export function expiredRecordsPurge(core: Pick<Core, 'db' | 'clock'>): () => Promise<number> {
   const { db, clock } = core;
   const grants = grantStore(db, clock);
   // Families go before codes: a redeemed code is kept exactly as long as its grant.
-  const steps = [
+  return sequence([
     ...[clientAssertionsRepository, dpopProofsRepository, revocationsRepository].map((make) => make(db, clock).purgeExpired),
     browserSessionsRepository(db, clock).purgeExpired,
-    interactionsRepository(db, clock).purgeExpired,
     initialAccessTokensRepository(db, clock).purgeExpired,
     grants.purgeEnded,
     codeStore(db, clock).purgeExpired,
-  ];
-  return async () => {
-    let purged = 0;
-    for (const step of steps) purged += await step();
-    return purged;
-  };
+  ]);
+}
+
+/** Deletes expired interactions, then the anonymous sessions they leave behind; returns how many. */
+export function pendingLoginsPurge(core: Pick<Core, 'db' | 'clock'>): () => Promise<number> {
+  const { db, clock } = core;
+  return sequence([interactionsRepository(db, clock).purgeExpired, browserSessionsRepository(db, clock).purgeAnonymous]);
 }
 
 export function oauthHousekeeping(app: FastifyInstance, core: Core): void {
   const purge = expiredRecordsPurge(core);
+  const pending = pendingLoginsPurge(core);
   // The job queue is installed after the faces, so it is looked up once the app is ready.
   app.addHook('onReady', async () => {
-    if (app.hasDecorator('jobs')) app.jobs.every('oauth-expired-purge', OAUTH_PURGE_INTERVAL_MS, purge);
+    if (!app.hasDecorator('jobs')) return;
+    app.jobs.every('oauth-expired-purge', OAUTH_PURGE_INTERVAL_MS, purge);
+    app.jobs.every('pending-login-purge', PENDING_LOGIN_PURGE_INTERVAL_MS, pending);
   });
 }

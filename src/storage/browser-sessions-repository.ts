@@ -3,6 +3,7 @@
 import type { Clock } from '../clock.js';
 import { randomToken, sha256 } from '../crypto/random.js';
 import type { Db } from './database.js';
+import { inBatches } from './batches.js';
 import { precompiled } from './precompiled.js';
 
 export interface BrowserSession {
@@ -27,7 +28,15 @@ export interface BrowserSessionsRepository {
   end(idHash: string): Promise<void>;
   /** Deletes sessions past their expiry (never found again); returns how many. */
   purgeExpired(): Promise<number>;
+  /**
+   * Deletes anonymous (pre-login) sessions that no interaction refers to any more, in batches: such a
+   * session exists only to bind interactions to a browser. One younger than ANONYMOUS_GRACE_MS is kept, as
+   * its interaction may not be written yet.
+   */
+  purgeAnonymous(): Promise<number>;
 }
+
+export const ANONYMOUS_GRACE_MS = 60_000;
 
 const startSession = precompiled(
   (db, v: { replaces: string; idHash: string; userId: string | null; authTime: Date | null; csrfToken: string; createdAt: Date; expiresAt: Date }) =>
@@ -69,8 +78,26 @@ export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessions
       await db.deleteFrom('browser_sessions').where('id_hash', '=', idHash).execute();
     },
     async purgeExpired() {
-      const result = await db.deleteFrom('browser_sessions').where('expires_at', '<', new Date(clock.now())).executeTakeFirst();
-      return Number(result.numDeletedRows);
+      const now = new Date(clock.now());
+      return inBatches(async (limit) => {
+        const batch = db.selectFrom('browser_sessions').select('id_hash').where('expires_at', '<', now).limit(limit);
+        const result = await db.deleteFrom('browser_sessions').where('id_hash', 'in', batch).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
+    },
+    async purgeAnonymous() {
+      const cutoff = new Date(clock.now() - ANONYMOUS_GRACE_MS);
+      return inBatches(async (limit) => {
+        const batch = db
+          .selectFrom('browser_sessions as s')
+          .select('s.id_hash')
+          .where('s.user_id', 'is', null)
+          .where('s.created_at', '<', cutoff)
+          .where(({ not, exists, selectFrom }) => not(exists(selectFrom('interactions as i').select('i.id_hash').whereRef('i.session_hash', '=', 's.id_hash'))))
+          .limit(limit);
+        const result = await db.deleteFrom('browser_sessions').where('id_hash', 'in', batch).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { randomToken, sha256 } from '../crypto/random.js';
 import type { Db } from './database.js';
 import { toSession, type BrowserSession } from './browser-sessions-repository.js';
+import { inBatches } from './batches.js';
 import { precompiled } from './precompiled.js';
 
 export interface Interaction<R> {
@@ -35,11 +36,15 @@ export interface InteractionsRepository<R> {
   loginFailed(id: string, username: string): Promise<void>;
   /** Single use: deletes and returns the live interaction of this session in one statement. */
   consume(id: string, sessionHash: string): Promise<Interaction<R> | undefined>;
-  /** Deletes interactions expired for more than a day (until then an expired flow still returns the user to the client); returns how many. */
+  /**
+   * Deletes interactions expired for more than KEEP_EXPIRED_MS (until then an expired flow still offers to
+   * restart or return to the client), in batches; returns how many.
+   */
   purgeExpired(): Promise<number>;
 }
 
-const KEEP_EXPIRED_MS = 86_400_000;
+/** How long an expired interaction is kept for its "expired" page; anyone later gets "not found". */
+export const KEEP_EXPIRED_MS = 10 * 60_000;
 
 const insertInteraction = precompiled(
   (db, v: { idHash: string; sessionHash: string; clientId: string; request: string; loginRequired: boolean; createdAt: Date; expiresAt: Date }) =>
@@ -133,8 +138,12 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
       return row && toInteraction(row);
     },
     async purgeExpired() {
-      const result = await db.deleteFrom('interactions').where('expires_at', '<', new Date(clock.now() - KEEP_EXPIRED_MS)).executeTakeFirst();
-      return Number(result.numDeletedRows);
+      const cutoff = new Date(clock.now() - KEEP_EXPIRED_MS);
+      return inBatches(async (limit) => {
+        const batch = db.selectFrom('interactions').select('id_hash').where('expires_at', '<', cutoff).limit(limit);
+        const result = await db.deleteFrom('interactions').where('id_hash', 'in', batch).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
     },
   };
 }

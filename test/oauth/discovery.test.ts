@@ -48,6 +48,10 @@ test('fixed policy values: S256 only, code only, iss in responses, no request ob
   for (const g of ['implicit', 'password']) assert.ok(!list('grant_types_supported').includes(g));
 });
 
+test('response_modes_supported advertises exactly the modes /authorize accepts: query and form_post', () => {
+  assert.deepEqual(metadata.response_modes_supported, ['query', 'form_post']);
+});
+
 test('every advertised endpoint is served (no advertised URL answers 404)', async () => {
   const endpoints = Object.entries(metadata).filter(([k]) => k.endsWith('_endpoint') || k === 'jwks_uri');
   assert.ok(endpoints.length >= 4);

@@ -4,12 +4,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { manualClock } from '../../src/clock.js';
-import { expiredRecordsPurge } from '../../src/oauth/housekeeping.js';
+import { expiredRecordsPurge, pendingLoginsPurge } from '../../src/oauth/housekeeping.js';
 import { clientAssertionsRepository } from '../../src/storage/client-assertions-repository.js';
 import { dpopProofsRepository } from '../../src/storage/dpop-proofs-repository.js';
 import { revocationsRepository } from '../../src/storage/revocations-repository.js';
-import { browserSessionsRepository } from '../../src/storage/browser-sessions-repository.js';
-import { interactionsRepository } from '../../src/storage/interactions-repository.js';
+import { ANONYMOUS_GRACE_MS, browserSessionsRepository } from '../../src/storage/browser-sessions-repository.js';
+import { interactionsRepository, KEEP_EXPIRED_MS } from '../../src/storage/interactions-repository.js';
+import { PURGE_BATCH_SIZE } from '../../src/storage/batches.js';
 import { initialAccessTokensRepository } from '../../src/storage/initial-access-tokens-repository.js';
 import { clientsRepository } from '../../src/storage/clients-repository.js';
 import { usersRepository } from '../../src/storage/users-repository.js';
@@ -19,9 +20,10 @@ import { createTestDatabase } from '../helpers/database.js';
 let database: Database;
 const clock = manualClock(Date.parse('2026-06-01T00:00:00Z'));
 const at = (seconds: number) => new Date(clock.now() + seconds * 1000);
-const purge = () => expiredRecordsPurge({ db: database.db, clock })();
+const purge = async () => (await expiredRecordsPurge({ db: database.db, clock })()) + (await pendingLoginsPurge({ db: database.db, clock })());
 let userId: string;
 const clientId = 'housekeeping-client';
+const TEN_MINUTES = 600_000;
 
 before(async () => {
   database = await createTestDatabase();
@@ -65,7 +67,7 @@ test('expired client-assertion jtis, DPoP-proof jtis and revoked access-token jt
   assert.equal(await revocations.isRevoked('old'), false);
 });
 
-test('browser sessions and initial access tokens are purged at expiry; interactions a day after theirs', async () => {
+test('browser sessions and initial access tokens are purged at expiry; interactions ten minutes after theirs', async () => {
   const sessions = browserSessionsRepository(database.db, clock);
   const interactions = interactionsRepository<{ scope: string }>(database.db, clock);
   const initial = initialAccessTokensRepository(database.db, clock);
@@ -83,9 +85,54 @@ test('browser sessions and initial access tokens are purged at expiry; interacti
   assert.equal(await count('initial_access_tokens'), before.initial - 1, 'the expired initial access token went');
   assert.equal((await interactions.findWithSession(interaction, undefined))?.interaction.expired, true, 'an expired interaction is still there to send the user back');
 
-  clock.advance(86_400_000);
+  clock.advance(KEEP_EXPIRED_MS);
   await purge();
-  assert.equal(await interactions.findWithSession(interaction, undefined), undefined, 'a day later it is gone');
+  assert.equal(await interactions.findWithSession(interaction, undefined), undefined, 'ten minutes later it is gone');
+});
+
+test('expired interactions are purged within ten minutes of expiry, in batches, however many there are', async () => {
+  const sessions = browserSessionsRepository(database.db, clock);
+  const owner = await sessions.start({ userId, authTime: null, ttlSeconds: 86_400 });
+  const total = PURGE_BATCH_SIZE * 2 + 7;
+  const rows = Array.from({ length: total }, () => ({
+    id_hash: randomUUID(), session_hash: owner.idHash, client_id: clientId, request: JSON.stringify({ scope: 'openid' }),
+    login_required: true, created_at: at(0), expires_at: at(60),
+  }));
+  await database.db.insertInto('interactions').values(rows).execute();
+  const live = await interactionsRepository(database.db, clock).create({ sessionHash: owner.idHash, clientId, request: { scope: 'openid' }, loginRequired: true, ttlSeconds: 3600 });
+
+  assert.ok(KEEP_EXPIRED_MS <= TEN_MINUTES);
+  clock.advance(60_000 + TEN_MINUTES - 1000);
+  const early = await pendingLoginsPurge({ db: database.db, clock })();
+  assert.ok(early === 0 || early === total, 'all or nothing: they expired together');
+  clock.advance(2000);
+  assert.equal(early + (await pendingLoginsPurge({ db: database.db, clock })()), total, 'every batch was deleted in one run');
+  assert.ok(await interactionsRepository(database.db, clock).findWithSession(live, undefined), 'a live interaction stays');
+  await sessions.end(owner.idHash);
+});
+
+test('anonymous (pre-login) sessions are purged as soon as no interaction refers to them; logged-in sessions stay until expiry', async () => {
+  const sessions = browserSessionsRepository(database.db, clock);
+  const interactions = interactionsRepository<{ scope: string }>(database.db, clock);
+  const orphan = await sessions.start({ userId: null, authTime: null, ttlSeconds: 43_200 });
+  const carrying = await sessions.start({ userId: null, authTime: null, ttlSeconds: 43_200 });
+  const loggedIn = await sessions.start({ userId, authTime: Math.floor(clock.now() / 1000), ttlSeconds: 43_200 });
+  const interaction = await interactions.create({ sessionHash: carrying.idHash, clientId, request: { scope: 'openid' }, loginRequired: true, ttlSeconds: 600 });
+  const pending = pendingLoginsPurge({ db: database.db, clock });
+
+  assert.equal(await pending(), 0, 'a just-started anonymous session is kept: its interaction may not be written yet');
+  clock.advance(ANONYMOUS_GRACE_MS + 1000);
+  await pending();
+  assert.equal(await sessions.find(orphan.id), undefined, 'an anonymous session without interaction is gone within minutes, not after the session lifetime');
+  assert.ok(await sessions.find(carrying.id), 'an anonymous session still carrying an interaction stays');
+  assert.ok(await sessions.find(loggedIn.id), 'a logged-in session stays');
+
+  clock.advance(600_000 + KEEP_EXPIRED_MS);
+  await pending();
+  assert.equal(await interactions.findWithSession(interaction, undefined), undefined);
+  assert.equal(await sessions.find(carrying.id), undefined, 'once its interaction was purged, the anonymous session goes too');
+  assert.ok(await sessions.find(loggedIn.id), 'the logged-in session still stays');
+  await sessions.end(loggedIn.idHash);
 });
 
 test('a refresh-token family is purged once it can never refresh again (absolute limit, revoked, idled out, none issued) and its last access token expired, with its refresh tokens; a redeemed code stays exactly as long as its grant', async () => {

@@ -25,13 +25,16 @@ export interface LogoutDeps {
 }
 
 const page = { config: { face: 'page' as const } };
+
+/** The RP-Initiated Logout 1.0 §2 parameters read; others are ignored. (The lengths are informative: logout stores nothing.) */
+const LOGOUT_PARAMETERS = { id_token_hint: 4096, post_logout_redirect_uri: 2048, state: 2048, client_id: 200 } as const;
 export const LOGGED_OUT_PATH = '/logout/done';
 
 export function logoutRoutes(app: FastifyInstance, deps: LogoutDeps): void {
   const sendPage = (reply: FastifyReply, html: string) => reply.headers(pageSecurityHeaders).type('text/html; charset=utf-8').send(html);
 
   const rpInitiated = async (request: FastifyRequest, reply: FastifyReply, source: unknown) => {
-    const params = readParameters(source);
+    const params = readParameters(source, LOGOUT_PARAMETERS);
     if (params.duplicates.size > 0) throw new PageError('Invalid request', 'A logout parameter was sent more than once.');
     const { id_token_hint: rawHint, post_logout_redirect_uri: redirectUri, state, client_id: clientId } = params.values;
     const hint = rawHint === undefined ? undefined : await verifyIdTokenHint(rawHint, deps);

@@ -3,7 +3,8 @@
 // registered redirect_uri's origin (or scheme, for native apps' private-use schemes) joins 'self' there.
 import { pageSecurityHeaders } from '../../http/html.js';
 
-function cspSource(redirectUri: string): string | undefined {
+/** The CSP source naming where a redirect_uri points. */
+export function cspSource(redirectUri: string): string | undefined {
   try {
     const url = new URL(redirectUri);
     if (url.origin !== 'null') return url.origin;

@@ -2,11 +2,13 @@
 // (neither any more) the answer to the client. A stale interaction gets the restart page, never a dead end.
 import type { FastifyReply } from 'fastify';
 import { OAuthError } from '../../http/errors.js';
-import { errorRedirect } from '../../oauth/authorize/redirect.js';
+import { restartParameters } from '../../oauth/authorize/authorization-request.js';
+import { errorResponse } from '../../oauth/authorize/redirect.js';
 import { interactionPath } from '../begin.js';
 import { isLoggedIn } from '../complete.js';
 import type { FlowDeps } from '../flow-deps.js';
-import { finishInteraction, loadInteraction, sendPage, seeOther, type InteractionRequest } from '../interaction-context.js';
+import { sendNext } from '../answer.js';
+import { finishInteraction, loadInteraction, sendPage, type InteractionRequest } from '../interaction-context.js';
 import { renderConsentPage } from '../pages/consent-page.js';
 import { renderExpiredPage } from '../pages/expired-page.js';
 import { renderLoginPage } from '../pages/login-page.js';
@@ -16,13 +18,13 @@ import { needsConsent } from '../requirements.js';
 export async function showInteraction(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   const { interaction, client, session } = await loadInteraction(request, deps);
   const { request: authz } = interaction;
+  const headers = pageHeadersAllowingRedirectTo(authz.redirectUri);
   if (!session) {
-    const returnUrl = errorRedirect(authz, new OAuthError('access_denied', 'The sign-in expired before it was completed.'), deps.issuer);
-    const restartUrl = `/authorize?${new URLSearchParams(authz.parameters).toString()}`;
-    return sendPage(reply, renderExpiredPage({ brand: deps.brand, restartUrl, returnUrl, clientName: client.name }), 400);
+    const returnTo = errorResponse(authz, new OAuthError('access_denied', 'The sign-in expired before it was completed.'), deps.issuer);
+    const restartUrl = `/authorize?${new URLSearchParams(restartParameters(authz)).toString()}`;
+    return sendPage(reply, renderExpiredPage({ brand: deps.brand, restartUrl, returnTo, clientName: client.name }), 400, headers);
   }
   const action = interactionPath(request.params.id);
-  const headers = pageHeadersAllowingRedirectTo(authz.redirectUri);
   if (interaction.loginRequired || !isLoggedIn(session)) {
     const failed = (request.query as Record<string, unknown>).failed === '1';
     const username = (failed ? interaction.attemptedUsername : undefined) ?? authz.loginHint;
@@ -32,5 +34,5 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
   if (await needsConsent(authz, client, session.userId, deps.consents)) {
     return sendPage(reply, renderConsentPage({ brand: deps.brand, action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, username: session.username ?? '' }), 200, headers);
   }
-  return seeOther(reply, await finishInteraction(request.params.id, session, deps));
+  return sendNext(reply, await finishInteraction(request.params.id, session, deps), deps);
 }

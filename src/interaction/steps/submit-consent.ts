@@ -3,7 +3,8 @@
 // Either way the interaction is consumed in one statement, so a double submit cannot answer twice.
 import type { FastifyReply } from 'fastify';
 import { OAuthError, PageError } from '../../http/errors.js';
-import { errorRedirect } from '../../oauth/authorize/redirect.js';
+import { errorResponse } from '../../oauth/authorize/redirect.js';
+import { sendAuthorizationResponse, sendNext } from '../answer.js';
 import { interactionPath } from '../begin.js';
 import { isLoggedIn } from '../complete.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';
@@ -23,8 +24,8 @@ export async function submitConsent(request: InteractionRequest, reply: FastifyR
   if (decision === 'deny') {
     const consumed = await deps.interactions.consume(request.params.id, session.idHash);
     if (!consumed) return seeOther(reply, back);
-    return seeOther(reply, errorRedirect(consumed.request, new OAuthError('access_denied', 'The user denied the request.'), deps.issuer));
+    return sendAuthorizationResponse(reply, errorResponse(consumed.request, new OAuthError('access_denied', 'The user denied the request.'), deps.issuer), deps);
   }
   await deps.consents.grant(session.userId, interaction.clientId, interaction.request.scope);
-  return seeOther(reply, await finishInteraction(request.params.id, session, deps));
+  return sendNext(reply, await finishInteraction(request.params.id, session, deps), deps);
 }

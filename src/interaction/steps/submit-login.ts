@@ -5,6 +5,7 @@ import { interactionPath } from '../begin.js';
 import { isLoggedIn } from '../complete.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';
 import type { FlowDeps } from '../flow-deps.js';
+import { sendNext } from '../answer.js';
 import { finishInteraction, loadInteraction, seeOther, type InteractionRequest } from '../interaction-context.js';
 import { authenticate } from '../login/authenticate.js';
 import { needsConsent } from '../requirements.js';
@@ -28,7 +29,7 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
   const fresh = await deps.sessions.login(reply, session, user.id);
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);
   if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, user.id, deps.consents))) {
-    return seeOther(reply, await finishInteraction(request.params.id, fresh, deps));
+    return sendNext(reply, await finishInteraction(request.params.id, fresh, deps), deps);
   }
   return seeOther(reply, back);
 }

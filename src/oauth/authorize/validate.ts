@@ -3,11 +3,12 @@
 // afterwards every OAuthError becomes a redirect to the client (AuthorizationErrorRedirect).
 import { OAuthError } from '../../http/errors.js';
 import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
-import type { AuthorizationRequest, RedirectTarget } from './authorization-request.js';
+import { PARSED_PARAMETERS, type AuthorizationRequest, type RedirectTarget } from './authorization-request.js';
 import { checkClient } from './check-client.js';
 import { checkIdTokenHint, type IdTokenHintDeps } from './check-id-token-hint.js';
 import { checkNoDuplicates } from './check-duplicates.js';
 import { checkDpopJkt } from './check-dpop-jkt.js';
+import { checkLengths } from './check-lengths.js';
 import { checkMaxAge } from './check-max-age.js';
 import { checkNonce } from './check-nonce.js';
 import { checkPkce } from './check-pkce.js';
@@ -15,10 +16,11 @@ import { checkPrompt } from './check-prompt.js';
 import { checkRedirectUri } from './check-redirect-uri.js';
 import { checkNoRequestObject } from './check-request-object.js';
 import { checkResource } from './check-resource.js';
+import { checkResponseMode, deliveryMode } from './check-response-mode.js';
 import { checkResponseType } from './check-response-type.js';
 import { checkScope } from './check-scope.js';
 import { checkState } from './check-state.js';
-import { readParameters } from './parameters.js';
+import { AUTHORIZATION_PARAMETERS, readParameters } from './parameters.js';
 import { AuthorizationErrorRedirect } from './redirect.js';
 
 export interface ValidationDeps extends IdTokenHintDeps {
@@ -33,10 +35,16 @@ export async function validateAuthorizationRequest(
   const params = readParameters(source);
   const client = await checkClient(params, deps.clients);
   const redirectUri = checkRedirectUri(params, client);
-  const target: RedirectTarget = { redirectUri, ...(params.values.state !== undefined ? { state: params.values.state } : {}) };
+  // An over-long state is not echoed back: the error says why it was refused.
+  const sent = params.values.state;
+  const echoState = sent !== undefined && sent.length <= AUTHORIZATION_PARAMETERS.state ? { state: sent } : {};
+  const mode = deliveryMode(params);
+  const target: RedirectTarget = { redirectUri, ...echoState, ...(mode !== 'query' ? { responseMode: mode } : {}) };
   try {
     checkNoDuplicates(params);
     checkNoRequestObject(params);
+    checkLengths(params);
+    const responseMode = checkResponseMode(params);
     checkResponseType(params, client);
     const state = checkState(params);
     const scope = checkScope(params, client);
@@ -55,7 +63,8 @@ export async function validateAuthorizationRequest(
       scope,
       codeChallenge,
       prompt,
-      parameters: { ...params.values },
+      parameters: Object.fromEntries(Object.entries(params.values).filter(([name]) => !PARSED_PARAMETERS.has(name))) as Record<string, string>,
+      ...(responseMode !== 'query' ? { responseMode } : {}),
       ...(nonce !== undefined ? { nonce } : {}),
       ...(maxAge !== undefined ? { maxAge } : {}),
       ...(loginHint !== undefined ? { loginHint } : {}),
@@ -69,3 +78,4 @@ export async function validateAuthorizationRequest(
     throw error;
   }
 }
+
