@@ -19,7 +19,7 @@ export interface ClientMetadataInput {
   id_token_signed_response_alg?: unknown;
 }
 
-export type ClientMetadata = Omit<NewClient, 'id' | 'secretHash' | 'skipConsent' | 'registrationTokenHash'>;
+export type ClientMetadata = Omit<NewClient, 'id' | 'secretHash' | 'skipConsent' | 'registrationTokenHash' | 'registrationPolicy'>;
 
 /** RFC 7591 3.2.2 error codes. */
 export class ClientMetadataError extends Error {
