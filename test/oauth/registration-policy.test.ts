@@ -4,6 +4,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeCommand } from '../../src/cli/execute.js';
 import { UsageError } from '../../src/cli/command.js';
+import { sha256 } from '../../src/crypto/random.js';
+import { initialAccessTokensRepository } from '../../src/storage/initial-access-tokens-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { NO_LIMITS, basicAuth, postForm } from './fixtures.js';
 
@@ -76,6 +78,14 @@ test('an initial access token with --uses N registers exactly N clients, even un
   const statuses = (await Promise.all(Array.from({ length: 8 }, () => register(token, webApp)))).map((r) => r.status);
   assert.equal(statuses.filter((s) => s === 201).length, 3);
   assert.equal(statuses.filter((s) => s === 401).length, 5);
+});
+
+test('spending initial access token uses is atomic: 10 parallel spends of a 3-use token yield exactly 3', async () => {
+  const repository = initialAccessTokensRepository(t.core.db, t.core.clock);
+  const tokenHash = sha256(await newToken('--uses', '3'));
+  const spent = await Promise.all(Array.from({ length: 10 }, () => repository.consume(tokenHash)));
+  assert.equal(spent.filter(Boolean).length, 3);
+  assert.equal(await repository.peek(tokenHash), undefined);
 });
 
 test('a registration refused for its metadata does not spend the initial access token', async () => {
