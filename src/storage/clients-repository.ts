@@ -27,7 +27,7 @@ export interface Client {
   skipConsent: boolean;
   registrationTokenHash: string | null;
   /** What a dynamically registered client may widen itself to by RFC 7592 update; null for operator-made clients. */
-  registrationPolicy: { grantTypes: string[]; scopes: string[] } | null;
+  registrationPolicy: { grantTypes: readonly string[]; scopes: readonly string[] } | null;
   disabled: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -74,7 +74,7 @@ const columns = (c: Partial<NewClient>) => ({
   ...(c.skipConsent !== undefined ? { skip_consent: c.skipConsent } : {}),
   ...(c.registrationTokenHash !== undefined ? { registration_token_hash: c.registrationTokenHash } : {}),
   ...(c.registrationPolicy !== undefined
-    ? { registration_grant_types: c.registrationPolicy?.grantTypes ?? null, registration_scopes: c.registrationPolicy?.scopes ?? null }
+    ? { registration_grant_types: c.registrationPolicy ? [...c.registrationPolicy.grantTypes] : null, registration_scopes: c.registrationPolicy ? [...c.registrationPolicy.scopes] : null }
     : {}),
 });
 

@@ -38,6 +38,7 @@ before(async () => {
     scopes: ['openid'],
     jwks: null,
     jwksUri: null,
+    registrationPolicy: null,
     idTokenSignedResponseAlg: 'RS256',
     skipConsent: false,
   });

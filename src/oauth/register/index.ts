@@ -12,6 +12,7 @@ import { initialAccessTokensRepository } from '../../storage/initial-access-toke
 import { clientMetadataView, createClient, usesSecret } from '../clients/create-client.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadata, type ClientMetadataInput } from '../clients/metadata.js';
 import { NO_STORE } from '../no-store.js';
+import type { OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 import { requireInitialAccessToken, requireRegistrationAccess, spendInitialAccessToken } from './access.js';
 import { enforceRegistrationPolicy, STRICT_POLICY, type RegistrationPolicy } from './policy.js';
 
@@ -28,11 +29,11 @@ async function asRegistrationError<T>(request: FastifyRequest, step: () => T | P
 }
 
 /** Metadata that passes both the shared rules and the registration policy. */
-async function validated(request: FastifyRequest, policy: RegistrationPolicy): Promise<ClientMetadata> {
+async function validated(request: FastifyRequest, policy: RegistrationPolicy, outbound: OutboundPolicy): Promise<ClientMetadata> {
   const body = request.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object.');
   return asRegistrationError(request, async () => {
-    const metadata = await validateClientMetadata(body as ClientMetadataInput);
+    const metadata = await validateClientMetadata(body as ClientMetadataInput, { outbound });
     enforceRegistrationPolicy(metadata, policy);
     return metadata;
   });
@@ -67,7 +68,7 @@ export function registrationEndpoints(app: FastifyInstance, core: Core): void {
   app.post('/register', route, async (request, reply) => {
     noStore(reply);
     const { tokenHash, policy } = await requireInitialAccessToken(request.headers.authorization, initialTokens);
-    const metadata = await validated(request, policy);
+    const metadata = await validated(request, policy, core.outbound);
     const registrationToken = randomToken(32);
     // The use is spent in the transaction that creates the client: a refused or failed registration costs none.
     const { client, secret } = await core.db.transaction().execute(async (tx) => {
@@ -89,7 +90,7 @@ export function registrationEndpoints(app: FastifyInstance, core: Core): void {
     if ((request.body as { client_id?: unknown } | null)?.client_id !== client.id) {
       throw new OAuthError('invalid_client_metadata', 'The body must carry the same client_id (RFC 7592 2.2).');
     }
-    const metadata = await validated(request, client.registrationPolicy ?? STRICT_POLICY);
+    const metadata = await validated(request, client.registrationPolicy ?? STRICT_POLICY, core.outbound);
     const { secret, secretHash } = secretChange(client, metadata);
     const updated = await clients.update(client.id, { ...metadata, secretHash });
     core.clients.forget(client.id);
