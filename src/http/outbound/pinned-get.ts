@@ -65,8 +65,10 @@ function request(target: Awaited<ReturnType<typeof checkedTarget>>, options: Pin
 export async function pinnedGet(raw: string, options: PinnedGetOptions): Promise<PinnedResponse> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  // A caller's signal that fired because of its own timeout is a timeout too.
+  const timedOut = () => deadline.aborted || (options.signal?.reason as Error | undefined)?.name === 'TimeoutError';
   const aborted = new Promise<never>((_, reject) => {
-    const fail = () => reject(deadline.aborted ? new OutboundRefused('timeout', `took longer than ${options.timeoutMs} ms`) : new OutboundRefused('request_failed', 'cancelled'));
+    const fail = () => reject(timedOut() ? new OutboundRefused('timeout', `took longer than ${options.timeoutMs} ms`) : new OutboundRefused('request_failed', 'cancelled'));
     if (signal.aborted) fail();
     else signal.addEventListener('abort', fail, { once: true });
   });
@@ -77,7 +79,7 @@ export async function pinnedGet(raw: string, options: PinnedGetOptions): Promise
     return await Promise.race([request(target, options, signal), aborted]);
   } catch (error) {
     if (error instanceof OutboundRefused) throw error;
-    if (deadline.aborted) throw new OutboundRefused('timeout', `took longer than ${options.timeoutMs} ms`);
+    if (timedOut()) throw new OutboundRefused('timeout', `took longer than ${options.timeoutMs} ms`);
     throw new OutboundRefused('request_failed', (error as Error).message);
   }
 }

@@ -9,6 +9,7 @@ import { pinnedGet } from '../../http/outbound/pinned-get.js';
 
 export interface RemoteKeySets {
   forUri(uri: string): JWTVerifyGetKey;
+  has(uri: string): boolean;
   readonly size: number;
 }
 
@@ -40,6 +41,7 @@ export function remoteKeySets(config: RemoteKeySetsConfig, policy: OutboundPolic
       if (sets.size > config.CLIENT_JWKS_CACHE_SIZE) sets.delete(sets.keys().next().value!);
       return created;
     },
+    has: (uri) => sets.has(uri),
     get size() {
       return sets.size;
     },
