@@ -40,7 +40,7 @@ test('private_key_jwt: an assertion living 60 minutes, as Authlib sends it (exp 
     { client_id: client.id },
     oauth.PrivateKeyJwt(key, {
       [oauth.modifyAssertion]: (_header, payload) => {
-        payload.exp = payload.iat! + 3600;
+        payload.exp = (payload.iat as number) + 3600;
       },
     }),
     { scope: 'orders:read' },

@@ -69,7 +69,7 @@ test('oauth4webapi authenticates with private_key_jwt against keys published at 
   const response = await oauth.clientCredentialsGrantRequest(
     { issuer: t.url, token_endpoint: `${t.url}/token` },
     { client_id: clientId },
-    oauth.PrivateKeyJwt(key, { kid: 'remote-1' }),
+    oauth.PrivateKeyJwt({ key, kid: 'remote-1' }),
     { scope: 'orders:read' },
     { [oauth.allowInsecureRequests]: true },
   );
