@@ -69,7 +69,8 @@ test('jwks_uri fetch size cap: a body over 64 KiB is refused, whether declared u
   await assert.rejects(get('/streamed-huge'), refusedWith('too_large'));
 });
 
-test('jwks_uri fetch timeout: a server that never answers, or stops halfway through the body, is abandoned at the deadline', async () => {
+// The test's own timeout turns a fetch that never gives up into a failure rather than a hang.
+test('jwks_uri fetch timeout: a server that never answers, or stops halfway through the body, is abandoned at the deadline', { timeout: 10_000 }, async () => {
   for (const path of ['/silent', '/trickle']) {
     const started = performance.now();
     await assert.rejects(get(path, { timeoutMs: 300 }), refusedWith('timeout'), path);

@@ -84,7 +84,7 @@ test('jwks_uri size cap: a key set larger than CLIENT_JWKS_MAX_BYTES is refused 
   assert.equal(loggedReason(clientId), 'jwks_uri_too_large');
 });
 
-test('jwks_uri timeout: a key server that never answers costs at most CLIENT_JWKS_FETCH_TIMEOUT (invalid_client, logged as jwks_uri_timeout)', async () => {
+test('jwks_uri timeout: a key server that never answers costs at most CLIENT_JWKS_FETCH_TIMEOUT (invalid_client, logged as jwks_uri_timeout)', { timeout: 10_000 }, async () => {
   const clientId = await clientWithKeysAt('/slow');
   const started = performance.now();
   const res = await present(clientId);
