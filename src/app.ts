@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Database } from './storage/database.js';
 import { createCore, type Core } from './core.js';
+import type { OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { loggerOptions } from './logger.js';
 import { frameworkErrors, installErrorEdge } from './http/error-edge.js';
 import { genReqId, installObservability } from './http/observability.js';
@@ -39,9 +40,11 @@ export interface AppOptions {
   clock?: Clock;
   /** Pass `false` to silence logs (tests), or a pino destination stream. */
   logger?: boolean | NodeJS.WritableStream;
+  /** Where client-steered requests (jwks_uri) may go. Only tests pass one (to reach their loopback servers). */
+  outbound?: OutboundPolicy;
 }
 
-export async function buildApp({ config, database, clock = systemClock, logger = true }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, database, clock = systemClock, logger = true, outbound }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger:
       logger === false
@@ -60,7 +63,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
   });
 
-  const core = createCore({ config, clock, database, warn: (message, error) => app.log.warn({ err: error }, message) });
+  const core = createCore({ config, clock, database, warn: (message, error) => app.log.warn({ err: error }, message), ...(outbound ? { outbound } : {}) });
   app.addHook('onClose', async () => {
     core.redis?.disconnect();
   });

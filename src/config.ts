@@ -273,6 +273,24 @@ const settings = {
     parse: bool,
     fallback: true,
   },
+  CLIENT_JWKS_FETCH_TIMEOUT: {
+    doc: "Milliseconds a fetch of a client's jwks_uri (private_key_jwt) may take in all, from name resolution to the last byte.",
+    expects: 'an integer number of milliseconds between 100 and 30000',
+    parse: int(100, 30_000),
+    fallback: 3_000,
+  },
+  CLIENT_JWKS_MAX_BYTES: {
+    doc: "Largest key set document accepted from a client's jwks_uri, in bytes; a larger one is refused while it downloads.",
+    expects: 'an integer number of bytes between 1024 and 1048576',
+    parse: int(1024, 1_048_576),
+    fallback: 65_536,
+  },
+  CLIENT_JWKS_CACHE_SIZE: {
+    doc: "How many clients' remote key sets an instance keeps in memory; the least recently used goes first.",
+    expects: 'an integer between 1 and 100000',
+    parse: int(1, 100_000),
+    fallback: 1_000,
+  },
   OVERLOAD_MAX_EVENT_LOOP_DELAY: {
     doc: 'Event-loop delay (ms) above which new requests are shed with 503 + Retry-After. 0 = off.',
     expects: 'an integer number of milliseconds',

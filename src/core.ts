@@ -9,6 +9,8 @@ import { Redis } from 'ioredis';
 import { createRateLimits, type RateLimits } from './http/rate-limit.js';
 import { cachedClients, type ClientLookup } from './oauth/clients/client-cache.js';
 import { clientsRepository } from './storage/clients-repository.js';
+import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
+import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
 
 export interface Core {
   readonly config: Config;
@@ -19,6 +21,10 @@ export interface Core {
   readonly rateLimits: RateLimits;
   /** Client registrations as read by /token, /authorize and the login pages (CLIENT_CACHE_TTL). */
   readonly clients: ClientLookup;
+  /** Where requests steered by clients (jwks_uri) may go; strict outside tests. */
+  readonly outbound: OutboundPolicy;
+  /** Key sets of clients registered with a jwks_uri (bounded, per app). */
+  readonly remoteKeySets: RemoteKeySets;
   /** Shared counters for several instances (REDIS_URL); absent on a single instance. */
   readonly redis?: Redis;
 }
@@ -29,9 +35,11 @@ export interface CoreOptions {
   database: Database;
   /** Where operational warnings go (Redis down, fallback engaged). */
   warn?: (message: string, error?: unknown) => void;
+  /** Outbound policy; tests pass one that reaches their loopback servers. Default: STRICT_OUTBOUND. */
+  outbound?: OutboundPolicy;
 }
 
-export function createCore({ config, clock, database, warn = () => {} }: CoreOptions): Core {
+export function createCore({ config, clock, database, warn = () => {}, outbound = STRICT_OUTBOUND }: CoreOptions): Core {
   const keys = keyService({
     repository: signingKeysRepository(database.db),
     encryption: keyEncryption(resolveKeyEncryptionKey(config)),
@@ -47,7 +55,8 @@ export function createCore({ config, clock, database, warn = () => {} }: CoreOpt
     onStoreError: (error) => warn('rate-limit store failed; request allowed', error),
   });
   const clients = cachedClients(clientsRepository(database.db, clock), clock, config.CLIENT_CACHE_TTL);
-  return { config, clock, database, db: database.db, keys, rateLimits, clients, ...(redis ? { redis } : {}) };
+  const remoteKeys = remoteKeySets(config, outbound);
+  return { config, clock, database, db: database.db, keys, rateLimits, clients, outbound, remoteKeySets: remoteKeys, ...(redis ? { redis } : {}) };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

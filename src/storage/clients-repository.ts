@@ -26,13 +26,16 @@ export interface Client {
   idTokenSignedResponseAlg: 'RS256' | 'ES256';
   skipConsent: boolean;
   registrationTokenHash: string | null;
+  /** What a dynamically registered client may widen itself to by RFC 7592 update; null for operator-made clients. */
+  registrationPolicy: { grantTypes: readonly string[]; scopes: readonly string[] } | null;
   disabled: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash'> & {
+export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy'> & {
   registrationTokenHash?: string | null;
+  registrationPolicy?: Client['registrationPolicy'];
 };
 
 const toClient = (r: Selectable<ClientsTable>): Client => ({
@@ -50,6 +53,7 @@ const toClient = (r: Selectable<ClientsTable>): Client => ({
   idTokenSignedResponseAlg: r.id_token_signed_response_alg as Client['idTokenSignedResponseAlg'],
   skipConsent: r.skip_consent,
   registrationTokenHash: r.registration_token_hash,
+  registrationPolicy: r.registration_grant_types && r.registration_scopes ? { grantTypes: r.registration_grant_types, scopes: r.registration_scopes } : null,
   disabled: r.disabled,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -69,6 +73,9 @@ const columns = (c: Partial<NewClient>) => ({
   ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
   ...(c.skipConsent !== undefined ? { skip_consent: c.skipConsent } : {}),
   ...(c.registrationTokenHash !== undefined ? { registration_token_hash: c.registrationTokenHash } : {}),
+  ...(c.registrationPolicy !== undefined
+    ? { registration_grant_types: c.registrationPolicy ? [...c.registrationPolicy.grantTypes] : null, registration_scopes: c.registrationPolicy ? [...c.registrationPolicy.scopes] : null }
+    : {}),
 });
 
 export interface ClientsRepository {

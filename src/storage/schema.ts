@@ -49,6 +49,8 @@ export interface ClientsTable {
   disabled: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  registration_grant_types: string[] | null;
+  registration_scopes: string[] | null;
 }
 
 export interface ConsentsTable {
@@ -82,6 +84,9 @@ export interface InitialAccessTokensTable {
   token_hash: string;
   created_at: Date;
   expires_at: Date;
+  uses_left: Generated<number>;
+  allowed_grant_types: Generated<string[]>;
+  allowed_scopes: Generated<string[]>;
 }
 
 export interface InteractionsTable {

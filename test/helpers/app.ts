@@ -9,6 +9,7 @@ import { parseConfig, type Config } from '../../src/config.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import type { Database } from '../../src/storage/database.js';
 import type { Core } from '../../src/core.js';
+import type { OutboundPolicy } from '../../src/http/outbound/outbound-policy.js';
 import { createTestDatabase } from './database.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
 
@@ -29,6 +30,8 @@ export interface TestAppOptions {
   logStream?: NodeJS.WritableStream;
   /** Adds routes or hooks before the app starts listening (test-only routes). */
   configure?: (app: FastifyInstance) => void | Promise<void>;
+  /** Outbound policy for client-steered requests (jwks_uri); strict unless a test needs its loopback servers. */
+  outbound?: OutboundPolicy;
 }
 
 export function testConfig(port: number, env: Record<string, string> = {}): Config {
@@ -52,7 +55,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const port = await freePort();
   const config = testConfig(port, options.env);
   const database = options.database ?? (await createTestDatabase());
-  const app = await buildApp({ config, database, clock: options.clock ?? systemClock, logger: options.logStream ?? false });
+  const app = await buildApp({ config, database, clock: options.clock ?? systemClock, logger: options.logStream ?? false, ...(options.outbound ? { outbound: options.outbound } : {}) });
   await options.configure?.(app);
   await app.listen({ port, host: '127.0.0.1' });
   return {

@@ -29,6 +29,7 @@ export async function createClient(db: Db, clock: Clock, overrides: Partial<NewC
     scopes: ['openid', 'profile', 'email', 'address', 'phone', 'offline_access', 'orders:read', 'users:read'],
     jwks: null,
     jwksUri: null,
+    registrationPolicy: null,
     idTokenSignedResponseAlg: 'RS256',
     skipConsent: true,
     ...overrides,

@@ -40,6 +40,7 @@ before(async () => {
     scopes: ['openid'],
     jwks: null,
     jwksUri: null,
+    registrationPolicy: null,
     idTokenSignedResponseAlg: 'RS256',
     skipConsent: false,
   });
@@ -74,8 +75,9 @@ test('browser sessions and initial access tokens are purged at expiry; interacti
   const short = await sessions.start({ userId, authTime: null, ttlSeconds: 60 });
   const long = await sessions.start({ userId, authTime: null, ttlSeconds: 86_400 * 3 });
   const interaction = await interactions.create({ sessionHash: short.idHash, clientId, request: { scope: 'openid' }, loginRequired: true, ttlSeconds: 600 });
-  await initial.create(`short-${randomUUID()}`, at(60));
-  await initial.create(`long-${randomUUID()}`, at(86_400 * 3));
+  const token = (tokenHash: string, expiresAt: Date) => ({ tokenHash, expiresAt, uses: 1, allowedGrantTypes: [], allowedScopes: [] });
+  await initial.create(token(`short-${randomUUID()}`, at(60)));
+  await initial.create(token(`long-${randomUUID()}`, at(86_400 * 3)));
   const before = { sessions: await count('browser_sessions'), initial: await count('initial_access_tokens') };
 
   clock.advance(601_000);

@@ -10,12 +10,15 @@ import { NO_LIMITS, basicAuth, postForm } from './fixtures.js';
 
 const clock = manualClock(Date.now());
 let t: TestApp;
-let initialToken: string;
 
 before(async () => {
   t = await startTestApp({ clock, env: NO_LIMITS });
-  initialToken = String(((await executeCommand(['registration-token', 'create', '--ttl', '3600'], t.core)) as { initial_access_token: string }).initial_access_token);
 });
+
+/** A fresh initial access token; `backend` clients need the allowances a service client needs. */
+const newToken = async (...flags: string[]) =>
+  String(((await executeCommand(['registration-token', 'create', '--ttl', '3600', ...flags], t.core)) as { initial_access_token: string }).initial_access_token);
+const SERVICE = ['--allow-grant-types', 'client_credentials', '--allow-scope', 'orders:read reports:read'];
 after(() => t.close());
 
 async function call(method: string, url: string, token: string | undefined, body?: unknown) {
@@ -29,7 +32,7 @@ async function call(method: string, url: string, token: string | undefined, body
 }
 
 const backend = { client_name: 'Reg backend', grant_types: ['client_credentials'], scope: 'orders:read', token_endpoint_auth_method: 'client_secret_basic' };
-const register = (body: unknown = backend, token = initialToken) => call('POST', `${t.url}/register`, token, body);
+const register = async (body: unknown = backend, token?: string) => call('POST', `${t.url}/register`, token ?? (await newToken(...SERVICE)), body);
 
 test('registration without an initial access token is 401 invalid_token with a Bearer challenge', async () => {
   for (const token of [undefined, 'wrong-token']) {
@@ -82,7 +85,7 @@ test('RFC 7592: read, update and delete with the registration access token only;
   assert.equal(read.status, 200);
   assert.equal(read.body.client_id, created.client_id);
   assert.equal(read.body.client_secret, undefined);
-  assert.equal((await call('GET', uri, initialToken)).status, 401);
+  assert.equal((await call('GET', uri, await newToken())).status, 401);
   assert.equal((await call('GET', uri, undefined)).status, 401);
 
   const other = (await register()).body as Record<string, string>;
@@ -114,8 +117,9 @@ test('an unknown client id at the configuration endpoint is the same 401 as a wr
 });
 
 test('an expired initial access token is refused', async () => {
+  const token = await newToken(...SERVICE);
   clock.advance(3601 * 1000);
-  const res = await register();
+  const res = await register(backend, token);
   assert.equal(res.status, 401);
 });
 

@@ -59,7 +59,7 @@ export const clientsCreateCommand: Command = {
   async run(args, core) {
     const values = parseCreate(args);
     try {
-      const metadata = await validateClientMetadata(metadataFromFlags(values));
+      const metadata = await validateClientMetadata(metadataFromFlags(values), { outbound: core.outbound });
       if (values.secret !== undefined) {
         if (!usesSecret(metadata)) throw new UsageError('--secret applies only to client_secret_basic or client_secret_post clients');
         if (values.secret.length < MIN_IMPORTED_SECRET_LENGTH) throw new UsageError(`--secret must have at least ${MIN_IMPORTED_SECRET_LENGTH} characters`);

@@ -1,22 +1,56 @@
 // `gatehouse registration-token create`: an RFC 7591 3 initial access token for POST /register.
-// Printed once; only its SHA-256 is stored.
+// Printed once; only its SHA-256 is stored. By default it registers one client with the strict policy
+// (user-facing grants, OIDC scopes); --allow-grant-types and --allow-scope widen what that client may hold.
 import { parseArgs } from 'node:util';
 import { randomToken, sha256 } from '../../crypto/random.js';
+import { GRANT_TYPES } from '../../storage/clients-repository.js';
 import { initialAccessTokensRepository } from '../../storage/initial-access-tokens-repository.js';
+import { isScope, parseScope } from '../../oauth/scopes.js';
 import { UsageError, type Command } from '../command.js';
 
 const DEFAULT_TTL_SECONDS = 86_400;
+const MAX_USES = 10_000;
+
+function boundedInteger(raw: string | undefined, fallback: number, min: number, max: number, name: string): number {
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new UsageError(`${name} must be a whole number between ${min} and ${max}`);
+  return value;
+}
+
+function grantTypes(raw: string | undefined): string[] {
+  const list = [...new Set((raw ?? '').split(',').map((g) => g.trim()).filter(Boolean))];
+  for (const g of list) if (!(GRANT_TYPES as readonly string[]).includes(g)) throw new UsageError(`--allow-grant-types: unknown grant type ${g}`);
+  return list;
+}
+
+function scopes(raw: string[] | undefined): string[] {
+  const list = [...new Set((raw ?? []).flatMap((s) => parseScope(s)))];
+  for (const s of list) if (!isScope(s)) throw new UsageError(`--allow-scope: unknown scope ${s}`);
+  return list;
+}
 
 export const registrationTokenCreateCommand: Command = {
   name: 'registration-token create',
-  usage: 'registration-token create [--ttl SECONDS]   (default 86400)',
+  usage: 'registration-token create [--allow-grant-types client_credentials,...] [--allow-scope "orders:read ..."] [--uses N (default 1)] [--ttl SECONDS (default 86400)]',
   async run(args, core) {
-    const { values } = parseArgs({ args, options: { ttl: { type: 'string' } }, strict: true });
-    const ttl = values.ttl === undefined ? DEFAULT_TTL_SECONDS : Number(values.ttl);
-    if (!Number.isSafeInteger(ttl) || ttl < 1 || ttl > 31_536_000) throw new UsageError('--ttl must be a number of seconds between 1 and 31536000');
+    const { values } = parseArgs({
+      args,
+      options: { ttl: { type: 'string' }, uses: { type: 'string' }, 'allow-grant-types': { type: 'string' }, 'allow-scope': { type: 'string', multiple: true } },
+      strict: true,
+    });
+    const ttl = boundedInteger(values.ttl, DEFAULT_TTL_SECONDS, 1, 31_536_000, '--ttl');
+    const uses = boundedInteger(values.uses, 1, 1, MAX_USES, '--uses');
+    const allowedGrantTypes = grantTypes(values['allow-grant-types']);
+    const allowedScopes = scopes(values['allow-scope']);
     const token = randomToken(32);
     const expiresAt = new Date(core.clock.now() + ttl * 1000);
-    await initialAccessTokensRepository(core.db, core.clock).create(sha256(token), expiresAt);
-    return { initial_access_token: token, expires_at: expiresAt.toISOString() };
+    await initialAccessTokensRepository(core.db, core.clock).create({ tokenHash: sha256(token), expiresAt, uses, allowedGrantTypes, allowedScopes });
+    return {
+      initial_access_token: token,
+      expires_at: expiresAt.toISOString(),
+      uses,
+      allowed_grant_types: allowedGrantTypes,
+      allowed_scope: allowedScopes.join(' '),
+    };
   },
 };

@@ -6,8 +6,11 @@ export const CLIENT_AUTH_FAILED = 'Client authentication failed.';
 
 export class ClientAuthFailure extends Error {
   override readonly name = 'ClientAuthFailure';
-  /** Why it failed, for logs only; never sent to the caller. */
-  constructor(readonly reason: string) {
+  /** Why it failed, for logs only; never sent to the caller. `code` is the stable reason code logs carry. */
+  constructor(
+    readonly reason: string,
+    readonly code: string = 'client_auth_failed',
+  ) {
     super(reason);
   }
 }

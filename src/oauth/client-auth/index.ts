@@ -35,6 +35,7 @@ export function clientAuthDeps(core: Core, options: Pick<ClientAuthDeps, 'method
     config: core.config,
     clients: core.clients,
     assertions: clientAssertionsRepository(core.db, core.clock),
+    remoteKeySets: core.remoteKeySets,
     hooks: rateLimitedClientAuth(core.rateLimits),
     ...options,
   };
@@ -81,6 +82,8 @@ export async function authenticateClient(request: ClientAuthRequest, params: For
     return await verify(credentials, client, deps);
   } catch (error) {
     if (!(error instanceof ClientAuthFailure)) throw error;
+    // The reason is for the operator only; the presented credentials are never logged.
+    request.log?.warn({ client_id: clientId, reason_code: error.code, reason: error.reason }, 'client authentication refused');
     await deps.hooks?.onFailure?.(clientId, error.reason, request);
     throw invalidClient(usedBasic);
   }

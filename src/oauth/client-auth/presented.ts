@@ -17,6 +17,8 @@ export interface ClientAuthRequest {
   readonly query: unknown;
   /** The client address (Fastify's request.ip), for per-IP failure limits. */
   readonly ip?: string;
+  /** Where refusals are logged (Fastify's request.log). */
+  readonly log?: { warn(details: object, message: string): void };
 }
 
 const CREDENTIAL_PARAMETERS = ['client_id', 'client_secret', 'client_assertion', 'client_assertion_type'];

@@ -5,6 +5,7 @@ import { SIGNING_ALGS, type SigningAlg } from '../../crypto/keys.js';
 import { isScope, parseScope } from '../scopes.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import { clientJwksProblem } from './client-keys.js';
+import { checkedTarget, OutboundRefused, STRICT_OUTBOUND, type OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 
 export interface ClientMetadataInput {
   client_name?: unknown;
@@ -19,7 +20,7 @@ export interface ClientMetadataInput {
   id_token_signed_response_alg?: unknown;
 }
 
-export type ClientMetadata = Omit<NewClient, 'id' | 'secretHash' | 'skipConsent' | 'registrationTokenHash'>;
+export type ClientMetadata = Omit<NewClient, 'id' | 'secretHash' | 'skipConsent' | 'registrationTokenHash' | 'registrationPolicy'>;
 
 /** RFC 7591 3.2.2 error codes. */
 export class ClientMetadataError extends Error {
@@ -77,10 +78,20 @@ function optionalString(value: unknown, name: string): string | undefined {
   return value;
 }
 
-async function keySource(input: ClientMetadataInput, method: TokenEndpointAuthMethod): Promise<Pick<ClientMetadata, 'jwks' | 'jwksUri'>> {
+/** The server will fetch a jwks_uri, so it must not point into the server's own network (outbound-policy.ts). */
+async function checkJwksUri(jwksUri: string, outbound: OutboundPolicy): Promise<void> {
+  try {
+    await checkedTarget(jwksUri, outbound);
+  } catch (error) {
+    if (error instanceof OutboundRefused) fail(`jwks_uri ${error.message}`);
+    throw error;
+  }
+}
+
+async function keySource(input: ClientMetadataInput, method: TokenEndpointAuthMethod, outbound: OutboundPolicy): Promise<Pick<ClientMetadata, 'jwks' | 'jwksUri'>> {
   const jwksUri = optionalString(input.jwks_uri, 'jwks_uri');
   if (input.jwks !== undefined && jwksUri !== undefined) fail('jwks and jwks_uri are mutually exclusive (RFC 7591 2)');
-  if (jwksUri !== undefined && (!URL.canParse(jwksUri) || new URL(jwksUri).protocol !== 'https:')) fail('jwks_uri must be an https URL');
+  if (jwksUri !== undefined) await checkJwksUri(jwksUri, outbound);
   if (input.jwks !== undefined) {
     const problem = await clientJwksProblem(input.jwks);
     if (problem) fail(problem);
@@ -89,7 +100,12 @@ async function keySource(input: ClientMetadataInput, method: TokenEndpointAuthMe
   return { jwks: (input.jwks as ClientMetadata['jwks']) ?? null, jwksUri: jwksUri ?? null };
 }
 
-export async function validateClientMetadata(input: ClientMetadataInput): Promise<ClientMetadata> {
+export interface MetadataOptions {
+  /** Where a jwks_uri may point (the app's Core.outbound); strict by default. */
+  outbound?: OutboundPolicy;
+}
+
+export async function validateClientMetadata(input: ClientMetadataInput, options: MetadataOptions = {}): Promise<ClientMetadata> {
   const name = optionalString(input.client_name, 'client_name') ?? 'unnamed client';
   if (name.length > 200) fail('client_name is too long');
   const method = authMethod(input.token_endpoint_auth_method);
@@ -113,7 +129,7 @@ export async function validateClientMetadata(input: ClientMetadataInput): Promis
     postLogoutRedirectUris: uris(input.post_logout_redirect_uris, 'post_logout_redirect_uris'),
     grantTypes: grants,
     scopes: scopes(input.scope),
-    ...(await keySource(input, method)),
+    ...(await keySource(input, method, options.outbound ?? STRICT_OUTBOUND)),
     idTokenSignedResponseAlg: alg as SigningAlg,
   };
 }

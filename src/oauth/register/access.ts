@@ -4,6 +4,7 @@ import { OAuthError } from '../../http/errors.js';
 import { safeEqual, sha256 } from '../../crypto/random.js';
 import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
 import type { InitialAccessTokensRepository } from '../../storage/initial-access-tokens-repository.js';
+import type { RegistrationPolicy } from './policy.js';
 
 // RFC 6750 3.1: a bad or missing token is 401 with a Bearer challenge. One answer for every failure,
 // so the endpoint does not reveal whether a client id exists (RFC 7592 2.1).
@@ -19,8 +20,22 @@ export function bearerToken(authorization: string | undefined): string {
   return match[1]!;
 }
 
-export async function requireInitialAccessToken(authorization: string | undefined, tokens: Pick<InitialAccessTokensRepository, 'isValid'>): Promise<void> {
-  if (!(await tokens.isValid(sha256(bearerToken(authorization))))) throw invalidToken();
+/** The live token's hash and policy; a use is spent only when the client is created (see spendInitialAccessToken). */
+export async function requireInitialAccessToken(
+  authorization: string | undefined,
+  tokens: Pick<InitialAccessTokensRepository, 'peek'>,
+): Promise<{ tokenHash: string; policy: RegistrationPolicy }> {
+  const tokenHash = sha256(bearerToken(authorization));
+  const found = await tokens.peek(tokenHash);
+  if (!found) throw invalidToken();
+  return { tokenHash, policy: { grantTypes: found.allowedGrantTypes, scopes: found.allowedScopes } };
+}
+
+/** Spends one use; a token used up by a parallel registration since it was read is the same 401. */
+export async function spendInitialAccessToken(tokenHash: string, tokens: Pick<InitialAccessTokensRepository, 'consume'>): Promise<RegistrationPolicy> {
+  const spent = await tokens.consume(tokenHash);
+  if (!spent) throw invalidToken();
+  return { grantTypes: spent.allowedGrantTypes, scopes: spent.allowedScopes };
 }
 
 export async function requireRegistrationAccess(

@@ -1,6 +1,8 @@
 // Dynamic client registration: POST /register (RFC 7591) guarded by an initial access token, and the client
 // configuration endpoint GET/PUT/DELETE /register/:client_id (RFC 7592) guarded by the registration access
-// token issued with the client. Metadata goes through the same validation as `gatehouse clients create`.
+// token issued with the client. Metadata goes through the same validation as `gatehouse clients create`,
+// then through the registration policy of the initial access token (policy.ts), which the client keeps
+// for its later RFC 7592 updates.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core.js';
 import { OAuthError } from '../../http/errors.js';
@@ -10,18 +12,31 @@ import { initialAccessTokensRepository } from '../../storage/initial-access-toke
 import { clientMetadataView, createClient, usesSecret } from '../clients/create-client.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadata, type ClientMetadataInput } from '../clients/metadata.js';
 import { NO_STORE } from '../no-store.js';
-import { requireInitialAccessToken, requireRegistrationAccess } from './access.js';
+import type { OutboundPolicy } from '../../http/outbound/outbound-policy.js';
+import { requireInitialAccessToken, requireRegistrationAccess, spendInitialAccessToken } from './access.js';
+import { enforceRegistrationPolicy, STRICT_POLICY, type RegistrationPolicy } from './policy.js';
 
 const route = { config: { face: 'oauth' as const } };
 
-async function validated(body: unknown): Promise<ClientMetadata> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object.');
+async function asRegistrationError<T>(request: FastifyRequest, step: () => T | Promise<T>): Promise<T> {
   try {
-    return await validateClientMetadata(body as ClientMetadataInput);
+    return await step();
   } catch (error) {
-    if (error instanceof ClientMetadataError) throw new OAuthError(error.error, error.message);
-    throw error;
+    if (!(error instanceof ClientMetadataError)) throw error;
+    request.log.info({ registration_refused: error.error, reason: error.message }, 'client registration refused');
+    throw new OAuthError(error.error, error.message);
   }
+}
+
+/** Metadata that passes both the shared rules and the registration policy. */
+async function validated(request: FastifyRequest, policy: RegistrationPolicy, outbound: OutboundPolicy): Promise<ClientMetadata> {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object.');
+  return asRegistrationError(request, async () => {
+    const metadata = await validateClientMetadata(body as ClientMetadataInput, { outbound });
+    enforceRegistrationPolicy(metadata, policy);
+    return metadata;
+  });
 }
 
 function registrationView(issuer: string, client: Client, secrets: { secret?: string | undefined; registrationToken?: string }) {
@@ -52,10 +67,14 @@ export function registrationEndpoints(app: FastifyInstance, core: Core): void {
 
   app.post('/register', route, async (request, reply) => {
     noStore(reply);
-    await requireInitialAccessToken(request.headers.authorization, initialTokens);
-    const metadata = await validated(request.body);
+    const { tokenHash, policy } = await requireInitialAccessToken(request.headers.authorization, initialTokens);
+    const metadata = await validated(request, policy, core.outbound);
     const registrationToken = randomToken(32);
-    const { client, secret } = await createClient(clients, metadata, { registrationTokenHash: sha256(registrationToken) });
+    // The use is spent in the transaction that creates the client: a refused or failed registration costs none.
+    const { client, secret } = await core.db.transaction().execute(async (tx) => {
+      const spent = await spendInitialAccessToken(tokenHash, initialAccessTokensRepository(tx, core.clock));
+      return createClient(clientsRepository(tx, core.clock), metadata, { registrationTokenHash: sha256(registrationToken), registrationPolicy: spent });
+    });
     return reply.code(201).send(registrationView(issuer, client, { secret, registrationToken }));
   });
 
@@ -71,7 +90,7 @@ export function registrationEndpoints(app: FastifyInstance, core: Core): void {
     if ((request.body as { client_id?: unknown } | null)?.client_id !== client.id) {
       throw new OAuthError('invalid_client_metadata', 'The body must carry the same client_id (RFC 7592 2.2).');
     }
-    const metadata = await validated(request.body);
+    const metadata = await validated(request, client.registrationPolicy ?? STRICT_POLICY, core.outbound);
     const { secret, secretHash } = secretChange(client, metadata);
     const updated = await clients.update(client.id, { ...metadata, secretHash });
     core.clients.forget(client.id);

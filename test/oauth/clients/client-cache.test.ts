@@ -36,6 +36,7 @@ const newClient = (id: string) =>
     scopes: ['orders:read'],
     jwks: null,
     jwksUri: null,
+    registrationPolicy: null,
     idTokenSignedResponseAlg: 'RS256',
     skipConsent: false,
   });
