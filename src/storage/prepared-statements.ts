@@ -51,7 +51,6 @@ export function withPreparedStatements(pool: pg.Pool): PostgresPool {
 
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   return {
-    options: pool.options,
     async connect() {
       const client = await pool.connect();
       let wrapper = wrappers.get(client);
