@@ -4,7 +4,7 @@ import { createCore, type Core } from '../core.js';
 import { connectDatabase, dataDirOwner, StartupError } from '../storage/connect.js';
 import { migrate } from '../storage/migrate.js';
 import { systemClock } from '../clock.js';
-import { executeCommand, findCommand, usage } from './execute.js';
+import { executeCommand, findCommand, unknownCommand, usage } from './execute.js';
 import { UsageError } from './command.js';
 import { sendToAdminSocket } from './admin-socket.js';
 import { PRIVATE_UMASK } from '../startup/data-dir.js';
@@ -15,7 +15,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   if (!findCommand(argv)) {
-    console.error(`gatehouse: unknown command: ${argv.join(' ')}\n${usage()}`);
+    console.error(`gatehouse: ${unknownCommand(argv)}`);
     return 2;
   }
   try {
