@@ -2,10 +2,9 @@
 // validation as POST /register.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { clientsRepository } from '../../storage/clients-repository.js';
+import { clientsRepository, TOKEN_ENDPOINT_AUTH_METHODS } from '../../storage/clients-repository.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadataInput } from '../../oauth/clients/metadata.js';
 import { clientMetadataView, createClient, MIN_IMPORTED_SECRET_LENGTH, usesSecret } from '../../oauth/clients/create-client.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../storage/clients-repository.js';
 import { SIGNING_ALGS } from '../../crypto/keys.js';
 import { didYouMean } from '../../suggest.js';
 import { UsageError, type Command } from '../command.js';
