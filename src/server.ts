@@ -19,7 +19,8 @@ async function main(): Promise<void> {
   await checkListenAddress(config.HOST, config.PORT);
   const database = await connectDatabase(config, (m) => console.error(`gatehouse: ${m}`));
   await migrate(database.db);
-  const app = await buildApp({ config, database, logger: wantsPrettyLogs(process.stdout.isTTY, config.NODE_ENV) ? prettyLogStream(process.stdout) : true });
+  const logger = wantsPrettyLogs(process.stdout.isTTY, config.NODE_ENV) ? prettyLogStream(process.stdout) : true;
+  const app = await buildApp({ config, database, logger });
   if (!config.RATE_LIMIT_ENABLED) app.log.warn('RATE_LIMIT_ENABLED=false: every rate limit is off (benchmarks and load tests only)');
   try {
     await app.listen({ port: config.PORT, host: config.HOST });
