@@ -1,6 +1,7 @@
 // The embedded database belongs to one process, so while a server runs on DATA_DIR the CLI sends its
 // command over a Unix socket in DATA_DIR (mode 0600: only the owner of the data can use it) and the
-// server runs it. With DATABASE_URL the CLI talks to PostgreSQL directly and this is not used.
+// server runs it. The socket is created under a umask that leaves it owner-only from its first instant: a
+// chmod after listen() would leave a window in which any local user could connect and run commands. With DATABASE_URL the CLI talks to PostgreSQL directly and this is not used.
 import { createConnection, createServer, type Server } from 'node:net';
 import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,9 +46,25 @@ export async function startAdminSocket(core: Core, log: (error: unknown) => void
     });
     socket.on('error', () => {});
   });
-  await new Promise<void>((resolve, reject) => server.listen(path, resolve).once('error', reject));
+  await listenOwnerOnly(server, path);
   chmodSync(path, 0o600);
   return server;
+}
+
+/** Binding a Unix socket creates its file synchronously inside listen(), under the umask in force then. */
+function listenOwnerOnly(server: Server, path: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const previous = process.umask(0o177);
+    try {
+      server.listen(path, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    } finally {
+      process.umask(previous);
+    }
+  });
 }
 
 export function sendToAdminSocket(dataDir: string, argv: string[]): Promise<Reply> {

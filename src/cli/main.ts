@@ -4,9 +4,10 @@ import { createCore, type Core } from '../core.js';
 import { connectDatabase, dataDirOwner, StartupError } from '../storage/connect.js';
 import { migrate } from '../storage/migrate.js';
 import { systemClock } from '../clock.js';
-import { executeCommand, findCommand, usage } from './execute.js';
+import { executeCommand, findCommand, unknownCommand, usage } from './execute.js';
 import { UsageError } from './command.js';
 import { sendToAdminSocket } from './admin-socket.js';
+import { PRIVATE_UMASK } from '../startup/data-dir.js';
 
 export async function runCli(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
@@ -14,7 +15,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   if (!findCommand(argv)) {
-    console.error(`gatehouse: unknown command: ${argv.join(' ')}\n${usage()}`);
+    console.error(`gatehouse: ${unknownCommand(argv)}`);
     return 2;
   }
   try {
@@ -28,7 +29,9 @@ export async function runCli(argv: string[]): Promise<number> {
       console.error(`gatehouse: ${reply.error}`);
       return reply.usage ? 2 : 1;
     }
-    const database = await connectDatabase(config);
+    // Opening the embedded database directly: what it creates is private to its owner, as under the server.
+    if (!config.DATABASE_URL) process.umask(PRIVATE_UMASK);
+    const database = await connectDatabase(config, (m) => console.error(`gatehouse: ${m}`));
     let core: Core | undefined;
     try {
       core = createCore({ config, clock: systemClock, database });

@@ -1,8 +1,9 @@
 // Seals private signing keys at rest with AES-256-GCM under the key-encryption key (KEK).
 // The kid is bound as additional authenticated data, so a sealed key cannot be swapped onto another row.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { prepareDataDir } from '../startup/data-dir.js';
 
 const VERSION = 'v1';
 
@@ -38,9 +39,10 @@ export function keyEncryption(kek: Buffer): KeyEncryption {
  */
 export function resolveKeyEncryptionKey(config: { KEY_ENCRYPTION_KEY?: string | undefined; DATA_DIR: string }): Buffer {
   if (config.KEY_ENCRYPTION_KEY) return Buffer.from(config.KEY_ENCRYPTION_KEY, 'base64url');
+  // The generated key is only as private as the directory it lives in.
+  prepareDataDir(config.DATA_DIR);
   const file = join(config.DATA_DIR, 'key-encryption-key');
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
-  mkdirSync(config.DATA_DIR, { recursive: true });
   const kek = randomBytes(32);
   writeFileSync(file, kek.toString('base64url') + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);

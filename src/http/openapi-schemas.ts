@@ -30,11 +30,18 @@ const STATUS_TEXT: Record<number, string> = {
   406: 'No acceptable representation',
   409: 'Conflict with the current state',
   412: 'Precondition failed',
+  413: 'Request body too large',
   415: 'Unsupported request media type',
-  422: 'Validation failed (VALIDATION_ERROR)',
+  422: 'Validation failed (VALIDATION_ERROR), or an idempotency key reused with another body',
+  428: 'Precondition required',
+  429: 'Rate limit exceeded (Retry-After)',
+  503: 'Temporarily unavailable: overload or database unreachable (Retry-After)',
 };
 
 export const AUTH_ERRORS = [401, 403, 406] as const;
+
+/** 304 of a conditional GET (If-None-Match / If-Modified-Since): no body. */
+export const notModified = { 304: { description: 'Not modified: the representation named by If-None-Match is current', type: 'null' } } as const;
 
 /** The OpenAPI security requirement of a route: this server's OAuth 2.0 scheme with the route's scopes. */
 export const securedBy = (...scopes: string[]) => [{ oauth2: scopes }];

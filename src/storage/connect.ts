@@ -1,22 +1,25 @@
 // Start-up connection: retries an unreachable PostgreSQL with exponential backoff for a bounded time,
 // and keeps two processes from opening one embedded PGlite directory at once.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import { openDatabase, type Database } from './database.js';
 import { isDatabaseUnavailable } from './unavailable.js';
+import { describeDataDir, makePrivate, prepareDataDir } from '../startup/data-dir.js';
+import { StartupError } from '../startup/startup-error.js';
 
-export class StartupError extends Error {
-  override readonly name = 'StartupError';
-}
+export { StartupError };
 
 type ConnectConfig = Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_PREPARED_STATEMENTS' | 'DATABASE_STARTUP_TIMEOUT'>;
 
 export async function connectDatabase(config: ConnectConfig, log: (message: string) => void = () => {}): Promise<Database> {
   if (!config.DATABASE_URL) {
+    if (prepareDataDir(config.DATA_DIR)) log(`new database in ${describeDataDir(config.DATA_DIR)} (DATA_DIR did not exist)`);
     lockDataDir(config.DATA_DIR);
-    return openDatabase(config);
+    const database = await openDatabase(config);
+    makePrivate(config.DATA_DIR);
+    return database;
   }
   const deadline = Date.now() + config.DATABASE_STARTUP_TIMEOUT * 1000;
   for (let attempt = 1, wait = 250; ; attempt++, wait = Math.min(wait * 2, 5_000)) {
@@ -46,7 +49,6 @@ export function dataDirOwner(dataDir: string): number | undefined {
 
 /** PGlite is single-process: a pid file refuses a second live server on the same DATA_DIR. */
 function lockDataDir(dataDir: string): void {
-  mkdirSync(dataDir, { recursive: true });
   const owner = dataDirOwner(dataDir);
   if (owner !== undefined) {
     throw new StartupError(
@@ -54,7 +56,7 @@ function lockDataDir(dataDir: string): void {
     );
   }
   const file = join(dataDir, 'gatehouse.pid');
-  writeFileSync(file, String(process.pid));
+  writeFileSync(file, String(process.pid), { mode: 0o600 });
   process.once('exit', () => {
     try {
       if (readFileSync(file, 'utf8') === String(process.pid)) rmSync(file);

@@ -67,7 +67,7 @@ export async function openPostgres(url: string, poolSize = 20, { prepared = true
 
 export async function openPGlite(dir: string | undefined): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
-  if (dir) mkdirSync(dir, { recursive: true });
+  if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const pglite = await PGlite.create(dir ? { dataDir: dir, parsers: { [INT8_OID]: parseInt8 } } : { parsers: { [INT8_OID]: parseInt8 } });
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {

@@ -50,8 +50,7 @@ export function withPreparedStatements(pool: pg.Pool): PostgresPool {
   };
 
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
-  return {
-    options: pool.options,
+  const wrapped = {
     async connect() {
       const client = await pool.connect();
       let wrapper = wrappers.get(client);
@@ -60,4 +59,7 @@ export function withPreparedStatements(pool: pg.Pool): PostgresPool {
     },
     end: () => pool.end(),
   };
+  // Kysely 0.29 reads the pool's options (to cancel queries); 0.28, the version pinned for Node 20, has no
+  // such member in its type. Added outside the literal, this compiles against either.
+  return Object.assign(wrapped, { options: pool.options });
 }

@@ -92,6 +92,28 @@ test('every /v1/users operation documents its success body schema and its proble
   }
 });
 
+test('every operation has a summary, an operationId and its error responses as problems (401, 403, 429 at least)', () => {
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods) as [string, Operation & { summary?: string; operationId?: string }][]) {
+      const where = `${method.toUpperCase()} ${path}`;
+      assert.ok(op.summary && op.summary.length > 5, `${where} has no summary`);
+      assert.match(op.operationId ?? '', /^[a-z][A-Za-z]+$/, `${where} operationId`);
+      for (const status of ['401', '403', '429']) assert.ok(op.responses[status]?.content?.['application/problem+json'], `${where} lacks its ${status} problem`);
+      if (/\{id\}/.test(path)) assert.ok(op.responses['404'], `${where} lacks its 404`);
+      if (method === 'post' && path !== '/v1/orders/{id}/cancel') assert.ok(op.responses['422'] || op.responses['400'], `${where} lacks its validation error`);
+    }
+  }
+});
+
+test('reading a payment is documented as payments:read or payments:write, and the scope is in the catalogue', async () => {
+  assert.deepEqual(doc.paths['/v1/payments/{id}']!.get!.security, [{ oauth2: ['payments:read'] }, { oauth2: ['payments:write'] }]);
+  assert.ok(doc.components.securitySchemes.oauth2!.flows.authorizationCode!.scopes['payments:read']);
+  const discovery = (await (await fetch(`${t.url}/.well-known/openid-configuration`)).json()) as { scopes_supported: string[] };
+  assert.ok(discovery.scopes_supported.includes('payments:read'));
+  const html = await (await fetch(`${t.url}/docs`)).text();
+  assert.ok(html.includes('payments:read or payments:write'));
+});
+
 test('the users response schema never documents a password or its hash', () => {
   const text = JSON.stringify(doc.paths['/v1/users/{id}']!.get!.responses['200']);
   assert.doesNotMatch(text, /password/i);

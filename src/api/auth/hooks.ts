@@ -23,7 +23,7 @@ export async function refuseTokenInBody(request: FastifyRequest): Promise<void> 
 }
 
 /** A scope check that also says which scopes it wants, so the OpenAPI document is derived from it. */
-export type ScopeCheck = preHandlerAsyncHookHandler & { readonly requiredScopes: readonly string[] };
+export type ScopeCheck = preHandlerAsyncHookHandler & { readonly requiredScopes: readonly string[]; readonly anyOf?: boolean };
 
 /** Every listed scope is required; a token without one gets 403 insufficient_scope naming them. */
 export function requireScope(...scopes: string[]): ScopeCheck {
@@ -34,6 +34,26 @@ export function requireScope(...scopes: string[]): ScopeCheck {
     }
   };
   return Object.assign(check, { requiredScopes: scopes });
+}
+
+/** Any one of the listed scopes will do; a token with none gets 403 insufficient_scope naming the first. */
+export function requireAnyScope(...scopes: [string, ...string[]]): ScopeCheck {
+  const check = async function checkAnyScope(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const principal = authenticatedPrincipal(request);
+    if (!scopes.some((s) => principal.scopes.has(s))) {
+      throw bearerError('insufficient_scope', `This operation requires one of the scopes: ${scopes.join(', ')}.`, [scopes[0]]);
+    }
+  };
+  return Object.assign(check, { requiredScopes: scopes, anyOf: true });
+}
+
+/** The OpenAPI security requirements of a route: one requirement, or one per alternative of requireAnyScope. */
+export function securityOfRoute(preHandler: unknown): { oauth2: string[] }[] {
+  const handlers: ScopeCheck[] = Array.isArray(preHandler) ? preHandler : preHandler ? [preHandler as ScopeCheck] : [];
+  const all = handlers.filter((h) => !h.anyOf).flatMap((h) => [...(h.requiredScopes ?? [])]);
+  const alternatives = handlers.find((h) => h.anyOf)?.requiredScopes;
+  if (alternatives) return alternatives.map((s) => ({ oauth2: [...all, s] }));
+  return all.length > 0 ? [{ oauth2: all }] : [];
 }
 
 /** The scopes the route's requireScope preHandler(s) demand (for documentation). */

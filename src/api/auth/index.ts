@@ -11,7 +11,7 @@ import { dpopDeps } from '../../oauth/dpop/proof.js';
 export { bearerAuthenticator, principalOf, type Authenticator } from './authenticator.js';
 export { keyServiceSource, localKeySource, remoteKeySource, type KeySource } from './key-source.js';
 export { accessTokenVerifier, ACCESS_TOKEN_ALGORITHMS } from './verify-access-token.js';
-export { authenticateRequests, refuseTokenInBody, requireScope, scopesOfRoute, authenticatedPrincipal, type ScopeCheck } from './hooks.js';
+export { authenticateRequests, refuseTokenInBody, requireAnyScope, requireScope, scopesOfRoute, securityOfRoute, authenticatedPrincipal, type ScopeCheck } from './hooks.js';
 export { canAccessUser, assertCanAccessUser, notFound } from './object-access.js';
 
 export interface ResourceServerAuth {

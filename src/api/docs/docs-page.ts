@@ -25,10 +25,11 @@ code, .method { font-family: ui-monospace, monospace; font-size: .9rem; }
 `;
 
 function operationRow(path: string, method: string, op: Operation): string {
-  const scopes = (op.security ?? []).flatMap((s) => Object.values(s).flat());
+  // Several requirement objects are alternatives (OpenAPI): "payments:read or payments:write".
+  const scopes = (op.security ?? []).map((s) => Object.values(s).flat().join(' ')).join(' or ');
   const statuses = Object.keys(op.responses ?? {}).join(' ');
   const media = Object.keys(op.requestBody?.content ?? {}).join(', ');
-  return `<tr><td class="method">${escapeHtml(method)}</td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(op.summary ?? '')}${media ? `<br><small>body: <code>${escapeHtml(media)}</code></small>` : ''}</td><td><code>${escapeHtml(scopes.join(' '))}</code></td><td>${escapeHtml(statuses)}</td></tr>`;
+  return `<tr><td class="method">${escapeHtml(method)}</td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(op.summary ?? '')}${media ? `<br><small>body: <code>${escapeHtml(media)}</code></small>` : ''}</td><td><code>${escapeHtml(scopes)}</code></td><td>${escapeHtml(statuses)}</td></tr>`;
 }
 
 export function renderDocs(doc: OpenApiDocument): string {

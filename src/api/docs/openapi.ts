@@ -4,16 +4,21 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from '../../config.js';
 import { API_SCOPES, scopeDescriptions } from '../../oauth/scopes.js';
-import { scopesOfRoute } from '../auth/index.js';
+import { securityOfRoute } from '../auth/index.js';
+import { problemResponses } from '../../http/openapi-schemas.js';
+
+const GLOBAL_PROBLEMS = problemResponses(429, 503);
 
 export async function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'ISSUER'>): Promise<void> {
   const scopes = Object.fromEntries(API_SCOPES.map((s) => [s, scopeDescriptions[s]]));
   await app.register(swagger, {
     // The security requirement of each operation is read from its requireScope check: one source.
     transform: ({ schema, url, route }) => {
-      const scopes = scopesOfRoute(route.preHandler);
-      const security = schema?.security ?? (scopes.length > 0 ? [{ oauth2: scopes }] : undefined);
-      return { schema: { ...schema, ...(security ? { security } : {}) }, url };
+      const requirements = securityOfRoute(route.preHandler);
+      const security = schema?.security ?? (requirements.length > 0 ? requirements : undefined);
+      // Rate limiting and load shedding answer any route of the API: documented on each, declared once here.
+      const response = schema?.response ? { ...GLOBAL_PROBLEMS, ...(schema.response as object) } : undefined;
+      return { schema: { ...schema, ...(security ? { security } : {}), ...(response ? { response } : {}) }, url };
     },
     openapi: {
       openapi: '3.1.0',

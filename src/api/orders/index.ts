@@ -12,12 +12,14 @@ import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '.
 import type { Principal } from '../principal.js';
 import { commerceServices } from '../commerce.js';
 import { payOrder, stateConflict } from '../payments/pay-order.js';
-import { representPayment } from '../payments/payment-representation.js';
+import { paymentSchema, representPayment } from '../payments/payment-representation.js';
 import { validateOrder } from './order-input.js';
 import { orderValidators, representOrder } from './order-representation.js';
+import { notModified, problemResponses } from '../../http/openapi-schemas.js';
 import { createOrderBody, listOrdersQuery, orderListSchema, orderParams, orderSchema } from './order-schemas.js';
 
 type ById = { Params: Static<typeof orderParams> };
+const tags = ['orders'];
 const STATUSES: readonly OrderStatus[] = ['pending', 'paid', 'cancelled'];
 /** The one order this collection has: newest first (created_at desc, id desc as tie-breaker). */
 const SORTS: readonly string[] = ['-created_at'];
@@ -35,7 +37,10 @@ export async function ordersRoutes(app: FastifyInstance, { core }: { core: Core 
   const now = () => new Date(core.clock.now());
 
   app.post<{ Body: Static<typeof createOrderBody> }>('/orders', {
-    schema: { body: createOrderBody, headers: idempotencyKeyHeader(false), response: { 201: orderSchema } },
+    schema: {
+      tags, summary: 'Place an order (user tokens)', operationId: 'createOrder', body: createOrderBody, headers: idempotencyKeyHeader(false),
+      response: { 201: orderSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
+    },
     preHandler: [requireScope('orders:write'), requireUserToken],
     ...idempotency.route<{ Body: Static<typeof createOrderBody> }>({ required: false }, async (request, tx) => {
       const input = validateOrder(request.body, core.config.CURRENCIES);
@@ -45,7 +50,10 @@ export async function ordersRoutes(app: FastifyInstance, { core }: { core: Core 
   });
 
   app.get<{ Querystring: Static<typeof listOrdersQuery> }>('/orders', {
-    schema: { querystring: listOrdersQuery, response: { 200: orderListSchema } },
+    schema: {
+      tags, summary: "List orders: a user token its own, a service token all (or one user's with user_id)", operationId: 'listOrders', querystring: listOrdersQuery,
+      response: { 200: orderListSchema, ...problemResponses(400, 401, 403, 406) },
+    },
     preHandler: requireScope('orders:read'),
     handler: async (request, reply) => {
       const filter = listFilter(authenticatedPrincipal(request), request.query);
@@ -64,7 +72,10 @@ export async function ordersRoutes(app: FastifyInstance, { core }: { core: Core 
   });
 
   app.get<ById>('/orders/:id', {
-    schema: { params: orderParams, response: { 200: orderSchema } },
+    schema: {
+      tags, summary: 'Read an order (ETag, conditional GET)', operationId: 'getOrder', params: orderParams,
+      response: { 200: orderSchema, ...notModified, ...problemResponses(401, 403, 404, 406) },
+    },
     preHandler: requireScope('orders:read'),
     handler: async (request, reply) => {
       const order = visible(authenticatedPrincipal(request), await orders.findById(request.params.id));
@@ -75,7 +86,10 @@ export async function ordersRoutes(app: FastifyInstance, { core }: { core: Core 
   });
 
   app.post<ById>('/orders/:id/cancel', {
-    schema: { params: orderParams, response: { 200: orderSchema } },
+    schema: {
+      tags, summary: 'Cancel a pending order', operationId: 'cancelOrder', params: orderParams,
+      response: { 200: orderSchema, ...problemResponses(401, 403, 404, 406, 409) },
+    },
     preHandler: requireScope('orders:write'),
     handler: async (request, reply: FastifyReply) => {
       const principal = authenticatedPrincipal(request);
@@ -91,7 +105,10 @@ export async function ordersRoutes(app: FastifyInstance, { core }: { core: Core 
   });
 
   app.post<ById>('/orders/:id/payment', {
-    schema: { params: orderParams, headers: idempotencyKeyHeader(true) },
+    schema: {
+      tags, summary: 'Pay a pending order (Idempotency-Key required)', operationId: 'payOrder', params: orderParams, headers: idempotencyKeyHeader(true),
+      response: { 201: paymentSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 422) },
+    },
     preHandler: requireScope('payments:write'),
     ...idempotency.route<ById>({ required: true }, async (request, tx) => {
       const { payment } = await payOrder(tx, { principal: authenticatedPrincipal(request), orderId: request.params.id, now: now(), account: null });

@@ -1,5 +1,6 @@
 // /v1/payments: POST requires an Idempotency-Key (DESIGN.md §1) and either stands alone or pays an order
-// (payment + order → paid in one transaction); GET reads one payment (own payments for user tokens).
+// (payment + order → paid in one transaction); GET reads one payment (own payments for user tokens) with
+// payments:read or payments:write.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
@@ -7,10 +8,11 @@ import type { Core } from '../../core.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { guardedPaymentInsert, paymentsRepository, type Payment } from '../../storage/payments-repository.js';
 import type { Principal } from '../principal.js';
-import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
+import { authenticatedPrincipal, canAccessUser, notFound, requireAnyScope, requireScope } from '../auth/index.js';
 import { commerceServices, IDEMPOTENCY_PURGE_INTERVAL_MS } from '../commerce.js';
 import { payOrder } from './pay-order.js';
-import { representPayment } from './payment-representation.js';
+import { paymentSchema, representPayment } from './payment-representation.js';
+import { problemResponses } from '../../http/openapi-schemas.js';
 import { validatePayment, type PaymentInput } from './payment-input.js';
 
 const paymentBody = Type.Object({
@@ -19,18 +21,10 @@ const paymentBody = Type.Object({
   account: Type.String({ description: '1 to 64 characters.' }),
   order_id: Type.Optional(Type.String({ description: 'Pay this pending order; amount and currency must equal its total.' })),
 });
-const paymentSchema = Type.Object({
-  id: Type.String(),
-  amount: Type.String(),
-  currency: Type.String(),
-  account: Type.Union([Type.String(), Type.Null()]),
-  order_id: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  _links: Type.Record(Type.String(), Type.Object({ href: Type.String() })),
-});
 const paymentParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 
 type Create = { Body: Static<typeof paymentBody> };
+const tags = ['payments'];
 
 const standAlone = (principal: Principal, input: PaymentInput, now: Date): Omit<Payment, 'id'> => ({
   orderId: null,
@@ -50,7 +44,10 @@ export async function paymentsRoutes(app: FastifyInstance, { core }: { core: Cor
   app.jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
 
   app.post<Create>('/payments', {
-    schema: { body: paymentBody, headers: idempotencyKeyHeader(true), response: { 201: paymentSchema } },
+    schema: {
+      tags, summary: 'Make a payment, stand-alone or for a pending order (Idempotency-Key required)', operationId: 'createPayment', body: paymentBody,
+      headers: idempotencyKeyHeader(true), response: { 201: paymentSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 413, 415, 422) },
+    },
     preHandler: requireScope('payments:write'),
     ...idempotency.route<Create>(
       { required: true },
@@ -72,8 +69,12 @@ export async function paymentsRoutes(app: FastifyInstance, { core }: { core: Cor
   });
 
   app.get<{ Params: Static<typeof paymentParams> }>('/payments/:id', {
-    schema: { params: paymentParams, response: { 200: paymentSchema } },
-    preHandler: requireScope('payments:write'),
+    schema: {
+      tags, summary: 'Read a payment (payments:read; payments:write also reads)', operationId: 'getPayment', params: paymentParams,
+      response: { 200: paymentSchema, ...problemResponses(401, 403, 404, 406) },
+    },
+    // Whoever may make a payment already receives it in the POST answer, so payments:write reads too.
+    preHandler: requireAnyScope('payments:read', 'payments:write'),
     handler: async (request) => {
       const principal = authenticatedPrincipal(request);
       const payment = await payments.findById(request.params.id);

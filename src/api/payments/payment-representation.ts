@@ -1,5 +1,16 @@
+import { Type } from '@sinclair/typebox';
 import { formatMinor } from '../money.js';
 import type { Payment } from '../../storage/payments-repository.js';
+
+export const paymentSchema = Type.Object({
+  id: Type.String(),
+  amount: Type.String(),
+  currency: Type.String(),
+  account: Type.Union([Type.String(), Type.Null()]),
+  order_id: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  _links: Type.Record(Type.String(), Type.Object({ href: Type.String() })),
+});
 
 export function representPayment(payment: Payment, prefix: string) {
   return {

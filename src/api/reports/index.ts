@@ -14,6 +14,7 @@ import { commerceServices } from '../commerce.js';
 import { REPORT_JOB, reportJobHandler } from './report-job.js';
 import { validateReport } from './report-input.js';
 import { reportCsv, reportJson, reportStatus } from './report-representation.js';
+import { notModified, problemResponses } from '../../http/openapi-schemas.js';
 
 const reportBody = Type.Object({
   type: Type.String({ description: 'orders-summary' }),
@@ -21,9 +22,25 @@ const reportBody = Type.Object({
   to: Type.String({ description: 'End (exclusive): YYYY-MM-DD or RFC 3339 date-time.' }),
 });
 const reportParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+const reportStatusSchema = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+    from: Type.String({ format: 'date-time' }),
+    to: Type.String({ format: 'date-time' }),
+    created_at: Type.String({ format: 'date-time' }),
+    completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    error: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    row_count: Type.Optional(Type.Integer()),
+    _links: Type.Record(Type.String(), Type.Object({ href: Type.String() })),
+  },
+  { description: 'Queued: poll the Location until status is done' },
+);
 const DONE_TYPES = ['application/json', 'text/csv'] as const;
 
 type Create = { Body: Static<typeof reportBody> };
+const tags = ['reports'];
 
 export async function reportsRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
   const { idempotency } = commerceServices(core);
@@ -32,7 +49,10 @@ export async function reportsRoutes(app: FastifyInstance, { core }: { core: Core
   app.jobs.handle(REPORT_JOB, reportJobHandler(core.clock));
 
   app.post<Create>('/reports', {
-    schema: { body: reportBody, headers: idempotencyKeyHeader(false) },
+    schema: {
+      tags, summary: 'Queue an orders summary report (202 + Location of its status)', operationId: 'createReport', body: reportBody, headers: idempotencyKeyHeader(false),
+      response: { 202: reportStatusSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
+    },
     preHandler: requireScope('reports:write'),
     ...idempotency.route<Create>({ required: false }, async (request, tx) => {
       const principal = authenticatedPrincipal(request);
@@ -53,7 +73,17 @@ export async function reportsRoutes(app: FastifyInstance, { core }: { core: Core
   });
 
   app.get<{ Params: Static<typeof reportParams> }>('/reports/:id', {
-    schema: { params: reportParams },
+    schema: {
+      tags, summary: 'Read a report: its status while it runs (Retry-After), then the result as JSON or CSV by Accept', operationId: 'getReport', params: reportParams,
+      response: {
+        200: {
+          description: 'The status of a pending or failed report, or the finished report as application/json or text/csv',
+          content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) }, 'text/csv': { schema: Type.String() } },
+        },
+        ...notModified,
+        ...problemResponses(401, 403, 404, 406),
+      },
+    },
     config: { produces: [] },
     preHandler: requireScope('reports:read'),
     handler: async (request, reply) => {

@@ -1,11 +1,22 @@
-// `gatehouse clients create|list|delete` (DESIGN.md §2). Flags map onto RFC 7591 metadata and go through
-// the same validation as POST /register.
+// `gatehouse clients create|list|show|delete`. Flags map onto RFC 7591 metadata and go through the same
+// validation as POST /register.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { clientsRepository } from '../../storage/clients-repository.js';
+import { clientsRepository, TOKEN_ENDPOINT_AUTH_METHODS } from '../../storage/clients-repository.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadataInput } from '../../oauth/clients/metadata.js';
 import { clientMetadataView, createClient, MIN_IMPORTED_SECRET_LENGTH, usesSecret } from '../../oauth/clients/create-client.js';
+import { SIGNING_ALGS } from '../../crypto/keys.js';
+import { didYouMean } from '../../suggest.js';
 import { UsageError, type Command } from '../command.js';
+import { tryIt } from './try-it.js';
+
+const CLIENT_TYPES = ['confidential', 'public'] as const;
+
+/** A flag whose value must be one of a few words: the error lists them and suggests the likely one. */
+function oneOf<T extends string>(flag: string, value: string | undefined, valid: readonly T[]): T | undefined {
+  if (value === undefined || (valid as readonly string[]).includes(value)) return value as T | undefined;
+  throw new UsageError(`--${flag} must be one of ${valid.join(', ')} (got ${JSON.stringify(value)})${didYouMean(value, valid)}`);
+}
 
 const createOptions = {
   name: { type: 'string' },
@@ -32,7 +43,10 @@ function readJwksFile(path: string): unknown {
 
 function metadataFromFlags(values: ReturnType<typeof parseCreate>): ClientMetadataInput {
   if (!values.name) throw new UsageError('--name is required');
-  if (values.type !== 'confidential' && values.type !== 'public') throw new UsageError('--type must be confidential or public');
+  if (values.type === undefined) throw new UsageError(`--type is required: one of ${CLIENT_TYPES.join(', ')}`);
+  oneOf('type', values.type, CLIENT_TYPES);
+  oneOf('auth-method', values['auth-method'], TOKEN_ENDPOINT_AUTH_METHODS);
+  oneOf('id-token-alg', values['id-token-alg'], SIGNING_ALGS);
   const authMethod = values['auth-method'] ?? (values.type === 'public' ? 'none' : 'client_secret_basic');
   if ((values.type === 'public') !== (authMethod === 'none')) {
     throw new UsageError('public clients use --auth-method none; confidential clients need another method');
@@ -55,7 +69,7 @@ const parseCreate = (args: string[]) => parseArgs({ args, options: createOptions
 export const clientsCreateCommand: Command = {
   name: 'clients create',
   usage:
-    'clients create --name N --type confidential|public --redirect-uri URI... --grant-types G,... --scope "..." [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--secret S]',
+    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--secret S]',
   async run(args, core) {
     const values = parseCreate(args);
     try {
@@ -68,7 +82,8 @@ export const clientsCreateCommand: Command = {
         skipConsent: values['skip-consent'] ?? false,
         ...(values.secret !== undefined ? { importedSecret: values.secret } : {}),
       });
-      return { client_id: client.id, ...(secret !== undefined ? { client_secret: secret } : {}), ...clientMetadataView(client) };
+      const tryOut = tryIt(client, core.config.ISSUER, secret);
+      return { client_id: client.id, ...(secret !== undefined ? { client_secret: secret } : {}), ...clientMetadataView(client), ...(tryOut ? { try_it: tryOut } : {}) };
     } catch (error) {
       if (error instanceof ClientMetadataError) throw new UsageError(`${error.error}: ${error.message}`);
       throw error;
@@ -86,13 +101,29 @@ export const clientsListCommand: Command = {
   },
 };
 
+/** The one CLIENT_ID argument; `--` before it lets an id that starts with "-" through. */
+function clientIdArgument(args: string[], command: string): string {
+  const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
+  if (positionals.length !== 1) throw new UsageError(`usage: gatehouse ${command} [--] CLIENT_ID`);
+  return positionals[0]!;
+}
+
+export const clientsShowCommand: Command = {
+  name: 'clients show',
+  usage: 'clients show [--] CLIENT_ID',
+  async run(args, core) {
+    const id = clientIdArgument(args, 'clients show');
+    const client = (await clientsRepository(core.db, core.clock).list()).find((c) => c.id === id);
+    if (!client) throw new UsageError(`no client ${id}`);
+    return { ...clientMetadataView(client), disabled: client.disabled };
+  },
+};
+
 export const clientsDeleteCommand: Command = {
   name: 'clients delete',
-  usage: 'clients delete CLIENT_ID',
+  usage: 'clients delete [--] CLIENT_ID',
   async run(args, core) {
-    const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
-    if (positionals.length !== 1) throw new UsageError('usage: gatehouse clients delete CLIENT_ID');
-    const id = positionals[0]!;
+    const id = clientIdArgument(args, 'clients delete');
     if (!(await clientsRepository(core.db, core.clock).delete(id))) throw new UsageError(`no client ${id}`);
     return { deleted: id };
   },

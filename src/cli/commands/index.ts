@@ -3,7 +3,7 @@ import type { Command } from '../command.js';
 import { migrateCommand } from './migrate.js';
 import { usersCreateCommand } from './users.js';
 import { keysListCommand, keysRotateCommand } from './keys.js';
-import { clientsCreateCommand, clientsDeleteCommand, clientsListCommand } from './clients.js';
+import { clientsCreateCommand, clientsDeleteCommand, clientsListCommand, clientsShowCommand } from './clients.js';
 import { registrationTokenCreateCommand } from './registration-tokens.js';
 
 export const commands: Command[] = [
@@ -13,6 +13,7 @@ export const commands: Command[] = [
   keysRotateCommand,
   clientsCreateCommand,
   clientsListCommand,
+  clientsShowCommand,
   clientsDeleteCommand,
   registrationTokenCreateCommand,
 ];

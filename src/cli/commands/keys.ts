@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { SIGNING_ALGS, type SigningAlg } from '../../crypto/keys.js';
 import { UsageError, type Command } from '../command.js';
+import { didYouMean } from '../../suggest.js';
 
 export const keysListCommand: Command = {
   name: 'keys list',
@@ -15,7 +16,9 @@ export const keysRotateCommand: Command = {
   usage: 'keys rotate [--alg ES256|RS256]   (default: both)',
   async run(args, core) {
     const { values } = parseArgs({ args, options: { alg: { type: 'string' } }, strict: true });
-    if (values.alg && !SIGNING_ALGS.includes(values.alg as SigningAlg)) throw new UsageError('--alg must be ES256 or RS256');
+    if (values.alg && !SIGNING_ALGS.includes(values.alg as SigningAlg)) {
+      throw new UsageError(`--alg must be one of ${SIGNING_ALGS.join(', ')} (got ${JSON.stringify(values.alg)})${didYouMean(values.alg, SIGNING_ALGS)}`);
+    }
     const algs = values.alg ? [values.alg as SigningAlg] : SIGNING_ALGS;
     const rotated = [];
     for (const alg of algs) rotated.push(await core.keys.rotate(alg));

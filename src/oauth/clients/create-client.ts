@@ -23,13 +23,24 @@ export async function createClient(
   const secret = usesSecret(metadata) ? (options.importedSecret ?? randomToken(32)) : undefined;
   const client = await clients.create({
     ...metadata,
-    id: randomToken(16),
+    id: newClientId(),
     secretHash: secret === undefined ? null : sha256(secret),
     skipConsent: options.skipConsent ?? false,
     registrationTokenHash: options.registrationTokenHash ?? null,
     registrationPolicy: options.registrationPolicy ?? null,
   });
   return secret === undefined ? { client } : { client, secret };
+}
+
+/**
+ * A random client_id (128 bits, base64url) that never starts with "-": one in 64 would, and a command line
+ * (`gatehouse clients delete ID`, curl -u) would read it as an option.
+ */
+export function newClientId(random: () => string = () => randomToken(16)): string {
+  for (;;) {
+    const id = random();
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 /** The RFC 7591 3.2.1 view of a client (no secret hash). */

@@ -2,7 +2,8 @@
 // paths enforce the same rules. Input uses the RFC 7591 names; the result is what the repository stores.
 import { GRANT_TYPES, TOKEN_ENDPOINT_AUTH_METHODS, type GrantType, type NewClient, type TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
 import { SIGNING_ALGS, type SigningAlg } from '../../crypto/keys.js';
-import { isScope, parseScope } from '../scopes.js';
+import { ALL_SCOPES, isScope, parseScope } from '../scopes.js';
+import { didYouMean } from '../../suggest.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import { clientJwksProblem } from './client-keys.js';
 import { checkedTarget, OutboundRefused, STRICT_OUTBOUND, type OutboundPolicy } from '../../http/outbound/outbound-policy.js';
@@ -55,7 +56,9 @@ function uris(value: unknown, name: string): string[] {
 function grantTypes(value: unknown): GrantType[] {
   const list = value === undefined ? ['authorization_code'] : stringList(value, 'grant_types');
   if (list.length === 0) fail('grant_types must not be empty');
-  for (const g of list) if (!(GRANT_TYPES as readonly string[]).includes(g)) fail(`grant type ${g} is not supported`);
+  for (const g of list) {
+    if (!(GRANT_TYPES as readonly string[]).includes(g)) fail(`grant type ${g} is not supported${didYouMean(g, GRANT_TYPES)}; supported: ${GRANT_TYPES.join(', ')}`);
+  }
   return list as GrantType[];
 }
 
@@ -68,7 +71,7 @@ function authMethod(value: unknown): TokenEndpointAuthMethod {
 function scopes(value: unknown): string[] {
   if (value !== undefined && typeof value !== 'string') fail('scope must be a space-separated string');
   const list = parseScope(value as string | undefined);
-  for (const s of list) if (!isScope(s)) fail(`scope ${s} is not supported`);
+  for (const s of list) if (!isScope(s)) fail(`scope ${s} is not supported${didYouMean(s, ALL_SCOPES)}; supported: ${ALL_SCOPES.join(' ')}`);
   return list;
 }
 

@@ -85,3 +85,19 @@ test('POST /v1/payments requires payments:write (403 insufficient_scope otherwis
   assert.equal(r.status, 403);
   assert.match(r.headers.get('www-authenticate') ?? '', /scope="payments:write"/);
 });
+
+test('GET /v1/payments/{id} needs payments:read (payments:write reads too); any other token gets 403 naming payments:read', async () => {
+  const owner = await shopTokens(t.core).user();
+  const created = await call(t.url, 'POST', '/v1/payments', { token: owner.token, key: randomUUID(), body: { amount: '3', currency: 'EUR', account: 'a' } });
+  const path = `/v1/payments/${String(created.json.id)}`;
+  const readOnly = await shopTokens(t.core).tokenFor(owner.sub, ['payments:read']);
+  const read = await call(t.url, 'GET', path, { token: readOnly });
+  assert.equal(read.status, 200);
+  assert.deepEqual(read.json, created.json);
+  const cannotPay = await call(t.url, 'POST', '/v1/payments', { token: readOnly, key: randomUUID(), body: { amount: '1', currency: 'EUR', account: 'a' } });
+  assert.equal(cannotPay.status, 403, 'payments:read does not make payments');
+  const other = await shopTokens(t.core).tokenFor(owner.sub, ['orders:read']);
+  const refused = await call(t.url, 'GET', path, { token: other });
+  assert.equal(refused.status, 403);
+  assert.match(refused.headers.get('www-authenticate') ?? '', /error="insufficient_scope".*scope="payments:read"|scope="payments:read".*error="insufficient_scope"/);
+});
