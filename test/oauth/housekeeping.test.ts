@@ -61,8 +61,8 @@ test('expired client-assertion jtis, DPoP-proof jtis and revoked access-token jt
   assert.equal(await assertions.consume('c', 'live', at(60)), false, 'a live assertion jti is still remembered');
   assert.equal(await assertions.consume('c', 'old', at(60)), true, 'the expired one was forgotten');
   assert.equal(await proofs.consume('k', 'live', at(60)), false, 'a live proof jti is still remembered');
-  assert.equal(await revocations.isRevoked('live'), true);
-  assert.equal(await revocations.isRevoked('old'), false);
+  assert.equal(await revocations.isRevoked({ jti: 'live', clientId: 'c', iat: 0 }), true);
+  assert.equal(await revocations.isRevoked({ jti: 'old', clientId: 'c', iat: 0 }), false);
 });
 
 test('browser sessions and initial access tokens are purged at expiry; interactions a day after theirs', async () => {
@@ -132,7 +132,7 @@ test('a refresh-token family is purged once it can never refresh again (absolute
     [ended, live, noRefresh].sort(),
     'the revoked family and the one whose refresh token idled out went (their access tokens expired); the others wait for their live access tokens',
   );
-  assert.equal(await revocationsRepository(db, clock).isRevoked(`${ended}-at`), false, 'purging never revokes a live access token');
+  assert.equal(await revocationsRepository(db, clock).isRevoked({ jti: `${ended}-at`, clientId: 'c', iat: 0 }), false, 'purging never revokes a live access token');
   assert.equal(await codesOf(revoked), 0, 'its redeemed code went with it');
   assert.equal(await codesOf(ended), 1, 'a redeemed code stays while its grant exists (a second use must find it)');
   assert.equal(await codesOf('never-redeemed'), 0, 'an expired code never redeemed went');

@@ -1,10 +1,11 @@
-// `gatehouse clients create|list|delete` (DESIGN.md §2). Flags map onto RFC 7591 metadata and go through
+// `gatehouse clients create|list|delete|disable` (DESIGN.md §2). Flags map onto RFC 7591 metadata and go through
 // the same validation as POST /register.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { clientsRepository } from '../../storage/clients-repository.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadataInput } from '../../oauth/clients/metadata.js';
 import { clientMetadataView, createClient, MIN_IMPORTED_SECRET_LENGTH, usesSecret } from '../../oauth/clients/create-client.js';
+import { endClient } from '../../oauth/clients/end-client.js';
 import { UsageError, type Command } from '../command.js';
 
 const createOptions = {
@@ -93,7 +94,19 @@ export const clientsDeleteCommand: Command = {
     const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
     if (positionals.length !== 1) throw new UsageError('usage: gatehouse clients delete CLIENT_ID');
     const id = positionals[0]!;
-    if (!(await clientsRepository(core.db, core.clock).delete(id))) throw new UsageError(`no client ${id}`);
+    if (!(await endClient(core, id, 'delete'))) throw new UsageError(`no client ${id}`);
     return { deleted: id };
+  },
+};
+
+export const clientsDisableCommand: Command = {
+  name: 'clients disable',
+  usage: 'clients disable CLIENT_ID',
+  async run(args, core) {
+    const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
+    if (positionals.length !== 1) throw new UsageError('usage: gatehouse clients disable CLIENT_ID');
+    const id = positionals[0]!;
+    if (!(await endClient(core, id, 'disable'))) throw new UsageError(`no client ${id}`);
+    return { disabled: id };
   },
 };
