@@ -65,6 +65,17 @@ test('expired client-assertion jtis, DPoP-proof jtis and revoked access-token jt
   assert.equal(await revocations.isRevoked({ jti: 'old', clientId: 'c', iat: 0 }), false);
 });
 
+test('a revoked client is remembered until the last token it refuses has expired, then purged', async () => {
+  const revocations = revocationsRepository(database.db, clock);
+  const iat = Math.floor(clock.now() / 1000) - 10;
+  await revocations.revokeClient({ clientId: 'gone-old', coversIssuedUntil: at(-100), expiresAt: at(-1) });
+  await revocations.revokeClient({ clientId: 'gone-live', coversIssuedUntil: at(0), expiresAt: at(60) });
+  await purge();
+  assert.equal(await revocations.isRevoked({ jti: randomUUID(), clientId: 'gone-live', iat }), true);
+  assert.equal(await revocations.isRevoked({ jti: randomUUID(), clientId: 'gone-live', iat: iat + 3600 }), false, 'a token issued after the covered time');
+  assert.equal((await database.db.selectFrom('revoked_clients').select('client_id').where('client_id', '=', 'gone-old').execute()).length, 0);
+});
+
 test('browser sessions and initial access tokens are purged at expiry; interactions a day after theirs', async () => {
   const sessions = browserSessionsRepository(database.db, clock);
   const interactions = interactionsRepository<{ scope: string }>(database.db, clock);
