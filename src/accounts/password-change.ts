@@ -1,7 +1,7 @@
 // The one way a password changes, for the /v1 API and the operator CLI alike. Through the API only the
 // account's owner changes it, proving it with the current password (a bearer token alone is not enough:
-// a third-party app or a stolen short-lived token must not become a permanent takeover). Wrong current
-// passwords count as failed logins, so this is no side door around the login rate limit. Every change,
+// a third-party app or a stolen short-lived token must not become a permanent takeover). Attempts count
+// against the username's failed-login budget, so this is no side door around the login rate limit. Every change,
 // whoever makes it, ends the user's browser sessions and revokes every refresh-token family of the user.
 import { hashPassword, verifyPassword } from '../crypto/passwords.js';
 import { ProblemError } from '../http/errors.js';
@@ -18,7 +18,7 @@ export type PasswordAuthority =
   | { by: 'api'; principal: { kind: 'user' | 'service'; sub: string }; currentPassword: string | undefined };
 
 export interface PasswordChangeDeps extends UserAccessDeps {
-  rateLimits: Pick<RateLimits, 'assertNotBlocked' | 'fail'>;
+  rateLimits: Pick<RateLimits, 'hit'>;
 }
 
 export interface PasswordChange {
@@ -41,9 +41,10 @@ async function checkAuthority(deps: PasswordChangeDeps, user: User, authority: P
     throw new ProblemError('forbidden', 'Only the user changes their password (or an operator, with gatehouse users set-password).');
   }
   if (authority.currentPassword === undefined) throw validationFailed([{ field: 'current_password', message: 'is required to change the password' }]);
-  await deps.rateLimits.assertNotBlocked('login_failures', failedLoginKey(user));
+  // Charged before the (slow) check, so parallel guesses cannot overrun the budget; a successful change
+  // spends one attempt too, which is harmless for something done this rarely.
+  await deps.rateLimits.hit('login_failures', failedLoginKey(user));
   if (authority.currentPassword.length > 1024 || !(await verifyPassword(user.passwordHash, authority.currentPassword))) {
-    await deps.rateLimits.fail('login_failures', failedLoginKey(user));
     throw validationFailed([{ field: 'current_password', message: 'is not the current password' }]);
   }
 }

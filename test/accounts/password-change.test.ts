@@ -87,6 +87,16 @@ test('a wrong current_password is refused and counts as a failed login: past the
   assert.ok(await passwordIs(user, PASSWORD));
 });
 
+test('parallel current_password guesses cannot overrun the failed-login budget', async () => {
+  const { user, families } = await signedInUser();
+  const results = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => patch(user, families[0]!.access, { password: NEW_PASSWORD, current_password: `parallel guess ${i}` })),
+  );
+  const statuses = results.map((r) => r.status);
+  assert.equal(statuses.filter((s) => s === 422).length, 3, statuses.join(' '));
+  assert.equal(statuses.filter((s) => s === 429).length, 7);
+});
+
 test('changing one\'s password with the current one ends the user\'s browser sessions and revokes every refresh-token family', async () => {
   const { user, families } = await signedInUser();
   const bystander = await signedInUser();
