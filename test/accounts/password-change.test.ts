@@ -7,7 +7,8 @@ import { executeCommand } from '../../src/cli/execute.js';
 import { verifyPassword } from '../../src/crypto/passwords.js';
 import { usersRepository, type User } from '../../src/storage/users-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { codeGrantTokens, createClient, REDIRECT_URI, refreshWith, type ClientFixture } from '../helpers/oauth-fixtures.js';
+import { codeGrantTokens, createClient, pkcePair, postToken, REDIRECT_URI, refreshWith, type ClientFixture } from '../helpers/oauth-fixtures.js';
+import { authorizationCodes } from '../../src/oauth/codes/index.js';
 import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, PASSWORD } from '../interaction/browserless.js';
 
 let t: TestApp;
@@ -69,7 +70,7 @@ test('a bare users:write access token cannot set the user\'s password: without c
 
 test('a service token with users:write cannot set a user\'s password (403), with or without a current_password', async () => {
   const service = await createClient(t.core.db, t.core.clock, { type: 'confidential', grantTypes: ['client_credentials'], scopes: ['users:read', 'users:write'] });
-  const { body } = await (await import('../helpers/oauth-fixtures.js')).postToken(t.url, service, { grant_type: 'client_credentials' });
+  const { body } = await postToken(t.url, service, { grant_type: 'client_credentials' });
   const user = await createUserWithPassword(t.core.db, t.core.clock);
   for (const attempt of [{ password: NEW_PASSWORD }, { password: NEW_PASSWORD, current_password: PASSWORD }]) {
     const res = await patch(user, String(body.access_token), attempt);
@@ -106,6 +107,22 @@ test('changing one\'s password with the current one ends the user\'s browser ses
   await assertEverythingEnded(user, families);
   assert.equal(await sessionsOf(bystander.user), 2, 'another user keeps their sessions');
   assert.equal((await refreshWith(t.url, client, bystander.families[0]!.refresh)).status, 200, 'and their tokens');
+});
+
+test('an authorization code issued before a password change can no longer be redeemed after it', async () => {
+  const user = await createUserWithPassword(t.core.db, t.core.clock);
+  const { verifier, challenge } = pkcePair();
+  const code = await authorizationCodes(t.core).issue({
+    clientId: client.client.id,
+    redirectUri: REDIRECT_URI,
+    codeChallenge: challenge,
+    scope: SCOPE,
+    userId: user.id,
+    authTime: Math.floor(t.core.clock.now() / 1000),
+  });
+  await executeCommand(['users', 'set-password', user.id, '--password', NEW_PASSWORD], t.core);
+  const res = await postToken(t.url, client, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier });
+  assert.equal(res.body.error, 'invalid_grant');
 });
 
 test('gatehouse users set-password ends the user\'s browser sessions and revokes every refresh-token family', async () => {
