@@ -87,13 +87,17 @@ export const clientsListCommand: Command = {
   },
 };
 
+/** The one argument, verbatim: a generated client id may start with "-", which parseArgs would take for an option. */
+function onlyClientId(args: string[], usage: string): string {
+  if (args.length !== 1 || args[0] === '') throw new UsageError(`usage: gatehouse ${usage}`);
+  return args[0]!;
+}
+
 export const clientsDeleteCommand: Command = {
   name: 'clients delete',
   usage: 'clients delete CLIENT_ID',
   async run(args, core) {
-    const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
-    if (positionals.length !== 1) throw new UsageError('usage: gatehouse clients delete CLIENT_ID');
-    const id = positionals[0]!;
+    const id = onlyClientId(args, this.usage);
     if (!(await endClient(core, id, 'delete'))) throw new UsageError(`no client ${id}`);
     return { deleted: id };
   },
@@ -103,9 +107,7 @@ export const clientsDisableCommand: Command = {
   name: 'clients disable',
   usage: 'clients disable CLIENT_ID',
   async run(args, core) {
-    const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
-    if (positionals.length !== 1) throw new UsageError('usage: gatehouse clients disable CLIENT_ID');
-    const id = positionals[0]!;
+    const id = onlyClientId(args, this.usage);
     if (!(await endClient(core, id, 'disable'))) throw new UsageError(`no client ${id}`);
     return { disabled: id };
   },
