@@ -26,6 +26,8 @@ export interface BrowserSessionsRepository {
   /** A live (unexpired) session by its raw cookie value. */
   find(id: string): Promise<BrowserSession | undefined>;
   end(idHash: string): Promise<void>;
+  /** Ends every session of a user (password changed, account deleted), but `except` when given; returns how many. */
+  endAllOf(userId: string, except?: string): Promise<number>;
   /** Deletes sessions past their expiry (never found again); returns how many. */
   purgeExpired(): Promise<number>;
   /**
@@ -76,6 +78,11 @@ export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessions
     },
     async end(idHash) {
       await db.deleteFrom('browser_sessions').where('id_hash', '=', idHash).execute();
+    },
+    async endAllOf(userId, except) {
+      let query = db.deleteFrom('browser_sessions').where('user_id', '=', userId);
+      if (except !== undefined) query = query.where('id_hash', '!=', except);
+      return Number((await query.executeTakeFirst()).numDeletedRows);
     },
     async purgeExpired() {
       const now = new Date(clock.now());

@@ -87,6 +87,8 @@ export interface ClientsRepository {
   list(): Promise<Client[]>;
   update(id: string, changes: Partial<NewClient>): Promise<Client | undefined>;
   delete(id: string): Promise<boolean>;
+  /** Marks the client disabled (find() no longer returns it); false when there is no such client. */
+  disable(id: string): Promise<boolean>;
 }
 
 export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
@@ -144,6 +146,10 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
       // The cascade deletes their grants, whose trigger revokes the live access tokens.
       noteRevocationsWritten();
       return Number(result.numDeletedRows) > 0;
+    },
+    async disable(id) {
+      const result = await db.updateTable('clients').set({ disabled: true, updated_at: new Date(clock.now()) }).where('id', '=', id).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
   };
 }

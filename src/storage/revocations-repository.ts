@@ -1,5 +1,6 @@
-// Access tokens revoked before they expire, by jti. Shared by /revoke, refresh-family revocation,
-// code-reuse revocation (writers) and the resource API and /introspect (readers).
+// Access tokens revoked before they expire: by jti (/revoke, refresh-family and code-reuse revocation,
+// grants of a deleted user or client), and by client (a deleted or disabled client's tokens, including
+// client_credentials tokens that no grant records). Readers: the resource API, /userinfo, /introspect.
 import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from './database.js';
@@ -19,9 +20,26 @@ export interface RevokedAccessToken {
   expiresAt: Date;
 }
 
+/** What a revocation check needs of a verified access token. */
+export interface PresentedAccessToken {
+  jti: string;
+  clientId: string;
+  /** Epoch seconds. */
+  iat: number;
+}
+
+/** Every token of a client issued up to `coversIssuedUntil` is refused until `expiresAt`. */
+export interface RevokedClient {
+  clientId: string;
+  coversIssuedUntil: Date;
+  expiresAt: Date;
+}
+
 export interface RevocationsRepository {
   revoke(tokens: readonly RevokedAccessToken[]): Promise<void>;
-  isRevoked(jti: string): Promise<boolean>;
+  revokeClient(client: RevokedClient): Promise<void>;
+  /** The token's jti is revoked, or its client was deleted or disabled after it was issued. One round trip. */
+  isRevoked(token: PresentedAccessToken): Promise<boolean>;
   /** Drops entries whose tokens have expired anyway; returns how many. */
   purgeExpired(): Promise<number>;
 }
@@ -37,13 +55,33 @@ export function revocationsRepository(db: Db, clock: Clock): RevocationsReposito
         .execute();
       noteRevocationsWritten();
     },
-    async isRevoked(jti) {
-      const row = await db.selectFrom('revoked_access_tokens').select(sql<number>`1`.as('one')).where('jti', '=', jti).executeTakeFirst();
-      return row !== undefined;
+    async revokeClient({ clientId, coversIssuedUntil, expiresAt }) {
+      // A second revocation of the same id (disabled, then deleted) keeps the wider of the two.
+      await db
+        .insertInto('revoked_clients')
+        .values({ client_id: clientId, revoked_at: new Date(clock.now()), covers_issued_until: coversIssuedUntil, expires_at: expiresAt })
+        .onConflict((oc) =>
+          oc.column('client_id').doUpdateSet((eb) => ({
+            revoked_at: eb.ref('excluded.revoked_at'),
+            covers_issued_until: sql`greatest(revoked_clients.covers_issued_until, excluded.covers_issued_until)`,
+            expires_at: sql`greatest(revoked_clients.expires_at, excluded.expires_at)`,
+          })),
+        )
+        .execute();
+      noteRevocationsWritten();
+    },
+    async isRevoked({ jti, clientId, iat }) {
+      const { rows } = await sql<{ revoked: boolean }>`
+        select exists (select 1 from revoked_access_tokens where jti = ${jti})
+            or exists (select 1 from revoked_clients where client_id = ${clientId} and covers_issued_until >= ${new Date(iat * 1000)})
+            as revoked`.execute(db);
+      return rows[0]?.revoked === true;
     },
     async purgeExpired() {
-      const result = await db.deleteFrom('revoked_access_tokens').where('expires_at', '<', new Date(clock.now())).executeTakeFirst();
-      return Number(result.numDeletedRows);
+      const at = new Date(clock.now());
+      const result = await db.deleteFrom('revoked_access_tokens').where('expires_at', '<', at).executeTakeFirst();
+      const clients = await db.deleteFrom('revoked_clients').where('expires_at', '<', at).executeTakeFirst();
+      return Number(result.numDeletedRows) + Number(clients.numDeletedRows);
     },
   };
 }

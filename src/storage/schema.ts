@@ -191,6 +191,13 @@ export interface RevokedAccessTokensTable {
   revoked_at: Generated<Date>;
 }
 
+export interface RevokedClientsTable {
+  client_id: string;
+  revoked_at: Date;
+  covers_issued_until: Date;
+  expires_at: Date;
+}
+
 export interface SigningKeysTable {
   kid: string;
   alg: string;
@@ -248,6 +255,7 @@ export interface DB {
   report_rows: ReportRowsTable;
   reports: ReportsTable;
   revoked_access_tokens: RevokedAccessTokensTable;
+  revoked_clients: RevokedClientsTable;
   signing_keys: SigningKeysTable;
   used_client_assertions: UsedClientAssertionsTable;
   used_dpop_proofs: UsedDpopProofsTable;

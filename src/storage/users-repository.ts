@@ -56,6 +56,8 @@ export interface UsersRepository {
   /** Whether any account exists at all (the demo tells a newcomer how to create the first one). */
   any(): Promise<boolean>;
   findByUsername(username: string): Promise<User | undefined>;
+  /** Every account, oldest first (the operator's CLI). */
+  list(): Promise<User[]>;
   /** Replaces profile fields (and optionally the password); bumps version. Returns undefined when absent or version mismatch. */
   update(id: string, changes: Partial<UserProfile> & { username?: string; passwordHash?: string }, expectedVersion?: number): Promise<User | undefined>;
   delete(id: string): Promise<boolean>;
@@ -135,6 +137,9 @@ export function usersRepository(db: Db, clock: Clock): UsersRepository {
     async findByUsername(username) {
       const row = await selectByUsername.executeTakeFirst(db, { username: username.toLowerCase() });
       return row && toUser(row);
+    },
+    async list() {
+      return (await db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute()).map(toUser);
     },
     async update(id, changes, expectedVersion) {
       try {

@@ -100,3 +100,12 @@ test('registration-token create prints a token once and stores only its hash', a
   assert.ok(!JSON.stringify(rows).includes(token));
   await assert.rejects(run('registration-token', 'create', '--ttl', 'soon'), UsageError);
 });
+
+test('clients delete and disable take a client id that starts with "-" after "--" (ids made before generated ids avoided a leading "-")', async () => {
+  const created = await run('clients', 'create', '--name', 'Dash', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read');
+  const dashed = `-${String(created.client_id)}`;
+  await t.core.db.updateTable('clients').set({ id: dashed }).where('id', '=', String(created.client_id)).execute();
+  assert.deepEqual(await run('clients', 'disable', '--', dashed), { disabled: dashed });
+  assert.deepEqual(await run('clients', 'delete', '--', dashed), { deleted: dashed });
+  await assert.rejects(run('clients', 'delete'), UsageError);
+});

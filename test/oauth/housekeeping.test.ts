@@ -64,8 +64,19 @@ test('expired client-assertion jtis, DPoP-proof jtis and revoked access-token jt
   assert.equal(await assertions.consume('c', 'live', at(60)), false, 'a live assertion jti is still remembered');
   assert.equal(await assertions.consume('c', 'old', at(60)), true, 'the expired one was forgotten');
   assert.equal(await proofs.consume('k', 'live', at(60)), false, 'a live proof jti is still remembered');
-  assert.equal(await revocations.isRevoked('live'), true);
-  assert.equal(await revocations.isRevoked('old'), false);
+  assert.equal(await revocations.isRevoked({ jti: 'live', clientId: 'c', iat: 0 }), true);
+  assert.equal(await revocations.isRevoked({ jti: 'old', clientId: 'c', iat: 0 }), false);
+});
+
+test('a revoked client is remembered until the last token it refuses has expired, then purged', async () => {
+  const revocations = revocationsRepository(database.db, clock);
+  const iat = Math.floor(clock.now() / 1000) - 10;
+  await revocations.revokeClient({ clientId: 'gone-old', coversIssuedUntil: at(-100), expiresAt: at(-1) });
+  await revocations.revokeClient({ clientId: 'gone-live', coversIssuedUntil: at(0), expiresAt: at(60) });
+  await purge();
+  assert.equal(await revocations.isRevoked({ jti: randomUUID(), clientId: 'gone-live', iat }), true);
+  assert.equal(await revocations.isRevoked({ jti: randomUUID(), clientId: 'gone-live', iat: iat + 3600 }), false, 'a token issued after the covered time');
+  assert.equal((await database.db.selectFrom('revoked_clients').select('client_id').where('client_id', '=', 'gone-old').execute()).length, 0);
 });
 
 test('browser sessions and initial access tokens are purged at expiry; interactions ten minutes after theirs', async () => {
@@ -181,7 +192,7 @@ test('a refresh-token family is purged once it can never refresh again (absolute
     [ended, live, noRefresh].sort(),
     'the revoked family and the one whose refresh token idled out went (their access tokens expired); the others wait for their live access tokens',
   );
-  assert.equal(await revocationsRepository(db, clock).isRevoked(`${ended}-at`), false, 'purging never revokes a live access token');
+  assert.equal(await revocationsRepository(db, clock).isRevoked({ jti: `${ended}-at`, clientId: 'c', iat: 0 }), false, 'purging never revokes a live access token');
   assert.equal(await codesOf(revoked), 0, 'its redeemed code went with it');
   assert.equal(await codesOf(ended), 1, 'a redeemed code stays while its grant exists (a second use must find it)');
   assert.equal(await codesOf('never-redeemed'), 0, 'an expired code never redeemed went');

@@ -18,6 +18,7 @@ export interface Authenticator {
 interface CachedToken {
   principal: Principal;
   kid: string;
+  iat: number;
   checkedAt: number;
   /** localRevocationCount() when it was last checked: a revocation written here since forces a re-check. */
   revocationsSeen: number;
@@ -45,7 +46,7 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
     // A JWKS that cannot be fetched right now says nothing about retirement; revocation still applies.
     const kids = await keySource.publishedKids().catch(() => undefined);
     if (kids && !kids.has(entry.kid)) return false;
-    return !(await revocations.isRevoked(entry.principal.jti));
+    return !(await revocations.isRevoked({ jti: entry.principal.jti, clientId: entry.principal.clientId, iat: entry.iat }));
   };
 
   async function fromCache(token: string, entry: CachedToken): Promise<Principal> {
@@ -73,9 +74,9 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
       const checkedAt = clock.now();
       const revocationsSeen = localRevocationCount();
       const claims = await verifier.verify(token);
-      if (await revocations.isRevoked(claims.jti)) throw revoked();
+      if (await revocations.isRevoked({ jti: claims.jti, clientId: claims.client_id, iat: claims.iat })) throw revoked();
       const principal = principalOf(claims);
-      cache.set(token, { principal, kid: claims.kid, checkedAt, revocationsSeen }, claims.exp * 1000);
+      cache.set(token, { principal, kid: claims.kid, iat: claims.iat, checkedAt, revocationsSeen }, claims.exp * 1000);
       return principal;
     },
   };

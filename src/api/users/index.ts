@@ -21,6 +21,7 @@ const tags = ['users'];
 export async function usersRoutes(parent: FastifyInstance, { core }: { core: Core }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const users = usersRepository(core.db, core.clock);
+  const accounts = { db: core.db, clock: core.clock, rateLimits: core.rateLimits };
   const prefix = app.prefix;
 
   /** 200 with the representation and its validators, or 304 when the client's copy is current. */
@@ -75,15 +76,16 @@ export async function usersRoutes(parent: FastifyInstance, { core }: { core: Cor
   }, async (request, reply) => {
     const principal = authenticatedPrincipal(request);
     if (principal.kind !== 'service') throw new ProblemError('forbidden', 'Only service clients create users.');
-    validateUser(request.body, principal);
+    validateUser(request.body);
     const user = await createUser(users, request.body);
     reply.header('location', `${core.config.ISSUER}${userPath(prefix, user.id)}`);
     return sendUser(request, reply, user, 201);
   });
 
   async function replaceWith(request: FastifyRequest, reply: FastifyReply, current: User, document: ReplaceUserBody, expectedVersion: number | undefined) {
-    validateUser(document, authenticatedPrincipal(request), current);
-    return sendUser(request, reply, await replaceUser(users, current.id, document, expectedVersion));
+    validateUser(document, current);
+    const deps = { users, accounts, principal: authenticatedPrincipal(request) };
+    return sendUser(request, reply, await replaceUser(deps, current, document, expectedVersion));
   }
 
   app.put('/users/:id', {

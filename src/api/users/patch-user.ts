@@ -10,6 +10,10 @@ import { ReplaceUserSchema, type ReplaceUserBody, type UserRepresentation } from
 
 const READ_ONLY = ['id', 'created_at', 'updated_at', '_links'] as const;
 const REQUIRED = ['username', 'email_verified', 'phone_number_verified'] as const;
+const VERIFIED_PAIRS = [
+  ['email', 'email_verified'],
+  ['phone_number', 'phone_number_verified'],
+] as const;
 
 /** The members a client may change: the representation without its read-only members. */
 function writableView(representation: UserRepresentation): Json {
@@ -37,6 +41,10 @@ export function patchedUser(representation: UserRepresentation, patch: unknown):
   if (errors.length > 0) throw validationFailed(errors);
 
   const merged = mergePatch(writableView(representation), patch) as Record<string, Json>;
+  // A new address arrives unverified: the flag copied from the current representation was about the old one.
+  for (const [address, flag] of VERIFIED_PAIRS) {
+    if (Object.hasOwn(patch, address) && !Object.hasOwn(patch, flag)) delete merged[flag];
+  }
   const document: Record<string, unknown> = {};
   for (const key of Object.keys(ReplaceUserSchema.properties)) if (Object.hasOwn(merged, key)) document[key] = merged[key];
   const typeErrors = [...Value.Errors(ReplaceUserSchema, document)].map((e) => ({

@@ -22,9 +22,9 @@ const profileFields = {
   given_name: Type.Optional(NullableString('Given name')),
   family_name: Type.Optional(NullableString('Family name')),
   email: Type.Optional(NullableString('Email address')),
-  email_verified: Type.Optional(Type.Boolean({ description: 'Settable by service clients only' })),
+  email_verified: Type.Optional(Type.Boolean({ description: 'Set to true only by an operator; changing email clears it' })),
   phone_number: Type.Optional(NullableString('Phone number, E.164 recommended')),
-  phone_number_verified: Type.Optional(Type.Boolean({ description: 'Settable by service clients only' })),
+  phone_number_verified: Type.Optional(Type.Boolean({ description: 'Set to true only by an operator; changing phone_number clears it' })),
   address: Type.Optional(Type.Union([AddressSchema, Type.Null()])),
 };
 
@@ -39,7 +39,8 @@ export const CreateUserSchema = Type.Object(
 export const ReplaceUserSchema = Type.Object(
   {
     username: Type.String(),
-    password: Type.Optional(Type.String({ description: 'Write-only; omitted keeps the current password', writeOnly: true })),
+    password: Type.Optional(Type.String({ description: 'Write-only; omitted keeps the current password. Only the user changes it, with current_password', writeOnly: true })),
+    current_password: Type.Optional(Type.String({ description: 'Write-only; required with password. A change ends the user\'s sessions and refresh tokens', writeOnly: true })),
     ...profileFields,
   },
   { description: 'Full replacement: omitted profile fields become null (or false).' },

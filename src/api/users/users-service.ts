@@ -1,8 +1,11 @@
 // The users resource's operations, framework-free: visibility (object-level access), create, replace
-// and delete, with storage conflicts turned into problem values.
+// and delete, with storage conflicts turned into problem values. A password change goes through the one
+// account rule (accounts/password-change.ts); verified flags follow accounts/verified-claims.ts.
 import { hashPassword } from '../../crypto/passwords.js';
 import { ProblemError } from '../../http/errors.js';
-import { UsernameTakenError, type User, type UsersRepository } from '../../storage/users-repository.js';
+import { UsernameTakenError, type User, type UserProfile, type UsersRepository } from '../../storage/users-repository.js';
+import { changePassword, type PasswordChangeDeps } from '../../accounts/password-change.js';
+import { verifiedAfterWrite } from '../../accounts/verified-claims.js';
 import type { Principal } from '../principal.js';
 import { canAccessUser, notFound } from '../auth/index.js';
 import type { CreateUserBody, ReplaceUserBody } from './schemas.js';
@@ -20,16 +23,19 @@ export async function userIfVisible(users: UsersRepository, principal: Principal
   return users.findById(id);
 }
 
-const profileOf = (input: ReplaceUserBody) => ({
-  name: input.name ?? null,
-  given_name: input.given_name ?? null,
-  family_name: input.family_name ?? null,
-  email: input.email ?? null,
-  email_verified: input.email_verified ?? false,
-  phone_number: input.phone_number ?? null,
-  phone_number_verified: input.phone_number_verified ?? false,
-  address: input.address ? addressOf(input.address) : null,
-});
+/** The stored profile a document describes; the verified flags only as the API may leave them (see verified-claims.ts). */
+const profileOf = (input: ReplaceUserBody, current?: User): UserProfile => {
+  const contact = { email: input.email ?? null, phone_number: input.phone_number ?? null };
+  const requested = { email_verified: input.email_verified, phone_number_verified: input.phone_number_verified };
+  return {
+    name: input.name ?? null,
+    given_name: input.given_name ?? null,
+    family_name: input.family_name ?? null,
+    ...contact,
+    ...verifiedAfterWrite('api', current, contact, requested).flags,
+    address: input.address ? addressOf(input.address) : null,
+  };
+};
 
 const ADDRESS_KEYS = ['formatted', 'street_address', 'locality', 'region', 'postal_code', 'country'] as const;
 
@@ -53,14 +59,26 @@ export async function createUser(users: UsersRepository, input: CreateUserBody):
  * Full replacement (RFC 9110 §9.3.4). With `expectedVersion` (an If-Match was evaluated) the write
  * happens only if nobody changed the user in between; otherwise 412, never a lost update.
  */
-export async function replaceUser(users: UsersRepository, id: string, input: ReplaceUserBody, expectedVersion?: number): Promise<User> {
-  const changes = {
-    username: input.username,
-    ...profileOf(input),
-    ...(input.password !== undefined ? { passwordHash: await hashPassword(input.password) } : {}),
-  };
+export async function replaceUser(
+  deps: { users: UsersRepository; accounts: PasswordChangeDeps; principal: Principal },
+  current: User,
+  input: ReplaceUserBody,
+  expectedVersion?: number,
+): Promise<User> {
+  const { users } = deps;
+  const id = current.id;
+  const changes = { username: input.username, ...profileOf(input, current) };
   try {
-    const updated = await users.update(id, changes, expectedVersion);
+    const updated =
+      input.password === undefined
+        ? await users.update(id, changes, expectedVersion)
+        : await changePassword(deps.accounts, {
+            user: current,
+            password: input.password,
+            authority: { by: 'api', principal: deps.principal, currentPassword: input.current_password },
+            alsoChange: changes,
+            ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+          });
     if (updated) return updated;
   } catch (error) {
     if (error instanceof UsernameTakenError) throw usernameTaken();

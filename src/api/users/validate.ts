@@ -1,7 +1,8 @@
 // Value rules for user input (422 VALIDATION_ERROR, every failing field listed). The schema has already
 // checked JSON types; these are the rules a well-typed value can still break.
-import type { Principal } from '../principal.js';
 import { fieldErrors } from '../../http/validation.js';
+import { verifiedAfterWrite } from '../../accounts/verified-claims.js';
+import type { User } from '../../storage/users-repository.js';
 import type { ReplaceUserBody } from './schemas.js';
 
 const USERNAME = /^[A-Za-z0-9._@+-]{1,64}$/;
@@ -9,10 +10,9 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 const PHONE = /^\+?[0-9 ()./-]{3,32}$/;
 const MAX_TEXT = 200;
 const TEXT_FIELDS = ['name', 'given_name', 'family_name'] as const;
-const VERIFIED_FIELDS = ['email_verified', 'phone_number_verified'] as const;
 
 /** Validates a full user document (create, replace, or the result of a merge patch). */
-export function validateUser(input: ReplaceUserBody, principal: Principal, current?: Pick<ReplaceUserBody, 'email_verified' | 'phone_number_verified'>): void {
+export function validateUser(input: ReplaceUserBody, current?: User): void {
   const errors = fieldErrors();
   if (!USERNAME.test(input.username)) errors.add('username', 'must be 1-64 characters of letters, digits and . _ @ + -');
   if (input.password !== undefined && (input.password.length < 8 || input.password.length > 1024)) {
@@ -27,11 +27,10 @@ export function validateUser(input: ReplaceUserBody, principal: Principal, curre
   for (const [key, value] of Object.entries(input.address ?? {})) {
     if (typeof value === 'string' && value.length > MAX_TEXT) errors.add(`address.${key}`, `must be at most ${MAX_TEXT} characters`);
   }
-  // A user may not vouch for their own contact details: only a service client sets the verified flags.
-  if (principal.kind === 'user') {
-    for (const field of VERIFIED_FIELDS) {
-      if (input[field] !== undefined && input[field] !== (current?.[field] ?? false)) errors.add(field, 'can be set only by a service client');
-    }
-  }
+  if (input.current_password !== undefined && input.password === undefined) errors.add('current_password', 'is only used together with password');
+  // Nobody vouches for an address through the API: a verified flag may be kept or cleared, never raised.
+  const contact = { email: input.email ?? null, phone_number: input.phone_number ?? null };
+  const requested = { email_verified: input.email_verified, phone_number_verified: input.phone_number_verified };
+  for (const { field, message } of verifiedAfterWrite('api', current, contact, requested).errors) errors.add(field, message);
   errors.throwIfAny();
 }

@@ -1,5 +1,5 @@
-// `gatehouse clients create|list|show|delete`. Flags map onto RFC 7591 metadata and go through the same
-// validation as POST /register.
+// `gatehouse clients create|list|show|delete|disable`. Flags map onto RFC 7591 metadata and go through the
+// same validation as POST /register.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { clientsRepository, TOKEN_ENDPOINT_AUTH_METHODS } from '../../storage/clients-repository.js';
@@ -7,6 +7,7 @@ import { ClientMetadataError, validateClientMetadata, type ClientMetadataInput }
 import { clientMetadataView, createClient, MIN_IMPORTED_SECRET_LENGTH, usesSecret } from '../../oauth/clients/create-client.js';
 import { SIGNING_ALGS } from '../../crypto/keys.js';
 import { didYouMean } from '../../suggest.js';
+import { endClient } from '../../oauth/clients/end-client.js';
 import { UsageError, type Command } from '../command.js';
 import { tryIt } from './try-it.js';
 
@@ -124,7 +125,17 @@ export const clientsDeleteCommand: Command = {
   usage: 'clients delete [--] CLIENT_ID',
   async run(args, core) {
     const id = clientIdArgument(args, 'clients delete');
-    if (!(await clientsRepository(core.db, core.clock).delete(id))) throw new UsageError(`no client ${id}`);
+    if (!(await endClient(core, id, 'delete'))) throw new UsageError(`no client ${id}`);
     return { deleted: id };
+  },
+};
+
+export const clientsDisableCommand: Command = {
+  name: 'clients disable',
+  usage: 'clients disable [--] CLIENT_ID',
+  async run(args, core) {
+    const id = clientIdArgument(args, 'clients disable');
+    if (!(await endClient(core, id, 'disable'))) throw new UsageError(`no client ${id}`);
+    return { disabled: id };
   },
 };

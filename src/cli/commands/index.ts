@@ -1,19 +1,24 @@
 // Every CLI command, in the order `gatehouse help` lists them. Later capabilities add theirs here.
 import type { Command } from '../command.js';
 import { migrateCommand } from './migrate.js';
-import { usersCreateCommand } from './users.js';
+import { usersCreateCommand, usersDeleteCommand, usersListCommand, usersSetPasswordCommand, usersUpdateCommand } from './users.js';
 import { keysListCommand, keysRotateCommand } from './keys.js';
-import { clientsCreateCommand, clientsDeleteCommand, clientsListCommand, clientsShowCommand } from './clients.js';
+import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand } from './clients.js';
 import { registrationTokenCreateCommand } from './registration-tokens.js';
 
 export const commands: Command[] = [
   migrateCommand,
   usersCreateCommand,
+  usersListCommand,
+  usersUpdateCommand,
+  usersSetPasswordCommand,
+  usersDeleteCommand,
   keysListCommand,
   keysRotateCommand,
   clientsCreateCommand,
   clientsListCommand,
   clientsShowCommand,
   clientsDeleteCommand,
+  clientsDisableCommand,
   registrationTokenCreateCommand,
 ];

@@ -51,6 +51,8 @@ export interface CodeStore {
   /** Atomically marks the code redeemed by `clientId` and creates its grant; undefined when it was not redeemable. */
   consume(codeHash: string, clientId: string, writes: RedemptionWrites): Promise<ConsumedCode | undefined>;
   find(codeHash: string): Promise<StoredCode | undefined>;
+  /** Deletes the user's codes not yet redeemed (their access ends); redeemed ones stay for reuse detection. */
+  discardUnredeemedOf(userId: string): Promise<number>;
   /**
    * Deletes expired codes that were never redeemed, and redeemed ones whose grant is gone (a second use
    * must find the grant to revoke for as long as it exists); returns how many.
@@ -156,6 +158,10 @@ export function codeStore(db: Db, clock: Clock): CodeStore {
     async find(codeHash) {
       const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
       return row && toCode(row);
+    },
+    async discardUnredeemedOf(userId) {
+      const result = await db.deleteFrom('authorization_codes').where('user_id', '=', userId).where('redeemed_at', 'is', null).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
     async purgeExpired() {
       const result = await sql`

@@ -8,7 +8,8 @@ import { randomToken, sha256 } from '../../crypto/random.js';
 import type { Db } from '../../storage/database.js';
 import { grantStore, type IssuedAccessTokenRecord } from '../refresh/grant-store.js';
 import type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
-import { codeStore, type ConsumedCode } from './code-store.js';
+import { codeStore, type ConsumedCode, type StoredCode } from './code-store.js';
+import { verifierMatches } from './pkce.js';
 
 export type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
 export type { StoredCode } from './code-store.js';
@@ -30,10 +31,26 @@ export type Redemption =
   /** A second use: the grant the first use created is revoked, with every token issued from it. */
   | { ok: false; reason: 'reused'; grantId: string };
 
-export interface AuthorizationCodeRedeemer {
-  /** Consumes the code for `clientId`; on a second use, revokes every token issued from it. */
-  redeem(code: string, clientId: string, issue?: RedemptionIssue): Promise<Redemption>;
+/**
+ * Who presents the code, as far as the token endpoint established it: an authenticated (confidential)
+ * client, or a public client whose only proof is the PKCE code_verifier.
+ */
+export interface Presenter {
+  authenticated: boolean;
+  verifier?: string;
 }
+
+export interface AuthorizationCodeRedeemer {
+  /**
+   * Consumes the code for `clientId`. A second use revokes every token issued from it — but only when the
+   * code's own client presents it (authenticated, or with the right verifier); anyone else learns nothing.
+   */
+  redeem(code: string, clientId: string, issue?: RedemptionIssue, presenter?: Presenter): Promise<Redemption>;
+}
+
+/** A stolen, already redeemed code must not let a stranger revoke the victim's tokens (a denial of service). */
+const isOwner = (code: StoredCode, clientId: string, presenter: Presenter): boolean =>
+  code.clientId === clientId && (presenter.authenticated || (presenter.verifier !== undefined && verifierMatches(presenter.verifier, code.codeChallenge)));
 
 export interface AuthorizationCodesDeps {
   db: Db;
@@ -49,10 +66,11 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
   const codes = codeStore(db, clock);
   const grants = grantStore(db, clock);
 
-  async function explainFailure(codeHash: string, clientId: string, dpopJkt: string | undefined): Promise<Redemption> {
+  async function explainFailure(codeHash: string, clientId: string, presenter: Presenter, dpopJkt: string | undefined): Promise<Redemption> {
     const code = await codes.find(codeHash);
     if (!code) return { ok: false, reason: 'unknown' };
     if (code.redeemedAt !== null) {
+      if (!isOwner(code, clientId, presenter)) return { ok: false, reason: 'other_client' };
       // Every token issued from this code is revoked. The winning redemption recorded its access token in
       // the same statement that consumed the code, so even a duplicate racing it revokes what it issued.
       await grants.revoke(code.grantId);
@@ -82,7 +100,7 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
       });
       return code;
     },
-    async redeem(code, clientId, issue) {
+    async redeem(code, clientId, issue, presenter = { authenticated: true }) {
       const codeHash = sha256(code);
       const consumed = await codes.consume(codeHash, clientId, {
         grantLifetimeSeconds: config.REFRESH_TOKEN_ABSOLUTE_TTL,
@@ -90,7 +108,7 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
         ...(issue?.refreshTokenHash ? { refresh: { tokenHash: issue.refreshTokenHash, idleSeconds: config.REFRESH_TOKEN_IDLE_TTL } } : {}),
         dpopJkt: issue?.dpopJkt,
       });
-      return consumed ? { ok: true, ...consumed } : explainFailure(codeHash, clientId, issue?.dpopJkt);
+      return consumed ? { ok: true, ...consumed } : explainFailure(codeHash, clientId, presenter, issue?.dpopJkt);
     },
   };
 }

@@ -30,8 +30,9 @@ function wellFormedVerifier(value: string | undefined): string {
   return value;
 }
 
-async function redeem(codes: AuthorizationCodeRedeemer, code: string, client: Client, issue: RedemptionIssue): Promise<Extract<Redemption, { ok: true }>> {
-  const result = await codes.redeem(code, client.id, issue);
+async function redeem(codes: AuthorizationCodeRedeemer, code: string, client: Client, issue: RedemptionIssue, verifier: string): Promise<Extract<Redemption, { ok: true }>> {
+  // /token has authenticated every client except public ones, whose proof is the code_verifier.
+  const result = await codes.redeem(code, client.id, issue, { authenticated: client.authMethod !== 'none', verifier });
   if (result.ok) return result;
   if (result.reason === 'dpop_jkt') {
     throw new SecurityEventError(
@@ -76,7 +77,7 @@ export function authorizationCodeGrant(deps: {
         accessToken,
         ...(refreshToken ? { refreshTokenHash: sha256(refreshToken) } : {}),
         dpopJkt,
-      });
+      }, verifier);
       try {
         checkBinding(code, params.redirect_uri, verifier);
         return await signUserTokens(deps.tokens, {

@@ -1,9 +1,11 @@
 // RFC 6749 6 with rotation on every use (RFC 9700 4.14.2). The optional scope may only narrow (6: "MUST
 // NOT include any scope not originally granted"); a narrowed scope shapes this response only — the grant
-// keeps its scope, so a later refresh without `scope` gets all of it back. Presenting a rotated or revoked
-// token revokes the family (SecurityEventError → invalid_grant, logged with the family id). A DPoP-bound
-// token (RFC 9449 5) needs a proof of its key — without one, or with another key, invalid_grant, and the
-// token stays as it was — and what it yields is bound to that key again (token_type DPoP, cnf.jkt).
+// keeps its scope, so a later refresh without `scope` gets all of it back. What is issued is further cut
+// to the scopes the client is registered for *now* (a scope removed from the client is not refreshed).
+// Presenting a rotated or revoked token revokes the family (SecurityEventError → invalid_grant, logged with
+// the family id). A DPoP-bound token (RFC 9449 5) needs a proof of its key — without one, or with another
+// key, invalid_grant, and the token stays as it was — and what it yields is bound to that key again
+// (token_type DPoP, cnf.jkt).
 import type { Core } from '../../core.js';
 import { OAuthError } from '../../http/errors.js';
 import { refreshTokens, type Rotation, type RefreshTokens } from '../refresh/index.js';
@@ -34,7 +36,7 @@ function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: str
 }
 
 export function refreshTokenGrant(deps: {
-  refresh: Pick<RefreshTokens, 'rotate' | 'rememberSuccessor'>;
+  refresh: Pick<RefreshTokens, 'rotate' | 'rememberSuccessor' | 'revokeFamily'>;
   tokens: UserTokensDeps;
   apiAudience: string;
 }): Grant {
@@ -45,6 +47,11 @@ export function refreshTokenGrant(deps: {
       const token = params.refresh_token;
       if (token === undefined || token === '') throw new OAuthError('invalid_request', 'refresh_token is required.');
       const requested = parseScope(params.scope);
+      // The client's current registration decides: a scope it is no longer allowed is not issued.
+      const stillAllowed = (scope: string) => client.scopes.includes(scope);
+      if (requested.length > 0 && !requested.some(stillAllowed)) {
+        throw new OAuthError('invalid_scope', 'None of the requested scopes is allowed for this client any more.');
+      }
       // Refuse a wrong `resource` before rotating: a refused request must not burn the client's token (the
       // only resource is the API, so the grant's bound audience is the API audience whenever it is set).
       tokenAudience(params.resource, null, deps.apiAudience);
@@ -55,10 +62,16 @@ export function refreshTokenGrant(deps: {
       // A grant revoked while rotating (code or refresh reuse elsewhere) must not hand out a live token.
       if (!rotation.recorded) throw grantGone();
       const { grant } = rotation;
+      const scope = (requested.length > 0 ? requested : grant.scope).filter(stillAllowed);
+      if (scope.length === 0) {
+        // Nothing of this grant may be issued to the client any more: the family has no use left.
+        await deps.refresh.revokeFamily(grant.id);
+        throw new OAuthError('invalid_grant', 'The client is no longer registered for any scope of this grant.');
+      }
       const response = await signUserTokens(deps.tokens, {
         client,
         user: rotation.user,
-        scope: requested.length > 0 ? requested : grant.scope,
+        scope,
         authTime: Math.floor(grant.authTime.getTime() / 1000),
         audience: tokenAudience(params.resource, grant.resource, deps.apiAudience),
         accessToken,

@@ -19,6 +19,8 @@ export interface IssuedAccessTokenRecord {
 export interface GrantStore {
   /** Marks the grant revoked and revokes its access tokens. Idempotent. */
   revoke(grantId: string): Promise<void>;
+  /** Revokes every grant (refresh-token family) of a user or of a client, with their access tokens. */
+  revokeAllOf(owner: { userId: string } | { clientId: string }): Promise<void>;
   /**
    * Deletes families that can never refresh again (past their absolute limit, revoked, or without a refresh
    * token still usable: none was issued, or the current one passed its idle limit) once no access token
@@ -42,6 +44,16 @@ export function grantStore(db: Db, clock: Clock): GrantStore {
     async revoke(grantId) {
       await db.updateTable('oauth_grants').set({ revoked_at: now() }).where('id', '=', grantId).where('revoked_at', 'is', null).execute();
       await copyJtisToRevocations(grantId);
+      noteRevocationsWritten();
+    },
+    async revokeAllOf(owner) {
+      const [column, value] = 'userId' in owner ? (['user_id', owner.userId] as const) : (['client_id', owner.clientId] as const);
+      await db.updateTable('oauth_grants').set({ revoked_at: now() }).where(column, '=', value).where('revoked_at', 'is', null).execute();
+      await sql`
+        insert into revoked_access_tokens (jti, expires_at, revoked_at)
+        select t.jti, t.expires_at, ${now()} from grant_access_tokens t join oauth_grants g on g.id = t.grant_id
+        where ${sql.ref(`g.${column}`)} = ${value} and t.expires_at > ${now()}
+        on conflict (jti) do nothing`.execute(db);
       noteRevocationsWritten();
     },
     async purgeEnded() {

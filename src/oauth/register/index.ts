@@ -11,6 +11,7 @@ import { clientsRepository, type Client } from '../../storage/clients-repository
 import { initialAccessTokensRepository } from '../../storage/initial-access-tokens-repository.js';
 import { clientMetadataView, createClient, usesSecret } from '../clients/create-client.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadata, type ClientMetadataInput } from '../clients/metadata.js';
+import { endClient } from '../clients/end-client.js';
 import { NO_STORE } from '../no-store.js';
 import type { OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 import { requireInitialAccessToken, requireRegistrationAccess, spendInitialAccessToken } from './access.js';
@@ -101,8 +102,7 @@ export function registrationEndpoints(app: FastifyInstance, core: Core): void {
   app.delete('/register/:client_id', route, async (request, reply) => {
     noStore(reply);
     const client = await requireRegistrationAccess(request.headers.authorization, clientIdOf(request), clients);
-    await clients.delete(client.id);
-    core.clients.forget(client.id);
+    await endClient(core, client.id, 'delete');
     return reply.code(204).send();
   });
 }

@@ -25,6 +25,6 @@ export function bearerAccessTokenVerifier(
       if (error instanceof ProblemError && error.status === 401) return undefined;
       throw error;
     }
-    return (await deps.revocations.isRevoked(claims.jti)) ? undefined : claims;
+    return (await deps.revocations.isRevoked({ jti: claims.jti, clientId: claims.client_id, iat: claims.iat })) ? undefined : claims;
   };
 }

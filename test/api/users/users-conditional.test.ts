@@ -192,8 +192,8 @@ test('a merge patch with a wrong JSON type is 400; with an invalid value 422; un
   assert.ok(!('shoe_size' in ((await res.json()) as object)));
 });
 
-test('a merge patch changes the password (write-only) when it is a valid string', async () => {
-  const res = await patch({ password: 'another long password' });
+test('a merge patch changes the password (write-only) when it is a valid string sent with the current one', async () => {
+  const res = await patch({ password: 'another long password', current_password: 'correct horse battery' });
   assert.equal(res.status, 200);
   assert.doesNotMatch(await res.text(), /password/);
 });

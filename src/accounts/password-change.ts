@@ -1,0 +1,65 @@
+// The one way a password changes, for the /v1 API and the operator CLI alike. Through the API only the
+// account's owner changes it, proving it with the current password (a bearer token alone is not enough:
+// a third-party app or a stolen short-lived token must not become a permanent takeover). Attempts count
+// against the username's failed-login budget, so this is no side door around the login rate limit. Every change,
+// whoever makes it, ends the user's browser sessions and revokes every refresh-token family of the user.
+import { hashPassword, verifyPassword } from '../crypto/passwords.js';
+import { ProblemError } from '../http/errors.js';
+import type { RateLimits } from '../http/rate-limit.js';
+import { validationFailed } from '../http/validation.js';
+import { noteRevocationsWritten } from '../storage/revocations-repository.js';
+import { usersRepository, type User, type UserProfile } from '../storage/users-repository.js';
+import { endUserAccess, type UserAccessDeps } from './end-user-access.js';
+
+export type PasswordAuthority =
+  /** `gatehouse users set-password`: the operator needs no proof. */
+  | { by: 'operator' }
+  /** The API, for a user token of this very user; `kind` says what the token was issued for. */
+  | { by: 'api'; principal: { kind: 'user' | 'service'; sub: string }; currentPassword: string | undefined };
+
+export interface PasswordChangeDeps extends UserAccessDeps {
+  rateLimits: Pick<RateLimits, 'hit'>;
+}
+
+export interface PasswordChange {
+  user: User;
+  password: string;
+  authority: PasswordAuthority;
+  /** Other fields written in the same update (a PUT or PATCH that also changes the profile). */
+  alsoChange?: Partial<UserProfile> & { username?: string };
+  /** Write only if the user is still at this version (If-Match). */
+  expectedVersion?: number;
+  /** The browser session the change came from, which stays signed in. */
+  keepSession?: string;
+}
+
+const failedLoginKey = (user: User) => `user:${user.username.toLowerCase()}`;
+
+async function checkAuthority(deps: PasswordChangeDeps, user: User, authority: PasswordAuthority): Promise<void> {
+  if (authority.by === 'operator') return;
+  if (authority.principal.kind !== 'user' || authority.principal.sub !== user.id) {
+    throw new ProblemError('forbidden', 'Only the user changes their password (or an operator, with gatehouse users set-password).');
+  }
+  if (authority.currentPassword === undefined) throw validationFailed([{ field: 'current_password', message: 'is required to change the password' }]);
+  // Charged before the (slow) check, so parallel guesses cannot overrun the budget; a successful change
+  // spends one attempt too, which is harmless for something done this rarely.
+  await deps.rateLimits.hit('login_failures', failedLoginKey(user));
+  if (authority.currentPassword.length > 1024 || !(await verifyPassword(user.passwordHash, authority.currentPassword))) {
+    throw validationFailed([{ field: 'current_password', message: 'is not the current password' }]);
+  }
+}
+
+/** The updated user, or undefined when it vanished or moved past `expectedVersion` (nothing was ended then). */
+export async function changePassword(deps: PasswordChangeDeps, change: PasswordChange): Promise<User | undefined> {
+  await checkAuthority(deps, change.user, change.authority);
+  const passwordHash = await hashPassword(change.password);
+  // One transaction: a new password never stands while the old sessions and tokens still do.
+  const updated = await deps.db.transaction().execute(async (trx) => {
+    const user = await usersRepository(trx, deps.clock).update(change.user.id, { ...change.alsoChange, passwordHash }, change.expectedVersion);
+    if (user) await endUserAccess({ db: trx, clock: deps.clock }, user.id, change.keepSession);
+    return user;
+  });
+  // After the commit, so cached access tokens of this process re-check against the committed revocations.
+  if (updated) noteRevocationsWritten();
+  return updated;
+}

@@ -1,0 +1,47 @@
+// Deleting or disabling a client ends every token it holds. Its grants (refresh-token families, with the
+// access tokens recorded under them) go by the delete cascade or are revoked; client_credentials access
+// tokens belong to no grant, so the client itself is put on the revocation list: every token of this
+// client_id issued up to the moment each instance has forgotten the registration (CLIENT_CACHE_TTL) is
+// refused by the resource API, /userinfo and /introspect until the last of them would have expired.
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import { clientsRepository } from '../../storage/clients-repository.js';
+import type { Db } from '../../storage/database.js';
+import { noteRevocationsWritten, revocationsRepository } from '../../storage/revocations-repository.js';
+import { grantStore } from '../refresh/grant-store.js';
+import type { ClientLookup } from './client-cache.js';
+
+export interface EndClientDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'CLOCK_SKEW' | 'CLIENT_CACHE_TTL'>;
+  /** This instance's client cache, told at once; other instances forget within CLIENT_CACHE_TTL. */
+  clients: Pick<ClientLookup, 'forget'>;
+}
+
+export type ClientEnding = 'delete' | 'disable';
+
+/** Deletes or disables the client and revokes all its tokens; false when there is no such client. */
+export async function endClient(deps: EndClientDeps, clientId: string, how: ClientEnding): Promise<boolean> {
+  const { clock, config } = deps;
+  const now = clock.now();
+  // A stale cache elsewhere may still mint a client_credentials token until it forgets the client.
+  const coversIssuedUntil = now + config.CLIENT_CACHE_TTL * 1000;
+  const expiresAt = coversIssuedUntil + (config.ACCESS_TOKEN_TTL + config.CLOCK_SKEW) * 1000;
+  const ended = await deps.db.transaction().execute(async (trx) => {
+    const clients = clientsRepository(trx, clock);
+    if (how === 'delete') {
+      // The cascade deletes the grants, whose trigger moves their live access tokens to the revocation list.
+      if (!(await clients.delete(clientId))) return false;
+    } else {
+      if (!(await clients.disable(clientId))) return false;
+      await grantStore(trx, clock).revokeAllOf({ clientId });
+    }
+    await revocationsRepository(trx, clock).revokeClient({ clientId, coversIssuedUntil: new Date(coversIssuedUntil), expiresAt: new Date(expiresAt) });
+    return true;
+  });
+  // Once more after the commit: a cached token re-checked during the transaction saw the old state.
+  noteRevocationsWritten();
+  deps.clients.forget(clientId);
+  return ended;
+}
