@@ -73,7 +73,7 @@ test('a mistyped value names the valid ones: client type, grant type, scope, aut
   assert.match(await usageError([...base, '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'order:read']), /scope order:read is not supported \(did you mean orders:read\?\); supported: openid .* payments:read /);
   assert.match(await usageError([...base, '--type', 'confidential', '--grant-types', 'client_credentials', '--auth-method', 'client_secret_basik']), /did you mean client_secret_basic\?/);
   assert.match(await usageError(['keys', 'rotate', '--alg', 'ES265']), /^--alg must be one of ES256, RS256 \(got "ES265"\) \(did you mean ES256\?\)$/);
-  assert.match(unknownCommand(['clients', 'shwo']), /^unknown command: clients shwo \(did you mean show\?\); clients takes one of: create, list, show, delete\n/);
+  assert.match(unknownCommand(['clients', 'shwo']), /^unknown command: clients shwo \(did you mean show\?\); clients takes one of: create, list, show, delete, disable\n/);
   assert.match(unknownCommand(['client', 'list']), /\(did you mean clients list\?\)/);
 });
 
