@@ -12,6 +12,7 @@ import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
 import { installOverloadProtection } from './http/overload.js';
 import { installAnonymousLimit } from './http/anonymous-limit.js';
+import { installRefusalLog } from './http/refusal-log.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
 import { resourceApi } from './api/index.js';
@@ -59,6 +60,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   app.decorate('core', core);
 
   installErrorEdge(app);
+  installRefusalLog(app);
   installObservability(app);
   await installOverloadProtection(app, config, database);
   installAnonymousLimit(app, core.rateLimits);

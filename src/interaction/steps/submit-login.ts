@@ -7,6 +7,7 @@ import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';
 import type { FlowDeps } from '../flow-deps.js';
 import { finishInteraction, loadInteraction, seeOther, type InteractionRequest } from '../interaction-context.js';
 import { authenticate } from '../login/authenticate.js';
+import { logRefusal } from '../../http/refusal-log.js';
 import { needsConsent } from '../requirements.js';
 
 export async function submitLogin(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
@@ -19,8 +20,13 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
 
   const username = formField(request.body, 'username') ?? '';
   const password = formField(request.body, 'password') ?? '';
-  const user = await authenticate({ username, password, ip: request.ip }, { users: deps.users, guard: deps.loginGuard });
-  if (!user) return seeOther(reply, `${back}?failed=1`);
+  const outcome = await authenticate({ username, password, ip: request.ip }, { users: deps.users, guard: deps.loginGuard });
+  if (!outcome.ok) {
+    // The username itself is not logged: people type their password into it often enough.
+    logRefusal(request, { reason: outcome.reason, client_id: client.id, user_id: outcome.userId }, 303);
+    return seeOther(reply, `${back}?failed=1`);
+  }
+  const { user } = outcome;
 
   const fresh = await deps.sessions.login(reply, session, user.id);
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);

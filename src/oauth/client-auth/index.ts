@@ -12,14 +12,16 @@ import { verifyClientAssertion, type AssertionDeps } from './private-key-jwt.js'
 import { secretMatches } from './secret.js';
 import { rateLimitedClientAuth } from './rate-limited.js';
 import { decodeJwt } from 'jose';
+import type { Reservation } from '../../http/rate-limit.js';
 
 export type { ClientAuthRequest } from './presented.js';
 
 export interface ClientAuthHooks {
-  /** Called before any check with the claimed client id; may throw (e.g. 429 while blocked). */
-  beforeAttempt?(clientId: string | undefined, request: ClientAuthRequest): Promise<void>;
-  /** Called once per failed attempt, with the internal reason (never shown to the caller). */
-  onFailure?(clientId: string | undefined, reason: string, request: ClientAuthRequest): Promise<void>;
+  /**
+   * Charges one attempt before the credentials are verified (`clientId` is the registered client the request
+   * names, undefined when it names none); may throw (429 once the budget is used up). Refunded on success.
+   */
+  charge?(clientId: string | undefined, request: ClientAuthRequest): Promise<Reservation>;
 }
 
 export interface ClientAuthDeps extends AssertionDeps {
@@ -46,9 +48,13 @@ function claimedClientId(credentials: PresentedCredentials): string | undefined 
     const sub = decodeJwt(credentials.assertion).sub;
     return typeof sub === 'string' ? sub : undefined;
   } catch {
-    throw new ClientAuthFailure('client assertion is not a JWT');
+    throw new ClientAuthFailure('malformed_client_assertion');
   }
 }
+
+// The codes tell an operator what went wrong (logs only); the caller sees one invalid_client for all.
+const failureOf = (client: Client | undefined, mismatch: string): ClientAuthFailure =>
+  new ClientAuthFailure(client ? mismatch : 'unknown_client');
 
 async function verify(credentials: PresentedCredentials, client: Client | undefined, deps: ClientAuthDeps): Promise<Client> {
   const registered = client?.authMethod === credentials.method;
@@ -56,32 +62,42 @@ async function verify(credentials: PresentedCredentials, client: Client | undefi
     case 'client_secret_basic':
     case 'client_secret_post':
       // Compare even when the client is unknown or registered another method: same work, same timing.
-      if (!secretMatches(registered ? client!.secretHash : undefined, credentials.secret)) throw new ClientAuthFailure('wrong secret or unknown client');
+      if (!secretMatches(registered ? client!.secretHash : undefined, credentials.secret)) throw failureOf(client, registered ? 'wrong_secret' : 'auth_method_not_registered');
       return client!;
     case 'private_key_jwt':
-      if (!registered) throw new ClientAuthFailure('unknown client or not registered for private_key_jwt');
+      if (!registered) throw failureOf(client, 'auth_method_not_registered');
       await verifyClientAssertion(client!, credentials.assertion, deps);
       return client!;
     case 'none':
-      if (!registered || client!.type !== 'public') throw new ClientAuthFailure('unknown client or not a public client');
+      if (!registered || client!.type !== 'public') throw failureOf(client, 'auth_method_not_registered');
       return client!;
   }
 }
 
-/** The authenticated (or, for public clients, identified) client; throws 400 invalid_request or 401 invalid_client. */
+/**
+ * The authenticated (or, for public clients, identified) client; throws 400 invalid_request or 401
+ * invalid_client. Every attempt is charged to its failure budget before any secret or assertion is checked
+ * (a failure before that point, e.g. unparsable credentials, is charged on the way out), and refunded on
+ * success, so parallel guesses cannot outrun the budget (docs/rate-limits.md).
+ */
 export async function authenticateClient(request: ClientAuthRequest, params: FormParameters, deps: ClientAuthDeps): Promise<Client> {
   const usedBasic = isBasic(request.headers.authorization);
   let clientId: string | undefined;
+  let client: Client | undefined;
+  let reservation: Reservation | undefined;
   try {
     const credentials = presentedCredentials(request, params);
     clientId = claimedClientId(credentials);
-    if (deps.methods && !deps.methods.includes(credentials.method)) throw new ClientAuthFailure(`${credentials.method} is not accepted here`);
-    await deps.hooks?.beforeAttempt?.(clientId, request);
-    const client = clientId === undefined ? undefined : await deps.clients.find(clientId);
-    return await verify(credentials, client, deps);
+    request.clientId = clientId;
+    if (deps.methods && !deps.methods.includes(credentials.method)) throw new ClientAuthFailure('auth_method_not_accepted_here', credentials.method);
+    client = clientId === undefined ? undefined : await deps.clients.find(clientId);
+    reservation = await deps.hooks?.charge?.(client?.id, request);
+    const authenticated = await verify(credentials, client, deps);
+    await reservation?.refund();
+    return authenticated;
   } catch (error) {
     if (!(error instanceof ClientAuthFailure)) throw error;
-    await deps.hooks?.onFailure?.(clientId, error.reason, request);
-    throw invalidClient(usedBasic);
+    if (!reservation) await deps.hooks?.charge?.(client?.id, request);
+    throw invalidClient(usedBasic, { reason: error.code, client_id: clientId, ...(error.detail ? { detail: error.detail } : {}) });
   }
 }

@@ -32,7 +32,7 @@ function keysOf(client: Client): { keySet: JWTVerifyGetKey; algorithms: ClientAs
     // The document is not known in advance, so every asymmetric algorithm we accept is allowed; never HS*.
     return { keySet, algorithms: [...CLIENT_ASSERTION_ALGS] };
   }
-  throw new ClientAuthFailure('client has no registered keys');
+  throw new ClientAuthFailure('no_registered_keys');
 }
 
 export async function verifyClientAssertion(client: Client, assertion: string, deps: AssertionDeps): Promise<void> {
@@ -50,12 +50,12 @@ export async function verifyClientAssertion(client: Client, assertion: string, d
       currentDate: new Date(now * 1000),
     }));
   } catch (error) {
-    throw new ClientAuthFailure(`client assertion rejected: ${(error as Error).message}`);
+    throw new ClientAuthFailure('assertion_rejected', (error as Error).message);
   }
   // FAPI 2.0 5.3.2.1-8 and RFC 7523 3: one audience value, not an array that merely contains ours.
-  if (typeof payload.aud !== 'string') throw new ClientAuthFailure('client assertion aud must be a single string');
-  if (payload.exp! > now + MAX_ASSERTION_LIFETIME_SECONDS + deps.config.CLOCK_SKEW) throw new ClientAuthFailure('client assertion lives too long');
-  if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 512) throw new ClientAuthFailure('client assertion jti is invalid');
+  if (typeof payload.aud !== 'string') throw new ClientAuthFailure('assertion_audience_not_single');
+  if (payload.exp! > now + MAX_ASSERTION_LIFETIME_SECONDS + deps.config.CLOCK_SKEW) throw new ClientAuthFailure('assertion_lifetime_too_long');
+  if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 512) throw new ClientAuthFailure('assertion_jti_invalid');
   const consumed = await deps.assertions.consume(client.id, sha256(payload.jti), new Date((payload.exp! + deps.config.CLOCK_SKEW) * 1000));
-  if (!consumed) throw new ClientAuthFailure('client assertion replayed');
+  if (!consumed) throw new ClientAuthFailure('assertion_replayed');
 }
