@@ -3,13 +3,16 @@
 // Addresses are simulated with X-Forwarded-For from a trusted proxy (TRUST_PROXY=127.0.0.1).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
 
 const LIMIT = 10;
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ env: { TRUST_PROXY: '127.0.0.1', RATE_LIMIT_CLIENT_AUTH_FAILURES: String(LIMIT), OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } });
+  // No client cache: every attempt looks its client up in the database, as after a cache expiry.
+  t = await startTestApp({ env: { TRUST_PROXY: '127.0.0.1', RATE_LIMIT_CLIENT_AUTH_FAILURES: String(LIMIT), CLIENT_CACHE_TTL: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } });
 });
 after(() => t.close());
 
@@ -30,6 +33,27 @@ test('40 parallel wrong secrets for one client at /token: at most the budget is 
   const results = await Promise.all(Array.from({ length: 40 }, (_, i) => tokenRequest(victim, `guess-${i}`, from)));
   const evaluated = results.filter((r) => r.status === 401).length;
   assert.ok(evaluated <= LIMIT, `${evaluated} wrong secrets were evaluated, the budget is ${LIMIT}`);
+  assert.equal(results.filter((r) => r.status === 429).length, 40 - evaluated);
+});
+
+test('40 parallel client assertions signed with a wrong key for one client: at most the budget is evaluated, the rest are refused with 429', async () => {
+  const registered = await generateKeyPair('ES256', { extractable: true });
+  const forger = await generateKeyPair('ES256');
+  const client = await registerClient(t.core, { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ ...(await exportJWK(registered.publicKey)), kid: 'k1' }] } });
+  const now = Math.floor(Date.now() / 1000);
+  const forged = await Promise.all(
+    Array.from({ length: 40 }, () =>
+      new SignJWT({ iss: client.id, sub: client.id, aud: t.url, iat: now, exp: now + 60, jti: randomUUID() }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(forger.privateKey),
+    ),
+  );
+  const from = freshAddress();
+  const results = await Promise.all(
+    forged.map((assertion) =>
+      postForm(`${t.url}/token`, { grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }, { 'x-forwarded-for': from }),
+    ),
+  );
+  const evaluated = results.filter((r) => r.status === 401).length;
+  assert.ok(evaluated <= LIMIT, `${evaluated} forged assertions were verified, the budget is ${LIMIT}`);
   assert.equal(results.filter((r) => r.status === 429).length, 40 - evaluated);
 });
 
