@@ -1,6 +1,7 @@
 // Client authentication for /token, /revoke, /introspect (RFC 6749 2.3, 3.2.1; RFC 7523; RFC 7009 2.1;
 // RFC 7662 2.1). Only the method the client registered is accepted. Every failure is the same
-// 401 invalid_client (see failure.ts); `hooks` is where rate limiting counts and blocks failures.
+// 401 invalid_client (see failure.ts), whose log line names the reason; `hooks` is where the failure budget
+// is charged (rate-limited.ts).
 import type { Core } from '../../core.js';
 import type { Client, ClientsRepository, TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
 import { clientAssertionsRepository } from '../../storage/client-assertions-repository.js';
