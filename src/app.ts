@@ -16,6 +16,7 @@ import { homePage } from './http/home-page.js';
 import { installOverloadProtection } from './http/overload.js';
 import { installAnonymousLimit } from './http/anonymous-limit.js';
 import { installJsonParser } from './http/json-body.js';
+import { installRefusalLog } from './http/refusal-log.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
 import { resourceApi } from './api/index.js';
@@ -73,6 +74,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   app.decorate('core', core);
 
   installErrorEdge(app);
+  installRefusalLog(app);
   installObservability(app);
   await installOverloadProtection(app, config, database);
   installAnonymousLimit(app, core.rateLimits);

@@ -230,11 +230,13 @@ const settings = {
     fallback: true,
   },
   RATE_LIMIT_TOKEN: perMinute('/token requests per client per minute.', 600),
-  RATE_LIMIT_CLIENT_AUTH_FAILURES: perMinute('Failed client authentications per client_id and per IP per minute.', 20),
-  RATE_LIMIT_LOGIN_FAILURES: perMinute('Failed logins per username and per IP per minute.', 10),
+  RATE_LIMIT_CLIENT_AUTH_FAILURES: perMinute('Failed client authentications per (client_id, address) per minute; unknown client_ids share one budget per address.', 20),
+  RATE_LIMIT_LOGIN_FAILURES: perMinute('Failed logins per (username, address) per minute; unknown usernames share one budget per address.', 10),
   RATE_LIMIT_INTROSPECTION: perMinute('/introspect and /revoke calls per caller per minute.', 600),
   RATE_LIMIT_API: perMinute('Resource API requests per token subject per minute.', 1200),
-  RATE_LIMIT_ANONYMOUS: perMinute('Unauthenticated requests (registration, pages) per IP per minute.', 300),
+  RATE_LIMIT_ANONYMOUS: perMinute('Unauthenticated registration requests per address per minute.', 300),
+  // A complete login is three to five page requests; 3000 lets a corporate NAT do 300 logins a minute and more.
+  RATE_LIMIT_PAGES: perMinute('Browser page requests (/authorize, login, consent, logout) per address per minute.', 3000),
   TRUST_PROXY: {
     doc: 'Comma-separated proxy addresses/CIDRs whose X-Forwarded-For is trusted. Empty: the socket address is the client.',
     expects: 'a comma-separated list of IPs or CIDRs',

@@ -31,7 +31,7 @@ const DEFAULT_MAX_SESSIONS = 1000;
 const IDLE_MS = 30 * 60_000;
 const page = { config: { face: 'page' as const } };
 const back = { href: '/demo', label: 'Back to the demo' };
-const refused = (detail: string, status = 400) => new PageError('Demo: request refused', detail, status, {}, back);
+const refused = (detail: string, status = 400) => new PageError('Demo: request refused', detail, status, {}, { back });
 
 export async function demoApp(app: FastifyInstance, options: DemoOptions): Promise<void> {
   if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
@@ -87,7 +87,7 @@ export async function demoApp(app: FastifyInstance, options: DemoOptions): Promi
   app.get('/demo/login', page, async (request, reply) => {
     const started = await rp.startLogin().catch((error: unknown) => {
       request.log.error({ err: error }, 'demo: this server is unreachable at its ISSUER address');
-      throw new PageError('Demo unavailable', `The demo could not reach this server at ${options.issuer} (ISSUER). That address must be reachable from the server itself.`, 503, {}, back);
+      throw new PageError('Demo unavailable', `The demo could not reach this server at ${options.issuer} (ISSUER). That address must be reachable from the server itself.`, 503, {}, { back });
     });
     const { url, pending } = started;
     // A fresh id for every attempt: whatever cookie the browser had does not carry into the new sign-in.

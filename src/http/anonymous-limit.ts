@@ -1,34 +1,38 @@
-// Unauthenticated endpoints that create state or cost real work are limited per client IP
-// (RATE_LIMIT_ANONYMOUS, DESIGN.md §1): dynamic registration, the authorization endpoint (it parks an
-// interaction row), the interaction pages, logout and the demo's sign-in. Discovery, JWKS and the static stylesheet stay
-// unlimited: they are cheap, cacheable, and relying parties poll them.
+// Unauthenticated endpoints that create state or cost real work are limited per client address, before the
+// body is read. Two budgets, because their callers differ:
+//   anonymous (RATE_LIMIT_ANONYMOUS)  dynamic registration: machines, rarely more than a few a minute
+//   pages     (RATE_LIMIT_PAGES)      /authorize, the interaction pages and logout: people, and a whole
+//                                     corporate NAT shares one address (a login is 3-5 page requests)
+// Neither is what stops password guessing: the failure budgets of the login do (docs/rate-limits.md).
+// Discovery, JWKS and the static stylesheet stay unlimited: they are cheap, cacheable, and polled.
 // `request.ip` is the socket address unless TRUST_PROXY names the proxy (src/app.ts), so a spoofed
 // X-Forwarded-For cannot pick a fresh budget.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RateLimits } from './rate-limit.js';
+import type { LimitName, RateLimits } from './rate-limit.js';
 import { limitRequest } from './limit-request.js';
 
-/** Route patterns (as registered) limited per IP. */
-export const ANONYMOUS_ROUTES: ReadonlySet<string> = new Set([
-  '/register',
-  '/register/:client_id',
-  '/authorize',
-  '/interaction/:id',
-  '/interaction/:id/login',
-  '/interaction/:id/consent',
-  '/logout',
+/** Route patterns (as registered) limited per address, with the budget each one draws on. */
+export const ANONYMOUS_ROUTES: ReadonlyMap<string, LimitName> = new Map<string, LimitName>([
+  ['/register', 'anonymous'],
+  ['/register/:client_id', 'anonymous'],
+  ['/authorize', 'pages'],
+  ['/interaction/:id', 'pages'],
+  ['/interaction/:id/login', 'pages'],
+  ['/interaction/:id/consent', 'pages'],
+  ['/logout', 'pages'],
   // Each demo sign-in start takes a slot in the demo's bounded session store: unlimited, one address
   // could push every other visitor's session out.
-  '/demo/login',
-  '/demo/callback',
+  ['/demo/login', 'pages'],
+  ['/demo/callback', 'pages'],
 ]);
 
-const isAnonymousRoute = (request: FastifyRequest): boolean => ANONYMOUS_ROUTES.has(request.routeOptions.url ?? '');
+const budgetOf = (request: FastifyRequest): LimitName | undefined => ANONYMOUS_ROUTES.get(request.routeOptions.url ?? '');
 
 /** A root-level onRequest hook, so it runs before the body is read; the 429 takes the route's face. */
 export function installAnonymousLimit(app: FastifyInstance, limits: RateLimits): void {
   if (!limits.enabled) return;
   app.addHook('onRequest', async (request, reply) => {
-    if (isAnonymousRoute(request)) await limitRequest(limits, reply, 'anonymous', request.ip);
+    const budget = budgetOf(request);
+    if (budget) await limitRequest(limits, reply, budget, request.ip);
   });
 }

@@ -10,6 +10,7 @@ import { problemTypes } from './problem-types.js';
 import { problemTitle } from './problem-titles.js';
 import { renderErrorPage } from './error-page.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
+import { logRefusedError } from './refusal-log.js';
 
 export type Face = 'problem' | 'oauth' | 'page';
 
@@ -93,6 +94,8 @@ function asProblem(error: ProblemError | OAuthError | PageError): ProblemError {
 }
 
 export function sendError(face: Face, error: ProblemError | OAuthError | PageError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // A bug is already logged with its stack by classify(); every other answer here is a refusal.
+  if (!(error instanceof ProblemError && error.code === 'internal-error')) logRefusedError(request, error);
   if (face === 'oauth') {
     const e = asOAuth(error);
     return reply

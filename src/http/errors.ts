@@ -7,9 +7,20 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * What the log line of a refusal says beyond the answer (refusal-log.ts): a stable reason code and the
+ * identifiers an operator needs (client_id, presented vs registered redirect_uri). Never secrets or tokens.
+ */
+export interface RefusalDetails {
+  reason: string;
+  client_id?: string | undefined;
+  [field: string]: string | number | boolean | readonly string[] | undefined;
+}
+
 interface ErrorExtras {
   headers?: Record<string, string>;
   cause?: unknown;
+  log?: RefusalDetails;
 }
 
 /** An error of the resource API face, rendered as RFC 9457 application/problem+json. */
@@ -17,6 +28,7 @@ export class ProblemError extends Error {
   override readonly name = 'ProblemError';
   readonly status: number;
   readonly headers: Record<string, string>;
+  readonly log: RefusalDetails | undefined;
 
   constructor(
     readonly code: ProblemCode,
@@ -26,6 +38,7 @@ export class ProblemError extends Error {
     super(detail ?? problemTypes[code].title, extras.cause === undefined ? undefined : { cause: extras.cause });
     this.status = extras.status ?? problemTypes[code].status;
     this.headers = extras.headers ?? {};
+    this.log = extras.log;
   }
 
   get errors(): FieldError[] | undefined {
@@ -65,6 +78,7 @@ export class OAuthError extends Error {
   override readonly name = 'OAuthError';
   readonly headers: Record<string, string>;
   readonly status: number;
+  readonly log: RefusalDetails | undefined;
 
   constructor(
     readonly error: OAuthErrorCode,
@@ -74,21 +88,27 @@ export class OAuthError extends Error {
     super(description, extras.cause === undefined ? undefined : { cause: extras.cause });
     this.status = extras.status ?? (error === 'invalid_client' || error === 'invalid_token' ? 401 : error === 'insufficient_scope' ? 403 : 400);
     this.headers = extras.headers ?? {};
+    this.log = extras.log;
   }
 }
 
 /** An error of the browser face: a 400-class HTML page, used where redirecting would be unsafe. */
 export class PageError extends Error {
   override readonly name = 'PageError';
+  /** A way forward known to be safe (a path of this server or a validated address); else the home page. */
+  readonly back: PageLink | undefined;
+  readonly log: RefusalDetails | undefined;
+
   constructor(
     readonly title: string,
     readonly detail: string,
     readonly status = 400,
     readonly headers: Record<string, string> = {},
-    /** A way forward known to be safe (a path of this server or a validated address); else the home page. */
-    readonly back?: PageLink,
+    extras: { back?: PageLink; log?: RefusalDetails } = {},
   ) {
     super(detail);
+    this.back = extras.back;
+    this.log = extras.log;
   }
 }
 

@@ -4,15 +4,16 @@
 // than refusing every request.
 //
 // Two ways to use a limit:
-//   hit(name, key)            count this request; over the limit → 429 (request limits)
-//   assertNotBlocked + fail   refuse while a key has too many recorded failures, count a failure only when
-//                             one happens (brute force: a blocked client is refused even with the right secret)
+//   hit(name, key)       count this request; over the limit → 429 (request limits)
+//   reserve(name, key)   charge one failure *before* the expensive check, refund it when the check succeeds
+//                        (brute-force budgets, docs/rate-limits.md). The charge is one atomic increment in
+//                        memory or in Redis, so N parallel attempts cannot all pass a budget smaller than N.
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import { ProblemError } from './errors.js';
 
-export const LIMIT_NAMES = ['token', 'client_auth_failures', 'login_failures', 'introspection', 'api', 'anonymous'] as const;
+export const LIMIT_NAMES = ['token', 'client_auth_failures', 'login_failures', 'introspection', 'api', 'anonymous', 'pages'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 const WINDOW_SECONDS = 60;
@@ -22,14 +23,17 @@ export interface LimitHeaders {
   ratelimit: string;
 }
 
+/** One charged attempt; `refund` gives the point back once the attempt turned out to be legitimate. */
+export interface Reservation {
+  refund(): Promise<void>;
+}
+
 export interface RateLimits {
   readonly enabled: boolean;
   /** Counts one request for `key`; throws a 429 ProblemError past the limit. Returns headers to send. */
   hit(name: LimitName, key: string): Promise<LimitHeaders | undefined>;
-  /** Throws a 429 ProblemError when `key` already used up its failure budget. */
-  assertNotBlocked(name: LimitName, key: string): Promise<void>;
-  /** Records one failure for `key`. */
-  fail(name: LimitName, key: string): Promise<void>;
+  /** Charges one attempt to `key` up front; throws a 429 ProblemError when the budget is already used up. */
+  reserve(name: LimitName, key: string): Promise<Reservation>;
 }
 
 export function limitPoints(config: Config): Record<LimitName, number> {
@@ -40,14 +44,16 @@ export function limitPoints(config: Config): Record<LimitName, number> {
     introspection: config.RATE_LIMIT_INTROSPECTION,
     api: config.RATE_LIMIT_API,
     anonymous: config.RATE_LIMIT_ANONYMOUS,
+    pages: config.RATE_LIMIT_PAGES,
   };
 }
+
+const nothingToRefund: Reservation = { refund: async () => {} };
 
 const disabled: RateLimits = {
   enabled: false,
   hit: async () => undefined,
-  assertNotBlocked: async () => {},
-  fail: async () => {},
+  reserve: async () => nothingToRefund,
 };
 
 export function createRateLimits(
@@ -74,6 +80,7 @@ export function createRateLimits(
 
   const limited = (name: LimitName, res: RateLimiterRes) =>
     new ProblemError('rate-limited', 'Too many requests; retry later.', {
+      log: { reason: `rate_limited_${name}` },
       headers: { 'retry-after': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))), ...headers(name, res) },
     });
 
@@ -95,20 +102,17 @@ export function createRateLimits(
       const res = await consume(name, key);
       return res && headers(name, res);
     },
-    async assertNotBlocked(name, key) {
-      let res: RateLimiterRes | null;
-      try {
-        res = await limiters[name].get(key);
-      } catch (error) {
-        onStoreError?.(error);
-        return;
-      }
-      if (res && res.remainingPoints <= 0 && res.consumedPoints >= points[name]) throw limited(name, res);
-    },
-    async fail(name, key) {
-      await consume(name, key).catch(() => {
-        // Recording the failure that crosses the limit is not itself refused: the next attempt is.
-      });
+    async reserve(name, key) {
+      await consume(name, key);
+      return {
+        refund: async () => {
+          try {
+            await limiters[name].reward(key, 1);
+          } catch (error) {
+            onStoreError?.(error);
+          }
+        },
+      };
     },
   };
 }

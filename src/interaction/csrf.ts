@@ -7,20 +7,20 @@ import { PageError, type PageLink } from '../http/errors.js';
 import { safeEqual } from '../crypto/random.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 
-const forbidden = (detail: string, back?: PageLink) => new PageError('Request refused', detail, 403, {}, back);
+const forbidden = (detail: string, reason: string, back?: PageLink) => new PageError('Request refused', detail, 403, {}, { ...(back ? { back } : {}), log: { reason } });
 
 export function checkSameOrigin(request: FastifyRequest, issuer: string): void {
   const origin = request.headers.origin;
   if (origin !== undefined && origin !== 'null' && origin !== new URL(issuer).origin) {
-    throw forbidden('This form was submitted from another site.');
+    throw forbidden('This form was submitted from another site.', 'cross_origin_post');
   }
-  if (request.headers['sec-fetch-site'] === 'cross-site') throw forbidden('This form was submitted from another site.');
+  if (request.headers['sec-fetch-site'] === 'cross-site') throw forbidden('This form was submitted from another site.', 'cross_site_post');
 }
 
 /** `back`: where the refusal page leads (the form's own page, reloaded with a fresh token). */
 export function checkCsrfToken(submitted: unknown, session: BrowserSession, back?: PageLink): void {
   if (typeof submitted !== 'string' || submitted === '' || !safeEqual(submitted, session.csrfToken)) {
-    throw forbidden('The form has expired or did not come from this site. Go back and try again.', back);
+    throw forbidden('The form has expired or did not come from this site. Go back and try again.', 'csrf_token_mismatch', back);
   }
 }
 

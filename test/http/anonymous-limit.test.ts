@@ -1,12 +1,13 @@
-// Unauthenticated endpoints that create state (registration, /authorize, the interaction pages, logout)
-// are limited per client IP (RATE_LIMIT_ANONYMOUS); discovery and JWKS are not.
+// Unauthenticated endpoints that create state are limited per client address: registration under
+// RATE_LIMIT_ANONYMOUS, the browser pages (/authorize, interaction pages, logout) under their own, larger
+// RATE_LIMIT_PAGES so a corporate NAT can log in; discovery and JWKS are not limited.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ env: { RATE_LIMIT_ANONYMOUS: '2', REGISTRATION_ENABLED: 'true', OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } });
+  t = await startTestApp({ env: { RATE_LIMIT_ANONYMOUS: '2', RATE_LIMIT_PAGES: '3', REGISTRATION_ENABLED: 'true', OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } });
 });
 after(() => t.close());
 
@@ -24,7 +25,12 @@ test('/register is limited per IP: past the limit a 429 in OAuth JSON with Retry
   assert.equal(((await limited.json()) as { error: string }).error, 'slow_down');
 });
 
-test('/authorize from the same IP shares that budget (an HTML 429), while discovery and JWKS stay unlimited', async () => {
+test('/authorize from the same IP draws on the separate page budget (an HTML 429 past it), while discovery and JWKS stay unlimited', async () => {
+  for (let i = 0; i < 3; i++) {
+    const page = await fetch(`${t.url}/authorize?client_id=x`);
+    assert.notEqual(page.status, 429, 'used-up registrations do not refuse the login pages');
+    assert.equal(page.headers.get('ratelimit-policy'), '"pages";q=3;w=60');
+  }
   const authorize = await fetch(`${t.url}/authorize?client_id=x`);
   assert.equal(authorize.status, 429);
   assert.match(authorize.headers.get('content-type') ?? '', /^text\/html/);

@@ -25,12 +25,30 @@ test('with REDIS_URL a limit holds across instances: two processes share one bud
   try {
     const a = createRateLimits(config, { redis: ra });
     const b = createRateLimits(config, { redis: rb });
-    await a.fail('client_auth_failures', 'shared-client');
-    await b.fail('client_auth_failures', 'shared-client');
-    await a.fail('client_auth_failures', 'shared-client');
-    await b.fail('client_auth_failures', 'shared-client');
-    await assert.rejects(a.assertNotBlocked('client_auth_failures', 'shared-client'), /Too many requests/);
-    await assert.rejects(b.assertNotBlocked('client_auth_failures', 'shared-client'), /Too many requests/);
+    await a.reserve('client_auth_failures', 'shared-client');
+    await b.reserve('client_auth_failures', 'shared-client');
+    await a.reserve('client_auth_failures', 'shared-client');
+    await b.reserve('client_auth_failures', 'shared-client');
+    await assert.rejects(a.reserve('client_auth_failures', 'shared-client'), /Too many requests/);
+    await assert.rejects(b.reserve('client_auth_failures', 'shared-client'), /Too many requests/);
+  } finally {
+    ra.disconnect();
+    rb.disconnect();
+  }
+});
+
+test('with REDIS_URL, 40 parallel charges split over two instances pass the shared budget at most its size, and a refund is seen by both', async () => {
+  const config = parseConfig({ RATE_LIMIT_LOGIN_FAILURES: '10', REDIS_URL: server.url });
+  const [ra, rb] = [await connect(), await connect()];
+  try {
+    const instances = [createRateLimits(config, { redis: ra }), createRateLimits(config, { redis: rb })];
+    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => instances[i % 2]!.reserve('login_failures', 'user:u|ip:x')));
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 10);
+    const refundable = await instances[0]!.reserve('login_failures', 'user:v|ip:x');
+    for (let i = 0; i < 9; i++) await instances[1]!.reserve('login_failures', 'user:v|ip:x');
+    await refundable.refund();
+    await instances[1]!.reserve('login_failures', 'user:v|ip:x');
+    await assert.rejects(instances[0]!.reserve('login_failures', 'user:v|ip:x'), /Too many requests/);
   } finally {
     ra.disconnect();
     rb.disconnect();

@@ -27,21 +27,32 @@ test('past the limit a request is refused with 429, Retry-After and RateLimit he
   assert.ok(await limits.hit('token', 'client-b'));
 });
 
-test('a key blocked by failures is refused even before the next attempt is checked (brute force blocks the right secret too)', async () => {
+test('a failure budget is charged before the check: the attempt past the budget is refused before it is evaluated', async () => {
   const limits = createRateLimits(config());
-  await limits.assertNotBlocked('client_auth_failures', 'c1');
-  await limits.fail('client_auth_failures', 'c1');
-  await limits.assertNotBlocked('client_auth_failures', 'c1');
-  await limits.fail('client_auth_failures', 'c1');
-  await assert.rejects(limits.assertNotBlocked('client_auth_failures', 'c1'), /Too many requests/);
-  await limits.assertNotBlocked('client_auth_failures', 'c2');
+  await limits.reserve('client_auth_failures', 'c1');
+  await limits.reserve('client_auth_failures', 'c1');
+  await assert.rejects(limits.reserve('client_auth_failures', 'c1'), /Too many requests/);
+  await limits.reserve('client_auth_failures', 'c2');
+});
+
+test('a refunded charge (a success) gives its point back, so successes never use up a failure budget', async () => {
+  const limits = createRateLimits(config());
+  for (let i = 0; i < 10; i++) await (await limits.reserve('client_auth_failures', 'c1')).refund();
+  await limits.reserve('client_auth_failures', 'c1');
+  await limits.reserve('client_auth_failures', 'c1');
+  await assert.rejects(limits.reserve('client_auth_failures', 'c1'), /Too many requests/);
+});
+
+test('parallel charges cannot overrun a failure budget: of 40 at once exactly the budget passes', async () => {
+  const limits = createRateLimits(config({ RATE_LIMIT_CLIENT_AUTH_FAILURES: '10' }));
+  const results = await Promise.allSettled(Array.from({ length: 40 }, () => limits.reserve('client_auth_failures', 'c1')));
+  assert.equal(results.filter((r) => r.status === 'fulfilled').length, 10);
 });
 
 test('RATE_LIMIT_ENABLED=false turns every limit off', async () => {
   const limits = createRateLimits(config({ RATE_LIMIT_ENABLED: 'false' }));
   for (let i = 0; i < 10; i++) await limits.hit('token', 'x');
-  for (let i = 0; i < 10; i++) await limits.fail('client_auth_failures', 'x');
-  await limits.assertNotBlocked('client_auth_failures', 'x');
+  for (let i = 0; i < 10; i++) await limits.reserve('client_auth_failures', 'x');
   assert.equal(limits.enabled, false);
 });
 

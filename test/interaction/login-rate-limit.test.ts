@@ -1,6 +1,7 @@
-// Password brute force (DESIGN.md §1, RATE_LIMIT_LOGIN_FAILURES): failures are counted per username and per
-// IP; while either budget is used up the login answers a 429 HTML page with Retry-After, even for the right
-// password, and an unknown username is treated exactly like a known one.
+// Password brute force (RATE_LIMIT_LOGIN_FAILURES, docs/rate-limits.md): failures are counted per
+// (username, address), and per address for unknown usernames; each attempt is charged before the password is
+// verified and refunded on success. A used-up pair answers a 429 HTML page with Retry-After, even for the
+// right password — but only to that pair: nobody else, and not the same user from elsewhere, is refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -36,7 +37,7 @@ async function attempt(t: TestApp, clientId: string, username: string, password:
   };
 }
 
-test('failed logins are limited per username: past the limit even the right password gets a 429 HTML page with Retry-After', async () => {
+test('failed logins are limited per (username, address): past the limit even the right password from that address gets a 429 HTML page with Retry-After', async () => {
   await withApp({}, async (t, clientId) => {
     const user = await createUserWithPassword(t.core.db, t.core.clock);
     for (let i = 0; i < LIMIT; i++) {
@@ -71,30 +72,82 @@ test('an unknown username is throttled identically to a known one: the same stat
   });
 });
 
-test('failed logins are limited per IP: failures over many usernames block the right password of another user from that IP', async () => {
+/** Opens `n` login forms (each on its own interaction and browser), ready to be submitted at once. */
+async function openForms(t: TestApp, clientId: string, n: number) {
+  const forms = [];
+  for (let i = 0; i < n; i++) {
+    const browser = new Browser(t.url);
+    forms.push({ browser, form: (await openInteraction(browser, authorizeQuery(clientId, REDIRECT_URI))).form });
+  }
+  return forms;
+}
+
+const outcomes = (responses: Response[]) => ({
+  evaluatedAndFailed: responses.filter((r) => r.status === 303 && /failed=1$/.test(r.headers.get('location') ?? '')).length,
+  refused: responses.filter((r) => r.status === 429).length,
+});
+
+test('40 parallel wrong passwords for one username from one address: at most the budget is evaluated, the rest are refused with 429', async () => {
+  await withApp({ RATE_LIMIT_LOGIN_FAILURES: '10' }, async (t, clientId) => {
+    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const forms = await openForms(t, clientId, 40);
+    const responses = await Promise.all(forms.map(({ browser, form }, i) => submitLogin(browser, form, user.username, `wrong-${i}`)));
+    const { evaluatedAndFailed, refused } = outcomes(responses);
+    assert.ok(evaluatedAndFailed <= 10, `${evaluatedAndFailed} wrong passwords were evaluated, the budget is 10`);
+    assert.equal(evaluatedAndFailed + refused, 40);
+  });
+});
+
+test('40 parallel logins with unknown usernames from one address: at most the address budget is evaluated, the rest are refused with 429', async () => {
+  await withApp({ RATE_LIMIT_LOGIN_FAILURES: '10' }, async (t, clientId) => {
+    const forms = await openForms(t, clientId, 40);
+    const responses = await Promise.all(forms.map(({ browser, form }, i) => submitLogin(browser, form, `nobody-${i}`, 'guess')));
+    const { evaluatedAndFailed, refused } = outcomes(responses);
+    assert.ok(evaluatedAndFailed <= 10, `${evaluatedAndFailed} unknown usernames were evaluated, the budget is 10`);
+    assert.equal(evaluatedAndFailed + refused, 40);
+  });
+});
+
+test('unknown usernames count against the address: past its budget more unknown names are refused, while a known user from that address still logs in', async () => {
   await withApp({}, async (t, clientId) => {
     const user = await createUserWithPassword(t.core.db, t.core.clock);
     for (let i = 0; i < LIMIT; i++) assert.equal((await attempt(t, clientId, `guess-${i}`, 'guess')).status, 303);
-    assert.equal((await attempt(t, clientId, user.username, 'correct horse battery staple')).status, 429);
+    assert.equal((await attempt(t, clientId, 'guess-more', 'guess')).status, 429);
+    const ok = await attempt(t, clientId, user.username, 'correct horse battery staple');
+    assert.equal(ok.status, 303);
+    assert.ok(ok.location?.startsWith(REDIRECT_URI), 'the known user reaches the client');
   });
 });
 
-test('the per-username limit holds across IPs, while another user from a fresh IP still logs in', async () => {
+test('a per-username lockout never refuses the right password from an address that has not failed', async () => {
   await withApp({ TRUST_PROXY: '127.0.0.1' }, async (t, clientId) => {
     const victim = await createUserWithPassword(t.core.db, t.core.clock);
-    const other = await createUserWithPassword(t.core.db, t.core.clock);
-    for (let i = 0; i < LIMIT; i++) await attempt(t, clientId, victim.username, 'guess', `203.0.113.${i}`);
-    assert.equal((await attempt(t, clientId, victim.username, 'correct horse battery staple', '203.0.113.200')).status, 429);
-    const ok = await attempt(t, clientId, other.username, 'correct horse battery staple', '203.0.113.201');
+    for (let a = 0; a < 3; a++) {
+      for (let i = 0; i < LIMIT; i++) await attempt(t, clientId, victim.username, 'guess', `203.0.113.${a}`);
+      assert.equal((await attempt(t, clientId, victim.username, 'correct horse battery staple', `203.0.113.${a}`)).status, 429, 'the failing address is locked');
+    }
+    const ok = await attempt(t, clientId, victim.username, 'correct horse battery staple', '203.0.113.200');
     assert.equal(ok.status, 303);
-    assert.ok(ok.location?.startsWith(REDIRECT_URI), 'the other user reaches the client');
+    assert.ok(ok.location?.startsWith(REDIRECT_URI), 'the owner, from an address that has not failed, reaches the client');
   });
 });
 
-test('a spoofed X-Forwarded-For never resets the per-IP login failure limit when no proxy is trusted', async () => {
+test("another user's right password from the same address is never refused because of one user's failures (shared NAT)", async () => {
+  await withApp({}, async (t, clientId) => {
+    const clumsy = await createUserWithPassword(t.core.db, t.core.clock);
+    const colleague = await createUserWithPassword(t.core.db, t.core.clock);
+    for (let i = 0; i <= LIMIT; i++) await attempt(t, clientId, clumsy.username, `wrong-${i}`);
+    assert.equal((await attempt(t, clientId, clumsy.username, 'correct horse battery staple')).status, 429);
+    const ok = await attempt(t, clientId, colleague.username, 'correct horse battery staple');
+    assert.equal(ok.status, 303);
+    assert.ok(ok.location?.startsWith(REDIRECT_URI), 'the colleague behind the same address reaches the client');
+  });
+});
+
+test('a spoofed X-Forwarded-For never resets the login failure limit when no proxy is trusted', async () => {
   await withApp({}, async (t, clientId) => {
     const user = await createUserWithPassword(t.core.db, t.core.clock);
-    for (let i = 0; i < LIMIT; i++) await attempt(t, clientId, `guess-${i}`, 'guess', `203.0.113.${i}`);
+    for (let i = 0; i < LIMIT; i++) await attempt(t, clientId, user.username, 'guess', `203.0.113.${i}`);
     assert.equal((await attempt(t, clientId, user.username, 'correct horse battery staple', '192.0.2.1')).status, 429);
   });
 });

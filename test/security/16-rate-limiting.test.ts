@@ -103,7 +103,7 @@ describe('16. rate limiting', () => {
     const results = await Promise.all(Array.from({ length: 30 }, () => fetch(`${w.url}/healthz`)));
     for (const r of results) assert.equal(r.status, 200);
   });
-  // The brute-force cases run last: their failures also exhaust the per-IP budget of 127.0.0.1.
+  // The brute-force cases run last: they lock (client_id, 127.0.0.1) and (username, 127.0.0.1).
   test('16.194 20 wrong secrets for one client_id → 429 with Retry-After; the correct secret is then refused too', async () => {
     const victim = await registerClient(w.t.core, { client_name: 'victim' });
     const statuses: number[] = [];
@@ -121,12 +121,10 @@ describe('16. rate limiting', () => {
     assert.equal('access_token' in right.body, false);
   });
 
-  test('16.194+ another client is not blocked by the victim’s failures from a different client_id (per-client key)', async () => {
+  test('16.194+ another client is not blocked by the victim’s failures, even from the same address ((client_id, address) key)', async () => {
     const bystander = await registerClient(w.t.core, { client_name: 'bystander' });
     const r = await postForm(`${w.url}/token`, { grant_type: 'client_credentials', scope: 'orders:read' }, { authorization: basicAuth(bystander.id, bystander.secret) });
-    // The per-IP failure budget is shared by everything from 127.0.0.1; either way the answer is a clean 200 or 429.
-    assert.ok([200, 429].includes(r.status), String(r.status));
-    if (r.status === 429) assertRetryAfter(r.headers);
+    assert.equal(r.status, 200);
   });
 
   test('16.194+ 10 failed logins for one username → 429 page with Retry-After; the right password is refused too', async () => {

@@ -1,18 +1,18 @@
-// DESIGN.md §1: failed logins are limited per username and per IP (RATE_LIMIT_LOGIN_FAILURES a minute).
-// A blocked key refuses even the right password until its window ends (429 with Retry-After), so a
-// guessing run cannot tell when it hit. Usernames are case-insensitive, like the accounts themselves.
+// Login failure budgets (RATE_LIMIT_LOGIN_FAILURES a minute, docs/rate-limits.md):
+//   known username    per (account, address): guessing one account's password from one address is
+//                     limited, while its owner elsewhere, and everyone else behind the same NAT, are not
+//                     refused because of it
+//   unknown username  per address: cycling through invented names cannot buy unlimited argon2 work, and
+//                     nobody is refused the right password by it (an unknown name never succeeds anyway)
+// The charge is taken before the password is verified and refunded on success, so parallel guesses cannot
+// all slip past a budget that is only checked; a used-up key refuses even the right password (429).
 import type { RateLimits } from '../../http/rate-limit.js';
 import type { LoginAttempt, LoginGuard } from './login-failures.js';
 
-const keys = ({ username, ip }: LoginAttempt) => [`user:${username.toLowerCase()}`, `ip:${ip}`];
+export const loginFailureKey = ({ userId, ip }: LoginAttempt): string => (userId === undefined ? `ip:${ip}` : `user:${userId}|ip:${ip}`);
 
-export function rateLimitedLogins(limits: Pick<RateLimits, 'assertNotBlocked' | 'fail'>): LoginGuard {
+export function rateLimitedLogins(limits: Pick<RateLimits, 'reserve'>): LoginGuard {
   return {
-    async beforeAttempt(attempt) {
-      for (const key of keys(attempt)) await limits.assertNotBlocked('login_failures', key);
-    },
-    async failed(attempt) {
-      await Promise.all(keys(attempt).map((key) => limits.fail('login_failures', key)));
-    },
+    charge: (attempt) => limits.reserve('login_failures', loginFailureKey(attempt)),
   };
 }

@@ -20,7 +20,7 @@ export async function submitConsent(request: InteractionRequest, reply: FastifyR
   if (interaction.loginRequired || !isLoggedIn(session)) return seeOther(reply, back);
 
   const decision = formField(request.body, 'decision');
-  if (decision !== 'allow' && decision !== 'deny') throw new PageError('Invalid request', 'Choose Allow or Deny.', 400, {}, { href: back, label: 'Back to the consent page' });
+  if (decision !== 'allow' && decision !== 'deny') throw new PageError('Invalid request', 'Choose Allow or Deny.', 400, {}, { back: { href: back, label: 'Back to the consent page' } });
   if (decision === 'deny') {
     const consumed = await deps.interactions.consume(request.params.id, session.idHash);
     if (!consumed) return seeOther(reply, back);

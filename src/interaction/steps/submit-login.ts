@@ -8,6 +8,7 @@ import type { FlowDeps } from '../flow-deps.js';
 import { sendNext } from '../answer.js';
 import { finishInteraction, loadInteraction, seeOther, type InteractionRequest } from '../interaction-context.js';
 import { authenticate } from '../login/authenticate.js';
+import { logRefusal } from '../../http/refusal-log.js';
 import { needsConsent } from '../requirements.js';
 
 export async function submitLogin(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
@@ -20,11 +21,14 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
 
   const username = formField(request.body, 'username') ?? '';
   const password = formField(request.body, 'password') ?? '';
-  const user = await authenticate({ username, password, ip: request.ip }, { users: deps.users, guard: deps.loginGuard });
-  if (!user) {
+  const outcome = await authenticate({ username, password, ip: request.ip }, { users: deps.users, guard: deps.loginGuard });
+  if (!outcome.ok) {
+    // The username itself is not logged: people type their password into it often enough.
+    logRefusal(request, { reason: outcome.reason, client_id: client.id, user_id: outcome.userId }, 303);
     await deps.interactions.loginFailed(request.params.id, username);
     return seeOther(reply, `${back}?failed=1`);
   }
+  const { user } = outcome;
 
   const fresh = await deps.sessions.login(reply, session, user.id);
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);

@@ -13,7 +13,7 @@ const formDecode = (value: string): string => {
   try {
     return decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {
-    throw new ClientAuthFailure('Basic credentials are not form-url-encoded');
+    throw new ClientAuthFailure('malformed_basic_credentials', 'not form-url-encoded');
   }
 };
 
@@ -21,11 +21,11 @@ export const isBasic = (authorization: string | undefined): authorization is str
 
 export function parseBasic(authorization: string): BasicCredentials {
   const encoded = authorization.slice('basic '.length).trim();
-  if (!BASE64.test(encoded)) throw new ClientAuthFailure('Basic credentials are not base64');
+  if (!BASE64.test(encoded)) throw new ClientAuthFailure('malformed_basic_credentials', 'not base64');
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new ClientAuthFailure('Basic credentials have no colon');
+  if (colon < 0) throw new ClientAuthFailure('malformed_basic_credentials', 'no colon');
   const clientId = formDecode(decoded.slice(0, colon));
-  if (clientId === '') throw new ClientAuthFailure('Basic credentials have an empty client id');
+  if (clientId === '') throw new ClientAuthFailure('malformed_basic_credentials', 'empty client id');
   return { clientId, secret: formDecode(decoded.slice(colon + 1)) };
 }

@@ -1,6 +1,7 @@
 // Client authentication for /token, /revoke, /introspect (RFC 6749 2.3, 3.2.1; RFC 7523; RFC 7009 2.1;
 // RFC 7662 2.1). Only the method the client registered is accepted. Every failure is the same
-// 401 invalid_client (see failure.ts); `hooks` is where rate limiting counts and blocks failures.
+// 401 invalid_client (see failure.ts), whose log line names the reason; `hooks` is where the failure budget
+// is charged (rate-limited.ts).
 import type { Core } from '../../core.js';
 import type { Client, ClientsRepository, TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
 import { clientAssertionsRepository } from '../../storage/client-assertions-repository.js';
@@ -12,14 +13,16 @@ import { verifyClientAssertion, type AssertionDeps } from './private-key-jwt.js'
 import { secretMatches } from './secret.js';
 import { rateLimitedClientAuth } from './rate-limited.js';
 import { decodeJwt } from 'jose';
+import type { Reservation } from '../../http/rate-limit.js';
 
 export type { ClientAuthRequest } from './presented.js';
 
 export interface ClientAuthHooks {
-  /** Called before any check with the claimed client id; may throw (e.g. 429 while blocked). */
-  beforeAttempt?(clientId: string | undefined, request: ClientAuthRequest): Promise<void>;
-  /** Called once per failed attempt, with the internal reason (never shown to the caller). */
-  onFailure?(clientId: string | undefined, reason: string, request: ClientAuthRequest): Promise<void>;
+  /**
+   * Charges one attempt before the credentials are verified (`clientId` is the registered client the request
+   * names, undefined when it names none); may throw (429 once the budget is used up). Refunded on success.
+   */
+  charge?(clientId: string | undefined, request: ClientAuthRequest): Promise<Reservation>;
 }
 
 export interface ClientAuthDeps extends AssertionDeps {
@@ -47,9 +50,13 @@ function claimedClientId(credentials: PresentedCredentials): string | undefined 
     const sub = decodeJwt(credentials.assertion).sub;
     return typeof sub === 'string' ? sub : undefined;
   } catch {
-    throw new ClientAuthFailure('client assertion is not a JWT');
+    throw new ClientAuthFailure('malformed_client_assertion');
   }
 }
+
+// The codes tell an operator what went wrong (logs only); the caller sees one invalid_client for all.
+const failureOf = (client: Client | undefined, mismatch: string): ClientAuthFailure =>
+  new ClientAuthFailure(client ? mismatch : 'unknown_client');
 
 async function verify(credentials: PresentedCredentials, client: Client | undefined, deps: ClientAuthDeps): Promise<Client> {
   const registered = client?.authMethod === credentials.method;
@@ -57,34 +64,42 @@ async function verify(credentials: PresentedCredentials, client: Client | undefi
     case 'client_secret_basic':
     case 'client_secret_post':
       // Compare even when the client is unknown or registered another method: same work, same timing.
-      if (!secretMatches(registered ? client!.secretHash : undefined, credentials.secret)) throw new ClientAuthFailure('wrong secret or unknown client');
+      if (!secretMatches(registered ? client!.secretHash : undefined, credentials.secret)) throw failureOf(client, registered ? 'wrong_secret' : 'auth_method_not_registered');
       return client!;
     case 'private_key_jwt':
-      if (!registered) throw new ClientAuthFailure('unknown client or not registered for private_key_jwt');
+      if (!registered) throw failureOf(client, 'auth_method_not_registered');
       await verifyClientAssertion(client!, credentials.assertion, deps);
       return client!;
     case 'none':
-      if (!registered || client!.type !== 'public') throw new ClientAuthFailure('unknown client or not a public client');
+      if (!registered || client!.type !== 'public') throw failureOf(client, 'auth_method_not_registered');
       return client!;
   }
 }
 
-/** The authenticated (or, for public clients, identified) client; throws 400 invalid_request or 401 invalid_client. */
+/**
+ * The authenticated (or, for public clients, identified) client; throws 400 invalid_request or 401
+ * invalid_client. Every attempt is charged to its failure budget before any secret or assertion is checked
+ * (a failure before that point, e.g. unparsable credentials, is charged on the way out), and refunded on
+ * success, so parallel guesses cannot outrun the budget (docs/rate-limits.md).
+ */
 export async function authenticateClient(request: ClientAuthRequest, params: FormParameters, deps: ClientAuthDeps): Promise<Client> {
   const usedBasic = isBasic(request.headers.authorization);
   let clientId: string | undefined;
+  let client: Client | undefined;
+  let reservation: Reservation | undefined;
   try {
     const credentials = presentedCredentials(request, params);
     clientId = claimedClientId(credentials);
-    if (deps.methods && !deps.methods.includes(credentials.method)) throw new ClientAuthFailure(`${credentials.method} is not accepted here`);
-    await deps.hooks?.beforeAttempt?.(clientId, request);
-    const client = clientId === undefined ? undefined : await deps.clients.find(clientId);
-    return await verify(credentials, client, deps);
+    request.clientId = clientId;
+    if (deps.methods && !deps.methods.includes(credentials.method)) throw new ClientAuthFailure('auth_method_not_accepted_here', credentials.method);
+    client = clientId === undefined ? undefined : await deps.clients.find(clientId);
+    reservation = await deps.hooks?.charge?.(client?.id, request);
+    const authenticated = await verify(credentials, client, deps);
+    await reservation?.refund();
+    return authenticated;
   } catch (error) {
     if (!(error instanceof ClientAuthFailure)) throw error;
-    // The reason is for the operator only; the presented credentials are never logged.
-    request.log?.warn({ client_id: clientId, reason_code: error.code, reason: error.reason }, 'client authentication refused');
-    await deps.hooks?.onFailure?.(clientId, error.reason, request);
-    throw invalidClient(usedBasic);
+    if (!reservation) await deps.hooks?.charge?.(client?.id, request);
+    throw invalidClient(usedBasic, { reason: error.code, client_id: clientId, ...(error.detail ? { detail: error.detail } : {}) });
   }
 }

@@ -15,10 +15,10 @@ export type PresentedCredentials =
 export interface ClientAuthRequest {
   readonly headers: { readonly authorization?: string | undefined };
   readonly query: unknown;
-  /** The client address (Fastify's request.ip), for per-IP failure limits. */
+  /** The client address (Fastify's request.ip), for per-address failure limits. */
   readonly ip?: string;
-  /** Where refusals are logged (Fastify's request.log). */
-  readonly log?: { warn(details: object, message: string): void };
+  /** Set to the claimed client_id as soon as it is known, so a refusal's log line names it. */
+  clientId?: string | undefined;
 }
 
 const CREDENTIAL_PARAMETERS = ['client_id', 'client_secret', 'client_assertion', 'client_assertion_type'];
@@ -39,7 +39,7 @@ export function presentedCredentials(request: ClientAuthRequest, params: FormPar
   if (Number(basic) + Number(post) + Number(jwt) > 1) {
     throw new OAuthError('invalid_request', 'Use exactly one client authentication method.');
   }
-  if (authorization !== undefined && !basic) throw new ClientAuthFailure('unsupported Authorization scheme');
+  if (authorization !== undefined && !basic) throw new ClientAuthFailure('unsupported_authorization_scheme');
   if (basic) {
     const credentials = parseBasic(authorization);
     if (params.client_id !== undefined && params.client_id !== credentials.clientId) {
@@ -53,7 +53,7 @@ export function presentedCredentials(request: ClientAuthRequest, params: FormPar
     }
     return { method: 'private_key_jwt', clientId: params.client_id, assertion: params.client_assertion };
   }
-  if (params.client_id === undefined) throw new ClientAuthFailure('no client credentials');
+  if (params.client_id === undefined) throw new ClientAuthFailure('no_client_credentials');
   return post ? { method: 'client_secret_post', clientId: params.client_id, secret: params.client_secret! } : { method: 'none', clientId: params.client_id };
 }
 

@@ -33,28 +33,28 @@ function keysOf(client: Client, remote: AssertionDeps['remoteKeySets']): { keySe
   }
   // The document is not known in advance, so every asymmetric algorithm we accept is allowed; never HS*.
   if (client.jwksUri) return { keySet: remote.forUri(client.jwksUri), algorithms: [...CLIENT_ASSERTION_ALGS] };
-  throw new ClientAuthFailure('client has no registered keys', 'client_keys_missing');
+  throw new ClientAuthFailure('client_keys_missing', 'client has no registered keys');
 }
 
 function verificationFailure(error: unknown): ClientAuthFailure {
-  if (error instanceof OutboundRefused) return new ClientAuthFailure(`jwks_uri fetch refused: ${error.message}`, `jwks_uri_${error.code}`);
-  if (error instanceof errors.JWTExpired) return new ClientAuthFailure('client assertion expired', 'assertion_expired');
-  if (error instanceof errors.JWTClaimValidationFailed) return new ClientAuthFailure(`client assertion claim ${error.claim} invalid (${error.reason})`, 'assertion_claim_invalid');
+  if (error instanceof OutboundRefused) return new ClientAuthFailure(`jwks_uri_${error.code}`, `jwks_uri fetch refused: ${error.message}`);
+  if (error instanceof errors.JWTExpired) return new ClientAuthFailure('assertion_expired', 'client assertion expired');
+  if (error instanceof errors.JWTClaimValidationFailed) return new ClientAuthFailure('assertion_claim_invalid', `client assertion claim ${error.claim} invalid (${error.reason})`);
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWSSignatureVerificationFailed) {
-    return new ClientAuthFailure('client assertion not signed by a registered key', 'assertion_signature_invalid');
+    return new ClientAuthFailure('assertion_signature_invalid', 'client assertion not signed by a registered key');
   }
-  if (error instanceof errors.JOSEAlgNotAllowed) return new ClientAuthFailure('client assertion algorithm not allowed', 'assertion_alg_not_allowed');
+  if (error instanceof errors.JOSEAlgNotAllowed) return new ClientAuthFailure('assertion_alg_not_allowed', 'client assertion algorithm not allowed');
   const code = error instanceof errors.JOSEError ? error.code : 'unknown';
-  return new ClientAuthFailure(`client assertion rejected (${code})`, 'assertion_invalid');
+  return new ClientAuthFailure('assertion_invalid', `client assertion rejected (${code})`);
 }
 
 /** exp at most an hour after iat and after now (each with the clock skew); iat not in the future. */
 function checkLifetime(payload: JWTPayload, now: number, skew: number): void {
   const exp = payload.exp!;
-  if (exp - now > MAX_ASSERTION_LIFETIME_SECONDS + skew) throw new ClientAuthFailure('client assertion lives too long (exp)', 'assertion_lifetime_too_long');
+  if (exp - now > MAX_ASSERTION_LIFETIME_SECONDS + skew) throw new ClientAuthFailure('assertion_lifetime_too_long', 'client assertion lives too long (exp)');
   if (payload.iat === undefined) return;
-  if (payload.iat > now + skew) throw new ClientAuthFailure('client assertion iat is in the future', 'assertion_iat_in_future');
-  if (exp - payload.iat > MAX_ASSERTION_LIFETIME_SECONDS + skew) throw new ClientAuthFailure('client assertion lives too long (exp - iat)', 'assertion_lifetime_too_long');
+  if (payload.iat > now + skew) throw new ClientAuthFailure('assertion_iat_in_future', 'client assertion iat is in the future');
+  if (exp - payload.iat > MAX_ASSERTION_LIFETIME_SECONDS + skew) throw new ClientAuthFailure('assertion_lifetime_too_long', 'client assertion lives too long (exp - iat)');
 }
 
 export async function verifyClientAssertion(client: Client, assertion: string, deps: AssertionDeps): Promise<void> {
@@ -77,9 +77,9 @@ export async function verifyClientAssertion(client: Client, assertion: string, d
     throw verificationFailure(error);
   }
   // FAPI 2.0 5.3.2.1-8 and RFC 7523 3: one audience value, not an array that merely contains ours.
-  if (typeof payload.aud !== 'string') throw new ClientAuthFailure('client assertion aud must be a single string', 'assertion_claim_invalid');
+  if (typeof payload.aud !== 'string') throw new ClientAuthFailure('assertion_claim_invalid', 'client assertion aud must be a single string');
   checkLifetime(payload, now, skew);
-  if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 512) throw new ClientAuthFailure('client assertion jti is invalid', 'assertion_claim_invalid');
+  if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 512) throw new ClientAuthFailure('assertion_claim_invalid', 'client assertion jti is invalid');
   const consumed = await deps.assertions.consume(client.id, sha256(payload.jti), new Date((payload.exp! + skew) * 1000));
-  if (!consumed) throw new ClientAuthFailure('client assertion replayed', 'assertion_replayed');
+  if (!consumed) throw new ClientAuthFailure('assertion_replayed', 'client assertion replayed');
 }

@@ -1,24 +1,21 @@
-// Brute-force protection for client authentication (DESIGN.md §1, RATE_LIMIT_CLIENT_AUTH_FAILURES):
-// failures are counted per claimed client_id and per client IP, and while either budget is used up every
-// attempt is refused with 429 before the credentials are even looked at, so a client whose secret is
-// being guessed is refused even with the right secret until the window ends (RFC 6749 10.10 asks the
-// server to stop online guessing; RFC 6585 4 for the 429).
+// Brute-force protection for client authentication (RATE_LIMIT_CLIENT_AUTH_FAILURES, docs/rate-limits.md;
+// RFC 6749 2.3.1 and 10.10 ask the server to stop online guessing, RFC 6585 4 for the 429). Budgets:
+//   a registered client_id   per (client_id, address): a misconfigured service, or someone who knows a public
+//                            client_id, uses up only its own pair — the client from elsewhere and every other
+//                            client behind the same NAT are not refused because of it
+//   no or unknown client_id  per address: an invented id never succeeds, so its budget refuses no one
+// The attempt is charged before the secret is looked at and refunded on success; a used-up pair is refused
+// with 429 even with the right secret until the window ends.
 import type { RateLimits } from '../../http/rate-limit.js';
 import type { ClientAuthHooks } from './index.js';
 import type { ClientAuthRequest } from './presented.js';
 
-const keysOf = (clientId: string | undefined, request: ClientAuthRequest): string[] => [
-  ...(clientId !== undefined ? [`client:${clientId}`] : []),
-  ...(request.ip !== undefined ? [`ip:${request.ip}`] : []),
-];
+// No address (only in unit tests that call authenticateClient directly) still gets one shared budget.
+export const clientAuthFailureKey = (clientId: string | undefined, request: Pick<ClientAuthRequest, 'ip'>): string =>
+  clientId === undefined ? `ip:${request.ip ?? '-'}` : `client:${clientId}|ip:${request.ip ?? '-'}`;
 
-export function rateLimitedClientAuth(limits: RateLimits): ClientAuthHooks {
+export function rateLimitedClientAuth(limits: Pick<RateLimits, 'reserve'>): ClientAuthHooks {
   return {
-    async beforeAttempt(clientId, request) {
-      for (const key of keysOf(clientId, request)) await limits.assertNotBlocked('client_auth_failures', key);
-    },
-    async onFailure(clientId, _reason, request) {
-      await Promise.all(keysOf(clientId, request).map((key) => limits.fail('client_auth_failures', key)));
-    },
+    charge: (clientId, request) => limits.reserve('client_auth_failures', clientAuthFailureKey(clientId, request)),
   };
 }

@@ -46,14 +46,20 @@ async function redeem(codes: AuthorizationCodeRedeemer, code: string, client: Cl
       'The authorization code was already used; tokens issued from it are revoked.',
     );
   }
-  throw new OAuthError('invalid_grant', 'The authorization code is invalid, expired, or was issued to another client.');
+  throw new OAuthError('invalid_grant', 'The authorization code is invalid, expired, or was issued to another client.', {
+    log: { reason: 'code_invalid', client_id: client.id },
+  });
 }
 
 /** redirect_uri (RFC 6749 4.1.3) and PKCE S256 (RFC 7636 4.6); a code without an S256 challenge never redeems. */
-function checkBinding(code: StoredCode, redirectUri: string | undefined, verifier: string): void {
-  if (redirectUri !== code.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
+function checkBinding(code: StoredCode, redirectUri: string | undefined, verifier: string, clientId: string): void {
+  if (redirectUri !== code.redirectUri) {
+    throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.', {
+      log: { reason: 'redirect_uri_mismatch', client_id: clientId, presented_redirect_uri: redirectUri ?? '(none)', registered_redirect_uri: code.redirectUri },
+    });
+  }
   if (!S256_CHALLENGE.test(code.codeChallenge) || !verifierMatches(verifier, code.codeChallenge)) {
-    throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
+    throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.', { log: { reason: 'pkce_mismatch', client_id: clientId } });
   }
 }
 
@@ -79,7 +85,7 @@ export function authorizationCodeGrant(deps: {
         dpopJkt,
       }, verifier);
       try {
-        checkBinding(code, params.redirect_uri, verifier);
+        checkBinding(code, params.redirect_uri, verifier, client.id);
         return await signUserTokens(deps.tokens, {
           client,
           user,

@@ -62,7 +62,7 @@ const loggedReason = (clientId: string) =>
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .find((l) => l.client_id === clientId && l.reason_code !== undefined)?.reason_code;
+    .find((l) => l.client_id === clientId && l.reason !== undefined)?.reason;
 
 test('oauth4webapi authenticates with private_key_jwt against keys published at the client\'s jwks_uri', async () => {
   const clientId = await clientWithKeysAt('/good');
