@@ -222,7 +222,7 @@ describe('demo application', () => {
 
 describe('demo sign-in limits', () => {
   test('starting demo sign-ins is limited per IP, so one address cannot push other sessions out of the bounded store', async () => {
-    const t = await startTestApp({ env: { DEMO_ENABLED: 'true', RATE_LIMIT_ANONYMOUS: '3' } });
+    const t = await startTestApp({ env: { DEMO_ENABLED: 'true', RATE_LIMIT_PAGES: '3' } });
     try {
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await fetch(`${t.url}/demo/login`, { redirect: 'manual' })).status);
