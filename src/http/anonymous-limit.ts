@@ -1,5 +1,5 @@
 // Unauthenticated endpoints that create state or cost real work are limited per client IP
-// (RATE_LIMIT_ANONYMOUS, DESIGN.md §1): dynamic registration, the authorization endpoint (it parks an
+// (RATE_LIMIT_ANONYMOUS): dynamic registration, the authorization endpoint (it parks an
 // interaction row), the interaction pages, logout and the demo's sign-in. Discovery, JWKS and the static stylesheet stay
 // unlimited: they are cheap, cacheable, and relying parties poll them.
 // `request.ip` is the socket address unless TRUST_PROXY names the proxy (src/app.ts), so a spoofed

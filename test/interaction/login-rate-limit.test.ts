@@ -1,4 +1,4 @@
-// Password brute force (DESIGN.md §1, RATE_LIMIT_LOGIN_FAILURES): failures are counted per username and per
+// Password brute force (RATE_LIMIT_LOGIN_FAILURES): failures are counted per username and per
 // IP; while either budget is used up the login answers a 429 HTML page with Retry-After, even for the right
 // password, and an unknown username is treated exactly like a known one.
 import { test } from 'node:test';

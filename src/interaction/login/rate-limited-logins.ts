@@ -1,4 +1,4 @@
-// DESIGN.md §1: failed logins are limited per username and per IP (RATE_LIMIT_LOGIN_FAILURES a minute).
+// Failed logins are limited per username and per IP (RATE_LIMIT_LOGIN_FAILURES a minute).
 // A blocked key refuses even the right password until its window ends (429 with Retry-After), so a
 // guessing run cannot tell when it hit. Usernames are case-insensitive, like the accounts themselves.
 import type { RateLimits } from '../../http/rate-limit.js';

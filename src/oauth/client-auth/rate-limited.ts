@@ -1,4 +1,4 @@
-// Brute-force protection for client authentication (DESIGN.md §1, RATE_LIMIT_CLIENT_AUTH_FAILURES):
+// Brute-force protection for client authentication (RATE_LIMIT_CLIENT_AUTH_FAILURES):
 // failures are counted per claimed client_id and per client IP, and while either budget is used up every
 // attempt is refused with 429 before the credentials are even looked at, so a client whose secret is
 // being guessed is refused even with the right secret until the window ends (RFC 6749 10.10 asks the

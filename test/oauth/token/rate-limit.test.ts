@@ -1,4 +1,4 @@
-// Rate limits at /token (DESIGN.md §1): requests per client, failed client authentication per client_id
+// Rate limits at /token: requests per client, failed client authentication per client_id
 // and per IP. Small limits via the environment; no test waits for a window to end.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
