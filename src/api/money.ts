@@ -1,4 +1,4 @@
-// Money as integer minor units (DESIGN.md §1 payments): an amount is a decimal string or a JSON number
+// Money as integer minor units: an amount is a decimal string or a JSON number
 // with at most the currency's minor-unit digits (ISO 4217 via ICU: JPY 0, EUR 2, BHD 3). Arithmetic is
 // done in BigInt; nothing ever passes through floating point.
 const DECIMAL = /^(0|[1-9]\d{0,17})(?:\.(\d+))?$/;

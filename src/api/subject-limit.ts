@@ -1,4 +1,4 @@
-// The resource API is limited per token subject (RATE_LIMIT_API, DESIGN.md §1): after bearer validation,
+// The resource API is limited per token subject (RATE_LIMIT_API): after bearer validation,
 // each request counts against `principal.sub` (the user for user tokens, the client for client_credentials),
 // and every answer carries RateLimit-Policy / RateLimit. Anonymous routes (OPTIONS) have no subject.
 import type { FastifyInstance } from 'fastify';

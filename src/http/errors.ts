@@ -120,7 +120,7 @@ export interface PageLink {
 /**
  * RFC 6749 4.1.2.1: error_description may use only %x20-21 / %x23-5B / %x5D-7E. Everything else
  * (CR, LF, TAB, quote, backslash, non-ASCII) becomes a space, so no input can smuggle headers. `<` and `>`
- * are allowed by that grammar but dropped too, so a reflected value never carries markup (checklist 1.17).
+ * are allowed by that grammar but dropped too, so a reflected value never carries markup.
  */
 export function safeDescription(text: string): string {
   return text.replace(/[^\x20\x21\x23-\x3B\x3D\x3F-\x5B\x5D-\x7E]/g, ' ').slice(0, 300);

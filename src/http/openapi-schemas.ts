@@ -38,10 +38,5 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Temporarily unavailable: overload or database unreachable (Retry-After)',
 };
 
-export const AUTH_ERRORS = [401, 403, 406] as const;
-
 /** 304 of a conditional GET (If-None-Match / If-Modified-Since): no body. */
 export const notModified = { 304: { description: 'Not modified: the representation named by If-None-Match is current', type: 'null' } } as const;
-
-/** The OpenAPI security requirement of a route: this server's OAuth 2.0 scheme with the route's scopes. */
-export const securedBy = (...scopes: string[]) => [{ oauth2: scopes }];

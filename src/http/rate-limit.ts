@@ -1,4 +1,4 @@
-// Rate limits (DESIGN.md §1, RFC 6585 §4, draft-ietf-httpapi-ratelimit-headers). Counters live in process
+// Rate limits (RFC 6585 §4, draft-ietf-httpapi-ratelimit-headers). Counters live in process
 // memory on one instance and in Redis when REDIS_URL is set, so a limit holds across instances. If Redis
 // is down, each instance falls back to its own memory counters (fail-open per instance, logged) rather
 // than refusing every request.

@@ -1,4 +1,4 @@
-// Semantic validation failures (SPEC "the service"): the body parsed and had the right shape, but
+// Semantic validation failures (docs/api-conventions.md): the body parsed and had the right shape, but
 // values break a rule → 422 VALIDATION_ERROR listing each field. Shape/type errors stay 400.
 import { ProblemError, type FieldError } from './errors.js';
 

@@ -1,4 +1,4 @@
-// GET /.well-known/jwks.json (DESIGN.md §1): the public signing keys, each with kid, alg and use. Cacheable
+// GET /.well-known/jwks.json (RFC 7517; docs/key-rotation.md): the public signing keys, each with kid, alg and use. Cacheable
 // for JWKS_CACHE_TTL — the same delay a rotated key waits before it signs, so no verifier meets an unknown kid.
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';

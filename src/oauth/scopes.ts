@@ -1,4 +1,4 @@
-// The scope catalogue (DESIGN.md §1): OIDC scopes and the resource API's scopes, with the plain words the
+// The scope catalogue: OIDC scopes and the resource API's scopes, with the plain words the
 // consent page shows. Discovery's scopes_supported and every scope check read this one list.
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offline_access'] as const;
 export const API_SCOPES = [

@@ -39,17 +39,6 @@ export class UsernameTakenError extends Error {
   override readonly name = 'UsernameTakenError';
 }
 
-export const emptyProfile = (): UserProfile => ({
-  name: null,
-  given_name: null,
-  family_name: null,
-  email: null,
-  email_verified: false,
-  phone_number: null,
-  phone_number_verified: false,
-  address: null,
-});
-
 export interface UsersRepository {
   create(input: { username: string; passwordHash: string } & Partial<UserProfile>): Promise<User>;
   findById(id: string): Promise<User | undefined>;

@@ -1,4 +1,4 @@
-// The resource API is limited per token subject (RATE_LIMIT_API, DESIGN.md §1): the user for user tokens,
+// The resource API is limited per token subject (RATE_LIMIT_API): the user for user tokens,
 // the client for client_credentials tokens. Every answer carries RateLimit-Policy / RateLimit.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The real `gatehouse` command line (DESIGN.md §2): JSON on stdout, errors on stderr, exit codes.
+// The real `gatehouse` command line: JSON on stdout, errors on stderr, exit codes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

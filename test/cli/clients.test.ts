@@ -1,4 +1,4 @@
-// `gatehouse clients create|list|delete` and `registration-token create` (DESIGN.md §2).
+// `gatehouse clients create|list|delete` and `registration-token create`.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Token scanning (DESIGN.md §1): /introspect and /revoke are limited per calling client
+// Token scanning: /introspect and /revoke are limited per calling client
 // (RATE_LIMIT_INTROSPECTION), so one client cannot try tokens by the thousand.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Checklist area 1: the authorization endpoint, black-box (RFC 6749 §3.1, §4.1; RFC 9700 §2.1, §4.1.3; RFC 9207; OIDC Core §3.1.2).
+// Security suite, area 1: the authorization endpoint, black-box (RFC 6749 §3.1, §4.1; RFC 9700 §2.1, §4.1.3; RFC 9207; OIDC Core §3.1.2).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';

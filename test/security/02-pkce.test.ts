@@ -1,4 +1,4 @@
-// Checklist area 2: PKCE (RFC 7636; RFC 9700 §2.1.1; POLICY S256 only, for every client type).
+// Security suite, area 2: PKCE (RFC 7636; RFC 9700 §2.1.1; S256 only, for every client type).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertErrorRedirect } from '../oauth/authorize/assertions.js';

@@ -1,4 +1,4 @@
-// Checklist area 3: authorization codes — single use, short-lived, bound to the client, unguessable
+// Security suite, area 3: authorization codes — single use, short-lived, bound to the client, unguessable
 // (RFC 6749 §4.1.2, §4.1.3, §10.10; FAPI2-SP 5.3.2.1-11). Time moves on a manual clock, never a sleep.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

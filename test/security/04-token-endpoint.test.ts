@@ -1,4 +1,4 @@
-// Checklist area 4: the token endpoint (RFC 6749 §3.2, §5.1, §5.2, App. A; RFC 9700 §2.4).
+// Security suite, area 4: the token endpoint (RFC 6749 §3.2, §5.1, §5.2, App. A; RFC 9700 §2.4).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basicAuth, postForm } from '../oauth/fixtures.js';

@@ -1,6 +1,6 @@
-// Checklist area 5: client authentication at /token (RFC 6749 §2.3, §5.2; RFC 7617; RFC 7523 §3; RFC 8725 §3.1).
+// Security suite, area 5: client authentication at /token (RFC 6749 §2.3, §5.2; RFC 7617; RFC 7523 §3; RFC 8725 §3.1).
 // The private_key_jwt claim-by-claim family lives in test/oauth/client-auth/private-key-jwt.test.ts; here the
-// attacker's view of the checklist fixtures (A basic, B post, C with `: + % / = space` in its secret).
+// attacker's view of the security suite's fixtures (A basic, B post, C with `: + % / = space` in its secret).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Checklist area 6: refresh tokens (RFC 6749 §6, §10.4; RFC 9700 §2.2.2, §4.14.2; OIDC Core §11).
+// Security suite, area 6: refresh tokens (RFC 6749 §6, §10.4; RFC 9700 §2.2.2, §4.14.2; OIDC Core §11).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';

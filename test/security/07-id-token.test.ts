@@ -1,4 +1,4 @@
-// Checklist area 7: the id_token (OIDC Core §2, §3.1.3.6, §3.1.3.7, §5.4, §10.1), verified with openid-client
+// Security suite, area 7: the id_token (OIDC Core §2, §3.1.3.6, §3.1.3.7, §5.4, §10.1), verified with openid-client
 // and jose against the published JWKS.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

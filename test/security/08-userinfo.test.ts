@@ -1,4 +1,4 @@
-// Checklist area 8: UserInfo (OIDC Core §5.3, §5.4; RFC 6750 §2, §3).
+// Security suite, area 8: UserInfo (OIDC Core §5.3, §5.4; RFC 6750 §2, §3).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJwt, SignJWT, generateKeyPair } from 'jose';

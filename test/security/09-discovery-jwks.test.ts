@@ -1,4 +1,4 @@
-// Checklist area 9: discovery and JWKS (OIDC Discovery §3, §4; RFC 8414; RFC 7518 §3; OIDC Core §10.1.1).
+// Security suite, area 9: discovery and JWKS (OIDC Discovery §3, §4; RFC 8414; RFC 7518 §3; OIDC Core §10.1.1).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRemoteJWKSet, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';

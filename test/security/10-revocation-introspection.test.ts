@@ -1,4 +1,4 @@
-// Checklist area 10: revocation (RFC 7009) and introspection (RFC 7662), with oauth4webapi as the client.
+// Security suite, area 10: revocation (RFC 7009) and introspection (RFC 7662), with oauth4webapi as the client.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';

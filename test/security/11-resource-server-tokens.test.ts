@@ -1,4 +1,4 @@
-// Checklist area 11: JWT access-token validation at the real /v1 routes (RFC 6750; RFC 9068 §4; RFC 8725).
+// Security suite, area 11: JWT access-token validation at the real /v1 routes (RFC 6750; RFC 9068 §4; RFC 8725).
 // Claim variants are signed with the AS's own key (so only the claim can be at fault); algorithm attacks use
 // nothing but what an attacker has: the public JWKS. The header-by-header family with a test-controlled key
 // is in test/api/auth/forged-tokens.test.ts.
@@ -184,7 +184,7 @@ describe('11. resource server token validation', () => {
     }
   });
 
-  test('11.145 access token revoked at the AS → 401 at the RS at once, even one the RS verified a moment before (POLICY: another instance within 1 s)', async () => {
+  test('11.145 access token revoked at the AS → 401 at the RS at once, even one the RS verified a moment before (another instance within 1 s)', async () => {
     const used = await tokensFor(w, w.A, { scope: 'openid users:read' });
     const unused = await tokensFor(w, w.A, { scope: 'openid users:read' });
     assert.equal((await me(used.access_token)).status, 200);

@@ -1,4 +1,4 @@
-// Checklist area 12: HTTP conventions of the resource API (RFC 9110, RFC 9457, RFC 7396, RFC 9745, RFC 8594),
+// Security suite, area 12: HTTP conventions of the resource API (RFC 9110, RFC 9457, RFC 7396, RFC 9745, RFC 8594),
 // black-box on the real /v1 routes with real access tokens.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

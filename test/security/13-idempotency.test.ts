@@ -1,4 +1,4 @@
-// Checklist area 13: Idempotency-Key (draft-ietf-httpapi-idempotency-key-header §2, §5; SPEC Idempotency-Key rules).
+// Idempotency-Key (draft-ietf-httpapi-idempotency-key-header §2, §5; docs/idempotency.md).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Checklist area 14: pagination (RFC 8288; POLICY keyset cursors; DESIGN paging decisions) on GET /v1/orders.
+// Security suite, area 14: pagination (RFC 8288; keyset cursors; docs/api-conventions.md) on GET /v1/orders.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';

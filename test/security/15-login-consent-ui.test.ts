@@ -1,4 +1,4 @@
-// Checklist area 15: login and consent pages — CSRF, clickjacking, cookies, fixation, output encoding
+// Security suite, area 15: login and consent pages — CSRF, clickjacking, cookies, fixation, output encoding
 // (RFC 6749 §10.12; RFC 9700 §4.11, §4.12, §4.16; OWASP session management).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

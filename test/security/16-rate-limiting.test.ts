@@ -1,4 +1,4 @@
-// Checklist area 16: rate limits and abuse (RFC 6749 §2.3.1 brute force; RFC 7662 §4 token scanning;
+// Security suite, area 16: rate limits and abuse (RFC 6749 §2.3.1 brute force; RFC 7662 §4 token scanning;
 // RFC 6585 §4; RFC 9110 §10.2.3; draft-ietf-httpapi-ratelimit-headers). Runs with real (small) limits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

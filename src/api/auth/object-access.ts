@@ -1,4 +1,4 @@
-// Object-level access, separate from scope (SPEC "Authentication" 2, DESIGN.md §1): a user token reaches
+// Object-level access, separate from scope (docs/api-conventions.md): a user token reaches
 // only its own user and that user's objects; a service token (client_credentials), whose route scope
 // was already checked, reaches all. Anything else is answered 404, never 403, so ids cannot be probed.
 import { ProblemError } from '../../http/errors.js';

@@ -11,7 +11,7 @@ import type { KeySource } from './key-source.js';
 import { bearerError } from './challenges.js';
 import { ProblemError } from '../../http/errors.js';
 
-/** The only signing algorithm accepted for access tokens (DESIGN.md: access tokens are ES256). */
+/** The only signing algorithm accepted for access tokens (docs/token-formats.md). */
 export const ACCESS_TOKEN_ALGORITHMS = ['ES256'] as const;
 const MAX_KID_LENGTH = 256;
 

@@ -1,5 +1,5 @@
 // /v1/orders: create (user tokens), list (own orders; service tokens all, optionally one user's) with
-// cursor or offset paging, read with ETag, and the state moves cancel and payment (DESIGN.md §1).
+// cursor or offset paging, read with ETag, and the state moves cancel and payment (docs/api-conventions.md).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { Core } from '../../core.js';
@@ -125,7 +125,7 @@ function visible(principal: Principal, order: Order | undefined): Order {
 
 /**
  * A user token lists only its own orders; a service token all of them, or one user's with `user_id`.
- * Filter and sort values that cannot be understood are 400 (checklist 179): never ignored, never page 1.
+ * Filter and sort values that cannot be understood are 400: never ignored, never page 1.
  */
 function listFilter(principal: Principal, query: { user_id?: string | undefined; status?: string | undefined; sort?: string | undefined }): OrderFilter {
   if (query.sort !== undefined && !SORTS.includes(query.sort)) throw badQuery('sort', `must be one of ${SORTS.join(', ')}`);

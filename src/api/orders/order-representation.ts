@@ -1,4 +1,4 @@
-// The order as clients see it, with `_links` by state (DESIGN.md §1): pending → self, cancel, pay;
+// The order as clients see it, with `_links` by state: pending → self, cancel, pay;
 // paid → self, payment; cancelled → self. Money leaves as decimal strings (never binary floats).
 import { strongEtag, type Validators } from '../../http/conditional.js';
 import { formatMinor } from '../money.js';

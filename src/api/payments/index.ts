@@ -1,4 +1,4 @@
-// /v1/payments: POST requires an Idempotency-Key (DESIGN.md §1) and either stands alone or pays an order
+// /v1/payments: POST requires an Idempotency-Key (docs/idempotency.md) and either stands alone or pays an order
 // (payment + order → paid in one transaction); GET reads one payment (own payments for user tokens) with
 // payments:read or payments:write.
 import { randomUUID } from 'node:crypto';

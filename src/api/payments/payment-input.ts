@@ -1,4 +1,4 @@
-// POST /v1/payments body rules (DESIGN.md §1 payments); shape errors are 400 from the schema, these 422.
+// POST /v1/payments body rules (docs/api-conventions.md); shape errors are 400 from the schema, these 422.
 import { fieldErrors } from '../../http/validation.js';
 import { MAX_MINOR, parseAmount } from '../money.js';
 

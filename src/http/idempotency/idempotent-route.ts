@@ -1,7 +1,7 @@
-// The one idempotency mechanism every POST route can opt into (SPEC "Idempotency-Key rules for POST",
+// The one idempotency mechanism every POST route can opt into (docs/idempotency.md,
 // draft-ietf-httpapi-idempotency-key-header). Spread `idempotency.route(options, operation)` into the
 // route options: it supplies the handler and an onSend hook. The operation receives a transaction and
-// writes through it; its writes and the key's completion record commit together (rule 6).
+// writes through it; its writes and the key's completion record commit together.
 //
 //   success  → response bytes stored in the operation's transaction, then sent
 //   4xx      → the operation's writes roll back; the rendered problem is stored and replayed too

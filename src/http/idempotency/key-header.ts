@@ -1,5 +1,5 @@
 // The Idempotency-Key request header (draft-ietf-httpapi-idempotency-key-header §2.1): an RFC 8941
-// sf-string. A bare UUID is accepted too, since SPEC.md shows keys in UUID v4 form. Anything else
+// sf-string. A bare UUID is accepted too, since clients commonly send UUID v4 keys unquoted. Anything else
 // (empty, over-long, control or non-ASCII characters, stray quotes, several headers) is refused.
 import { ProblemError } from '../errors.js';
 

@@ -1,4 +1,4 @@
-// SPEC "Idempotency key" state table as one decision: reserve the key, replay, or refuse.
+// The idempotency state table (docs/idempotency.md) as one decision: reserve the key, replay, or refuse.
 //   absent → running (reserved atomically, INSERT … ON CONFLICT DO NOTHING) → the caller runs the operation
 //   completed + same body → replay;  any state + different body → 422 idempotency-key-reuse
 //   running within its lease → 409 idempotency-key-in-use + Retry-After

@@ -1,4 +1,4 @@
-// Opaque, integrity-protected cursors (SPEC "Pagination rules"): base64url of the last row's sort key
+// Opaque, integrity-protected cursors (docs/api-conventions.md): base64url of the last row's sort key
 // (created_at, id) plus an HMAC-SHA256 that also covers the listing and filter it was issued for, so an
 // edited, forged or foreign cursor — or one replayed against another filter — is refused with 400
 // `invalid-cursor` instead of silently restarting at page 1. The HMAC key is derived (HKDF, RFC 5869)

@@ -1,4 +1,4 @@
-// Paging parameters (DESIGN.md §1 "paging"): `limit` (default 20, 1–100) with either `offset` or
+// Paging parameters (docs/api-conventions.md): `limit` (default 20, 1–100) with either `offset` or
 // `cursor`. Not an integer → 400; out of range → 422 VALIDATION_ERROR; both offset and cursor → 422;
 // a cursor that is not ours for this listing → 400 invalid-cursor.
 import { Type } from '@sinclair/typebox';

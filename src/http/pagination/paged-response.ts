@@ -1,4 +1,4 @@
-// The paged list response (SPEC "Paged list response"): `data` + `pagination`, and RFC 8288 `Link`
+// The paged list response (docs/api-conventions.md): `data` + `pagination`, and RFC 8288 `Link`
 // headers with absolute URLs — rel="next" while more rows exist, rel="prev" for offset pages past 0.
 import type { CursorCodec, CursorPosition } from './cursor.js';
 import type { PageRequest } from './page-query.js';

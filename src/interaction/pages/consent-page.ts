@@ -1,5 +1,5 @@
 // The consent screen: who asks (the client's registered name, escaped) and each scope in plain words.
-// Approving is a POST with the CSRF token; the buttons are named `decision` (DESIGN.md §2).
+// Approving is a POST with the CSRF token; the buttons are named `decision`.
 import type { Brand } from '../../http/brand.js';
 import { escapeHtml } from '../../http/html.js';
 import { isScope, scopeDescriptions } from '../../oauth/scopes.js';

@@ -1,4 +1,4 @@
-// The login form (DESIGN.md §2: inputs `username` and `password`). The failure message is the same for
+// The login form (inputs `username` and `password`). The failure message is the same for
 // an unknown user and a wrong password, so the page does not reveal which accounts exist; the username
 // typed is kept so only the password has to be typed again.
 import type { Brand } from '../../http/brand.js';

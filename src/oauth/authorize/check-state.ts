@@ -1,4 +1,4 @@
-// SPEC "Authentication" 6: state binds the response to the client's browser session, so it is required.
+// RFC 6749 10.12: state binds the response to the client's browser session, so it is required.
 // Its length is bounded with every other parameter (check-lengths).
 import { OAuthError } from '../../http/errors.js';
 import type { RequestParameters } from './parameters.js';

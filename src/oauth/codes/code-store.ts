@@ -123,7 +123,7 @@ export function codeStore(db: Db, clock: Clock): CodeStore {
       const now = new Date(clock.now());
       const jkt = dpopJkt ?? null;
       const lifetime = sql`make_interval(secs => ${grantLifetimeSeconds}::double precision)`;
-      // DESIGN.md §1: a refresh token comes with offline_access (OIDC) or for plain OAuth (no openid); the
+      // docs/token-formats.md: a refresh token comes with offline_access (OIDC) or for plain OAuth (no openid); the
       // caller passes `refresh` only when the client is registered for the refresh_token grant.
       const { rows } = await sql<CodeRow & { user_row: Record<string, unknown> | null; refresh_issued: boolean }>`
         with redeemed as (

@@ -76,7 +76,7 @@ export function authorizationCodeGrant(deps: {
       const codeValue = required(params.code, 'code');
       const verifier = wellFormedVerifier(params.code_verifier);
       // The refresh token is minted up front; the redemption stores it only when the code's scope calls
-      // for one (DESIGN.md §1: offline_access, or plain OAuth) — see code-store.ts.
+      // for one (offline_access, or plain OAuth: docs/token-formats.md) — see code-store.ts.
       const refreshToken = client.grantTypes.includes('refresh_token') ? randomToken(REFRESH_TOKEN_BYTES) : undefined;
       const accessToken = deps.tokens.accessTokens.prepare();
       const { code, user, refreshIssued } = await redeem(deps.codes, codeValue, client, {

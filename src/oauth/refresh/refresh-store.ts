@@ -68,8 +68,6 @@ export interface RefreshStore {
   rotate(input: RotationInput): Promise<RotatedGrant | undefined>;
   find(tokenHash: string): Promise<RefreshTokenRecord | undefined>;
   sealSuccessor(tokenHash: string, sealed: string): Promise<void>;
-  /** Live tokens of a grant's family (0 or 1 unless something is broken). */
-  countLive(grantId: string): Promise<number>;
 }
 
 interface GrantRow {
@@ -174,20 +172,6 @@ export function refreshStore(db: Db, clock: Clock): RefreshStore {
     },
     async sealSuccessor(tokenHash, sealed) {
       await db.updateTable('refresh_tokens').set({ sealed_successor: sealed }).where('token_hash', '=', tokenHash).execute();
-    },
-    async countLive(grantId) {
-      const at = now();
-      const row = await db
-        .selectFrom('refresh_tokens as r')
-        .innerJoin('oauth_grants as g', 'g.id', 'r.grant_id')
-        .select((eb) => eb.fn.countAll<number>().as('live'))
-        .where('r.grant_id', '=', grantId)
-        .where('r.rotated_at', 'is', null)
-        .where('r.idle_expires_at', '>', at)
-        .where('g.revoked_at', 'is', null)
-        .where('g.expires_at', '>', at)
-        .executeTakeFirstOrThrow();
-      return Number(row.live);
     },
   };
 }

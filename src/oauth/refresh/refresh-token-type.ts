@@ -29,7 +29,7 @@ export function refreshTokenType(deps: { refresh: Pick<RefreshTokens, 'find' | '
         exp: seconds(new Date(expiresAt)),
         iat: seconds(record.createdAt),
         iss: deps.issuer,
-        // RFC 6749 / SPEC Authentication 8: a refresh token's audience is the authorization server itself.
+        // A refresh token's audience is the authorization server itself (docs/token-formats.md).
         aud: deps.issuer,
         token_type: 'refresh_token',
         auth_time: seconds(record.grant.authTime),

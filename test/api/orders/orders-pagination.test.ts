@@ -1,4 +1,4 @@
-// GET /v1/orders paging (SPEC "Pagination rules", DESIGN.md §1 paging): keyset cursors with a unique
+// GET /v1/orders paging (docs/api-conventions.md): keyset cursors with a unique
 // tie-breaker, offset pages, Link headers with absolute URLs, parameter validation, cursor integrity,
 // and a walk that stays exact while rows are inserted and deleted concurrently.
 import { test, after, before } from 'node:test';

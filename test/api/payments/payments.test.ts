@@ -1,4 +1,4 @@
-// /v1/payments (DESIGN.md §1 payments): validation, 201 + Location, paying an order through order_id
+// /v1/payments (docs/api-conventions.md): validation, 201 + Location, paying an order through order_id
 // in one transaction, and object-level access.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';

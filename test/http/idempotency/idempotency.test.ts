@@ -1,4 +1,4 @@
-// The six SPEC "Idempotency-Key rules for POST" through real HTTP on POST /v1/payments, plus the
+// The Idempotency-Key rules (docs/idempotency.md) through real HTTP on POST /v1/payments, plus the
 // mechanism's retention, lease and 5xx rules on a test-only route that opts into the same mechanism.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';

@@ -59,7 +59,7 @@ describe('authorize: request parameters', () => {
     assert.ok(location.searchParams.get('code'));
   });
 
-  // state (SPEC: required)
+  // state (required: it binds the response to the browser session)
   test('missing state is invalid_request, with no state echoed', () => expectError({ state: undefined }, 'invalid_request', null));
   test('empty state is handled as absent: invalid_request', () => expectError({ state: '' }, 'invalid_request', null));
 

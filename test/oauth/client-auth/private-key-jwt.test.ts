@@ -1,4 +1,4 @@
-// private_key_jwt (RFC 7523 3, RFC 7521 4.2, OIDC Core 9; SECURITY-CHECKLIST item 73).
+// private_key_jwt (RFC 7523 3, RFC 7521 4.2, OIDC Core 9).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

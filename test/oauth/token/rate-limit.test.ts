@@ -1,4 +1,4 @@
-// Rate limits at /token (DESIGN.md §1, docs/rate-limits.md): requests per client, failed client
+// Rate limits at /token (docs/rate-limits.md): requests per client, failed client
 // authentication per (client_id, address) and per address for unknown client_ids. Small limits via the
 // environment; no test waits for a window to end.
 import { test } from 'node:test';

@@ -1,7 +1,7 @@
 // Invariants every answer must keep, whatever the input: no internals in a body, and the face's format.
 import assert from 'node:assert/strict';
 
-/** Stack frames, SQL, driver messages, file paths and internal hosts never reach a client (SPEC "the service" 3; RFC 9457 §5). */
+/** Stack frames, SQL, driver messages, file paths and internal hosts never reach a client (RFC 9457 §5). */
 const LEAKS: RegExp[] = [
   /\bat [\w.<>]+ \(.*:\d+:\d+\)/, // stack frame
   /\n\s+at /,

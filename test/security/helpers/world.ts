@@ -1,4 +1,4 @@
-// The checklist's fixtures as one running server: clients A (client_secret_basic), B (client_secret_post),
+// The security suite's fixtures as one running server: clients A (client_secret_basic), B (client_secret_post),
 // P (public), C (secret containing `: + % / = space`), users U1 and U2 with passwords, and helpers that
 // walk the real browser flow (authorize → login → consent) and exchange the code over real HTTP.
 import assert from 'node:assert/strict';
