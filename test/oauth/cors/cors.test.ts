@@ -18,7 +18,7 @@ let spaClientId: string;
 let otherSpaClientId: string;
 
 before(async () => {
-  t = await startTestApp({ env: { ...NO_LIMITS, CLIENT_CACHE_TTL: '0', DEMO_ENABLED: 'true' } });
+  t = await startTestApp({ env: { ...NO_LIMITS, CLIENT_CACHE_TTL: '0', DEMO_ENABLED: 'true', REGISTRATION_ENABLED: 'true' } });
   spaClientId = (await createClient(t.core.db, t.core.clock, { redirectUris: [`${SPA}/callback`, 'com.example.app:/cb'] })).client.id;
   otherSpaClientId = (await createClient(t.core.db, t.core.clock, { redirectUris: [`${OTHER_SPA}/cb`] })).client.id;
   // A confidential client: its redirect URI's origin is a server's, not a browser app's.
@@ -105,6 +105,11 @@ test('a registered origin is never echoed on another path: /authorize, the login
     const pre = await preflight(path, SPA, 'GET');
     assert.deepEqual(corsHeaderNames(pre.headers), [], `OPTIONS ${path}`);
   }
+  for (const path of ['/register', `/register/${spaClientId}`]) {
+    const res = await t.app.inject({ method: path === '/register' ? 'POST' : 'GET', url: path, headers: { origin: SPA, 'content-type': 'application/json' }, payload: path === '/register' ? '{}' : undefined });
+    assert.equal(res.statusCode, 401, path);
+    assert.deepEqual(corsHeaderNames(res.headers), [], path);
+  }
 });
 
 test('discovery and JWKS allow any origin with `*` and no credentials', async () => {
@@ -153,11 +158,12 @@ test('a /token request naming a client is answered only for that client\'s origi
 test('a confidential client\'s redirect URI origin is not a CORS origin; --allowed-origin on clients create makes one, checked against the Basic credentials', async () => {
   assert.deepEqual(corsHeaderNames((await preflight('/token', CONFIDENTIAL_WEB)).headers), []);
   const created = (await executeCommand(
-    ['clients', 'create', '--name', 'BFF', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read', '--allowed-origin', CONFIDENTIAL_BROWSER, '--allowed-origin', 'http://localhost:5173'],
+    ['clients', 'create', '--name', 'BFF', '--type', 'confidential', '--grant-types', 'authorization_code,client_credentials', '--scope', 'orders:read', '--redirect-uri', 'https://bff-server.example/cb', '--allowed-origin', CONFIDENTIAL_BROWSER, '--allowed-origin', 'http://localhost:5173'],
     t.core,
   )) as Record<string, unknown>;
   assert.deepEqual(created.allowed_origins, [CONFIDENTIAL_BROWSER, 'http://localhost:5173']);
   assert.equal((await preflight('/token', CONFIDENTIAL_BROWSER)).headers['access-control-allow-origin'], CONFIDENTIAL_BROWSER);
+  assert.deepEqual(corsHeaderNames((await preflight('/token', 'https://bff-server.example')).headers), []);
   const authorization = basicAuth(String(created.client_id), String(created.client_secret));
   const res = await tokenPost(CONFIDENTIAL_BROWSER, { grant_type: 'client_credentials' }, { authorization });
   assert.equal(res.statusCode, 200);
@@ -165,6 +171,8 @@ test('a confidential client\'s redirect URI origin is not a CORS origin; --allow
   const fromSpa = await tokenPost(SPA, { grant_type: 'client_credentials' }, { authorization });
   assert.equal(fromSpa.statusCode, 200);
   assert.deepEqual(corsHeaderNames(fromSpa.headers), []);
+  const fromServerOrigin = await tokenPost('https://bff-server.example', { grant_type: 'client_credentials' }, { authorization });
+  assert.deepEqual(corsHeaderNames(fromServerOrigin.headers), []);
 });
 
 test('clients create refuses an --allowed-origin that is not a plain https (or loopback http) origin', async () => {
