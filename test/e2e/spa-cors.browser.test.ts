@@ -36,7 +36,7 @@ function spaPage(issuer: string, origin: string, clientId: string, body: string)
   return `<!doctype html><meta charset="utf-8"><title>SPA</title><h1>SPA</h1><pre id="out"></pre>
 <script src="/oidc-client-ts.min.js"></script>
 <script>
-  window.manager = new oidc.UserManager({ ...${JSON.stringify(settings)}, userStore: new oidc.WebStorageStateStore({ store: window.localStorage }) });
+  globalThis.manager = new oidc.UserManager({ ...${JSON.stringify(settings)}, userStore: new oidc.WebStorageStateStore({ store: globalThis.localStorage }) });
   ${body}
 </script>`;
 }
@@ -53,7 +53,7 @@ async function startSpa(issuer: () => string, clientId: () => string): Promise<{
     }
     const script =
       path === '/callback'
-        ? `manager.signinRedirectCallback().then((user) => { document.getElementById('out').textContent = 'signed in'; window.signedIn = user; }, (error) => { window.signInError = String(error); });`
+        ? `manager.signinRedirectCallback().then((user) => { document.getElementById('out').textContent = 'signed in'; globalThis.signedIn = user; }, (error) => { globalThis.signInError = String(error); });`
         : '';
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end(spaPage(issuer(), origin, clientId(), script));
@@ -102,7 +102,7 @@ describe('a single-page app with oidc-client-ts on another origin', () => {
       // signinRedirect fetches discovery cross-origin, then navigates to /authorize.
       // Not awaited inside the page: the navigation it ends with destroys the page's context.
       await page.evaluate(() => {
-        void (window as unknown as { manager: { signinRedirect(): Promise<void> } }).manager.signinRedirect();
+        void (globalThis as unknown as { manager: { signinRedirect(): Promise<void> } }).manager.signinRedirect();
       });
       await page.waitForSelector('input[name="username"]');
       assert.ok(page.url().startsWith(`${t.url}/`));
@@ -112,9 +112,9 @@ describe('a single-page app with oidc-client-ts on another origin', () => {
       await page.waitForSelector('button[name="decision"]');
       await page.click('button[name="decision"][value="allow"]');
       await page.waitForURL((url) => url.href.startsWith(`${spa.origin}/callback`));
-      await page.waitForFunction(() => 'signedIn' in window || 'signInError' in window);
+      await page.waitForFunction(() => 'signedIn' in globalThis || 'signInError' in globalThis);
       const signedIn = await page.evaluate(() => {
-        const w = window as unknown as { signedIn?: { access_token: string; refresh_token?: string; profile: Record<string, unknown> }; signInError?: string };
+        const w = globalThis as unknown as { signedIn?: { access_token: string; refresh_token?: string; profile: Record<string, unknown> }; signInError?: string };
         return w.signInError ?? { accessToken: w.signedIn!.access_token, refreshToken: w.signedIn!.refresh_token, profile: w.signedIn!.profile };
       });
       assert.equal(typeof signedIn, 'object', `sign-in failed: ${String(signedIn)}`);
@@ -125,7 +125,7 @@ describe('a single-page app with oidc-client-ts on another origin', () => {
 
       // signinSilent with a stored refresh token is a refresh_token grant: a cross-origin POST /token.
       const renewed = await page.evaluate(async () => {
-        const manager = (window as unknown as { manager: { signinSilent(): Promise<{ access_token: string; refresh_token?: string } | null> } }).manager;
+        const manager = (globalThis as unknown as { manager: { signinSilent(): Promise<{ access_token: string; refresh_token?: string } | null> } }).manager;
         try {
           const user = await manager.signinSilent();
           return { accessToken: user?.access_token, refreshToken: user?.refresh_token };
@@ -140,13 +140,13 @@ describe('a single-page app with oidc-client-ts on another origin', () => {
 
       // signoutRedirect sends the id_token_hint to /logout, which ends the session and returns to the SPA.
       await page.evaluate(() => {
-        void (window as unknown as { manager: { signoutRedirect(): Promise<void> } }).manager.signoutRedirect();
+        void (globalThis as unknown as { manager: { signoutRedirect(): Promise<void> } }).manager.signoutRedirect();
       });
       await page.waitForURL((url) => url.href.startsWith(`${spa.origin}/signed-out`));
-      assert.equal(await page.evaluate(() => (window as unknown as { manager: { getUser(): Promise<unknown> } }).manager.getUser()), null);
+      assert.equal(await page.evaluate(() => (globalThis as unknown as { manager: { getUser(): Promise<unknown> } }).manager.getUser()), null);
       // The session at the server ended too: signing in again asks for the password.
       await page.evaluate(() => {
-        void (window as unknown as { manager: { signinRedirect(): Promise<void> } }).manager.signinRedirect();
+        void (globalThis as unknown as { manager: { signinRedirect(): Promise<void> } }).manager.signinRedirect();
       });
       await page.waitForSelector('input[name="password"]');
     } finally {
