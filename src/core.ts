@@ -8,6 +8,7 @@ import { signingKeysRepository } from './storage/signing-keys-repository.js';
 import { Redis } from 'ioredis';
 import { createRateLimits, type RateLimits } from './http/rate-limit.js';
 import { cachedClients, type ClientLookup } from './oauth/clients/client-cache.js';
+import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
 import { clientsRepository } from './storage/clients-repository.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
@@ -21,6 +22,8 @@ export interface Core {
   readonly rateLimits: RateLimits;
   /** Client registrations as read by /token, /authorize and the login pages (CLIENT_CACHE_TTL). */
   readonly clients: ClientLookup;
+  /** Every origin some client may call the token endpoints from (CORS preflights), same freshness as `clients`. */
+  readonly corsOrigins: OriginIndex;
   /** Where requests steered by clients (jwks_uri) may go; strict outside tests. */
   readonly outbound: OutboundPolicy;
   /** Key sets of clients registered with a jwks_uri (bounded, per app). */
@@ -54,9 +57,19 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
     redis,
     onStoreError: (error) => warn('rate-limit store failed; request allowed', error),
   });
-  const clients = cachedClients(clientsRepository(database.db, clock), clock, config.CLIENT_CACHE_TTL);
+  const repository = clientsRepository(database.db, clock);
+  const cached = cachedClients(repository, clock, config.CLIENT_CACHE_TTL);
+  const corsOrigins = originIndex(repository, clock, config.CLIENT_CACHE_TTL);
+  // Whatever makes this instance forget a client also makes it re-read the origins.
+  const clients: ClientLookup = {
+    find: (id) => cached.find(id),
+    forget(id) {
+      cached.forget(id);
+      corsOrigins.forget();
+    },
+  };
   const remoteKeys = remoteKeySets(config, outbound);
-  return { config, clock, database, db: database.db, keys, rateLimits, clients, outbound, remoteKeySets: remoteKeys, ...(redis ? { redis } : {}) };
+  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, ...(redis ? { redis } : {}) };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

@@ -1,6 +1,7 @@
 // The authorization server face. One line per endpoint module; each builds what it needs from `core`.
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
+import { corsEndpoints } from './cors/cors.js';
 import { discoveryEndpoints } from './discovery.js';
 import { jwksEndpoint } from './jwks.js';
 import { tokenEndpoint } from './token/index.js';
@@ -14,6 +15,8 @@ import { securityEventLog } from './refresh/security-events.js';
 type Registration = (app: FastifyInstance, core: Core) => void | Promise<void>;
 
 const registrations: readonly Registration[] = [
+  // First: its onSend hook must be in place for every route below.
+  corsEndpoints,
   discoveryEndpoints,
   jwksEndpoint,
   tokenEndpoint,

@@ -1,5 +1,5 @@
 // OAuth clients as registered (CLI or RFC 7591). Secrets never leave as plaintext: only their hash is kept.
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import { noteRevocationsWritten } from './revocations-repository.js';
 import type { Db } from './database.js';
@@ -28,12 +28,15 @@ export interface Client {
   registrationTokenHash: string | null;
   /** What a dynamically registered client may widen itself to by RFC 7592 update; null for operator-made clients. */
   registrationPolicy: { grantTypes: readonly string[]; scopes: readonly string[] } | null;
+  /** Extra browser origins allowed to call the token endpoints with CORS (public clients also get their redirect URIs' origins). */
+  allowedOrigins: string[];
   disabled: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy'> & {
+export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins'> & {
+  allowedOrigins?: string[];
   registrationTokenHash?: string | null;
   registrationPolicy?: Client['registrationPolicy'];
 };
@@ -54,6 +57,7 @@ const toClient = (r: Selectable<ClientsTable>): Client => ({
   skipConsent: r.skip_consent,
   registrationTokenHash: r.registration_token_hash,
   registrationPolicy: r.registration_grant_types && r.registration_scopes ? { grantTypes: r.registration_grant_types, scopes: r.registration_scopes } : null,
+  allowedOrigins: r.allowed_origins,
   disabled: r.disabled,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -72,6 +76,7 @@ const columns = (c: Partial<NewClient>) => ({
   ...(c.jwksUri !== undefined ? { jwks_uri: c.jwksUri } : {}),
   ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
   ...(c.skipConsent !== undefined ? { skip_consent: c.skipConsent } : {}),
+  ...(c.allowedOrigins !== undefined ? { allowed_origins: c.allowedOrigins } : {}),
   ...(c.registrationTokenHash !== undefined ? { registration_token_hash: c.registrationTokenHash } : {}),
   ...(c.registrationPolicy !== undefined
     ? { registration_grant_types: c.registrationPolicy ? [...c.registrationPolicy.grantTypes] : null, registration_scopes: c.registrationPolicy ? [...c.registrationPolicy.scopes] : null }
@@ -87,6 +92,8 @@ export interface ClientsRepository {
   list(): Promise<Client[]>;
   update(id: string, changes: Partial<NewClient>): Promise<Client | undefined>;
   delete(id: string): Promise<boolean>;
+  /** What CORS needs of every enabled client, in one read (the per-app origin index refreshes from it). */
+  corsOrigins(limit: number): Promise<{ id: string; type: ClientType; redirectUris: string[]; allowedOrigins: string[] }[]>;
   /** Marks the client disabled (find() no longer returns it); false when there is no such client. */
   disable(id: string): Promise<boolean>;
 }
@@ -146,6 +153,17 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
       // The cascade deletes their grants, whose trigger revokes the live access tokens.
       noteRevocationsWritten();
       return Number(result.numDeletedRows) > 0;
+    },
+    async corsOrigins(limit) {
+      const rows = await db
+        .selectFrom('clients')
+        .select(['id', 'type', 'redirect_uris', 'allowed_origins'])
+        .where('disabled', '=', false)
+        .where((eb) => eb.or([eb('type', '=', 'public'), eb(sql<number>`cardinality(allowed_origins)`, '>', 0)]))
+        .orderBy('created_at')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ id: r.id, type: r.type as ClientType, redirectUris: r.redirect_uris, allowedOrigins: r.allowed_origins }));
     },
     async disable(id) {
       const result = await db.updateTable('clients').set({ disabled: true, updated_at: new Date(clock.now()) }).where('id', '=', id).executeTakeFirst();

@@ -51,6 +51,7 @@ export interface ClientsTable {
   updated_at: Generated<Date>;
   registration_grant_types: string[] | null;
   registration_scopes: string[] | null;
+  allowed_origins: Generated<string[]>;
 }
 
 export interface ConsentsTable {

@@ -10,6 +10,17 @@ import { didYouMean } from '../../suggest.js';
 import { endClient } from '../../oauth/clients/end-client.js';
 import { UsageError, type Command } from '../command.js';
 import { tryIt } from './try-it.js';
+import { allowedOriginProblem } from '../../oauth/cors/origins.js';
+
+/** `--allowed-origin` values: browser origins allowed to call /token etc. with CORS (the only way for a confidential client). */
+function allowedOrigins(values: readonly string[] | undefined): string[] {
+  const origins = [...new Set(values ?? [])];
+  for (const origin of origins) {
+    const problem = allowedOriginProblem(origin);
+    if (problem) throw new UsageError(`--allowed-origin ${JSON.stringify(origin.slice(0, 100))} ${problem}`);
+  }
+  return origins;
+}
 
 const CLIENT_TYPES = ['confidential', 'public'] as const;
 
@@ -32,6 +43,7 @@ const createOptions = {
   'id-token-alg': { type: 'string' },
   'skip-consent': { type: 'boolean' },
   secret: { type: 'string' },
+  'allowed-origin': { type: 'string', multiple: true },
 } as const;
 
 function readJwksFile(path: string): unknown {
@@ -70,11 +82,12 @@ const parseCreate = (args: string[]) => parseArgs({ args, options: createOptions
 export const clientsCreateCommand: Command = {
   name: 'clients create',
   usage:
-    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--secret S]',
+    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already)',
   async run(args, core) {
     const values = parseCreate(args);
     try {
-      const metadata = await validateClientMetadata(metadataFromFlags(values), { outbound: core.outbound });
+      const origins = allowedOrigins(values['allowed-origin']);
+      const metadata = { ...(await validateClientMetadata(metadataFromFlags(values), { outbound: core.outbound })), allowedOrigins: origins };
       if (values.secret !== undefined) {
         if (!usesSecret(metadata)) throw new UsageError('--secret applies only to client_secret_basic or client_secret_post clients');
         if (values.secret.length < MIN_IMPORTED_SECRET_LENGTH) throw new UsageError(`--secret must have at least ${MIN_IMPORTED_SECRET_LENGTH} characters`);

@@ -76,6 +76,8 @@ export function registrationEndpoints(app: FastifyInstance, core: Core): void {
       const spent = await spendInitialAccessToken(tokenHash, initialAccessTokensRepository(tx, core.clock));
       return createClient(clientsRepository(tx, core.clock), metadata, { registrationTokenHash: sha256(registrationToken), registrationPolicy: spent });
     });
+    // A lookup of this id may have been remembered as unknown, and the origins index predates the client.
+    core.clients.forget(client.id);
     return reply.code(201).send(registrationView(issuer, client, { secret, registrationToken }));
   });
 

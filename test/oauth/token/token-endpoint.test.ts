@@ -29,10 +29,10 @@ test('a successful token response carries Cache-Control: no-store and Pragma: no
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
 });
 
-test('GET /token is 405 with Allow: POST and never issues tokens', async () => {
+test('GET /token is 405 with Allow: POST (and OPTIONS, the CORS preflight) and never issues tokens', async () => {
   const res = await fetch(`${tokenUrl}?grant_type=client_credentials&client_id=${service.id}&client_secret=${service.secret}`);
   assert.equal(res.status, 405);
-  assert.equal(res.headers.get('allow'), 'POST');
+  assert.equal(res.headers.get('allow'), 'OPTIONS, POST');
   const body = (await res.json()) as Record<string, unknown>;
   assert.equal(body.access_token, undefined);
   assertNoStore(res.headers);
