@@ -5,16 +5,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery, createUserWithPassword, PASSWORD, PAGES_TEST_ENV } from '../interaction/browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 interface Received {
   method: string;
@@ -52,18 +49,17 @@ describe('response_mode=form_post in a real browser', () => {
   let t: TestApp;
   let callback: Awaited<ReturnType<typeof startCallback>>;
   let client: Client;
-  let profileDir: string;
+  let chromiumProfile: ChromiumProfile | undefined;
   let context: BrowserContext;
   before(async () => {
     t = await startTestApp({ env: PAGES_TEST_ENV });
     callback = await startCallback();
     client = (await createClient(t.core.db, t.core.clock, { name: 'Form Post Shop', skipConsent: false, redirectUris: [callback.redirectUri] })).client;
-    profileDir = mkdtempSync(join(tmpdir(), 'gatehouse-chromium-'));
-    context = await chromium.launchPersistentContext(profileDir, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+    chromiumProfile = await launchChromium();
+    context = chromiumProfile.context;
   });
   after(async () => {
-    await context?.close();
-    rmSync(profileDir, { recursive: true, force: true });
+    await chromiumProfile?.close();
     await new Promise((resolve) => callback.server.close(resolve));
     await t.close();
   });
@@ -103,7 +99,7 @@ describe('response_mode=form_post in a real browser', () => {
   });
 
   test('form_post without JavaScript: the visible Continue button sends the same POST', { timeout: 60_000 }, async () => {
-    const noScript = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+    const noScript = await launchBrowser();
     try {
       const page = await (await noScript.newContext({ javaScriptEnabled: false })).newPage();
       await loginAndAllow(page, 'form-post-state-2');

@@ -4,17 +4,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery, createUserWithPassword, PASSWORD, PAGES_TEST_ENV } from '../interaction/browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** The test client: one page that shows what came back in its query. */
 async function startClientPage(): Promise<{ server: Server; redirectUri: string }> {
@@ -35,19 +32,18 @@ describe('login and consent in a real browser', () => {
   let clientPage: { server: Server; redirectUri: string };
   let client: Client;
   let user: User;
-  let profileDir: string;
+  let chromiumProfile: ChromiumProfile | undefined;
   let context: BrowserContext;
   before(async () => {
     t = await startTestApp({ env: PAGES_TEST_ENV });
     clientPage = await startClientPage();
     client = (await createClient(t.core.db, t.core.clock, { name: 'Browser Test Shop', skipConsent: false, redirectUris: [clientPage.redirectUri] })).client;
     user = await createUserWithPassword(t.core.db, t.core.clock);
-    profileDir = mkdtempSync(join(tmpdir(), 'gatehouse-chromium-'));
-    context = await chromium.launchPersistentContext(profileDir, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+    chromiumProfile = await launchChromium();
+    context = chromiumProfile.context;
   });
   after(async () => {
-    await context?.close();
-    rmSync(profileDir, { recursive: true, force: true });
+    await chromiumProfile?.close();
     await new Promise((resolve) => clientPage.server.close(resolve));
     await t.close();
   });

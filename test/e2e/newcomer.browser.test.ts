@@ -4,14 +4,13 @@
 // (with Cancel) and an error page. No page may scroll sideways. Screenshots go to test-output/newcomer/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createUserWithPassword, PASSWORD } from '../interaction/browserless.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const OUTPUT = join(process.cwd(), 'test-output', 'newcomer');
 const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844 },
@@ -30,17 +29,16 @@ async function fitsAndShoot(page: Page, label: string): Promise<void> {
 
 describe('a newcomer walks from the home page through the demo in a real browser', () => {
   let t: TestApp;
-  let profileDir: string;
+  let chromiumProfile: ChromiumProfile | undefined;
   let context: BrowserContext;
   before(async () => {
     mkdirSync(OUTPUT, { recursive: true });
     t = await startTestApp({ env: { DEMO_ENABLED: 'true', BRAND_ACCENT_COLOR: '#0f766e' } });
-    profileDir = mkdtempSync(join(tmpdir(), 'gatehouse-chromium-'));
-    context = await chromium.launchPersistentContext(profileDir, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+    chromiumProfile = await launchChromium();
+    context = chromiumProfile.context;
   });
   after(async () => {
-    await context?.close();
-    rmSync(profileDir, { recursive: true, force: true });
+    await chromiumProfile?.close();
     await t.close();
   });
 

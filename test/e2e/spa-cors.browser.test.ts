@@ -6,17 +6,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { createUserWithPassword, PASSWORD, PAGES_TEST_ENV } from '../interaction/browserless.js';
 import type { User } from '../../src/storage/users-repository.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 // The package's exports map does not list its browser bundle, so it is read by path.
 const OIDC_CLIENT_BUNDLE = fileURLToPath(new URL('../../node_modules/oidc-client-ts/dist/browser/oidc-client-ts.min.js', import.meta.url));
@@ -70,7 +68,7 @@ describe('a single-page app with oidc-client-ts on another origin', () => {
   let spa: { server: Server; origin: string };
   let clientId = '';
   let user: User;
-  let profileDir: string;
+  let chromiumProfile: ChromiumProfile | undefined;
   let context: BrowserContext;
   before(async () => {
     t = await startTestApp({ env: PAGES_TEST_ENV });
@@ -85,12 +83,11 @@ describe('a single-page app with oidc-client-ts on another origin', () => {
     ).client.id;
     t.core.clients.forget(clientId);
     user = await createUserWithPassword(t.core.db, t.core.clock);
-    profileDir = mkdtempSync(join(tmpdir(), 'gatehouse-chromium-'));
-    context = await chromium.launchPersistentContext(profileDir, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+    chromiumProfile = await launchChromium();
+    context = chromiumProfile.context;
   });
   after(async () => {
-    await context?.close();
-    rmSync(profileDir, { recursive: true, force: true });
+    await chromiumProfile?.close();
     await new Promise((resolve) => spa.server.close(resolve));
     await t.close();
   });
