@@ -4,8 +4,8 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/database.js';
 import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
-import { grantStore } from '../oauth/refresh/grant-store.js';
-import { codeStore } from '../oauth/codes/code-store.js';
+import { authorizationCodesRepository } from '../storage/authorization-codes-repository.js';
+import { grantsRepository } from '../storage/grants-repository.js';
 
 export interface UserAccessDeps {
   db: Db;
@@ -15,6 +15,6 @@ export interface UserAccessDeps {
 /** `keepSession`: the hash of the browser session the change was made from, which stays signed in. */
 export async function endUserAccess(deps: UserAccessDeps, userId: string, keepSession?: string): Promise<void> {
   await browserSessionsRepository(deps.db, deps.clock).endAllOf(userId, keepSession);
-  await codeStore(deps.db, deps.clock).discardUnredeemedOf(userId);
-  await grantStore(deps.db, deps.clock).revokeAllOf({ userId });
+  await authorizationCodesRepository(deps.db, deps.clock).discardUnredeemedOf(userId);
+  await grantsRepository(deps.db, deps.clock).revoke({ userId });
 }

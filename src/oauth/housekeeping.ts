@@ -14,8 +14,8 @@ import { revocationsRepository } from '../storage/revocations-repository.js';
 import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
 import { interactionsRepository } from '../storage/interactions-repository.js';
 import { initialAccessTokensRepository } from '../storage/initial-access-tokens-repository.js';
-import { grantStore } from './refresh/grant-store.js';
-import { codeStore } from './codes/code-store.js';
+import { authorizationCodesRepository } from '../storage/authorization-codes-repository.js';
+import { grantsRepository } from '../storage/grants-repository.js';
 
 export const OAUTH_PURGE_INTERVAL_MS = 10 * 60_000;
 export const PENDING_LOGIN_PURGE_INTERVAL_MS = 60_000;
@@ -29,14 +29,14 @@ const sequence = (steps: (() => Promise<number>)[]) => async (): Promise<number>
 /** Deletes every record of the authorization server whose lifetime is over; returns how many. */
 export function expiredRecordsPurge(core: Pick<Core, 'db' | 'clock'>): () => Promise<number> {
   const { db, clock } = core;
-  const grants = grantStore(db, clock);
+  const grants = grantsRepository(db, clock);
   // Families go before codes: a redeemed code is kept exactly as long as its grant.
   return sequence([
     ...[clientAssertionsRepository, dpopProofsRepository, revocationsRepository].map((make) => make(db, clock).purgeExpired),
     browserSessionsRepository(db, clock).purgeExpired,
     initialAccessTokensRepository(db, clock).purgeExpired,
     grants.purgeEnded,
-    codeStore(db, clock).purgeExpired,
+    authorizationCodesRepository(db, clock).purgeExpired,
   ]);
 }
 

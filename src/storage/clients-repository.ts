@@ -1,8 +1,8 @@
 // OAuth clients as registered (CLI or RFC 7591). Secrets never leave as plaintext: only their hash is kept.
 import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
-import { noteRevocationsWritten } from './revocations-repository.js';
 import type { Db } from './database.js';
+import { deleteGrantOwner } from './grants-repository.js';
 import type { ClientsTable } from './schema.js';
 
 export type ClientType = 'confidential' | 'public';
@@ -149,10 +149,8 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
       return row && toClient(row);
     },
     async delete(id) {
-      const result = await db.deleteFrom('clients').where('id', '=', id).executeTakeFirst();
-      // The cascade deletes their grants, whose trigger revokes the live access tokens.
-      noteRevocationsWritten();
-      return Number(result.numDeletedRows) > 0;
+      // Its grants are revoked (with the access tokens issued under them) before the cascade deletes them.
+      return deleteGrantOwner(db, clock, { clientId: id });
     },
     async corsOrigins(limit) {
       const rows = await db

@@ -6,17 +6,26 @@ import { sql, type Kysely } from 'kysely';
 import { packageRoot } from './package-root.js';
 
 const MIGRATION_LOCK = 727_001;
+const MIGRATION_FILE = /^\d{4}_[a-z0-9_-]+\.sql$/;
 
 export interface Migration {
   readonly version: string;
   readonly sql: string;
 }
 
+/**
+ * Every migration is one file, migrations/NNNN_name.sql, and its number is its own. Anything else in the
+ * directory (a typo in a name, a second file with a taken number, a migration in another language) is
+ * refused rather than silently skipped or applied in an order nobody chose.
+ */
 export function loadMigrations(dir = join(packageRoot(), 'migrations')): Migration[] {
-  return readdirSync(dir)
-    .filter((f) => /^\d{4}_[a-z0-9_-]+\.sql$/.test(f))
-    .sort()
-    .map((f) => ({ version: f.replace(/\.sql$/, ''), sql: readFileSync(join(dir, f), 'utf8') }));
+  const files = readdirSync(dir).sort();
+  const strays = files.filter((f) => !MIGRATION_FILE.test(f));
+  if (strays.length > 0) throw new Error(`migrations/: not a migration file (NNNN_name.sql): ${strays.join(', ')}`);
+  const numbers = files.map((f) => f.slice(0, 4));
+  const taken = numbers.filter((n, i) => numbers.indexOf(n) !== i);
+  if (taken.length > 0) throw new Error(`migrations/: more than one file numbered ${[...new Set(taken)].join(', ')}`);
+  return files.map((f) => ({ version: f.replace(/\.sql$/, ''), sql: readFileSync(join(dir, f), 'utf8') }));
 }
 
 /** Applies pending migrations; returns the versions applied by this call. */

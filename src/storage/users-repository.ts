@@ -1,8 +1,8 @@
 // The accounts that log in; `id` is the OIDC `sub` and the id of /v1/users resources.
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
-import { noteRevocationsWritten } from './revocations-repository.js';
 import type { Db } from './database.js';
+import { deleteGrantOwner } from './grants-repository.js';
 import { precompiled } from './precompiled.js';
 import type { UsersTable } from './schema.js';
 
@@ -52,10 +52,14 @@ export interface UsersRepository {
   delete(id: string): Promise<boolean>;
 }
 
-const toUser = (r: Selectable<UsersTable>): User => ({
+/** A user as the token endpoints read it inside their redemption and rotation statements: no password hash. */
+export type UserRecord = Omit<User, 'passwordHash'>;
+
+type UserRow = Omit<Selectable<UsersTable>, 'password_hash'>;
+
+const toUserRecord = (r: UserRow): UserRecord => ({
   id: r.id,
   username: r.username,
-  passwordHash: r.password_hash,
   name: r.name,
   given_name: r.given_name,
   family_name: r.family_name,
@@ -69,9 +73,26 @@ const toUser = (r: Selectable<UsersTable>): User => ({
   updatedAt: r.updated_at,
 });
 
-/** A users row read as `to_jsonb(u)` inside a larger statement (timestamps arrive as ISO strings); null when absent. */
-export const userFromJson = (json: Record<string, unknown> | null): User | null =>
-  json && toUser({ ...(json as unknown as Selectable<UsersTable>), created_at: new Date(json.created_at as string), updated_at: new Date(json.updated_at as string) });
+const toUser = (r: Selectable<UsersTable>): User => ({ ...toUserRecord(r), passwordHash: r.password_hash });
+
+const JOINED_USER_COLUMNS = [
+  'id', 'username', 'name', 'given_name', 'family_name', 'email', 'email_verified',
+  'phone_number', 'phone_number_verified', 'address', 'version', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof UserRow)[];
+
+/**
+ * The columns a statement joining `users u` selects for `userFromJoin`, prefixed `u_` so they cannot collide
+ * with the statement's own; the password hash is not among them. Each keeps its column type (no JSON detour).
+ */
+export const joinedUserColumns = sql.raw(JOINED_USER_COLUMNS.map((c) => `u.${c} as u_${c}`).join(', '));
+
+/** The `u_*` columns of `joinedUserColumns`; all null when the left join found no user. */
+export type JoinedUserRow = { [K in (typeof JOINED_USER_COLUMNS)[number] as `u_${K}`]: UserRow[K] | null };
+
+export const userFromJoin = (r: JoinedUserRow): UserRecord | null =>
+  r.u_id === null
+    ? null
+    : toUserRecord(Object.fromEntries(JOINED_USER_COLUMNS.map((c) => [c, r[`u_${c}`]])) as unknown as UserRow);
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === '23505';
 
@@ -151,10 +172,8 @@ export function usersRepository(db: Db, clock: Clock): UsersRepository {
       }
     },
     async delete(id) {
-      const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
-      // The cascade deletes their grants, whose trigger revokes the live access tokens.
-      noteRevocationsWritten();
-      return Number(result.numDeletedRows) > 0;
+      // Their grants are revoked (with the access tokens issued under them) before the cascade deletes them.
+      return deleteGrantOwner(db, clock, { userId: id });
     },
   };
 }

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { sha256 } from '../../src/crypto/random.js';
-import { codeStore } from '../../src/oauth/codes/code-store.js';
+import { authorizationCodesRepository } from '../../src/storage/authorization-codes-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, openInteraction, submitLogin, PAGES_TEST_ENV } from './browserless.js';
@@ -29,7 +29,7 @@ describe('prompt, max_age and remembered consent', () => {
   const authTimeOf = async (location: URL) => {
     const code = location.searchParams.get('code');
     assert.ok(code, `no code in ${location.href}`);
-    const stored = await codeStore(t.core.db, t.core.clock).find(sha256(code));
+    const stored = await authorizationCodesRepository(t.core.db, t.core.clock).find(sha256(code));
     return Math.floor(stored!.authTime.getTime() / 1000);
   };
   const go = async (browser: Browser, client: Client, extra: Record<string, string> = {}) => browser.get(authorizeQuery(client.id, REDIRECT_URI, extra));

@@ -2,6 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadMigrations, migrate } from '../../src/storage/migrate.js';
 import { createTestDatabase } from '../helpers/database.js';
 
@@ -22,6 +25,18 @@ test('migrations are idempotent: a second run applies nothing and changes nothin
 test('migration files are forward-only and uniquely numbered', () => {
   const versions = loadMigrations().map((m) => m.version.slice(0, 4));
   assert.equal(new Set(versions).size, versions.length);
+});
+
+test('one SQL file per migration: a stray file or a second file with a taken number is refused', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-migrations-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, '0001_first.sql'), 'select 1;');
+  assert.deepEqual(loadMigrations(dir).map((m) => m.version), ['0001_first']);
+  writeFileSync(join(dir, '0002-typo.sql'), 'select 1;');
+  assert.throws(() => loadMigrations(dir), /not a migration file.*0002-typo\.sql/);
+  rmSync(join(dir, '0002-typo.sql'));
+  writeFileSync(join(dir, '0001_second.sql'), 'select 1;');
+  assert.throws(() => loadMigrations(dir), /more than one file numbered 0001/);
 });
 
 test('src/storage/schema.ts is generated from the current migrations', () => {

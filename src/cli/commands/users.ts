@@ -151,7 +151,7 @@ export const usersDeleteCommand: Command = {
   async run(args, core) {
     const { id } = onePositional(args, {}, this.usage);
     try {
-      // The cascade takes the browser sessions and the grants, whose trigger revokes their access tokens.
+      // Their grants are revoked first; the cascade then takes the browser sessions and the grants.
       if (!(await usersRepository(core.db, core.clock).delete(id))) throw new UsageError(`no user ${id}`);
     } catch (error) {
       if ((error as { code?: string })?.code === '23503') throw new UsageError(`user ${id} still owns records (orders, payments) that must be removed first`);

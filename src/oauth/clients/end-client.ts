@@ -1,5 +1,5 @@
 // Deleting or disabling a client ends every token it holds. Its grants (refresh-token families, with the
-// access tokens recorded under them) go by the delete cascade or are revoked; client_credentials access
+// access tokens recorded under them) are revoked, then deleted with the client; client_credentials access
 // tokens belong to no grant, so the client itself is put on the revocation list: every token of this
 // client_id issued up to the moment each instance has forgotten the registration (CLIENT_CACHE_TTL) is
 // refused by the resource API, /userinfo and /introspect until the last of them would have expired.
@@ -7,8 +7,8 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import { clientsRepository } from '../../storage/clients-repository.js';
 import type { Db } from '../../storage/database.js';
+import { grantsRepository } from '../../storage/grants-repository.js';
 import { noteRevocationsWritten, revocationsRepository } from '../../storage/revocations-repository.js';
-import { grantStore } from '../refresh/grant-store.js';
 import type { ClientLookup } from './client-cache.js';
 
 export interface EndClientDeps {
@@ -31,11 +31,11 @@ export async function endClient(deps: EndClientDeps, clientId: string, how: Clie
   const ended = await deps.db.transaction().execute(async (trx) => {
     const clients = clientsRepository(trx, clock);
     if (how === 'delete') {
-      // The cascade deletes the grants, whose trigger moves their live access tokens to the revocation list.
+      // The repository revokes its grants (and their access tokens) before the delete cascades them away.
       if (!(await clients.delete(clientId))) return false;
     } else {
       if (!(await clients.disable(clientId))) return false;
-      await grantStore(trx, clock).revokeAllOf({ clientId });
+      await grantsRepository(trx, clock).revoke({ clientId });
     }
     await revocationsRepository(trx, clock).revokeClient({ clientId, coversIssuedUntil: new Date(coversIssuedUntil), expiresAt: new Date(expiresAt) });
     return true;

@@ -6,13 +6,13 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import type { Db } from '../../storage/database.js';
-import { grantStore, type IssuedAccessTokenRecord } from '../refresh/grant-store.js';
+import { authorizationCodesRepository, type ConsumedCode, type StoredCode } from '../../storage/authorization-codes-repository.js';
+import { grantsRepository, type IssuedAccessTokenRecord } from '../../storage/grants-repository.js';
 import type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
-import { codeStore, type ConsumedCode, type StoredCode } from './code-store.js';
 import { verifierMatches } from './pkce.js';
 
 export type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
-export type { StoredCode } from './code-store.js';
+export type { StoredCode } from '../../storage/authorization-codes-repository.js';
 
 /** Written by the redemption itself, so an exchange is one database round trip. */
 export interface RedemptionIssue {
@@ -63,8 +63,8 @@ const CODE_BYTES = 32;
 
 export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationCodeIssuer & AuthorizationCodeRedeemer {
   const { db, clock, config } = deps;
-  const codes = codeStore(db, clock);
-  const grants = grantStore(db, clock);
+  const codes = authorizationCodesRepository(db, clock);
+  const grants = grantsRepository(db, clock);
 
   async function explainFailure(codeHash: string, clientId: string, presenter: Presenter, dpopJkt: string | undefined): Promise<Redemption> {
     const code = await codes.find(codeHash);
@@ -73,7 +73,7 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
       if (!isOwner(code, clientId, presenter)) return { ok: false, reason: 'other_client' };
       // Every token issued from this code is revoked. The winning redemption recorded its access token in
       // the same statement that consumed the code, so even a duplicate racing it revokes what it issued.
-      await grants.revoke(code.grantId);
+      await grants.revoke({ grantId: code.grantId });
       return { ok: false, reason: 'reused', grantId: code.grantId };
     }
     if (code.clientId !== clientId) return { ok: false, reason: 'other_client' };

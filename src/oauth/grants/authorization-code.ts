@@ -7,9 +7,9 @@ import type { Core } from '../../core.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
+import { grantsRepository, type GrantsRepository } from '../../storage/grants-repository.js';
 import { authorizationCodes, type AuthorizationCodeRedeemer, type Redemption, type RedemptionIssue, type StoredCode } from '../codes/index.js';
 import { isWellFormedVerifier, verifierMatches } from '../codes/pkce.js';
-import { grantStore, type GrantStore } from '../refresh/grant-store.js';
 import { REFRESH_TOKEN_BYTES } from '../refresh/index.js';
 import { SecurityEventError } from '../refresh/security-events.js';
 import { accessTokenIssuer } from '../tokens/access-tokens.js';
@@ -65,7 +65,7 @@ function checkBinding(code: StoredCode, redirectUri: string | undefined, verifie
 
 export function authorizationCodeGrant(deps: {
   codes: AuthorizationCodeRedeemer;
-  grants: Pick<GrantStore, 'revoke'>;
+  grants: Pick<GrantsRepository, 'revoke'>;
   tokens: UserTokensDeps;
   apiAudience: string;
 }): Grant {
@@ -76,7 +76,7 @@ export function authorizationCodeGrant(deps: {
       const codeValue = required(params.code, 'code');
       const verifier = wellFormedVerifier(params.code_verifier);
       // The refresh token is minted up front; the redemption stores it only when the code's scope calls
-      // for one (offline_access, or plain OAuth: docs/token-formats.md) — see code-store.ts.
+      // for one (offline_access, or plain OAuth: docs/token-formats.md) — see storage/authorization-codes-repository.ts.
       const refreshToken = client.grantTypes.includes('refresh_token') ? randomToken(REFRESH_TOKEN_BYTES) : undefined;
       const accessToken = deps.tokens.accessTokens.prepare();
       const { code, user, refreshIssued } = await redeem(deps.codes, codeValue, client, {
@@ -99,7 +99,7 @@ export function authorizationCodeGrant(deps: {
         });
       } catch (error) {
         // The code is spent either way; its grant must not outlive a failed exchange.
-        await deps.grants.revoke(code.grantId);
+        await deps.grants.revoke({ grantId: code.grantId });
         throw error;
       }
     },
@@ -109,7 +109,7 @@ export function authorizationCodeGrant(deps: {
 export const authorizationCode = (core: Core): Grant =>
   authorizationCodeGrant({
     codes: authorizationCodes(core),
-    grants: grantStore(core.db, core.clock),
+    grants: grantsRepository(core.db, core.clock),
     tokens: { accessTokens: accessTokenIssuer(core), idTokens: idTokenIssuer(core) },
     apiAudience: core.config.API_AUDIENCE,
   });

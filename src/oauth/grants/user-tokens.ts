@@ -4,7 +4,7 @@
 // statement *before* it is signed (so revoking the grant revokes it by jti); here it is only signed.
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
-import type { User } from '../../storage/users-repository.js';
+import type { UserRecord } from '../../storage/users-repository.js';
 import { formatScope } from '../scopes.js';
 import type { AccessTokenIssuer, PreparedAccessToken } from '../tokens/access-tokens.js';
 import type { IdTokenIssuer } from '../tokens/id-token.js';
@@ -18,7 +18,7 @@ export interface UserTokensDeps {
 export interface UserTokensInput {
   client: Client;
   /** The user, read in the same statement that redeemed or rotated; null when the account is gone. */
-  user: User | null;
+  user: UserRecord | null;
   /** The scope of this response (narrowed on refresh), not necessarily the grant's. */
   scope: readonly string[];
   /** Epoch seconds of the login. */

@@ -11,10 +11,10 @@ import type { Config } from '../../config.js';
 import { keyEncryption } from '../../crypto/key-encryption.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import type { Db } from '../../storage/database.js';
-import { grantStore, type IssuedAccessTokenRecord } from './grant-store.js';
-import { refreshStore, type RefreshTokenRecord, type RotatedGrant } from './refresh-store.js';
+import { grantsRepository, type IssuedAccessTokenRecord } from '../../storage/grants-repository.js';
+import { refreshTokensRepository, type RefreshTokenRecord, type RotatedGrant } from '../../storage/refresh-tokens-repository.js';
 
-export type { GrantRecord } from './refresh-store.js';
+export type { GrantRecord } from '../../storage/grants-repository.js';
 
 export type RotationFailure = 'unknown' | 'other_client' | 'dpop_key' | 'reused' | 'expired' | 'wider_scope' | 'in_flight';
 
@@ -51,8 +51,8 @@ const sealerFor = (token: string) =>
 
 export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
   const { db, clock, config } = deps;
-  const store = refreshStore(db, clock);
-  const grants = grantStore(db, clock);
+  const store = refreshTokensRepository(db, clock);
+  const grants = grantsRepository(db, clock);
 
   const isLive = (record: RefreshTokenRecord): boolean => {
     const now = clock.now();
@@ -85,7 +85,7 @@ export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
         if (record.sealedSuccessor === null) return { kind: 'refused', reason: 'in_flight', grantId };
         return { kind: 'replayed', response: sealerFor(token).open(record.sealedSuccessor, grantId) };
       }
-      await grants.revoke(grantId);
+      await grants.revoke({ grantId });
       return { kind: 'refused', reason: 'reused', grantId };
     }
     if (!isLive(record)) return { kind: 'refused', reason: 'expired', grantId };
@@ -123,6 +123,6 @@ export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
       return record && isLive(record) ? record : undefined;
     },
     find: (token) => store.find(sha256(token)),
-    revokeFamily: (grantId) => grants.revoke(grantId),
+    revokeFamily: (grantId) => grants.revoke({ grantId }),
   };
 }

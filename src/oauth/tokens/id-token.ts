@@ -5,12 +5,12 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { KeyService } from '../../crypto/keys.js';
 import type { Client } from '../../storage/clients-repository.js';
-import type { User } from '../../storage/users-repository.js';
+import type { UserRecord } from '../../storage/users-repository.js';
 import { userClaims } from './user-claims.js';
 
 export interface IdTokenInput {
   client: Pick<Client, 'id' | 'idTokenSignedResponseAlg'>;
-  user: User;
+  user: UserRecord;
   scope: readonly string[];
   /** Epoch seconds of the login. */
   authTime: number;

@@ -12,22 +12,10 @@
 // the binding — or takes the request's key when the family was unbound, so a token issued with a proof is
 // always bound to it.
 import { sql } from 'kysely';
-import type { Clock } from '../../clock.js';
-import type { Db } from '../../storage/database.js';
-import { userFromJson, type User } from '../../storage/users-repository.js';
-import type { IssuedAccessTokenRecord } from './grant-store.js';
-
-export interface GrantRecord {
-  id: string;
-  clientId: string;
-  userId: string;
-  scope: string[];
-  authTime: Date;
-  resource: string | null;
-  createdAt: Date;
-  expiresAt: Date;
-  revokedAt: Date | null;
-}
+import type { Clock } from '../clock.js';
+import type { Db } from './database.js';
+import type { GrantRecord, IssuedAccessTokenRecord } from './grants-repository.js';
+import { joinedUserColumns, userFromJoin, type JoinedUserRow, type UserRecord } from './users-repository.js';
 
 export interface RefreshTokenRecord {
   /** RFC 9449 5: the JWK thumbprint the token is bound to, null when it is not DPoP-bound. */
@@ -54,14 +42,14 @@ export interface RotationInput {
 
 export interface RotatedGrant {
   grant: GrantRecord;
-  user: User | null;
+  user: UserRecord | null;
   /** False when the grant was revoked while rotating: the access token must not be issued. */
   recorded: boolean;
   /** The key the successor is bound to (the request's), null when neither token nor request had one. */
   dpopJkt: string | null;
 }
 
-export interface RefreshStore {
+export interface RefreshTokensRepository {
   /** The first token of a grant's family. */
   insertFirst(tokenHash: string, grantId: string, idleSeconds: number, dpopJkt?: string): Promise<void>;
   /** Rotates atomically; the grant when the presented token was live and matched, undefined otherwise. */
@@ -94,7 +82,7 @@ const toGrant = (r: GrantRow): GrantRecord => ({
   revokedAt: r.revoked_at,
 });
 
-export function refreshStore(db: Db, clock: Clock): RefreshStore {
+export function refreshTokensRepository(db: Db, clock: Clock): RefreshTokensRepository {
   const now = () => new Date(clock.now());
   return {
     async insertFirst(tokenHash, grantId, idleSeconds, dpopJkt) {
@@ -107,9 +95,9 @@ export function refreshStore(db: Db, clock: Clock): RefreshStore {
     async rotate({ oldHash, newHash, clientId, scope, idleSeconds, accessToken, dpopJkt }) {
       const at = now();
       const jkt = dpopJkt ?? null;
-      // `recorded` share-locks the live grant row like grantStore.recordAccessToken: a revocation in flight
+      // `recorded` share-locks the live grant row like the code redemption's: a revocation in flight
       // is waited for and seen (nothing recorded), one that starts later copies this jti.
-      const { rows } = await sql<GrantRow & { user_row: Record<string, unknown> | null; recorded: boolean; dpop_jkt: string | null }>`
+      const { rows } = await sql<GrantRow & JoinedUserRow & { recorded: boolean; dpop_jkt: string | null }>`
         with presented as (
           update refresh_tokens r set rotated_at = ${at}
           from oauth_grants g
@@ -132,11 +120,11 @@ export function refreshStore(db: Db, clock: Clock): RefreshStore {
           for share
           returning grant_id
         )
-        select p.*, to_jsonb(u) as user_row, exists (select 1 from recorded) as recorded
+        select p.*, ${joinedUserColumns}, exists (select 1 from recorded) as recorded
         from presented p left join users u on u.id = p.user_id`.execute(db);
       const row = rows[0];
       if (!row) return undefined;
-      return { grant: toGrant(row), user: userFromJson(row.user_row), recorded: row.recorded, dpopJkt: row.dpop_jkt };
+      return { grant: toGrant(row), user: userFromJoin(row), recorded: row.recorded, dpopJkt: row.dpop_jkt };
     },
     async find(tokenHash) {
       const row = await db

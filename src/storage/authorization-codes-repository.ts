@@ -6,12 +6,12 @@
 // request leaves it unspent, so whoever stole it cannot burn it for the client. The first refresh token
 // carries the key of the redeeming proof (RFC 9449 5).
 import { sql, type Selectable } from 'kysely';
-import type { Clock } from '../../clock.js';
-import type { Db } from '../../storage/database.js';
-import { precompiled } from '../../storage/precompiled.js';
-import type { AuthorizationCodesTable } from '../../storage/schema.js';
-import { userFromJson, type User } from '../../storage/users-repository.js';
-import type { IssuedAccessTokenRecord } from '../refresh/grant-store.js';
+import type { Clock } from '../clock.js';
+import type { Db } from './database.js';
+import type { IssuedAccessTokenRecord } from './grants-repository.js';
+import { precompiled } from './precompiled.js';
+import type { AuthorizationCodesTable } from './schema.js';
+import { joinedUserColumns, userFromJoin, type JoinedUserRow, type UserRecord } from './users-repository.js';
 
 export interface StoredCode {
   grantId: string;
@@ -42,11 +42,11 @@ export interface RedemptionWrites {
 
 export interface ConsumedCode {
   code: StoredCode;
-  user: User | null;
+  user: UserRecord | null;
   refreshIssued: boolean;
 }
 
-export interface CodeStore {
+export interface AuthorizationCodesRepository {
   insert(codeHash: string, code: Omit<StoredCode, 'redeemedAt'>): Promise<void>;
   /** Atomically marks the code redeemed by `clientId` and creates its grant; undefined when it was not redeemable. */
   consume(codeHash: string, clientId: string, writes: RedemptionWrites): Promise<ConsumedCode | undefined>;
@@ -99,7 +99,7 @@ const insertCode = precompiled(
     }),
 );
 
-export function codeStore(db: Db, clock: Clock): CodeStore {
+export function authorizationCodesRepository(db: Db, clock: Clock): AuthorizationCodesRepository {
   return {
     async insert(codeHash, code) {
       await insertCode.execute(db, {
@@ -125,7 +125,7 @@ export function codeStore(db: Db, clock: Clock): CodeStore {
       const lifetime = sql`make_interval(secs => ${grantLifetimeSeconds}::double precision)`;
       // docs/token-formats.md: a refresh token comes with offline_access (OIDC) or for plain OAuth (no openid); the
       // caller passes `refresh` only when the client is registered for the refresh_token grant.
-      const { rows } = await sql<CodeRow & { user_row: Record<string, unknown> | null; refresh_issued: boolean }>`
+      const { rows } = await sql<CodeRow & JoinedUserRow & { refresh_issued: boolean }>`
         with redeemed as (
           update authorization_codes set redeemed_at = ${now}
           where code_hash = ${codeHash} and client_id = ${clientId} and redeemed_at is null and expires_at > ${now}
@@ -148,12 +148,11 @@ export function codeStore(db: Db, clock: Clock): CodeStore {
           where ${refresh !== undefined} and ('offline_access' = any(scope) or not 'openid' = any(scope))
           returning grant_id
         )
-        select r.*, to_jsonb(u) as user_row, exists (select 1 from first_refresh) as refresh_issued
+        select r.*, ${joinedUserColumns}, exists (select 1 from first_refresh) as refresh_issued
         from redeemed r left join users u on u.id = r.user_id`.execute(db);
       const row = rows[0];
       if (!row) return undefined;
-      const { user_row, refresh_issued, ...code } = row;
-      return { code: toCode(code), user: userFromJson(user_row), refreshIssued: refresh_issued };
+      return { code: toCode(row), user: userFromJoin(row), refreshIssued: row.refresh_issued };
     },
     async find(codeHash) {
       const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();

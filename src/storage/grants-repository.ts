@@ -1,0 +1,99 @@
+// Authorization grants (one per redeemed code) are the refresh-token family and the unit of revocation.
+// Revoking grants marks them and moves every live access token issued under them to the jti revocation
+// list. This is the only way a grant is revoked (docs/grant-revocation.md): code reuse, refresh-token reuse,
+// /revoke of a refresh token, a user's access ended, a client disabled — and deleting a user or a client,
+// whose repositories revoke the owner's grants in the same transaction before the delete cascades them away.
+//
+// Recording a new access token (inside the code redemption and refresh rotation statements) and revoking
+// the grant race each other. Revocation is two statements (set the mark, then copy the jtis); recording
+// share-locks the live grant row, so it either waits for the mark and sees it, or commits before the copy
+// statement starts and is copied.
+import { sql, type Transaction } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Db } from './database.js';
+import { noteRevocationsWritten } from './revocations-repository.js';
+import type { DB } from './schema.js';
+
+/** An access token recorded under its grant (by jti) before it is signed, so revoking the grant revokes it. */
+export interface IssuedAccessTokenRecord {
+  jti: string;
+  expiresAt: Date;
+}
+
+export interface GrantRecord {
+  id: string;
+  clientId: string;
+  userId: string;
+  scope: string[];
+  authTime: Date;
+  resource: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
+
+/** Which grants to revoke: one, or every grant of a user or of a client. */
+export type GrantsOf = { grantId: string } | { userId: string } | { clientId: string };
+
+export interface GrantsRepository {
+  /** Marks the grants revoked and revokes their live access tokens. Idempotent. */
+  revoke(which: GrantsOf): Promise<void>;
+  /**
+   * Deletes families that can never refresh again (past their absolute limit, revoked, or without a refresh
+   * token still usable: none was issued, or the current one passed its idle limit) once no access token
+   * issued under them is still live, and the jti records of expired access tokens; returns how many rows.
+   * A live access token keeps its family, so purging never forgets a token that revoking must still reach.
+   */
+  purgeEnded(): Promise<number>;
+}
+
+const columnOf = (which: GrantsOf) =>
+  'grantId' in which ? (['id', which.grantId] as const) : 'userId' in which ? (['user_id', which.userId] as const) : (['client_id', which.clientId] as const);
+
+export function grantsRepository(db: Db, clock: Clock): GrantsRepository {
+  const now = () => new Date(clock.now());
+  return {
+    async revoke(which) {
+      const [column, value] = columnOf(which);
+      const at = now();
+      await db.updateTable('oauth_grants').set({ revoked_at: at }).where(column, '=', value).where('revoked_at', 'is', null).execute();
+      await sql`
+        insert into revoked_access_tokens (jti, expires_at, revoked_at)
+        select t.jti, t.expires_at, ${at} from grant_access_tokens t join oauth_grants g on g.id = t.grant_id
+        where ${sql.ref(`g.${column}`)} = ${value} and t.expires_at > ${at}
+        on conflict (jti) do nothing`.execute(db);
+      noteRevocationsWritten();
+    },
+    async purgeEnded() {
+      const at = now();
+      const families = await sql`
+        delete from oauth_grants g
+        where (g.expires_at < ${at} or g.revoked_at is not null
+               or not exists (select 1 from refresh_tokens r where r.grant_id = g.id and r.rotated_at is null and r.idle_expires_at > ${at}))
+          and not exists (select 1 from grant_access_tokens t where t.grant_id = g.id and t.expires_at > ${at})`.execute(db);
+      const jtis = await db.deleteFrom('grant_access_tokens').where('expires_at', '<', at).executeTakeFirst();
+      return Number(families.numAffectedRows ?? 0n) + Number(jtis.numDeletedRows);
+    },
+  };
+}
+
+/**
+ * Deletes a user or a client after revoking its grants, in one transaction (joining the caller's, if any).
+ * The owner's row is locked first: creating a grant checks the foreign key with a share lock on that row,
+ * so no grant can appear between the revocation and the delete; the cascade then removes revoked grants only.
+ */
+export async function deleteGrantOwner(db: Db, clock: Clock, owner: { userId: string } | { clientId: string }): Promise<boolean> {
+  const [table, id] = 'userId' in owner ? (['users', owner.userId] as const) : (['clients', owner.clientId] as const);
+  const run = async (trx: Transaction<DB> | Db): Promise<boolean> => {
+    const locked = await trx.selectFrom(table).select('id').where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!locked) return false;
+    await grantsRepository(trx, clock).revoke(owner);
+    await trx.deleteFrom(table).where('id', '=', id).execute();
+    return true;
+  };
+  if (db.isTransaction) return run(db);
+  const deleted = await db.transaction().execute(run);
+  // Once more after the commit: a cached token re-checked during the transaction saw the old state.
+  noteRevocationsWritten();
+  return deleted;
+}
