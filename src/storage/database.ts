@@ -26,10 +26,15 @@ export interface DatabaseOptions {
   DATABASE_PREPARED_STATEMENTS?: boolean;
 }
 
-// int8 (bigint, count(*)) as a JS number: every int8 Gatehouse stores fits in 2^53.
+// int8 (bigint, count(*)) as a JS number: every int8 Gatehouse stores fits in 2^53. Given to each pool and
+// each PGlite instance it opens, not set on pg's process-wide defaults, so other users of `pg` in the same
+// process (a test's own pool, an embedding application) keep theirs.
 const INT8_OID = 20;
 const parseInt8 = (v: string) => Number(v);
-pg.types.setTypeParser(INT8_OID, parseInt8);
+const pgTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
 
 export async function openDatabase(options: DatabaseOptions & { inMemory?: boolean }): Promise<Database> {
   if (options.DATABASE_URL) return openPostgres(options.DATABASE_URL, options.DATABASE_POOL_SIZE, { prepared: options.DATABASE_PREPARED_STATEMENTS ?? true });
@@ -41,6 +46,7 @@ export function postgresPool(url: string, poolSize: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    types: pgTypes,
     // Waiting for a free connection is bounded, so an exhausted pool answers 503 instead of hanging.
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
