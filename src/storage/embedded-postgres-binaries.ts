@@ -3,7 +3,9 @@
 // `npm install` is the whole set-up. PostgreSQL refuses to run as root (docs/embedded-database.md): under
 // root the server runs as a dedicated unprivileged account.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { arch, platform } from 'node:os';
+import { chmodSync, cpSync, mkdtempSync } from 'node:fs';
+import { arch, platform, tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { StartupError } from '../startup/startup-error.js';
 
 export interface Binaries {
@@ -69,4 +71,21 @@ function lookUp(name: string): ServerAccount | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Under root, the server account must be able to reach the binaries by path: a checkout inside a private
+ * directory (/root is 0700) hides them. Then a copy goes into a new private-named directory under the
+ * system's temporary directory, readable by that account (made with mkdtemp, so no one can have planted it).
+ */
+export function reachableBy(binaries: Binaries, account: ServerAccount | undefined, log: (message: string) => void): Binaries {
+  if (!account) return binaries;
+  const check = spawnSync(binaries.postgres, ['--version'], { uid: account.uid, gid: account.gid, encoding: 'utf8' });
+  if (check.status === 0) return binaries;
+  const native = dirname(dirname(binaries.postgres));
+  const copy = mkdtempSync(join(tmpdir(), 'gatehouse-postgres-bin-'));
+  cpSync(native, copy, { recursive: true, verbatimSymlinks: true });
+  chmodSync(copy, 0o755);
+  log(`the embedded PostgreSQL binaries are not reachable by the account "${account.name}" (a parent directory of ${native} is private): using a copy in ${copy}`);
+  return { ...binaries, initdb: join(copy, relative(native, binaries.initdb)), postgres: join(copy, relative(native, binaries.postgres)) };
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { StartupError } from '../startup/startup-error.js';
-import { embeddedBinaries, serverAccount, type Binaries, type ServerAccount } from './embedded-postgres-binaries.js';
+import { embeddedBinaries, reachableBy, serverAccount, type Binaries, type ServerAccount } from './embedded-postgres-binaries.js';
 
 export interface EmbeddedServer {
   /** Connection string for `pg` (Unix socket, trust authentication inside the private directory). */
@@ -60,9 +60,10 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
     throw new StartupError(`DATA_DIR ${dataDir} is too long a path for the embedded database's socket (at most ${MAX_SOCKET_PATH - `/postgres/${SOCKET_NAME}`.length} characters); use a shorter DATA_DIR`);
   }
   refuseLegacyPGlite(dataDir);
-  const binaries = await embeddedBinaries();
-  checkMajorVersion(cluster, binaries.major);
+  const found = await embeddedBinaries();
+  checkMajorVersion(cluster, found.major);
   const account = serverAccount(log);
+  const binaries = reachableBy(found, account, log);
   if (!existsSync(join(cluster, 'PG_VERSION'))) await initCluster(dataDir, binaries, account, log);
 
   const url = `postgresql://postgres@${encodeURIComponent(cluster)}/postgres?application_name=${encodeURIComponent(applicationName())}`;
