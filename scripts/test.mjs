@@ -1,10 +1,14 @@
-// `npm test`: the whole suite on the embedded database (PGlite), then again on a throwaway PostgreSQL
-// server when the Debian binaries are installed. Browser tests run when /usr/bin/chromium exists.
-// Flags: --long (only *.long.test.ts), --only-pglite, --only-postgres, and file filters (substrings).
+// `npm test`: the whole suite on the embedded default database (one embedded PostgreSQL server for the run,
+// started by Gatehouse's own start-up code; *.embedded.test.ts exercise that start-up itself), then again on a
+// throwaway Debian PostgreSQL server when its binaries are installed. Browser tests run when /usr/bin/chromium exists.
+// Flags: --long (only *.long.test.ts), --only-embedded (alias --only-pglite), --only-postgres, --pglite (also
+// a pass on in-memory PGlite, the DATABASE_URL=pglite: option), and file filters (substrings).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { tsImport } from 'tsx/esm/api';
 import { findPostgresBin, startCluster } from './pg-cluster.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
@@ -37,6 +41,7 @@ if (spawnSync('redis-server', ['--version']).status !== 0) {
 if (filters.length) files = files.filter((f) => filters.some((x) => relative(root, f).includes(x)));
 
 // *.pg.test.ts need a PostgreSQL server of their own (several processes, stopping the server): server pass only.
+// *.embedded.test.ts start embedded servers of their own in DATA_DIRs: embedded pass only.
 function run(label, env, selected) {
   console.log(`\n=== ${label}: ${selected.length} test files ===`);
   const started = Date.now();
@@ -51,15 +56,34 @@ function run(label, env, selected) {
   return result.status === 0;
 }
 
+/** One embedded server for the embedded pass's databases; throwaway, so durability is traded for speed here only. */
+async function withEmbeddedServer(use) {
+  const { startEmbeddedPostgres } = await tsImport('../src/storage/embedded-postgres.ts', import.meta.url);
+  const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-test-embedded-'));
+  const settings = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '300' };
+  const server = await startEmbeddedPostgres(dataDir, () => {}, { settings });
+  try {
+    return await use(server.url);
+  } finally {
+    await server.release();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const onlyEmbedded = args.includes('--only-embedded') || args.includes('--only-pglite');
 let ok = true;
-if (!args.includes('--only-postgres')) ok = run('embedded PGlite', { GATEHOUSE_TEST_DB: 'pglite' }, files.filter((f) => !f.endsWith('.pg.test.ts'))) && ok;
-if (!args.includes('--only-pglite')) {
+if (!args.includes('--only-postgres')) {
+  const selected = files.filter((f) => !f.endsWith('.pg.test.ts'));
+  ok = (await withEmbeddedServer((url) => run('embedded PostgreSQL', { GATEHOUSE_TEST_DB: 'embedded', GATEHOUSE_TEST_PG_URL: url }, selected))) && ok;
+}
+if (args.includes('--pglite')) ok = run('PGlite (DATABASE_URL=pglite:)', { GATEHOUSE_TEST_DB: 'pglite' }, files.filter((f) => !f.endsWith('.pg.test.ts') && !f.endsWith('.embedded.test.ts'))) && ok;
+if (!onlyEmbedded) {
   if (!findPostgresBin()) {
     console.log('npm test: PostgreSQL binaries not found (/usr/lib/postgresql/*/bin), so the PostgreSQL-server run is skipped (apt-get install postgresql)');
   } else {
     const cluster = await startCluster();
     try {
-      ok = run('PostgreSQL server', { GATEHOUSE_TEST_DB: 'postgres', GATEHOUSE_TEST_PG_URL: cluster.url }, files) && ok;
+      ok = run('PostgreSQL server', { GATEHOUSE_TEST_DB: 'postgres', GATEHOUSE_TEST_PG_URL: cluster.url }, files.filter((f) => !f.endsWith('.embedded.test.ts'))) && ok;
     } finally {
       cluster.stop();
     }

@@ -57,7 +57,7 @@ const logoUrl = (raw: string) => {
     return undefined;
   }
 };
-const postgresUrl = (raw: string) => (/^postgres(ql)?:\/\//.test(raw) ? raw : undefined);
+const postgresUrl = (raw: string) => (/^postgres(ql)?:\/\//.test(raw) || /^pglite:/i.test(raw) ? raw : undefined);
 const redisUrl = (raw: string) => (/^rediss?:\/\//.test(raw) ? raw : undefined);
 const base64Key = (raw: string) => {
   const bytes = Buffer.from(raw, 'base64url');
@@ -119,11 +119,11 @@ const settings = {
     fallback: './data',
   },
   DATABASE_URL: {
-    doc: 'PostgreSQL server to use instead of the embedded PGlite database.',
-    expects: 'a postgres:// or postgresql:// URL',
+    doc: 'PostgreSQL server to use instead of the embedded PostgreSQL server in DATA_DIR; `pglite:` selects PGlite in DATA_DIR (one process).',
+    expects: 'a postgres:// or postgresql:// URL, or pglite:',
     parse: postgresUrl,
     fallback: undefined as string | undefined,
-    docDefault: '(embedded PGlite in DATA_DIR)',
+    docDefault: '(embedded PostgreSQL server in DATA_DIR)',
   },
   DATABASE_POOL_SIZE: {
     doc: 'Maximum connections to the PostgreSQL server.',

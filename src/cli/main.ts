@@ -1,7 +1,7 @@
 // `gatehouse <command>`: JSON on stdout, errors on stderr, exit code 0 / 1 (failure) / 2 (usage).
 import { ConfigError, loadConfig } from '../config.js';
 import { createCore, type Core } from '../core.js';
-import { connectDatabase, dataDirOwner, StartupError } from '../storage/connect.js';
+import { connectDatabase, dataDirOwner, StartupError, usesSingleProcessDatabase } from '../storage/connect.js';
 import { migrate } from '../storage/migrate.js';
 import { systemClock } from '../clock.js';
 import { executeCommand, findCommand, unknownCommand, usage } from './execute.js';
@@ -20,7 +20,7 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   try {
     const config = loadConfig();
-    if (!config.DATABASE_URL && dataDirOwner(config.DATA_DIR) !== undefined) {
+    if (usesSingleProcessDatabase(config) && dataDirOwner(config.DATA_DIR) !== undefined) {
       const reply = await sendToAdminSocket(config.DATA_DIR, argv);
       if (reply.ok) {
         console.log(JSON.stringify(reply.result, null, 2));
@@ -30,7 +30,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return reply.usage ? 2 : 1;
     }
     // Opening the embedded database directly: what it creates is private to its owner, as under the server.
-    if (!config.DATABASE_URL) process.umask(PRIVATE_UMASK);
+    if (!config.DATABASE_URL || usesSingleProcessDatabase(config)) process.umask(PRIVATE_UMASK);
     const database = await connectDatabase(config, (m) => console.error(`gatehouse: ${m}`));
     let core: Core | undefined;
     try {

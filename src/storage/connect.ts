@@ -1,10 +1,12 @@
-// Start-up connection: retries an unreachable PostgreSQL with exponential backoff for a bounded time,
-// and keeps two processes from opening one embedded PGlite directory at once.
+// Start-up connection: the embedded PostgreSQL server in DATA_DIR by default (started or adopted,
+// src/storage/embedded-postgres.ts), PGlite when asked for (DATABASE_URL=pglite:, one process per directory),
+// or a PostgreSQL server at DATABASE_URL, retried with exponential backoff for a bounded time.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config.js';
-import { openDatabase, type Database } from './database.js';
+import { isPGliteUrl, openDatabase, openPostgres, type Database } from './database.js';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { isDatabaseUnavailable } from './unavailable.js';
 import { describeDataDir, makePrivate, prepareDataDir } from '../startup/data-dir.js';
 import { StartupError } from '../startup/startup-error.js';
@@ -14,7 +16,8 @@ export { StartupError };
 type ConnectConfig = Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_PREPARED_STATEMENTS' | 'DATABASE_STARTUP_TIMEOUT'>;
 
 export async function connectDatabase(config: ConnectConfig, log: (message: string) => void = () => {}): Promise<Database> {
-  if (!config.DATABASE_URL) {
+  if (!config.DATABASE_URL) return connectEmbedded(config, log);
+  if (isPGliteUrl(config.DATABASE_URL)) {
     if (prepareDataDir(config.DATA_DIR)) log(`new database in ${describeDataDir(config.DATA_DIR)} (DATA_DIR did not exist)`);
     lockDataDir(config.DATA_DIR);
     const database = await openDatabase(config);
@@ -37,6 +40,25 @@ export async function connectDatabase(config: ConnectConfig, log: (message: stri
       await delay(wait);
     }
   }
+}
+
+async function connectEmbedded(config: ConnectConfig, log: (message: string) => void): Promise<Database> {
+  if (prepareDataDir(config.DATA_DIR)) log(`new database in ${describeDataDir(config.DATA_DIR)} (DATA_DIR did not exist)`);
+  const server = await startEmbeddedPostgres(config.DATA_DIR, log, { timeoutMs: config.DATABASE_STARTUP_TIMEOUT * 1000 });
+  const database = await openPostgres(server.url, config.DATABASE_POOL_SIZE, { prepared: config.DATABASE_PREPARED_STATEMENTS ?? true });
+  return {
+    ...database,
+    async close() {
+      // Before the pool closes: the server counts this process among its users until then.
+      await server.release().catch(() => {});
+      await database.close();
+    },
+  };
+}
+
+/** True when the CLI must go through the running server's admin socket: PGlite serves one process. */
+export function usesSingleProcessDatabase(config: Pick<Config, 'DATABASE_URL'>): boolean {
+  return config.DATABASE_URL !== undefined && isPGliteUrl(config.DATABASE_URL);
 }
 
 /** The pid of another live process that has DATA_DIR's embedded database open, if any. */

@@ -1,5 +1,6 @@
-// Opens the one database Gatehouse uses: embedded PGlite by default, a PostgreSQL server through `pg`
-// when DATABASE_URL is set. Both speak the same SQL; nothing above this module knows which it is.
+// Opens the one database Gatehouse uses: a PostgreSQL server through `pg` (the embedded one in DATA_DIR,
+// started by connect.ts, or the one at DATABASE_URL), or PGlite when DATABASE_URL=pglite: asks for it.
+// Both speak the same SQL; nothing above this module knows which it is.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -36,8 +37,14 @@ const pgTypes: pg.CustomTypesConfig = {
     oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
+/** `pglite:` (any spelling after the scheme) selects PGlite in DATA_DIR/pglite instead of a PostgreSQL server. */
+export const isPGliteUrl = (url: string): boolean => /^pglite:/i.test(url);
+
+/** A PostgreSQL server at DATABASE_URL, or PGlite (DATABASE_URL=pglite:, or no DATABASE_URL: the caller starts the embedded server). */
 export async function openDatabase(options: DatabaseOptions & { inMemory?: boolean }): Promise<Database> {
-  if (options.DATABASE_URL) return openPostgres(options.DATABASE_URL, options.DATABASE_POOL_SIZE, { prepared: options.DATABASE_PREPARED_STATEMENTS ?? true });
+  if (options.DATABASE_URL && !isPGliteUrl(options.DATABASE_URL)) {
+    return openPostgres(options.DATABASE_URL, options.DATABASE_POOL_SIZE, { prepared: options.DATABASE_PREPARED_STATEMENTS ?? true });
+  }
   return openPGlite(options.inMemory ? undefined : join(options.DATA_DIR, 'pglite'));
 }
 

@@ -1,5 +1,7 @@
-// A fresh, migrated database per test file: an in-memory PGlite loaded from a migrated template dump,
-// or (GATEHOUSE_TEST_DB=postgres) a new database created from a migrated template on the throwaway server.
+// A fresh, migrated database per test file: a new database created from a migrated template on the run's
+// server: the embedded PostgreSQL server (GATEHOUSE_TEST_DB=embedded, started by scripts/test.mjs) or the
+// throwaway Debian one (GATEHOUSE_TEST_DB=postgres); or (GATEHOUSE_TEST_DB=pglite) an in-memory PGlite loaded
+// from a migrated template dump.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,10 +19,10 @@ const schemaHash = createHash('sha256')
   .digest('hex')
   .slice(0, 16);
 
-export const testDatabaseKind = (): 'pglite' | 'postgres' => (process.env.GATEHOUSE_TEST_DB === 'postgres' ? 'postgres' : 'pglite');
+export const testDatabaseKind = (): 'pglite' | 'postgres' => (process.env.GATEHOUSE_TEST_DB === 'pglite' ? 'pglite' : 'postgres');
 
 export async function createTestDatabase(): Promise<Database> {
-  return testDatabaseKind() === 'postgres' ? createPostgresDatabase() : createPGliteDatabase();
+  return testDatabaseKind() === 'pglite' ? createPGliteDatabase() : createPostgresDatabase();
 }
 
 async function createPGliteDatabase(): Promise<Database> {

@@ -39,7 +39,7 @@ test('the embedded database is private to its owner: a new DATA_DIR is created 0
     const server = await withUmask(0o000, () => startServerProcess({ DATA_DIR: dataDir, KEY_ENCRYPTION_KEY: '' }));
     try {
       assert.equal(lstatSync(dataDir).mode & 0o777, 0o700);
-      assert.ok(existsSync(join(dataDir, 'key-encryption-key')) && existsSync(join(dataDir, 'admin.sock')) && existsSync(join(dataDir, 'pglite')));
+      assert.ok(existsSync(join(dataDir, 'key-encryption-key')) && existsSync(join(dataDir, 'postgres', 'PG_VERSION')));
       assert.deepEqual(shared(dataDir), []);
       assert.match(server.output(), new RegExp(`gatehouse: new database in ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
       // A write after start-up (a new user) creates files under the process umask: still private.
@@ -72,7 +72,7 @@ test('start-up refuses a DATA_DIR that its group or others can read or write, in
         result.stderr.trim(),
         `gatehouse: DATA_DIR ${dataDir} is accessible by its group or others (mode 0${mode.toString(8)}); the embedded database must be private to its owner: chmod 700 ${dataDir}`,
       );
-      assert.ok(!existsSync(join(dataDir, 'pglite')), 'nothing was created in it');
+      assert.ok(!existsSync(join(dataDir, 'postgres')) && !existsSync(join(dataDir, 'pglite')), 'nothing was created in it');
     }
     // The CLI, opening the embedded database itself, refuses it the same way.
     const cli = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'clients', 'list'], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8', timeout: 90_000, killSignal: 'SIGKILL' });
