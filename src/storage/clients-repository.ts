@@ -1,7 +1,6 @@
 // OAuth clients as registered (CLI or RFC 7591). Secrets never leave as plaintext: only their hash is kept.
 import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
-import { noteRevocationsWritten } from './revocations-repository.js';
 import type { Db } from './database.js';
 import type { ClientsTable } from './schema.js';
 
@@ -151,7 +150,6 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
     async delete(id) {
       const result = await db.deleteFrom('clients').where('id', '=', id).executeTakeFirst();
       // The cascade deletes their grants, whose trigger revokes the live access tokens.
-      noteRevocationsWritten();
       return Number(result.numDeletedRows) > 0;
     },
     async corsOrigins(limit) {

@@ -1,7 +1,6 @@
 // The accounts that log in; `id` is the OIDC `sub` and the id of /v1/users resources.
 import type { Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
-import { noteRevocationsWritten } from './revocations-repository.js';
 import type { Db } from './database.js';
 import { precompiled } from './precompiled.js';
 import type { UsersTable } from './schema.js';
@@ -153,7 +152,6 @@ export function usersRepository(db: Db, clock: Clock): UsersRepository {
     async delete(id) {
       const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
       // The cascade deletes their grants, whose trigger revokes the live access tokens.
-      noteRevocationsWritten();
       return Number(result.numDeletedRows) > 0;
     },
   };

@@ -8,7 +8,6 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/database.js';
-import { noteRevocationsWritten } from '../../storage/revocations-repository.js';
 
 /** An access token recorded under its grant (by jti) before it is signed, so revoking the grant revokes it. */
 export interface IssuedAccessTokenRecord {
@@ -44,7 +43,6 @@ export function grantStore(db: Db, clock: Clock): GrantStore {
     async revoke(grantId) {
       await db.updateTable('oauth_grants').set({ revoked_at: now() }).where('id', '=', grantId).where('revoked_at', 'is', null).execute();
       await copyJtisToRevocations(grantId);
-      noteRevocationsWritten();
     },
     async revokeAllOf(owner) {
       const [column, value] = 'userId' in owner ? (['user_id', owner.userId] as const) : (['client_id', owner.clientId] as const);
@@ -54,7 +52,6 @@ export function grantStore(db: Db, clock: Clock): GrantStore {
         select t.jti, t.expires_at, ${now()} from grant_access_tokens t join oauth_grants g on g.id = t.grant_id
         where ${sql.ref(`g.${column}`)} = ${value} and t.expires_at > ${now()}
         on conflict (jti) do nothing`.execute(db);
-      noteRevocationsWritten();
     },
     async purgeEnded() {
       const at = now();
