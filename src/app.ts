@@ -67,6 +67,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   const core = createCore({ config, clock, database, warn: (message, error) => app.log.warn({ err: error }, message), ...(outbound ? { outbound } : {}) });
   app.addHook('onClose', async () => {
     core.redis?.disconnect();
+    core.revocations.close();
   });
   const brand = brandFromConfig(config);
   app.decorate('issuer', config.ISSUER);

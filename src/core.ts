@@ -12,6 +12,8 @@ import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
 import { clientsRepository } from './storage/clients-repository.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
+import { revocationFeed, type RevocationFeed } from './storage/revocation-feed.js';
+import { revocationsRepository } from './storage/revocations-repository.js';
 
 export interface Core {
   readonly config: Config;
@@ -28,6 +30,8 @@ export interface Core {
   readonly outbound: OutboundPolicy;
   /** Key sets of clients registered with a jwks_uri (bounded, per app). */
   readonly remoteKeySets: RemoteKeySets;
+  /** Revoked access tokens held in memory, kept current by the database's announcements (per app). */
+  readonly revocations: RevocationFeed;
   /** Shared counters for several instances (REDIS_URL); absent on a single instance. */
   readonly redis?: Redis;
 }
@@ -69,7 +73,8 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
     },
   };
   const remoteKeys = remoteKeySets(config, outbound);
-  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, ...(redis ? { redis } : {}) };
+  const revocations = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
+  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, revocations, ...(redis ? { redis } : {}) };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

@@ -7,7 +7,6 @@ import { hashPassword, verifyPassword } from '../crypto/passwords.js';
 import { ProblemError } from '../http/errors.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { validationFailed } from '../http/validation.js';
-import { noteRevocationsWritten } from '../storage/revocations-repository.js';
 import { usersRepository, type User, type UserProfile } from '../storage/users-repository.js';
 import { endUserAccess, type UserAccessDeps } from './end-user-access.js';
 
@@ -59,7 +58,5 @@ export async function changePassword(deps: PasswordChangeDeps, change: PasswordC
     if (user) await endUserAccess({ db: trx, clock: deps.clock }, user.id, change.keepSession);
     return user;
   });
-  // After the commit, so cached access tokens of this process re-check against the committed revocations.
-  if (updated) noteRevocationsWritten();
   return updated;
 }

@@ -8,6 +8,8 @@ import pg from 'pg';
 import type { DB } from './schema.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { withPreparedStatements } from './prepared-statements.js';
+import { pgliteNotifications, postgresNotifications, type NotificationSource } from './notifications.js';
+import { REVOCATIONS_CHANNEL } from './revocations-repository.js';
 
 export type Db = Kysely<DB>;
 
@@ -17,8 +19,13 @@ export interface Database {
   ping(timeoutMs?: number): Promise<void>;
   /** Queries waiting for a free connection right now (load shedding reads it). */
   waiting(): number;
+  /** LISTEN/NOTIFY (absent: every subscriber falls back to reading the database). */
+  readonly notifications?: NotificationSource;
   close(): Promise<void>;
 }
+
+/** The channels every connection listens to (notifications.ts). */
+const CHANNELS = [REVOCATIONS_CHANNEL];
 
 export interface DatabaseOptions {
   DATABASE_URL?: string | undefined;
@@ -49,7 +56,7 @@ export async function openDatabase(options: DatabaseOptions & { inMemory?: boole
 }
 
 /** The pg pool behind `openPostgres`, exported so its failure handling can be tested directly. */
-export function postgresPool(url: string, poolSize: number): pg.Pool {
+export function postgresPool(url: string, poolSize: number, onConnect: (client: pg.PoolClient) => void = () => {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -62,19 +69,27 @@ export function postgresPool(url: string, poolSize: number): pg.Pool {
   // while the client is idle; a client checked out at that moment (mid-transaction) would crash the process
   // with an unhandled 'error' event. Its queries fail on their own, and the pool discards it on release.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    onConnect(client);
+  });
   return pool;
 }
 
 export async function openPostgres(url: string, poolSize = 20, { prepared = true }: { prepared?: boolean } = {}): Promise<Database> {
-  const pool = postgresPool(url, poolSize);
+  const notifications = postgresNotifications(url, CHANNELS);
+  const pool = postgresPool(url, poolSize, (client) => notifications.attach(client));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepared ? withPreparedStatements(pool) : pool }) });
   return {
     db,
     kind: 'postgres',
     waiting: () => pool.waitingCount,
     ping: (timeoutMs = 2_000) => withTimeout(sql`select 1`.execute(db).then(() => undefined), timeoutMs),
-    close: () => db.destroy(),
+    notifications,
+    close: async () => {
+      await notifications.close();
+      await db.destroy();
+    },
   };
 }
 
@@ -88,6 +103,7 @@ export async function openPGlite(dir: string | undefined): Promise<Database> {
     kind: 'pglite',
     waiting: () => 0,
     ping: (timeoutMs = 2_000) => withTimeout(sql`select 1`.execute(db).then(() => undefined), timeoutMs),
+    notifications: pgliteNotifications(pglite),
     close: () => db.destroy(),
   };
 }

@@ -11,7 +11,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from './database.js';
-import { noteRevocationsWritten } from './revocations-repository.js';
 import type { DB } from './schema.js';
 
 /** An access token recorded under its grant (by jti) before it is signed, so revoking the grant revokes it. */
@@ -62,7 +61,6 @@ export function grantsRepository(db: Db, clock: Clock): GrantsRepository {
         select t.jti, t.expires_at, ${at} from grant_access_tokens t join oauth_grants g on g.id = t.grant_id
         where ${sql.ref(`g.${column}`)} = ${value} and t.expires_at > ${at}
         on conflict (jti) do nothing`.execute(db);
-      noteRevocationsWritten();
     },
     async purgeEnded() {
       const at = now();
@@ -91,9 +89,5 @@ export async function deleteGrantOwner(db: Db, clock: Clock, owner: { userId: st
     await trx.deleteFrom(table).where('id', '=', id).execute();
     return true;
   };
-  if (db.isTransaction) return run(db);
-  const deleted = await db.transaction().execute(run);
-  // Once more after the commit: a cached token re-checked during the transaction saw the old state.
-  noteRevocationsWritten();
-  return deleted;
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }

@@ -5,15 +5,9 @@ import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from './database.js';
 
-// Revocations committed by this process, counted. A cache of verified tokens in the same process looks
-// again at the revocation list whenever the count moved, so /revoke, a family revocation or a deleted
-// user or client takes effect on the very next request here; other instances within their re-check
-// interval. Bumped after the write has committed (a re-check running meanwhile is then repeated).
-let revocationsWrittenHere = 0;
-export const localRevocationCount = (): number => revocationsWrittenHere;
-export const noteRevocationsWritten = (): void => {
-  revocationsWrittenHere += 1;
-};
+// Every committed row is announced on REVOCATIONS_CHANNEL by trigger (migration 0190), which keeps each
+// instance's in-memory copy current (revocation-feed.ts).
+export const REVOCATIONS_CHANNEL = 'gatehouse_revocations';
 
 export interface RevokedAccessToken {
   jti: string;
@@ -35,11 +29,18 @@ export interface RevokedClient {
   expiresAt: Date;
 }
 
+export interface LiveRevocations {
+  tokens: RevokedAccessToken[];
+  clients: RevokedClient[];
+}
+
 export interface RevocationsRepository {
   revoke(tokens: readonly RevokedAccessToken[]): Promise<void>;
   revokeClient(client: RevokedClient): Promise<void>;
   /** The token's jti is revoked, or its client was deleted or disabled after it was issued. One round trip. */
   isRevoked(token: PresentedAccessToken): Promise<boolean>;
+  /** Every entry whose tokens have not expired yet: what an in-memory copy starts from. */
+  live(): Promise<LiveRevocations>;
   /** Drops entries whose tokens have expired anyway; returns how many. */
   purgeExpired(): Promise<number>;
 }
@@ -53,7 +54,6 @@ export function revocationsRepository(db: Db, clock: Clock): RevocationsReposito
         .values(tokens.map((t) => ({ jti: t.jti, expires_at: t.expiresAt, revoked_at: new Date(clock.now()) })))
         .onConflict((oc) => oc.column('jti').doNothing())
         .execute();
-      noteRevocationsWritten();
     },
     async revokeClient({ clientId, coversIssuedUntil, expiresAt }) {
       // A second revocation of the same id (disabled, then deleted) keeps the wider of the two.
@@ -68,7 +68,6 @@ export function revocationsRepository(db: Db, clock: Clock): RevocationsReposito
           })),
         )
         .execute();
-      noteRevocationsWritten();
     },
     async isRevoked({ jti, clientId, iat }) {
       const { rows } = await sql<{ revoked: boolean }>`
@@ -76,6 +75,15 @@ export function revocationsRepository(db: Db, clock: Clock): RevocationsReposito
             or exists (select 1 from revoked_clients where client_id = ${clientId} and covers_issued_until >= ${new Date(iat * 1000)})
             as revoked`.execute(db);
       return rows[0]?.revoked === true;
+    },
+    async live() {
+      const at = new Date(clock.now());
+      const tokens = await db.selectFrom('revoked_access_tokens').select(['jti', 'expires_at']).where('expires_at', '>', at).execute();
+      const clients = await db.selectFrom('revoked_clients').select(['client_id', 'covers_issued_until', 'expires_at']).where('expires_at', '>', at).execute();
+      return {
+        tokens: tokens.map((t) => ({ jti: t.jti, expiresAt: t.expires_at })),
+        clients: clients.map((c) => ({ clientId: c.client_id, coversIssuedUntil: c.covers_issued_until, expiresAt: c.expires_at })),
+      };
     },
     async purgeExpired() {
       const at = new Date(clock.now());

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { openPostgres, type Database } from '../../src/storage/database.js';
 import { PGliteDialect } from '../../src/storage/pglite-dialect.js';
+import { pgliteNotifications } from '../../src/storage/notifications.js';
 import { loadMigrations, migrate } from '../../src/storage/migrate.js';
 import type { DB } from '../../src/storage/schema.js';
 
@@ -47,6 +48,7 @@ async function createPGliteDatabase(): Promise<Database> {
     ping: async () => {
       await pglite.query('select 1');
     },
+    notifications: pgliteNotifications(pglite),
     close: () => db.destroy(),
   };
 }

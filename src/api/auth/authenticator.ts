@@ -1,10 +1,12 @@
 // Bearer token → Principal: the verified-token cache first, full verification on a miss, and the
-// revocation list either way. A first use checks revocation in the database exactly; a cached token
-// re-checks it (and that its signing key is still published) at most once per `recheckMs`, which is
-// what keeps a repeated token nearly free while a revocation or key retirement still takes effect. A
-// revocation written by this process forces the re-check at once (localRevocationCount).
+// revocation list either way. The list is the app's in-memory copy (storage/revocation-feed.ts), asked on
+// every request, cached token or not: a revocation committed anywhere takes effect within the feed's
+// promise, one written here by the time its write returns. When the copy cannot vouch (listener down) a
+// first use reads the database and a cached token re-checks it at most once per `recheckMs`; that
+// re-check also drops a token whose signing key is no longer published.
 import type { Clock } from '../../clock.js';
-import { localRevocationCount, type RevocationsRepository } from '../../storage/revocations-repository.js';
+import type { RevocationsRepository } from '../../storage/revocations-repository.js';
+import type { RevocationCheck } from '../../storage/revocation-feed.js';
 import type { Principal } from '../principal.js';
 import type { AccessTokenClaims, AccessTokenVerifier } from './verify-access-token.js';
 import type { KeySource } from './key-source.js';
@@ -20,15 +22,14 @@ interface CachedToken {
   kid: string;
   iat: number;
   checkedAt: number;
-  /** localRevocationCount() when it was last checked: a revocation written here since forces a re-check. */
-  revocationsSeen: number;
   recheck?: Promise<boolean>;
 }
 
 export interface AuthenticatorOptions {
   verifier: AccessTokenVerifier;
   keySource: Pick<KeySource, 'publishedKids'>;
-  revocations: Pick<RevocationsRepository, 'isRevoked'>;
+  /** The app's revocation feed; a bare repository (reads on every check) works too. */
+  revocations: Pick<RevocationsRepository, 'isRevoked'> & Partial<Pick<RevocationCheck, 'known'>>;
   clock: Clock;
   /** How stale a cached token's revocation status may be (ms). 0 re-checks on every request. */
   recheckMs?: number;
@@ -42,20 +43,25 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
   const recheckMs = options.recheckMs ?? DEFAULT_REVOCATION_RECHECK_MS;
   const cache = verifiedTokenCache<CachedToken>(clock, options.cacheSize);
 
-  const stillValid = async (entry: CachedToken): Promise<boolean> => {
+  const presented = (entry: CachedToken) => ({ jti: entry.principal.jti, clientId: entry.principal.clientId, iat: entry.iat });
+
+  const stillValid = async (entry: CachedToken, revocationKnown: boolean): Promise<boolean> => {
     // A JWKS that cannot be fetched right now says nothing about retirement; revocation still applies.
     const kids = await keySource.publishedKids().catch(() => undefined);
     if (kids && !kids.has(entry.kid)) return false;
-    return !(await revocations.isRevoked({ jti: entry.principal.jti, clientId: entry.principal.clientId, iat: entry.iat }));
+    return revocationKnown || !(await revocations.isRevoked(presented(entry)));
   };
 
   async function fromCache(token: string, entry: CachedToken): Promise<Principal> {
-    if (clock.now() - entry.checkedAt >= recheckMs || entry.revocationsSeen !== localRevocationCount()) {
+    const known = revocations.known?.(presented(entry));
+    if (known === true) {
+      cache.delete(token);
+      throw revoked();
+    }
+    if (clock.now() - entry.checkedAt >= recheckMs) {
       if (!entry.recheck) {
-        const revocationsSeen = localRevocationCount();
-        entry.recheck = stillValid(entry).finally(() => {
+        entry.recheck = stillValid(entry, known === false).finally(() => {
           entry.checkedAt = clock.now();
-          entry.revocationsSeen = revocationsSeen;
           entry.recheck = undefined;
         });
       }
@@ -72,11 +78,10 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
       const cached = cache.get(token);
       if (cached) return fromCache(token, cached);
       const checkedAt = clock.now();
-      const revocationsSeen = localRevocationCount();
       const claims = await verifier.verify(token);
       if (await revocations.isRevoked({ jti: claims.jti, clientId: claims.client_id, iat: claims.iat })) throw revoked();
       const principal = principalOf(claims);
-      cache.set(token, { principal, kid: claims.kid, iat: claims.iat, checkedAt, revocationsSeen }, claims.exp * 1000);
+      cache.set(token, { principal, kid: claims.kid, iat: claims.iat, checkedAt }, claims.exp * 1000);
       return principal;
     },
   };

@@ -1,7 +1,6 @@
 // The resource-server module: bearer-token validation usable inside Gatehouse or standalone against a
 // remote JWKS. `resourceServerAuth(core)` wires the in-process pieces; the parts are exported for reuse.
 import type { Core } from '../../core.js';
-import { revocationsRepository } from '../../storage/revocations-repository.js';
 import { bearerAuthenticator, type Authenticator } from './authenticator.js';
 import { keyServiceSource, remoteKeySource, type KeySource } from './key-source.js';
 import { accessTokenVerifier } from './verify-access-token.js';
@@ -38,7 +37,7 @@ export function resourceServerAuth(core: Core, options: { jwksUrl?: string | und
   const authenticator = bearerAuthenticator({
     verifier,
     keySource,
-    revocations: revocationsRepository(core.db, clock),
+    revocations: core.revocations,
     clock,
     ...(options.recheckMs !== undefined ? { recheckMs: options.recheckMs } : {}),
   });

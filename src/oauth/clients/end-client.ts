@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import { clientsRepository } from '../../storage/clients-repository.js';
 import type { Db } from '../../storage/database.js';
 import { grantsRepository } from '../../storage/grants-repository.js';
-import { noteRevocationsWritten, revocationsRepository } from '../../storage/revocations-repository.js';
+import { revocationsRepository } from '../../storage/revocations-repository.js';
 import type { ClientLookup } from './client-cache.js';
 
 export interface EndClientDeps {
@@ -40,8 +40,6 @@ export async function endClient(deps: EndClientDeps, clientId: string, how: Clie
     await revocationsRepository(trx, clock).revokeClient({ clientId, coversIssuedUntil: new Date(coversIssuedUntil), expiresAt: new Date(expiresAt) });
     return true;
   });
-  // Once more after the commit: a cached token re-checked during the transaction saw the old state.
-  noteRevocationsWritten();
   deps.clients.forget(clientId);
   return ended;
 }

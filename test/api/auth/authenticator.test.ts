@@ -38,7 +38,7 @@ function setup(options: { recheckMs?: number; keySource?: KeySource } = {}) {
   const authenticator = bearerAuthenticator({
     verifier: counted.verifier,
     keySource,
-    revocations: revocationsRepository(core.db, clock),
+    revocations: core.revocations,
     clock,
     ...(options.recheckMs !== undefined ? { recheckMs: options.recheckMs } : {}),
   });
