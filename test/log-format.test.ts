@@ -29,6 +29,6 @@ test('the pretty stream keeps the redaction of the JSON logger (no secret reache
   const log = pino(loggerOptions('info'), prettyLogStream(out, false));
   log.info({ body: { password: 'hunter2-password', client_secret: 'sekret' }, user: 'alice' }, 'received');
   await new Promise((resolve) => setImmediate(resolve));
-  assert.match(text, /INFO  received {2}body\.password=\[redacted\] body\.client_secret=\[redacted\] user=alice\n$/);
+  assert.match(text, /INFO {2}received {2}body\.password=\[redacted\] body\.client_secret=\[redacted\] user=alice\n$/);
   assert.doesNotMatch(text, /hunter2|sekret/);
 });

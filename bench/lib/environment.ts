@@ -42,7 +42,10 @@ export function environment(options: EnvironmentOptions): Environment {
   let clusterPromise: Promise<Cluster> | undefined;
   let statements = false;
   const onPostgres = new Set<ChildServer>();
-  const backedByPostgres = (p: Promise<ChildServer>) => p.then((c) => (onPostgres.add(c), c));
+  const backedByPostgres = (p: Promise<ChildServer>) => p.then((c) => {
+      onPostgres.add(c);
+      return c;
+    });
 
   const once = (key: string, start: () => Promise<ChildServer>) => {
     let p = started.get(key);

@@ -27,7 +27,7 @@ export async function startAdminSocket(core: Core, log: (error: unknown) => void
     socket.on('data', (chunk: string) => {
       input += chunk;
       if (!input.includes('\n') || input.length > 1_000_000) return;
-      const answer = (reply: Reply) => socket.end(JSON.stringify(reply) + '\n');
+      const answer = (reply: Reply) => socket.end(`${JSON.stringify(reply)}\n`);
       let argv: unknown;
       try {
         argv = (JSON.parse(input) as { argv?: unknown }).argv;
@@ -72,7 +72,7 @@ export function sendToAdminSocket(dataDir: string, argv: string[]): Promise<Repl
     const socket = createConnection(adminSocketPath(dataDir));
     let output = '';
     socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(JSON.stringify({ argv }) + '\n'));
+    socket.on('connect', () => socket.write(`${JSON.stringify({ argv })}\n`));
     socket.on('data', (chunk: string) => (output += chunk));
     socket.on('end', () => {
       try {

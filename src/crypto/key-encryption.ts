@@ -44,7 +44,7 @@ export function resolveKeyEncryptionKey(config: { KEY_ENCRYPTION_KEY?: string | 
   const file = join(config.DATA_DIR, 'key-encryption-key');
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
   const kek = randomBytes(32);
-  writeFileSync(file, kek.toString('base64url') + '\n', { mode: 0o600 });
+  writeFileSync(file, `${kek.toString('base64url')}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return kek;
 }

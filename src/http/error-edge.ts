@@ -149,7 +149,7 @@ export function faceOfPath(url: string): Face {
  * parameter (FST_ERR_MAX_PARAM_LENGTH) is rejected by the router before any route exists; without this
  * it would bypass the edge and answer Fastify's own JSON.
  */
-export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function frameworkErrors(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendError(faceOfPath(request.url), new ProblemError('bad-request', 'The request URL is malformed or too long.'), request, reply);
 }
 

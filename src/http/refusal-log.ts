@@ -3,7 +3,7 @@
 // carries the request's trace id — the Reference on error pages, X-Request-Id on every answer — so a user's
 // report leads straight to it. Only identifiers go in, never secrets or tokens (the logger also redacts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { OAuthError, PageError, ProblemError, type RefusalDetails } from './errors.js';
+import { OAuthError, type PageError, ProblemError, type RefusalDetails } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -29,6 +29,7 @@ export function loadMigrations(dir = join(packageRoot(), 'migrations')): Migrati
 }
 
 /** Applies pending migrations; returns the versions applied by this call. */
+// biome-ignore lint/suspicious/noExplicitAny: migrations create the schema that DB describes, so they take a database of any shape
 export async function migrate(db: Kysely<any>, migrations = loadMigrations()): Promise<string[]> {
   return db.transaction().execute(async (tx) => {
     await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(tx);

@@ -82,7 +82,10 @@ describe('demo application', () => {
     const jar = demoCookie('https://id.example.com');
     const app = Fastify();
     await app.register(cookie);
-    app.get('/', async (_request, reply) => (jar.set(reply, 'opaque'), 'ok'));
+    app.get('/', async (_request, reply) => {
+      jar.set(reply, 'opaque');
+      return 'ok';
+    });
     const line = (await app.inject('/')).headers['set-cookie'];
     assert.equal(line, '__Host-gatehouse_demo=opaque; Path=/; HttpOnly; Secure; SameSite=Lax');
     await app.close();

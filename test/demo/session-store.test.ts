@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { sessionStore } from '../../src/demo/session-store.js';
 
 test('the demo session store never holds more than its bound and drops the least recently used first', () => {
-  let now = 0;
+  const now = 0;
   const store = sessionStore<number>({ maxEntries: 3, idleMs: 60_000, now: () => now });
   const ids = [0, 1, 2].map((n) => store.create(n));
   assert.equal(store.get(ids[0]), 0, 'touching 0 makes 1 the least recently used');

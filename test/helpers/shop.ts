@@ -50,6 +50,7 @@ export async function call(base: string, method: string, path: string, options: 
     ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
   });
   const text = await response.text();
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever fields the response under test has
   let json: any;
   try {
     json = text ? JSON.parse(text) : undefined;

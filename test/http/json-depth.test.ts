@@ -14,7 +14,7 @@ import { shopTokens } from '../helpers/shop.js';
 
 const LEVELS = 100_000;
 const deepArray = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
-const deepObject = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+const deepObject = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 /** A value nested `levels` deep, built without recursion (as a parser would). */
 function nested(levels: number): Json {
   let value: Json = 1;

@@ -48,14 +48,14 @@ export interface ParsedForm {
   hidden: Record<string, string>;
 }
 
-const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 export function parseForm(html: string): ParsedForm {
   const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
   if (!action) throw new Error(`no form in page: ${html.slice(0, 300)}`);
   const hidden: Record<string, string> = {};
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) hidden[unescape(m[1]!)] = unescape(m[2]!);
-  return { action: unescape(action), hidden };
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) hidden[unescapeHtml(m[1]!)] = unescapeHtml(m[2]!);
+  return { action: unescapeHtml(action), hidden };
 }
 
 export const PASSWORD = 'correct horse battery staple';

@@ -30,7 +30,7 @@ async function attempt(t: TestApp, clientId: string, username: string, password:
   return {
     status: response.status,
     // The interaction id differs per attempt; only the outcome matters.
-    location: location && location.replace(/^\/interaction\/[^/?]+/, '/interaction/ID'),
+    location: location === null ? null : location.replace(/^\/interaction\/[^/?]+/, '/interaction/ID'),
     contentType: response.headers.get('content-type'),
     retryAfter: response.headers.get('retry-after'),
     body: (await response.text()).replace(/[0-9a-f-]{16,}/gi, 'TRACE'),

@@ -99,7 +99,7 @@ describe('id_token', () => {
 
   test('id_token nonce is echoed byte-exact, even 384 characters long', async () => {
     const user = await createUser(t.core.db, clock);
-    const nonce = 'n'.repeat(190) + '-._~' + 'Z'.repeat(190);
+    const nonce = `${'n'.repeat(190)}-._~${'Z'.repeat(190)}`;
     const token = await idTokenIssuer(t.core).issue({ client: fixture.client, user, scope: ['openid'], authTime: 1, nonce });
     const { payload } = await jwtVerify(token, createLocalJWKSet(await t.core.keys.jwks()), { currentDate: new Date(clock.now()) });
     assert.equal(payload.nonce, nonce);

@@ -21,6 +21,7 @@ const payments = () => paymentsRepository(t.core.db).count();
 const pay = (token: string, key: string | undefined, body: unknown = { amount: '10.00', currency: 'EUR', account: 'ACC-1' }) =>
   call(t.url, 'POST', '/v1/payments', { token, body, ...(key !== undefined ? { key } : {}) });
 
+// biome-ignore lint/suspicious/noExplicitAny: the body under test, read field by field
 function assertProblemCode(r: { status: number; headers: Headers; json: any }, status: number, code: string): void {
   assert.equal(r.status, status, JSON.stringify(r.json));
   assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);

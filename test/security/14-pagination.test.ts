@@ -17,6 +17,7 @@ after(() => t.close());
 const list = (query = '') => call(t.url, 'GET', `/v1/orders${query}`, { token });
 const nextLink = (headers: Headers) => /<([^>]+)>;\s*rel="next"/.exec(headers.get('link') ?? '')?.[1];
 
+// biome-ignore lint/suspicious/noExplicitAny: the body under test, read field by field
 function assertBadRequest(r: { status: number; headers: Headers; json: any }, why: string): void {
   assert.ok(r.status === 400 || r.status === 422, `${why}: ${r.status}`);
   assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/, why);

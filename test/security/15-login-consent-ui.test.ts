@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Browser, loginAndConsent, parseForm, PASSWORD } from '../interaction/browserless.js';
-import { registerClient } from '../oauth/fixtures.js';
+import { registerClient, type RegisteredClient } from '../oauth/fixtures.js';
 import { authorizeUrl, REG, startWorld, type World } from './helpers/world.js';
 
 let w: World;
@@ -140,7 +140,7 @@ describe('15. login and consent UI', () => {
 
   test('15.191 consent page shows client name and each scope; <script>/javascript: in client metadata rendered inert', async () => {
     const evilName = '<script>alert(1)</script><img src=x onerror=alert(2)>';
-    let evil;
+    let evil: RegisteredClient;
     try {
       evil = await registerClient(w.t.core, { client_name: evilName, grant_types: ['authorization_code'], redirect_uris: [REG], scope: 'openid profile email', token_endpoint_auth_method: 'none', logo_uri: 'javascript:alert(3)' } as never);
     } catch {

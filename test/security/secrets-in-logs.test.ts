@@ -34,7 +34,7 @@ test('secrets never appear in the logs of a full run, even at LOG_LEVEL=trace', 
   const browser = new Browser(w.url);
   const a = await authorize(w, w.A, { scope: 'openid offline_access profile orders:read orders:write payments:write users:read', prompt: 'consent' }, { browser });
   secrets.code = a.code;
-  secrets['code_verifier'] = a.verifier;
+  secrets.code_verifier = a.verifier;
   const tokens = await exchange(w, w.A, a);
   assert.equal(tokens.status, 200);
   secrets['access token'] = String(tokens.body.access_token);

@@ -25,7 +25,10 @@ export function validateOrder(body: OrderBody, currencies: readonly string[]): {
     if (item.quantity < 1 || item.quantity > MAX_QUANTITY) errors.add(`items.${i}.quantity`, `must be between 1 and ${MAX_QUANTITY}`);
     if (!currencyOk) return;
     const price = parseAmount(item.unit_price, body.currency);
-    if ('error' in price) return errors.add(`items.${i}.unit_price`, price.error);
+    if ('error' in price) {
+      errors.add(`items.${i}.unit_price`, price.error);
+      return;
+    }
     total += price.minor * BigInt(Math.max(0, Math.trunc(item.quantity)));
     items.push({ sku: item.sku, quantity: item.quantity, unit_price_minor: Number(price.minor) });
   });

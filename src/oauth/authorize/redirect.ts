@@ -3,7 +3,7 @@
 // appended to the registered redirect_uri as it is, so its own query survives unchanged (RFC 6749 3.1.2),
 // and the browser is sent on with 303 See Other (RFC 9700 4.12: never 307). Form-post delivery is a page
 // (src/interaction/pages/form-post-page.ts).
-import { OAuthError, safeDescription } from '../../http/errors.js';
+import { type OAuthError, safeDescription } from '../../http/errors.js';
 import type { RedirectTarget } from './authorization-request.js';
 
 export const REDIRECT_STATUS = 303;

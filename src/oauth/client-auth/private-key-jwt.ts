@@ -60,7 +60,7 @@ function checkLifetime(payload: JWTPayload, now: number, skew: number): void {
 export async function verifyClientAssertion(client: Client, assertion: string, deps: AssertionDeps): Promise<void> {
   const now = Math.floor(deps.clock.now() / 1000);
   const skew = deps.config.CLOCK_SKEW;
-  let payload;
+  let payload: JWTPayload;
   try {
     const { keySet, algorithms } = keysOf(client, deps.remoteKeySets);
     ({ payload } = await jwtVerify(assertion, keySet, {

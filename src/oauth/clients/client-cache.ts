@@ -36,7 +36,10 @@ export function cachedClients(clients: Pick<ClientsRepository, 'find'>, clock: C
       const pending = inFlight.get(id);
       if (pending) return pending;
       const read: Promise<Client | undefined> = clients.find(id).then(
-        (client) => (settle(id, read, { client }), client),
+        (client) => {
+          settle(id, read, { client });
+          return client;
+        },
         (error: unknown) => {
           settle(id, read);
           throw error;

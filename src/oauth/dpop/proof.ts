@@ -3,7 +3,7 @@
 // asymmetric allow-list (never HS* or none); the proof is fresh (iat window), names this request (htm, htu),
 // carries a server nonce where one is required (and a valid one whenever it carries any), and its jti is
 // accepted once per key.
-import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
+import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK, type JWTVerifyResult } from 'jose';
 import type { Clock } from '../../clock.js';
 // sha256 here is base64url(SHA-256), which is also exactly RFC 9449 4.2's `ath`.
 import { sha256 } from '../../crypto/random.js';
@@ -63,7 +63,7 @@ function singleProof(header: DpopRequest['header']): string {
 export async function verifyDpopProof(request: DpopRequest, deps: DpopDeps): Promise<string> {
   const proof = singleProof(request.header);
   const now = Math.floor(deps.clock.now() / 1000);
-  let verified;
+  let verified: JWTVerifyResult;
   try {
     verified = await jwtVerify(proof, EmbeddedJWK, {
       typ: 'dpop+jwt',

@@ -29,7 +29,10 @@ const issuer = () => accessTokenIssuer({ keys: core.keys, clock: core.clock, con
 
 function counting(verifier: AccessTokenVerifier) {
   let calls = 0;
-  return { verifier: { verify: (token: string) => ((calls += 1), verifier.verify(token)) }, calls: () => calls };
+  return { verifier: { verify: (token: string) => {
+        calls += 1;
+        return verifier.verify(token);
+      } }, calls: () => calls };
 }
 
 function setup(options: { recheckMs?: number; keySource?: KeySource } = {}) {

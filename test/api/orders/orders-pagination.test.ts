@@ -3,7 +3,6 @@
 // and a walk that stays exact while rows are inserted and deleted concurrently.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { ordersRepository } from '../../../src/storage/orders-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { call, shopTokens, type Caller, SHOP_TEST_ENV } from '../../helpers/shop.js';

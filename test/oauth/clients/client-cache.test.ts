@@ -20,7 +20,10 @@ after(() => database.close());
 /** Counts the reads that reach the repository. */
 function counting() {
   let reads = 0;
-  return { repo: { find: (id: string) => ((reads += 1), repository.find(id)) }, reads: () => reads };
+  return { repo: { find: (id: string) => {
+        reads += 1;
+        return repository.find(id);
+      } }, reads: () => reads };
 }
 
 const newClient = (id: string) =>

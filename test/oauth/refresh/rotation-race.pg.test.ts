@@ -14,7 +14,7 @@ import { codeGrantTokens, createClient, createUser, FLOW_TEST_ENV, refreshWith }
 import { grantIdOf, judgeRace, type RaceOutcome } from '../../helpers/refresh-race.js';
 
 const RACES = Number(process.env.RACES ?? 200);
-let servers: ServerProcess[] = [];
+const servers: ServerProcess[] = [];
 let database: Database;
 let dropDatabase: () => Promise<void>;
 const dataDirs: string[] = [];

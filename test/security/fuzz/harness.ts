@@ -89,6 +89,7 @@ const nasty = fc.constantFrom(
   "' OR '1'='1",
   '"; DROP TABLE users; --',
   '../../../../etc/passwd',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4j-style lookup, sent as a literal string
   '${jndi:ldap://x}',
   '{{7*7}}',
   '\u202e\u0301',
