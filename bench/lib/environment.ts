@@ -1,6 +1,6 @@
 // Everything a run needs, started lazily on first use and stopped at the end: a throwaway PostgreSQL server
 // (with pg_stat_statements, to count statements per request), Gatehouse on PostgreSQL and on PGlite, the
-// peer and the baselines, each in its own child process.
+// peer (in memory, and on a throwaway redis-server) and the baselines, each in its own child process.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, startCluster, type Cluster } from '../../scripts/pg-cluster.mjs';
 import { startChild, type ChildServer } from './child.js';
+import { startRedis, type RedisServer } from './redis.js';
 
 export interface EnvironmentOptions {
   /** Quick mode proves scenarios run: load shedding (503 under a starved CI machine) is switched off. */
@@ -25,8 +26,11 @@ export interface Environment {
   usesPostgres(server: ChildServer): boolean;
   /** The PostgreSQL postmaster's pid, to measure the database's CPU (undefined before the cluster starts). */
   postgresPid(): Promise<number | undefined>;
+  /** The pid of the database server this server keeps its data in (PostgreSQL or redis-server), if any. */
+  databasePid(server: ChildServer): Promise<number | undefined>;
   gatehouse(kind: 'postgres' | 'pglite'): Promise<ChildServer>;
-  peer(): Promise<ChildServer>;
+  /** node-oidc-provider with its in-memory adapter, or with the Redis adapter on a throwaway redis-server. */
+  peer(store?: 'memory' | 'redis'): Promise<ChildServer>;
   baseline(): Promise<ChildServer>;
   /** Starts every server in parallel now (each is still awaited where it is used). */
   prestart(): void;
@@ -40,6 +44,8 @@ export function environment(options: EnvironmentOptions): Environment {
   const started = new Map<string, Promise<ChildServer>>();
   const tempDirs: string[] = [];
   let clusterPromise: Promise<Cluster> | undefined;
+  let redisPromise: Promise<RedisServer> | undefined;
+  const onRedis = new Set<ChildServer>();
   let statements = false;
   const onPostgres = new Set<ChildServer>();
   const backedByPostgres = (p: Promise<ChildServer>) => p.then((c) => {
@@ -109,6 +115,11 @@ export function environment(options: EnvironmentOptions): Environment {
     usesPostgres(server) {
       return onPostgres.has(server);
     },
+    async databasePid(server) {
+      if (onPostgres.has(server)) return env.postgresPid();
+      if (onRedis.has(server)) return (await redisPromise)?.pid;
+      return undefined;
+    },
     async postgresPid() {
       if (!clusterPromise) return undefined;
       return (await clusterPromise.catch(() => undefined))?.postmasterPid();
@@ -142,9 +153,24 @@ export function environment(options: EnvironmentOptions): Environment {
         return kind === 'postgres' ? backedByPostgres(child) : child;
       });
     },
-    peer() {
-      const execArgv = options.cpuProfileDir ? profileFlags(options.cpuProfileDir, 'peer') : [];
-      return once('peer', () => startChild('peer (node-oidc-provider 9)', new URL('../peer/server.ts', import.meta.url), { execArgv, env: { NODE_ENV: 'production' } }));
+    peer(store = 'memory') {
+      const execArgv = options.cpuProfileDir ? profileFlags(options.cpuProfileDir, `peer-${store}`) : [];
+      if (store === 'memory') {
+        return once('peer', () => startChild('peer (node-oidc-provider 9)', new URL('../peer/server.ts', import.meta.url), { execArgv, env: { NODE_ENV: 'production' } }));
+      }
+      return once('peer-redis', async () => {
+        options.log('starting a throwaway redis-server (appendonly yes, appendfsync everysec)');
+        const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-redis-'));
+        tempDirs.push(dir);
+        redisPromise ??= startRedis(dir);
+        const redis = await redisPromise;
+        const child = await startChild('peer (node-oidc-provider 9, Redis)', new URL('../peer/server.ts', import.meta.url), {
+          execArgv,
+          env: { NODE_ENV: 'production', PEER_REDIS_URL: redis.url },
+        });
+        onRedis.add(child);
+        return child;
+      });
     },
     baseline() {
       return once('baseline', async () => {
@@ -167,6 +193,7 @@ export function environment(options: EnvironmentOptions): Environment {
       const children = await Promise.allSettled([...started.values()]);
       await Promise.all(children.map((c) => (c.status === 'fulfilled' ? c.value.stop().catch(() => {}) : undefined)));
       if (clusterPromise) (await clusterPromise.catch(() => undefined))?.stop();
+      if (redisPromise) await (await redisPromise.catch(() => undefined))?.stop();
       for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
     },
   };

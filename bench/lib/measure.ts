@@ -23,8 +23,9 @@ export async function measure(
     const expectedRate = settings.quick ? Math.min(rate.get(subject.key)!, 150) : rate.get(subject.key)!;
     const spec = await subject.load({ seconds, connections, expectedRate });
     const before = subject.statementsDatabase ? await env.statementCalls(subject.statementsDatabase) : undefined;
-    // The PostgreSQL server runs on the same machine: its CPU (postmaster + backends) over the same window.
-    const dbPid = subject.statementsDatabase !== undefined || env.usesPostgres(subject.server) ? await env.postgresPid() : undefined;
+    // The subject's database server (PostgreSQL, or the peer's redis-server) runs on the same machine: its CPU
+    // (postmaster + backends, or redis-server with its AOF-rewrite children) over the same window.
+    const dbPid = subject.statementsDatabase !== undefined ? await env.postgresPid() : await env.databasePid(subject.server);
     const db0 = dbPid !== undefined ? { at: performance.now(), cpu: processTreeCpuSeconds(dbPid) } : undefined;
     const { result, usage } = await measureUsage(subject.server.pid, () => ('drive' in spec ? spec.drive() : runLoad(spec, { connections, seconds })));
     const db = dbPid !== undefined && db0 ? databaseUsage(dbPid, db0) : undefined;
@@ -54,7 +55,7 @@ export async function measure(
       log(
         `  run ${round + 1}/${settings.runs} ${subject.label}: ${Math.round(r.load.rps)} req/s, p99 ${Math.round(r.load.p99)} ms, ` +
           `${r.load.errors} errors, cpu ${Math.round(r.usage.cpuPercent)}% (main thread ${Math.round(r.usage.mainThreadCpuPercent)}%)` +
-          (r.usage.dbCpuPercent !== undefined ? `, PostgreSQL cpu ${Math.round(r.usage.dbCpuPercent)}%` : ''),
+          (r.usage.dbCpuPercent !== undefined ? `, db cpu ${Math.round(r.usage.dbCpuPercent)}%` : ''),
       );
       records.get(subject.key)!.push(r);
     }
@@ -62,7 +63,7 @@ export async function measure(
   return subjects.map((s) => summarise(s, records.get(s.key)!, warmupErrors.get(s.key)!));
 }
 
-/** PostgreSQL CPU since `start` (read just before the run), in percent of one core over the same wall time. */
+/** Database server CPU since `start` (read just before the run), in percent of one core over the same wall time. */
 function databaseUsage(pid: number, start: { at: number; cpu: number }): { dbCpuPercent: number; dbCpuSeconds: number } | undefined {
   try {
     const used = processTreeCpuSeconds(pid) - start.cpu;

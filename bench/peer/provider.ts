@@ -1,8 +1,10 @@
 // node-oidc-provider 9, configured to do the same work as Gatehouse in each scenario: a confidential client
 // authenticating with client_secret_basic, ES256 JWT access tokens for the API via resource indicators
-// (RFC 8707), RS256 id_tokens, rotating refresh tokens, PKCE-bound codes, and its default in-memory adapter —
-// the library's own MemoryAdapter class, given an LRU store larger than its default 1,000 entries, because a
-// pool of pre-minted codes or refresh tokens (tens of thousands) would otherwise be evicted before use.
+// (RFC 8707), RS256 id_tokens, refresh tokens rotated on every use (its default keeps a confidential client's
+// refresh token; Gatehouse rotates), PKCE-bound codes. Storage: its default in-memory adapter — the library's
+// own MemoryAdapter class, given an LRU store larger than its default 1,000 entries, because a pool of
+// pre-minted codes or refresh tokens (tens of thousands) would otherwise be evicted before use — or, as in
+// production, a Redis adapter (redis-adapter.ts).
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
@@ -30,7 +32,7 @@ async function signingKeys(): Promise<Configuration['jwks']> {
 
 const store = new LRU({ maxSize: 10_000_000 });
 
-export async function peerProvider(issuer: string, apiAudience: string): Promise<Provider> {
+export async function peerProvider(issuer: string, apiAudience: string, adapter?: (model: string) => unknown): Promise<Provider> {
   const configuration: Configuration = {
     clients: [
       {
@@ -43,7 +45,7 @@ export async function peerProvider(issuer: string, apiAudience: string): Promise
       },
     ],
     jwks: await signingKeys(),
-    adapter: (model: string) => new MemoryAdapter(model, store),
+    adapter: adapter ?? ((model: string) => new MemoryAdapter(model, store)),
     cookies: { keys: ['bench-cookie-key-0123456789abcdef'] },
     scopes: ['openid', 'offline_access', 'profile', 'email'],
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
@@ -66,6 +68,7 @@ export async function peerProvider(issuer: string, apiAudience: string): Promise
       },
     },
     pkce: { required: () => true },
+    // Every use of a refresh token rotates it, whatever the client (the default rotates only for public clients).
     rotateRefreshToken: true,
     ttl: {
       AccessToken: 600,

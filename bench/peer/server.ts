@@ -1,10 +1,12 @@
 // The peer in its own process. Set-up calls mint codes and refresh tokens through node-oidc-provider's own
-// models (Grant, AuthorizationCode, RefreshToken), stored by its default in-memory adapter.
+// models (Grant, AuthorizationCode, RefreshToken), stored by its default in-memory adapter, or in Redis
+// when PEER_REDIS_URL is set (redis-adapter.ts).
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { reportStartFailure, serveRpc } from '../lib/child-rpc.js';
 import { PEER_CLIENT, peerProvider } from './provider.js';
+import { redisAdapterFactory } from './redis-adapter.js';
 
 interface GrantInput {
   count: number;
@@ -21,7 +23,8 @@ async function main(): Promise<void> {
   const { port } = server.address() as AddressInfo;
   const issuer = `http://127.0.0.1:${port}`;
   const audience = `${issuer}/v1`;
-  const provider = await peerProvider(issuer, audience);
+  const redis = process.env.PEER_REDIS_URL ? redisAdapterFactory(process.env.PEER_REDIS_URL) : undefined;
+  const provider = await peerProvider(issuer, audience, redis?.adapter);
   provider.on('server_error', (_ctx: unknown, error: Error) => console.error('peer server_error', error));
   server.on('request', provider.callback());
 
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
     },
     async () => {
       server.close();
+      await redis?.quit();
     },
   );
 }

@@ -69,14 +69,25 @@ export async function peerSide(server: ChildServer): Promise<Side> {
 const codeFields = (side: Side, code: string) => ({ grant_type: 'authorization_code', code, redirect_uri: side.redirectUri, code_verifier: VERIFIER });
 const refreshFields = (token: string) => ({ grant_type: 'refresh_token', refresh_token: token });
 
-/** One exchange through real HTTP before measuring: the response must carry the same three tokens on both sides. */
-export async function probeExchange(label: string, side: Side, kind: 'codes' | 'refresh'): Promise<void> {
+/**
+ * One exchange through real HTTP before measuring: the response must carry the same three tokens on both
+ * sides, and a refresh must rotate — a new refresh token in the answer; with `oldRefused` (the peer, whose
+ * default would keep the token) the presented one is then refused, so the peer does the same single-use work.
+ */
+export async function probeExchange(label: string, side: Side, kind: 'codes' | 'refresh', { oldRefused = false } = {}): Promise<void> {
   const [value] = await side.mint(kind, 1);
   const fields = kind === 'codes' ? codeFields(side, value!) : refreshFields(value!);
-  const json = await postForm(`${side.server.url}/token`, fields, { authorization: basicAuth(side.client.id, side.client.secret) });
+  const authorization = basicAuth(side.client.id, side.client.secret);
+  const json = await postForm(`${side.server.url}/token`, fields, { authorization });
   assertEs256AccessToken(label, json.access_token);
   if (typeof json.refresh_token !== 'string' || (GRANT_SCOPE.split(' ').includes('openid') && typeof json.id_token !== 'string')) {
     throw new Error(`${label}: expected refresh_token and id_token in ${Object.keys(json).join(', ')}`);
+  }
+  if (kind !== 'refresh') return;
+  if (json.refresh_token === value) throw new Error(`${label}: the refresh token was not rotated`);
+  if (oldRefused) {
+    const again = await postForm(`${side.server.url}/token`, fields, { authorization }, 400);
+    if (again.error !== 'invalid_grant') throw new Error(`${label}: a rotated refresh token presented again answered ${JSON.stringify(again)}`);
   }
 }
 

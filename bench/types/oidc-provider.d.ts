@@ -17,6 +17,18 @@ declare module 'oidc-provider' {
   interface ClientInstance {
     clientId: string;
   }
+  /** What an adapter stores: the model's JSON, with the fields the adapter indexes by. */
+  export type AdapterPayload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string; consumed?: number };
+  export interface Adapter {
+    upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void>;
+    find(id: string): Promise<AdapterPayload | undefined>;
+    findByUid(uid: string): Promise<AdapterPayload | undefined>;
+    findByUserCode(userCode: string): Promise<AdapterPayload | undefined>;
+    consume(id: string): Promise<void>;
+    destroy(id: string): Promise<void>;
+    revokeByGrantId(grantId: string): Promise<void>;
+  }
+  export const errors: { InvalidGrant: new (detail: string) => Error };
   export default class Provider {
     constructor(issuer: string, configuration: Configuration);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;

@@ -137,6 +137,7 @@ export function postgresNotifications(url: string, channels: readonly string[], 
       clearInterval(heartbeat);
       const target = client;
       client = undefined;
+      if (listening) each((events) => events.lost());
       listening = false;
       await target?.end().catch(() => {});
     },

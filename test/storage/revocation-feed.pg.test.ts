@@ -11,7 +11,7 @@ import { manualClock } from '../../src/clock.js';
 import { createCore, type Core } from '../../src/core.js';
 import { openPostgres, type Database } from '../../src/storage/database.js';
 import { LISTENER_NAME } from '../../src/storage/notifications.js';
-import { REVOCATION_PROMISE_MS } from '../../src/storage/revocation-feed.js';
+import { REVOCATION_PROMISE_MS, revocationFeed } from '../../src/storage/revocation-feed.js';
 import { revocationsRepository } from '../../src/storage/revocations-repository.js';
 import { accessTokenIssuer } from '../../src/oauth/tokens/access-tokens.js';
 import { resourceServerAuth, type Authenticator } from '../../src/api/auth/index.js';
@@ -119,5 +119,26 @@ test('the listener connection killed (pg_terminate_backend): a revoked token is 
   } finally {
     await writer.close();
     await admin.end();
+  }
+});
+
+test('while its listener is down the feed vouches for nothing: every check reads the database (fail safe)', async () => {
+  const database = await openPostgres(created.url, 2);
+  const repository = revocationsRepository(database.db, clock);
+  const feed = revocationFeed({ repository, notifications: database.notifications, clock });
+  const outsider = new pg.Client({ connectionString: created.url });
+  await outsider.connect();
+  try {
+    const probe = { jti: 'down-probe', clientId: 'c9', iat: Math.floor(clock.now() / 1000) };
+    await within(10_000, performance.now(), () => feed.known(probe) === false, 'feed current');
+    await database.notifications!.close();
+    assert.equal(feed.known(probe), undefined, 'no answer from memory once the listener is gone');
+    // A revocation written meanwhile from another session is refused.
+    await outsider.query('insert into revoked_access_tokens (jti, expires_at, revoked_at) values ($1, $2, now())', [probe.jti, new Date(clock.now() + 600_000)]);
+    assert.equal(await feed.isRevoked(probe), true);
+  } finally {
+    feed.close();
+    await outsider.end();
+    await database.close();
   }
 });
