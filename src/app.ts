@@ -7,7 +7,7 @@ import type { Database } from './storage/database.js';
 import { createServices, type Services } from './services.js';
 import type { OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { loggerOptions } from './logger.js';
-import { errorEdge, frameworkErrors } from './http/error-edge.js';
+import { createErrorEdge } from './http/error-edge.js';
 import { genReqId, installObservability } from './http/observability.js';
 import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
@@ -45,6 +45,7 @@ export interface AppOptions {
 }
 
 export async function buildApp({ config, database, clock = systemClock, logger = true, outbound }: AppOptions): Promise<FastifyInstance> {
+  const edge = createErrorEdge();
   const app = Fastify({
     logger:
       logger === false
@@ -58,7 +59,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
-    frameworkErrors,
+    frameworkErrors: edge.frameworkErrors,
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
   });
@@ -80,7 +81,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   app.decorate('brand', brand);
   app.decorate('core', services);
 
-  await app.register(errorEdge);
+  await app.register(edge.plugin);
   installRefusalLog(app);
   installObservability(app);
   await installOverloadProtection(app, config, database);

@@ -26,6 +26,9 @@ import { accessTokenIssuer, type AccessTokenIssuer } from './oauth/tokens/access
 import { bearerAccessTokenVerifier, type BearerVerifier } from './oauth/tokens/bearer-access-token.js';
 import { idTokenIssuer, type IdTokenIssuer } from './oauth/tokens/id-token.js';
 import type { AuthorizationRequest } from './oauth/authorize/authorization-request.js';
+import type { BeginAuthorization, Respond } from './oauth/authorize/authorize-route.js';
+import { sendNext } from './interaction/answer.js';
+import { beginAuthorization } from './interaction/begin.js';
 import type { FlowDeps } from './interaction/flow-deps.js';
 import { INTERACTION_TTL_SECONDS } from './interaction/flow-deps.js';
 import { rateLimitedLogins } from './interaction/login/rate-limited-logins.js';
@@ -71,6 +74,8 @@ export interface Services extends Core {
   // The browser face.
   readonly sessions: BrowserSessions;
   readonly flow: FlowDeps;
+  /** What /authorize (the authorization server's) hands a valid request to: the interaction flow. */
+  readonly authorization: { begin: BeginAuthorization; respond: Respond };
   // The resource API.
   readonly resourceAuth: ResourceServerAuth;
   readonly idempotency: Idempotency;
@@ -146,6 +151,10 @@ export function createServices(options: ServicesOptions): Services {
     clientAuth: clientAuthDeps(core),
     sessions,
     flow,
+    authorization: {
+      begin: (request, client, http) => beginAuthorization(request, client, http, flow),
+      respond: (reply, next) => sendNext(reply, next, { issuer: config.ISSUER, brand }),
+    },
     resourceAuth: resourceServerAuth({ ...core, revocations, dpop }, { jwksUrl: config.JWKS_URL }),
     idempotency,
     cursors,

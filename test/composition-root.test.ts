@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import { systemClock } from '../src/clock.js';
 import { createServices, type Services } from '../src/services.js';
-import { errorEdge } from '../src/http/error-edge.js';
+import { createErrorEdge } from '../src/http/error-edge.js';
 import { jobWorker } from '../src/jobs/plugin.js';
 import { authorizationServer } from '../src/oauth/index.js';
 import { interactionPages } from '../src/interaction/index.js';
@@ -37,7 +37,7 @@ async function boot(face: Face, present: { edge?: boolean; forms?: boolean; jobs
   const app = Fastify({ logger: false });
   app.decorate('issuer', services.config.ISSUER);
   app.decorate('brand', services.brand);
-  if (present.edge) await app.register(errorEdge);
+  if (present.edge) await app.register(createErrorEdge().plugin);
   if (present.forms) await app.register(formbody);
   if (present.jobs) await app.register(jobWorker, { jobs: services.jobs });
   await app.register(face as typeof resourceApi, { services });
@@ -80,6 +80,18 @@ for (const [name, face] of FACES) {
     }
   });
 }
+
+test('/authorize belongs to the authorization server: served without the interaction face, as an HTML page', async () => {
+  const app = await boot(authorizationServer, { edge: true, forms: true, jobs: true });
+  try {
+    const res = await app.inject({ method: 'GET', url: '/authorize?client_id=nobody' });
+    assert.equal(res.statusCode, 400);
+    assert.match(String(res.headers['content-type']), /^text\/html/);
+    assert.equal(res.headers['x-frame-options'], 'DENY');
+  } finally {
+    await app.close();
+  }
+});
 
 test('a browser-form face without the form parser fails at boot', async () => {
   for (const face of [authorizationServer, interactionPages]) {

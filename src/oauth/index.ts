@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ERROR_EDGE_PLUGIN, FORM_BODY_PLUGIN, JOBS_PLUGIN } from '../face-dependencies.js';
 import { corsEndpoints } from './cors/cors.js';
+import { authorizationEndpoint } from './authorize/index.js';
 import { discoveryEndpoints } from './discovery.js';
 import { jwksEndpoint } from './jwks.js';
 import { tokenEndpoint } from './token/index.js';
@@ -15,6 +16,7 @@ import { securityEventLog } from './refresh/security-events.js';
 
 export type OAuthServices = Parameters<typeof corsEndpoints>[1] &
   Parameters<typeof discoveryEndpoints>[1] &
+  Parameters<typeof authorizationEndpoint>[1] &
   Parameters<typeof jwksEndpoint>[1] &
   Parameters<typeof tokenEndpoint>[1] &
   Parameters<typeof revocationEndpoint>[1] &
@@ -28,6 +30,7 @@ const registrations: readonly Registration[] = [
   // First: its onSend hook must be in place for every route below.
   corsEndpoints,
   discoveryEndpoints,
+  authorizationEndpoint,
   jwksEndpoint,
   tokenEndpoint,
   revocationEndpoint,

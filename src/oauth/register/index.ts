@@ -17,7 +17,8 @@ import type { OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 import { requireInitialAccessToken, requireRegistrationAccess, spendInitialAccessToken } from './access.js';
 import { enforceRegistrationPolicy, STRICT_POLICY, type RegistrationPolicy } from './policy.js';
 
-const route = { config: { face: 'oauth' as const } };
+// Anyone may call these: per-address budget for machines (src/http/anonymous-limit.ts).
+const route = { config: { face: 'oauth' as const, limit: 'anonymous' as const } };
 
 async function asRegistrationError<T>(request: FastifyRequest, step: () => T | Promise<T>): Promise<T> {
   try {
