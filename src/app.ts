@@ -4,14 +4,14 @@ import formbody from '@fastify/formbody';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Database } from './storage/database.js';
-import { createCore, type Core } from './core.js';
+import { createServices, type Services } from './services.js';
 import type { OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { loggerOptions } from './logger.js';
-import { frameworkErrors, installErrorEdge } from './http/error-edge.js';
+import { createErrorEdge } from './http/error-edge.js';
 import { genReqId, installObservability } from './http/observability.js';
 import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
-import { brandFromConfig, type Brand } from './http/brand.js';
+import type { Brand } from './http/brand.js';
 import { homePage } from './http/home-page.js';
 import { installOverloadProtection } from './http/overload.js';
 import { installAnonymousLimit } from './http/anonymous-limit.js';
@@ -20,18 +20,17 @@ import { installRefusalLog } from './http/refusal-log.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
 import { resourceApi } from './api/index.js';
-import { installJobQueue } from './jobs/plugin.js';
+import { jobWorker } from './jobs/plugin.js';
 import { demoApp } from './demo/index.js';
 import { resolveKeyEncryptionKey } from './crypto/key-encryption.js';
 import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.js';
-import { clientsRepository } from './storage/clients-repository.js';
-import { usersRepository } from './storage/users-repository.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     issuer: string;
     brand: Brand;
-    core: Core;
+    /** The app's services, for the process entry (admin socket) and tests; plugins get theirs as arguments. */
+    core: Services;
   }
 }
 
@@ -46,6 +45,7 @@ export interface AppOptions {
 }
 
 export async function buildApp({ config, database, clock = systemClock, logger = true, outbound }: AppOptions): Promise<FastifyInstance> {
+  const edge = createErrorEdge();
   const app = Fastify({
     logger:
       logger === false
@@ -59,26 +59,34 @@ export async function buildApp({ config, database, clock = systemClock, logger =
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
-    frameworkErrors,
+    frameworkErrors: edge.frameworkErrors,
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
   });
 
-  const core = createCore({ config, clock, database, warn: (message, error) => app.log.warn({ err: error }, message), ...(outbound ? { outbound } : {}) });
-  app.addHook('onClose', async () => {
-    core.redis?.disconnect();
-    core.revocations.close();
+  // The composition root: every service of this app, built once (docs/design.md).
+  const services = createServices({
+    config,
+    clock,
+    database,
+    warn: (message, error) => app.log.warn({ err: error }, message),
+    log: app.log,
+    ...(outbound ? { outbound } : {}),
   });
-  const brand = brandFromConfig(config);
+  app.addHook('onClose', async () => {
+    services.redis?.disconnect();
+    services.revocationFeed.close();
+  });
+  const { brand } = services;
   app.decorate('issuer', config.ISSUER);
   app.decorate('brand', brand);
-  app.decorate('core', core);
+  app.decorate('core', services);
 
-  installErrorEdge(app);
+  await app.register(edge.plugin);
   installRefusalLog(app);
   installObservability(app);
   await installOverloadProtection(app, config, database);
-  installAnonymousLimit(app, core.rateLimits);
+  installAnonymousLimit(app, services.rateLimits);
 
   // Only JSON and forms are request formats here; anything else is 415 (Fastify accepts text/plain by default).
   app.removeContentTypeParser('text/plain');
@@ -89,21 +97,21 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   assetRoutes(app, brand);
   homePage(app, { brand, demoEnabled: config.DEMO_ENABLED });
 
-  await app.register(authorizationServer, { core });
-  await app.register(interactionPages, { core });
-  installJobQueue(app, core);
-  await app.register(resourceApi, { core });
-  if (config.DEMO_ENABLED) await installDemo(app, core, brand);
+  // Each face declares the plugins above it depends on (src/face-dependencies.ts): a missing one fails here.
+  await app.register(jobWorker, { jobs: services.jobs });
+  await app.register(authorizationServer, { services });
+  await app.register(interactionPages, { services });
+  await app.register(resourceApi, { services });
+  if (config.DEMO_ENABLED) await installDemo(app, services);
 
-  await core.keys.ensureKeys();
+  await services.keys.ensureKeys();
   return app;
 }
 
 /** The demo application is a client like any other: registered (idempotently), then given only HTTP facts. */
-async function installDemo(app: FastifyInstance, core: Core, brand: Brand): Promise<void> {
-  const { config, clock, db } = core;
+async function installDemo(app: FastifyInstance, services: Pick<Services, 'config' | 'clock' | 'brand' | 'clientRegistrations' | 'users'>): Promise<void> {
+  const { config, clock, brand, users } = services;
   const registration = demoRegistration(config.ISSUER, resolveKeyEncryptionKey(config));
-  await ensureDemoClient(clientsRepository(db, clock), registration);
-  const users = usersRepository(db, clock);
+  await ensureDemoClient(services.clientRegistrations, registration);
   await app.register(demoApp, { ...registration, issuer: config.ISSUER, brand, anyUsers: () => users.any(), now: () => clock.now() });
 }

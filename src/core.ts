@@ -31,7 +31,7 @@ export interface Core {
   /** Key sets of clients registered with a jwks_uri (bounded, per app). */
   readonly remoteKeySets: RemoteKeySets;
   /** Revoked access tokens held in memory, kept current by the database's announcements (per app). */
-  readonly revocations: RevocationFeed;
+  readonly revocationFeed: RevocationFeed;
   /** Shared counters for several instances (REDIS_URL); absent on a single instance. */
   readonly redis?: Redis;
 }
@@ -73,8 +73,8 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
     },
   };
   const remoteKeys = remoteKeySets(config, outbound);
-  const revocations = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
-  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, revocations, ...(redis ? { redis } : {}) };
+  const feed = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
+  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, revocationFeed: feed, ...(redis ? { redis } : {}) };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

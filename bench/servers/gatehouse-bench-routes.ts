@@ -11,7 +11,7 @@ import { srcFunction } from './optional.js';
 
 export const UNAUTHENTICATED_PREFIX = '/bench-unauthenticated/v1';
 
-type ApiVersion = (app: FastifyInstance, options: { version: string; core: Core; auth: unknown }) => Promise<void>;
+type ApiVersion = (app: FastifyInstance, options: { version: string; core: Core; services: Core; auth: unknown }) => Promise<void>;
 type ResourceServerAuthFactory = (core: Core) => { authenticator: unknown; keySource: unknown };
 
 export interface BenchRoutes {
@@ -46,7 +46,7 @@ export async function mountBenchRoutes(app: FastifyInstance, core: Core): Promis
   // The same surroundings as src/api/index.ts gives /v1 (compression plugin with the same options).
   await app.register(async (scope) => {
     await scope.register(compress, { encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } } });
-    await scope.register(apiVersion, { prefix: UNAUTHENTICATED_PREFIX, version: 'v1', core, auth });
+    await scope.register(apiVersion, { prefix: UNAUTHENTICATED_PREFIX, version: 'v1', core, services: core, auth });
   });
   return { usersMe: true, setPrincipal };
 }

@@ -1,5 +1,6 @@
-// Services the shop resources (orders, payments, reports) share, built once per Core: the idempotency
-// mechanism and the cursor codec (its HMAC key derived from the key-encryption key).
+// Services the shop resources (orders, payments, reports) share, built once per app by the composition
+// root (src/services.ts): the idempotency mechanism and the cursor codec (its HMAC key derived from the
+// key-encryption key).
 import type { Core } from '../core.js';
 import { resolveKeyEncryptionKey } from '../crypto/key-encryption.js';
 import { idempotency, type Idempotency } from '../http/idempotency/index.js';
@@ -10,18 +11,11 @@ export interface CommerceServices {
   cursors: CursorCodec;
 }
 
-const built = new WeakMap<Core, CommerceServices>();
-
-export function commerceServices(core: Core): CommerceServices {
-  let services = built.get(core);
-  if (!services) {
-    services = {
-      idempotency: idempotency({ db: core.db, clock: core.clock, config: core.config }),
-      cursors: cursorCodec(cursorKey(resolveKeyEncryptionKey(core.config))),
-    };
-    built.set(core, services);
-  }
-  return services;
+export function commerceServices(core: Pick<Core, 'db' | 'clock' | 'config'>): CommerceServices {
+  return {
+    idempotency: idempotency({ db: core.db, clock: core.clock, config: core.config }),
+    cursors: cursorCodec(cursorKey(resolveKeyEncryptionKey(core.config))),
+  };
 }
 
 /** How often expired idempotency records are purged. */

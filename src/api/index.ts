@@ -3,21 +3,23 @@
 import { constants as zlib } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
-import type { Core } from '../core.js';
-import { resourceServerAuth, type ResourceServerAuth } from './auth/index.js';
-import { apiVersion } from './version.js';
+import fp from 'fastify-plugin';
+import { ERROR_EDGE_PLUGIN, JOBS_PLUGIN } from '../face-dependencies.js';
+import type { ResourceServerAuth } from './auth/index.js';
+import { apiVersion, type ApiServices } from './version.js';
 import { registerOpenApi } from './docs/openapi.js';
 import { docsRoutes } from './docs/docs-page.js';
 import { problemPages } from './docs/problem-pages.js';
 
-export async function resourceApi(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+async function api(app: FastifyInstance, { services }: { services: ApiServices }): Promise<void> {
   // Accept-Encoding (RFC 9110 §12.5.3); a moderate brotli quality keeps compression cheap per request.
   await app.register(compress, { encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } } });
-  await registerOpenApi(app, core.config);
-  const auth = resourceServerAuth(core, { jwksUrl: core.config.JWKS_URL });
-  await app.register(apiVersion, { prefix: '/v1', version: 'v1', core, auth });
+  await registerOpenApi(app, services.config);
+  await app.register(apiVersion, { prefix: '/v1', version: 'v1', services });
   docsRoutes(app);
   problemPages(app);
 }
+
+export const resourceApi = fp(api, { name: 'gatehouse-api', encapsulate: true, dependencies: [ERROR_EDGE_PLUGIN, JOBS_PLUGIN] });
 
 export type { ResourceServerAuth };

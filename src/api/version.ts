@@ -1,7 +1,7 @@
 // One API version: its deprecation policy, bearer authentication, the shared HTTP conventions, and the
 // resources. The same plugin can be mounted under another prefix (tests mount a deprecated /v0).
 import type { FastifyInstance } from 'fastify';
-import type { Core } from '../core.js';
+import type { Services } from '../services.js';
 import { installVersionPolicy } from '../http/versioning.js';
 import { acceptJsonOnly } from '../http/negotiation.js';
 import { privateNoCache } from '../http/cache-control.js';
@@ -9,10 +9,10 @@ import { acceptMergePatch, requireJsonBody } from '../http/json-body.js';
 import { authenticateRequests, refuseTokenInBody, type ResourceServerAuth } from './auth/index.js';
 import { collectOptionsRoutes } from './options-route.js';
 import { limitPerSubject } from './subject-limit.js';
-import { usersRoutes } from './users/index.js';
-import { ordersRoutes } from './orders/index.js';
-import { paymentsRoutes } from './payments/index.js';
-import { reportsRoutes } from './reports/index.js';
+import { usersRoutes, type UsersServices } from './users/index.js';
+import { ordersRoutes, type OrdersServices } from './orders/index.js';
+import { paymentsRoutes, type PaymentsServices } from './payments/index.js';
+import { reportsRoutes, type ReportsServices } from './reports/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -23,21 +23,26 @@ declare module 'fastify' {
   }
 }
 
+/** What one version of the API uses: the resources' slices and the shared conventions'. */
+export type ApiServices = Pick<Services, 'config' | 'clock' | 'rateLimits' | 'resourceAuth'> &
+  UsersServices & OrdersServices & PaymentsServices & ReportsServices;
+
 export interface ApiVersionOptions {
   version: string;
-  core: Core;
-  auth: ResourceServerAuth;
+  services: ApiServices;
+  /** Bearer authentication; default `services.resourceAuth` (tests and benchmarks mount other variants). */
+  auth?: ResourceServerAuth;
 }
 
-export async function apiVersion(app: FastifyInstance, { version, core, auth }: ApiVersionOptions): Promise<void> {
-  installVersionPolicy(app, { version, config: core.config, clock: core.clock });
+export async function apiVersion(app: FastifyInstance, { version, services, auth = services.resourceAuth }: ApiVersionOptions): Promise<void> {
+  installVersionPolicy(app, { version, config: services.config, clock: services.clock });
   installApiConventions(app, auth);
-  limitPerSubject(app, core.rateLimits);
+  limitPerSubject(app, services.rateLimits);
   const registerOptionsRoutes = collectOptionsRoutes(app);
-  await app.register(usersRoutes, { core });
-  await app.register(ordersRoutes, { core });
-  await app.register(paymentsRoutes, { core });
-  await app.register(reportsRoutes, { core });
+  await app.register(usersRoutes, { services });
+  await app.register(ordersRoutes, { services });
+  await app.register(paymentsRoutes, { services });
+  await app.register(reportsRoutes, { services });
   registerOptionsRoutes(); // stays last: one OPTIONS route per resource URL registered above
 }
 

@@ -30,6 +30,9 @@ interface DemoSession {
 const DEFAULT_MAX_SESSIONS = 1000;
 const IDLE_MS = 30 * 60_000;
 const page = { config: { face: 'page' as const } };
+// Each sign-in start takes a slot in the bounded session store: unlimited, one address could push every
+// other visitor's session out (the per-address page budget, src/http/anonymous-limit.ts).
+const limitedPage = { config: { face: 'page' as const, limit: 'pages' as const } };
 const back = { href: '/demo', label: 'Back to the demo' };
 const refused = (detail: string, status = 400) => new PageError('Demo: request refused', detail, status, {}, { back });
 
@@ -84,7 +87,7 @@ export async function demoApp(app: FastifyInstance, options: DemoOptions): Promi
     );
   });
 
-  app.get('/demo/login', page, async (request, reply) => {
+  app.get('/demo/login', limitedPage, async (request, reply) => {
     const started = await rp.startLogin().catch((error: unknown) => {
       request.log.error({ err: error }, 'demo: this server is unreachable at its ISSUER address');
       throw new PageError('Demo unavailable', `The demo could not reach this server at ${options.issuer} (ISSUER). That address must be reachable from the server itself.`, 503, {}, { back });
@@ -96,7 +99,7 @@ export async function demoApp(app: FastifyInstance, options: DemoOptions): Promi
     return reply.header('cache-control', 'no-store').redirect(url, 303);
   });
 
-  app.get('/demo/callback', page, async (request, reply) => {
+  app.get('/demo/callback', limitedPage, async (request, reply) => {
     const { id, session } = current(request);
     const pending = session?.pending;
     if (!id || !session || !pending) {

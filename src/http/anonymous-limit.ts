@@ -1,5 +1,6 @@
 // Unauthenticated endpoints that create state or cost real work are limited per client address, before the
-// body is read. Two budgets, because their callers differ:
+// body is read. Each such route names its budget in `config.limit` (route-facts.ts). Two budgets, because
+// their callers differ:
 //   anonymous (RATE_LIMIT_ANONYMOUS)  dynamic registration: machines, rarely more than a few a minute
 //   pages     (RATE_LIMIT_PAGES)      /authorize, the interaction pages and logout: people, and a whole
 //                                     corporate NAT shares one address (a login is 3-5 page requests)
@@ -7,32 +8,15 @@
 // Discovery, JWKS and the static stylesheet stay unlimited: they are cheap, cacheable, and polled.
 // `request.ip` is the socket address unless TRUST_PROXY names the proxy (src/app.ts), so a spoofed
 // X-Forwarded-For cannot pick a fresh budget.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { LimitName, RateLimits } from './rate-limit.js';
+import type { FastifyInstance } from 'fastify';
+import type { RateLimits } from './rate-limit.js';
 import { limitRequest } from './limit-request.js';
-
-/** Route patterns (as registered) limited per address, with the budget each one draws on. */
-export const ANONYMOUS_ROUTES: ReadonlyMap<string, LimitName> = new Map<string, LimitName>([
-  ['/register', 'anonymous'],
-  ['/register/:client_id', 'anonymous'],
-  ['/authorize', 'pages'],
-  ['/interaction/:id', 'pages'],
-  ['/interaction/:id/login', 'pages'],
-  ['/interaction/:id/consent', 'pages'],
-  ['/logout', 'pages'],
-  // Each demo sign-in start takes a slot in the demo's bounded session store: unlimited, one address
-  // could push every other visitor's session out.
-  ['/demo/login', 'pages'],
-  ['/demo/callback', 'pages'],
-]);
-
-const budgetOf = (request: FastifyRequest): LimitName | undefined => ANONYMOUS_ROUTES.get(request.routeOptions.url ?? '');
 
 /** A root-level onRequest hook, so it runs before the body is read; the 429 takes the route's face. */
 export function installAnonymousLimit(app: FastifyInstance, limits: RateLimits): void {
   if (!limits.enabled) return;
   app.addHook('onRequest', async (request, reply) => {
-    const budget = budgetOf(request);
+    const budget = request.routeOptions.config?.limit;
     if (budget) await limitRequest(limits, reply, budget, request.ip);
   });
 }

@@ -1,24 +1,24 @@
-// The one place where errors become responses. Each route names its face in `config.face`:
+// The one place where errors become responses. Each route names its face in `config.face` (route-facts.ts):
 //   problem — RFC 9457 application/problem+json (resource API and service endpoints, the default)
 //   oauth   — RFC 6749 5.2 JSON {error, error_description} (/token, /revoke, /introspect, /register)
 //   page    — an HTML page (authorize, login, consent, logout: where a redirect would be unsafe)
+// Before routing (a malformed URL) and for a 405, the face is that of the routes the path belongs to; an
+// unknown path is a 404 problem.
 // Framework errors (parsing, size, media type, validation), an unreachable database and plain bugs
 // are first classified into ProblemErrors; a bug never shows more than its trace_id.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { FastifyPluginAsync } from 'fastify';
+import { ERROR_EDGE_PLUGIN } from '../face-dependencies.js';
 import { OAuthError, PageError, ProblemError, safeDescription, type FieldError, type OAuthErrorCode } from './errors.js';
 import { problemTypes } from './problem-types.js';
 import { problemTitle } from './problem-titles.js';
 import { renderErrorPage } from './error-page.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import { logRefusedError } from './refusal-log.js';
+import { routeFacts, type Face, type RouteFacts } from './route-facts.js';
 
-export type Face = 'problem' | 'oauth' | 'page';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    face?: Face;
-  }
-}
+export type { Face } from './route-facts.js';
 
 const RETRY_AFTER_SECONDS = '5';
 
@@ -136,49 +136,44 @@ export function sendError(face: Face, error: ProblemError | OAuthError | PageErr
 
 export const faceOf = (request: FastifyRequest): Face => request.routeOptions.config?.face ?? 'problem';
 
-/** Before routing there is no route config: the face follows the path (the browser pages, the OAuth JSON endpoints). */
-export function faceOfPath(url: string): Face {
-  const path = url.split('?')[0] ?? '/';
-  if (/^\/(authorize|interaction|logout|logged-out|demo)(\/|$)/.test(path)) return 'page';
-  if (/^\/(token|revoke|introspect|userinfo|register)(\/|$)/.test(path)) return 'oauth';
-  return 'problem';
-}
-
-/**
- * Fastify's `frameworkErrors` hook: a malformed percent-encoding (FST_ERR_BAD_URL) or an over-long path
- * parameter (FST_ERR_MAX_PARAM_LENGTH) is rejected by the router before any route exists; without this
- * it would bypass the edge and answer Fastify's own JSON.
- */
-export function frameworkErrors(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendError(faceOfPath(request.url), new ProblemError('bad-request', 'The request URL is malformed or too long.'), request, reply);
-}
-
-/** Installs the error handler and the 404/405 handler; call after `decorate('issuer')`. */
-export function installErrorEdge(app: FastifyInstance): void {
-  const routes: { pattern: RegExp; method: string; face: Face }[] = [];
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const pattern = new RegExp(
-      '^' +
-        route.url
-          .split('/')
-          .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-          .join('/') +
-        '/?$',
-    );
-    for (const method of methods) routes.push({ pattern, method, face: (route.config as { face?: Face } | undefined)?.face ?? 'problem' });
-  });
+/** Installs the error handler and the 404/405 handler, learning each route's face as it is registered. */
+function installErrorEdge(app: FastifyInstance, routes: RouteFacts): void {
+  app.addHook('onRoute', (route) => routes.add(route));
 
   app.setErrorHandler((error, request, reply) => sendError(faceOf(request), classify(error, request), request, reply));
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
-    const matching = routes.filter((r) => r.pattern.test(path));
-    if (matching.length > 0) {
-      const allow = [...new Set(matching.map((r) => r.method))].sort().join(', ');
-      const error = new ProblemError('method-not-allowed', `${request.method} is not supported here.`, { headers: { allow } });
-      return sendError(matching[0]!.face, error, request, reply);
+    const matching = routes.matching(request.url.split('?')[0] ?? '/');
+    if (matching) {
+      const error = new ProblemError('method-not-allowed', `${request.method} is not supported here.`, { headers: { allow: matching.methods.join(', ') } });
+      return sendError(matching.face, error, request, reply);
     }
     return sendError('problem', new ProblemError('not-found', 'No resource at this address.'), request, reply);
   });
+}
+
+export interface ErrorEdge {
+  /**
+   * Fastify's `frameworkErrors` option: a malformed percent-encoding (FST_ERR_BAD_URL) or an over-long path
+   * parameter (FST_ERR_MAX_PARAM_LENGTH) is rejected by the router before any route is chosen; without this
+   * it would bypass the edge and answer Fastify's own JSON. Its face is the face of the routes at that path.
+   */
+  frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply;
+  /** The edge as a named plugin: every face lists it as a dependency (src/face-dependencies.ts). Register it before any route. */
+  plugin: FastifyPluginAsync;
+}
+
+/** One edge per app: its route table is the app's own. */
+export function createErrorEdge(): ErrorEdge {
+  const routes = routeFacts();
+  return {
+    frameworkErrors: (_error, request, reply) =>
+      sendError(routes.faceOfPath(request.url), new ProblemError('bad-request', 'The request URL is malformed or too long.'), request, reply),
+    plugin: fp(async (app) => installErrorEdge(app, routes), {
+      name: ERROR_EDGE_PLUGIN,
+      fastify: '5.x',
+      // The problem documents and error pages read these (sendError).
+      decorators: { fastify: ['issuer', 'brand'] },
+    }),
+  };
 }

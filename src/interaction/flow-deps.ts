@@ -25,3 +25,6 @@ export interface FlowDeps {
   codes: AuthorizationCodeIssuer;
   loginGuard: LoginGuard;
 }
+
+/** A started login/consent may take this long (capped by the session lifetime). */
+export const INTERACTION_TTL_SECONDS = 1800;

@@ -17,7 +17,7 @@ export type InteractionRequest = FastifyRequest<{ Params: { id: string } }>;
 
 // The id is a base64url random token; anything else is refused before touching the database.
 export const interactionRouteOptions = {
-  config: { face: 'page' as const },
+  config: { face: 'page' as const, limit: 'pages' as const },
   schema: { params: { type: 'object', properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{16,64}$' } }, required: ['id'] } },
 };
 

@@ -2,13 +2,12 @@
 // comes from the policy objects the endpoints enforce (grant registry, client-auth methods, algorithms,
 // scope catalogue), and an endpoint is listed only once its route is actually served.
 import type { FastifyInstance } from 'fastify';
-import type { Core } from '../core.js';
+import type { Services } from '../services.js';
 import { SIGNING_ALGS } from '../crypto/keys.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../storage/clients-repository.js';
 import { CLIENT_ASSERTION_ALGS } from './clients/client-keys.js';
 import { RESPONSE_MODES } from './authorize/check-response-mode.js';
 import { DPOP_ALGS } from './dpop/proof.js';
-import { createGrants } from './grants/index.js';
 import { JWKS_PATH } from './jwks.js';
 import { ALL_SCOPES } from './scopes.js';
 import { INTROSPECTION_AUTH_METHODS, REVOCATION_AUTH_METHODS } from './token-types-registry.js';
@@ -49,14 +48,16 @@ function endpoints(app: FastifyInstance, issuer: string): Record<string, string>
   return out;
 }
 
-export function discoveryDocument(app: FastifyInstance, core: Core): Record<string, unknown> {
-  const issuer = core.config.ISSUER;
+type DiscoveryServices = Pick<Services, 'config' | 'grantTypes'>;
+
+export function discoveryDocument(app: FastifyInstance, services: DiscoveryServices): Record<string, unknown> {
+  const issuer = services.config.ISSUER;
   const assertionAlgs = [...CLIENT_ASSERTION_ALGS];
   return {
     issuer,
     ...endpoints(app, issuer),
     scopes_supported: [...ALL_SCOPES],
-    grant_types_supported: createGrants(core).map((g) => g.type),
+    grant_types_supported: services.grantTypes.map((g) => g.type),
     ...AUTHORIZATION_POLICY,
     token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
     token_endpoint_auth_signing_alg_values_supported: assertionAlgs,
@@ -72,11 +73,11 @@ export function discoveryDocument(app: FastifyInstance, core: Core): Record<stri
   };
 }
 
-export function discoveryEndpoints(app: FastifyInstance, core: Core): void {
+export function discoveryEndpoints(app: FastifyInstance, services: DiscoveryServices): void {
   // Built on first request, when every face has registered its routes.
   let document: string | undefined;
   const handler = async (_request: unknown, reply: { header(n: string, v: string): unknown; type(t: string): unknown }) => {
-    document ??= JSON.stringify(discoveryDocument(app, core));
+    document ??= JSON.stringify(discoveryDocument(app, services));
     reply.header('cache-control', 'public, max-age=300');
     reply.type('application/json; charset=utf-8');
     return document;

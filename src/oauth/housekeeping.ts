@@ -2,11 +2,10 @@
 // revoked access tokens) until the tokens they guard have expired; browser sessions, interactions,
 // authorization codes, ended refresh-token families and initial access tokens once their lifetime is over
 // (each repository's purge says exactly when). Periodic tasks of the job queue drop the rest, so these
-// tables do not grow with every login and refresh.
+// tables do not grow with every login and refresh (scheduled by the composition root, src/services.ts).
 // What anyone can create without logging in — interactions and the anonymous sessions that carry them —
 // is purged every minute, so a flood of /authorize requests costs storage only for as long as an
 // interaction lives (plus a few minutes), never for a day or a session lifetime.
-import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
 import { clientAssertionsRepository } from '../storage/client-assertions-repository.js';
 import { dpopProofsRepository } from '../storage/dpop-proofs-repository.js';
@@ -44,15 +43,4 @@ export function expiredRecordsPurge(core: Pick<Core, 'db' | 'clock'>): () => Pro
 export function pendingLoginsPurge(core: Pick<Core, 'db' | 'clock'>): () => Promise<number> {
   const { db, clock } = core;
   return sequence([interactionsRepository(db, clock).purgeExpired, browserSessionsRepository(db, clock).purgeAnonymous]);
-}
-
-export function oauthHousekeeping(app: FastifyInstance, core: Core): void {
-  const purge = expiredRecordsPurge(core);
-  const pending = pendingLoginsPurge(core);
-  // The job queue is installed after the faces, so it is looked up once the app is ready.
-  app.addHook('onReady', async () => {
-    if (!app.hasDecorator('jobs')) return;
-    app.jobs.every('oauth-expired-purge', OAUTH_PURGE_INTERVAL_MS, purge);
-    app.jobs.every('pending-login-purge', PENDING_LOGIN_PURGE_INTERVAL_MS, pending);
-  });
 }

@@ -1,23 +1,23 @@
 // POST /introspect (RFC 7662). Only an authenticated confidential client may ask, and only about its own
 // tokens: anything else — unknown, expired, revoked, another client's — is {"active": false} (RFC 7662 2.2).
 import type { FastifyInstance } from 'fastify';
-import type { Core } from '../core.js';
-import { authenticateClient, clientAuthDeps } from './client-auth/index.js';
+import type { Services } from '../services.js';
+import { authenticateClient } from './client-auth/index.js';
 import { formParameters } from './form-parameters.js';
 import { NO_STORE } from './no-store.js';
 import { limitRequest } from '../http/limit-request.js';
 import { requireToken } from './revoke.js';
 import type { IntrospectionResult } from './token-types.js';
-import { createTokenTypes, inHintOrder, INTROSPECTION_AUTH_METHODS } from './token-types-registry.js';
+import { inHintOrder, INTROSPECTION_AUTH_METHODS } from './token-types-registry.js';
 
-export function introspectionEndpoint(app: FastifyInstance, core: Core): void {
-  const handlers = createTokenTypes(core);
-  const auth = clientAuthDeps(core, { methods: INTROSPECTION_AUTH_METHODS });
-  app.post('/introspect', { config: { face: 'oauth' }, bodyLimit: core.config.FORM_BODY_LIMIT }, async (request, reply) => {
+export function introspectionEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'tokenTypes' | 'clientAuth' | 'rateLimits'>): void {
+  const handlers = services.tokenTypes;
+  const auth = { ...services.clientAuth, methods: INTROSPECTION_AUTH_METHODS };
+  app.post('/introspect', { config: { face: 'oauth' }, bodyLimit: services.config.FORM_BODY_LIMIT }, async (request, reply) => {
     reply.headers(NO_STORE);
     const params = formParameters(request);
     const client = await authenticateClient(request, params, auth);
-    await limitRequest(core.rateLimits, reply, 'introspection', client.id);
+    await limitRequest(services.rateLimits, reply, 'introspection', client.id);
     const token = requireToken(params);
     let result: IntrospectionResult | { active: false } = { active: false };
     for (const handler of inHintOrder(handlers, params.token_type_hint)) {

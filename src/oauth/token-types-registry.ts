@@ -1,18 +1,19 @@
 // The token types /revoke and /introspect understand, one factory each (the refresh-token module adds its own).
-import type { Core } from '../core.js';
+import type { Services } from '../services.js';
 import type { TokenEndpointAuthMethod } from '../storage/clients-repository.js';
 import type { TokenTypeHandler } from './token-types.js';
 import { accessTokens } from './tokens/access-token-type.js';
 import { refreshTokenHandler } from './refresh/refresh-token-type.js';
 
-export type TokenTypeFactory = (core: Core) => TokenTypeHandler;
+/** What a token type is built from (src/services.ts builds each once). */
+export type TokenTypeDeps = Pick<Services, 'config' | 'bearerTokens' | 'revocations' | 'refreshTokens'>;
+
+export type TokenTypeFactory = (deps: TokenTypeDeps) => TokenTypeHandler;
 
 export const tokenTypeFactories: readonly TokenTypeFactory[] = [
   accessTokens,
   refreshTokenHandler,
 ];
-
-export const createTokenTypes = (core: Core): TokenTypeHandler[] => tokenTypeFactories.map((create) => create(core));
 
 /** RFC 7009 2.1: public clients may revoke their own tokens, identified by client_id. */
 export const REVOCATION_AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];

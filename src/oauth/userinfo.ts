@@ -4,14 +4,13 @@
 // without `openid` or without a user (client_credentials) → 403 insufficient_scope. A DPoP-bound token
 // needs the DPoP scheme and a proof (RFC 9449 7), like at the resource API.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Core } from '../core.js';
+import type { Services } from '../services.js';
 import { OAuthError } from '../http/errors.js';
-import { revocationsRepository } from '../storage/revocations-repository.js';
-import { usersRepository, type UsersRepository } from '../storage/users-repository.js';
-import { bearerAccessTokenVerifier, type AccessTokenClaims, type BearerVerifier } from './tokens/bearer-access-token.js';
+import type { UsersRepository } from '../storage/users-repository.js';
+import type { AccessTokenClaims, BearerVerifier } from './tokens/bearer-access-token.js';
 import { userClaims } from './tokens/user-claims.js';
 import { authorizationCredentials, dpopFailureHeaders, possessionFailure, type PresentedToken } from './dpop/possession.js';
-import { dpopDeps, type DpopDeps } from './dpop/proof.js';
+import type { DpopDeps } from './dpop/proof.js';
 
 const challenge = (attributes = '') => ({ 'www-authenticate': attributes ? `Bearer ${attributes}` : 'Bearer' });
 
@@ -60,14 +59,13 @@ async function claimsOf(claims: AccessTokenClaims, users: Pick<UsersRepository, 
   return userClaims(user, claims.scope);
 }
 
-export function userinfoEndpoint(app: FastifyInstance, core: Core): void {
-  const verify = bearerAccessTokenVerifier({ ...core, revocations: revocationsRepository(core.db, core.clock) });
-  const users = usersRepository(core.db, core.clock);
-  const dpop = { ...dpopDeps(core), url: `${core.config.ISSUER}/userinfo`, requireNonce: core.config.DPOP_NONCE_REQUIRED === 'all' };
+export function userinfoEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'bearerTokens' | 'users' | 'dpop'>): void {
+  const { config, bearerTokens: verify, users } = services;
+  const dpop = { ...services.dpop, url: `${config.ISSUER}/userinfo`, requireNonce: config.DPOP_NONCE_REQUIRED === 'all' };
   const handler = async (request: FastifyRequest) => claimsOf(await authorize(request, verify, dpop), users);
   const options = {
     config: { face: 'oauth' as const },
-    bodyLimit: core.config.FORM_BODY_LIMIT,
+    bodyLimit: config.FORM_BODY_LIMIT,
     // The released claims vary with scope (OIDC Core 5.3.2); `sub` is always there.
     schema: { response: { 200: { type: 'object', required: ['sub'], properties: { sub: { type: 'string' } }, additionalProperties: true } } },
   };

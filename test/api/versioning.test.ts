@@ -19,8 +19,8 @@ before(async () => {
     env: { API_DEPRECATED_VERSIONS: 'v0@2026-01-01T00:00:00Z@2027-01-01T00:00:00Z,v2@2026-01-01T00:00:00Z' },
     async configure(app) {
       const auth = resourceServerAuth(app.core);
-      await app.register(apiVersion, { prefix: '/v0', version: 'v0', core: app.core, auth });
-      await app.register(apiVersion, { prefix: '/v2', version: 'v2', core: app.core, auth });
+      await app.register(apiVersion, { prefix: '/v0', version: 'v0', services: app.core, auth });
+      await app.register(apiVersion, { prefix: '/v2', version: 'v2', services: app.core, auth });
     },
   });
 });

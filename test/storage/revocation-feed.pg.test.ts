@@ -15,6 +15,7 @@ import { REVOCATION_PROMISE_MS, revocationFeed } from '../../src/storage/revocat
 import { revocationsRepository } from '../../src/storage/revocations-repository.js';
 import { accessTokenIssuer } from '../../src/oauth/tokens/access-tokens.js';
 import { resourceServerAuth, type Authenticator } from '../../src/api/auth/index.js';
+import { dpopDeps } from '../../src/oauth/dpop/proof.js';
 import { ProblemError } from '../../src/http/errors.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 import { testConfig } from '../helpers/app.js';
@@ -33,11 +34,11 @@ before(async () => {
   a = createCore({ config, clock, database: databases[0]! });
   b = createCore({ config, clock, database: databases[1]! });
   await a.keys.ensureKeys();
-  authB = resourceServerAuth(b, { recheckMs: 60_000 }).authenticator;
+  authB = resourceServerAuth({ ...b, revocations: b.revocationFeed, dpop: dpopDeps(b) }, { recheckMs: 60_000 }).authenticator;
 });
 after(async () => {
-  a.revocations.close();
-  b.revocations.close();
+  a.revocationFeed.close();
+  b.revocationFeed.close();
   for (const database of databases) await database.close();
   await created.drop();
 });
@@ -63,7 +64,7 @@ async function within(deadlineMs: number, since: number, condition: () => Promis
 }
 
 /** Instance B's feed is listening, loaded and current: it answers "not revoked" from memory. */
-const bIsCurrent = () => b.revocations.known({ jti: 'never-revoked', clientId: 'nobody', iat: 0 }) === false;
+const bIsCurrent = () => b.revocationFeed.known({ jti: 'never-revoked', clientId: 'nobody', iat: 0 }) === false;
 
 test('a revocation committed by another instance is refused here within the propagation promise (LISTEN/NOTIFY, not the re-check interval)', async () => {
   await within(10_000, performance.now(), bIsCurrent, 'instance B listening');
@@ -72,7 +73,7 @@ test('a revocation committed by another instance is refused here within the prop
   await revocationsRepository(a.db, clock).revoke([{ jti: issued.jti, expiresAt: issued.expiresAt }]);
   const committed = performance.now();
   await within(REVOCATION_PROMISE_MS, committed, () => isRefused(authB.authenticate(issued.token)), 'revocation seen by instance B');
-  assert.equal(b.revocations.known(presented(issued)), true, 'B knows it from memory');
+  assert.equal(b.revocationFeed.known(presented(issued)), true, 'B knows it from memory');
 });
 
 test('a client revocation (deleted or disabled client) committed by another instance reaches this one within the promise', async () => {
@@ -110,7 +111,7 @@ test('the listener connection killed (pg_terminate_backend): a revoked token is 
     await within(REVOCATION_PROMISE_MS, committed, refused, 'revocation during the outage refused');
     // Reconnected: B is current again and knows the revocation from memory.
     await within(10_000, committed, bIsCurrent, 'instance B listening again');
-    assert.equal(b.revocations.known(presented(during)), true, 'in memory after reconnecting');
+    assert.equal(b.revocationFeed.known(presented(during)), true, 'in memory after reconnecting');
     assert.equal((await authB.authenticate(before.token)).sub, 'u1', 'a token not revoked still passes');
     // And the new listener delivers again.
     await revocationsRepository(writer.db, clock).revoke([{ jti: before.jti, expiresAt: before.expiresAt }]);

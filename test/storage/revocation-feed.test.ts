@@ -24,8 +24,8 @@ before(async () => {
   b = createCore({ config: testConfig(3996), clock, database: databases[1]! });
 });
 after(async () => {
-  a.revocations.close();
-  b.revocations.close();
+  a.revocationFeed.close();
+  b.revocationFeed.close();
   for (const database of databases) await database.close();
 });
 
@@ -41,13 +41,13 @@ async function until(condition: () => boolean, what: string, deadlineMs = 10_000
 }
 
 test('two apps in one process do not share revocation state: a revocation in one app is not in the other', async () => {
-  assert.notEqual(a.revocations, b.revocations);
-  await until(() => a.revocations.known(token('warm-up')) === false && b.revocations.known(token('warm-up')) === false, 'both feeds current');
+  assert.notEqual(a.revocationFeed, b.revocationFeed);
+  await until(() => a.revocationFeed.known(token('warm-up')) === false && b.revocationFeed.known(token('warm-up')) === false, 'both feeds current');
   await revocationsRepository(a.db, clock).revoke([{ jti: 'only-in-a', expiresAt: inTenMinutes() }]);
   // Seen by the app that wrote it by the time the write returns (its own notice), not by the other app.
-  assert.equal(a.revocations.known(token('only-in-a')), true);
-  assert.equal(b.revocations.known(token('only-in-a')), false);
-  assert.equal(await b.revocations.isRevoked(token('only-in-a')), false);
+  assert.equal(a.revocationFeed.known(token('only-in-a')), true);
+  assert.equal(b.revocationFeed.known(token('only-in-a')), false);
+  assert.equal(await b.revocationFeed.isRevoked(token('only-in-a')), false);
 });
 
 test('a revocation is announced by the database itself: a feed the writer never heard of knows it when the write returns', async () => {

@@ -1,11 +1,13 @@
 // The resource-server module: bearer-token validation usable inside Gatehouse or standalone against a
-// remote JWKS. `resourceServerAuth(core)` wires the in-process pieces; the parts are exported for reuse.
+// remote JWKS. `resourceServerAuth(services)` wires the in-process pieces (src/services.ts calls it once per
+// app); the parts are exported for reuse.
 import type { Core } from '../../core.js';
+import type { RevocationsRepository } from '../../storage/revocations-repository.js';
 import { bearerAuthenticator, type Authenticator } from './authenticator.js';
 import { keyServiceSource, remoteKeySource, type KeySource } from './key-source.js';
 import { accessTokenVerifier } from './verify-access-token.js';
 import { proofOfPossession, type PossessionCheck } from './proof-of-possession.js';
-import { dpopDeps } from '../../oauth/dpop/proof.js';
+import type { DpopDeps } from '../../oauth/dpop/proof.js';
 
 export { bearerAuthenticator, principalOf, type Authenticator } from './authenticator.js';
 export { keyServiceSource, localKeySource, remoteKeySource, type KeySource } from './key-source.js';
@@ -30,7 +32,10 @@ const refreshPolicy = (config: Core['config']) => {
 export const inProcessKeySource = (core: Pick<Core, 'keys'>): KeySource => keyServiceSource(core.keys);
 
 /** In-process keys by default; `JWKS_URL` points the API at a remote authorization server's JWKS. */
-export function resourceServerAuth(core: Core, options: { jwksUrl?: string | undefined; recheckMs?: number } = {}): ResourceServerAuth {
+export function resourceServerAuth(
+  core: Pick<Core, 'config' | 'clock' | 'keys'> & { revocations: Pick<RevocationsRepository, 'isRevoked'>; dpop: DpopDeps },
+  options: { jwksUrl?: string | undefined; recheckMs?: number } = {},
+): ResourceServerAuth {
   const { config, clock } = core;
   const keySource = options.jwksUrl ? remoteKeySource(options.jwksUrl, refreshPolicy(config)) : inProcessKeySource(core);
   const verifier = accessTokenVerifier({ keySource, clock, config });
@@ -41,6 +46,6 @@ export function resourceServerAuth(core: Core, options: { jwksUrl?: string | und
     clock,
     ...(options.recheckMs !== undefined ? { recheckMs: options.recheckMs } : {}),
   });
-  const possession = proofOfPossession({ ...dpopDeps(core), publicBaseUrl: config.ISSUER, requireNonce: config.DPOP_NONCE_REQUIRED === 'all' });
+  const possession = proofOfPossession({ ...core.dpop, publicBaseUrl: config.ISSUER, requireNonce: config.DPOP_NONCE_REQUIRED === 'all' });
   return { authenticator, keySource, possession };
 }

@@ -2,7 +2,7 @@
 // cursor or offset paging, read with ETag, and the state moves cancel and payment (docs/api-conventions.md).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
-import type { Core } from '../../core.js';
+import type { Services } from '../../services.js';
 import { ProblemError } from '../../http/errors.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { canonicalJson, idempotencyKeyHeader } from '../../http/idempotency/index.js';
@@ -10,7 +10,6 @@ import { pagedResponse, parsePageQuery, type PageRequest } from '../../http/pagi
 import { ordersRepository, type Order, type OrderFilter, type OrderStatus } from '../../storage/orders-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
 import type { Principal } from '../principal.js';
-import { commerceServices } from '../commerce.js';
 import { payOrder, stateConflict } from '../payments/pay-order.js';
 import { paymentSchema, representPayment } from '../payments/payment-representation.js';
 import { validateOrder } from './order-input.js';
@@ -30,9 +29,10 @@ async function requireUserToken(request: FastifyRequest): Promise<void> {
   if (authenticatedPrincipal(request).kind !== 'user') throw new ProblemError('forbidden', 'Orders are placed with a user token.');
 }
 
-export async function ordersRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
-  const { idempotency, cursors } = commerceServices(core);
-  const orders = ordersRepository(core.db);
+export type OrdersServices = Pick<Services, 'config' | 'clock' | 'db' | 'orders' | 'idempotency' | 'cursors'>;
+
+export async function ordersRoutes(app: FastifyInstance, { services: core }: { services: OrdersServices }): Promise<void> {
+  const { idempotency, cursors, orders } = core;
   const prefix = app.prefix;
   const now = () => new Date(core.clock.now());
 

@@ -4,12 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core.js';
+import type { Services } from '../../services.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { guardedPaymentInsert, paymentsRepository, type Payment } from '../../storage/payments-repository.js';
 import type { Principal } from '../principal.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireAnyScope, requireScope } from '../auth/index.js';
-import { commerceServices, IDEMPOTENCY_PURGE_INTERVAL_MS } from '../commerce.js';
 import { payOrder } from './pay-order.js';
 import { paymentSchema, representPayment } from './payment-representation.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
@@ -36,12 +35,12 @@ const standAlone = (principal: Principal, input: PaymentInput, now: Date): Omit<
   createdAt: now,
 });
 
-export async function paymentsRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
-  const { idempotency } = commerceServices(core);
+export type PaymentsServices = Pick<Services, 'config' | 'clock' | 'payments' | 'idempotency'>;
+
+export async function paymentsRoutes(app: FastifyInstance, { services: core }: { services: PaymentsServices }): Promise<void> {
+  const { idempotency, payments } = core;
   const prefix = app.prefix;
-  const payments = paymentsRepository(core.db);
   const created = (payment: Payment) => ({ status: 201, headers: { location: `${prefix}/payments/${payment.id}` }, body: representPayment(payment, prefix) });
-  app.jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
 
   app.post<Create>('/payments', {
     schema: {

@@ -3,15 +3,14 @@
 // or text/csv by `Accept` (Vary: Accept; 406 otherwise), with a strong ETag.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core.js';
+import type { Services } from '../../services.js';
 import { checkPreconditions, setValidators, strongEtag } from '../../http/conditional.js';
 import { chooseMediaType } from '../../http/negotiation.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { reportsRepository, type Report } from '../../storage/reports-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
 import type { Principal } from '../principal.js';
-import { commerceServices } from '../commerce.js';
-import { REPORT_JOB, reportJobHandler } from './report-job.js';
+import { REPORT_JOB } from './report-job.js';
 import { validateReport } from './report-input.js';
 import { reportCsv, reportJson, reportStatus } from './report-representation.js';
 import { notModified, problemResponses } from '../../http/openapi-schemas.js';
@@ -42,11 +41,11 @@ const DONE_TYPES = ['application/json', 'text/csv'] as const;
 type Create = { Body: Static<typeof reportBody> };
 const tags = ['reports'];
 
-export async function reportsRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
-  const { idempotency } = commerceServices(core);
-  const reports = reportsRepository(core.db);
+export type ReportsServices = Pick<Services, 'clock' | 'reports' | 'idempotency' | 'jobs'>;
+
+export async function reportsRoutes(app: FastifyInstance, { services: core }: { services: ReportsServices }): Promise<void> {
+  const { idempotency, reports, jobs } = core;
   const prefix = app.prefix;
-  app.jobs.handle(REPORT_JOB, reportJobHandler(core.clock));
 
   app.post<Create>('/reports', {
     schema: {
@@ -63,13 +62,13 @@ export async function reportsRoutes(app: FastifyInstance, { core }: { core: Core
         userId: principal.kind === 'user' ? principal.sub : null,
         now: new Date(core.clock.now()),
       });
-      await app.jobs.enqueue(tx, REPORT_JOB, { reportId: report.id });
+      await jobs.enqueue(tx, REPORT_JOB, { reportId: report.id });
       return { status: 202, headers: { location: `${prefix}/reports/${report.id}` }, body: reportStatus(report, prefix) };
     }),
   });
   // The job row is visible to workers only once the request's transaction committed.
   app.addHook('onResponse', async (request, reply) => {
-    if (request.method === 'POST' && request.routeOptions.url === `${prefix}/reports` && reply.statusCode === 202) app.jobs.wake();
+    if (request.method === 'POST' && request.routeOptions.url === `${prefix}/reports` && reply.statusCode === 202) jobs.wake();
   });
 
   app.get<{ Params: Static<typeof reportParams> }>('/reports/:id', {

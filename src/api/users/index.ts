@@ -3,8 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Core } from '../../core.js';
-import { usersRepository, type User } from '../../storage/users-repository.js';
+import type { Services } from '../../services.js';
+import type { User } from '../../storage/users-repository.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { MERGE_PATCH } from '../../http/json-body.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
@@ -18,9 +18,11 @@ import { ProblemError } from '../../http/errors.js';
 
 const tags = ['users'];
 
-export async function usersRoutes(parent: FastifyInstance, { core }: { core: Core }): Promise<void> {
+export type UsersServices = Pick<Services, 'config' | 'clock' | 'db' | 'rateLimits' | 'users'>;
+
+export async function usersRoutes(parent: FastifyInstance, { services: core }: { services: UsersServices }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const users = usersRepository(core.db, core.clock);
+  const { users } = core;
   const accounts = { db: core.db, clock: core.clock, rateLimits: core.rateLimits };
   const prefix = app.prefix;
 

@@ -25,6 +25,8 @@ export interface LogoutDeps {
 }
 
 const page = { config: { face: 'page' as const } };
+/** RP-initiated logout may be called by anyone's browser: the per-address page budget. */
+const limitedPage = { config: { face: 'page' as const, limit: 'pages' as const } };
 
 /** The RP-Initiated Logout 1.0 §2 parameters read; others are ignored. (The lengths are informative: logout stores nothing.) */
 const LOGOUT_PARAMETERS = { id_token_hint: 4096, post_logout_redirect_uri: 2048, state: 2048, client_id: 200 } as const;
@@ -61,8 +63,8 @@ export function logoutRoutes(app: FastifyInstance, deps: LogoutDeps): void {
     return reply.redirect(redirectUri === undefined ? LOGGED_OUT_PATH : withQuery(redirectUri, { state }), REDIRECT_STATUS);
   };
 
-  app.get('/logout', page, (request, reply) => rpInitiated(request, reply, request.query));
-  app.post('/logout', page, async (request, reply) => {
+  app.get('/logout', limitedPage, (request, reply) => rpInitiated(request, reply, request.query));
+  app.post('/logout', limitedPage, async (request, reply) => {
     if (formField(request.body, 'csrf') === undefined) return rpInitiated(request, reply, request.body);
     // The confirmation form of this server.
     checkSameOrigin(request, deps.issuer);

@@ -35,6 +35,8 @@ export function authorizeRoutes(app: FastifyInstance, deps: ValidationDeps & { i
       throw error;
     }
   };
-  app.get('/authorize', { config: { face: 'page' } }, (request, reply) => handle(request, reply, request.query));
-  app.post('/authorize', { config: { face: 'page' }, bodyLimit: AUTHORIZE_BODY_LIMIT }, (request, reply) => handle(request, reply, request.body));
+  // A person's browser calls it: the per-address page budget (src/http/anonymous-limit.ts).
+  const config = { face: 'page', limit: 'pages' } as const;
+  app.get('/authorize', { config }, (request, reply) => handle(request, reply, request.query));
+  app.post('/authorize', { config, bodyLimit: AUTHORIZE_BODY_LIMIT }, (request, reply) => handle(request, reply, request.body));
 }

@@ -32,7 +32,7 @@ export interface ClientAuthDeps extends AssertionDeps {
   hooks?: ClientAuthHooks;
 }
 
-export function clientAuthDeps(core: Core, options: Pick<ClientAuthDeps, 'methods' | 'hooks'> = {}): ClientAuthDeps {
+export function clientAuthDeps(core: Pick<Core, 'clock' | 'config' | 'clients' | 'db' | 'remoteKeySets' | 'rateLimits'>, options: Pick<ClientAuthDeps, 'methods' | 'hooks'> = {}): ClientAuthDeps {
   return {
     clock: core.clock,
     config: core.config,

@@ -11,7 +11,9 @@
 // client's responses; /userinfo names no client and is checked against all of them. An origin that fails
 // gets no CORS headers: the browser then withholds the answer from the page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Core } from '../../core.js';
+import type { Services } from '../../services.js';
+
+type CorsServices = Pick<Services, 'clients' | 'corsOrigins'>;
 import { JWKS_PATH } from '../jwks.js';
 import { isBasic, parseBasic } from '../client-auth/basic.js';
 import { clientOrigins, isSerializedOrigin } from './origins.js';
@@ -56,7 +58,7 @@ function namedClientId(request: FastifyRequest): string | undefined {
   }
 }
 
-async function clientMayCall(core: Core, request: FastifyRequest, origin: string): Promise<boolean> {
+async function clientMayCall(core: CorsServices, request: FastifyRequest, origin: string): Promise<boolean> {
   const clientId = namedClientId(request);
   if (clientId === undefined) return core.corsOrigins.allows(origin);
   const client = await core.clients.find(clientId);
@@ -73,7 +75,7 @@ function varyOrigin(reply: FastifyReply): void {
   reply.header('vary', typeof vary === 'string' && vary !== '' ? `${vary}, Origin` : 'Origin');
 }
 
-export function corsEndpoints(app: FastifyInstance, core: Core): void {
+export function corsEndpoints(app: FastifyInstance, core: CorsServices): void {
   for (const [path, methods] of PUBLIC_PATHS) {
     app.options(path, { config: { face: 'oauth' } }, async (_request, reply) => {
       reply.header('access-control-allow-origin', '*');

@@ -3,18 +3,16 @@
 // must match what /authorize bound. A second use of a code revokes every token issued from it (4.1.2).
 // A code requested with dpop_jkt (RFC 9449 10) redeems only with a proof of that key (else invalid_grant,
 // the code left unspent); the refresh token of a DPoP exchange is bound to the proof's key (RFC 9449 5).
-import type { Core } from '../../core.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
-import { grantsRepository, type GrantsRepository } from '../../storage/grants-repository.js';
-import { authorizationCodes, type AuthorizationCodeRedeemer, type Redemption, type RedemptionIssue, type StoredCode } from '../codes/index.js';
+import type { AuthorizationCodeRedeemer, Redemption, RedemptionIssue, StoredCode } from '../codes/index.js';
 import { isWellFormedVerifier, verifierMatches } from '../codes/pkce.js';
+import type { GrantsRepository } from '../../storage/grants-repository.js';
 import { REFRESH_TOKEN_BYTES } from '../refresh/index.js';
 import { SecurityEventError } from '../refresh/security-events.js';
-import { accessTokenIssuer } from '../tokens/access-tokens.js';
-import { idTokenIssuer } from '../tokens/id-token.js';
 import type { Grant } from './grant.js';
+import type { GrantDeps } from './index.js';
 import { signUserTokens, tokenAudience, type UserTokensDeps } from './user-tokens.js';
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -106,10 +104,10 @@ export function authorizationCodeGrant(deps: {
   };
 }
 
-export const authorizationCode = (core: Core): Grant =>
+export const authorizationCode = (deps: GrantDeps): Grant =>
   authorizationCodeGrant({
-    codes: authorizationCodes(core),
-    grants: grantsRepository(core.db, core.clock),
-    tokens: { accessTokens: accessTokenIssuer(core), idTokens: idTokenIssuer(core) },
-    apiAudience: core.config.API_AUDIENCE,
+    codes: deps.codes,
+    grants: deps.grantRecords,
+    tokens: { accessTokens: deps.accessTokens, idTokens: deps.idTokens },
+    apiAudience: deps.config.API_AUDIENCE,
   });

@@ -1,12 +1,12 @@
 // RFC 6749 4.4: client_credentials — a confidential client acting for itself. The token's subject is the
 // client; scope must be a subset of the client's API scopes (no OIDC scopes: there is no user); no refresh
 // token and no id_token. RFC 8707: `resource`, when present, must name the API audience.
-import type { Core } from '../../core.js';
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
 import { isApiScope, parseScope, formatScope } from '../scopes.js';
-import { accessTokenIssuer, type AccessTokenIssuer } from '../tokens/access-tokens.js';
+import type { AccessTokenIssuer } from '../tokens/access-tokens.js';
 import type { Grant } from './grant.js';
+import type { GrantDeps } from './index.js';
 
 function grantedScope(requested: string | undefined, client: Client): string[] {
   const allowed = client.scopes.filter(isApiScope);
@@ -42,5 +42,5 @@ export function clientCredentialsGrant(deps: { issuer: AccessTokenIssuer; apiAud
   };
 }
 
-export const clientCredentials = (core: Core): Grant =>
-  clientCredentialsGrant({ issuer: accessTokenIssuer(core), apiAudience: core.config.API_AUDIENCE });
+export const clientCredentials = (deps: GrantDeps): Grant =>
+  clientCredentialsGrant({ issuer: deps.accessTokens, apiAudience: deps.config.API_AUDIENCE });

@@ -6,14 +6,12 @@
 // the family id). A DPoP-bound token (RFC 9449 5) needs a proof of its key — without one, or with another
 // key, invalid_grant, and the token stays as it was — and what it yields is bound to that key again
 // (token_type DPoP, cnf.jkt).
-import type { Core } from '../../core.js';
 import { OAuthError } from '../../http/errors.js';
-import { refreshTokens, type Rotation, type RefreshTokens } from '../refresh/index.js';
+import type { Rotation, RefreshTokens } from '../refresh/index.js';
 import { SecurityEventError } from '../refresh/security-events.js';
 import { parseScope } from '../scopes.js';
-import { accessTokenIssuer } from '../tokens/access-tokens.js';
-import { idTokenIssuer } from '../tokens/id-token.js';
 import type { Grant, TokenResponse } from './grant.js';
+import type { GrantDeps } from './index.js';
 import { grantGone, signUserTokens, tokenAudience, type UserTokensDeps } from './user-tokens.js';
 
 function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: string): OAuthError {
@@ -85,9 +83,9 @@ export function refreshTokenGrant(deps: {
   };
 }
 
-export const refreshToken = (core: Core): Grant =>
+export const refreshToken = (deps: GrantDeps): Grant =>
   refreshTokenGrant({
-    refresh: refreshTokens(core),
-    tokens: { accessTokens: accessTokenIssuer(core), idTokens: idTokenIssuer(core) },
-    apiAudience: core.config.API_AUDIENCE,
+    refresh: deps.refreshTokens,
+    tokens: { accessTokens: deps.accessTokens, idTokens: deps.idTokens },
+    apiAudience: deps.config.API_AUDIENCE,
   });

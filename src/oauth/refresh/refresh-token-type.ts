@@ -1,9 +1,9 @@
 // Refresh tokens as seen by /revoke (RFC 7009 2.1: revoking a refresh token SHOULD also invalidate the
 // access tokens of the same grant — here the whole family goes) and /introspect (RFC 7662).
-import type { Core } from '../../core.js';
 import type { IntrospectionResult, TokenTypeHandler } from '../token-types.js';
 import { formatScope } from '../scopes.js';
-import { refreshTokens, type RefreshTokens } from './index.js';
+import type { TokenTypeDeps } from '../token-types-registry.js';
+import type { RefreshTokens } from './index.js';
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -38,5 +38,5 @@ export function refreshTokenType(deps: { refresh: Pick<RefreshTokens, 'find' | '
   };
 }
 
-export const refreshTokenHandler = (core: Core): TokenTypeHandler =>
-  refreshTokenType({ refresh: refreshTokens(core), issuer: core.config.ISSUER });
+export const refreshTokenHandler = (deps: TokenTypeDeps): TokenTypeHandler =>
+  refreshTokenType({ refresh: deps.refreshTokens, issuer: deps.config.ISSUER });

@@ -4,7 +4,7 @@
 // then through the registration policy of the initial access token (policy.ts), which the client keeps
 // for its later RFC 7592 updates.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Core } from '../../core.js';
+import type { Services } from '../../services.js';
 import { OAuthError } from '../../http/errors.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { clientsRepository, type Client } from '../../storage/clients-repository.js';
@@ -17,7 +17,8 @@ import type { OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 import { requireInitialAccessToken, requireRegistrationAccess, spendInitialAccessToken } from './access.js';
 import { enforceRegistrationPolicy, STRICT_POLICY, type RegistrationPolicy } from './policy.js';
 
-const route = { config: { face: 'oauth' as const } };
+// Anyone may call these: per-address budget for machines (src/http/anonymous-limit.ts).
+const route = { config: { face: 'oauth' as const, limit: 'anonymous' as const } };
 
 async function asRegistrationError<T>(request: FastifyRequest, step: () => T | Promise<T>): Promise<T> {
   try {
@@ -58,10 +59,11 @@ function secretChange(client: Client, metadata: ClientMetadata): { secret?: stri
   return { secret, secretHash: sha256(secret) };
 }
 
-export function registrationEndpoints(app: FastifyInstance, core: Core): void {
+type RegistrationServices = Pick<Services, 'config' | 'clock' | 'db' | 'outbound' | 'clients' | 'clientRegistrations' | 'initialAccessTokens'>;
+
+export function registrationEndpoints(app: FastifyInstance, core: RegistrationServices): void {
   if (!core.config.REGISTRATION_ENABLED) return;
-  const clients = clientsRepository(core.db, core.clock);
-  const initialTokens = initialAccessTokensRepository(core.db, core.clock);
+  const { clientRegistrations: clients, initialAccessTokens: initialTokens } = core;
   const issuer = core.config.ISSUER;
   const clientIdOf = (request: FastifyRequest) => (request.params as { client_id: string }).client_id;
   const noStore = (reply: FastifyReply) => reply.headers(NO_STORE);

@@ -1,15 +1,13 @@
 // POST /token (RFC 6749 3.2). Only POST (other methods get 405 from the error edge) with a form body;
 // every response, success or error, carries Cache-Control: no-store and Pragma: no-cache.
 import type { FastifyInstance } from 'fastify';
-import type { Core } from '../../core.js';
-import { authenticateClient, clientAuthDeps } from '../client-auth/index.js';
+import type { Services } from '../../services.js';
+import { authenticateClient } from '../client-auth/index.js';
 import { formParameters } from '../form-parameters.js';
-import { createGrants } from '../grants/index.js';
 import type { TokenResponse } from '../grants/grant.js';
 import { NO_STORE } from '../no-store.js';
 import { limitRequest } from '../../http/limit-request.js';
 import { dpopBinding } from './dpop-binding.js';
-import { dpopDeps } from '../dpop/proof.js';
 import { checkClientRegisteredFor, declaredParameters, requireGrantType, supportedGrant } from './steps.js';
 
 const tokenResponseSchema = {
@@ -25,15 +23,15 @@ const tokenResponseSchema = {
   },
 } as const;
 
-export function tokenEndpoint(app: FastifyInstance, core: Core): void {
-  const grants = new Map(createGrants(core).map((grant) => [grant.type as string, grant]));
-  const auth = clientAuthDeps(core);
-  const dpop = { ...dpopDeps(core), requireNonce: core.config.DPOP_NONCE_REQUIRED !== 'off' };
-  const tokenEndpointUrl = `${core.config.ISSUER}/token`;
+export function tokenEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'grantTypes' | 'clientAuth' | 'dpop' | 'rateLimits'>): void {
+  const { config, clientAuth: auth, rateLimits } = services;
+  const grants = new Map(services.grantTypes.map((grant) => [grant.type as string, grant]));
+  const dpop = { ...services.dpop, requireNonce: config.DPOP_NONCE_REQUIRED !== 'off' };
+  const tokenEndpointUrl = `${config.ISSUER}/token`;
 
   app.post(
     '/token',
-    { config: { face: 'oauth' }, bodyLimit: core.config.FORM_BODY_LIMIT, schema: { response: { 200: tokenResponseSchema } } },
+    { config: { face: 'oauth' }, bodyLimit: config.FORM_BODY_LIMIT, schema: { response: { 200: tokenResponseSchema } } },
     async (request, reply): Promise<TokenResponse> => {
       reply.headers(NO_STORE);
       // RFC 9449 8.2: every answer to a DPoP client, success or error, offers the nonce to use next.
@@ -41,7 +39,7 @@ export function tokenEndpoint(app: FastifyInstance, core: Core): void {
       const params = formParameters(request);
       const grantType = requireGrantType(params);
       const client = await authenticateClient(request, params, auth);
-      await limitRequest(core.rateLimits, reply, 'token', client.id);
+      await limitRequest(rateLimits, reply, 'token', client.id);
       const grant = supportedGrant(grantType, grants);
       checkClientRegisteredFor(client, grant);
       const dpopJkt = await dpopBinding(request.headers.dpop, tokenEndpointUrl, dpop);

@@ -1,16 +1,13 @@
 // Access tokens as seen by /revoke and /introspect: our own at+jwt, verified exactly as a bearer
 // credential is (bearer-access-token.ts: pinned algorithm, typ, iss, aud, times, jti not revoked),
 // and answered only to the client the token was issued to.
-import type { Core } from '../../core.js';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
-import { revocationsRepository } from '../../storage/revocations-repository.js';
 import type { IntrospectionResult, TokenTypeHandler } from '../token-types.js';
-import { bearerAccessTokenVerifier, type AccessTokenClaims } from './bearer-access-token.js';
+import type { TokenTypeDeps } from '../token-types-registry.js';
+import type { AccessTokenClaims, BearerVerifier } from './bearer-access-token.js';
 
-export function accessTokenType(
-  deps: Pick<Core, 'keys' | 'clock' | 'config'> & { revocations: Pick<RevocationsRepository, 'revoke' | 'isRevoked'> },
-): TokenTypeHandler {
-  const verifyBearer = bearerAccessTokenVerifier(deps);
+export function accessTokenType(deps: { verifyBearer: BearerVerifier; revocations: Pick<RevocationsRepository, 'revoke'> }): TokenTypeHandler {
+  const { verifyBearer } = deps;
 
   /** The claims of a valid, unrevoked access token issued to `clientId`, or undefined for anything else. */
   async function verify(token: string, clientId: string): Promise<AccessTokenClaims | undefined> {
@@ -48,5 +45,5 @@ export function accessTokenType(
   };
 }
 
-export const accessTokens = (core: Core): TokenTypeHandler =>
-  accessTokenType({ keys: core.keys, clock: core.clock, config: core.config, revocations: revocationsRepository(core.db, core.clock) });
+export const accessTokens = (deps: TokenTypeDeps): TokenTypeHandler =>
+  accessTokenType({ verifyBearer: deps.bearerTokens, revocations: deps.revocations });

@@ -41,7 +41,7 @@ function setup(options: { recheckMs?: number; keySource?: KeySource } = {}) {
   const authenticator = bearerAuthenticator({
     verifier: counted.verifier,
     keySource,
-    revocations: core.revocations,
+    revocations: core.revocationFeed,
     clock,
     ...(options.recheckMs !== undefined ? { recheckMs: options.recheckMs } : {}),
   });

@@ -1,0 +1,163 @@
+// The composition root (docs/design.md): every repository, issuer, verifier, cache, signal and job of one
+// app is built here, once, from configuration, the database and the clock. Endpoints and plugins receive a
+// narrow `Pick<Services, …>` of what they use and never build a service themselves, so there is exactly one
+// of each per app (one DPoP nonce key, one client cache, one job queue) and what a module depends on is
+// visible in its signature.
+import { createCore, type Core, type CoreOptions } from './core.js';
+import { brandFromConfig, type Brand } from './http/brand.js';
+import type { CursorCodec } from './http/pagination/index.js';
+import { jobQueue, type JobQueue } from './jobs/worker.js';
+import { commerceServices, IDEMPOTENCY_PURGE_INTERVAL_MS } from './api/commerce.js';
+import type { Idempotency } from './http/idempotency/index.js';
+import { resourceServerAuth, type ResourceServerAuth } from './api/auth/index.js';
+import { REPORT_JOB, reportJobHandler } from './api/reports/report-job.js';
+import { clientAuthDeps, type ClientAuthDeps } from './oauth/client-auth/index.js';
+import { authorizationCodes } from './oauth/codes/index.js';
+import type { AuthorizationCodeIssuer, AuthorizationCodeRedeemer } from './oauth/codes/index.js';
+import { dpopDeps, type DpopDeps } from './oauth/dpop/proof.js';
+import { grantFactories } from './oauth/grants/index.js';
+import type { Grant } from './oauth/grants/grant.js';
+import { expiredRecordsPurge, OAUTH_PURGE_INTERVAL_MS, pendingLoginsPurge, PENDING_LOGIN_PURGE_INTERVAL_MS } from './oauth/housekeeping.js';
+import { grantsRepository, type GrantsRepository } from './storage/grants-repository.js';
+import { refreshTokens, type RefreshTokens } from './oauth/refresh/index.js';
+import { tokenTypeFactories } from './oauth/token-types-registry.js';
+import type { TokenTypeHandler } from './oauth/token-types.js';
+import { accessTokenIssuer, type AccessTokenIssuer } from './oauth/tokens/access-tokens.js';
+import { bearerAccessTokenVerifier, type BearerVerifier } from './oauth/tokens/bearer-access-token.js';
+import { idTokenIssuer, type IdTokenIssuer } from './oauth/tokens/id-token.js';
+import type { AuthorizationRequest } from './oauth/authorize/authorization-request.js';
+import type { BeginAuthorization, Respond } from './oauth/authorize/authorize-route.js';
+import { sendNext } from './interaction/answer.js';
+import { beginAuthorization } from './interaction/begin.js';
+import type { FlowDeps } from './interaction/flow-deps.js';
+import { INTERACTION_TTL_SECONDS } from './interaction/flow-deps.js';
+import { rateLimitedLogins } from './interaction/login/rate-limited-logins.js';
+import { browserSessions, type BrowserSessions } from './interaction/session/browser-sessions.js';
+import { browserSessionsRepository } from './storage/browser-sessions-repository.js';
+import { clientsRepository, type ClientsRepository } from './storage/clients-repository.js';
+import { consentsRepository } from './storage/consents-repository.js';
+import { initialAccessTokensRepository, type InitialAccessTokensRepository } from './storage/initial-access-tokens-repository.js';
+import { interactionsRepository } from './storage/interactions-repository.js';
+import { ordersRepository, type OrdersRepository } from './storage/orders-repository.js';
+import { paymentsRepository, type PaymentsRepository } from './storage/payments-repository.js';
+import { reportsRepository, type ReportsRepository } from './storage/reports-repository.js';
+import { revocationsRepository, type RevocationsRepository } from './storage/revocations-repository.js';
+import { usersRepository, type UsersRepository } from './storage/users-repository.js';
+
+export interface Services extends Core {
+  readonly brand: Brand;
+  // Repositories (outside transactions; a transaction builds its own from `tx`).
+  readonly users: UsersRepository;
+  /** The uncached client registrations (RFC 7591/7592 writes); reads go through `clients`. */
+  readonly clientRegistrations: ClientsRepository;
+  readonly initialAccessTokens: InitialAccessTokensRepository;
+  readonly revocations: RevocationsRepository;
+  readonly grantRecords: GrantsRepository;
+  readonly orders: OrdersRepository;
+  readonly payments: PaymentsRepository;
+  readonly reports: ReportsRepository;
+  // The authorization server.
+  readonly accessTokens: AccessTokenIssuer;
+  readonly idTokens: IdTokenIssuer;
+  /** Our own access tokens presented to /userinfo, /revoke and /introspect. */
+  readonly bearerTokens: BearerVerifier;
+  readonly codes: AuthorizationCodeIssuer & AuthorizationCodeRedeemer;
+  readonly refreshTokens: RefreshTokens;
+  /** The grant registry, built: what /token serves and discovery advertises. */
+  readonly grantTypes: readonly Grant[];
+  /** The token types /revoke and /introspect understand. */
+  readonly tokenTypes: readonly TokenTypeHandler[];
+  /** One nonce key and one replay store for every DPoP check (token endpoint, /userinfo, the API). */
+  readonly dpop: DpopDeps;
+  /** Client authentication as /token uses it; /revoke and /introspect narrow `methods`. */
+  readonly clientAuth: ClientAuthDeps;
+  // The browser face.
+  readonly sessions: BrowserSessions;
+  readonly flow: FlowDeps;
+  /** What /authorize (the authorization server's) hands a valid request to: the interaction flow. */
+  readonly authorization: { begin: BeginAuthorization; respond: Respond };
+  // The resource API.
+  readonly resourceAuth: ResourceServerAuth;
+  readonly idempotency: Idempotency;
+  readonly cursors: CursorCodec;
+  /** The job queue; its periodic tasks and handlers are registered here, its worker by the jobs plugin. */
+  readonly jobs: JobQueue;
+}
+
+export interface ServicesOptions extends CoreOptions {
+  /** Where the job worker reports failed jobs. */
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+export function createServices(options: ServicesOptions): Services {
+  const core = createCore(options);
+  const { config, clock, db } = core;
+  const brand = brandFromConfig(config);
+
+  const revocations = revocationsRepository(db, clock);
+  const grantRecords = grantsRepository(db, clock);
+  const accessTokens = accessTokenIssuer(core);
+  const idTokens = idTokenIssuer(core);
+  const bearerTokens = bearerAccessTokenVerifier({ ...core, revocations });
+  const codes = authorizationCodes(core);
+  const refresh = refreshTokens(core);
+  const tokenSide = { config, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations };
+  const dpop = dpopDeps(core);
+
+  const users = usersRepository(db, clock);
+  const sessions = browserSessions({ repository: browserSessionsRepository(db, clock), issuer: config.ISSUER, ttlSeconds: config.SESSION_TTL, clock });
+  const flow: FlowDeps = {
+    issuer: config.ISSUER,
+    brand,
+    apiAudience: config.API_AUDIENCE,
+    clock,
+    interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
+    sessions,
+    interactions: interactionsRepository<AuthorizationRequest>(db, clock),
+    consents: consentsRepository(db, clock),
+    clients: core.clients,
+    users,
+    codes,
+    loginGuard: rateLimitedLogins(core.rateLimits),
+  };
+
+  const { idempotency, cursors } = commerceServices(core);
+  const jobs = jobQueue({ db, clock, log: options.log });
+  // Records are kept only while they can still matter (src/oauth/housekeeping.ts, docs/idempotency.md).
+  jobs.every('oauth-expired-purge', OAUTH_PURGE_INTERVAL_MS, expiredRecordsPurge(core));
+  jobs.every('pending-login-purge', PENDING_LOGIN_PURGE_INTERVAL_MS, pendingLoginsPurge(core));
+  jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
+  jobs.handle(REPORT_JOB, reportJobHandler(clock));
+
+  return {
+    ...core,
+    brand,
+    users,
+    clientRegistrations: clientsRepository(db, clock),
+    initialAccessTokens: initialAccessTokensRepository(db, clock),
+    revocations,
+    grantRecords,
+    orders: ordersRepository(db),
+    payments: paymentsRepository(db),
+    reports: reportsRepository(db),
+    accessTokens,
+    idTokens,
+    bearerTokens,
+    codes,
+    refreshTokens: refresh,
+    grantTypes: grantFactories.map((create) => create(tokenSide)),
+    tokenTypes: tokenTypeFactories.map((create) => create(tokenSide)),
+    dpop,
+    clientAuth: clientAuthDeps(core),
+    sessions,
+    flow,
+    authorization: {
+      begin: (request, client, http) => beginAuthorization(request, client, http, flow),
+      respond: (reply, next) => sendNext(reply, next, { issuer: config.ISSUER, brand }),
+    },
+    resourceAuth: resourceServerAuth({ ...core, revocations: core.revocationFeed, dpop }, { jwksUrl: config.JWKS_URL }),
+    idempotency,
+    cursors,
+    jobs,
+  };
+}
