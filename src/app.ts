@@ -26,6 +26,8 @@ import { resolveKeyEncryptionKey } from './crypto/key-encryption.js';
 import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.js';
 import { clientsRepository } from './storage/clients-repository.js';
 import { usersRepository } from './storage/users-repository.js';
+import { resourceServersRepository } from './storage/resource-servers-repository.js';
+import { registerBuiltInResourceServers } from './startup/built-in-resource-servers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -94,6 +96,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   await app.register(resourceApi, { core });
   if (config.DEMO_ENABLED) await installDemo(app, core, brand);
 
+  await registerBuiltInResourceServers(resourceServersRepository(database.db), config);
   await core.keys.ensureKeys();
   return app;
 }

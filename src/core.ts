@@ -12,6 +12,8 @@ import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
 import { clientsRepository } from './storage/clients-repository.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
+import { resourceRegistry, type ResourceRegistry } from './oauth/resources/registry.js';
+import { resourceServersRepository } from './storage/resource-servers-repository.js';
 
 export interface Core {
   readonly config: Config;
@@ -28,6 +30,8 @@ export interface Core {
   readonly outbound: OutboundPolicy;
   /** Key sets of clients registered with a jwks_uri (bounded, per app). */
   readonly remoteKeySets: RemoteKeySets;
+  /** Registered resource servers and their scopes (same freshness as `clients`). */
+  readonly resources: ResourceRegistry;
   /** Shared counters for several instances (REDIS_URL); absent on a single instance. */
   readonly redis?: Redis;
 }
@@ -69,7 +73,8 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
     },
   };
   const remoteKeys = remoteKeySets(config, outbound);
-  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, ...(redis ? { redis } : {}) };
+  const resources = resourceRegistry(resourceServersRepository(database.db), clock, config.CLIENT_CACHE_TTL);
+  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, resources, ...(redis ? { redis } : {}) };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

@@ -9,12 +9,14 @@ import { apiVersion } from './version.js';
 import { registerOpenApi } from './docs/openapi.js';
 import { docsRoutes } from './docs/docs-page.js';
 import { problemPages } from './docs/problem-pages.js';
+import { protectedResourceMetadataRoutes } from './protected-resource-metadata.js';
 
 export async function resourceApi(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
   // Accept-Encoding (RFC 9110 §12.5.3); a moderate brotli quality keeps compression cheap per request.
   await app.register(compress, { encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } } });
   await registerOpenApi(app, core.config);
   const auth = resourceServerAuth(core, { jwksUrl: core.config.JWKS_URL });
+  protectedResourceMetadataRoutes(app, core.config);
   await app.register(apiVersion, { prefix: '/v1', version: 'v1', core, auth });
   docsRoutes(app);
   problemPages(app);

@@ -47,6 +47,7 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
     interactions: interactionsRepository<AuthorizationRequest>(db, clock),
     consents: consentsRepository(db, clock),
     clients,
+    resources: core.resources,
     users: usersRepository(db, clock),
     codes: authorizationCodes({ db, clock, config }),
     loginGuard: rateLimitedLogins(core.rateLimits),
@@ -56,7 +57,7 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
   authorizeRoutes(app, {
     ...hints,
     clients,
-    apiAudience: config.API_AUDIENCE,
+    resources: core.resources,
     begin: (request, client, http) => beginAuthorization(request, client, http, deps),
     respond: (reply, next) => sendNext(reply, next, { issuer: config.ISSUER, brand }),
   });

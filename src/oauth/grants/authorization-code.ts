@@ -15,7 +15,8 @@ import { SecurityEventError } from '../refresh/security-events.js';
 import { accessTokenIssuer } from '../tokens/access-tokens.js';
 import { idTokenIssuer } from '../tokens/id-token.js';
 import type { Grant } from './grant.js';
-import { signUserTokens, tokenAudience, type UserTokensDeps } from './user-tokens.js';
+import { refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from './user-tokens.js';
+import type { ResourceRegistry } from '../resources/registry.js';
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -67,7 +68,9 @@ export function authorizationCodeGrant(deps: {
   codes: AuthorizationCodeRedeemer;
   grants: Pick<GrantStore, 'revoke'>;
   tokens: UserTokensDeps;
-  apiAudience: string;
+  resources: Pick<ResourceRegistry, 'catalogue'>;
+  fallbackAudience: string;
+  accessTokenTtl: number;
 }): Grant {
   return {
     type: 'authorization_code',
@@ -75,6 +78,7 @@ export function authorizationCodeGrant(deps: {
     async handle({ client, params, dpopJkt }) {
       const codeValue = required(params.code, 'code');
       const verifier = wellFormedVerifier(params.code_verifier);
+      await refuseUnknownResource(deps.resources, params.resource);
       // The refresh token is minted up front; the redemption stores it only when the code's scope calls
       // for one (offline_access, or plain OAuth: docs/token-formats.md) — see code-store.ts.
       const refreshToken = client.grantTypes.includes('refresh_token') ? randomToken(REFRESH_TOKEN_BYTES) : undefined;
@@ -86,12 +90,14 @@ export function authorizationCodeGrant(deps: {
       }, verifier);
       try {
         checkBinding(code, params.redirect_uri, verifier, client.id);
+        const { audience, scope, lifetime } = await userTokenAudience(deps, { scope: code.scope, requested: params.resource, bound: code.resource, client });
         return await signUserTokens(deps.tokens, {
           client,
           user,
-          scope: code.scope,
+          scope,
           authTime: Math.floor(code.authTime.getTime() / 1000),
-          audience: tokenAudience(params.resource, code.resource, deps.apiAudience),
+          audience,
+          lifetime,
           accessToken,
           nonce: code.nonce,
           dpopJkt,
@@ -111,5 +117,7 @@ export const authorizationCode = (core: Core): Grant =>
     codes: authorizationCodes(core),
     grants: grantStore(core.db, core.clock),
     tokens: { accessTokens: accessTokenIssuer(core), idTokens: idTokenIssuer(core) },
-    apiAudience: core.config.API_AUDIENCE,
+    resources: core.resources,
+    fallbackAudience: core.config.API_AUDIENCE,
+    accessTokenTtl: core.config.ACCESS_TOKEN_TTL,
   });

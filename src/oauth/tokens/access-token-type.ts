@@ -8,7 +8,7 @@ import type { IntrospectionResult, TokenTypeHandler } from '../token-types.js';
 import { bearerAccessTokenVerifier, type AccessTokenClaims } from './bearer-access-token.js';
 
 export function accessTokenType(
-  deps: Pick<Core, 'keys' | 'clock' | 'config'> & { revocations: Pick<RevocationsRepository, 'revoke' | 'isRevoked'> },
+  deps: Pick<Core, 'keys' | 'clock' | 'config' | 'resources'> & { revocations: Pick<RevocationsRepository, 'revoke' | 'isRevoked'> },
 ): TokenTypeHandler {
   const verifyBearer = bearerAccessTokenVerifier(deps);
 
@@ -28,25 +28,29 @@ export function accessTokenType(
     },
     async introspect(token, client): Promise<IntrospectionResult | undefined> {
       const claims = await verify(token, client.id);
-      if (!claims) return undefined;
-      const jkt = claims.cnf_jkt;
-      return {
-        active: true,
-        scope: claims.scope.join(' '),
-        client_id: claims.client_id,
-        sub: claims.sub,
-        exp: claims.exp,
-        iat: claims.iat,
-        iss: claims.iss,
-        aud: claims.aud,
-        token_type: jkt ? 'DPoP' : 'Bearer',
-        jti: claims.jti,
-        ...(claims.auth_time !== undefined ? { auth_time: claims.auth_time } : {}),
-        ...(jkt ? { cnf: { jkt } } : {}),
-      };
+      return claims && introspectionOf(claims);
     },
   };
 }
 
+/** The RFC 7662 2.2 answer for a live access token. */
+export function introspectionOf(claims: AccessTokenClaims): IntrospectionResult {
+  const jkt = claims.cnf_jkt;
+  return {
+    active: true,
+    scope: claims.scope.join(' '),
+    client_id: claims.client_id,
+    sub: claims.sub,
+    exp: claims.exp,
+    iat: claims.iat,
+    iss: claims.iss,
+    aud: claims.aud,
+    token_type: jkt ? 'DPoP' : 'Bearer',
+    jti: claims.jti,
+    ...(claims.auth_time !== undefined ? { auth_time: claims.auth_time } : {}),
+    ...(jkt ? { cnf: { jkt } } : {}),
+  };
+}
+
 export const accessTokens = (core: Core): TokenTypeHandler =>
-  accessTokenType({ keys: core.keys, clock: core.clock, config: core.config, revocations: revocationsRepository(core.db, core.clock) });
+  accessTokenType({ keys: core.keys, clock: core.clock, config: core.config, resources: core.resources, revocations: revocationsRepository(core.db, core.clock) });
