@@ -215,7 +215,8 @@ describe('RFC 8707 for a user grant spanning two resource servers (oauth4webapi)
   before(async () => {
     const fixture = await createClient(t.core.db, t.core.clock, {
       type: 'confidential',
-      scopes: ['openid', 'offline_access', 'orders:read', 'notes:read', 'files:read'],
+      // admin:read written straight to the row (the CLI would refuse it for this client): /authorize must still refuse it.
+      scopes: ['openid', 'offline_access', 'orders:read', 'notes:read', 'files:read', 'admin:read'],
       grantTypes: ['authorization_code', 'refresh_token'],
     });
     secret = fixture.secret!;
