@@ -24,6 +24,8 @@ import { jobWorker } from './jobs/plugin.js';
 import { demoApp } from './demo/index.js';
 import { resolveKeyEncryptionKey } from './crypto/key-encryption.js';
 import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.js';
+import { resourceServersRepository } from './storage/resource-servers-repository.js';
+import { registerBuiltInResourceServers } from './startup/built-in-resource-servers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -104,6 +106,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   await app.register(resourceApi, { services });
   if (config.DEMO_ENABLED) await installDemo(app, services);
 
+  await registerBuiltInResourceServers(resourceServersRepository(database.db), config);
   await services.keys.ensureKeys();
   return app;
 }

@@ -14,6 +14,8 @@ import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-p
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
 import { revocationFeed, type RevocationFeed } from './storage/revocation-feed.js';
 import { revocationsRepository } from './storage/revocations-repository.js';
+import { resourceRegistry, type ResourceRegistry } from './oauth/resources/registry.js';
+import { resourceServersRepository } from './storage/resource-servers-repository.js';
 
 export interface Core {
   readonly config: Config;
@@ -32,6 +34,8 @@ export interface Core {
   readonly remoteKeySets: RemoteKeySets;
   /** Revoked access tokens held in memory, kept current by the database's announcements (per app). */
   readonly revocationFeed: RevocationFeed;
+  /** Registered resource servers and their scopes (same freshness as `clients`). */
+  readonly resources: ResourceRegistry;
   /** Shared counters for several instances (REDIS_URL); absent on a single instance. */
   readonly redis?: Redis;
 }
@@ -74,7 +78,8 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
   };
   const remoteKeys = remoteKeySets(config, outbound);
   const feed = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
-  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, revocationFeed: feed, ...(redis ? { redis } : {}) };
+  const resources = resourceRegistry(resourceServersRepository(database.db), clock, config.CLIENT_CACHE_TTL);
+  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, revocationFeed: feed, resources, ...(redis ? { redis } : {}) };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

@@ -101,7 +101,7 @@ export function createServices(options: ServicesOptions): Services {
   const bearerTokens = bearerAccessTokenVerifier({ ...core, revocations });
   const codes = authorizationCodes(core);
   const refresh = refreshTokens(core);
-  const tokenSide = { config, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations };
+  const tokenSide = { config, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources };
   const dpop = dpopDeps(core);
 
   const users = usersRepository(db, clock);
@@ -110,6 +110,7 @@ export function createServices(options: ServicesOptions): Services {
     issuer: config.ISSUER,
     brand,
     apiAudience: config.API_AUDIENCE,
+    resources: core.resources,
     clock,
     interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
     sessions,

@@ -10,11 +10,13 @@ import { apiVersion, type ApiServices } from './version.js';
 import { registerOpenApi } from './docs/openapi.js';
 import { docsRoutes } from './docs/docs-page.js';
 import { problemPages } from './docs/problem-pages.js';
+import { protectedResourceMetadataRoutes } from './protected-resource-metadata.js';
 
 async function api(app: FastifyInstance, { services }: { services: ApiServices }): Promise<void> {
   // Accept-Encoding (RFC 9110 §12.5.3); a moderate brotli quality keeps compression cheap per request.
   await app.register(compress, { encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } } });
   await registerOpenApi(app, services.config);
+  protectedResourceMetadataRoutes(app, services.config);
   await app.register(apiVersion, { prefix: '/v1', version: 'v1', services });
   docsRoutes(app);
   problemPages(app);

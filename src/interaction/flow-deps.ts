@@ -4,6 +4,7 @@ import type { Brand } from '../http/brand.js';
 import type { AuthorizationCodeIssuer } from '../oauth/codes/authorization-codes.js';
 import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
 import type { ClientsRepository } from '../storage/clients-repository.js';
+import type { ResourceRegistry } from '../oauth/resources/registry.js';
 import type { ConsentsRepository } from '../storage/consents-repository.js';
 import type { InteractionsRepository } from '../storage/interactions-repository.js';
 import type { UsersRepository } from '../storage/users-repository.js';
@@ -21,6 +22,8 @@ export interface FlowDeps {
   interactions: InteractionsRepository<AuthorizationRequest>;
   consents: ConsentsRepository;
   clients: Pick<ClientsRepository, 'find'>;
+  /** The consent page describes each scope as its resource server registered it. */
+  resources: Pick<ResourceRegistry, 'catalogue'>;
   users: Pick<UsersRepository, 'findByUsername'>;
   codes: AuthorizationCodeIssuer;
   loginGuard: LoginGuard;

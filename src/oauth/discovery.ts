@@ -9,7 +9,6 @@ import { CLIENT_ASSERTION_ALGS } from './clients/client-keys.js';
 import { RESPONSE_MODES } from './authorize/check-response-mode.js';
 import { DPOP_ALGS } from './dpop/proof.js';
 import { JWKS_PATH } from './jwks.js';
-import { ALL_SCOPES } from './scopes.js';
 import { INTROSPECTION_AUTH_METHODS, REVOCATION_AUTH_METHODS } from './token-types-registry.js';
 
 /** Endpoint metadata name → [method, path] of the route that serves it. */
@@ -50,13 +49,14 @@ function endpoints(app: FastifyInstance, issuer: string): Record<string, string>
 
 type DiscoveryServices = Pick<Services, 'config' | 'grantTypes'>;
 
-export function discoveryDocument(app: FastifyInstance, services: DiscoveryServices): Record<string, unknown> {
+export function discoveryDocument(app: FastifyInstance, services: DiscoveryServices, scopesSupported: readonly string[]): Record<string, unknown> {
   const issuer = services.config.ISSUER;
   const assertionAlgs = [...CLIENT_ASSERTION_ALGS];
   return {
     issuer,
     ...endpoints(app, issuer),
-    scopes_supported: [...ALL_SCOPES],
+    // OIDC scopes and the registered ones; operator-only scopes are not advertised.
+    scopes_supported: [...scopesSupported],
     grant_types_supported: services.grantTypes.map((g) => g.type),
     ...AUTHORIZATION_POLICY,
     token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
@@ -73,11 +73,13 @@ export function discoveryDocument(app: FastifyInstance, services: DiscoveryServi
   };
 }
 
-export function discoveryEndpoints(app: FastifyInstance, services: DiscoveryServices): void {
-  // Built on first request, when every face has registered its routes.
-  let document: string | undefined;
+export function discoveryEndpoints(app: FastifyInstance, services: DiscoveryServices & Pick<Services, 'resources'>): void {
+  // Built when the registry changed (or first asked, when every face has registered its routes).
+  let built: { catalogue: unknown; document: string } | undefined;
   const handler = async (_request: unknown, reply: { header(n: string, v: string): unknown; type(t: string): unknown }) => {
-    document ??= JSON.stringify(discoveryDocument(app, services));
+    const catalogue = await services.resources.catalogue();
+    if (built?.catalogue !== catalogue) built = { catalogue, document: JSON.stringify(discoveryDocument(app, services, catalogue.publicScopes())) };
+    const { document } = built;
     reply.header('cache-control', 'public, max-age=300');
     reply.type('application/json; charset=utf-8');
     return document;

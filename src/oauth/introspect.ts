@@ -1,5 +1,6 @@
 // POST /introspect (RFC 7662). Only an authenticated confidential client may ask, and only about its own
 // tokens: anything else — unknown, expired, revoked, another client's — is {"active": false} (RFC 7662 2.2).
+// A resource server's own client asks about the access tokens of its audience instead (resources/introspection.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.js';
 import { authenticateClient } from './client-auth/index.js';
@@ -9,10 +10,12 @@ import { limitRequest } from '../http/limit-request.js';
 import { requireToken } from './revoke.js';
 import type { IntrospectionResult } from './token-types.js';
 import { inHintOrder, INTROSPECTION_AUTH_METHODS } from './token-types-registry.js';
+import { resourceServerIntrospection } from './resources/introspection.js';
 
-export function introspectionEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'tokenTypes' | 'clientAuth' | 'rateLimits'>): void {
+export function introspectionEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'tokenTypes' | 'clientAuth' | 'rateLimits' | 'resources' | 'bearerTokens'>): void {
   const handlers = services.tokenTypes;
   const auth = { ...services.clientAuth, methods: INTROSPECTION_AUTH_METHODS };
+  const forResourceServers = resourceServerIntrospection({ resources: services.resources, verify: services.bearerTokens });
   app.post('/introspect', { config: { face: 'oauth' }, bodyLimit: services.config.FORM_BODY_LIMIT }, async (request, reply) => {
     reply.headers(NO_STORE);
     const params = formParameters(request);
@@ -20,7 +23,9 @@ export function introspectionEndpoint(app: FastifyInstance, services: Pick<Servi
     await limitRequest(services.rateLimits, reply, 'introspection', client.id);
     const token = requireToken(params);
     let result: IntrospectionResult | { active: false } = { active: false };
-    for (const handler of inHintOrder(handlers, params.token_type_hint)) {
+    const audience = await forResourceServers.audienceOf(client.id);
+    if (audience !== undefined) result = await forResourceServers.introspect(token, audience);
+    else for (const handler of inHintOrder(handlers, params.token_type_hint)) {
       const found = await handler.introspect(token, client);
       if (found) {
         result = found;

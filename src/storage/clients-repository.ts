@@ -30,13 +30,16 @@ export interface Client {
   registrationPolicy: { grantTypes: readonly string[]; scopes: readonly string[] } | null;
   /** Extra browser origins allowed to call the token endpoints with CORS (public clients also get their redirect URIs' origins). */
   allowedOrigins: string[];
+  /** RFC 8707: the audience of tokens requested without `resource` when the scopes do not name one. */
+  defaultResource: string | null;
   disabled: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins'> & {
+export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins' | 'defaultResource'> & {
   allowedOrigins?: string[];
+  defaultResource?: string | null;
   registrationTokenHash?: string | null;
   registrationPolicy?: Client['registrationPolicy'];
 };
@@ -58,6 +61,7 @@ const toClient = (r: Selectable<ClientsTable>): Client => ({
   registrationTokenHash: r.registration_token_hash,
   registrationPolicy: r.registration_grant_types && r.registration_scopes ? { grantTypes: r.registration_grant_types, scopes: r.registration_scopes } : null,
   allowedOrigins: r.allowed_origins,
+  defaultResource: r.default_resource,
   disabled: r.disabled,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -77,6 +81,7 @@ const columns = (c: Partial<NewClient>) => ({
   ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
   ...(c.skipConsent !== undefined ? { skip_consent: c.skipConsent } : {}),
   ...(c.allowedOrigins !== undefined ? { allowed_origins: c.allowedOrigins } : {}),
+  ...(c.defaultResource !== undefined ? { default_resource: c.defaultResource } : {}),
   ...(c.registrationTokenHash !== undefined ? { registration_token_hash: c.registrationTokenHash } : {}),
   ...(c.registrationPolicy !== undefined
     ? { registration_grant_types: c.registrationPolicy ? [...c.registrationPolicy.grantTypes] : null, registration_scopes: c.registrationPolicy ? [...c.registrationPolicy.scopes] : null }

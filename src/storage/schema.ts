@@ -52,6 +52,7 @@ export interface ClientsTable {
   registration_grant_types: string[] | null;
   registration_scopes: string[] | null;
   allowed_origins: Generated<string[]>;
+  default_resource: string | null;
 }
 
 export interface ConsentsTable {
@@ -186,6 +187,24 @@ export interface ReportsTable {
   completed_at: Date | null;
 }
 
+export interface ResourceServerScopesTable {
+  name: string;
+  resource_server: string;
+  description: string;
+  claims: Generated<Json>;
+  position: Generated<number>;
+}
+
+export interface ResourceServersTable {
+  identifier: string;
+  name: string;
+  access_token_ttl: number | null;
+  offline_access: Generated<boolean>;
+  operator_only: Generated<boolean>;
+  client_id: string | null;
+  created_at: Generated<Date>;
+}
+
 export interface RevokedAccessTokensTable {
   jti: string;
   expires_at: Date;
@@ -237,6 +256,7 @@ export interface UsersTable {
   version: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  attributes: Generated<Json>;
 }
 
 export interface DB {
@@ -255,6 +275,8 @@ export interface DB {
   refresh_tokens: RefreshTokensTable;
   report_rows: ReportRowsTable;
   reports: ReportsTable;
+  resource_server_scopes: ResourceServerScopesTable;
+  resource_servers: ResourceServersTable;
   revoked_access_tokens: RevokedAccessTokensTable;
   revoked_clients: RevokedClientsTable;
   signing_keys: SigningKeysTable;

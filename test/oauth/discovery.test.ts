@@ -126,8 +126,9 @@ test('revocation and introspection advertise the auth methods they enforce', asy
 });
 
 test('every advertised scope can be registered for a client, and nothing else can', async () => {
-  for (const scope of list('scopes_supported')) await validateClientMetadata({ grant_types: ['client_credentials'], scope });
-  await assert.rejects(validateClientMetadata({ grant_types: ['client_credentials'], scope: 'admin' }));
+  const catalogue = await t.core.resources.catalogue();
+  for (const scope of list('scopes_supported')) await validateClientMetadata({ grant_types: ['client_credentials'], scope }, { catalogue });
+  await assert.rejects(validateClientMetadata({ grant_types: ['client_credentials'], scope: 'admin' }, { catalogue }));
 });
 
 test('every advertised id_token signing alg has a key in the JWKS', async () => {

@@ -28,7 +28,7 @@ export async function registerClient(
     scope: 'orders:read users:read',
     token_endpoint_auth_method: 'client_secret_basic',
     ...input,
-  }, { outbound: core.outbound });
+  }, { outbound: core.outbound, catalogue: await core.resources.catalogue(), operator: true });
   const created = await createClient(clientsRepository(core.db, core.clock), metadata, {
     ...(options.secret !== undefined ? { importedSecret: options.secret } : {}),
     skipConsent: options.skipConsent ?? false,

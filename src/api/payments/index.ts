@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
-import { guardedPaymentInsert, paymentsRepository, type Payment } from '../../storage/payments-repository.js';
+import { guardedPaymentInsert, type Payment } from '../../storage/payments-repository.js';
 import type { Principal } from '../principal.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireAnyScope, requireScope } from '../auth/index.js';
 import { payOrder } from './pay-order.js';

@@ -44,6 +44,7 @@ const createOptions = {
   'skip-consent': { type: 'boolean' },
   secret: { type: 'string' },
   'allowed-origin': { type: 'string', multiple: true },
+  'default-resource': { type: 'string' },
 } as const;
 
 function readJwksFile(path: string): unknown {
@@ -82,12 +83,19 @@ const parseCreate = (args: string[]) => parseArgs({ args, options: createOptions
 export const clientsCreateCommand: Command = {
   name: 'clients create',
   usage:
-    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already)',
+    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource)',
   async run(args, core) {
     const values = parseCreate(args);
     try {
       const origins = allowedOrigins(values['allowed-origin']);
-      const metadata = { ...(await validateClientMetadata(metadataFromFlags(values), { outbound: core.outbound })), allowedOrigins: origins };
+      const catalogue = await core.resources.catalogue();
+      const defaultResource = values['default-resource'];
+      if (defaultResource !== undefined && !catalogue.find(defaultResource)) throw new UsageError(`--default-resource ${JSON.stringify(defaultResource.slice(0, 200))} is not a registered resource server (see \`resource-servers list\`)`);
+      const metadata = {
+        ...(await validateClientMetadata(metadataFromFlags(values), { outbound: core.outbound, catalogue, operator: true })),
+        allowedOrigins: origins,
+        ...(defaultResource !== undefined ? { defaultResource } : {}),
+      };
       if (values.secret !== undefined) {
         if (!usesSecret(metadata)) throw new UsageError('--secret applies only to client_secret_basic or client_secret_post clients');
         if (values.secret.length < MIN_IMPORTED_SECRET_LENGTH) throw new UsageError(`--secret must have at least ${MIN_IMPORTED_SECRET_LENGTH} characters`);

@@ -5,6 +5,7 @@ import { usersCreateCommand, usersDeleteCommand, usersListCommand, usersSetPassw
 import { keysListCommand, keysRotateCommand } from './keys.js';
 import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand } from './clients.js';
 import { registrationTokenCreateCommand } from './registration-tokens.js';
+import { resourceServersCreateCommand, resourceServersDeleteCommand, resourceServersListCommand } from './resource-servers.js';
 
 export const commands: Command[] = [
   migrateCommand,
@@ -21,4 +22,7 @@ export const commands: Command[] = [
   clientsDeleteCommand,
   clientsDisableCommand,
   registrationTokenCreateCommand,
+  resourceServersCreateCommand,
+  resourceServersListCommand,
+  resourceServersDeleteCommand,
 ];

@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { GRANT_TYPES } from '../../storage/clients-repository.js';
 import { initialAccessTokensRepository } from '../../storage/initial-access-tokens-repository.js';
-import { isScope, parseScope } from '../../oauth/scopes.js';
+import { parseScope } from '../../oauth/scopes.js';
+import type { ResourceCatalogue } from '../../oauth/resources/registry.js';
 import { UsageError, type Command } from '../command.js';
 
 const DEFAULT_TTL_SECONDS = 86_400;
@@ -23,9 +24,12 @@ function grantTypes(raw: string | undefined): string[] {
   return list;
 }
 
-function scopes(raw: string[] | undefined): string[] {
+function scopes(raw: string[] | undefined, catalogue: ResourceCatalogue): string[] {
   const list = [...new Set((raw ?? []).flatMap((s) => parseScope(s)))];
-  for (const s of list) if (!isScope(s)) throw new UsageError(`--allow-scope: unknown scope ${s}`);
+  for (const s of list) {
+    if (!catalogue.isKnown(s)) throw new UsageError(`--allow-scope: unknown scope ${s}`);
+    if (catalogue.isOperatorOnly(s)) throw new UsageError(`--allow-scope: ${s} is operator-only; give it with \`clients create --scope\`, never through /register`);
+  }
   return list;
 }
 
@@ -41,7 +45,7 @@ export const registrationTokenCreateCommand: Command = {
     const ttl = boundedInteger(values.ttl, DEFAULT_TTL_SECONDS, 1, 31_536_000, '--ttl');
     const uses = boundedInteger(values.uses, 1, 1, MAX_USES, '--uses');
     const allowedGrantTypes = grantTypes(values['allow-grant-types']);
-    const allowedScopes = scopes(values['allow-scope']);
+    const allowedScopes = scopes(values['allow-scope'], await core.resources.catalogue());
     const token = randomToken(32);
     const expiresAt = new Date(core.clock.now() + ttl * 1000);
     await initialAccessTokensRepository(core.db, core.clock).create({ tokenHash: sha256(token), expiresAt, uses, allowedGrantTypes, allowedScopes });

@@ -1,8 +1,8 @@
-// The consent screen: who asks (the client's registered name, escaped) and each scope in plain words.
+// The consent screen: who asks (the client's registered name, escaped) and each scope in plain words, as
+// its resource server registered it, with that resource server's name.
 // Approving is a POST with the CSRF token; the buttons are named `decision`.
 import type { Brand } from '../../http/brand.js';
 import { escapeHtml } from '../../http/html.js';
-import { isScope, scopeDescriptions } from '../../oauth/scopes.js';
 import { hiddenInput, layout } from './layout.js';
 
 export interface ConsentPageInput {
@@ -11,11 +11,17 @@ export interface ConsentPageInput {
   csrfToken: string;
   clientName: string;
   scope: readonly string[];
+  /** A scope's plain-language description and the name of the resource server it belongs to. */
+  describe: (scope: string) => { description?: string | undefined; resource?: string | undefined };
   username: string;
 }
 
-export function renderConsentPage({ brand, action, csrfToken, clientName, scope, username }: ConsentPageInput): string {
-  const items = scope.map((s) => `<li>${escapeHtml(isScope(s) ? scopeDescriptions[s] : s)} <span class="muted">(${escapeHtml(s)})</span></li>`);
+export function renderConsentPage({ brand, action, csrfToken, clientName, scope, describe, username }: ConsentPageInput): string {
+  const items = scope.map((s) => {
+    const { description, resource } = describe(s);
+    const origin = resource ? `${escapeHtml(resource)}: ` : '';
+    return `<li>${escapeHtml(description ?? s)} <span class="muted">(${origin}${escapeHtml(s)})</span></li>`;
+  });
   return layout(
     brand,
     'Allow access',

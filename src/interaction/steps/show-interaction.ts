@@ -32,7 +32,9 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
     return sendPage(reply, page, 200, headers);
   }
   if (await needsConsent(authz, client, session.userId, deps.consents)) {
-    return sendPage(reply, renderConsentPage({ brand: deps.brand, action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, username: session.username ?? '' }), 200, headers);
+    const catalogue = await deps.resources.catalogue();
+    const describe = (scope: string) => ({ description: catalogue.description(scope), resource: catalogue.ownerOf(scope)?.name });
+    return sendPage(reply, renderConsentPage({ brand: deps.brand, action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, describe, username: session.username ?? '' }), 200, headers);
   }
   return sendNext(reply, await finishInteraction(request.params.id, session, deps), deps);
 }

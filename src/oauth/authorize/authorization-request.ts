@@ -18,8 +18,10 @@ export interface AuthorizationRequest {
   loginHint?: string;
   /** `sub` of a verified id_token_hint: the user the client expects to be signed in. */
   idTokenHintSub?: string;
-  /** RFC 8707 resource, when the client named it. */
+  /** RFC 8707 resource, when the client named exactly one. */
   resource?: string;
+  /** RFC 8707 resources, when the client named several (the grant's scope is within them). */
+  resources?: string[];
   /** RFC 9449 10: the DPoP key (JWK thumbprint) the code will be bound to. */
   dpopJkt?: string;
   /** Absent (requests parked before form_post existed) means query. */

@@ -1,13 +1,15 @@
-// RFC 6749 3.3: every requested scope must be known and registered for the client, else invalid_scope.
+// RFC 6749 3.3: every requested scope must be registered (OIDC or a resource server's) and registered for
+// the client, else invalid_scope. Operator-only scopes are never part of a user's grant (client_credentials only).
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
-import { isScope, parseScope } from '../scopes.js';
+import type { ResourceCatalogue } from '../resources/registry.js';
+import { parseScope } from '../scopes.js';
 import type { RequestParameters } from './parameters.js';
 
-export function checkScope(params: RequestParameters, client: Pick<Client, 'scopes'>): string[] {
+export function checkScope(params: RequestParameters, client: Pick<Client, 'scopes'>, catalogue: ResourceCatalogue): string[] {
   const scope = parseScope(params.values.scope);
   if (scope.length === 0) throw new OAuthError('invalid_scope', 'scope is required.');
-  const refused = scope.find((s) => !isScope(s) || !client.scopes.includes(s));
+  const refused = scope.find((s) => !catalogue.isKnown(s) || catalogue.isOperatorOnly(s) || !client.scopes.includes(s));
   if (refused !== undefined) {
     // Only a plain scope token is named back; anything else could carry markup into the client's page.
     const name = /^[A-Za-z0-9:_.-]{1,64}$/.test(refused) ? `The scope ${refused}` : 'A requested scope';

@@ -9,7 +9,7 @@ import type { Services } from '../../services.js';
 import { installPageHeaders } from '../../http/browser-pages.js';
 import { authorizeRoutes } from './authorize-route.js';
 
-export type AuthorizeServices = Pick<Services, 'config' | 'keys' | 'clients' | 'brand' | 'authorization'>;
+export type AuthorizeServices = Pick<Services, 'config' | 'keys' | 'clients' | 'brand' | 'authorization' | 'resources'>;
 
 export async function authorizationEndpoint(app: FastifyInstance, services: AuthorizeServices): Promise<void> {
   const { config } = services;
@@ -21,7 +21,7 @@ export async function authorizationEndpoint(app: FastifyInstance, services: Auth
       sessionTtlSeconds: config.SESSION_TTL,
       jwks: () => services.keys.jwks(),
       clients: services.clients,
-      apiAudience: config.API_AUDIENCE,
+      resources: services.resources,
       ...services.authorization,
     });
   });

@@ -3,6 +3,7 @@
 // afterwards every OAuthError becomes a redirect to the client (AuthorizationErrorRedirect).
 import { OAuthError } from '../../http/errors.js';
 import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
+import type { ResourceRegistry } from '../resources/registry.js';
 import { PARSED_PARAMETERS, type AuthorizationRequest, type RedirectTarget } from './authorization-request.js';
 import { checkClient } from './check-client.js';
 import { checkIdTokenHint, type IdTokenHintDeps } from './check-id-token-hint.js';
@@ -15,7 +16,7 @@ import { checkPkce } from './check-pkce.js';
 import { checkPrompt } from './check-prompt.js';
 import { checkRedirectUri } from './check-redirect-uri.js';
 import { checkNoRequestObject } from './check-request-object.js';
-import { checkResource } from './check-resource.js';
+import { checkResources } from './check-resource.js';
 import { checkResponseMode, deliveryMode } from './check-response-mode.js';
 import { checkResponseType } from './check-response-type.js';
 import { checkScope } from './check-scope.js';
@@ -25,7 +26,7 @@ import { AuthorizationErrorRedirect } from './redirect.js';
 
 export interface ValidationDeps extends IdTokenHintDeps {
   clients: Pick<ClientsRepository, 'find'>;
-  apiAudience: string;
+  resources: Pick<ResourceRegistry, 'catalogue'>;
 }
 
 export async function validateAuthorizationRequest(
@@ -47,12 +48,13 @@ export async function validateAuthorizationRequest(
     const responseMode = checkResponseMode(params);
     checkResponseType(params, client);
     const state = checkState(params);
-    const scope = checkScope(params, client);
+    const catalogue = await deps.resources.catalogue();
+    const scope = checkScope(params, client, catalogue);
     const codeChallenge = checkPkce(params);
     const nonce = checkNonce(params);
     const prompt = checkPrompt(params);
     const maxAge = checkMaxAge(params);
-    const resource = checkResource(params, deps.apiAudience);
+    const resources = checkResources(source, scope, catalogue);
     const dpopJkt = checkDpopJkt(params);
     const idTokenHintSub = await checkIdTokenHint(params, client.id, deps);
     const loginHint = params.values.login_hint;
@@ -68,7 +70,9 @@ export async function validateAuthorizationRequest(
       ...(nonce !== undefined ? { nonce } : {}),
       ...(maxAge !== undefined ? { maxAge } : {}),
       ...(loginHint !== undefined ? { loginHint } : {}),
-      ...(resource !== undefined ? { resource } : {}),
+      // One named resource is bound to the code (its tokens' default audience); several only bound the scope.
+      ...(resources.length === 1 ? { resource: resources[0]! } : {}),
+      ...(resources.length > 1 ? { resources } : {}),
       ...(idTokenHintSub !== undefined ? { idTokenHintSub } : {}),
       ...(dpopJkt !== undefined ? { dpopJkt } : {}),
     };

@@ -60,6 +60,7 @@ export function clientMetadataView(client: Client): Record<string, unknown> {
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     skip_consent: client.skipConsent,
     ...(client.allowedOrigins.length > 0 ? { allowed_origins: client.allowedOrigins } : {}),
+    ...(client.defaultResource ? { default_resource: client.defaultResource } : {}),
     client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
   };
 }

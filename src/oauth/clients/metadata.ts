@@ -2,7 +2,8 @@
 // paths enforce the same rules. Input uses the RFC 7591 names; the result is what the repository stores.
 import { GRANT_TYPES, TOKEN_ENDPOINT_AUTH_METHODS, type GrantType, type NewClient, type TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
 import { SIGNING_ALGS, type SigningAlg } from '../../crypto/keys.js';
-import { ALL_SCOPES, isScope, parseScope } from '../scopes.js';
+import { parseScope } from '../scopes.js';
+import type { ResourceCatalogue } from '../resources/registry.js';
 import { didYouMean } from '../../suggest.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import { clientJwksProblem } from './client-keys.js';
@@ -68,10 +69,15 @@ function authMethod(value: unknown): TokenEndpointAuthMethod {
   return method as TokenEndpointAuthMethod;
 }
 
-function scopes(value: unknown): string[] {
+/** Registered scopes only (docs/resource-servers.md); operator-only ones by the operator, for a confidential service client. */
+function scopes(value: unknown, catalogue: ResourceCatalogue, operator: boolean, serviceClient: boolean): string[] {
   if (value !== undefined && typeof value !== 'string') fail('scope must be a space-separated string');
   const list = parseScope(value as string | undefined);
-  for (const s of list) if (!isScope(s)) fail(`scope ${s} is not supported${didYouMean(s, ALL_SCOPES)}; supported: ${ALL_SCOPES.join(' ')}`);
+  const supported = catalogue.publicScopes();
+  for (const s of list) {
+    if (!catalogue.isKnown(s) || (catalogue.isOperatorOnly(s) && !operator)) fail(`scope ${s} is not supported${didYouMean(s, supported)}; supported: ${supported.join(' ')}`);
+    if (catalogue.isOperatorOnly(s) && !serviceClient) fail(`scope ${s} is operator-only: it is granted to confidential clients by client_credentials only`);
+  }
   return list;
 }
 
@@ -106,9 +112,13 @@ async function keySource(input: ClientMetadataInput, method: TokenEndpointAuthMe
 export interface MetadataOptions {
   /** Where a jwks_uri may point (the app's Core.outbound); strict by default. */
   outbound?: OutboundPolicy;
+  /** The registered scopes a client may be given. */
+  catalogue: ResourceCatalogue;
+  /** `gatehouse clients create`: operator-only scopes may be given (never through /register). */
+  operator?: boolean;
 }
 
-export async function validateClientMetadata(input: ClientMetadataInput, options: MetadataOptions = {}): Promise<ClientMetadata> {
+export async function validateClientMetadata(input: ClientMetadataInput, options: MetadataOptions): Promise<ClientMetadata> {
   const name = optionalString(input.client_name, 'client_name') ?? 'unnamed client';
   if (name.length > 200) fail('client_name is too long');
   const method = authMethod(input.token_endpoint_auth_method);
@@ -131,7 +141,7 @@ export async function validateClientMetadata(input: ClientMetadataInput, options
     redirectUris,
     postLogoutRedirectUris: uris(input.post_logout_redirect_uris, 'post_logout_redirect_uris'),
     grantTypes: grants,
-    scopes: scopes(input.scope),
+    scopes: scopes(input.scope, options.catalogue, options.operator === true, type === 'confidential' && grants.includes('client_credentials')),
     ...(await keySource(input, method, options.outbound ?? STRICT_OUTBOUND)),
     idTokenSignedResponseAlg: alg as SigningAlg,
   };

@@ -13,7 +13,8 @@ import { REFRESH_TOKEN_BYTES } from '../refresh/index.js';
 import { SecurityEventError } from '../refresh/security-events.js';
 import type { Grant } from './grant.js';
 import type { GrantDeps } from './index.js';
-import { signUserTokens, tokenAudience, type UserTokensDeps } from './user-tokens.js';
+import { refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from './user-tokens.js';
+import type { ResourceRegistry } from '../resources/registry.js';
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -65,7 +66,9 @@ export function authorizationCodeGrant(deps: {
   codes: AuthorizationCodeRedeemer;
   grants: Pick<GrantsRepository, 'revoke'>;
   tokens: UserTokensDeps;
-  apiAudience: string;
+  resources: Pick<ResourceRegistry, 'catalogue'>;
+  fallbackAudience: string;
+  accessTokenTtl: number;
 }): Grant {
   return {
     type: 'authorization_code',
@@ -73,6 +76,7 @@ export function authorizationCodeGrant(deps: {
     async handle({ client, params, dpopJkt }) {
       const codeValue = required(params.code, 'code');
       const verifier = wellFormedVerifier(params.code_verifier);
+      await refuseUnknownResource(deps.resources, params.resource);
       // The refresh token is minted up front; the redemption stores it only when the code's scope calls
       // for one (offline_access, or plain OAuth: docs/token-formats.md) — see storage/authorization-codes-repository.ts.
       const refreshToken = client.grantTypes.includes('refresh_token') ? randomToken(REFRESH_TOKEN_BYTES) : undefined;
@@ -84,12 +88,14 @@ export function authorizationCodeGrant(deps: {
       }, verifier);
       try {
         checkBinding(code, params.redirect_uri, verifier, client.id);
+        const { audience, scope, lifetime } = await userTokenAudience(deps, { scope: code.scope, requested: params.resource, bound: code.resource, client });
         return await signUserTokens(deps.tokens, {
           client,
           user,
-          scope: code.scope,
+          scope,
           authTime: Math.floor(code.authTime.getTime() / 1000),
-          audience: tokenAudience(params.resource, code.resource, deps.apiAudience),
+          audience,
+          lifetime,
           accessToken,
           nonce: code.nonce,
           dpopJkt,
@@ -109,5 +115,7 @@ export const authorizationCode = (deps: GrantDeps): Grant =>
     codes: deps.codes,
     grants: deps.grantRecords,
     tokens: { accessTokens: deps.accessTokens, idTokens: deps.idTokens },
-    apiAudience: deps.config.API_AUDIENCE,
+    resources: deps.resources,
+    fallbackAudience: deps.config.API_AUDIENCE,
+    accessTokenTtl: deps.config.ACCESS_TOKEN_TTL,
   });

@@ -12,7 +12,8 @@ import { SecurityEventError } from '../refresh/security-events.js';
 import { parseScope } from '../scopes.js';
 import type { Grant, TokenResponse } from './grant.js';
 import type { GrantDeps } from './index.js';
-import { grantGone, signUserTokens, tokenAudience, type UserTokensDeps } from './user-tokens.js';
+import { grantGone, refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from './user-tokens.js';
+import type { ResourceRegistry } from '../resources/registry.js';
 
 function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: string): OAuthError {
   switch (rotation.reason) {
@@ -34,9 +35,11 @@ function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: str
 }
 
 export function refreshTokenGrant(deps: {
-  refresh: Pick<RefreshTokens, 'rotate' | 'rememberSuccessor' | 'revokeFamily'>;
+  refresh: Pick<RefreshTokens, 'rotate' | 'rememberSuccessor' | 'revokeFamily' | 'findLive'>;
   tokens: UserTokensDeps;
-  apiAudience: string;
+  resources: Pick<ResourceRegistry, 'catalogue'>;
+  fallbackAudience: string;
+  accessTokenTtl: number;
 }): Grant {
   return {
     type: 'refresh_token',
@@ -50,9 +53,14 @@ export function refreshTokenGrant(deps: {
       if (requested.length > 0 && !requested.some(stillAllowed)) {
         throw new OAuthError('invalid_scope', 'None of the requested scopes is allowed for this client any more.');
       }
-      // Refuse a wrong `resource` before rotating: a refused request must not burn the client's token (the
-      // only resource is the API, so the grant's bound audience is the API audience whenever it is set).
-      tokenAudience(params.resource, null, deps.apiAudience);
+      // Refuse a wrong `resource` (or scopes of several resources without one) before rotating: a refused
+      // request must not burn the client's token. Rotation below decides again on what it actually read.
+      await refuseUnknownResource(deps.resources, params.resource);
+      const live = await deps.refresh.findLive(token);
+      if (live && live.grant.clientId === client.id) {
+        const scope = (requested.length > 0 ? requested : live.grant.scope).filter(stillAllowed);
+        if (scope.length > 0) await userTokenAudience(deps, { scope, requested: params.resource, bound: live.grant.resource, client, offline: true });
+      }
       const accessToken = deps.tokens.accessTokens.prepare();
       const rotation = await deps.refresh.rotate({ token, clientId: client.id, scope: requested, accessToken, dpopJkt });
       if (rotation.kind === 'replayed') return JSON.parse(rotation.response) as TokenResponse;
@@ -66,12 +74,15 @@ export function refreshTokenGrant(deps: {
         await deps.refresh.revokeFamily(grant.id);
         throw new OAuthError('invalid_grant', 'The client is no longer registered for any scope of this grant.');
       }
+      // RFC 8707: one audience, its scopes only; resource servers without offline access are out of reach.
+      const chosen = await userTokenAudience(deps, { scope, requested: params.resource, bound: grant.resource, client, offline: true });
       const response = await signUserTokens(deps.tokens, {
         client,
         user: rotation.user,
-        scope,
+        scope: chosen.scope,
         authTime: Math.floor(grant.authTime.getTime() / 1000),
-        audience: tokenAudience(params.resource, grant.resource, deps.apiAudience),
+        audience: chosen.audience,
+        lifetime: chosen.lifetime,
         accessToken,
         // The successor's binding: the proof's key, which rotation matched against the presented token's.
         dpopJkt: rotation.dpopJkt ?? undefined,
@@ -87,5 +98,7 @@ export const refreshToken = (deps: GrantDeps): Grant =>
   refreshTokenGrant({
     refresh: deps.refreshTokens,
     tokens: { accessTokens: deps.accessTokens, idTokens: deps.idTokens },
-    apiAudience: deps.config.API_AUDIENCE,
+    resources: deps.resources,
+    fallbackAudience: deps.config.API_AUDIENCE,
+    accessTokenTtl: deps.config.ACCESS_TOKEN_TTL,
   });

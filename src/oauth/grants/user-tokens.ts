@@ -6,6 +6,8 @@ import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
 import type { UserRecord } from '../../storage/users-repository.js';
 import { formatScope } from '../scopes.js';
+import { accessTokenLifetime, chooseAudience } from '../resources/audience.js';
+import type { ResourceRegistry } from '../resources/registry.js';
 import type { AccessTokenIssuer, PreparedAccessToken } from '../tokens/access-tokens.js';
 import type { IdTokenIssuer } from '../tokens/id-token.js';
 import type { TokenResponse } from './grant.js';
@@ -24,6 +26,8 @@ export interface UserTokensInput {
   /** Epoch seconds of the login. */
   authTime: number;
   audience: string;
+  /** The audience's access-token lifetime (seconds). */
+  lifetime?: number;
   /** The jti and lifetime already recorded under the grant. */
   accessToken: PreparedAccessToken;
   nonce?: string | null;
@@ -43,6 +47,7 @@ export async function signUserTokens(deps: UserTokensDeps, input: UserTokensInpu
       scope: input.scope,
       authTime: input.authTime,
       audience: input.audience,
+      ...(input.lifetime !== undefined ? { lifetime: input.lifetime } : {}),
       ...(input.dpopJkt ? { cnfJkt: input.dpopJkt } : {}),
     },
     input.accessToken,
@@ -60,9 +65,26 @@ export async function signUserTokens(deps: UserTokensDeps, input: UserTokensInpu
   };
 }
 
-/** RFC 8707: the audience bound at /authorize (or the API); a different `resource` at /token is invalid_target. */
-export function tokenAudience(requested: string | undefined, bound: string | null, apiAudience: string): string {
-  const audience = bound ?? apiAudience;
-  if (requested !== undefined && requested !== audience) throw new OAuthError('invalid_target', 'The resource does not match the authorization.');
-  return audience;
+/** RFC 8707: the one audience of this response and its scope (resources/audience.ts), with its lifetime. */
+export async function userTokenAudience(
+  deps: { resources: Pick<ResourceRegistry, 'catalogue'>; fallbackAudience: string; accessTokenTtl: number },
+  input: { scope: readonly string[]; requested: string | undefined; bound: string | null; client: Client; offline?: boolean },
+): Promise<{ audience: string; scope: string[]; lifetime: number }> {
+  const catalogue = await deps.resources.catalogue();
+  const chosen = chooseAudience({
+    catalogue,
+    scope: input.scope,
+    requested: input.requested,
+    bound: input.bound,
+    defaultResource: input.client.defaultResource,
+    fallbackAudience: deps.fallbackAudience,
+    ...(input.offline ? { offline: true } : {}),
+  });
+  return { audience: chosen.audience, scope: chosen.scope, lifetime: accessTokenLifetime(chosen.server, deps.accessTokenTtl) };
+}
+
+/** A `resource` that names no registered resource server, refused before a code or refresh token is spent. */
+export async function refuseUnknownResource(resources: Pick<ResourceRegistry, 'catalogue'>, requested: string | undefined): Promise<void> {
+  if (requested === undefined) return;
+  if (!(await resources.catalogue()).find(requested)) throw new OAuthError('invalid_target', 'The resource is not a registered resource server.');
 }

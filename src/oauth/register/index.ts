@@ -14,6 +14,7 @@ import { ClientMetadataError, validateClientMetadata, type ClientMetadata, type 
 import { endClient } from '../clients/end-client.js';
 import { NO_STORE } from '../no-store.js';
 import type { OutboundPolicy } from '../../http/outbound/outbound-policy.js';
+import type { ResourceRegistry } from '../resources/registry.js';
 import { requireInitialAccessToken, requireRegistrationAccess, spendInitialAccessToken } from './access.js';
 import { enforceRegistrationPolicy, STRICT_POLICY, type RegistrationPolicy } from './policy.js';
 
@@ -31,11 +32,12 @@ async function asRegistrationError<T>(request: FastifyRequest, step: () => T | P
 }
 
 /** Metadata that passes both the shared rules and the registration policy. */
-async function validated(request: FastifyRequest, policy: RegistrationPolicy, outbound: OutboundPolicy): Promise<ClientMetadata> {
+async function validated(request: FastifyRequest, policy: RegistrationPolicy, outbound: OutboundPolicy, resources: ResourceRegistry): Promise<ClientMetadata> {
   const body = request.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object.');
   return asRegistrationError(request, async () => {
-    const metadata = await validateClientMetadata(body as ClientMetadataInput, { outbound });
+    // Never operator-only scopes here: those are granted by `gatehouse clients create` alone.
+    const metadata = await validateClientMetadata(body as ClientMetadataInput, { outbound, catalogue: await resources.catalogue() });
     enforceRegistrationPolicy(metadata, policy);
     return metadata;
   });
@@ -59,7 +61,7 @@ function secretChange(client: Client, metadata: ClientMetadata): { secret?: stri
   return { secret, secretHash: sha256(secret) };
 }
 
-type RegistrationServices = Pick<Services, 'config' | 'clock' | 'db' | 'outbound' | 'clients' | 'clientRegistrations' | 'initialAccessTokens'>;
+type RegistrationServices = Pick<Services, 'config' | 'clock' | 'db' | 'outbound' | 'clients' | 'clientRegistrations' | 'initialAccessTokens' | 'resources'>;
 
 export function registrationEndpoints(app: FastifyInstance, core: RegistrationServices): void {
   if (!core.config.REGISTRATION_ENABLED) return;
@@ -71,7 +73,7 @@ export function registrationEndpoints(app: FastifyInstance, core: RegistrationSe
   app.post('/register', route, async (request, reply) => {
     noStore(reply);
     const { tokenHash, policy } = await requireInitialAccessToken(request.headers.authorization, initialTokens);
-    const metadata = await validated(request, policy, core.outbound);
+    const metadata = await validated(request, policy, core.outbound, core.resources);
     const registrationToken = randomToken(32);
     // The use is spent in the transaction that creates the client: a refused or failed registration costs none.
     const { client, secret } = await core.db.transaction().execute(async (tx) => {
@@ -95,7 +97,7 @@ export function registrationEndpoints(app: FastifyInstance, core: RegistrationSe
     if ((request.body as { client_id?: unknown } | null)?.client_id !== client.id) {
       throw new OAuthError('invalid_client_metadata', 'The body must carry the same client_id (RFC 7592 2.2).');
     }
-    const metadata = await validated(request, client.registrationPolicy ?? STRICT_POLICY, core.outbound);
+    const metadata = await validated(request, client.registrationPolicy ?? STRICT_POLICY, core.outbound, core.resources);
     const { secret, secretHash } = secretChange(client, metadata);
     const updated = await clients.update(client.id, { ...metadata, secretHash });
     core.clients.forget(client.id);

@@ -25,23 +25,27 @@ export function accessTokenType(deps: { verifyBearer: BearerVerifier; revocation
     },
     async introspect(token, client): Promise<IntrospectionResult | undefined> {
       const claims = await verify(token, client.id);
-      if (!claims) return undefined;
-      const jkt = claims.cnf_jkt;
-      return {
-        active: true,
-        scope: claims.scope.join(' '),
-        client_id: claims.client_id,
-        sub: claims.sub,
-        exp: claims.exp,
-        iat: claims.iat,
-        iss: claims.iss,
-        aud: claims.aud,
-        token_type: jkt ? 'DPoP' : 'Bearer',
-        jti: claims.jti,
-        ...(claims.auth_time !== undefined ? { auth_time: claims.auth_time } : {}),
-        ...(jkt ? { cnf: { jkt } } : {}),
-      };
+      return claims && introspectionOf(claims);
     },
+  };
+}
+
+/** The RFC 7662 2.2 answer for a live access token. */
+export function introspectionOf(claims: AccessTokenClaims): IntrospectionResult {
+  const jkt = claims.cnf_jkt;
+  return {
+    active: true,
+    scope: claims.scope.join(' '),
+    client_id: claims.client_id,
+    sub: claims.sub,
+    exp: claims.exp,
+    iat: claims.iat,
+    iss: claims.iss,
+    aud: claims.aud,
+    token_type: jkt ? 'DPoP' : 'Bearer',
+    jti: claims.jti,
+    ...(claims.auth_time !== undefined ? { auth_time: claims.auth_time } : {}),
+    ...(jkt ? { cnf: { jkt } } : {}),
   };
 }
 

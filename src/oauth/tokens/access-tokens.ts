@@ -15,6 +15,10 @@ export interface AccessTokenInput {
   authTime?: number;
   /** RFC 8707 resource; defaults to the API audience. */
   audience?: string;
+  /** The resource server's access-token lifetime in seconds; never longer than the prepared one. */
+  lifetime?: number;
+  /** Claims a scope maps from user attributes (resources/claims.ts); reserved claims are never among them. */
+  extraClaims?: Record<string, unknown>;
   /** RFC 9449 DPoP key thumbprint. */
   cnfJkt?: string;
 }
@@ -53,10 +57,13 @@ export function accessTokenIssuer(deps: {
   return {
     prepare,
     async issue(input, prepared = prepare()) {
-      const { jti, iat, expiresIn, expiresAt } = prepared;
+      const { jti, iat } = prepared;
+      const expiresIn = Math.min(input.lifetime ?? prepared.expiresIn, prepared.expiresIn);
       const exp = iat + expiresIn;
+      const expiresAt = new Date(exp * 1000);
       const token = await keys.sign(
         {
+          ...input.extraClaims,
           iss: config.ISSUER,
           sub: input.sub,
           aud: input.audience ?? config.API_AUDIENCE,

@@ -2,7 +2,9 @@
 // /introspect): verified by the one RFC 9068 verifier the resource API uses (src/api/auth: pinned
 // algorithm, typ, no crit, iss, aud, times, lifetime, claim types, cnf), then the revocation list. Anything
 // invalid — including refresh tokens and id_tokens — is simply `undefined` here: each endpoint answers in
-// its own format. Unavailable keys still throw (503), since the token is not at fault.
+// its own format. Unavailable keys still throw (503), since the token is not at fault. The audience may be
+// any registered resource server (RFC 8707: the authorization server issued it for one of them).
+import { decodeJwt } from 'jose';
 import type { Core } from '../../core.js';
 import { ProblemError } from '../../http/errors.js';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
@@ -14,12 +16,27 @@ export type { AccessTokenClaims };
 export type BearerVerifier = (token: string) => Promise<AccessTokenClaims | undefined>;
 
 export function bearerAccessTokenVerifier(
-  deps: Pick<Core, 'keys' | 'clock' | 'config'> & { revocations: Pick<RevocationsRepository, 'isRevoked'> },
+  deps: Pick<Core, 'keys' | 'clock' | 'config' | 'resources'> & { revocations: Pick<RevocationsRepository, 'isRevoked'> },
 ): BearerVerifier {
-  const verifier = accessTokenVerifier({ keySource: inProcessKeySource(deps), clock: deps.clock, config: deps.config });
+  const keySource = inProcessKeySource(deps);
+  /** The token's own audience when it names a registered resource server (or the default audience). */
+  async function registeredAudience(token: string): Promise<string | undefined> {
+    let aud: unknown;
+    try {
+      aud = decodeJwt(token).aud;
+    } catch {
+      return undefined;
+    }
+    if (typeof aud !== 'string') return undefined;
+    return aud === deps.config.API_AUDIENCE || (await deps.resources.catalogue()).find(aud) ? aud : undefined;
+  }
   return async (token) => {
     let claims: AccessTokenClaims;
     try {
+      const audience = await registeredAudience(token);
+      if (audience === undefined) return undefined;
+      // The verifier then checks exactly that audience, with every other rule unchanged.
+      const verifier = accessTokenVerifier({ keySource, clock: deps.clock, config: { ...deps.config, API_AUDIENCE: audience } });
       claims = await verifier.verify(token);
     } catch (error) {
       if (error instanceof ProblemError && error.status === 401) return undefined;

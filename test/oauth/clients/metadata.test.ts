@@ -3,8 +3,12 @@ import { test } from 'node:test';
 import { generateKeyPairSync } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { exportJWK, generateKeyPair, generateSecret } from 'jose';
-import { ClientMetadataError, validateClientMetadata } from '../../../src/oauth/clients/metadata.js';
+import { ClientMetadataError, validateClientMetadata as validateWith, type ClientMetadataInput } from '../../../src/oauth/clients/metadata.js';
+import { builtInCatalogue } from '../../helpers/resource-catalogue.js';
 import { redirectUriProblem } from '../../../src/oauth/clients/redirect-uris.js';
+
+const catalogue = builtInCatalogue();
+const validateClientMetadata = (input: ClientMetadataInput) => validateWith(input, { catalogue, operator: true });
 
 const web = { grant_types: ['authorization_code'], scope: 'openid' };
 

@@ -1,0 +1,28 @@
+// RFC 7662 for resource servers: a resource server authenticates at /introspect with its own credentials
+// (the client created with it) and learns about every live access token whose audience is its identifier —
+// whoever the token was issued to. Any other token (another audience, a refresh token, revoked, expired,
+// unknown) is {"active": false}: a resource server learns nothing about tokens that are not for it.
+// docs/resource-servers.md
+import type { BearerVerifier } from '../tokens/bearer-access-token.js';
+import { introspectionOf } from '../tokens/access-token-type.js';
+import type { IntrospectionResult } from '../token-types.js';
+import type { ResourceRegistry } from './registry.js';
+
+export interface ResourceServerIntrospection {
+  /** The identifier of the resource server this client introspects for, if it is one. */
+  audienceOf(clientId: string): Promise<string | undefined>;
+  introspect(token: string, audience: string): Promise<IntrospectionResult | { active: false }>;
+}
+
+export function resourceServerIntrospection(deps: { resources: Pick<ResourceRegistry, 'catalogue'>; verify: BearerVerifier }): ResourceServerIntrospection {
+  return {
+    async audienceOf(clientId) {
+      return (await deps.resources.catalogue()).servers.find((s) => s.clientId === clientId)?.identifier;
+    },
+    async introspect(token, audience) {
+      const claims = await deps.verify(token);
+      const aud = claims ? (Array.isArray(claims.aud) ? claims.aud : [claims.aud]) : [];
+      return claims && aud.length === 1 && aud[0] === audience ? introspectionOf(claims) : { active: false };
+    },
+  };
+}
