@@ -26,6 +26,7 @@ import { resolveKeyEncryptionKey } from './crypto/key-encryption.js';
 import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.js';
 import { clientsRepository } from './storage/clients-repository.js';
 import { usersRepository } from './storage/users-repository.js';
+import { logSubscriber } from './audit/audit-sink.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -72,6 +73,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   app.decorate('issuer', config.ISSUER);
   app.decorate('brand', brand);
   app.decorate('core', core);
+  core.audit.subscribe(logSubscriber(app.log));
 
   installErrorEdge(app);
   installRefusalLog(app);

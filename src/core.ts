@@ -12,6 +12,7 @@ import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
 import { clientsRepository } from './storage/clients-repository.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
+import { auditSink, databaseSubscriber, type AuditSink } from './audit/audit-sink.js';
 
 export interface Core {
   readonly config: Config;
@@ -30,6 +31,8 @@ export interface Core {
   readonly remoteKeySets: RemoteKeySets;
   /** Shared counters for several instances (REDIS_URL); absent on a single instance. */
   readonly redis?: Redis;
+  /** The audit log's event sink (docs/audit-log.md): to the database; the server also subscribes its logger. */
+  readonly audit: AuditSink;
 }
 
 export interface CoreOptions {
@@ -69,7 +72,8 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
     },
   };
   const remoteKeys = remoteKeySets(config, outbound);
-  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, ...(redis ? { redis } : {}) };
+  const audit = auditSink({ clock, subscribers: [databaseSubscriber(database.db)] });
+  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, audit, ...(redis ? { redis } : {}) };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

@@ -9,6 +9,7 @@ import { apiVersion } from './version.js';
 import { registerOpenApi } from './docs/openapi.js';
 import { docsRoutes } from './docs/docs-page.js';
 import { problemPages } from './docs/problem-pages.js';
+import { adminApi, ADMIN_PREFIX } from '../admin/index.js';
 
 export async function resourceApi(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
   // Accept-Encoding (RFC 9110 §12.5.3); a moderate brotli quality keeps compression cheap per request.
@@ -16,6 +17,8 @@ export async function resourceApi(app: FastifyInstance, { core }: { core: Core }
   await registerOpenApi(app, core.config);
   const auth = resourceServerAuth(core, { jwksUrl: core.config.JWKS_URL });
   await app.register(apiVersion, { prefix: '/v1', version: 'v1', core, auth });
+  // The admin API: a tagged part of the same OpenAPI document, its own audience (docs/admin-api.md).
+  await app.register(adminApi, { prefix: ADMIN_PREFIX, core });
   docsRoutes(app);
   problemPages(app);
 }

@@ -31,10 +31,10 @@ const refreshPolicy = (config: Core['config']) => {
 export const inProcessKeySource = (core: Pick<Core, 'keys'>): KeySource => keyServiceSource(core.keys);
 
 /** In-process keys by default; `JWKS_URL` points the API at a remote authorization server's JWKS. */
-export function resourceServerAuth(core: Core, options: { jwksUrl?: string | undefined; recheckMs?: number } = {}): ResourceServerAuth {
+export function resourceServerAuth(core: Core, options: { jwksUrl?: string | undefined; recheckMs?: number; audience?: string } = {}): ResourceServerAuth {
   const { config, clock } = core;
   const keySource = options.jwksUrl ? remoteKeySource(options.jwksUrl, refreshPolicy(config)) : inProcessKeySource(core);
-  const verifier = accessTokenVerifier({ keySource, clock, config });
+  const verifier = accessTokenVerifier({ keySource, clock, config, ...(options.audience !== undefined ? { audience: options.audience } : {}) });
   const authenticator = bearerAuthenticator({
     verifier,
     keySource,

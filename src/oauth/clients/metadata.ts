@@ -6,6 +6,7 @@ import { ALL_SCOPES, isScope, parseScope } from '../scopes.js';
 import { didYouMean } from '../../suggest.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import { clientJwksProblem } from './client-keys.js';
+import { adminScopeProblem, isAdminScope } from '../admin-access.js';
 import { checkedTarget, OutboundRefused, STRICT_OUTBOUND, type OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 
 export interface ClientMetadataInput {
@@ -71,7 +72,7 @@ function authMethod(value: unknown): TokenEndpointAuthMethod {
 function scopes(value: unknown): string[] {
   if (value !== undefined && typeof value !== 'string') fail('scope must be a space-separated string');
   const list = parseScope(value as string | undefined);
-  for (const s of list) if (!isScope(s)) fail(`scope ${s} is not supported${didYouMean(s, ALL_SCOPES)}; supported: ${ALL_SCOPES.join(' ')}`);
+  for (const s of list) if (!isScope(s) && !isAdminScope(s)) fail(`scope ${s} is not supported${didYouMean(s, ALL_SCOPES)}; supported: ${ALL_SCOPES.join(' ')}`);
   return list;
 }
 
@@ -122,6 +123,8 @@ export async function validateClientMetadata(input: ClientMetadataInput, options
   if (grants.includes('authorization_code') && redirectUris.length === 0) {
     throw new ClientMetadataError('invalid_redirect_uri', 'authorization_code clients need at least one redirect URI');
   }
+  const adminProblem = adminScopeProblem({ type, grantTypes: grants, scopes: scopes(input.scope) });
+  if (adminProblem) fail(adminProblem);
   const alg = input.id_token_signed_response_alg ?? 'RS256';
   if (!SIGNING_ALGS.includes(alg as SigningAlg)) fail(`id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
   return {

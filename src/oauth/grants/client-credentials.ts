@@ -7,23 +7,19 @@ import type { Client } from '../../storage/clients-repository.js';
 import { isApiScope, parseScope, formatScope } from '../scopes.js';
 import { accessTokenIssuer, type AccessTokenIssuer } from '../tokens/access-tokens.js';
 import type { Grant } from './grant.js';
+import { clientCredentialsAudience, isAdminScope } from '../admin-access.js';
 
 function grantedScope(requested: string | undefined, client: Client): string[] {
-  const allowed = client.scopes.filter(isApiScope);
+  const allowed: string[] = client.scopes.filter((s) => isApiScope(s) || isAdminScope(s));
   // RFC 6749 3.3: without a scope parameter the client's registered API scopes are the default.
   const scope = requested === undefined ? allowed : parseScope(requested);
-  const refused = scope.filter((s) => !allowed.includes(s as (typeof allowed)[number]));
+  const refused = scope.filter((s) => !allowed.includes(s));
   if (refused.length > 0) throw new OAuthError('invalid_scope', `Scope not allowed for client_credentials: ${refused.join(' ')}.`);
   if (scope.length === 0) throw new OAuthError('invalid_scope', 'No API scope is registered for this client.');
   return scope;
 }
 
-function audience(resource: string | undefined, apiAudience: string): string {
-  if (resource !== undefined && resource !== apiAudience) throw new OAuthError('invalid_target', 'The resource is not served here.');
-  return apiAudience;
-}
-
-export function clientCredentialsGrant(deps: { issuer: AccessTokenIssuer; apiAudience: string }): Grant {
+export function clientCredentialsGrant(deps: { issuer: AccessTokenIssuer; apiAudience: string; issuerUrl: string }): Grant {
   return {
     type: 'client_credentials',
     parameters: ['scope', 'resource'],
@@ -34,7 +30,7 @@ export function clientCredentialsGrant(deps: { issuer: AccessTokenIssuer; apiAud
         sub: client.id,
         clientId: client.id,
         scope,
-        audience: audience(params.resource, deps.apiAudience),
+        audience: clientCredentialsAudience(scope, params.resource, { issuer: deps.issuerUrl, apiAudience: deps.apiAudience }),
         ...(dpopJkt ? { cnfJkt: dpopJkt } : {}),
       });
       return { access_token: issued.token, token_type: dpopJkt ? 'DPoP' : 'Bearer', expires_in: issued.expiresIn, scope: formatScope(scope) };
@@ -43,4 +39,4 @@ export function clientCredentialsGrant(deps: { issuer: AccessTokenIssuer; apiAud
 }
 
 export const clientCredentials = (core: Core): Grant =>
-  clientCredentialsGrant({ issuer: accessTokenIssuer(core), apiAudience: core.config.API_AUDIENCE });
+  clientCredentialsGrant({ issuer: accessTokenIssuer(core), apiAudience: core.config.API_AUDIENCE, issuerUrl: core.config.ISSUER });

@@ -1,0 +1,27 @@
+// The admin API face, /admin/v1: a resource server for the audience `{ISSUER}/admin` (scopes admin:read,
+// admin:write) under the same HTTP conventions as /v1 — Problem Details, ETags with required If-Match,
+// required Idempotency-Key on creates, cursor pages (docs/admin-api.md). Routes call the services the CLI
+// calls (src/admin-services/).
+import type { FastifyInstance } from 'fastify';
+import type { Core } from '../core.js';
+import { resourceServerAuth } from '../api/auth/index.js';
+import { installApiConventions } from '../api/version.js';
+import { collectOptionsRoutes } from '../api/options-route.js';
+import { limitPerSubject } from '../api/subject-limit.js';
+import { adminAudience } from '../oauth/admin-access.js';
+import { clientServiceDeps, coreAuditSink } from '../admin-services/index.js';
+import { adminClientsRoutes } from './clients/index.js';
+import { auditEventsRoutes } from './audit-events/index.js';
+
+export const ADMIN_PREFIX = '/admin/v1';
+
+export async function adminApi(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
+  // Always this process's own keys: the admin API lives in the authorization server.
+  installApiConventions(app, resourceServerAuth(core, { audience: adminAudience(core.config.ISSUER) }));
+  limitPerSubject(app, core.rateLimits);
+  const audit = coreAuditSink(core);
+  const registerOptionsRoutes = collectOptionsRoutes(app);
+  await app.register(adminClientsRoutes, { core, services: clientServiceDeps(core, audit) });
+  await app.register(auditEventsRoutes, { core });
+  registerOptionsRoutes(); // stays last: one OPTIONS route per resource URL registered above
+}
