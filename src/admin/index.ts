@@ -12,6 +12,7 @@ import { adminAudience } from '../oauth/admin-access.js';
 import { clientServiceDeps, coreAuditSink } from '../admin-services/index.js';
 import { adminClientsRoutes } from './clients/index.js';
 import { auditEventsRoutes } from './audit-events/index.js';
+import { AUDIT_PURGE_INTERVAL_MS, purgeExpiredAuditEvents } from '../audit/retention.js';
 
 export const ADMIN_PREFIX = '/admin/v1';
 
@@ -20,6 +21,7 @@ export async function adminApi(app: FastifyInstance, { core }: { core: Core }): 
   installApiConventions(app, resourceServerAuth(core, { audience: adminAudience(core.config.ISSUER) }));
   limitPerSubject(app, core.rateLimits);
   const audit = coreAuditSink(core);
+  app.jobs.every('audit-purge', AUDIT_PURGE_INTERVAL_MS, () => purgeExpiredAuditEvents({ db: core.db, clock: core.clock, retentionSeconds: core.config.AUDIT_RETENTION }));
   const registerOptionsRoutes = collectOptionsRoutes(app);
   await app.register(adminClientsRoutes, { core, services: clientServiceDeps(core, audit) });
   await app.register(auditEventsRoutes, { core });

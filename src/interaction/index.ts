@@ -50,6 +50,7 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
     users: usersRepository(db, clock),
     codes: authorizationCodes({ db, clock, config }),
     loginGuard: rateLimitedLogins(core.rateLimits),
+    audit: core.audit,
   };
 
   const hints = { issuer: config.ISSUER, sessionTtlSeconds: config.SESSION_TTL, jwks: () => core.keys.jwks() };

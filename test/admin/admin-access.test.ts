@@ -85,3 +85,14 @@ test('RFC 8707: an admin token request naming another resource is invalid_target
   assert.equal(wrong.status, 400);
   assert.equal(wrong.body.error, 'invalid_target');
 });
+
+test('the admin API is a tagged part of /openapi.json, each operation naming its admin scope, and is rendered in /docs', async () => {
+  const doc = (await (await fetch(`${f.t.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { tags?: string[]; security?: { oauth2: string[] }[] }>>; components: { securitySchemes: { oauth2: { flows: { clientCredentials: { scopes: Record<string, string> } } } } } };
+  const create = doc.paths['/admin/v1/clients']?.post;
+  assert.deepEqual(create?.tags, ['admin: clients']);
+  assert.deepEqual(create?.security, [{ oauth2: ['admin:write'] }]);
+  assert.deepEqual(doc.paths['/admin/v1/audit-events']?.get?.security, [{ oauth2: ['admin:read'] }]);
+  assert.ok(doc.components.securitySchemes.oauth2.flows.clientCredentials.scopes['admin:write']);
+  const html = await (await fetch(`${f.t.url}/docs`)).text();
+  assert.ok(html.includes('/admin/v1/clients/{id}/secrets'));
+});
