@@ -24,6 +24,7 @@ import { jobWorker } from './jobs/plugin.js';
 import { demoApp } from './demo/index.js';
 import { resolveKeyEncryptionKey } from './crypto/key-encryption.js';
 import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.js';
+import { logSubscriber } from './audit/audit-sink.js';
 import { resourceServersRepository } from './storage/resource-servers-repository.js';
 import { registerBuiltInResourceServers } from './startup/built-in-resource-servers.js';
 
@@ -83,6 +84,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   app.decorate('issuer', config.ISSUER);
   app.decorate('brand', brand);
   app.decorate('core', services);
+  services.audit.subscribe(logSubscriber(app.log));
 
   await app.register(edge.plugin);
   installRefusalLog(app);

@@ -210,6 +210,7 @@ const settings = {
     300,
   ),
   IDEMPOTENCY_TTL: seconds('Retention of idempotency keys.', 86_400, 60),
+  AUDIT_RETENTION: seconds('Retention of audit events (docs/audit-log.md); older events are purged hourly.', 7_776_000, 86_400, 315_360_000),
   IDEMPOTENCY_LEASE: seconds('A keyed request still running after this long is treated as abandoned.', 30, 1, 3600),
   JSON_BODY_LIMIT: {
     doc: 'Largest accepted JSON body in bytes (413 beyond).',

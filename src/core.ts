@@ -12,6 +12,7 @@ import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
 import { clientsRepository } from './storage/clients-repository.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
+import { auditSink, databaseSubscriber, type AuditSink } from './audit/audit-sink.js';
 import { revocationFeed, type RevocationFeed } from './storage/revocation-feed.js';
 import { revocationsRepository } from './storage/revocations-repository.js';
 import { resourceRegistry, type ResourceRegistry } from './oauth/resources/registry.js';
@@ -38,6 +39,8 @@ export interface Core {
   readonly resources: ResourceRegistry;
   /** Shared counters for several instances (REDIS_URL); absent on a single instance. */
   readonly redis?: Redis;
+  /** The audit log's event sink (docs/audit-log.md): to the database; the server also subscribes its logger. */
+  readonly audit: AuditSink;
 }
 
 export interface CoreOptions {
@@ -77,9 +80,10 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
     },
   };
   const remoteKeys = remoteKeySets(config, outbound);
+  const audit = auditSink({ clock, subscribers: [databaseSubscriber(database.db)] });
   const feed = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
   const resources = resourceRegistry(resourceServersRepository(database.db), clock, config.CLIENT_CACHE_TTL);
-  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, revocationFeed: feed, resources, ...(redis ? { redis } : {}) };
+  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, revocationFeed: feed, resources, audit, ...(redis ? { redis } : {}) };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

@@ -111,6 +111,7 @@ export function createServices(options: ServicesOptions): Services {
     brand,
     apiAudience: config.API_AUDIENCE,
     resources: core.resources,
+    audit: core.audit,
     clock,
     interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
     sessions,

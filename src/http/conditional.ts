@@ -96,3 +96,13 @@ export function checkPreconditions(request: FastifyRequest, reply: FastifyReply,
   }
   return true;
 }
+
+/**
+ * RFC 6585 §3: a write that must not be a lost update requires `If-Match`; without it 428 (the client
+ * reads first, then writes against the ETag it saw).
+ */
+export function requireIfMatch(request: FastifyRequest): void {
+  if (request.headers['if-match'] === undefined) {
+    throw new ProblemError('precondition-required', 'This operation requires If-Match with the ETag of the representation you read.');
+  }
+}

@@ -10,6 +10,7 @@ import type { InteractionsRepository } from '../storage/interactions-repository.
 import type { UsersRepository } from '../storage/users-repository.js';
 import type { BrowserSessions } from './session/browser-sessions.js';
 import type { LoginGuard } from './login/login-failures.js';
+import type { AuditSink } from '../audit/audit-sink.js';
 
 export interface FlowDeps {
   issuer: string;
@@ -27,6 +28,8 @@ export interface FlowDeps {
   users: Pick<UsersRepository, 'findByUsername'>;
   codes: AuthorizationCodeIssuer;
   loginGuard: LoginGuard;
+  /** Security events: logins, lockouts, consent (docs/audit-log.md). */
+  audit: AuditSink;
 }
 
 /** A started login/consent may take this long (capped by the session lifetime). */

@@ -78,8 +78,9 @@ export function discoveryEndpoints(app: FastifyInstance, services: DiscoveryServ
   let built: { catalogue: unknown; document: string } | undefined;
   const handler = async (_request: unknown, reply: { header(n: string, v: string): unknown; type(t: string): unknown }) => {
     const catalogue = await services.resources.catalogue();
-    if (built?.catalogue !== catalogue) built = { catalogue, document: JSON.stringify(discoveryDocument(app, services, catalogue.publicScopes())) };
-    const { document } = built;
+    const current = built?.catalogue === catalogue ? built : { catalogue, document: JSON.stringify(discoveryDocument(app, services, catalogue.publicScopes())) };
+    built = current;
+    const { document } = current;
     reply.header('cache-control', 'public, max-age=300');
     reply.type('application/json; charset=utf-8');
     return document;

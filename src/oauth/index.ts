@@ -22,7 +22,8 @@ export type OAuthServices = Parameters<typeof corsEndpoints>[1] &
   Parameters<typeof revocationEndpoint>[1] &
   Parameters<typeof introspectionEndpoint>[1] &
   Parameters<typeof registrationEndpoints>[1] &
-  Parameters<typeof userinfoEndpoint>[1];
+  Parameters<typeof userinfoEndpoint>[1] &
+  Parameters<typeof securityEventLog>[1];
 
 type Registration = (app: FastifyInstance, services: OAuthServices) => void | Promise<void>;
 

@@ -35,16 +35,21 @@ export interface Client {
   disabled: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /** Bumped by every change: the admin API's strong ETag and If-Match compare-and-set. */
+  version: number;
+  /** After a secret rotation: the previous secret, accepted until `previousSecretExpiresAt`. */
+  previousSecretHash: string | null;
+  previousSecretExpiresAt: Date | null;
 }
 
-export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins' | 'defaultResource'> & {
+export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins' | 'defaultResource' | 'version' | 'previousSecretHash' | 'previousSecretExpiresAt'> & {
   allowedOrigins?: string[];
   defaultResource?: string | null;
   registrationTokenHash?: string | null;
   registrationPolicy?: Client['registrationPolicy'];
 };
 
-const toClient = (r: Selectable<ClientsTable>): Client => ({
+export const toClient = (r: Selectable<ClientsTable>): Client => ({
   id: r.id,
   name: r.name,
   type: r.type as ClientType,
@@ -65,9 +70,12 @@ const toClient = (r: Selectable<ClientsTable>): Client => ({
   disabled: r.disabled,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  version: r.version,
+  previousSecretHash: r.previous_secret_hash,
+  previousSecretExpiresAt: r.previous_secret_expires_at,
 });
 
-const columns = (c: Partial<NewClient>) => ({
+export const clientColumns = (c: Partial<NewClient>) => ({
   ...(c.name !== undefined ? { name: c.name } : {}),
   ...(c.type !== undefined ? { type: c.type } : {}),
   ...(c.secretHash !== undefined ? { secret_hash: c.secretHash } : {}),
@@ -116,7 +124,7 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
           token_endpoint_auth_method: client.authMethod,
           grant_types: client.grantTypes,
           scopes: client.scopes,
-          ...columns(client),
+          ...clientColumns(client),
           created_at: now,
           updated_at: now,
         })
@@ -126,11 +134,11 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
     },
     async upsert(client) {
       const now = new Date(clock.now());
-      const values = { name: client.name, type: client.type, token_endpoint_auth_method: client.authMethod, grant_types: client.grantTypes, scopes: client.scopes, ...columns(client) };
+      const values = { name: client.name, type: client.type, token_endpoint_auth_method: client.authMethod, grant_types: client.grantTypes, scopes: client.scopes, ...clientColumns(client) };
       const row = await db
         .insertInto('clients')
         .values({ id: client.id, ...values, created_at: now, updated_at: now })
-        .onConflict((oc) => oc.column('id').doUpdateSet({ ...values, updated_at: now }))
+        .onConflict((oc) => oc.column('id').doUpdateSet({ ...values, updated_at: now, version: sql`clients.version + 1` }))
         .returningAll()
         .executeTakeFirstOrThrow();
       return toClient(row);
@@ -147,7 +155,7 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
     async update(id, changes) {
       const row = await db
         .updateTable('clients')
-        .set({ ...columns(changes), updated_at: new Date(clock.now()) })
+        .set({ ...clientColumns(changes), updated_at: new Date(clock.now()), version: sql`version + 1` })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirst();
@@ -169,7 +177,7 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
       return rows.map((r) => ({ id: r.id, type: r.type as ClientType, redirectUris: r.redirect_uris, allowedOrigins: r.allowed_origins }));
     },
     async disable(id) {
-      const result = await db.updateTable('clients').set({ disabled: true, updated_at: new Date(clock.now()) }).where('id', '=', id).executeTakeFirst();
+      const result = await db.updateTable('clients').set({ disabled: true, updated_at: new Date(clock.now()), version: sql`version + 1` }).where('id', '=', id).executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
   };

@@ -4,6 +4,22 @@ import type { ColumnType } from 'kysely';
 export type Generated<T> = ColumnType<T, T | undefined, T>;
 export type Json = unknown;
 
+export interface AuditEventsTable {
+  id: string;
+  type: string;
+  occurred_at: Date;
+  actor_kind: string;
+  actor_client_id: string | null;
+  actor_user_id: string | null;
+  resource: string | null;
+  resource_id: string | null;
+  subject: string | null;
+  client_id: string | null;
+  changed_fields: Generated<string[]>;
+  details: Generated<Json>;
+  trace_id: string | null;
+}
+
 export interface AuthorizationCodesTable {
   code_hash: string;
   grant_id: string;
@@ -53,6 +69,9 @@ export interface ClientsTable {
   registration_scopes: string[] | null;
   allowed_origins: Generated<string[]>;
   default_resource: string | null;
+  version: Generated<number>;
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: Date | null;
 }
 
 export interface ConsentsTable {
@@ -260,6 +279,7 @@ export interface UsersTable {
 }
 
 export interface DB {
+  audit_events: AuditEventsTable;
   authorization_codes: AuthorizationCodesTable;
   browser_sessions: BrowserSessionsTable;
   clients: ClientsTable;

@@ -26,7 +26,7 @@ before(async () => {
 });
 after(() => t.close());
 
-/** The app's own route table (printRoutes), as [path, method] pairs under /v1, in OpenAPI path syntax. */
+/** The app's own route table (printRoutes), as [path, method] pairs under /v1 and /admin/v1, in OpenAPI path syntax. */
 function registeredApiRoutes(): [string, string][] {
   const stack: string[] = [];
   const out: [string, string][] = [];
@@ -37,7 +37,7 @@ function registeredApiRoutes(): [string, string][] {
     stack.length = depth;
     stack[depth] = m[2]!;
     const path = stack.join('').replace(/:([A-Za-z_]+)/g, '{$1}');
-    if (!path.startsWith('/v1/')) continue;
+    if (!path.startsWith('/v1/') && !path.startsWith('/admin/v1/')) continue;
     for (const method of m[3]!.split(', ')) if (method !== 'HEAD' && method !== 'OPTIONS') out.push([path, method.toLowerCase()]);
   }
   return out;
@@ -49,11 +49,11 @@ test('/openapi.json is an OpenAPI 3.1 document with info and paths', () => {
   assert.ok(Object.keys(doc.paths).length > 0);
 });
 
-test('every /v1 route of the running app is in the document, and nothing else is', () => {
+test('every /v1 and /admin/v1 route of the running app is in the document, and nothing else is', () => {
   const routes = registeredApiRoutes();
   assert.ok(routes.length >= 6, `found ${routes.length} routes`);
   for (const [path, method] of routes) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is not documented`);
-  for (const path of Object.keys(doc.paths)) assert.ok(path.startsWith('/v1/'), `${path} should not be documented`);
+  for (const path of Object.keys(doc.paths)) assert.ok(path.startsWith('/v1/') || path.startsWith('/admin/v1/'), `${path} should not be documented`);
 });
 
 test('every operation declares its OAuth scopes (derived from requireScope), its path parameters, and a described success response', () => {

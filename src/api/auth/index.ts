@@ -34,11 +34,11 @@ export const inProcessKeySource = (core: Pick<Core, 'keys'>): KeySource => keySe
 /** In-process keys by default; `JWKS_URL` points the API at a remote authorization server's JWKS. */
 export function resourceServerAuth(
   core: Pick<Core, 'config' | 'clock' | 'keys'> & { revocations: Pick<RevocationsRepository, 'isRevoked'>; dpop: DpopDeps },
-  options: { jwksUrl?: string | undefined; recheckMs?: number } = {},
+  options: { jwksUrl?: string | undefined; recheckMs?: number; audience?: string } = {},
 ): ResourceServerAuth {
   const { config, clock } = core;
   const keySource = options.jwksUrl ? remoteKeySource(options.jwksUrl, refreshPolicy(config)) : inProcessKeySource(core);
-  const verifier = accessTokenVerifier({ keySource, clock, config });
+  const verifier = accessTokenVerifier({ keySource, clock, config, ...(options.audience !== undefined ? { audience: options.audience } : {}) });
   const authenticator = bearerAuthenticator({
     verifier,
     keySource,

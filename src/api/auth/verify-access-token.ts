@@ -38,8 +38,11 @@ export function accessTokenVerifier(deps: {
   keySource: KeySource;
   clock: Clock;
   config: Pick<Config, 'ISSUER' | 'API_AUDIENCE' | 'CLOCK_SKEW' | 'ACCESS_TOKEN_TTL'>;
+  /** The audience this API answers to; default API_AUDIENCE (the admin API passes `{ISSUER}/admin`). */
+  audience?: string;
 }): AccessTokenVerifier {
   const { keySource, clock, config } = deps;
+  const audience = deps.audience ?? config.API_AUDIENCE;
   return {
     async verify(token) {
       const kid = checkHeader(token);
@@ -49,7 +52,7 @@ export function accessTokenVerifier(deps: {
           algorithms: [...ACCESS_TOKEN_ALGORITHMS],
           typ: 'at+jwt',
           issuer: config.ISSUER,
-          audience: config.API_AUDIENCE,
+          audience,
           clockTolerance: config.CLOCK_SKEW,
           maxTokenAge: config.ACCESS_TOKEN_TTL,
           requiredClaims: ['exp', 'iat', 'sub', 'jti', 'client_id'],

@@ -5,12 +5,13 @@ import swagger from '@fastify/swagger';
 import type { Config } from '../../config.js';
 import { API_SCOPES } from '../scopes.js';
 import { securityOfRoute } from '../auth/index.js';
+import { adminScopeDescriptions } from '../../oauth/admin-access.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 
 const GLOBAL_PROBLEMS = problemResponses(429, 503);
 
 export async function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'ISSUER'>): Promise<void> {
-  const scopes = { ...API_SCOPES };
+  const scopes = { ...API_SCOPES, ...adminScopeDescriptions };
   await app.register(swagger, {
     // The security requirement of each operation is read from its requireScope check: one source.
     transform: ({ schema, url, route }) => {

@@ -3,24 +3,34 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { clientsRepository, TOKEN_ENDPOINT_AUTH_METHODS } from '../../storage/clients-repository.js';
-import { ClientMetadataError, validateClientMetadata, type ClientMetadataInput } from '../../oauth/clients/metadata.js';
-import { clientMetadataView, createClient, MIN_IMPORTED_SECRET_LENGTH, usesSecret } from '../../oauth/clients/create-client.js';
+import { ClientMetadataError, type ClientMetadataInput } from '../../oauth/clients/metadata.js';
+import { clientMetadataView } from '../../oauth/clients/create-client.js';
 import { SIGNING_ALGS } from '../../crypto/keys.js';
 import { didYouMean } from '../../suggest.js';
-import { endClient } from '../../oauth/clients/end-client.js';
+import type { Core } from '../../core.js';
+import { AdminRuleError, checkedOrigins, clientServiceDeps, cliActor, coreAuditSink, createClientRecord, endClientRecord, findClientRecord } from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
 import { tryIt } from './try-it.js';
-import { allowedOriginProblem } from '../../oauth/cors/origins.js';
 
-/** `--allowed-origin` values: browser origins allowed to call /token etc. with CORS (the only way for a confidential client). */
-function allowedOrigins(values: readonly string[] | undefined): string[] {
-  const origins = [...new Set(values ?? [])];
-  for (const origin of origins) {
-    const problem = allowedOriginProblem(origin);
-    if (problem) throw new UsageError(`--allowed-origin ${JSON.stringify(origin.slice(0, 100))} ${problem}`);
+// The service's errors name API members; the CLI names its flags.
+const FLAG_OF: Record<string, string> = { allowed_origins: '--allowed-origin', client_secret: '--secret' };
+
+/** Runs a client service call, turning its rule errors into usage errors in the CLI's words. */
+async function asUsage<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ClientMetadataError) throw new UsageError(`${error.error}: ${error.message}`);
+    if (error instanceof AdminRuleError) {
+      const flag = error.field !== undefined ? FLAG_OF[error.field] : undefined;
+      if (!flag) throw new UsageError(error.message);
+      throw new UsageError(`${flag}${error.value !== undefined ? ` ${JSON.stringify(error.value)}` : ''} ${error.message}`);
+    }
+    throw error;
   }
-  return origins;
 }
+
+const services = (core: Core) => clientServiceDeps(core, coreAuditSink(core));
 
 const CLIENT_TYPES = ['confidential', 'public'] as const;
 
@@ -86,30 +96,20 @@ export const clientsCreateCommand: Command = {
     'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource)',
   async run(args, core) {
     const values = parseCreate(args);
-    try {
-      const origins = allowedOrigins(values['allowed-origin']);
-      const catalogue = await core.resources.catalogue();
-      const defaultResource = values['default-resource'];
-      if (defaultResource !== undefined && !catalogue.find(defaultResource)) throw new UsageError(`--default-resource ${JSON.stringify(defaultResource.slice(0, 200))} is not a registered resource server (see \`resource-servers list\`)`);
-      const metadata = {
-        ...(await validateClientMetadata(metadataFromFlags(values), { outbound: core.outbound, catalogue, operator: true })),
-        allowedOrigins: origins,
-        ...(defaultResource !== undefined ? { defaultResource } : {}),
-      };
-      if (values.secret !== undefined) {
-        if (!usesSecret(metadata)) throw new UsageError('--secret applies only to client_secret_basic or client_secret_post clients');
-        if (values.secret.length < MIN_IMPORTED_SECRET_LENGTH) throw new UsageError(`--secret must have at least ${MIN_IMPORTED_SECRET_LENGTH} characters`);
-      }
-      const { client, secret } = await createClient(clientsRepository(core.db, core.clock), metadata, {
+    return asUsage(async () => {
+      // Origins are checked before the other flags, as they always were.
+      const allowedOrigins = checkedOrigins(values['allowed-origin'] ?? []);
+      const input = {
+        metadata: metadataFromFlags(values),
+        allowedOrigins,
+        ...(values['default-resource'] !== undefined ? { defaultResource: values['default-resource'] } : {}),
         skipConsent: values['skip-consent'] ?? false,
         ...(values.secret !== undefined ? { importedSecret: values.secret } : {}),
-      });
+      };
+      const { client, secret } = await createClientRecord(services(core), input, { actor: cliActor() });
       const tryOut = tryIt(client, core.config.ISSUER, secret);
       return { client_id: client.id, ...(secret !== undefined ? { client_secret: secret } : {}), ...clientMetadataView(client), ...(tryOut ? { try_it: tryOut } : {}) };
-    } catch (error) {
-      if (error instanceof ClientMetadataError) throw new UsageError(`${error.error}: ${error.message}`);
-      throw error;
-    }
+    });
   },
 };
 
@@ -135,8 +135,7 @@ export const clientsShowCommand: Command = {
   usage: 'clients show [--] CLIENT_ID',
   async run(args, core) {
     const id = clientIdArgument(args, 'clients show');
-    const client = (await clientsRepository(core.db, core.clock).list()).find((c) => c.id === id);
-    if (!client) throw new UsageError(`no client ${id}`);
+    const client = await asUsage(() => findClientRecord(core, id));
     return { ...clientMetadataView(client), disabled: client.disabled };
   },
 };
@@ -146,7 +145,7 @@ export const clientsDeleteCommand: Command = {
   usage: 'clients delete [--] CLIENT_ID',
   async run(args, core) {
     const id = clientIdArgument(args, 'clients delete');
-    if (!(await endClient(core, id, 'delete'))) throw new UsageError(`no client ${id}`);
+    await asUsage(() => endClientRecord(services(core), id, 'delete', { actor: cliActor() }));
     return { deleted: id };
   },
 };
@@ -156,7 +155,7 @@ export const clientsDisableCommand: Command = {
   usage: 'clients disable [--] CLIENT_ID',
   async run(args, core) {
     const id = clientIdArgument(args, 'clients disable');
-    if (!(await endClient(core, id, 'disable'))) throw new UsageError(`no client ${id}`);
+    await asUsage(() => endClientRecord(services(core), id, 'disable', { actor: cliActor() }));
     return { disabled: id };
   },
 };

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { SIGNING_ALGS, type SigningAlg } from '../../crypto/keys.js';
 import { UsageError, type Command } from '../command.js';
 import { didYouMean } from '../../suggest.js';
+import { cliActor } from '../../admin-services/index.js';
 
 export const keysListCommand: Command = {
   name: 'keys list',
@@ -22,6 +23,7 @@ export const keysRotateCommand: Command = {
     const algs = values.alg ? [values.alg as SigningAlg] : SIGNING_ALGS;
     const rotated = [];
     for (const alg of algs) rotated.push(await core.keys.rotate(alg));
+    for (const key of rotated) await core.audit.emit({ type: 'signing_key.rotated', actor: cliActor(), resource: 'signing-key', resourceId: key.kid, details: { alg: key.alg } });
     return { rotated };
   },
 };

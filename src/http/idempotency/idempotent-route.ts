@@ -35,6 +35,8 @@ export interface OperationResult {
   body: unknown;
   /** Headers that belong to the outcome (Location, ETag); stored and replayed with it. */
   headers?: Record<string, string>;
+  /** What a replay answers, when it must differ from `body`: a secret is sent once and never stored. */
+  replayBody?: unknown;
 }
 
 export type Operation<RG extends RouteGenericInterface> = (request: FastifyRequest<RG>, tx: Db) => Promise<OperationResult>;
@@ -74,8 +76,10 @@ export function idempotency(deps: IdempotencyDeps) {
   async function runAndComplete<RG extends RouteGenericInterface>(request: FastifyRequest<RG>, operation: Operation<RG>, id: IdempotencyIdentity, ownerToken: string): Promise<StoredResponse> {
     try {
       return await deps.db.transaction().execute(async (tx) => {
-        const response = toStoredResponse(await operation(request, tx));
-        if (!(await repository.complete(tx, id, ownerToken, response))) throw new LeaseLost();
+        const result = await operation(request, tx);
+        const response = toStoredResponse(result);
+        const stored = result.replayBody === undefined ? response : toStoredResponse({ ...result, body: result.replayBody });
+        if (!(await repository.complete(tx, id, ownerToken, stored))) throw new LeaseLost();
         return response;
       });
     } catch (error) {

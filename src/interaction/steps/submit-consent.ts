@@ -27,5 +27,6 @@ export async function submitConsent(request: InteractionRequest, reply: FastifyR
     return sendAuthorizationResponse(reply, errorResponse(consumed.request, new OAuthError('access_denied', 'The user denied the request.'), deps.issuer), deps);
   }
   await deps.consents.grant(session.userId, interaction.clientId, interaction.request.scope);
+  await deps.audit.emit({ type: 'consent.given', actor: { kind: 'user', userId: session.userId, clientId: interaction.clientId }, subject: session.userId, clientId: interaction.clientId, details: { scope: interaction.request.scope.join(' ') }, traceId: request.id });
   return sendNext(reply, await finishInteraction(request.params.id, session, deps), deps);
 }

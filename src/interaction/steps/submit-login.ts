@@ -21,14 +21,21 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
 
   const username = formField(request.body, 'username') ?? '';
   const password = formField(request.body, 'password') ?? '';
-  const outcome = await authenticate({ username, password, ip: request.ip }, { users: deps.users, guard: deps.loginGuard });
+  const system = { actor: { kind: 'system' as const }, clientId: client.id, traceId: request.id };
+  const outcome = await authenticate({ username, password, ip: request.ip }, { users: deps.users, guard: deps.loginGuard }).catch(async (error: unknown) => {
+    // A used-up failure budget refuses before any password check (429): the lockout is a security event.
+    if ((error as { status?: number }).status === 429) await deps.audit.emit({ ...system, type: 'login.locked_out' });
+    throw error;
+  });
   if (!outcome.ok) {
     // The username itself is not logged: people type their password into it often enough.
     logRefusal(request, { reason: outcome.reason, client_id: client.id, user_id: outcome.userId }, 303);
+    await deps.audit.emit({ ...system, type: 'login.failed', ...(outcome.userId ? { subject: outcome.userId } : {}), details: { reason: outcome.reason } });
     await deps.interactions.loginFailed(request.params.id, username);
     return seeOther(reply, `${back}?failed=1`);
   }
   const { user } = outcome;
+  await deps.audit.emit({ type: 'login.succeeded', actor: { kind: 'user', userId: user.id, clientId: client.id }, subject: user.id, clientId: client.id, traceId: request.id });
 
   const fresh = await deps.sessions.login(reply, session, user.id);
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);

@@ -10,7 +10,7 @@ import { isBasic } from './basic.js';
 import { ClientAuthFailure, invalidClient } from './failure.js';
 import { presentedCredentials, type ClientAuthRequest, type PresentedCredentials } from './presented.js';
 import { verifyClientAssertion, type AssertionDeps } from './private-key-jwt.js';
-import { secretMatches } from './secret.js';
+import { clientSecretMatches } from './secret.js';
 import { rateLimitedClientAuth } from './rate-limited.js';
 import { decodeJwt } from 'jose';
 import type { Reservation } from '../../http/rate-limit.js';
@@ -64,7 +64,7 @@ async function verify(credentials: PresentedCredentials, client: Client | undefi
     case 'client_secret_basic':
     case 'client_secret_post':
       // Compare even when the client is unknown or registered another method: same work, same timing.
-      if (!secretMatches(registered ? client!.secretHash : undefined, credentials.secret)) throw failureOf(client, registered ? 'wrong_secret' : 'auth_method_not_registered');
+      if (!clientSecretMatches(registered ? client : undefined, credentials.secret, deps.clock.now())) throw failureOf(client, registered ? 'wrong_secret' : 'auth_method_not_registered');
       return client!;
     case 'private_key_jwt':
       if (!registered) throw failureOf(client, 'auth_method_not_registered');

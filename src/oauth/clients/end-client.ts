@@ -6,6 +6,7 @@
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import { clientsRepository } from '../../storage/clients-repository.js';
+import { clientAdminRepository } from '../../storage/client-admin-repository.js';
 import type { Db } from '../../storage/database.js';
 import { grantsRepository } from '../../storage/grants-repository.js';
 import { revocationsRepository } from '../../storage/revocations-repository.js';
@@ -21,8 +22,15 @@ export interface EndClientDeps {
 
 export type ClientEnding = 'delete' | 'disable';
 
+export interface EndClientOptions {
+  /** Only if the client is still at this version (the admin API's If-Match); 'stale' otherwise. */
+  expectedVersion?: number;
+  /** Runs in the same transaction once the client is ended (the audit event). */
+  onEnded?: (trx: Db) => Promise<void>;
+}
+
 /** Deletes or disables the client and revokes all its tokens; false when there is no such client. */
-export async function endClient(deps: EndClientDeps, clientId: string, how: ClientEnding): Promise<boolean> {
+export async function endClient(deps: EndClientDeps, clientId: string, how: ClientEnding, options: EndClientOptions = {}): Promise<boolean | 'stale'> {
   const { clock, config } = deps;
   const now = clock.now();
   // A stale cache elsewhere may still mint a client_credentials token until it forgets the client.
@@ -30,6 +38,11 @@ export async function endClient(deps: EndClientDeps, clientId: string, how: Clie
   const expiresAt = coversIssuedUntil + (config.ACCESS_TOKEN_TTL + config.CLOCK_SKEW) * 1000;
   const ended = await deps.db.transaction().execute(async (trx) => {
     const clients = clientsRepository(trx, clock);
+    if (options.expectedVersion !== undefined) {
+      const version = await clientAdminRepository(trx, clock).lockVersion(clientId);
+      if (version === undefined) return false;
+      if (version !== options.expectedVersion) return 'stale' as const;
+    }
     if (how === 'delete') {
       // The repository revokes its grants (and their access tokens) before the delete cascades them away.
       if (!(await clients.delete(clientId))) return false;
@@ -38,6 +51,7 @@ export async function endClient(deps: EndClientDeps, clientId: string, how: Clie
       await grantsRepository(trx, clock).revoke({ clientId });
     }
     await revocationsRepository(trx, clock).revokeClient({ clientId, coversIssuedUntil: new Date(coversIssuedUntil), expiresAt: new Date(expiresAt) });
+    await options.onEnded?.(trx);
     return true;
   });
   deps.clients.forget(clientId);

@@ -7,6 +7,7 @@ import type { ResourceCatalogue } from '../resources/registry.js';
 import { didYouMean } from '../../suggest.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import { clientJwksProblem } from './client-keys.js';
+import { adminScopeProblem, isAdminScope } from '../admin-access.js';
 import { checkedTarget, OutboundRefused, STRICT_OUTBOUND, type OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 
 export interface ClientMetadataInput {
@@ -132,6 +133,9 @@ export async function validateClientMetadata(input: ClientMetadataInput, options
   if (grants.includes('authorization_code') && redirectUris.length === 0) {
     throw new ClientMetadataError('invalid_redirect_uri', 'authorization_code clients need at least one redirect URI');
   }
+  const granted = scopes(input.scope, options.catalogue, options.operator === true, type === 'confidential' && grants.includes('client_credentials'));
+  const adminProblem = adminScopeProblem({ type, grantTypes: grants, scopes: granted });
+  if (adminProblem) fail(adminProblem);
   const alg = input.id_token_signed_response_alg ?? 'RS256';
   if (!SIGNING_ALGS.includes(alg as SigningAlg)) fail(`id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
   return {
@@ -141,7 +145,7 @@ export async function validateClientMetadata(input: ClientMetadataInput, options
     redirectUris,
     postLogoutRedirectUris: uris(input.post_logout_redirect_uris, 'post_logout_redirect_uris'),
     grantTypes: grants,
-    scopes: scopes(input.scope, options.catalogue, options.operator === true, type === 'confidential' && grants.includes('client_credentials')),
+    scopes: granted,
     ...(await keySource(input, method, options.outbound ?? STRICT_OUTBOUND)),
     idTokenSignedResponseAlg: alg as SigningAlg,
   };

@@ -7,6 +7,7 @@ import type { GrantType } from '../../storage/clients-repository.js';
 import { OIDC_SCOPES } from '../scopes.js';
 import type { ClientMetadata } from '../clients/metadata.js';
 import { ClientMetadataError } from '../clients/metadata.js';
+import { refusedAtRegistration } from '../admin-access.js';
 
 export interface RegistrationPolicy {
   /** Grant types allowed beyond the defaults. */
@@ -25,6 +26,8 @@ const allowedScope = (policy: RegistrationPolicy, scope: string) => (OIDC_SCOPES
 
 /** Throws RFC 7591 invalid_client_metadata when the metadata asks for more than the policy allows. */
 export function enforceRegistrationPolicy(metadata: Pick<ClientMetadata, 'grantTypes' | 'scopes'>, policy: RegistrationPolicy): void {
+  const admin = refusedAtRegistration(metadata.scopes);
+  if (admin.length > 0) throw new ClientMetadataError('invalid_client_metadata', `scope ${admin.join(' ')} is never granted by registration`);
   const grants = metadata.grantTypes.filter((g) => !allowedGrant(policy, g));
   if (grants.length > 0) throw new ClientMetadataError('invalid_client_metadata', `grant type ${grants.join(', ')} is not allowed by the initial access token`);
   const scopes = metadata.scopes.filter((s) => !allowedScope(policy, s));

@@ -1,0 +1,195 @@
+// Client administration, written once for the CLI (`gatehouse clients ...`) and the admin API
+// (/admin/v1/clients): validation (the RFC 7591 rules of POST /register plus the operator-only parts),
+// version-guarded writes (If-Match), secret rotation with an overlap window, and one audit event per
+// change — field names only, never a secret (docs/admin-api.md, docs/audit-log.md).
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../storage/database.js';
+import { randomToken, sha256 } from '../crypto/random.js';
+import { clientsRepository, type Client } from '../storage/clients-repository.js';
+import { clientAdminRepository } from '../storage/client-admin-repository.js';
+import { validateClientMetadata, type ClientMetadataInput } from '../oauth/clients/metadata.js';
+import { clientMetadataView, createClient, MIN_IMPORTED_SECRET_LENGTH, usesSecret } from '../oauth/clients/create-client.js';
+import { endClient, type ClientEnding } from '../oauth/clients/end-client.js';
+import type { ClientLookup } from '../oauth/clients/client-cache.js';
+import { allowedOriginProblem } from '../oauth/cors/origins.js';
+import type { OutboundPolicy } from '../http/outbound/outbound-policy.js';
+import type { ResourceRegistry } from '../oauth/resources/registry.js';
+import type { Actor, AuditEventInput } from '../audit/audit-events.js';
+import type { AuditSink } from '../audit/audit-sink.js';
+import { AdminRuleError } from './rule-error.js';
+import { inTransaction } from './transaction.js';
+
+export interface ClientServiceDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'CLOCK_SKEW' | 'CLIENT_CACHE_TTL'>;
+  /** This instance's client cache (forgotten after every change). */
+  clients: Pick<ClientLookup, 'forget'>;
+  outbound: OutboundPolicy;
+  /** Scopes and resource servers a client may be registered for (docs/resource-servers.md). */
+  resources: Pick<ResourceRegistry, 'catalogue'>;
+  audit: AuditSink;
+}
+
+/** Who asks, and the request's trace id when there is one. */
+export interface ActingAs {
+  actor: Actor;
+  traceId?: string;
+}
+
+export interface ClientInput {
+  metadata: ClientMetadataInput;
+  allowedOrigins: readonly string[];
+  skipConsent: boolean;
+  /** The audience of tokens requested without `resource`: a registered resource server. */
+  defaultResource?: string;
+}
+
+/** The longest overlap a rotated secret may keep: a forgotten old secret must not live on for months. */
+export const MAX_SECRET_OVERLAP_SECONDS = 30 * 24 * 3600;
+
+/** The representation both faces show: RFC 7591 metadata plus the operator's fields; never a secret or its hash. */
+export function clientView(client: Client): Record<string, unknown> {
+  return {
+    ...clientMetadataView(client),
+    allowed_origins: client.allowedOrigins,
+    disabled: client.disabled,
+    ...(client.previousSecretExpiresAt ? { previous_secret_expires_at: client.previousSecretExpiresAt.toISOString() } : {}),
+    updated_at: client.updatedAt.toISOString(),
+  };
+}
+
+export function checkedOrigins(values: readonly string[]): string[] {
+  const origins = [...new Set(values)];
+  for (const origin of origins) {
+    const problem = allowedOriginProblem(origin);
+    if (problem) throw new AdminRuleError('invalid', problem, 'allowed_origins', origin.slice(0, 100));
+  }
+  return origins;
+}
+
+function checkImportedSecret(metadata: { authMethod: Client['authMethod'] }, secret: string | undefined): void {
+  if (secret === undefined) return;
+  if (!usesSecret(metadata)) throw new AdminRuleError('invalid', 'applies only to client_secret_basic or client_secret_post clients', 'client_secret');
+  if (secret.length < MIN_IMPORTED_SECRET_LENGTH) throw new AdminRuleError('invalid', `must have at least ${MIN_IMPORTED_SECRET_LENGTH} characters`, 'client_secret');
+}
+
+const changeEvent = (type: AuditEventInput['type'], client: Pick<Client, 'id'>, as: ActingAs, changedFields: readonly string[] = []): AuditEventInput => ({
+  type,
+  actor: as.actor,
+  resource: 'client',
+  resourceId: client.id,
+  clientId: client.id,
+  changedFields,
+  ...(as.traceId ? { traceId: as.traceId } : {}),
+});
+
+/** Field names whose values differ between two views (the audit log's "what", never the values). */
+export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  names.delete('updated_at');
+  return [...names].filter((n) => JSON.stringify(before[n]) !== JSON.stringify(after[n])).sort();
+}
+
+/** Creates a client; a secret-based client gets a server-generated secret (or the imported one), returned once. */
+export async function createClientRecord(deps: ClientServiceDeps, input: ClientInput & { importedSecret?: string }, as: ActingAs): Promise<{ client: Client; secret?: string }> {
+  const origins = checkedOrigins(input.allowedOrigins);
+  const catalogue = await deps.resources.catalogue();
+  if (input.defaultResource !== undefined && !catalogue.find(input.defaultResource)) {
+    throw new AdminRuleError('invalid', `${JSON.stringify(input.defaultResource.slice(0, 200))} is not a registered resource server`, 'default_resource');
+  }
+  // Both faces are the operator's: operator-only scopes (admin:*) may be given here, never at /register.
+  const metadata = {
+    ...(await validateClientMetadata(input.metadata, { outbound: deps.outbound, catalogue, operator: true })),
+    allowedOrigins: origins,
+    ...(input.defaultResource !== undefined ? { defaultResource: input.defaultResource } : {}),
+  };
+  checkImportedSecret(metadata, input.importedSecret);
+  const created = await inTransaction(deps.db, async (tx) => {
+    const result = await createClient(clientsRepository(tx, deps.clock), metadata, {
+      skipConsent: input.skipConsent,
+      ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}),
+    });
+    await deps.audit.emit(changeEvent('admin.client.created', result.client, as, Object.keys(clientView(result.client)).filter((k) => k !== 'updated_at').sort()), { tx });
+    return result;
+  });
+  // A lookup of this id may have been remembered as unknown, and the origins index predates the client.
+  deps.clients.forget(created.client.id);
+  return created;
+}
+
+export async function findClientRecord(deps: Pick<ClientServiceDeps, 'db' | 'clock'>, id: string): Promise<Client> {
+  const client = await clientAdminRepository(deps.db, deps.clock).findAny(id);
+  if (!client) throw new AdminRuleError('not-found', `no client ${id}`);
+  return client;
+}
+
+export async function listClientRecords(deps: Pick<ClientServiceDeps, 'db' | 'clock'>, page: { after?: { createdAt: Date; id: string }; limit: number }): Promise<Client[]> {
+  return clientAdminRepository(deps.db, deps.clock).page(page);
+}
+
+/**
+ * Full replacement of a client's settings, written only if the client is still at `expectedVersion`
+ * (else `stale`). The type (public/confidential) cannot change, and a client without a secret cannot
+ * switch to a secret method here (it would need a secret nobody has seen): rotate after creating anew.
+ */
+export async function replaceClientRecord(deps: ClientServiceDeps, current: Client, input: ClientInput, expectedVersion: number, as: ActingAs): Promise<Client> {
+  const origins = checkedOrigins(input.allowedOrigins);
+  const metadata = await validateClientMetadata(input.metadata, { outbound: deps.outbound, catalogue: await deps.resources.catalogue(), operator: true });
+  if (metadata.type !== current.type) throw new AdminRuleError('invalid', 'the client type (public or confidential) cannot change', 'token_endpoint_auth_method');
+  if (usesSecret(metadata) && !current.secretHash) throw new AdminRuleError('invalid', 'a client without a secret cannot switch to a secret method', 'token_endpoint_auth_method');
+  const secretless = usesSecret(metadata) ? {} : { secretHash: null };
+  const updated = await inTransaction(deps.db, async (tx) => {
+    const written = await clientAdminRepository(tx, deps.clock).updateIfVersion(current.id, { ...metadata, ...secretless, allowedOrigins: origins, skipConsent: input.skipConsent }, expectedVersion);
+    if (!written) return undefined;
+    await deps.audit.emit(changeEvent('admin.client.updated', written, as, changedFields(clientView(current), clientView(written))), { tx });
+    return written;
+  });
+  deps.clients.forget(current.id);
+  if (updated) return updated;
+  if (await clientAdminRepository(deps.db, deps.clock).findAny(current.id)) throw new AdminRuleError('stale', 'the client changed since it was read');
+  throw new AdminRuleError('not-found', `no client ${current.id}`);
+}
+
+/** Deletes or disables the client and ends all its tokens; with `expectedVersion`, only if still at that version. */
+export async function endClientRecord(deps: ClientServiceDeps, id: string, how: ClientEnding, as: ActingAs, expectedVersion?: number): Promise<void> {
+  const ended = await endClient(deps, id, how, {
+    ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+    onEnded: (tx) => deps.audit.emit(changeEvent(how === 'delete' ? 'admin.client.deleted' : 'admin.client.updated', { id }, as, how === 'disable' ? ['disabled'] : []), { tx }),
+  });
+  if (ended === 'stale') throw new AdminRuleError('stale', 'the client changed since it was read');
+  if (!ended) throw new AdminRuleError('not-found', `no client ${id}`);
+}
+
+/**
+ * A new secret for a secret-based client. The previous one stays valid until `previousExpiresAt` (now:
+ * at once; at most MAX_SECRET_OVERLAP_SECONDS ahead), so deployments can switch without downtime.
+ */
+export async function rotateClientSecret(
+  deps: ClientServiceDeps,
+  id: string,
+  options: { previousExpiresAt?: Date; expectedVersion?: number },
+  as: ActingAs,
+): Promise<{ client: Client; secret: string }> {
+  const now = deps.clock.now();
+  const previousExpiresAt = options.previousExpiresAt ?? new Date(now);
+  if (previousExpiresAt.getTime() < now || previousExpiresAt.getTime() > now + MAX_SECRET_OVERLAP_SECONDS * 1000) {
+    throw new AdminRuleError('invalid', `must be between now and ${MAX_SECRET_OVERLAP_SECONDS / 86400} days from now`, 'previous_secret_expires_at');
+  }
+  const current = await findClientRecord(deps, id);
+  if (!current.secretHash) throw new AdminRuleError('invalid', 'this client does not authenticate with a secret', 'token_endpoint_auth_method');
+  const secret = randomToken(32);
+  const rotated = await inTransaction(deps.db, async (tx) => {
+    const written = await clientAdminRepository(tx, deps.clock).rotateSecret(id, sha256(secret), previousExpiresAt, options.expectedVersion);
+    if (!written) return undefined;
+    await deps.audit.emit(
+      { ...changeEvent('client.secret_rotated', written, as, ['client_secret']), details: { previous_secret_expires_at: previousExpiresAt.toISOString() } },
+      { tx },
+    );
+    return written;
+  });
+  deps.clients.forget(id);
+  if (!rotated) throw new AdminRuleError(options.expectedVersion !== undefined ? 'stale' : 'not-found', options.expectedVersion !== undefined ? 'the client changed since it was read' : `no client ${id}`);
+  return { client: rotated, secret };
+}

@@ -1,0 +1,33 @@
+// The administration services both faces call (CLI commands and /admin/v1), built from a Core.
+import { userInfo } from 'node:os';
+import type { Core } from '../core.js';
+import type { AuditSink } from '../audit/audit-sink.js';
+import type { Actor } from '../audit/audit-events.js';
+import type { ClientServiceDeps } from './clients-service.js';
+
+export { AdminRuleError } from './rule-error.js';
+export * from './clients-service.js';
+
+/** The core's sink: the database, plus the server's log (the CLI keeps stdout for its result). */
+export const coreAuditSink = (core: Pick<Core, 'audit'>): AuditSink => core.audit;
+
+export const clientServiceDeps = (core: Core, audit: AuditSink): ClientServiceDeps => ({
+  db: core.db,
+  clock: core.clock,
+  config: core.config,
+  clients: core.clients,
+  outbound: core.outbound,
+  resources: core.resources,
+  audit,
+});
+
+/** The CLI acts as the operating-system user who ran it. */
+export function cliActor(): Actor {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry (some containers): the event still records that the CLI acted.
+  }
+  return { kind: 'cli', user };
+}

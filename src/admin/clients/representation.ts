@@ -1,0 +1,48 @@
+// A client as the admin API shows it (never a secret or its hash), its validators, and PATCH (RFC 7396)
+// applied to its writable view.
+import { strongEtag, type Validators } from '../../http/conditional.js';
+import { mergePatch, type Json } from '../../http/merge-patch.js';
+import { validationFailed } from '../../http/validation.js';
+import { ProblemError, type FieldError } from '../../http/errors.js';
+import { Value } from '@sinclair/typebox/value';
+import type { Client } from '../../storage/clients-repository.js';
+import { clientView } from '../../admin-services/clients-service.js';
+import { ClientInputSchema, WRITABLE_FIELDS, type ClientInputBody } from './schemas.js';
+
+export const clientPath = (prefix: string, id: string) => `${prefix}/clients/${encodeURIComponent(id)}`;
+
+export const representClient = (client: Client) => clientView(client);
+
+/** Strong: the version changes with every write, including secret rotation and disabling. */
+export const clientValidators = (client: Client): Validators => ({ etag: strongEtag('client', client.id, client.version), lastModified: client.updatedAt });
+
+/** The writable members of the current client, as a PUT body would carry them. */
+export function writableView(client: Client): ClientInputBody {
+  const view = clientView(client);
+  const body: Record<string, unknown> = {};
+  for (const field of WRITABLE_FIELDS) if (view[field] !== undefined) body[field] = view[field];
+  return body as ClientInputBody;
+}
+
+const isObject = (value: unknown): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The full document this merge patch produces; a change to a read-only member is 422, a wrong shape 400. */
+export function patchedClient(client: Client, patch: unknown): ClientInputBody {
+  if (!isObject(patch)) throw validationFailed([{ field: '', message: 'a merge patch of a client must be a JSON object' }]);
+  const view = clientView(client);
+  const errors: FieldError[] = Object.keys(patch)
+    .filter((field) => !WRITABLE_FIELDS.includes(field) && (!(field in view) || JSON.stringify(patch[field]) !== JSON.stringify(view[field])))
+    .map((field) => ({ field, message: field in view ? 'is read-only' : 'is not a client member' }));
+  if (errors.length > 0) throw validationFailed(errors);
+  const merged = mergePatch(writableView(client) as Json, patch) as Record<string, unknown>;
+  const document = Object.fromEntries(WRITABLE_FIELDS.filter((f) => merged[f] !== undefined).map((f) => [f, merged[f]]));
+  const typeErrors = [...Value.Errors(ClientInputSchema, document)].map((e) => ({ field: e.path.replace(/^\//, '').replace(/\//g, '.') || 'body', message: e.message }));
+  if (typeErrors.length > 0) throw new ProblemError('bad-request', 'The patched client does not have the expected shape.', { errors: typeErrors });
+  return document as ClientInputBody;
+}
+
+/** The service input of a PUT/PATCH/POST document (RFC 7591 member names). */
+export function clientInput(body: ClientInputBody) {
+  const { allowed_origins, skip_consent, ...metadata } = body;
+  return { metadata: { ...metadata, jwks: metadata.jwks ?? undefined, jwks_uri: metadata.jwks_uri ?? undefined }, allowedOrigins: allowed_origins ?? [], skipConsent: skip_consent ?? false };
+}

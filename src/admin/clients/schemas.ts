@@ -1,0 +1,67 @@
+// /admin/v1/clients schemas: one source for input shape (failures → 400), response serialisation (which
+// keeps every secret and hash out of reads) and the OpenAPI document. Value rules are the services' (→ 422).
+import { Type, type Static } from '@sinclair/typebox';
+import { pageQueryProperties } from '../../http/pagination/index.js';
+
+const Strings = (description: string) => Type.Array(Type.String(), { description, maxItems: 50 });
+
+const writable = {
+  client_name: Type.Optional(Type.String({ description: 'Shown on the consent page', maxLength: 200 })),
+  token_endpoint_auth_method: Type.Optional(Type.String({ description: 'client_secret_basic (default), client_secret_post, private_key_jwt, or none (public client)' })),
+  grant_types: Type.Optional(Strings('authorization_code, refresh_token, client_credentials')),
+  scope: Type.Optional(Type.String({ description: 'Space-separated; admin:read / admin:write only for confidential client_credentials-only clients' })),
+  redirect_uris: Type.Optional(Strings('Required with authorization_code')),
+  post_logout_redirect_uris: Type.Optional(Strings('RP-initiated logout targets')),
+  jwks: Type.Optional(Type.Union([Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true }), { maxItems: 20 }) }), Type.Null()])),
+  jwks_uri: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  id_token_signed_response_alg: Type.Optional(Type.String({ description: 'RS256 (default) or ES256' })),
+  skip_consent: Type.Optional(Type.Boolean({ description: 'First-party client: no consent page' })),
+  allowed_origins: Type.Optional(Strings('Browser origins allowed to call the token endpoints with CORS')),
+};
+
+export const ClientInputSchema = Type.Object(writable, { additionalProperties: false });
+export type ClientInputBody = Static<typeof ClientInputSchema>;
+export const WRITABLE_FIELDS = Object.keys(writable);
+
+export const ClientSchema = Type.Object({
+  client_id: Type.String(),
+  client_name: Type.String(),
+  client_type: Type.String(),
+  token_endpoint_auth_method: Type.String(),
+  redirect_uris: Type.Array(Type.String()),
+  post_logout_redirect_uris: Type.Array(Type.String()),
+  grant_types: Type.Array(Type.String()),
+  response_types: Type.Array(Type.String()),
+  scope: Type.String(),
+  jwks: Type.Optional(Type.Unknown()),
+  jwks_uri: Type.Optional(Type.String()),
+  id_token_signed_response_alg: Type.String(),
+  skip_consent: Type.Boolean(),
+  allowed_origins: Type.Array(Type.String()),
+  disabled: Type.Boolean(),
+  previous_secret_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'After a rotation: when the previous secret stops being accepted' })),
+  client_id_issued_at: Type.Integer(),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export const CreatedClientSchema = Type.Composite([ClientSchema, Type.Object({ client_secret: Type.Optional(Type.String({ description: 'Shown once, only in this response' })) })]);
+
+export const ClientListSchema = Type.Object({
+  data: Type.Array(ClientSchema),
+  pagination: Type.Object({ limit: Type.Integer(), next_cursor: Type.Union([Type.String(), Type.Null()]), has_more: Type.Boolean() }),
+});
+
+export const ClientParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+
+export const ListQuery = Type.Object({ limit: pageQueryProperties.limit, cursor: pageQueryProperties.cursor }, { additionalProperties: false });
+
+export const RotateSecretSchema = Type.Object(
+  { previous_secret_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the current secret stops being accepted (default: at once; at most 30 days ahead)' })) },
+  { additionalProperties: false },
+);
+
+export const RotatedSecretSchema = Type.Object({
+  client_id: Type.String(),
+  client_secret: Type.String({ description: 'Shown once, only in this response' }),
+  previous_secret_expires_at: Type.String({ format: 'date-time' }),
+});

@@ -1,0 +1,33 @@
+// The admin API face, /admin/v1: a resource server for the audience `{ISSUER}/admin` (scopes admin:read,
+// admin:write) under the same HTTP conventions as /v1 — Problem Details, ETags with required If-Match,
+// required Idempotency-Key on creates, cursor pages (docs/admin-api.md). Routes call the services the CLI
+// calls (src/admin-services/).
+import type { FastifyInstance } from 'fastify';
+import type { Core } from '../core.js';
+import type { Services } from '../services.js';
+import { resourceServerAuth } from '../api/auth/index.js';
+import { installApiConventions } from '../api/version.js';
+import { collectOptionsRoutes } from '../api/options-route.js';
+import { limitPerSubject } from '../api/subject-limit.js';
+import { adminAudience } from '../oauth/admin-access.js';
+import { clientServiceDeps, coreAuditSink } from '../admin-services/index.js';
+import { adminClientsRoutes } from './clients/index.js';
+import { auditEventsRoutes } from './audit-events/index.js';
+import { AUDIT_PURGE_INTERVAL_MS, purgeExpiredAuditEvents } from '../audit/retention.js';
+
+export const ADMIN_PREFIX = '/admin/v1';
+
+/** The admin face's slice: the core (its routes and the CLI's services take a Core) plus DPoP and the job queue. */
+export type AdminServices = Core & Pick<Services, 'dpop' | 'jobs'>;
+
+export async function adminApi(app: FastifyInstance, { services: core }: { services: AdminServices }): Promise<void> {
+  // Always this process's own keys: the admin API lives in the authorization server.
+  installApiConventions(app, resourceServerAuth({ ...core, revocations: core.revocationFeed }, { audience: adminAudience(core.config.ISSUER) }));
+  limitPerSubject(app, core.rateLimits);
+  const audit = coreAuditSink(core);
+  core.jobs.every('audit-purge', AUDIT_PURGE_INTERVAL_MS, () => purgeExpiredAuditEvents({ db: core.db, clock: core.clock, retentionSeconds: core.config.AUDIT_RETENTION }));
+  const registerOptionsRoutes = collectOptionsRoutes(app);
+  await app.register(adminClientsRoutes, { core, services: clientServiceDeps(core, audit) });
+  await app.register(auditEventsRoutes, { core });
+  registerOptionsRoutes(); // stays last: one OPTIONS route per resource URL registered above
+}

@@ -1,0 +1,55 @@
+// The audit log's event types (docs/audit-log.md). Admin changes say who (actor), what (resource, id and
+// the NAMES of changed fields — never values, so a secret can never reach the log) and the trace id;
+// security events say whom they concern (subject, client). Adding a type here is the whole registration.
+export const ADMIN_CHANGE_TYPES = [
+  'admin.client.created',
+  'admin.client.updated',
+  'admin.client.deleted',
+] as const;
+
+export const SECURITY_EVENT_TYPES = [
+  'login.succeeded',
+  'login.failed',
+  'login.locked_out',
+  'consent.given',
+  'consent.revoked',
+  'refresh_token.reused',
+  'authorization_code.reused',
+  'signing_key.rotated',
+  'client.secret_rotated',
+] as const;
+
+export const AUDIT_EVENT_TYPES = [...ADMIN_CHANGE_TYPES, ...SECURITY_EVENT_TYPES] as const;
+
+export type AdminChangeType = (typeof ADMIN_CHANGE_TYPES)[number];
+export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
+export const isAuditEventType = (value: string): value is AuditEventType => (AUDIT_EVENT_TYPES as readonly string[]).includes(value);
+
+/** Who did it: an admin API client (and the user it acts for, when present), the CLI's OS user, a user, or Gatehouse itself. */
+export type Actor =
+  | { kind: 'admin-client'; clientId: string; userId?: string }
+  | { kind: 'cli'; user: string }
+  | { kind: 'user'; userId: string; clientId?: string }
+  | { kind: 'system' };
+
+export interface AuditEventInput {
+  type: AuditEventType;
+  actor: Actor;
+  resource?: string;
+  resourceId?: string;
+  /** The user (or client) the event concerns. */
+  subject?: string;
+  clientId?: string;
+  /** Field NAMES only. */
+  changedFields?: readonly string[];
+  /** Small, non-secret facts (a reason code, an expiry time). */
+  details?: Record<string, string | number | boolean | null>;
+  traceId?: string;
+}
+
+export interface AuditEvent extends AuditEventInput {
+  id: string;
+  occurredAt: Date;
+}

@@ -1,0 +1,96 @@
+// Audit events: append-only rows (a trigger refuses UPDATE), read newest first with filters, purged by age.
+import type { Selectable } from 'kysely';
+import type { Db } from './database.js';
+import type { AuditEventsTable } from './schema.js';
+import type { Actor, AuditEvent, AuditEventType } from '../audit/audit-events.js';
+
+export interface AuditEventFilter {
+  type?: AuditEventType;
+  /** Matches the subject or the changed resource's id. */
+  subject?: string;
+  /** Matches the event's client or the acting admin client. */
+  clientId?: string;
+  since?: Date;
+  until?: Date;
+}
+
+export interface AuditEventsRepository {
+  append(event: AuditEvent): Promise<void>;
+  /** Newest first; rows strictly before `before` (occurred_at, id). */
+  page(filter: AuditEventFilter, request: { before?: { createdAt: Date; id: string }; limit: number }): Promise<AuditEvent[]>;
+  purgeOlderThan(cutoff: Date): Promise<number>;
+}
+
+const actorOf = (r: Selectable<AuditEventsTable>): Actor => {
+  switch (r.actor_kind) {
+    case 'admin-client':
+      return { kind: 'admin-client', clientId: r.actor_client_id ?? '', ...(r.actor_user_id ? { userId: r.actor_user_id } : {}) };
+    case 'cli':
+      return { kind: 'cli', user: r.actor_user_id ?? '' };
+    case 'user':
+      return { kind: 'user', userId: r.actor_user_id ?? '', ...(r.actor_client_id ? { clientId: r.actor_client_id } : {}) };
+    default:
+      return { kind: 'system' };
+  }
+};
+
+const toEvent = (r: Selectable<AuditEventsTable>): AuditEvent => ({
+  id: r.id,
+  type: r.type as AuditEventType,
+  occurredAt: r.occurred_at,
+  actor: actorOf(r),
+  ...(r.resource !== null ? { resource: r.resource } : {}),
+  ...(r.resource_id !== null ? { resourceId: r.resource_id } : {}),
+  ...(r.subject !== null ? { subject: r.subject } : {}),
+  ...(r.client_id !== null ? { clientId: r.client_id } : {}),
+  changedFields: r.changed_fields,
+  details: r.details as AuditEvent['details'],
+  ...(r.trace_id !== null ? { traceId: r.trace_id } : {}),
+});
+
+const actorColumns = (actor: Actor) => ({
+  actor_kind: actor.kind,
+  actor_client_id: actor.kind === 'admin-client' || actor.kind === 'user' ? (actor.clientId ?? null) : null,
+  actor_user_id: actor.kind === 'admin-client' ? (actor.userId ?? null) : actor.kind === 'user' ? actor.userId : actor.kind === 'cli' ? actor.user : null,
+});
+
+export function auditEventsRepository(db: Db): AuditEventsRepository {
+  return {
+    async append(event) {
+      await db
+        .insertInto('audit_events')
+        .values({
+          id: event.id,
+          type: event.type,
+          occurred_at: event.occurredAt,
+          ...actorColumns(event.actor),
+          resource: event.resource ?? null,
+          resource_id: event.resourceId ?? null,
+          subject: event.subject ?? null,
+          client_id: event.clientId ?? null,
+          changed_fields: [...(event.changedFields ?? [])],
+          details: JSON.stringify(event.details ?? {}),
+          trace_id: event.traceId ?? null,
+        })
+        .execute();
+    },
+    async page(filter, { before, limit }) {
+      let query = db.selectFrom('audit_events').selectAll();
+      if (filter.type) query = query.where('type', '=', filter.type);
+      if (filter.subject) query = query.where((eb) => eb.or([eb('subject', '=', filter.subject!), eb('resource_id', '=', filter.subject!)]));
+      if (filter.clientId) query = query.where((eb) => eb.or([eb('client_id', '=', filter.clientId!), eb('actor_client_id', '=', filter.clientId!)]));
+      if (filter.since) query = query.where('occurred_at', '>=', filter.since);
+      if (filter.until) query = query.where('occurred_at', '<', filter.until);
+      if (before) {
+        query = query.where((eb) =>
+          eb.or([eb('occurred_at', '<', before.createdAt), eb.and([eb('occurred_at', '=', before.createdAt), eb('id', '<', before.id)])]),
+        );
+      }
+      return (await query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(limit).execute()).map(toEvent);
+    },
+    async purgeOlderThan(cutoff) {
+      const result = await db.deleteFrom('audit_events').where('occurred_at', '<', cutoff).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
