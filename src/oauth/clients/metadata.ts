@@ -7,7 +7,7 @@ import type { ResourceCatalogue } from '../resources/registry.js';
 import { didYouMean } from '../../suggest.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import { clientJwksProblem } from './client-keys.js';
-import { adminScopeProblem, isAdminScope } from '../admin-access.js';
+import { adminScopeProblem } from '../admin-access.js';
 import { checkedTarget, OutboundRefused, STRICT_OUTBOUND, type OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 
 export interface ClientMetadataInput {
