@@ -9,6 +9,7 @@ import type { InteractionsRepository } from '../storage/interactions-repository.
 import type { UsersRepository } from '../storage/users-repository.js';
 import type { BrowserSessions } from './session/browser-sessions.js';
 import type { LoginGuard } from './login/login-failures.js';
+import type { SecondFactors } from './mfa/second-factors.js';
 
 export interface FlowDeps {
   issuer: string;
@@ -24,4 +25,5 @@ export interface FlowDeps {
   users: Pick<UsersRepository, 'findByUsername'>;
   codes: AuthorizationCodeIssuer;
   loginGuard: LoginGuard;
+  secondFactors: SecondFactors;
 }

@@ -12,6 +12,9 @@ import { browserSessionsRepository } from '../storage/browser-sessions-repositor
 import { consentsRepository } from '../storage/consents-repository.js';
 import { interactionsRepository } from '../storage/interactions-repository.js';
 import { usersRepository } from '../storage/users-repository.js';
+import { secondFactorsRepository } from '../storage/second-factors-repository.js';
+import { keyEncryption, resolveKeyEncryptionKey } from '../crypto/key-encryption.js';
+import { secondFactors } from './mfa/second-factors.js';
 import { sendNext } from './answer.js';
 import { beginAuthorization } from './begin.js';
 import type { FlowDeps } from './flow-deps.js';
@@ -50,6 +53,7 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
     users: usersRepository(db, clock),
     codes: authorizationCodes({ db, clock, config }),
     loginGuard: rateLimitedLogins(core.rateLimits),
+    secondFactors: secondFactors({ repository: secondFactorsRepository(db, clock), encryption: keyEncryption(resolveKeyEncryptionKey(config)), clock, issuerName: brand.name }),
   };
 
   const hints = { issuer: config.ISSUER, sessionTtlSeconds: config.SESSION_TTL, jwks: () => core.keys.jwks() };

@@ -151,6 +151,19 @@ export interface PaymentsTable {
   created_at: Date;
 }
 
+export interface PendingSecondFactorsTable {
+  session_hash: string;
+  user_id: string;
+  bound_to: string;
+  expires_at: Date;
+}
+
+export interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  created_at: Date;
+}
+
 export interface RefreshTokensTable {
   token_hash: string;
   grant_id: string;
@@ -199,6 +212,11 @@ export interface RevokedClientsTable {
   expires_at: Date;
 }
 
+export interface SessionAuthenticationsTable {
+  session_hash: string;
+  amr: string[];
+}
+
 export interface SigningKeysTable {
   kid: string;
   alg: string;
@@ -208,6 +226,14 @@ export interface SigningKeysTable {
   activates_at: Date;
   retires_at: Date | null;
   expires_at: Date | null;
+}
+
+export interface TotpCredentialsTable {
+  user_id: string;
+  secret_sealed: string;
+  confirmed_at: Date | null;
+  last_used_step: number | null;
+  created_at: Date;
 }
 
 export interface UsedClientAssertionsTable {
@@ -252,12 +278,16 @@ export interface DB {
   oauth_grants: OauthGrantsTable;
   orders: OrdersTable;
   payments: PaymentsTable;
+  pending_second_factors: PendingSecondFactorsTable;
+  recovery_codes: RecoveryCodesTable;
   refresh_tokens: RefreshTokensTable;
   report_rows: ReportRowsTable;
   reports: ReportsTable;
   revoked_access_tokens: RevokedAccessTokensTable;
   revoked_clients: RevokedClientsTable;
+  session_authentications: SessionAuthenticationsTable;
   signing_keys: SigningKeysTable;
+  totp_credentials: TotpCredentialsTable;
   used_client_assertions: UsedClientAssertionsTable;
   used_dpop_proofs: UsedDpopProofsTable;
   users: UsersTable;

@@ -10,6 +10,7 @@ import { finishInteraction, loadInteraction, seeOther, type InteractionRequest }
 import { authenticate } from '../login/authenticate.js';
 import { logRefusal } from '../../http/refusal-log.js';
 import { needsConsent } from '../requirements.js';
+import { AMR_PASSWORD, boundToInteraction } from '../mfa/second-factors.js';
 
 export async function submitLogin(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   checkSameOrigin(request, deps.issuer);
@@ -29,8 +30,14 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
     return seeOther(reply, `${back}?failed=1`);
   }
   const { user } = outcome;
+  // An account with a second factor is not signed in by its password alone (mfa/interaction-second-factor.ts).
+  if (await deps.secondFactors.required(user.id)) {
+    await deps.secondFactors.awaitSecondFactor(session.idHash, user.id, boundToInteraction(interaction.idHash));
+    return seeOther(reply, back);
+  }
 
   const fresh = await deps.sessions.login(reply, session, user.id);
+  await deps.secondFactors.recordAmr(fresh.idHash, AMR_PASSWORD);
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);
   if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, user.id, deps.consents))) {
     return sendNext(reply, await finishInteraction(request.params.id, fresh, deps), deps);
