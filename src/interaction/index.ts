@@ -15,6 +15,9 @@ import { usersRepository } from '../storage/users-repository.js';
 import { secondFactorsRepository } from '../storage/second-factors-repository.js';
 import { keyEncryption, resolveKeyEncryptionKey } from '../crypto/key-encryption.js';
 import { secondFactors } from './mfa/second-factors.js';
+import { accountRoutes } from '../account/account-routes.js';
+import { accountPasswordChange } from '../account/account-password.js';
+import { accountRepository } from '../storage/account-repository.js';
 import { sendNext } from './answer.js';
 import { beginAuthorization } from './begin.js';
 import type { FlowDeps } from './flow-deps.js';
@@ -66,4 +69,10 @@ export async function interactionPages(app: FastifyInstance, { core }: { core: C
   });
   interactionRoutes(app, deps);
   logoutRoutes(app, { ...hints, brand, sessions, clients });
+  accountRoutes(app, {
+    ...deps,
+    users: usersRepository(db, clock),
+    account: accountRepository(db, clock),
+    changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits }),
+  });
 }

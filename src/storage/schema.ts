@@ -215,6 +215,9 @@ export interface RevokedClientsTable {
 export interface SessionAuthenticationsTable {
   session_hash: string;
   amr: string[];
+  user_agent: string | null;
+  ip_address: string | null;
+  signed_in_at: Date | null;
 }
 
 export interface SigningKeysTable {

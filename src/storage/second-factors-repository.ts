@@ -14,6 +14,12 @@ export interface PendingSecondFactor {
   boundTo: string;
 }
 
+export interface SignIn {
+  amr: readonly string[];
+  userAgent: string | undefined;
+  ip: string;
+}
+
 export interface SecondFactorsRepository {
   findTotp(userId: string): Promise<TotpCredential | undefined>;
   /** Starts (or restarts) an enrollment; false when a confirmed authenticator exists (remove it first). */
@@ -34,7 +40,8 @@ export interface SecondFactorsRepository {
   findPending(sessionHash: string): Promise<PendingSecondFactor | undefined>;
   /** Single use: deletes and returns the live pending state of the session. */
   consumePending(sessionHash: string): Promise<PendingSecondFactor | undefined>;
-  recordAmr(sessionHash: string, amr: readonly string[]): Promise<void>;
+  /** How a session signed in (RFC 8176 amr) and from where, for tokens and the account page. */
+  recordSignIn(sessionHash: string, signIn: SignIn): Promise<void>;
   findAmr(sessionHash: string): Promise<string[] | undefined>;
 }
 
@@ -122,11 +129,13 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
         .executeTakeFirst();
       return row && { userId: row.user_id, boundTo: row.bound_to };
     },
-    async recordAmr(sessionHash, amr) {
+    async recordSignIn(sessionHash, { amr, userAgent, ip }) {
+      // Bounded and storable (PostgreSQL text cannot hold U+0000): the header is the client's to choose.
+      const values = { amr: [...amr], user_agent: userAgent?.replace(/\u0000/g, '').slice(0, 300) ?? null, ip_address: ip.slice(0, 64), signed_in_at: now() };
       await db
         .insertInto('session_authentications')
-        .values({ session_hash: sessionHash, amr: [...amr] })
-        .onConflict((oc) => oc.column('session_hash').doUpdateSet({ amr: [...amr] }))
+        .values({ session_hash: sessionHash, ...values })
+        .onConflict((oc) => oc.column('session_hash').doUpdateSet(values))
         .execute();
     },
     async findAmr(sessionHash) {

@@ -37,7 +37,7 @@ export async function submitSecondFactor(request: InteractionRequest, reply: Fas
   if ((await deps.secondFactors.consumePending(session.idHash, flow)) !== userId) return seeOther(reply, back);
 
   const fresh = await deps.sessions.login(reply, session, userId);
-  await deps.secondFactors.recordAmr(fresh.idHash, outcome.amr);
+  await deps.secondFactors.recordSignIn(fresh.idHash, { amr: outcome.amr, userAgent: request.headers['user-agent'], ip: request.ip });
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);
   if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, userId, deps.consents))) {
     return sendNext(reply, await finishInteraction(request.params.id, fresh, deps), deps);

@@ -4,7 +4,7 @@
 // with the user id as additional data, so a sealed secret cannot be moved onto another account.
 import type { Clock } from '../../clock.js';
 import type { KeyEncryption } from '../../crypto/key-encryption.js';
-import type { SecondFactorsRepository } from '../../storage/second-factors-repository.js';
+import type { SecondFactorsRepository, SignIn } from '../../storage/second-factors-repository.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import { matchTotp, newTotpSecret, qrSvg, totpUri } from './totp.js';
 
@@ -45,7 +45,9 @@ export interface SecondFactors {
   pendingUser(sessionHash: string, boundTo: string): Promise<string | undefined>;
   /** Single use: ends the wait (only one parallel request gets the user). */
   consumePending(sessionHash: string, boundTo: string): Promise<string | undefined>;
-  recordAmr(sessionHash: string, amr: readonly string[]): Promise<void>;
+  recordSignIn(sessionHash: string, signIn: SignIn): Promise<void>;
+  /** The RFC 8176 amr the session signed in with (undefined for sessions older than this record). */
+  sessionAmr(sessionHash: string): Promise<string[] | undefined>;
 }
 
 /** How long a password stays accepted while the second factor is awaited. */
@@ -116,7 +118,8 @@ export function secondFactors(deps: { repository: SecondFactorsRepository; encry
       const pending = await repository.consumePending(sessionHash);
       return pending?.boundTo === boundTo ? pending.userId : undefined;
     },
-    recordAmr: (sessionHash, amr) => repository.recordAmr(sessionHash, amr),
+    recordSignIn: (sessionHash, signIn) => repository.recordSignIn(sessionHash, signIn),
+    sessionAmr: (sessionHash) => repository.findAmr(sessionHash),
   };
 }
 

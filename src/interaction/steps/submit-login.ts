@@ -37,7 +37,7 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
   }
 
   const fresh = await deps.sessions.login(reply, session, user.id);
-  await deps.secondFactors.recordAmr(fresh.idHash, AMR_PASSWORD);
+  await deps.secondFactors.recordSignIn(fresh.idHash, { amr: AMR_PASSWORD, userAgent: request.headers['user-agent'], ip: request.ip });
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);
   if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, user.id, deps.consents))) {
     return sendNext(reply, await finishInteraction(request.params.id, fresh, deps), deps);
