@@ -52,6 +52,7 @@ export interface ClientsTable {
   registration_grant_types: string[] | null;
   registration_scopes: string[] | null;
   allowed_origins: Generated<string[]>;
+  require_mfa: Generated<boolean>;
 }
 
 export interface ConsentsTable {

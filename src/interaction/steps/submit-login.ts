@@ -11,6 +11,8 @@ import { authenticate } from '../login/authenticate.js';
 import { logRefusal } from '../../http/refusal-log.js';
 import { needsConsent } from '../requirements.js';
 import { AMR_PASSWORD, boundToInteraction } from '../mfa/second-factors.js';
+import { secondFactorDemanded } from '../mfa/acr.js';
+import { secondFactorMissing } from '../mfa/step-up.js';
 
 export async function submitLogin(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   checkSameOrigin(request, deps.issuer);
@@ -31,7 +33,9 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
   }
   const { user } = outcome;
   // An account with a second factor is not signed in by its password alone (mfa/interaction-second-factor.ts).
-  if (await deps.secondFactors.required(user.id)) {
+  const hasSecondFactor = await deps.secondFactors.required(user.id);
+  if (!hasSecondFactor && secondFactorDemanded(interaction.request, client)) throw secondFactorMissing();
+  if (hasSecondFactor) {
     await deps.secondFactors.awaitSecondFactor(session.idHash, user.id, boundToInteraction(interaction.idHash));
     return seeOther(reply, back);
   }

@@ -3,6 +3,8 @@
 // must match what /authorize bound. A second use of a code revokes every token issued from it (4.1.2).
 // A code requested with dpop_jkt (RFC 9449 10) redeems only with a proof of that key (else invalid_grant,
 // the code left unspent); the refresh token of a DPoP exchange is bound to the proof's key (RFC 9449 5).
+import { authenticationLookup, type AuthenticationLookup } from '../tokens/authentication-context.js';
+import { secondFactorsRepository } from '../../storage/second-factors-repository.js';
 import type { Core } from '../../core.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { OAuthError } from '../../http/errors.js';
@@ -68,6 +70,8 @@ export function authorizationCodeGrant(deps: {
   grants: Pick<GrantStore, 'revoke'>;
   tokens: UserTokensDeps;
   apiAudience: string;
+  /** amr/acr of the sign-in a code came from (authentication-context.ts). */
+  authentications?: AuthenticationLookup;
 }): Grant {
   return {
     type: 'authorization_code',
@@ -96,6 +100,7 @@ export function authorizationCodeGrant(deps: {
           nonce: code.nonce,
           dpopJkt,
           refreshToken: refreshIssued ? refreshToken : undefined,
+          authentication: code.sessionId ? await deps.authentications?.find(code.sessionId) : undefined,
         });
       } catch (error) {
         // The code is spent either way; its grant must not outlive a failed exchange.
@@ -112,4 +117,5 @@ export const authorizationCode = (core: Core): Grant =>
     grants: grantStore(core.db, core.clock),
     tokens: { accessTokens: accessTokenIssuer(core), idTokens: idTokenIssuer(core) },
     apiAudience: core.config.API_AUDIENCE,
+    authentications: authenticationLookup(secondFactorsRepository(core.db, core.clock)),
   });

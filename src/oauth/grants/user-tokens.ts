@@ -7,7 +7,7 @@ import type { Client } from '../../storage/clients-repository.js';
 import type { User } from '../../storage/users-repository.js';
 import { formatScope } from '../scopes.js';
 import type { AccessTokenIssuer, PreparedAccessToken } from '../tokens/access-tokens.js';
-import type { IdTokenIssuer } from '../tokens/id-token.js';
+import type { Authentication, IdTokenIssuer } from '../tokens/id-token.js';
 import type { TokenResponse } from './grant.js';
 
 export interface UserTokensDeps {
@@ -29,6 +29,8 @@ export interface UserTokensInput {
   nonce?: string | null;
   dpopJkt?: string | undefined;
   refreshToken?: string | undefined;
+  /** amr and acr of the sign-in the code came from (absent on refresh: docs/second-factors.md). */
+  authentication?: Authentication | undefined;
 }
 
 export const grantGone = () => new OAuthError('invalid_grant', 'The authorization grant is no longer valid.');
@@ -44,11 +46,12 @@ export async function signUserTokens(deps: UserTokensDeps, input: UserTokensInpu
       authTime: input.authTime,
       audience: input.audience,
       ...(input.dpopJkt ? { cnfJkt: input.dpopJkt } : {}),
+      authentication: input.authentication,
     },
     input.accessToken,
   );
   const idToken = input.scope.includes('openid')
-    ? await deps.idTokens.issue({ client: input.client, user, scope: input.scope, authTime: input.authTime, nonce: input.nonce ?? null, accessToken: access.token })
+    ? await deps.idTokens.issue({ client: input.client, user, scope: input.scope, authTime: input.authTime, nonce: input.nonce ?? null, accessToken: access.token, authentication: input.authentication })
     : undefined;
   return {
     access_token: access.token,

@@ -1,11 +1,21 @@
 // Access tokens as seen by /revoke and /introspect: our own at+jwt, verified exactly as a bearer
 // credential is (bearer-access-token.ts: pinned algorithm, typ, iss, aud, times, jti not revoked),
 // and answered only to the client the token was issued to.
+import { decodeJwt } from 'jose';
 import type { Core } from '../../core.js';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
 import { revocationsRepository } from '../../storage/revocations-repository.js';
 import type { IntrospectionResult, TokenTypeHandler } from '../token-types.js';
 import { bearerAccessTokenVerifier, type AccessTokenClaims } from './bearer-access-token.js';
+
+/** amr and acr of an already verified token (RFC 9068 2.2.1), read from its payload. */
+function authenticationOf(token: string): { amr?: string[]; acr?: string } {
+  const { amr, acr } = decodeJwt(token);
+  return {
+    ...(Array.isArray(amr) && amr.every((v) => typeof v === 'string') ? { amr: amr as string[] } : {}),
+    ...(typeof acr === 'string' ? { acr } : {}),
+  };
+}
 
 export function accessTokenType(
   deps: Pick<Core, 'keys' | 'clock' | 'config'> & { revocations: Pick<RevocationsRepository, 'revoke' | 'isRevoked'> },
@@ -42,6 +52,7 @@ export function accessTokenType(
         token_type: jkt ? 'DPoP' : 'Bearer',
         jti: claims.jti,
         ...(claims.auth_time !== undefined ? { auth_time: claims.auth_time } : {}),
+        ...authenticationOf(token),
         ...(jkt ? { cnf: { jkt } } : {}),
       };
     },
