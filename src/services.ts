@@ -44,6 +44,13 @@ import { reportsRepository, type ReportsRepository } from './storage/reports-rep
 import { revocationsRepository, type RevocationsRepository } from './storage/revocations-repository.js';
 import { usersRepository, type UsersRepository } from './storage/users-repository.js';
 
+import { secondFactorsRepository } from './storage/second-factors-repository.js';
+import { keyEncryption, resolveKeyEncryptionKey } from './crypto/key-encryption.js';
+import { secondFactors } from './interaction/mfa/second-factors.js';
+import { accountPasswordChange } from './account/account-password.js';
+import { accountRepository, type AccountRepository } from './storage/account-repository.js';
+import { authenticationLookup, type AuthenticationLookup } from './oauth/tokens/authentication-context.js';
+
 export interface Services extends Core {
   readonly brand: Brand;
   // Repositories (outside transactions; a transaction builds its own from `tx`).
@@ -74,6 +81,10 @@ export interface Services extends Core {
   // The browser face.
   readonly sessions: BrowserSessions;
   readonly flow: FlowDeps;
+  /** The /account page's own stores: grants per app, and the password change with its budget. */
+  readonly account: { account: AccountRepository; changePassword: ReturnType<typeof accountPasswordChange> };
+  /** amr/acr of the sign-in an authorization code came from. */
+  readonly authentications: AuthenticationLookup;
   /** What /authorize (the authorization server's) hands a valid request to: the interaction flow. */
   readonly authorization: { begin: BeginAuthorization; respond: Respond };
   // The resource API.
@@ -101,7 +112,8 @@ export function createServices(options: ServicesOptions): Services {
   const bearerTokens = bearerAccessTokenVerifier({ ...core, revocations });
   const codes = authorizationCodes(core);
   const refresh = refreshTokens(core);
-  const tokenSide = { config, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources };
+  const authentications = authenticationLookup(secondFactorsRepository(db, clock));
+  const tokenSide = { config, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources, authentications };
   const dpop = dpopDeps(core);
 
   const users = usersRepository(db, clock);
@@ -112,6 +124,7 @@ export function createServices(options: ServicesOptions): Services {
     apiAudience: config.API_AUDIENCE,
     resources: core.resources,
     audit: core.audit,
+    secondFactors: secondFactors({ repository: secondFactorsRepository(db, clock), encryption: keyEncryption(resolveKeyEncryptionKey(config)), clock, issuerName: brand.name }),
     clock,
     interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
     sessions,
@@ -153,6 +166,8 @@ export function createServices(options: ServicesOptions): Services {
     clientAuth: clientAuthDeps(core),
     sessions,
     flow,
+    account: { account: accountRepository(db, clock), changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits }) },
+    authentications,
     authorization: {
       begin: (request, client, http) => beginAuthorization(request, client, http, flow),
       respond: (reply, next) => sendNext(reply, next, { issuer: config.ISSUER, brand }),

@@ -27,6 +27,10 @@ form.inline { display: inline; }
 .muted { color: #667085; font-size: .85rem; }
 ul.scopes, ul.links { padding-left: 1.2rem; } ul.links li { margin: .35rem 0; }
 code { font-size: .85rem; }
+ul.rows { list-style: none; padding: 0; } ul.rows li { padding: .6rem 0; border-bottom: 1px solid rgba(127,127,127,.25); }
+button.small { margin-top: .4rem; padding: .35rem .8rem; font-size: .9rem; }
+.qr { margin: .75rem 0; } .qr svg { display: block; width: 12rem; max-width: 100%; height: auto; background: #fff; }
+ol.codes { font-size: 1rem; } ol.codes code { white-space: nowrap; } @media (min-width: 30rem) { ol.codes { columns: 2; } } summary { cursor: pointer; margin-top: 1rem; }
 pre { background: #f4f5f7; padding: .75rem; border-radius: 6px; overflow-x: auto; max-width: 100%; font-size: .8rem; white-space: pre-wrap; word-break: break-all; }
 @media (prefers-color-scheme: dark) {
   body { background: #111418; color: #e6e8eb; } .card { background: #1c2026; } pre { background: #111418; }

@@ -10,6 +10,7 @@ import type { Next } from './answer.js';
 import { completeAuthorization, isLoggedIn } from './complete.js';
 import type { FlowDeps } from './flow-deps.js';
 import { needsConsent, needsLogin } from './requirements.js';
+import { awaitStepUp, needsStepUp } from './mfa/step-up.js';
 
 export const interactionPath = (id: string): string => `/interaction/${id}`;
 
@@ -21,7 +22,10 @@ export async function beginAuthorization(
   deps: FlowDeps,
 ): Promise<Next> {
   const session = await deps.sessions.current(http.request);
-  const loginRequired = needsLogin(request, session, epochSeconds(deps.clock));
+  const passwordRequired = needsLogin(request, session, epochSeconds(deps.clock));
+  // A signed-in session lacking a second factor this flow needs completes it (and only it) first.
+  const stepUp = !passwordRequired && isLoggedIn(session) && (await needsStepUp(session, request, client, deps.secondFactors));
+  const loginRequired = passwordRequired || stepUp;
   const consentRequired = !loginRequired && isLoggedIn(session) && (await needsConsent(request, client, session.userId, deps.consents));
 
   // OIDC Core 3.1.2.6: prompt=none never shows a page; the client learns what would have been needed.
@@ -39,5 +43,6 @@ export async function beginAuthorization(
     loginRequired,
     ttlSeconds: deps.interactionTtlSeconds,
   });
+  if (stepUp && isLoggedIn(browser)) await awaitStepUp(browser.idHash, browser.userId, id, deps.secondFactors);
   return interactionPath(id);
 }

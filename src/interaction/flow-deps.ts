@@ -11,6 +11,7 @@ import type { UsersRepository } from '../storage/users-repository.js';
 import type { BrowserSessions } from './session/browser-sessions.js';
 import type { LoginGuard } from './login/login-failures.js';
 import type { AuditSink } from '../audit/audit-sink.js';
+import type { SecondFactors } from './mfa/second-factors.js';
 
 export interface FlowDeps {
   issuer: string;
@@ -30,6 +31,7 @@ export interface FlowDeps {
   loginGuard: LoginGuard;
   /** Security events: logins, lockouts, consent (docs/audit-log.md). */
   audit: AuditSink;
+  secondFactors: SecondFactors;
 }
 
 /** A started login/consent may take this long (capped by the session lifetime). */

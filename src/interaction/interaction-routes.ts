@@ -6,11 +6,13 @@ import { interactionRouteOptions as options } from './interaction-context.js';
 import { showInteraction } from './steps/show-interaction.js';
 import { submitConsent } from './steps/submit-consent.js';
 import { submitLogin } from './steps/submit-login.js';
+import { submitSecondFactor } from './mfa/interaction-second-factor.js';
 
 type Params = { Params: { id: string } };
 
 export function interactionRoutes(app: FastifyInstance, deps: FlowDeps): void {
   app.get<Params>('/interaction/:id', options, (request, reply) => showInteraction(request, reply, deps));
   app.post<Params>('/interaction/:id/login', options, (request, reply) => submitLogin(request, reply, deps));
+  app.post<Params>('/interaction/:id/second-factor', options, (request, reply) => submitSecondFactor(request, reply, deps));
   app.post<Params>('/interaction/:id/consent', options, (request, reply) => submitConsent(request, reply, deps));
 }

@@ -9,6 +9,7 @@ import { CLIENT_ASSERTION_ALGS } from './clients/client-keys.js';
 import { RESPONSE_MODES } from './authorize/check-response-mode.js';
 import { DPOP_ALGS } from './dpop/proof.js';
 import { JWKS_PATH } from './jwks.js';
+import { ACR_VALUES_SUPPORTED } from './tokens/authentication-context.js';
 import { INTROSPECTION_AUTH_METHODS, REVOCATION_AUTH_METHODS } from './token-types-registry.js';
 
 /** Endpoint metadata name → [method, path] of the route that serves it. */
@@ -25,7 +26,7 @@ const ENDPOINTS = {
 
 /** OIDC Core 5.1 claims Gatehouse can release (id_token and userinfo). */
 export const CLAIMS_SUPPORTED = [
-  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash',
+  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'amr', 'acr',
   'name', 'given_name', 'family_name', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address',
 ];
 
@@ -37,6 +38,8 @@ export const AUTHORIZATION_POLICY = {
   authorization_response_iss_parameter_supported: true,
   request_parameter_supported: false,
   request_uri_parameter_supported: false,
+  // OIDC Core 3.1.2.1: acr_values (or an essential acr claim) naming ACR_MFA steps a session up.
+  acr_values_supported: ACR_VALUES_SUPPORTED,
 } as const;
 
 function endpoints(app: FastifyInstance, issuer: string): Record<string, string> {

@@ -15,6 +15,8 @@ export interface IntrospectionResult {
   username?: string;
   jti?: string;
   auth_time?: number;
+  amr?: string[];
+  acr?: string;
   cnf?: { jkt: string };
 }
 

@@ -25,6 +25,8 @@ export interface Client {
   jwksUri: string | null;
   idTokenSignedResponseAlg: 'RS256' | 'ES256';
   skipConsent: boolean;
+  /** Its users always complete a second factor (docs/second-factors.md). */
+  requireMfa: boolean;
   registrationTokenHash: string | null;
   /** What a dynamically registered client may widen itself to by RFC 7592 update; null for operator-made clients. */
   registrationPolicy: { grantTypes: readonly string[]; scopes: readonly string[] } | null;
@@ -42,7 +44,8 @@ export interface Client {
   previousSecretExpiresAt: Date | null;
 }
 
-export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins' | 'defaultResource' | 'version' | 'previousSecretHash' | 'previousSecretExpiresAt'> & {
+export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins' | 'defaultResource' | 'version' | 'previousSecretHash' | 'previousSecretExpiresAt' | 'requireMfa'> & {
+  requireMfa?: boolean;
   allowedOrigins?: string[];
   defaultResource?: string | null;
   registrationTokenHash?: string | null;
@@ -63,6 +66,7 @@ export const toClient = (r: Selectable<ClientsTable>): Client => ({
   jwksUri: r.jwks_uri,
   idTokenSignedResponseAlg: r.id_token_signed_response_alg as Client['idTokenSignedResponseAlg'],
   skipConsent: r.skip_consent,
+  requireMfa: r.require_mfa,
   registrationTokenHash: r.registration_token_hash,
   registrationPolicy: r.registration_grant_types && r.registration_scopes ? { grantTypes: r.registration_grant_types, scopes: r.registration_scopes } : null,
   allowedOrigins: r.allowed_origins,
@@ -88,6 +92,7 @@ export const clientColumns = (c: Partial<NewClient>) => ({
   ...(c.jwksUri !== undefined ? { jwks_uri: c.jwksUri } : {}),
   ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
   ...(c.skipConsent !== undefined ? { skip_consent: c.skipConsent } : {}),
+  ...(c.requireMfa !== undefined ? { require_mfa: c.requireMfa } : {}),
   ...(c.allowedOrigins !== undefined ? { allowed_origins: c.allowedOrigins } : {}),
   ...(c.defaultResource !== undefined ? { default_resource: c.defaultResource } : {}),
   ...(c.registrationTokenHash !== undefined ? { registration_token_hash: c.registrationTokenHash } : {}),

@@ -72,6 +72,7 @@ export interface ClientsTable {
   version: Generated<number>;
   previous_secret_hash: string | null;
   previous_secret_expires_at: Date | null;
+  require_mfa: Generated<boolean>;
 }
 
 export interface ConsentsTable {
@@ -171,6 +172,19 @@ export interface PaymentsTable {
   created_at: Date;
 }
 
+export interface PendingSecondFactorsTable {
+  session_hash: string;
+  user_id: string;
+  bound_to: string;
+  expires_at: Date;
+}
+
+export interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  created_at: Date;
+}
+
 export interface RefreshTokensTable {
   token_hash: string;
   grant_id: string;
@@ -237,6 +251,14 @@ export interface RevokedClientsTable {
   expires_at: Date;
 }
 
+export interface SessionAuthenticationsTable {
+  session_hash: string;
+  amr: string[];
+  user_agent: string | null;
+  ip_address: string | null;
+  signed_in_at: Date | null;
+}
+
 export interface SigningKeysTable {
   kid: string;
   alg: string;
@@ -246,6 +268,14 @@ export interface SigningKeysTable {
   activates_at: Date;
   retires_at: Date | null;
   expires_at: Date | null;
+}
+
+export interface TotpCredentialsTable {
+  user_id: string;
+  secret_sealed: string;
+  confirmed_at: Date | null;
+  last_used_step: number | null;
+  created_at: Date;
 }
 
 export interface UsedClientAssertionsTable {
@@ -292,6 +322,8 @@ export interface DB {
   oauth_grants: OauthGrantsTable;
   orders: OrdersTable;
   payments: PaymentsTable;
+  pending_second_factors: PendingSecondFactorsTable;
+  recovery_codes: RecoveryCodesTable;
   refresh_tokens: RefreshTokensTable;
   report_rows: ReportRowsTable;
   reports: ReportsTable;
@@ -299,7 +331,9 @@ export interface DB {
   resource_servers: ResourceServersTable;
   revoked_access_tokens: RevokedAccessTokensTable;
   revoked_clients: RevokedClientsTable;
+  session_authentications: SessionAuthenticationsTable;
   signing_keys: SigningKeysTable;
+  totp_credentials: TotpCredentialsTable;
   used_client_assertions: UsedClientAssertionsTable;
   used_dpop_proofs: UsedDpopProofsTable;
   users: UsersTable;

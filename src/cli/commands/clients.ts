@@ -52,6 +52,7 @@ const createOptions = {
   'post-logout-redirect-uri': { type: 'string', multiple: true },
   'id-token-alg': { type: 'string' },
   'skip-consent': { type: 'boolean' },
+  'require-mfa': { type: 'boolean' },
   secret: { type: 'string' },
   'allowed-origin': { type: 'string', multiple: true },
   'default-resource': { type: 'string' },
@@ -93,7 +94,7 @@ const parseCreate = (args: string[]) => parseArgs({ args, options: createOptions
 export const clientsCreateCommand: Command = {
   name: 'clients create',
   usage:
-    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource)',
+    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--require-mfa] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource)',
   async run(args, core) {
     const values = parseCreate(args);
     return asUsage(async () => {
@@ -104,6 +105,7 @@ export const clientsCreateCommand: Command = {
         allowedOrigins,
         ...(values['default-resource'] !== undefined ? { defaultResource: values['default-resource'] } : {}),
         skipConsent: values['skip-consent'] ?? false,
+        requireMfa: values['require-mfa'] ?? false,
         ...(values.secret !== undefined ? { importedSecret: values.secret } : {}),
       };
       const { client, secret } = await createClientRecord(services(core), input, { actor: cliActor() });

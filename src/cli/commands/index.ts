@@ -2,6 +2,7 @@
 import type { Command } from '../command.js';
 import { migrateCommand } from './migrate.js';
 import { usersCreateCommand, usersDeleteCommand, usersListCommand, usersSetPasswordCommand, usersUpdateCommand } from './users.js';
+import { usersResetMfaCommand } from './users-reset-mfa.js';
 import { keysListCommand, keysRotateCommand } from './keys.js';
 import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand } from './clients.js';
 import { registrationTokenCreateCommand } from './registration-tokens.js';
@@ -14,6 +15,7 @@ export const commands: Command[] = [
   usersUpdateCommand,
   usersSetPasswordCommand,
   usersDeleteCommand,
+  usersResetMfaCommand,
   keysListCommand,
   keysRotateCommand,
   clientsCreateCommand,

@@ -14,6 +14,8 @@ import { renderExpiredPage } from '../pages/expired-page.js';
 import { renderLoginPage } from '../pages/login-page.js';
 import { pageHeadersAllowingRedirectTo } from '../pages/page-headers.js';
 import { needsConsent } from '../requirements.js';
+import { renderSecondFactorPage } from '../mfa/second-factor-page.js';
+import { boundToInteraction } from '../mfa/second-factors.js';
 
 export async function showInteraction(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   const { interaction, client, session } = await loadInteraction(request, deps);
@@ -27,6 +29,9 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
   const action = interactionPath(request.params.id);
   if (interaction.loginRequired || !isLoggedIn(session)) {
     const failed = (request.query as Record<string, unknown>).failed === '1';
+    if ((await deps.secondFactors.pendingUser(session.idHash, boundToInteraction(interaction.idHash))) !== undefined) {
+      return sendPage(reply, renderSecondFactorPage({ brand: deps.brand, action: `${action}/second-factor`, csrfToken: session.csrfToken, continueTo: client.name, failed }), 200, headers);
+    }
     const username = (failed ? interaction.attemptedUsername : undefined) ?? authz.loginHint;
     const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, ...(username !== undefined ? { username } : {}) });
     return sendPage(reply, page, 200, headers);

@@ -10,6 +10,9 @@ import { finishInteraction, loadInteraction, seeOther, type InteractionRequest }
 import { authenticate } from '../login/authenticate.js';
 import { logRefusal } from '../../http/refusal-log.js';
 import { needsConsent } from '../requirements.js';
+import { AMR_PASSWORD, boundToInteraction } from '../mfa/second-factors.js';
+import { secondFactorDemanded } from '../mfa/acr.js';
+import { secondFactorMissing } from '../mfa/step-up.js';
 
 export async function submitLogin(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   checkSameOrigin(request, deps.issuer);
@@ -35,9 +38,17 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
     return seeOther(reply, `${back}?failed=1`);
   }
   const { user } = outcome;
+  // An account with a second factor is not signed in by its password alone (mfa/interaction-second-factor.ts).
+  const hasSecondFactor = await deps.secondFactors.required(user.id);
+  if (!hasSecondFactor && secondFactorDemanded(interaction.request, client)) throw secondFactorMissing();
+  if (hasSecondFactor) {
+    await deps.secondFactors.awaitSecondFactor(session.idHash, user.id, boundToInteraction(interaction.idHash));
+    return seeOther(reply, back);
+  }
   await deps.audit.emit({ type: 'login.succeeded', actor: { kind: 'user', userId: user.id, clientId: client.id }, subject: user.id, clientId: client.id, traceId: request.id });
 
   const fresh = await deps.sessions.login(reply, session, user.id);
+  await deps.secondFactors.recordSignIn(fresh.idHash, { amr: AMR_PASSWORD, userAgent: request.headers['user-agent'], ip: request.ip });
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);
   if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, user.id, deps.consents))) {
     return sendNext(reply, await finishInteraction(request.params.id, fresh, deps), deps);

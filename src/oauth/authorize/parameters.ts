@@ -24,6 +24,9 @@ export const AUTHORIZATION_PARAMETERS = {
   login_hint: 256,
   id_token_hint: 4096,
   resource: 512,
+  // OIDC Core 3.1.2.1 and 5.5: read by the second-factor policy (src/interaction/mfa/acr.ts).
+  acr_values: 512,
+  claims: 2048,
   // RFC 9449 10: a JWK SHA-256 thumbprint is 43 characters; longer values are refused by checkDpopJkt anyway.
   dpop_jkt: 64,
   // Read only to be refused explicitly (request_not_supported), never stored.

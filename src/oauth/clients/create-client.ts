@@ -18,7 +18,7 @@ export const usesSecret = (metadata: Pick<ClientMetadata, 'authMethod'>): boolea
 export async function createClient(
   clients: Pick<ClientsRepository, 'create'>,
   metadata: ClientMetadata,
-  options: { skipConsent?: boolean; importedSecret?: string; registrationTokenHash?: string; registrationPolicy?: Client['registrationPolicy'] } = {},
+  options: { skipConsent?: boolean; requireMfa?: boolean; importedSecret?: string; registrationTokenHash?: string; registrationPolicy?: Client['registrationPolicy'] } = {},
 ): Promise<CreatedClient> {
   const secret = usesSecret(metadata) ? (options.importedSecret ?? randomToken(32)) : undefined;
   const client = await clients.create({
@@ -26,6 +26,7 @@ export async function createClient(
     id: newClientId(),
     secretHash: secret === undefined ? null : sha256(secret),
     skipConsent: options.skipConsent ?? false,
+    requireMfa: options.requireMfa ?? false,
     registrationTokenHash: options.registrationTokenHash ?? null,
     registrationPolicy: options.registrationPolicy ?? null,
   });
@@ -59,6 +60,7 @@ export function clientMetadataView(client: Client): Record<string, unknown> {
     ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     skip_consent: client.skipConsent,
+    ...(client.requireMfa ? { require_mfa: true } : {}),
     ...(client.allowedOrigins.length > 0 ? { allowed_origins: client.allowedOrigins } : {}),
     ...(client.defaultResource ? { default_resource: client.defaultResource } : {}),
     client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),

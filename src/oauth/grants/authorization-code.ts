@@ -3,6 +3,7 @@
 // must match what /authorize bound. A second use of a code revokes every token issued from it (4.1.2).
 // A code requested with dpop_jkt (RFC 9449 10) redeems only with a proof of that key (else invalid_grant,
 // the code left unspent); the refresh token of a DPoP exchange is bound to the proof's key (RFC 9449 5).
+import type { AuthenticationLookup } from '../tokens/authentication-context.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
@@ -69,6 +70,8 @@ export function authorizationCodeGrant(deps: {
   resources: Pick<ResourceRegistry, 'catalogue'>;
   fallbackAudience: string;
   accessTokenTtl: number;
+  /** amr/acr of the sign-in a code came from (authentication-context.ts). */
+  authentications?: AuthenticationLookup;
 }): Grant {
   return {
     type: 'authorization_code',
@@ -100,6 +103,7 @@ export function authorizationCodeGrant(deps: {
           nonce: code.nonce,
           dpopJkt,
           refreshToken: refreshIssued ? refreshToken : undefined,
+          authentication: code.sessionId ? await deps.authentications?.find(code.sessionId) : undefined,
         });
       } catch (error) {
         // The code is spent either way; its grant must not outlive a failed exchange.
@@ -118,4 +122,5 @@ export const authorizationCode = (deps: GrantDeps): Grant =>
     resources: deps.resources,
     fallbackAudience: deps.config.API_AUDIENCE,
     accessTokenTtl: deps.config.ACCESS_TOKEN_TTL,
+    authentications: deps.authentications,
   });

@@ -9,7 +9,7 @@ import { formatScope } from '../scopes.js';
 import { accessTokenLifetime, chooseAudience } from '../resources/audience.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import type { AccessTokenIssuer, PreparedAccessToken } from '../tokens/access-tokens.js';
-import type { IdTokenIssuer } from '../tokens/id-token.js';
+import type { Authentication, IdTokenIssuer } from '../tokens/id-token.js';
 import type { TokenResponse } from './grant.js';
 
 export interface UserTokensDeps {
@@ -33,6 +33,8 @@ export interface UserTokensInput {
   nonce?: string | null;
   dpopJkt?: string | undefined;
   refreshToken?: string | undefined;
+  /** amr and acr of the sign-in the code came from (absent on refresh: docs/second-factors.md). */
+  authentication?: Authentication | undefined;
 }
 
 export const grantGone = () => new OAuthError('invalid_grant', 'The authorization grant is no longer valid.');
@@ -49,11 +51,12 @@ export async function signUserTokens(deps: UserTokensDeps, input: UserTokensInpu
       audience: input.audience,
       ...(input.lifetime !== undefined ? { lifetime: input.lifetime } : {}),
       ...(input.dpopJkt ? { cnfJkt: input.dpopJkt } : {}),
+      authentication: input.authentication,
     },
     input.accessToken,
   );
   const idToken = input.scope.includes('openid')
-    ? await deps.idTokens.issue({ client: input.client, user, scope: input.scope, authTime: input.authTime, nonce: input.nonce ?? null, accessToken: access.token })
+    ? await deps.idTokens.issue({ client: input.client, user, scope: input.scope, authTime: input.authTime, nonce: input.nonce ?? null, accessToken: access.token, authentication: input.authentication })
     : undefined;
   return {
     access_token: access.token,

@@ -1,10 +1,20 @@
 // Access tokens as seen by /revoke and /introspect: our own at+jwt, verified exactly as a bearer
 // credential is (bearer-access-token.ts: pinned algorithm, typ, iss, aud, times, jti not revoked),
 // and answered only to the client the token was issued to.
+import { decodeJwt } from 'jose';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
 import type { IntrospectionResult, TokenTypeHandler } from '../token-types.js';
 import type { TokenTypeDeps } from '../token-types-registry.js';
 import type { AccessTokenClaims, BearerVerifier } from './bearer-access-token.js';
+
+/** amr and acr of an already verified token (RFC 9068 2.2.1), read from its payload. */
+function authenticationOf(token: string): { amr?: string[]; acr?: string } {
+  const { amr, acr } = decodeJwt(token);
+  return {
+    ...(Array.isArray(amr) && amr.every((v) => typeof v === 'string') ? { amr: amr as string[] } : {}),
+    ...(typeof acr === 'string' ? { acr } : {}),
+  };
+}
 
 export function accessTokenType(deps: { verifyBearer: BearerVerifier; revocations: Pick<RevocationsRepository, 'revoke'> }): TokenTypeHandler {
   const { verifyBearer } = deps;
@@ -25,7 +35,7 @@ export function accessTokenType(deps: { verifyBearer: BearerVerifier; revocation
     },
     async introspect(token, client): Promise<IntrospectionResult | undefined> {
       const claims = await verify(token, client.id);
-      return claims && introspectionOf(claims);
+      return claims && { ...introspectionOf(claims), ...authenticationOf(token) };
     },
   };
 }

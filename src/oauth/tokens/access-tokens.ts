@@ -21,6 +21,8 @@ export interface AccessTokenInput {
   extraClaims?: Record<string, unknown>;
   /** RFC 9449 DPoP key thumbprint. */
   cnfJkt?: string;
+  /** RFC 9068 2.2.1: how the user authenticated (amr, acr), for introspection and resource servers. */
+  authentication?: { amr: readonly string[]; acr: string } | undefined;
 }
 
 export interface IssuedAccessToken {
@@ -73,6 +75,7 @@ export function accessTokenIssuer(deps: {
           client_id: input.clientId,
           scope: formatScope(input.scope),
           ...(input.authTime !== undefined ? { auth_time: input.authTime } : {}),
+          ...(input.authentication ? { amr: [...input.authentication.amr], acr: input.authentication.acr } : {}),
           ...(input.cnfJkt ? { cnf: { jkt: input.cnfJkt } } : {}),
         },
         { alg: 'ES256', typ: 'at+jwt' },

@@ -18,8 +18,15 @@ export interface IdTokenInput {
   nonce?: string | null;
   /** The access token issued alongside, for at_hash. */
   accessToken?: string;
+  /** How the user authenticated (RFC 8176 amr, OIDC Core 2 acr), when the sign-in recorded it. */
+  authentication?: Authentication | undefined;
   /** Audiences besides the client; when present, azp names the client (OIDC Core 2). */
   extraAudiences?: readonly string[];
+}
+
+export interface Authentication {
+  amr: readonly string[];
+  acr: string;
 }
 
 export interface IdTokenIssuer {
@@ -49,6 +56,7 @@ export function idTokenIssuer(deps: {
           exp: iat + config.ID_TOKEN_TTL,
           iat,
           auth_time: input.authTime,
+          ...(input.authentication ? { amr: [...input.authentication.amr], acr: input.authentication.acr } : {}),
           ...(input.nonce !== undefined && input.nonce !== null ? { nonce: input.nonce } : {}),
           ...(audiences.length > 1 ? { azp: input.client.id } : {}),
           ...(input.accessToken !== undefined ? { at_hash: atHash(input.accessToken) } : {}),

@@ -1,0 +1,124 @@
+// The /account page of a signed-in user: password, two-step verification (TOTP with its QR code as inline
+// SVG rendered on the server, and the URI as text), recovery codes, sessions and granted applications.
+// Every change is a POST form with the session's CSRF token; there is no script on the page.
+import type { Brand } from '../http/brand.js';
+import { escapeHtml } from '../http/html.js';
+import type { SecondFactorStatus, TotpEnrollment } from '../interaction/mfa/second-factors.js';
+import { hiddenInput, layout } from '../interaction/pages/layout.js';
+import type { AccountSession, GrantedApp } from '../storage/account-repository.js';
+
+export interface AccountPageInput {
+  brand: Brand;
+  csrfToken: string;
+  username: string;
+  currentSession: string;
+  factors: SecondFactorStatus;
+  enrollment: TotpEnrollment | undefined;
+  sessions: AccountSession[];
+  apps: GrantedApp[];
+  notice: string | undefined;
+  error: string | undefined;
+}
+
+/** Messages by the code in the query string after a 303: fixed text, never echoed input. */
+export const ACCOUNT_NOTICES: Record<string, string> = {
+  password: 'Your password was changed. Your other sessions were ended and apps must sign in again.',
+  totp_removed: 'The authenticator app was removed.',
+  session_ended: 'The session was ended.',
+  app_revoked: 'The app’s access was revoked.',
+};
+
+export const ACCOUNT_ERRORS: Record<string, string> = {
+  current_password: 'The current password is not correct.',
+  new_password: 'The new password must be 8 to 1024 characters.',
+  totp_code: 'That code is not correct. Scan the QR code again or check the time on your device.',
+  totp_active: 'An authenticator app is already set up. Remove it first.',
+  reauth: 'To remove your last second factor, sign out and sign in again, then remove it within five minutes.',
+};
+
+const post = (action: string, csrf: string, inner: string, className = '') =>
+  `<form method="post" action="${escapeHtml(action)}"${className ? ` class="${className}"` : ''}>\n${hiddenInput('csrf', csrf)}\n${inner}\n</form>`;
+
+const when = (date: Date | null) => (date ? `${escapeHtml(date.toISOString().slice(0, 16).replace('T', ' '))} UTC` : 'unknown time');
+
+function twoStepSection(input: AccountPageInput): string {
+  const { csrfToken: csrf, factors, enrollment } = input;
+  if (factors.totp === 'active') {
+    return `<p>An authenticator app is set up. Recovery codes left: <strong>${factors.recoveryCodes}</strong>.</p>
+<div class="actions">
+${post('/account/recovery-codes', csrf, '<button type="submit" class="secondary">New recovery codes</button>', 'inline')}
+${post('/account/totp/remove', csrf, '<button type="submit" class="secondary">Remove authenticator app</button>', 'inline')}
+</div>`;
+  }
+  if (enrollment) {
+    return `<p>Scan this QR code with your authenticator app, then type the code it shows.</p>
+<figure class="qr" aria-label="QR code of the authenticator key">${enrollment.svg}</figure>
+<details><summary>Can’t scan it? Enter the key by hand</summary>
+<p>Key: <code id="totp-secret">${escapeHtml(enrollment.secret)}</code></p>
+<p class="muted">URI: <code id="totp-uri">${escapeHtml(enrollment.uri)}</code></p>
+</details>
+${post('/account/totp/confirm', csrf, `<label for="otp">Code from your authenticator app</label>
+<input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="8" autocomplete="one-time-code" required>
+<div class="actions"><button type="submit">Turn on</button></div>`)}
+${post('/account/totp/remove', csrf, '<button type="submit" class="secondary">Cancel</button>')}`;
+  }
+  return `<p>Add a one-time code from an authenticator app to your password.</p>
+${post('/account/totp', csrf, '<button type="submit">Set up authenticator app</button>')}`;
+}
+
+function sessionsSection({ sessions, currentSession, csrfToken }: AccountPageInput): string {
+  const items = sessions.map((s) => {
+    const current = s.idHash === currentSession;
+    const end = post('/account/sessions/end', csrfToken, `${hiddenInput('session', s.idHash)}\n<button type="submit" class="secondary small">${current ? 'Sign out here' : 'End session'}</button>`, 'inline');
+    return `<li><strong>${escapeHtml(s.userAgent ?? 'Unknown device')}</strong>${current ? ' <span class="muted">(this browser)</span>' : ''}<br>
+<span class="muted">Signed in ${when(s.signedInAt)} from ${escapeHtml(s.ipAddress ?? 'an unknown address')}</span><br>${end}</li>`;
+  });
+  return `<ul class="rows">${items.join('\n')}</ul>`;
+}
+
+function appsSection({ apps, csrfToken }: AccountPageInput): string {
+  if (apps.length === 0) return '<p class="muted">No apps have access to your account.</p>';
+  const items = apps.map(
+    (a) => `<li><strong>${escapeHtml(a.clientName)}</strong><br>
+<span class="muted">${escapeHtml(a.scopes.join(' '))} · since ${when(a.grantedAt)}</span><br>
+${post('/account/apps/revoke', csrfToken, `${hiddenInput('client_id', a.clientId)}\n<button type="submit" class="secondary small" aria-label="Revoke access of ${escapeHtml(a.clientName)}">Revoke access</button>`, 'inline')}</li>`,
+  );
+  return `<ul class="rows">${items.join('\n')}</ul>`;
+}
+
+export function renderAccountPage(input: AccountPageInput): string {
+  const { brand, csrfToken: csrf, username, notice, error } = input;
+  return layout(
+    brand,
+    'Your account',
+    `<h1>Your account</h1>
+<p>Signed in as <strong>${escapeHtml(username)}</strong>.</p>
+${notice ? `<p class="notice" role="status">${escapeHtml(notice)}</p>` : ''}${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<h2>Password</h2>
+${post('/account/password', csrf, `<input type="text" name="username" autocomplete="username" value="${escapeHtml(username)}" hidden>
+<label for="current_password">Current password</label>
+<input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
+<label for="new_password">New password</label>
+<input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="8" maxlength="1024" required>
+<button type="submit">Change password</button>`)}
+<h2>Two-step verification</h2>
+${twoStepSection(input)}
+<h2>Where you are signed in</h2>
+${sessionsSection(input)}
+<h2>Apps with access</h2>
+${appsSection(input)}
+${post('/account/logout', csrf, '<button type="submit" class="secondary">Sign out</button>')}`,
+  );
+}
+
+/** Shown once, as the answer to the POST that created them (no-store): only their hashes are kept. */
+export function renderRecoveryCodesPage({ brand, codes }: { brand: Brand; codes: readonly string[] }): string {
+  return layout(
+    brand,
+    'Recovery codes',
+    `<h1>Your recovery codes</h1>
+<p>Each code signs you in once if you lose your authenticator app. Keep them somewhere safe: they are shown only now.</p>
+<ol class="codes" id="recovery-codes">${codes.map((c) => `<li><code>${escapeHtml(c)}</code></li>`).join('')}</ol>
+<p><a class="button" href="/account">Done</a></p>`,
+  );
+}

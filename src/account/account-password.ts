@@ -1,0 +1,25 @@
+// The account page's password change goes through the one password-change path (src/accounts/password-change.ts):
+// the user proves the current password (charged to the failed-login budget), and the change ends every other
+// session of the user and revokes every refresh-token family — the session it came from stays signed in.
+import { changePassword, type PasswordChangeDeps } from '../accounts/password-change.js';
+import { ProblemError } from '../http/errors.js';
+import type { User } from '../storage/users-repository.js';
+import type { PasswordChangeOutcome } from './account-routes.js';
+
+export function accountPasswordChange(deps: PasswordChangeDeps) {
+  return async (user: User, currentPassword: string, newPassword: string, keepSession: string): Promise<PasswordChangeOutcome> => {
+    try {
+      await changePassword(deps, {
+        user,
+        password: newPassword,
+        // The page's signed-in user is the account's owner, exactly like a user token of that user on the API.
+        authority: { by: 'api', principal: { kind: 'user', sub: user.id }, currentPassword },
+        keepSession,
+      });
+      return 'changed';
+    } catch (error) {
+      if (error instanceof ProblemError && error.code === 'VALIDATION_ERROR') return 'wrong_current_password';
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,214 @@
+// /account: the signed-in user's own page (same browser-session cookie as the login pages). Without a
+// signed-in session it is a sign-in form of its own (password, then the second factor when the account
+// has one). Every POST checks origin and the session's CSRF token and answers 303 (or, for new recovery
+// codes, the one page that shows them). A session of an account with a second factor that did not use it
+// (it signed in before the factor was added) is stepped up before the page shows anything.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { epochSeconds, type Clock } from '../clock.js';
+import type { Brand } from '../http/brand.js';
+import { logRefusal } from '../http/refusal-log.js';
+import { isLoggedIn } from '../interaction/complete.js';
+import { checkCsrfToken, checkSameOrigin, formField } from '../interaction/csrf.js';
+import { seeOther, sendPage } from '../interaction/interaction-context.js';
+import type { LoginGuard } from '../interaction/login/login-failures.js';
+import { authenticate } from '../interaction/login/authenticate.js';
+import { renderSecondFactorPage } from '../interaction/mfa/second-factor-page.js';
+import { ACCOUNT_FLOW, AMR_PASSWORD, AMR_PASSWORD_AND_OTP, type SecondFactors } from '../interaction/mfa/second-factors.js';
+import { renderLoginPage } from '../interaction/pages/login-page.js';
+import type { BrowserSessions } from '../interaction/session/browser-sessions.js';
+import type { AccountRepository } from '../storage/account-repository.js';
+import type { BrowserSession } from '../storage/browser-sessions-repository.js';
+import type { User, UsersRepository } from '../storage/users-repository.js';
+import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, renderAccountPage, renderRecoveryCodesPage } from './account-page.js';
+
+export const ACCOUNT_PATH = '/account';
+/** Removing the last second factor needs a sign-in at most this old. */
+export const FRESH_LOGIN_SECONDS = 300;
+
+export type PasswordChangeOutcome = 'changed' | 'wrong_current_password';
+
+export interface AccountDeps {
+  issuer: string;
+  brand: Brand;
+  clock: Clock;
+  sessions: BrowserSessions;
+  users: Pick<UsersRepository, 'findByUsername' | 'findById'>;
+  loginGuard: LoginGuard;
+  secondFactors: SecondFactors;
+  account: AccountRepository;
+  /** src/accounts/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
+  changePassword(user: User, currentPassword: string, newPassword: string, keepSession: string): Promise<PasswordChangeOutcome>;
+}
+
+type SignedIn = BrowserSession & { userId: string; authTime: number };
+const options = { config: { face: 'page' as const } };
+const query = (request: FastifyRequest, name: string) => {
+  const value = (request.query as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+};
+const signInDevice = (request: FastifyRequest) => ({ userAgent: request.headers['user-agent'], ip: request.ip });
+const back = { href: ACCOUNT_PATH, label: 'Back to your account' };
+
+export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
+  const { sessions, secondFactors: factors } = deps;
+
+  /** A signed-in session whose second factor (if the account has one) was used; else undefined. */
+  async function fullySignedIn(session: BrowserSession | undefined): Promise<SignedIn | undefined> {
+    if (!isLoggedIn(session)) return undefined;
+    if (!(await factors.required(session.userId))) return session;
+    const amr = (await factors.sessionAmr(session.idHash)) ?? [];
+    return amr.includes('mfa') ? session : undefined;
+  }
+
+  /** Origin, session and CSRF token of a POST; the fully signed-in session, or undefined. */
+  async function postSession(request: FastifyRequest): Promise<{ session: BrowserSession | undefined; signedIn: SignedIn | undefined }> {
+    checkSameOrigin(request, deps.issuer);
+    const session = await sessions.current(request);
+    if (!session) return { session, signedIn: undefined };
+    checkCsrfToken(formField(request.body, 'csrf'), session, back);
+    return { session, signedIn: await fullySignedIn(session) };
+  }
+
+  app.get(ACCOUNT_PATH, options, async (request, reply) => {
+    const session = await sessions.ensure(request, reply);
+    const failed = query(request, 'failed') === '1';
+    const signedIn = await fullySignedIn(session);
+    if (!signedIn) {
+      // Step-up of a password-only session of an account that has a second factor now.
+      if (isLoggedIn(session)) await factors.awaitSecondFactor(session.idHash, session.userId, ACCOUNT_FLOW);
+      if ((await factors.pendingUser(session.idHash, ACCOUNT_FLOW)) !== undefined) {
+        return sendPage(reply, renderSecondFactorPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/second-factor`, csrfToken: session.csrfToken, continueTo: 'your account', failed }));
+      }
+      return sendPage(reply, renderLoginPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/login`, csrfToken: session.csrfToken, clientName: 'your account', failed }));
+    }
+    const user = await deps.users.findById(signedIn.userId);
+    if (!user) {
+      await sessions.end(reply, signedIn);
+      return seeOther(reply, ACCOUNT_PATH);
+    }
+    const [status, enrollment, list, apps] = await Promise.all([
+      factors.status(user.id),
+      factors.pendingTotp(user),
+      deps.account.sessions(user.id),
+      deps.account.apps(user.id),
+    ]);
+    const notice = ACCOUNT_NOTICES[query(request, 'done') ?? ''];
+    const error = ACCOUNT_ERRORS[query(request, 'error') ?? ''];
+    return sendPage(
+      reply,
+      renderAccountPage({ brand: deps.brand, csrfToken: signedIn.csrfToken, username: user.username, currentSession: signedIn.idHash, factors: status, enrollment, sessions: list, apps, notice, error }),
+    );
+  });
+
+  app.post(`${ACCOUNT_PATH}/login`, options, async (request, reply) => {
+    const { session } = await postSession(request);
+    if (!session) return seeOther(reply, ACCOUNT_PATH);
+    const outcome = await authenticate(
+      { username: formField(request.body, 'username') ?? '', password: formField(request.body, 'password') ?? '', ip: request.ip },
+      { users: deps.users, guard: deps.loginGuard },
+    );
+    if (!outcome.ok) {
+      logRefusal(request, { reason: outcome.reason, user_id: outcome.userId }, 303);
+      return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
+    }
+    if (await factors.required(outcome.user.id)) {
+      await factors.awaitSecondFactor(session.idHash, outcome.user.id, ACCOUNT_FLOW);
+      return seeOther(reply, ACCOUNT_PATH);
+    }
+    const fresh = await sessions.login(reply, session, outcome.user.id);
+    await factors.recordSignIn(fresh.idHash, { amr: AMR_PASSWORD, ...signInDevice(request) });
+    return seeOther(reply, ACCOUNT_PATH);
+  });
+
+  app.post(`${ACCOUNT_PATH}/second-factor`, options, async (request, reply) => {
+    const { session } = await postSession(request);
+    if (!session) return seeOther(reply, ACCOUNT_PATH);
+    const userId = await factors.pendingUser(session.idHash, ACCOUNT_FLOW);
+    if (userId === undefined) return seeOther(reply, ACCOUNT_PATH);
+    const reservation = await deps.loginGuard.charge({ userId, ip: request.ip });
+    const outcome = await factors.verify(userId, { otp: formField(request.body, 'otp'), recoveryCode: formField(request.body, 'recovery_code') });
+    if (!outcome.ok) {
+      logRefusal(request, { reason: outcome.reason, user_id: userId }, 303);
+      return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
+    }
+    await reservation.refund();
+    if ((await factors.consumePending(session.idHash, ACCOUNT_FLOW)) !== userId) return seeOther(reply, ACCOUNT_PATH);
+    const fresh = await sessions.login(reply, session, userId);
+    await factors.recordSignIn(fresh.idHash, { amr: outcome.amr, ...signInDevice(request) });
+    return seeOther(reply, ACCOUNT_PATH);
+  });
+
+  /** The POSTs of a signed-in user: each gets the session and the user, or goes back to /account. */
+  const signedInPost = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SignedIn, user: User) => Promise<FastifyReply>) =>
+    app.post(`${ACCOUNT_PATH}${path}`, options, async (request, reply) => {
+      const { signedIn } = await postSession(request);
+      const user = signedIn && (await deps.users.findById(signedIn.userId));
+      if (!signedIn || !user) return seeOther(reply, ACCOUNT_PATH);
+      return act(request, reply, signedIn, user);
+    });
+
+  signedInPost('/password', async (request, reply, session, user) => {
+    const current = formField(request.body, 'current_password') ?? '';
+    const next = formField(request.body, 'new_password') ?? '';
+    if (next.length < 8 || next.length > 1024) return seeOther(reply, `${ACCOUNT_PATH}?error=new_password`);
+    const outcome = await deps.changePassword(user, current, next, session.idHash);
+    if (outcome !== 'changed') {
+      logRefusal(request, { reason: outcome, user_id: user.id }, 303);
+      return seeOther(reply, `${ACCOUNT_PATH}?error=current_password`);
+    }
+    return seeOther(reply, `${ACCOUNT_PATH}?done=password`);
+  });
+
+  signedInPost('/totp', async (_request, reply, _session, user) => {
+    const started = await factors.beginTotp(user);
+    return seeOther(reply, started ? ACCOUNT_PATH : `${ACCOUNT_PATH}?error=totp_active`);
+  });
+
+  signedInPost('/totp/confirm', async (request, reply, session, user) => {
+    const codes = await factors.confirmTotp(user.id, formField(request.body, 'otp') ?? '');
+    if (!codes) {
+      logRefusal(request, { reason: 'wrong_otp', user_id: user.id }, 303);
+      return seeOther(reply, `${ACCOUNT_PATH}?error=totp_code`);
+    }
+    // This session just proved the new factor: it counts as signed in with it.
+    await factors.recordSignIn(session.idHash, { amr: AMR_PASSWORD_AND_OTP, ...signInDevice(request) });
+    return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
+  });
+
+  signedInPost('/totp/remove', async (request, reply, session, user) => {
+    const status = await factors.status(user.id);
+    // The authenticator is the account's only second factor: removing it needs a recent sign-in.
+    if (status.totp === 'active' && epochSeconds(deps.clock) - session.authTime > FRESH_LOGIN_SECONDS) {
+      logRefusal(request, { reason: 'stale_login_for_factor_removal', user_id: user.id }, 303);
+      return seeOther(reply, `${ACCOUNT_PATH}?error=reauth`);
+    }
+    await factors.removeAll(user.id);
+    return seeOther(reply, `${ACCOUNT_PATH}?done=totp_removed`);
+  });
+
+  signedInPost('/recovery-codes', async (_request, reply, _session, user) => {
+    if ((await factors.status(user.id)).totp !== 'active') return seeOther(reply, ACCOUNT_PATH);
+    return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes: await factors.regenerateRecoveryCodes(user.id) }));
+  });
+
+  signedInPost('/sessions/end', async (request, reply, session, user) => {
+    const target = formField(request.body, 'session') ?? '';
+    if (target === session.idHash) {
+      await sessions.end(reply, session);
+      return seeOther(reply, ACCOUNT_PATH);
+    }
+    await deps.account.endSession(user.id, target);
+    return seeOther(reply, `${ACCOUNT_PATH}?done=session_ended`);
+  });
+
+  signedInPost('/apps/revoke', async (request, reply, _session, user) => {
+    await deps.account.revokeApp(user.id, formField(request.body, 'client_id') ?? '');
+    return seeOther(reply, `${ACCOUNT_PATH}?done=app_revoked`);
+  });
+
+  app.post(`${ACCOUNT_PATH}/logout`, options, async (request, reply) => {
+    const { session } = await postSession(request);
+    await sessions.end(reply, session);
+    return seeOther(reply, ACCOUNT_PATH);
+  });
+}

@@ -1,0 +1,42 @@
+// The second step of a sign-in for an account with a second factor: a six-digit code from the authenticator
+// app (input `otp`), or one of the recovery codes (input `recovery_code`, in a <details> that opens without
+// script). Both forms carry the session's CSRF token; the page has the login page's headers.
+import type { Brand } from '../../http/brand.js';
+import { escapeHtml } from '../../http/html.js';
+import { hiddenInput, layout } from '../pages/layout.js';
+
+export interface SecondFactorPageInput {
+  brand: Brand;
+  action: string;
+  csrfToken: string;
+  /** Whom the sign-in is for (an application's name, or the account page). */
+  continueTo: string;
+  failed: boolean;
+}
+
+export const SECOND_FACTOR_FAILED_MESSAGE = 'That code is not correct, or it was already used.';
+
+export function renderSecondFactorPage({ brand, action, csrfToken, continueTo, failed }: SecondFactorPageInput): string {
+  return layout(
+    brand,
+    'Two-step verification',
+    `<h1>Two-step verification</h1>
+<p>to continue to <strong>${escapeHtml(continueTo)}</strong></p>
+${failed ? `<p class="error" role="alert">${SECOND_FACTOR_FAILED_MESSAGE}</p>` : ''}
+<form method="post" action="${escapeHtml(action)}">
+${hiddenInput('csrf', csrfToken)}
+<label for="otp">Code from your authenticator app</label>
+<input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="8" autocomplete="one-time-code" required autofocus>
+<button type="submit">Verify</button>
+</form>
+<details>
+<summary>Use a recovery code instead</summary>
+<form method="post" action="${escapeHtml(action)}">
+${hiddenInput('csrf', csrfToken)}
+<label for="recovery_code">Recovery code</label>
+<input id="recovery_code" name="recovery_code" type="text" autocomplete="off" spellcheck="false" maxlength="64" required>
+<button type="submit" class="secondary">Use recovery code</button>
+</form>
+</details>`,
+  );
+}
