@@ -2,7 +2,7 @@
 // (with pg_stat_statements, to count statements per request), Gatehouse on PostgreSQL and on PGlite, the
 // peer and the baselines, each in its own child process.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -25,7 +25,10 @@ export interface Environment {
   usesPostgres(server: ChildServer): boolean;
   /** The PostgreSQL postmaster's pid, to measure the database's CPU (undefined before the cluster starts). */
   postgresPid(): Promise<number | undefined>;
-  gatehouse(kind: 'postgres' | 'pglite'): Promise<ChildServer>;
+  /** 'embedded': the default (no DATABASE_URL, the embedded PostgreSQL server in DATA_DIR); 'pglite': DATABASE_URL=pglite:. */
+  gatehouse(kind: GatehouseKind): Promise<ChildServer>;
+  /** The postmaster pid of an embedded-default Gatehouse's own server (its CPU counts as that side's database). */
+  embeddedPostgresPid(server: ChildServer): number | undefined;
   peer(): Promise<ChildServer>;
   baseline(): Promise<ChildServer>;
   /** Starts every server in parallel now (each is still awaited where it is used). */
@@ -34,6 +37,9 @@ export interface Environment {
 }
 
 export const GATEHOUSE_DB = 'gatehouse';
+export type GatehouseKind = 'postgres' | 'pglite' | 'embedded';
+export const gatehouseLabel = (kind: GatehouseKind): string =>
+  kind === 'postgres' ? 'Gatehouse (PostgreSQL)' : kind === 'embedded' ? 'Gatehouse (embedded default)' : 'Gatehouse (PGlite)';
 const BASELINE_DB = 'baseline';
 
 export function environment(options: EnvironmentOptions): Environment {
@@ -42,6 +48,7 @@ export function environment(options: EnvironmentOptions): Environment {
   let clusterPromise: Promise<Cluster> | undefined;
   let statements = false;
   const onPostgres = new Set<ChildServer>();
+  const embeddedDirs = new Map<ChildServer, string>();
   const backedByPostgres = (p: Promise<ChildServer>) => p.then((c) => (onPostgres.add(c), c));
 
   const once = (key: string, start: () => Promise<ChildServer>) => {
@@ -106,6 +113,16 @@ export function environment(options: EnvironmentOptions): Environment {
     usesPostgres(server) {
       return onPostgres.has(server);
     },
+    embeddedPostgresPid(server) {
+      const dir = embeddedDirs.get(server);
+      if (!dir) return undefined;
+      try {
+        const pid = Number(readFileSync(join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
+        return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+      } catch {
+        return undefined;
+      }
+    },
     async postgresPid() {
       if (!clusterPromise) return undefined;
       return (await clusterPromise.catch(() => undefined))?.postmasterPid();
@@ -115,11 +132,12 @@ export function environment(options: EnvironmentOptions): Environment {
         const port = await freePort();
         const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
         tempDirs.push(dataDir);
-        const database: Record<string, string> = kind === 'postgres' ? { DATABASE_URL: (await env.cluster()).databaseUrl(GATEHOUSE_DB) } : {};
+        const database: Record<string, string> =
+          kind === 'postgres' ? { DATABASE_URL: (await env.cluster()).databaseUrl(GATEHOUSE_DB) } : kind === 'pglite' ? { DATABASE_URL: 'pglite:' } : {};
         // BENCH_GATEHOUSE_NODE_FLAGS: extra node flags for the Gatehouse servers, e.g. --perf-basic-prof for `perf record`.
         const extraFlags = process.env.BENCH_GATEHOUSE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
         const execArgv = [...extraFlags, ...(options.cpuProfileDir ? profileFlags(options.cpuProfileDir, `gatehouse-${kind}`) : [])];
-        const child = startChild(`gatehouse (${kind === 'postgres' ? 'PostgreSQL' : 'PGlite'})`, new URL('../servers/gatehouse.ts', import.meta.url), {
+        const child = startChild(gatehouseLabel(kind).toLowerCase(), new URL('../servers/gatehouse.ts', import.meta.url), {
           execArgv,
           env: {
             NODE_ENV: 'production',
@@ -136,6 +154,7 @@ export function environment(options: EnvironmentOptions): Environment {
             ...database,
           },
         });
+        if (kind === 'embedded') void child.then((c) => embeddedDirs.set(c, dataDir), () => {});
         return kind === 'postgres' ? backedByPostgres(child) : child;
       });
     },
@@ -156,7 +175,7 @@ export function environment(options: EnvironmentOptions): Environment {
       });
     },
     prestart() {
-      for (const start of [() => env.gatehouse('postgres'), () => env.gatehouse('pglite'), () => env.peer(), () => env.baseline()]) {
+      for (const start of [() => env.gatehouse('postgres'), () => env.gatehouse('embedded'), () => env.peer(), () => env.baseline()]) {
         start().catch(() => {});
       }
     },

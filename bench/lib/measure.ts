@@ -24,7 +24,8 @@ export async function measure(
     const spec = await subject.load({ seconds, connections, expectedRate });
     const before = subject.statementsDatabase ? await env.statementCalls(subject.statementsDatabase) : undefined;
     // The PostgreSQL server runs on the same machine: its CPU (postmaster + backends) over the same window.
-    const dbPid = subject.statementsDatabase !== undefined || env.usesPostgres(subject.server) ? await env.postgresPid() : undefined;
+    const dbPid =
+      env.embeddedPostgresPid(subject.server) ?? (subject.statementsDatabase !== undefined || env.usesPostgres(subject.server) ? await env.postgresPid() : undefined);
     const db0 = dbPid !== undefined ? { at: performance.now(), cpu: processTreeCpuSeconds(dbPid) } : undefined;
     const { result, usage } = await measureUsage(subject.server.pid, () => ('drive' in spec ? spec.drive() : runLoad(spec, { connections, seconds })));
     const db = dbPid !== undefined && db0 ? databaseUsage(dbPid, db0) : undefined;

@@ -1,4 +1,4 @@
-// Code exchange and refresh rotation on PostgreSQL vs node-oidc-provider 9 (in-memory), same run.
+// Code exchange and refresh rotation on PostgreSQL and on the embedded default vs node-oidc-provider 9 (in-memory), same run.
 // Pools: Gatehouse codes come from the real issuer (src/oauth/codes); Gatehouse refresh tokens are minted
 // through the module APIs (code issued → redeemed → first refresh token of the family); the peer's codes
 // and refresh tokens through its own models. Every request presents a value never used before.
@@ -18,6 +18,13 @@ async function exchangeScenario(context: ScenarioContext, kind: 'codes' | 'refre
     return exchangeSubject('gatehouse-postgres', 'Gatehouse (PostgreSQL)', 'gatehouse', side, kind, GATEHOUSE_DB);
   });
   if (gatehouse) subjects.push(gatehouse);
+  // The embedded default (its own PostgreSQL server in DATA_DIR, durable commits): what most people run first.
+  const embedded = await unlessNotRunnable('Gatehouse (embedded default)', unavailable, async () => {
+    const side = await gatehouseSide(await context.env.gatehouse('embedded'));
+    await probeExchange('Gatehouse (embedded default)', side, kind);
+    return exchangeSubject('gatehouse-embedded', 'Gatehouse (embedded default)', 'gatehouse', side, kind);
+  });
+  if (embedded) subjects.push(embedded);
   const peer = await peerSide(await context.env.peer());
   await probeExchange('peer', peer, kind);
   subjects.push(exchangeSubject('peer', 'node-oidc-provider 9 (memory)', 'peer', peer, kind));
@@ -27,7 +34,10 @@ async function exchangeScenario(context: ScenarioContext, kind: 'codes' | 'refre
   return {
     subjects: summaries,
     unavailable,
-    checks: ratioAtLeast('Gatehouse (PostgreSQL) ÷ peer, req/s', by('gatehouse-postgres'), by('peer'), target),
+    checks: [
+      ...ratioAtLeast('Gatehouse (PostgreSQL) ÷ peer, req/s', by('gatehouse-postgres'), by('peer'), target),
+      ...ratioAtLeast('Gatehouse (embedded default) ÷ peer, req/s', by('gatehouse-embedded'), by('peer'), 1.0),
+    ],
     figures: perCoreRatioAtLeast('Gatehouse ÷ peer per core (req per CPU-second; Gatehouse CPU excludes PostgreSQL)', by('gatehouse-postgres'), by('peer'), 0).map((c) => ({ label: c.label, value: c.value, unit: '×' })),
     notes: [
       kind === 'codes'
