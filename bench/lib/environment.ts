@@ -2,7 +2,7 @@
 // (with pg_stat_statements, to count statements per request), Gatehouse on PostgreSQL and on PGlite, the
 // peer (in memory, and on a throwaway redis-server) and the baselines, each in its own child process.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -28,7 +28,8 @@ export interface Environment {
   postgresPid(): Promise<number | undefined>;
   /** The pid of the database server this server keeps its data in (PostgreSQL or redis-server), if any. */
   databasePid(server: ChildServer): Promise<number | undefined>;
-  gatehouse(kind: 'postgres' | 'pglite'): Promise<ChildServer>;
+  /** 'embedded': the default (no DATABASE_URL, its own PostgreSQL server in DATA_DIR); 'pglite': DATABASE_URL=pglite:. */
+  gatehouse(kind: GatehouseKind): Promise<ChildServer>;
   /** node-oidc-provider with its in-memory adapter, or with the Redis adapter on a throwaway redis-server. */
   peer(store?: 'memory' | 'redis'): Promise<ChildServer>;
   baseline(): Promise<ChildServer>;
@@ -38,6 +39,9 @@ export interface Environment {
 }
 
 export const GATEHOUSE_DB = 'gatehouse';
+export type GatehouseKind = 'postgres' | 'pglite' | 'embedded';
+export const gatehouseLabel = (kind: GatehouseKind): string =>
+  kind === 'postgres' ? 'Gatehouse (PostgreSQL)' : kind === 'embedded' ? 'Gatehouse (embedded default)' : 'Gatehouse (PGlite)';
 const BASELINE_DB = 'baseline';
 
 export function environment(options: EnvironmentOptions): Environment {
@@ -48,6 +52,7 @@ export function environment(options: EnvironmentOptions): Environment {
   const onRedis = new Set<ChildServer>();
   let statements = false;
   const onPostgres = new Set<ChildServer>();
+  const embeddedDirs = new Map<ChildServer, string>();
   const backedByPostgres = (p: Promise<ChildServer>) => p.then((c) => {
       onPostgres.add(c);
       return c;
@@ -118,7 +123,15 @@ export function environment(options: EnvironmentOptions): Environment {
     async databasePid(server) {
       if (onPostgres.has(server)) return env.postgresPid();
       if (onRedis.has(server)) return (await redisPromise)?.pid;
-      return undefined;
+      const dir = embeddedDirs.get(server);
+      if (!dir) return undefined;
+      // The embedded default's own server: its postmaster pid is the first line of postmaster.pid.
+      try {
+        const pid = Number(readFileSync(join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
+        return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+      } catch {
+        return undefined;
+      }
     },
     async postgresPid() {
       if (!clusterPromise) return undefined;
@@ -129,11 +142,12 @@ export function environment(options: EnvironmentOptions): Environment {
         const port = await freePort();
         const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
         tempDirs.push(dataDir);
-        const database: Record<string, string> = kind === 'postgres' ? { DATABASE_URL: (await env.cluster()).databaseUrl(GATEHOUSE_DB) } : {};
+        const database: Record<string, string> =
+          kind === 'postgres' ? { DATABASE_URL: (await env.cluster()).databaseUrl(GATEHOUSE_DB) } : kind === 'pglite' ? { DATABASE_URL: 'pglite:' } : {};
         // BENCH_GATEHOUSE_NODE_FLAGS: extra node flags for the Gatehouse servers, e.g. --perf-basic-prof for `perf record`.
         const extraFlags = process.env.BENCH_GATEHOUSE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
         const execArgv = [...extraFlags, ...(options.cpuProfileDir ? profileFlags(options.cpuProfileDir, `gatehouse-${kind}`) : [])];
-        const child = startChild(`gatehouse (${kind === 'postgres' ? 'PostgreSQL' : 'PGlite'})`, new URL('../servers/gatehouse.ts', import.meta.url), {
+        const child = startChild(gatehouseLabel(kind).toLowerCase(), new URL('../servers/gatehouse.ts', import.meta.url), {
           execArgv,
           env: {
             NODE_ENV: 'production',
@@ -150,6 +164,7 @@ export function environment(options: EnvironmentOptions): Environment {
             ...database,
           },
         });
+        if (kind === 'embedded') void child.then((c) => embeddedDirs.set(c, dataDir), () => {});
         return kind === 'postgres' ? backedByPostgres(child) : child;
       });
     },
@@ -185,7 +200,7 @@ export function environment(options: EnvironmentOptions): Environment {
       });
     },
     prestart() {
-      for (const start of [() => env.gatehouse('postgres'), () => env.gatehouse('pglite'), () => env.peer(), () => env.baseline()]) {
+      for (const start of [() => env.gatehouse('postgres'), () => env.gatehouse('embedded'), () => env.peer(), () => env.baseline()]) {
         start().catch(() => {});
       }
     },

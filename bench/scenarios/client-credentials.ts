@@ -5,7 +5,7 @@ import { assertEs256AccessToken, basicAuth, FORM, form, postForm } from '../lib/
 import { measure } from '../lib/measure.js';
 import { atMost, perCoreRatioAtLeast, ratioAtLeast } from '../lib/checks.js';
 import type { ChildServer } from '../lib/child.js';
-import { GATEHOUSE_DB } from '../lib/environment.js';
+import { GATEHOUSE_DB, gatehouseLabel, type GatehouseKind } from '../lib/environment.js';
 import type { Scenario, ScenarioContext, Subject, Unavailable } from './scenario.js';
 import { gatehouseClient, requireCapability, unlessNotRunnable } from './subjects.js';
 
@@ -31,11 +31,11 @@ async function probe(subject: Subject, client: { id: string; secret: string }): 
 }
 
 /** Gatehouse on one database, with its client registered through the CLI command; NotRunnable until /token exists. */
-export async function gatehouseTokenSubject(context: ScenarioContext, kind: 'postgres' | 'pglite'): Promise<{ subject: Subject; client: { id: string; secret: string } }> {
+export async function gatehouseTokenSubject(context: ScenarioContext, kind: GatehouseKind): Promise<{ subject: Subject; client: { id: string; secret: string } }> {
   const server = await context.env.gatehouse(kind);
   await requireCapability(server, 'token', 'POST /token (client_credentials, issue 3)');
   const client = await gatehouseClient(server, { name: 'bench client_credentials', grantTypes: ['client_credentials'], scope: SCOPE });
-  const label = `Gatehouse (${kind === 'postgres' ? 'PostgreSQL' : 'PGlite'})`;
+  const label = gatehouseLabel(kind);
   const subject = tokenSubject(`gatehouse-${kind}`, label, 'gatehouse', server, client);
   if (kind === 'postgres') subject.statementsDatabase = GATEHOUSE_DB;
   await probe(subject, client);
@@ -48,7 +48,7 @@ export const clientCredentials: Scenario = {
   async run(context) {
     const unavailable: Unavailable[] = [];
     const subjects: Subject[] = [];
-    for (const kind of ['postgres', 'pglite'] as const) {
+    for (const kind of ['postgres', 'embedded'] as const) {
       const g = await unlessNotRunnable(`Gatehouse (${kind})`, unavailable, () => gatehouseTokenSubject(context, kind));
       if (g) subjects.push(g.subject);
     }
@@ -66,10 +66,10 @@ export const clientCredentials: Scenario = {
     const by = (key: string) => summaries.find((s) => s.key === key);
     const checks = [
       ...ratioAtLeast('Gatehouse (PostgreSQL) ÷ peer, req/s', by('gatehouse-postgres'), by('peer'), 2.0),
-      ...ratioAtLeast('Gatehouse (PGlite) ÷ peer, req/s', by('gatehouse-pglite'), by('peer'), 2.0),
+      ...ratioAtLeast('Gatehouse (embedded default) ÷ peer, req/s', by('gatehouse-embedded'), by('peer'), 2.0),
       ...perCoreRatioAtLeast('Gatehouse (PostgreSQL) ÷ peer, per core (req per CPU-second)', by('gatehouse-postgres'), by('peer'), 2.0),
-      ...perCoreRatioAtLeast('Gatehouse (PGlite) ÷ peer, per core (req per CPU-second)', by('gatehouse-pglite'), by('peer'), 2.0),
-      ...['gatehouse-postgres', 'gatehouse-pglite'].flatMap((k) => {
+      ...perCoreRatioAtLeast('Gatehouse (embedded default) ÷ peer, per core (req per CPU-second)', by('gatehouse-embedded'), by('peer'), 2.0),
+      ...['gatehouse-postgres', 'gatehouse-embedded'].flatMap((k) => {
         const s = by(k);
         return s ? [atMost(`${s.label} p99`, s.median.p99, 25, 'ms')] : [];
       }),

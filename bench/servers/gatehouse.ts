@@ -1,6 +1,7 @@
-// Gatehouse under test: buildApp() in its own process, on PostgreSQL (DATABASE_URL) or PGlite (DATA_DIR),
-// with RATE_LIMIT_ENABLED=false and LOG_LEVEL=warn set by the parent. Set-up calls (clients, users, codes,
-// seed rows) run in-process through the real modules: PGlite serves one process only.
+// Gatehouse under test: buildApp() in its own process, on PostgreSQL (DATABASE_URL), the embedded default (its
+// own PostgreSQL server in DATA_DIR) or PGlite (DATABASE_URL=pglite:), with RATE_LIMIT_ENABLED=false and
+// LOG_LEVEL=warn set by the parent. Set-up calls (clients, users, codes, seed rows) run in-process through the
+// real modules: PGlite serves one process only.
 import { CompiledQuery } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { clusterDir, runningPid } from '../../src/storage/embedded-postgres.js';
 import { cli, newDataDir } from './embedded-fixtures.js';
 
-test('start-up refuses a data directory made by another PostgreSQL major version, naming the fix', { timeout: 60_000 }, async () => {
+test('start-up refuses a data directory made by another PostgreSQL major version, naming the fix', { timeout: 170_000 }, async () => {
   const { dataDir, env } = newDataDir();
   mkdirSync(join(dataDir, 'postgres'), { recursive: true, mode: 0o700 });
   writeFileSync(join(dataDir, 'postgres', 'PG_VERSION'), '17\n');
