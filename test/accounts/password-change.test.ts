@@ -7,9 +7,12 @@ import { executeCommand } from '../../src/cli/execute.js';
 import { verifyPassword } from '../../src/crypto/passwords.js';
 import { usersRepository, type User } from '../../src/storage/users-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { codeGrantTokens, createClient, pkcePair, postToken, REDIRECT_URI, refreshWith, type ClientFixture } from '../helpers/oauth-fixtures.js';
+import { codeGrantTokens, createClient, postToken, REDIRECT_URI, refreshWith, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { authorizationCodes } from '../../src/oauth/codes/index.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, PASSWORD } from '../interaction/browserless.js';
+import { authorizeQuery, loginAndConsent } from '../interaction/browserless.js';
+import { Browser } from '../helpers/browser.js';
+import { pkcePair } from '../helpers/pkce.js';
+import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
 let t: TestApp;
 let client: ClientFixture;
@@ -26,7 +29,7 @@ const SCOPE = ['openid', 'offline_access', 'users:read', 'users:write'];
 
 /** A user signed in twice in browsers and holding two refresh-token families. */
 async function signedInUser(): Promise<{ user: User; families: { access: string; refresh: string }[] }> {
-  const user = await createUserWithPassword(t.core.db, t.core.clock);
+  const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   for (let i = 0; i < 2; i++) await loginAndConsent(new Browser(t.url), authorizeQuery(client.client.id, REDIRECT_URI, { scope: 'openid' }), user);
   const families = [];
   for (let i = 0; i < 2; i++) {
@@ -71,7 +74,7 @@ test('a bare users:write access token cannot set the user\'s password: without c
 test('a service token with users:write cannot set a user\'s password (403), with or without a current_password', async () => {
   const service = await createClient(t.core.db, t.core.clock, { type: 'confidential', grantTypes: ['client_credentials'], scopes: ['users:read', 'users:write'] });
   const { body } = await postToken(t.url, service, { grant_type: 'client_credentials' });
-  const user = await createUserWithPassword(t.core.db, t.core.clock);
+  const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   for (const attempt of [{ password: NEW_PASSWORD }, { password: NEW_PASSWORD, current_password: PASSWORD }]) {
     const res = await patch(user, String(body.access_token), attempt);
     assert.equal(res.status, 403);
@@ -110,7 +113,7 @@ test('changing one\'s password with the current one ends the user\'s browser ses
 });
 
 test('an authorization code issued before a password change can no longer be redeemed after it', async () => {
-  const user = await createUserWithPassword(t.core.db, t.core.clock);
+  const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   const { verifier, challenge } = pkcePair();
   const code = await authorizationCodes(t.core).issue({
     clientId: client.client.id,

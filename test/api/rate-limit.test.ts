@@ -3,8 +3,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { codeGrantTokens, createClient, createUser } from '../helpers/oauth-fixtures.js';
+import { codeGrantTokens, createClient } from '../helpers/oauth-fixtures.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { createUser } from '../helpers/users.js';
 
 const LIMIT = 3;
 let t: TestApp;

@@ -7,8 +7,10 @@ import { UsageError } from '../../src/cli/command.js';
 import { clientsRepository } from '../../src/storage/clients-repository.js';
 import { newClientId } from '../../src/oauth/clients/create-client.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { browserlessLogin, createLoginUser, LOGIN_PASSWORD } from '../helpers/browserless-login.js';
-import { NO_LIMITS, postForm } from '../oauth/fixtures.js';
+import { browserlessLogin } from '../helpers/browserless-login.js';
+import { postForm } from '../oauth/fixtures.js';
+import { NO_LIMITS } from '../helpers/env.js';
+import { createUser, PASSWORD } from '../helpers/users.js';
 
 let t: TestApp;
 before(async () => {
@@ -87,7 +89,7 @@ test('--redirect-uri is optional in the usage line (only authorization_code need
 });
 
 test('clients create prints a ready authorize URL with a fresh PKCE verifier: opening it and redeeming the code needs nothing copied by hand but the code', async () => {
-  const user = await createLoginUser(t.core.db, t.core.clock);
+  const user = await createUser(t.core.db, t.core.clock, { password: PASSWORD });
   const created = await run('clients', 'create', '--name', 'Try', '--type', 'public', '--grant-types', 'authorization_code,refresh_token',
     '--scope', 'openid profile offline_access', '--redirect-uri', 'http://127.0.0.1:8080/callback');
   const tryIt = created.try_it as { authorize_url: string; code_verifier: string; state: string; token_request: string };
@@ -100,7 +102,7 @@ test('clients create prints a ready authorize URL with a fresh PKCE verifier: op
   const second = (await run('clients', 'create', '--name', 'Try', '--type', 'public', '--grant-types', 'authorization_code', '--scope', 'openid', '--redirect-uri', 'http://127.0.0.1:8080/callback')).try_it as { code_verifier: string };
   assert.notEqual(second.code_verifier, tryIt.code_verifier, 'a fresh verifier every time');
 
-  const back = await browserlessLogin(url, { username: user.username, password: LOGIN_PASSWORD });
+  const back = await browserlessLogin(url, { username: user.username, password: PASSWORD });
   assert.equal(back.origin + back.pathname, 'http://127.0.0.1:8080/callback');
   assert.equal(back.searchParams.get('state'), tryIt.state);
   const res = await postForm(`${t.url}/token`, {

@@ -10,7 +10,8 @@ import { UsageError } from '../../src/cli/command.js';
 import { sha256 } from '../../src/crypto/random.js';
 import { manualClock } from '../../src/clock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { NO_LIMITS, basicAuth, postForm } from '../oauth/fixtures.js';
+import { basicAuth, postForm } from '../oauth/fixtures.js';
+import { NO_LIMITS } from '../helpers/env.js';
 
 const clock = manualClock(Date.now());
 let t: TestApp;

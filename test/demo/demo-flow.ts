@@ -1,7 +1,8 @@
 // Drives the demo application over HTTP with the Browser helper (cookie jar, manual redirects): start at
 // /demo/login, sign in and consent on the real pages, and stop at the callback or follow it home.
 import assert from 'node:assert/strict';
-import { type Browser, parseForm, PASSWORD } from '../interaction/browserless.js';
+import { type Browser, parseForm } from '../helpers/browser.js';
+import { PASSWORD } from '../helpers/users.js';
 
 export const DEMO_COOKIE = 'gatehouse_demo';
 

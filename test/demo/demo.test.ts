@@ -7,18 +7,19 @@ import Fastify from 'fastify';
 import cookie from '@fastify/cookie';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { demoCookie } from '../../src/demo/cookie.js';
-import { Browser, createUserWithPassword } from '../interaction/browserless.js';
 import { clientsRepository } from '../../src/storage/clients-repository.js';
 import { DEMO_CLIENT_ID } from '../../src/oauth/clients/demo-client.js';
 import type { User } from '../../src/storage/users-repository.js';
 import { csrfOf, DEMO_COOKIE, location, signIn, signInUntilCallback } from './demo-flow.js';
+import { Browser } from '../helpers/browser.js';
+import { createUser, SIGN_IN } from '../helpers/users.js';
 
 describe('demo application', () => {
   let t: TestApp;
   let user: User;
   before(async () => {
     t = await startTestApp({ env: { DEMO_ENABLED: 'true' } });
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(async () => {
     await t.close();

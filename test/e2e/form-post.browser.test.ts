@@ -9,8 +9,9 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, createUserWithPassword, PASSWORD, PAGES_TEST_ENV } from '../interaction/browserless.js';
+import { authorizeQuery } from '../interaction/browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
+import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
 
 interface Received {
@@ -52,7 +53,7 @@ describe('response_mode=form_post in a real browser', () => {
   let chromiumProfile: ChromiumProfile | undefined;
   let context: BrowserContext;
   before(async () => {
-    t = await startTestApp({ env: PAGES_TEST_ENV });
+    t = await startTestApp();
     callback = await startCallback();
     client = (await createClient(t.core.db, t.core.clock, { name: 'Form Post Shop', skipConsent: false, redirectUris: [callback.redirectUri] })).client;
     chromiumProfile = await launchChromium();
@@ -65,7 +66,7 @@ describe('response_mode=form_post in a real browser', () => {
   });
 
   async function loginAndAllow(page: Page, state: string): Promise<void> {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     await page.goto(t.url + authorizeQuery(client.id, callback.redirectUri, { state, response_mode: 'form_post' }));
     await page.fill('input[name="username"]', user.username);
     await page.fill('input[name="password"]', PASSWORD);

@@ -8,9 +8,10 @@ import type { BrowserContext } from 'playwright-core';
 import { launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, createUserWithPassword, PASSWORD, PAGES_TEST_ENV } from '../interaction/browserless.js';
+import { authorizeQuery } from '../interaction/browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
 
 /** The test client: one page that shows what came back in its query. */
@@ -35,10 +36,10 @@ describe('login and consent in a real browser', () => {
   let chromiumProfile: ChromiumProfile | undefined;
   let context: BrowserContext;
   before(async () => {
-    t = await startTestApp({ env: PAGES_TEST_ENV });
+    t = await startTestApp();
     clientPage = await startClientPage();
     client = (await createClient(t.core.db, t.core.clock, { name: 'Browser Test Shop', skipConsent: false, redirectUris: [clientPage.redirectUri] })).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     chromiumProfile = await launchChromium();
     context = chromiumProfile.context;
   });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createUserWithPassword, PASSWORD } from '../interaction/browserless.js';
+import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
 const OUTPUT = join(process.cwd(), 'test-output', 'newcomer');
 const VIEWPORTS = [
@@ -44,7 +44,7 @@ describe('a newcomer walks from the home page through the demo in a real browser
 
   for (const viewport of VIEWPORTS) {
     test(`every page fits a ${viewport.width}-px screen: home → demo → login → consent → tokens and /v1 → refresh → sign-out`, async () => {
-      const user = await createUserWithPassword(t.core.db, t.core.clock);
+      const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
       await context.clearCookies();
       const page = await context.newPage();
       const shot = (name: string) => fitsAndShoot(page, `${viewport.name}-${name}`);

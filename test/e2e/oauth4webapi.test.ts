@@ -5,9 +5,11 @@ import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { browserlessLogin, createLoginUser } from '../helpers/browserless-login.js';
-import { createClient, FLOW_TEST_ENV, REDIRECT_URI, type ClientFixture } from '../helpers/oauth-fixtures.js';
+import { browserlessLogin } from '../helpers/browserless-login.js';
+import { createClient, REDIRECT_URI, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { NO_LIMITS } from '../helpers/env.js';
+import { createUser, PASSWORD } from '../helpers/users.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 let t: TestApp;
@@ -18,9 +20,9 @@ let rp: oauth.Client;
 const auth = oauth.None();
 
 before(async () => {
-  t = await startTestApp({ env: FLOW_TEST_ENV });
+  t = await startTestApp({ env: NO_LIMITS });
   fixture = await createClient(t.core.db, t.core.clock, { skipConsent: false, name: 'oauth4webapi SPA' });
-  user = await createLoginUser(t.core.db, t.core.clock);
+  user = await createUser(t.core.db, t.core.clock, { password: PASSWORD });
   const issuer = new URL(t.url);
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
   rp = { client_id: fixture.client.id };

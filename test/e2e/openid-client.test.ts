@@ -4,9 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as client from 'openid-client';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { browserlessLogin, createLoginUser } from '../helpers/browserless-login.js';
-import { createClient, FLOW_TEST_ENV, REDIRECT_URI, type ClientFixture } from '../helpers/oauth-fixtures.js';
+import { browserlessLogin } from '../helpers/browserless-login.js';
+import { createClient, REDIRECT_URI, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { NO_LIMITS } from '../helpers/env.js';
+import { createUser, PASSWORD } from '../helpers/users.js';
 
 let t: TestApp;
 let fixture: ClientFixture;
@@ -14,9 +16,9 @@ let user: User;
 let config: client.Configuration;
 
 before(async () => {
-  t = await startTestApp({ env: FLOW_TEST_ENV });
+  t = await startTestApp({ env: NO_LIMITS });
   fixture = await createClient(t.core.db, t.core.clock, { type: 'confidential', skipConsent: false, name: 'openid-client RP' });
-  user = await createLoginUser(t.core.db, t.core.clock);
+  user = await createUser(t.core.db, t.core.clock, { password: PASSWORD });
   config = await client.discovery(new URL(t.url), fixture.client.id, undefined, client.ClientSecretBasic(fixture.secret), {
     execute: [client.allowInsecureRequests],
   });

@@ -12,8 +12,8 @@ import type { BrowserContext } from 'playwright-core';
 import { launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
-import { createUserWithPassword, PASSWORD, PAGES_TEST_ENV } from '../interaction/browserless.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
 
 // The package's exports map does not list its browser bundle, so it is read by path.
@@ -71,7 +71,7 @@ describe('a single-page app with oidc-client-ts on another origin', () => {
   let chromiumProfile: ChromiumProfile | undefined;
   let context: BrowserContext;
   before(async () => {
-    t = await startTestApp({ env: PAGES_TEST_ENV });
+    t = await startTestApp();
     spa = await startSpa(() => t.url, () => clientId);
     clientId = (
       await createClient(t.core.db, t.core.clock, {
@@ -82,7 +82,7 @@ describe('a single-page app with oidc-client-ts on another origin', () => {
       })
     ).client.id;
     t.core.clients.forget(clientId);
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     chromiumProfile = await launchChromium();
     context = chromiumProfile.context;
   });

@@ -1,10 +1,11 @@
-// Clients, users and PKCE pairs for OAuth tests, written straight through the repositories.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+// Clients for OAuth tests, written straight through the repository, and /token requests as a client sends them.
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../src/clock.js';
 import type { Db } from '../../src/storage/database.js';
 import { clientsRepository, type Client, type NewClient } from '../../src/storage/clients-repository.js';
-import { usersRepository, type User, type UserProfile } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/users-repository.js';
 import { sha256 } from '../../src/crypto/random.js';
+import { pkcePair } from './pkce.js';
 
 export const REDIRECT_URI = 'https://client.example/cb';
 
@@ -35,27 +36,6 @@ export async function createClient(db: Db, clock: Clock, overrides: Partial<NewC
     ...overrides,
   });
   return { client, ...(secret ? { secret } : {}) };
-}
-
-export const fullProfile: Partial<UserProfile> = {
-  name: 'Ada Lovelace',
-  given_name: 'Ada',
-  family_name: 'Lovelace',
-  email: 'ada@example.com',
-  email_verified: true,
-  phone_number: '+44 20 7946 0000',
-  phone_number_verified: false,
-  address: { street_address: '12 St James Square', locality: 'London', postal_code: 'SW1Y 4JH', country: 'GB' },
-};
-
-export async function createUser(db: Db, clock: Clock, profile: Partial<UserProfile> = fullProfile): Promise<User> {
-  // A fixed non-verifiable hash: these tests never log in through the password form.
-  return usersRepository(db, clock).create({ username: `user-${randomUUID()}`, passwordHash: 'not-a-password-hash', ...profile });
-}
-
-export function pkcePair(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
 /** POST /token as the client would: Basic for confidential clients, client_id in the body for public ones. */
@@ -97,8 +77,3 @@ export async function codeGrantTokens(
 export const refreshWith = (baseUrl: string, fixture: ClientFixture, refreshToken: string, extra: Record<string, string> = {}) =>
   postToken(baseUrl, fixture, { grant_type: 'refresh_token', refresh_token: refreshToken, ...extra });
 
-/**
- * Rate limits and load shedding are other issues' subjects: off here, so a busy shared test machine
- * (event-loop delay above the shedding threshold) cannot turn a token-flow assertion into a 503.
- */
-export const FLOW_TEST_ENV = { RATE_LIMIT_ENABLED: 'false', OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } as const;

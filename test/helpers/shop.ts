@@ -62,8 +62,3 @@ export async function call(base: string, method: string, path: string, options: 
 
 export const orderBody = (price = '12.50', quantity = 2, currency = 'EUR') => ({ currency, items: [{ sku: 'SKU-1', quantity, unit_price: price }] });
 
-/**
- * PGlite runs in-process, so its heavier statements (loading the template, seeding) show up as event-loop
- * delay; load shedding is not what the shop tests exercise, so they switch the delay trigger off.
- */
-export const SHOP_TEST_ENV = { OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' };

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { parseConfig } from '../../src/config.js';
 import { startTestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser } from '../interaction/browserless.js';
+import { authorizeQuery } from '../interaction/browserless.js';
+import { Browser } from '../helpers/browser.js';
 
 test('BRAND_ACCENT_COLOR accepts only #rgb or #rrggbb, so nothing can be injected into the stylesheet', () => {
   assert.equal(parseConfig({ BRAND_ACCENT_COLOR: '#0F766E' }).BRAND_ACCENT_COLOR, '#0f766e');

@@ -4,9 +4,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { Browser, parseForm, PASSWORD } from '../interaction/browserless.js';
 import { basicAuth, postForm } from '../oauth/fixtures.js';
 import { authorize, authorizeUrl, exchange, REG, startWorld, type World } from '../security/helpers/world.js';
+import { Browser, parseForm } from '../helpers/browser.js';
+import { PASSWORD } from '../helpers/users.js';
 
 let w: World;
 let log = '';

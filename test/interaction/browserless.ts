@@ -1,73 +1,8 @@
-// A minimal browser for HTTP-level tests of the login pages: a cookie jar, manual redirects and a
-// parser for our forms (action + hidden inputs). Not a test file itself.
-import { createHash, randomBytes } from 'node:crypto';
-import type { Clock } from '../../src/clock.js';
-import { hashPassword } from '../../src/crypto/passwords.js';
-import type { Db } from '../../src/storage/database.js';
-import { usersRepository, type User } from '../../src/storage/users-repository.js';
-
-export class Browser {
-  readonly cookies = new Map<string, string>();
-  constructor(readonly base: string) {}
-
-  cookieHeader(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-
-  private remember(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair!.indexOf('=');
-      const name = pair!.slice(0, at).trim();
-      const value = pair!.slice(at + 1).trim();
-      if (value === '' || /max-age=0/i.test(line) || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-
-  async get(path: string, headers: Record<string, string> = {}): Promise<Response> {
-    const response = await fetch(new URL(path, this.base), { redirect: 'manual', headers: { cookie: this.cookieHeader(), ...headers } });
-    this.remember(response);
-    return response;
-  }
-
-  async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
-    const response = await fetch(new URL(path, this.base), {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body: new URLSearchParams(form).toString(),
-    });
-    this.remember(response);
-    return response;
-  }
-}
-
-export interface ParsedForm {
-  action: string;
-  hidden: Record<string, string>;
-}
-
-const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-
-export function parseForm(html: string): ParsedForm {
-  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-  if (!action) throw new Error(`no form in page: ${html.slice(0, 300)}`);
-  const hidden: Record<string, string> = {};
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) hidden[unescapeHtml(m[1]!)] = unescapeHtml(m[2]!);
-  return { action: unescapeHtml(action), hidden };
-}
-
-export const PASSWORD = 'correct horse battery staple';
-
-export async function createUserWithPassword(db: Db, clock: Clock, username = `user-${randomBytes(4).toString('hex')}`): Promise<User> {
-  return usersRepository(db, clock).create({ username, passwordHash: await hashPassword(PASSWORD), name: 'Test User' });
-}
-
-/** RFC 7636 Appendix B. */
-export const RFC7636 = { verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' } as const;
-
-export const challengeOf = (verifier: string): string => createHash('sha256').update(verifier).digest('base64url');
+// The page flow without a browser, on top of test/helpers/browser.ts: the /authorize URL with the RFC 7636
+// example PKCE pair, login and consent walked to the client's redirect, the login page opened. Not a test file.
+import { type Browser, parseForm, type ParsedForm } from '../helpers/browser.js';
+import { RFC7636 } from '../helpers/pkce.js';
+import { PASSWORD } from '../helpers/users.js';
 
 export function authorizeQuery(clientId: string, redirectUri: string, extra: Record<string, string | undefined> = {}): string {
   const params: Record<string, string | undefined> = {
@@ -125,5 +60,3 @@ export async function openInteraction(browser: Browser, authorizePath: string): 
 export const submitLogin = (browser: Browser, form: ParsedForm, username: string, password = PASSWORD, headers: Record<string, string> = {}): Promise<Response> =>
   browser.post(form.action, { ...form.hidden, username, password }, headers);
 
-/** These tests are about the pages, not load shedding: a busy shared machine must not turn answers into 503s. */
-export const PAGES_TEST_ENV = { OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } as const;

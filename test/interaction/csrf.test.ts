@@ -4,18 +4,20 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, openInteraction, parseForm, submitLogin, PAGES_TEST_ENV } from './browserless.js';
+import { authorizeQuery, openInteraction, submitLogin } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { Browser, parseForm } from '../helpers/browser.js';
+import { createUser, SIGN_IN } from '../helpers/users.js';
 
 describe('CSRF protection of the login and consent forms', () => {
   let t: TestApp;
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ env: PAGES_TEST_ENV });
+    t = await startTestApp();
     client = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(() => t.close());
 

@@ -7,9 +7,11 @@ import { manualClock } from '../../src/clock.js';
 import { INTERACTION_TTL_SECONDS } from '../../src/interaction/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, openInteraction, submitLogin, PAGES_TEST_ENV } from './browserless.js';
+import { authorizeQuery, loginAndConsent, openInteraction, submitLogin } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { Browser } from '../helpers/browser.js';
+import { createUser, SIGN_IN } from '../helpers/users.js';
 
 const links = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&')).filter((h) => !h.startsWith('/assets/') && h !== '/'); // '/' is the brand header's link home
 
@@ -19,9 +21,9 @@ describe('expired interactions', () => {
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ clock, env: PAGES_TEST_ENV });
+    t = await startTestApp({ clock });
     client = (await createClient(t.core.db, t.core.clock)).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(() => t.close());
 

@@ -3,18 +3,20 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, parseForm, PAGES_TEST_ENV } from './browserless.js';
+import { authorizeQuery, loginAndConsent } from './browserless.js';
 import type { User } from '../../src/storage/users-repository.js';
 import type { Client } from '../../src/storage/clients-repository.js';
+import { Browser, parseForm } from '../helpers/browser.js';
+import { createUser, SIGN_IN } from '../helpers/users.js';
 
 describe('login and consent flow', () => {
   let t: TestApp;
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ env: PAGES_TEST_ENV });
+    t = await startTestApp();
     client = (await createClient(t.core.db, t.core.clock, { skipConsent: false, name: 'Shop <b>App</b>' })).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(() => t.close());
 

@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, openInteraction, PAGES_TEST_ENV, parseForm, PASSWORD, submitLogin } from './browserless.js';
+import { authorizeQuery, openInteraction, submitLogin } from './browserless.js';
+import { Browser, parseForm } from '../helpers/browser.js';
+import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
 const LOGINS = 300;
 const AT_ONCE = 12;
@@ -14,10 +16,10 @@ const AT_ONCE = 12;
 const remaining = (response: Response): number => Number(/^"pages";r=(\d+);/.exec(response.headers.get('ratelimit') ?? '')?.[1] ?? NaN);
 
 test('with default settings at least 300 complete logins a minute from one address are not refused, while its failures stay limited', async () => {
-  const t = await startTestApp({ env: { ...PAGES_TEST_ENV } });
+  const t = await startTestApp();
   try {
     const { client } = await createClient(t.core.db, t.core.clock);
-    const users = await Promise.all(Array.from({ length: 30 }, () => createUserWithPassword(t.core.db, t.core.clock)));
+    const users = await Promise.all(Array.from({ length: 30 }, () => createUser(t.core.db, t.core.clock, SIGN_IN)));
     const counted: number[] = [];
     const login = async (i: number): Promise<number> => {
       const browser = new Browser(t.url);

@@ -6,12 +6,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, openInteraction, PAGES_TEST_ENV, submitLogin } from './browserless.js';
+import { authorizeQuery, openInteraction, submitLogin } from './browserless.js';
+import { Browser } from '../helpers/browser.js';
+import { createUser, SIGN_IN } from '../helpers/users.js';
 
 const LIMIT = 3;
 
 async function withApp(env: Record<string, string>, run: (t: TestApp, clientId: string) => Promise<void>): Promise<void> {
-  const t = await startTestApp({ env: { ...PAGES_TEST_ENV, RATE_LIMIT_LOGIN_FAILURES: String(LIMIT), ...env } });
+  const t = await startTestApp({ env: { RATE_LIMIT_LOGIN_FAILURES: String(LIMIT), ...env } });
   try {
     const { client } = await createClient(t.core.db, t.core.clock);
     await run(t, client.id);
@@ -39,7 +41,7 @@ async function attempt(t: TestApp, clientId: string, username: string, password:
 
 test('failed logins are limited per (username, address): past the limit even the right password from that address gets a 429 HTML page with Retry-After', async () => {
   await withApp({}, async (t, clientId) => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     for (let i = 0; i < LIMIT; i++) {
       const failed = await attempt(t, clientId, user.username, `wrong-${i}`);
       assert.equal(failed.status, 303);
@@ -56,7 +58,7 @@ test('failed logins are limited per (username, address): past the limit even the
 test('an unknown username is throttled identically to a known one: the same statuses, redirects and 429 page', async () => {
   // Each username from its own address (TRUST_PROXY) so only the per-username budget is in play.
   await withApp({ TRUST_PROXY: '127.0.0.1' }, async (t, clientId) => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const run = async (username: string, ip: string) => {
       const answers = [];
       for (let i = 0; i <= LIMIT; i++) {
@@ -89,7 +91,7 @@ const outcomes = (responses: Response[]) => ({
 
 test('40 parallel wrong passwords for one username from one address: at most the budget is evaluated, the rest are refused with 429', async () => {
   await withApp({ RATE_LIMIT_LOGIN_FAILURES: '10' }, async (t, clientId) => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const forms = await openForms(t, clientId, 40);
     const responses = await Promise.all(forms.map(({ browser, form }, i) => submitLogin(browser, form, user.username, `wrong-${i}`)));
     const { evaluatedAndFailed, refused } = outcomes(responses);
@@ -110,7 +112,7 @@ test('40 parallel logins with unknown usernames from one address: at most the ad
 
 test('unknown usernames count against the address: past its budget more unknown names are refused, while a known user from that address still logs in', async () => {
   await withApp({}, async (t, clientId) => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     for (let i = 0; i < LIMIT; i++) assert.equal((await attempt(t, clientId, `guess-${i}`, 'guess')).status, 303);
     assert.equal((await attempt(t, clientId, 'guess-more', 'guess')).status, 429);
     const ok = await attempt(t, clientId, user.username, 'correct horse battery staple');
@@ -121,7 +123,7 @@ test('unknown usernames count against the address: past its budget more unknown 
 
 test('a per-username lockout never refuses the right password from an address that has not failed', async () => {
   await withApp({ TRUST_PROXY: '127.0.0.1' }, async (t, clientId) => {
-    const victim = await createUserWithPassword(t.core.db, t.core.clock);
+    const victim = await createUser(t.core.db, t.core.clock, SIGN_IN);
     for (let a = 0; a < 3; a++) {
       for (let i = 0; i < LIMIT; i++) await attempt(t, clientId, victim.username, 'guess', `203.0.113.${a}`);
       assert.equal((await attempt(t, clientId, victim.username, 'correct horse battery staple', `203.0.113.${a}`)).status, 429, 'the failing address is locked');
@@ -134,8 +136,8 @@ test('a per-username lockout never refuses the right password from an address th
 
 test("another user's right password from the same address is never refused because of one user's failures (shared NAT)", async () => {
   await withApp({}, async (t, clientId) => {
-    const clumsy = await createUserWithPassword(t.core.db, t.core.clock);
-    const colleague = await createUserWithPassword(t.core.db, t.core.clock);
+    const clumsy = await createUser(t.core.db, t.core.clock, SIGN_IN);
+    const colleague = await createUser(t.core.db, t.core.clock, SIGN_IN);
     for (let i = 0; i <= LIMIT; i++) await attempt(t, clientId, clumsy.username, `wrong-${i}`);
     assert.equal((await attempt(t, clientId, clumsy.username, 'correct horse battery staple')).status, 429);
     const ok = await attempt(t, clientId, colleague.username, 'correct horse battery staple');
@@ -146,7 +148,7 @@ test("another user's right password from the same address is never refused becau
 
 test('a spoofed X-Forwarded-For never resets the login failure limit when no proxy is trusted', async () => {
   await withApp({}, async (t, clientId) => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     for (let i = 0; i < LIMIT; i++) await attempt(t, clientId, user.username, 'guess', `203.0.113.${i}`);
     assert.equal((await attempt(t, clientId, user.username, 'correct horse battery staple', '192.0.2.1')).status, 429);
   });

@@ -8,9 +8,11 @@ import { epochSeconds } from '../../src/clock.js';
 import { PLAIN_HTTP_SESSION_COOKIE } from '../../src/interaction/session/session-cookie.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, parseForm, PAGES_TEST_ENV } from './browserless.js';
+import { authorizeQuery, loginAndConsent } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { Browser, parseForm } from '../helpers/browser.js';
+import { createUser, SIGN_IN } from '../helpers/users.js';
 
 const POST_LOGOUT = 'https://client.example/logged-out';
 
@@ -20,10 +22,10 @@ describe('RP-initiated logout', () => {
   let other: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ env: PAGES_TEST_ENV });
+    t = await startTestApp();
     client = (await createClient(t.core.db, t.core.clock, { postLogoutRedirectUris: [POST_LOGOUT] })).client;
     other = (await createClient(t.core.db, t.core.clock, { postLogoutRedirectUris: ['https://other.example/bye'] })).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(() => t.close());
 

@@ -4,18 +4,20 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, parseForm, PAGES_TEST_ENV } from './browserless.js';
+import { authorizeQuery, loginAndConsent } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { Browser, parseForm } from '../helpers/browser.js';
+import { createUser, SIGN_IN } from '../helpers/users.js';
 
 describe('newcomer-friendly pages', () => {
   let t: TestApp;
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ env: PAGES_TEST_ENV });
+    t = await startTestApp();
     client = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(() => t.close());
 
@@ -72,7 +74,7 @@ describe('newcomer-friendly pages', () => {
   });
 
   test('a demo error page leads back to the demo rather than the home page', async () => {
-    const demo = await startTestApp({ env: { ...PAGES_TEST_ENV, DEMO_ENABLED: 'true' } });
+    const demo = await startTestApp({ env: { DEMO_ENABLED: 'true' } });
     try {
       const html = await (await fetch(`${demo.url}/demo/callback?code=x&state=y`)).text();
       assert.match(html, /<a class="button" href="\/demo">Back to the demo<\/a>/);
@@ -83,7 +85,7 @@ describe('newcomer-friendly pages', () => {
 });
 
 test('a refused login form (stale CSRF token) leads back to the sign-in page, not a dead end', async () => {
-  const t = await startTestApp({ env: PAGES_TEST_ENV });
+  const t = await startTestApp();
   try {
     const client = (await createClient(t.core.db, t.core.clock)).client;
     const browser = new Browser(t.url);

@@ -4,9 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, openInteraction, submitLogin, PAGES_TEST_ENV } from './browserless.js';
+import { authorizeQuery, openInteraction, submitLogin } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { Browser } from '../helpers/browser.js';
+import { createUser, SIGN_IN } from '../helpers/users.js';
 
 function assertPageHeaders(response: Response, name: string): void {
   const h = response.headers;
@@ -24,9 +26,9 @@ describe('page security headers', () => {
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ env: PAGES_TEST_ENV });
+    t = await startTestApp();
     client = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(() => t.close());
 

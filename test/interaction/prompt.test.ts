@@ -8,9 +8,11 @@ import { sha256 } from '../../src/crypto/random.js';
 import { authorizationCodesRepository } from '../../src/storage/authorization-codes-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, openInteraction, submitLogin, PAGES_TEST_ENV } from './browserless.js';
+import { authorizeQuery, loginAndConsent, openInteraction, submitLogin } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { Browser } from '../helpers/browser.js';
+import { createUser, SIGN_IN } from '../helpers/users.js';
 
 describe('prompt, max_age and remembered consent', () => {
   const clock = manualClock();
@@ -19,10 +21,10 @@ describe('prompt, max_age and remembered consent', () => {
   let firstParty: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ clock, env: PAGES_TEST_ENV });
+    t = await startTestApp({ clock });
     consenting = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
     firstParty = (await createClient(t.core.db, t.core.clock, { skipConsent: true })).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(() => t.close());
 
@@ -121,9 +123,9 @@ describe('id_token_hint at /authorize', () => {
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ env: PAGES_TEST_ENV });
+    t = await startTestApp();
     client = (await createClient(t.core.db, t.core.clock, { skipConsent: true })).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(() => t.close());
 

@@ -5,10 +5,12 @@ import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, openInteraction, parseForm, submitLogin, PAGES_TEST_ENV } from './browserless.js';
+import { authorizeQuery, loginAndConsent, openInteraction, submitLogin } from './browserless.js';
 import { PLAIN_HTTP_SESSION_COOKIE } from '../../src/interaction/session/session-cookie.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { Browser, parseForm } from '../helpers/browser.js';
+import { createUser, SIGN_IN } from '../helpers/users.js';
 
 describe('browser session', () => {
   const clock = manualClock();
@@ -16,9 +18,9 @@ describe('browser session', () => {
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ clock, env: PAGES_TEST_ENV });
+    t = await startTestApp({ clock });
     client = (await createClient(t.core.db, t.core.clock, { skipConsent: true })).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(() => t.close());
 
@@ -100,7 +102,7 @@ describe('browser session on an https issuer', () => {
   let t: TestApp;
   let client: Client;
   before(async () => {
-    t = await startTestApp({ env: { ...PAGES_TEST_ENV, ISSUER: 'https://login.example' } });
+    t = await startTestApp({ env: { ISSUER: 'https://login.example' } });
     client = (await createClient(t.core.db, t.core.clock)).client;
   });
   after(() => t.close());

@@ -16,9 +16,11 @@ import { createCore } from '../../src/core.js';
 import { openPostgres, type Database } from '../../src/storage/database.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
-import { authorizeQuery, Browser, loginAndConsent, RFC7636 } from '../interaction/browserless.js';
+import { authorizeQuery, loginAndConsent } from '../interaction/browserless.js';
 import { basicAuth, postForm } from '../oauth/fixtures.js';
 import { cliWith } from './instances.js';
+import { Browser } from '../helpers/browser.js';
+import { RFC7636 } from '../helpers/pkce.js';
 
 const JWKS_CACHE_TTL = 3;
 const REDIRECT_URI = 'https://client.example/cb';

@@ -10,9 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { authorizeQuery, Browser, loginAndConsent, RFC7636 } from '../interaction/browserless.js';
+import { authorizeQuery, loginAndConsent } from '../interaction/browserless.js';
 import { basicAuth, postForm } from '../oauth/fixtures.js';
 import { startInstances, type Instances } from './instances.js';
+import { Browser } from '../helpers/browser.js';
+import { RFC7636 } from '../helpers/pkce.js';
 
 const REDIRECT_URI = 'https://client.example/cb';
 const SECRET = 'a-chosen-client-secret-of-forty-characters';

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { validateClientMetadata } from '../../src/oauth/clients/metadata.js';
-import { NO_LIMITS, basicAuth, postForm, registerClient } from './fixtures.js';
+import { basicAuth, postForm, registerClient } from './fixtures.js';
+import { NO_LIMITS } from '../helpers/env.js';
 
 let t: TestApp;
 let metadata: Record<string, unknown>;

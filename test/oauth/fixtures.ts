@@ -5,12 +5,6 @@ import { clientsRepository, type Client } from '../../src/storage/clients-reposi
 import { validateClientMetadata, type ClientMetadataInput } from '../../src/oauth/clients/metadata.js';
 import { createClient } from '../../src/oauth/clients/create-client.js';
 
-/**
- * These tests exercise failures on purpose and start extra app instances in-process (loading a database
- * blocks the event loop for a moment); rate limiting and load shedding have their own tests, so both are off.
- */
-export const NO_LIMITS = { RATE_LIMIT_ENABLED: 'false', OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' };
-
 export interface RegisteredClient {
   client: Client;
   id: string;

@@ -7,7 +7,7 @@ import { executeCommand } from '../../src/cli/execute.js';
 import { UsageError } from '../../src/cli/command.js';
 import { STRICT_OUTBOUND, type ResolvedAddress } from '../../src/http/outbound/outbound-policy.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { NO_LIMITS } from './fixtures.js';
+import { NO_LIMITS } from '../helpers/env.js';
 
 const DNS: Record<string, ResolvedAddress[]> = {
   'keys.public.test': [{ address: '93.184.215.14', family: 4 }],

@@ -5,7 +5,8 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import { manualClock } from '../../src/clock.js';
 import { executeCommand } from '../../src/cli/execute.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from './fixtures.js';
+import { basicAuth, postForm, registerClient, type RegisteredClient } from './fixtures.js';
+import { NO_LIMITS } from '../helpers/env.js';
 
 const clock = manualClock(Date.parse('2026-03-01T10:00:00Z'));
 let t: TestApp;

@@ -6,7 +6,8 @@ import { manualClock } from '../../src/clock.js';
 import { executeCommand } from '../../src/cli/execute.js';
 import { sha256 } from '../../src/crypto/random.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { NO_LIMITS, basicAuth, postForm } from './fixtures.js';
+import { basicAuth, postForm } from './fixtures.js';
+import { NO_LIMITS } from '../helpers/env.js';
 
 const clock = manualClock(Date.now());
 let t: TestApp;

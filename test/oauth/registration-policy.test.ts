@@ -7,7 +7,8 @@ import { UsageError } from '../../src/cli/command.js';
 import { sha256 } from '../../src/crypto/random.js';
 import { initialAccessTokensRepository } from '../../src/storage/initial-access-tokens-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { NO_LIMITS, basicAuth, postForm } from './fixtures.js';
+import { basicAuth, postForm } from './fixtures.js';
+import { NO_LIMITS } from '../helpers/env.js';
 
 let t: TestApp;
 before(async () => {

@@ -5,14 +5,16 @@ import { calculateJwkThumbprint, decodeJwt, exportJWK, SignJWT, generateKeyPair 
 import { manualClock } from '../../src/clock.js';
 import { accessTokenIssuer } from '../../src/oauth/tokens/access-tokens.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { codeGrantTokens, createClient, createUser, postToken, type ClientFixture, FLOW_TEST_ENV } from '../helpers/oauth-fixtures.js';
+import { codeGrantTokens, createClient, postToken, type ClientFixture } from '../helpers/oauth-fixtures.js';
+import { NO_LIMITS } from '../helpers/env.js';
+import { createUser } from '../helpers/users.js';
 
 const clock = manualClock();
 let t: TestApp;
 let fixture: ClientFixture;
 
 before(async () => {
-  t = await startTestApp({ clock, env: FLOW_TEST_ENV });
+  t = await startTestApp({ clock, env: NO_LIMITS });
   fixture = await createClient(t.core.db, clock, { type: 'confidential', grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'] });
 });
 after(async () => {

@@ -2,9 +2,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
-import { Browser, loginAndConsent } from '../interaction/browserless.js';
+import { loginAndConsent } from '../interaction/browserless.js';
 import { assertErrorPage, assertErrorRedirect, SAFE_DESCRIPTION } from '../oauth/authorize/assertions.js';
-import { authorize, authorizeUrl, exchange, pkce, REG, REG_Q, startWorld, type World } from './helpers/world.js';
+import { authorize, authorizeUrl, exchange, REG, REG_Q, startWorld, type World } from './helpers/world.js';
+import { Browser } from '../helpers/browser.js';
+import { pkcePair } from '../helpers/pkce.js';
 
 let w: World;
 before(async () => {
@@ -38,7 +40,7 @@ describe('1. authorization endpoint', () => {
 
   test('1.2 the same request as POST application/x-www-form-urlencoded succeeds', async () => {
     const browser = await loggedIn();
-    const p = pkce();
+    const p = pkcePair();
     const query = new URL(authorizeUrl(w.A.id, { state: 'post-state' }, p.challenge), w.url).searchParams;
     const response = await browser.post('/authorize', Object.fromEntries(query));
     assert.equal(response.status, 303);
@@ -102,7 +104,7 @@ describe('1. authorization endpoint', () => {
   }
 
   test('1.13 reversed scope order, shuffled parameters and an unknown extra parameter → identical success', async () => {
-    const p = pkce();
+    const p = pkcePair();
     const q = new URLSearchParams([
       ['extra', 'foobar'],
       ['state', 'shuffled'],

@@ -84,11 +84,12 @@ describe('6. refresh tokens', () => {
   });
 
   test('6.83 scope=openid offline_access without prompt=consent → consent screen forced (or no refresh token)', async () => {
-    const browser = new (await import('../interaction/browserless.js')).Browser(w.url);
+    const browser = new (await import('../helpers/browser.js')).Browser(w.url);
     const { authorizeUrl } = await import('./helpers/world.js');
     const first = await browser.get(authorizeUrl(w.B.id, { scope: 'openid offline_access' }));
     const login = await browser.get(first.headers.get('location')!);
-    const { parseForm, PASSWORD } = await import('../interaction/browserless.js');
+    const { parseForm } = await import('../helpers/browser.js');
+    const { PASSWORD } = await import('../helpers/users.js');
     const form = parseForm(await login.text());
     const afterLogin = await browser.post(form.action, { ...form.hidden, username: w.U2.username, password: PASSWORD });
     const next = afterLogin.headers.get('location')!;

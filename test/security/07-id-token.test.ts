@@ -5,8 +5,10 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as client from 'openid-client';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
-import { authorize, authorizeUrl, bearer, exchange, pkce, REG, startWorld, tokensFor, type World } from './helpers/world.js';
-import { Browser, loginAndConsent } from '../interaction/browserless.js';
+import { authorize, authorizeUrl, bearer, exchange, REG, startWorld, tokensFor, type World } from './helpers/world.js';
+import { loginAndConsent } from '../interaction/browserless.js';
+import { Browser } from '../helpers/browser.js';
+import { pkcePair } from '../helpers/pkce.js';
 
 let w: World;
 before(async () => {
@@ -102,7 +104,7 @@ describe('7. id_token', () => {
   });
 
   test('7.x a second code flow after a nonce is bound does not leak the previous nonce', async () => {
-    const p = pkce();
+    const p = pkcePair();
     const browser = new Browser(w.url);
     await loginAndConsent(browser, authorizeUrl(w.A.id, { nonce: 'first' }, p.challenge), w.U1);
     const a = await authorize(w, w.A, { nonce: undefined }, { browser });

@@ -6,7 +6,7 @@ import { manualClock } from '../../src/clock.js';
 import { basicAuth, postForm } from '../oauth/fixtures.js';
 import { bearer, startWorld, token, tokensFor, type World } from './helpers/world.js';
 import { usersRepository } from '../../src/storage/users-repository.js';
-import { fullProfile } from '../helpers/oauth-fixtures.js';
+import { fullProfile } from '../helpers/users.js';
 
 const clock = manualClock();
 let w: World;

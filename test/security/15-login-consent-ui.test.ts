@@ -2,9 +2,11 @@
 // (RFC 6749 §10.12; RFC 9700 §4.11, §4.12, §4.16; OWASP session management).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Browser, loginAndConsent, parseForm, PASSWORD } from '../interaction/browserless.js';
+import { loginAndConsent } from '../interaction/browserless.js';
 import { registerClient, type RegisteredClient } from '../oauth/fixtures.js';
 import { authorizeUrl, REG, startWorld, type World } from './helpers/world.js';
+import { Browser, parseForm } from '../helpers/browser.js';
+import { PASSWORD } from '../helpers/users.js';
 
 let w: World;
 before(async () => {

@@ -3,12 +3,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { basicAuth, postForm } from '../oauth/fixtures.js';
+import { basicAuth, postForm, registerClient } from '../oauth/fixtures.js';
 import { shopTokens } from '../helpers/shop.js';
-import { Browser, PASSWORD } from '../interaction/browserless.js';
 import { authorizeUrl, startWorld, type World } from './helpers/world.js';
-import { registerClient } from '../oauth/fixtures.js';
-import { parseForm } from '../interaction/browserless.js';
+import { Browser, parseForm } from '../helpers/browser.js';
+import { PASSWORD } from '../helpers/users.js';
 
 let w: World;
 before(async () => {

@@ -6,9 +6,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { Browser, PASSWORD } from '../interaction/browserless.js';
 import { basicAuth, formEncode, postForm } from '../oauth/fixtures.js';
 import { authorize, bearer, C_SECRET, exchange, startWorld, token, type World } from './helpers/world.js';
+import { Browser } from '../helpers/browser.js';
+import { PASSWORD } from '../helpers/users.js';
 
 let w: World;
 let log = '';
@@ -45,7 +46,7 @@ test('secrets never appear in the logs of a full run, even at LOG_LEVEL=trace', 
   const wrong = 'wrong-password-0f9e8d7c';
   secrets['wrong password'] = wrong;
   const { authorizeUrl } = await import('./helpers/world.js');
-  const { parseForm } = await import('../interaction/browserless.js');
+  const { parseForm } = await import('../helpers/browser.js');
   const b2 = new Browser(w.url);
   const start = await b2.get(authorizeUrl(w.B.id));
   const form = parseForm(await (await b2.get(start.headers.get('location')!)).text());

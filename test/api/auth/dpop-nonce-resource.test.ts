@@ -8,9 +8,12 @@ import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { dpopKey, dpopProof, retryingDpopNonce, serverNonce, type DpopKey } from '../../helpers/dpop.js';
-import { createClient, createUser, pkcePair, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
-import { NO_LIMITS, basicAuth, registerClient, type RegisteredClient } from '../../oauth/fixtures.js';
+import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
+import { basicAuth, registerClient, type RegisteredClient } from '../../oauth/fixtures.js';
 import { authorizationCodes } from '../../../src/oauth/codes/index.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { pkcePair } from '../../helpers/pkce.js';
+import { createUser } from '../../helpers/users.js';
 
 let strict: TestApp;
 let lenient: TestApp;

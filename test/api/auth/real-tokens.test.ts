@@ -5,9 +5,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as client from 'openid-client';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from '../../oauth/fixtures.js';
-import { Browser, createUserWithPassword, loginAndConsent } from '../../interaction/browserless.js';
+import { basicAuth, postForm, registerClient, type RegisteredClient } from '../../oauth/fixtures.js';
+import { loginAndConsent } from '../../interaction/browserless.js';
 import type { User } from '../../../src/storage/users-repository.js';
+import { Browser } from '../../helpers/browser.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { createUser, SIGN_IN } from '../../helpers/users.js';
 
 const REDIRECT = 'https://client.example/cb';
 let t: TestApp;
@@ -24,8 +27,8 @@ before(async () => {
     { grant_types: ['authorization_code'], response_types: ['code'], redirect_uris: [REDIRECT], scope: 'openid users:read users:write' },
     { skipConsent: true },
   );
-  alice = await createUserWithPassword(t.core.db, t.core.clock, 'alice');
-  bob = await createUserWithPassword(t.core.db, t.core.clock, 'bob');
+  alice = await createUser(t.core.db, t.core.clock, { ...SIGN_IN, username: 'alice' });
+  bob = await createUser(t.core.db, t.core.clock, { ...SIGN_IN, username: 'bob' });
 });
 after(() => t.close());
 

@@ -12,8 +12,10 @@ import { DEFAULT_UNKNOWN_KID_COOLDOWN_MS, keyService } from '../../../src/crypto
 import { accessTokenIssuer } from '../../../src/oauth/tokens/access-tokens.js';
 import { signingKeysRepository } from '../../../src/storage/signing-keys-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { createClient, createUser, FLOW_TEST_ENV, type ClientFixture } from '../../helpers/oauth-fixtures.js';
+import { createClient, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { basicAuth, postForm } from '../../oauth/fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { createUser } from '../../helpers/users.js';
 
 const clock = manualClock(Date.parse('2026-06-01T08:00:00Z'));
 let t: TestApp;
@@ -21,7 +23,7 @@ let fixture: ClientFixture;
 let userId: string;
 
 before(async () => {
-  t = await startTestApp({ clock, env: FLOW_TEST_ENV });
+  t = await startTestApp({ clock, env: NO_LIMITS });
   fixture = await createClient(t.core.db, clock, { type: 'confidential', grantTypes: ['client_credentials'] });
   userId = (await createUser(t.core.db, clock)).id;
 });

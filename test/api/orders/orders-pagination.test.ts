@@ -5,7 +5,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { ordersRepository } from '../../../src/storage/orders-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { call, shopTokens, type Caller, SHOP_TEST_ENV } from '../../helpers/shop.js';
+import { call, shopTokens, type Caller } from '../../helpers/shop.js';
 
 let t: TestApp;
 let owner: Caller;
@@ -31,7 +31,7 @@ const nextLink = (link: string | null) => /<([^>]+)>;\s*rel="next"/.exec(link ??
 const prevLink = (link: string | null) => /<([^>]+)>;\s*rel="prev"/.exec(link ?? '')?.[1];
 
 before(async () => {
-  t = await startTestApp({ env: SHOP_TEST_ENV });
+  t = await startTestApp();
   owner = await shopTokens(t.core).user();
   // 45 orders, many sharing a created_at, so only the id tie-breaker orders them.
   ids = newestFirst(await seed(owner.sub, 45, (i) => base + Math.floor(i / 4) * 1000));

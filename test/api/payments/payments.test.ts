@@ -4,11 +4,11 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { call, orderBody, shopTokens, SHOP_TEST_ENV } from '../../helpers/shop.js';
+import { call, orderBody, shopTokens } from '../../helpers/shop.js';
 
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ env: { ...SHOP_TEST_ENV, CURRENCIES: 'EUR,USD,GBP,CHF,JPY,BHD' } });
+  t = await startTestApp({ env: { CURRENCIES: 'EUR,USD,GBP,CHF,JPY,BHD' } });
 });
 after(() => t.close());
 

@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { ordersRepository } from '../../../src/storage/orders-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { call, shopTokens, SHOP_TEST_ENV, type Caller } from '../../helpers/shop.js';
+import { call, shopTokens, type Caller } from '../../helpers/shop.js';
 
 let t: TestApp;
 let user: Caller;
 const day = (d: string, h = 12) => new Date(`${d}T${String(h).padStart(2, '0')}:00:00Z`);
 
 before(async () => {
-  t = await startTestApp({ env: SHOP_TEST_ENV });
+  t = await startTestApp();
   user = await shopTokens(t.core).user();
   const orders = ordersRepository(t.core.db);
   const place = (userId: string, at: Date, totalMinor: number, currency = 'EUR') =>

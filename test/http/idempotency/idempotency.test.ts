@@ -10,7 +10,7 @@ import { idempotencyKeysRepository } from '../../../src/storage/idempotency-keys
 import { guardedPaymentInsert } from '../../../src/storage/payments-repository.js';
 import { commerceServices } from '../../../src/api/commerce.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { call, shopTokens, SHOP_TEST_ENV } from '../../helpers/shop.js';
+import { call, shopTokens } from '../../helpers/shop.js';
 
 const clock = manualClock(Date.parse('2026-03-01T10:00:00Z'));
 let t: TestApp;
@@ -20,7 +20,6 @@ let failNext = false;
 before(async () => {
   t = await startTestApp({
     clock,
-    env: SHOP_TEST_ENV,
     configure: (app) => {
       // A route outside /v1 that opts into the same mechanism; its "principal" is set by hand.
       const mechanism = idempotency({ db: app.core.db, clock, config: app.core.config });

@@ -4,10 +4,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient } from '../../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, PAGES_TEST_ENV } from '../../interaction/browserless.js';
+import { authorizeQuery, loginAndConsent } from '../../interaction/browserless.js';
 import type { Client } from '../../../src/storage/clients-repository.js';
 import type { User } from '../../../src/storage/users-repository.js';
 import { assertErrorPage } from './assertions.js';
+import { Browser } from '../../helpers/browser.js';
+import { createUser, SIGN_IN } from '../../helpers/users.js';
 
 const REG = 'https://client.example/cb';
 const REG_WITH_QUERY = 'https://client.example/cb2?x=1';
@@ -17,9 +19,9 @@ describe('authorize: redirect_uri exact matching', () => {
   let client: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ env: PAGES_TEST_ENV });
+    t = await startTestApp();
     client = (await createClient(t.core.db, t.core.clock, { redirectUris: [REG, REG_WITH_QUERY] })).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(() => t.close());
 

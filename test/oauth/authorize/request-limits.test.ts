@@ -11,9 +11,10 @@ import { AUTHORIZE_BODY_LIMIT } from '../../../src/oauth/authorize/authorize-rou
 import { AUTHORIZATION_PARAMETERS, MAX_AUTHORIZATION_PARAMETERS_BYTES, storedSize } from '../../../src/oauth/authorize/parameters.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient } from '../../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, PAGES_TEST_ENV } from '../../interaction/browserless.js';
+import { authorizeQuery } from '../../interaction/browserless.js';
 import type { Client } from '../../../src/storage/clients-repository.js';
 import { assertErrorPage, assertErrorRedirect } from './assertions.js';
+import { Browser } from '../../helpers/browser.js';
 
 const REG = 'https://client.example/cb';
 /** Checked against the registry before anything else (an over-long one is simply not registered). */
@@ -26,7 +27,7 @@ describe('authorize: request limits', () => {
   let t: TestApp;
   let client: Client;
   before(async () => {
-    t = await startTestApp({ clock, env: { ...PAGES_TEST_ENV, RATE_LIMIT_ENABLED: 'false' } });
+    t = await startTestApp({ clock, env: { RATE_LIMIT_ENABLED: 'false' } });
     client = (await createClient(t.core.db, t.core.clock, { redirectUris: [REG] })).client;
   });
   after(() => t.close());

@@ -4,10 +4,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient } from '../../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, loginAndConsent, RFC7636, PAGES_TEST_ENV } from '../../interaction/browserless.js';
+import { authorizeQuery, loginAndConsent } from '../../interaction/browserless.js';
 import type { Client } from '../../../src/storage/clients-repository.js';
 import type { User } from '../../../src/storage/users-repository.js';
 import { assertErrorRedirect, SAFE_DESCRIPTION } from './assertions.js';
+import { Browser } from '../../helpers/browser.js';
+import { RFC7636 } from '../../helpers/pkce.js';
+import { createUser, SIGN_IN } from '../../helpers/users.js';
 
 const REG = 'https://client.example/cb';
 
@@ -17,10 +20,10 @@ describe('authorize: request parameters', () => {
   let ccOnly: Client;
   let user: User;
   before(async () => {
-    t = await startTestApp({ env: PAGES_TEST_ENV });
+    t = await startTestApp();
     client = (await createClient(t.core.db, t.core.clock, { redirectUris: [REG], scopes: ['openid', 'profile', 'email', 'orders:read'] })).client;
     ccOnly = (await createClient(t.core.db, t.core.clock, { redirectUris: [REG], grantTypes: ['client_credentials'] })).client;
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   });
   after(() => t.close());
 

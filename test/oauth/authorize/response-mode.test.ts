@@ -8,9 +8,11 @@ import { manualClock } from '../../../src/clock.js';
 import { INTERACTION_TTL_SECONDS } from '../../../src/interaction/index.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient } from '../../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, openInteraction, parseForm, PASSWORD, PAGES_TEST_ENV } from '../../interaction/browserless.js';
+import { authorizeQuery, openInteraction } from '../../interaction/browserless.js';
 import type { Client } from '../../../src/storage/clients-repository.js';
 import { assertErrorPage, assertErrorRedirect } from './assertions.js';
+import { Browser, parseForm } from '../../helpers/browser.js';
+import { createUser, PASSWORD, SIGN_IN } from '../../helpers/users.js';
 
 const REG = 'https://client.example/cb';
 
@@ -39,7 +41,7 @@ describe('authorize: response_mode', () => {
   let t: TestApp;
   let client: Client;
   before(async () => {
-    t = await startTestApp({ clock, env: { ...PAGES_TEST_ENV, RATE_LIMIT_ENABLED: 'false' } });
+    t = await startTestApp({ clock, env: { RATE_LIMIT_ENABLED: 'false' } });
     client = (await createClient(t.core.db, t.core.clock, { redirectUris: [REG], scopes: ['openid', 'profile'], skipConsent: false })).client;
   });
   after(() => t.close());
@@ -48,7 +50,7 @@ describe('authorize: response_mode', () => {
 
   /** A new user logs in on the interaction page and answers the consent page; returns the final response. */
   async function loginAndDecide(browser: Browser, extra: Record<string, string>, decision: 'allow' | 'deny'): Promise<Response> {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const { form } = await openInteraction(browser, authorizeQuery(client.id, REG, extra));
     const afterLogin = await browser.post(form.action, { ...form.hidden, username: user.username, password: PASSWORD });
     assert.equal(afterLogin.status, 303);

@@ -10,7 +10,8 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } 
 import { manualClock } from '../../../src/clock.js';
 import { expiredRecordsPurge } from '../../../src/oauth/housekeeping.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { NO_LIMITS, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const clock = manualClock(Date.now());

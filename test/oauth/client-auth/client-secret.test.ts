@@ -5,7 +5,8 @@ import { performance } from 'node:perf_hooks';
 import * as oauth from 'oauth4webapi';
 import { manualClock } from '../../../src/clock.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
 
 const clock = manualClock(Date.now());
 let t: TestApp;

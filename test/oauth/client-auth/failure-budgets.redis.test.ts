@@ -8,8 +8,10 @@ import { createTestDatabase } from '../../helpers/database.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import type { Database } from '../../../src/storage/database.js';
 import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, openInteraction, submitLogin } from '../../interaction/browserless.js';
+import { authorizeQuery, openInteraction, submitLogin } from '../../interaction/browserless.js';
 import { basicAuth, postForm, registerClient } from '../fixtures.js';
+import { Browser } from '../../helpers/browser.js';
+import { createUser, SIGN_IN } from '../../helpers/users.js';
 
 const LIMIT = 10;
 let server: RedisServer;
@@ -43,7 +45,7 @@ test('with Redis, 40 parallel wrong secrets for one client split over two instan
 test('with Redis, 40 parallel wrong passwords for one username split over two instances: at most the budget is evaluated', async () => {
   const [a] = instances;
   const { client } = await createClient(a!.core.db, a!.core.clock);
-  const user = await createUserWithPassword(a!.core.db, a!.core.clock);
+  const user = await createUser(a!.core.db, a!.core.clock, SIGN_IN);
   const forms = [];
   for (let i = 0; i < 40; i++) {
     // The interaction lives in the shared database: open it on one instance, submit it on either.

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, base64url, type CryptoKey, type JWTPayload } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { NO_LIMITS, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 let t: TestApp;

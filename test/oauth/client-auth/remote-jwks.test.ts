@@ -11,7 +11,8 @@ import * as oauth from 'oauth4webapi';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { STRICT_OUTBOUND } from '../../../src/http/outbound/outbound-policy.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { NO_LIMITS, postForm, registerClient } from '../fixtures.js';
+import { postForm, registerClient } from '../fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 let t: TestApp;

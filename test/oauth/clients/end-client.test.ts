@@ -12,8 +12,10 @@ import type { User } from '../../../src/storage/users-repository.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import type { Database } from '../../../src/storage/database.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { codeGrantTokens, createClient, createUser, FLOW_TEST_ENV, postToken, refreshWith, type ClientFixture } from '../../helpers/oauth-fixtures.js';
+import { codeGrantTokens, createClient, postToken, refreshWith, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { DEFAULT_REVOCATION_RECHECK_MS } from '../../../src/api/auth/authenticator.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { createUser } from '../../helpers/users.js';
 
 const clock = manualClock();
 let database: Database;
@@ -23,9 +25,9 @@ let b: TestApp;
 let user: User;
 before(async () => {
   database = await createTestDatabase();
-  a = await startTestApp({ database, clock, env: { ...FLOW_TEST_ENV, CLIENT_CACHE_TTL: '60' } });
+  a = await startTestApp({ database, clock, env: { ...NO_LIMITS, CLIENT_CACHE_TTL: '60' } });
   // Two instances of one deployment: the same issuer (and so the same API audience), another port.
-  const second = await startTestApp({ database, clock, env: { ...FLOW_TEST_ENV, CLIENT_CACHE_TTL: '60', ISSUER: a.url, KEY_ENCRYPTION_KEY: String(a.config.KEY_ENCRYPTION_KEY) } });
+  const second = await startTestApp({ database, clock, env: { ...NO_LIMITS, CLIENT_CACHE_TTL: '60', ISSUER: a.url, KEY_ENCRYPTION_KEY: String(a.config.KEY_ENCRYPTION_KEY) } });
   b = { ...second, url: `http://127.0.0.1:${(second.app.server.address() as AddressInfo).port}` };
   user = await createUser(a.core.db, clock);
 });

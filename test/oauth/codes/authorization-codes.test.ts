@@ -5,7 +5,9 @@ import { authorizationCodes } from '../../../src/oauth/codes/index.js';
 import { sha256 } from '../../../src/crypto/random.js';
 import type { Database } from '../../../src/storage/database.js';
 import { createTestDatabase } from '../../helpers/database.js';
-import { createClient, createUser, pkcePair, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
+import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
+import { pkcePair } from '../../helpers/pkce.js';
+import { createUser } from '../../helpers/users.js';
 
 const clock = manualClock();
 const config = { AUTH_CODE_TTL: 60, REFRESH_TOKEN_ABSOLUTE_TTL: 2_592_000, REFRESH_TOKEN_IDLE_TTL: 1_209_600 };

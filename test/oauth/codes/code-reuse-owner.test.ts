@@ -6,12 +6,15 @@ import assert from 'node:assert/strict';
 import { authorizationCodes } from '../../../src/oauth/codes/index.js';
 import type { User } from '../../../src/storage/users-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { createClient, createUser, FLOW_TEST_ENV, pkcePair, postToken, REDIRECT_URI, refreshWith, type ClientFixture } from '../../helpers/oauth-fixtures.js';
+import { createClient, postToken, REDIRECT_URI, refreshWith, type ClientFixture } from '../../helpers/oauth-fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { pkcePair } from '../../helpers/pkce.js';
+import { createUser } from '../../helpers/users.js';
 
 let t: TestApp;
 let user: User;
 before(async () => {
-  t = await startTestApp({ env: FLOW_TEST_ENV });
+  t = await startTestApp({ env: NO_LIMITS });
   user = await createUser(t.core.db, t.core.clock);
 });
 after(() => t.close());

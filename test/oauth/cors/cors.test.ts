@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient } from '../../helpers/oauth-fixtures.js';
-import { NO_LIMITS, basicAuth } from '../fixtures.js';
+import { basicAuth } from '../fixtures.js';
 import { executeCommand } from '../../../src/cli/execute.js';
+import { NO_LIMITS } from '../../helpers/env.js';
 
 const SPA = 'https://spa.example';
 const OTHER_SPA = 'https://other-spa.example';

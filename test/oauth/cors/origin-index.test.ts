@@ -9,7 +9,7 @@ import { originIndex } from '../../../src/oauth/cors/origin-index.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient } from '../../helpers/oauth-fixtures.js';
-import { NO_LIMITS } from '../fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
 
 const clock = manualClock(Date.now());
 let t: TestApp;

@@ -7,10 +7,13 @@ import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
 import { calculateJwkThumbprint, decodeJwt } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { browserlessLogin, createLoginUser } from '../../helpers/browserless-login.js';
+import { browserlessLogin } from '../../helpers/browserless-login.js';
 import { dpopKey, dpopProof, retryingDpopNonce, serverNonce, type DpopKey } from '../../helpers/dpop.js';
-import { createClient, FLOW_TEST_ENV, pkcePair, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
+import { createClient, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import type { User } from '../../../src/storage/users-repository.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { pkcePair } from '../../helpers/pkce.js';
+import { createUser, PASSWORD } from '../../helpers/users.js';
 
 let t: TestApp;
 let fixture: ClientFixture;
@@ -18,9 +21,9 @@ let user: User;
 let as: oauth.AuthorizationServer;
 
 before(async () => {
-  t = await startTestApp({ env: FLOW_TEST_ENV });
+  t = await startTestApp({ env: NO_LIMITS });
   fixture = await createClient(t.core.db, t.core.clock);
-  user = await createLoginUser(t.core.db, t.core.clock);
+  user = await createUser(t.core.db, t.core.clock, { password: PASSWORD });
   as = await oauth.processDiscoveryResponse(new URL(t.url), await oauth.discoveryRequest(new URL(t.url), { [oauth.allowInsecureRequests]: true }));
 });
 after(() => t.close());

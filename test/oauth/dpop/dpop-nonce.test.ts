@@ -11,8 +11,9 @@ import { DPOP_NONCE_WINDOW_SECONDS, dpopNonces } from '../../../src/oauth/dpop/n
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { dpopKey, dpopProof, retryingDpopNonce, serverNonce, type DpopKey } from '../../helpers/dpop.js';
-import { NO_LIMITS, basicAuth, registerClient, type RegisteredClient } from '../fixtures.js';
+import { basicAuth, registerClient, type RegisteredClient } from '../fixtures.js';
 import type { Database } from '../../../src/storage/database.js';
+import { NO_LIMITS } from '../../helpers/env.js';
 
 const clock = manualClock();
 const KEK = randomBytes(32).toString('base64url');

@@ -7,11 +7,14 @@ import { PassThrough } from 'node:stream';
 import * as oauth from 'oauth4webapi';
 import { calculateJwkThumbprint, decodeJwt } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { browserlessLogin, createLoginUser } from '../../helpers/browserless-login.js';
+import { browserlessLogin } from '../../helpers/browserless-login.js';
 import { dpopKey, dpopProof, retryingDpopNonce, serverNonce, type DpopKey } from '../../helpers/dpop.js';
-import { createClient, createUser, FLOW_TEST_ENV, pkcePair, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
+import { createClient, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { authorizationCodes } from '../../../src/oauth/codes/index.js';
 import type { User } from '../../../src/storage/users-repository.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { pkcePair } from '../../helpers/pkce.js';
+import { createUser, PASSWORD } from '../../helpers/users.js';
 
 let t: TestApp;
 let tokenUrl: string;
@@ -23,7 +26,7 @@ const logLines: string[] = [];
 before(async () => {
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logLines.push(...chunk.toString().split('\n').filter(Boolean)));
-  t = await startTestApp({ env: FLOW_TEST_ENV, logStream });
+  t = await startTestApp({ env: NO_LIMITS, logStream });
   tokenUrl = `${t.url}/token`;
   user = await createUser(t.core.db, t.core.clock);
   publicClient = await createClient(t.core.db, t.core.clock);
@@ -71,7 +74,7 @@ function assertInvalidGrant(res: { status: number; body: Record<string, string> 
 }
 
 test('RFC 9449 §5: a public client (oauth4webapi) refreshes its DPoP-bound refresh token with its DPoP handle and gets DPoP-bound tokens again', async () => {
-  const login = await createLoginUser(t.core.db, t.core.clock);
+  const login = await createUser(t.core.db, t.core.clock, { password: PASSWORD });
   const keys = await dpopKey();
   const DPoP = oauth.DPoP({}, keys);
   const as = await oauth.processDiscoveryResponse(new URL(t.url), await oauth.discoveryRequest(new URL(t.url), { [oauth.allowInsecureRequests]: true }));
@@ -175,7 +178,7 @@ test('a refused DPoP-bound refresh is logged as a security event with the family
 });
 
 test('REFRESH_REUSE_GRACE: the successor of a DPoP-bound refresh token is handed out again only to a proof of its key', async () => {
-  const grace = await startTestApp({ env: { ...FLOW_TEST_ENV, REFRESH_REUSE_GRACE: '30' } });
+  const grace = await startTestApp({ env: { ...NO_LIMITS, REFRESH_REUSE_GRACE: '30' } });
   try {
     const fixture = await createClient(grace.core.db, grace.core.clock);
     const owner = await createUser(grace.core.db, grace.core.clock);

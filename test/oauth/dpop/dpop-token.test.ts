@@ -6,8 +6,9 @@ import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, generateSecret, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
 import { retryingDpopNonce, serverNonce } from '../../helpers/dpop.js';
+import { NO_LIMITS } from '../../helpers/env.js';
 
 let t: TestApp;
 let service: RegisteredClient;

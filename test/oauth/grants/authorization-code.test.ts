@@ -6,13 +6,16 @@ import { authorizationCodes } from '../../../src/oauth/codes/index.js';
 import { s256 } from '../../../src/oauth/codes/pkce.js';
 import type { User } from '../../../src/storage/users-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { createClient, createUser, FLOW_TEST_ENV, pkcePair, postToken, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
+import { createClient, postToken, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { pkcePair } from '../../helpers/pkce.js';
+import { createUser } from '../../helpers/users.js';
 
 const clock = manualClock();
 let t: TestApp;
 
 before(async () => {
-  t = await startTestApp({ clock, env: FLOW_TEST_ENV });
+  t = await startTestApp({ clock, env: NO_LIMITS });
 });
 after(async () => {
   await t.close();

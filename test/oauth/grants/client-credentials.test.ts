@@ -6,7 +6,8 @@ import * as client from 'openid-client';
 import * as oauth from 'oauth4webapi';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
 
 let t: TestApp;
 let service: RegisteredClient;

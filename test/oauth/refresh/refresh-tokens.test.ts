@@ -7,7 +7,9 @@ import { sha256 } from '../../../src/crypto/random.js';
 import { clientsRepository } from '../../../src/storage/clients-repository.js';
 import { usersRepository } from '../../../src/storage/users-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { codeGrantTokens, createClient, createUser, refreshWith, type ClientFixture, FLOW_TEST_ENV } from '../../helpers/oauth-fixtures.js';
+import { codeGrantTokens, createClient, refreshWith, type ClientFixture } from '../../helpers/oauth-fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { createUser } from '../../helpers/users.js';
 
 const clock = manualClock();
 const logs = new PassThrough();
@@ -16,7 +18,7 @@ logs.on('data', (chunk: Buffer) => (logText += chunk.toString()));
 let t: TestApp;
 
 before(async () => {
-  t = await startTestApp({ clock, logStream: logs, env: FLOW_TEST_ENV });
+  t = await startTestApp({ clock, logStream: logs, env: NO_LIMITS });
 });
 after(async () => {
   await t.close();

@@ -4,13 +4,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../../src/clock.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { codeGrantTokens, createClient, createUser, FLOW_TEST_ENV, refreshWith } from '../../helpers/oauth-fixtures.js';
+import { codeGrantTokens, createClient, refreshWith } from '../../helpers/oauth-fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { createUser } from '../../helpers/users.js';
 
 const clock = manualClock();
 let t: TestApp;
 
 before(async () => {
-  t = await startTestApp({ clock, env: { ...FLOW_TEST_ENV, REFRESH_REUSE_GRACE: '10' } });
+  t = await startTestApp({ clock, env: { ...NO_LIMITS, REFRESH_REUSE_GRACE: '10' } });
 });
 after(async () => {
   await t.close();

@@ -6,11 +6,13 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { sha256 } from '../../../src/crypto/random.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { codeGrantTokens, createClient, createUser, FLOW_TEST_ENV, refreshWith } from '../../helpers/oauth-fixtures.js';
+import { codeGrantTokens, createClient, refreshWith } from '../../helpers/oauth-fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { createUser } from '../../helpers/users.js';
 
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ env: FLOW_TEST_ENV });
+  t = await startTestApp({ env: NO_LIMITS });
 });
 after(() => t.close());
 

@@ -10,8 +10,10 @@ import { systemClock } from '../../../src/clock.js';
 import { openPostgres, type Database } from '../../../src/storage/database.js';
 import { createPostgresDatabaseUrl } from '../../helpers/database.js';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
-import { codeGrantTokens, createClient, createUser, FLOW_TEST_ENV, refreshWith } from '../../helpers/oauth-fixtures.js';
+import { codeGrantTokens, createClient, refreshWith } from '../../helpers/oauth-fixtures.js';
 import { grantIdOf, judgeRace, type RaceOutcome } from '../../helpers/refresh-race.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { createUser } from '../../helpers/users.js';
 
 const RACES = Number(process.env.RACES ?? 200);
 const servers: ServerProcess[] = [];
@@ -25,7 +27,7 @@ before(async () => {
   const env = {
     DATABASE_URL: created.url,
     KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
-    ...FLOW_TEST_ENV,
+    ...NO_LIMITS,
   };
   // One after the other: the first creates the signing keys, the second finds them.
   for (let i = 0; i < 2; i++) {

@@ -4,15 +4,17 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { systemClock } from '../../../src/clock.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { codeGrantTokens, createClient, createUser, refreshWith, FLOW_TEST_ENV } from '../../helpers/oauth-fixtures.js';
+import { codeGrantTokens, createClient, refreshWith } from '../../helpers/oauth-fixtures.js';
 import { grantIdOf, judgeRace, type RaceOutcome } from '../../helpers/refresh-race.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { createUser } from '../../helpers/users.js';
 
 const RACES = Number(process.env.RACES ?? 200);
 const PARALLEL = 10;
 let t: TestApp;
 
 before(async () => {
-  t = await startTestApp({ env: FLOW_TEST_ENV });
+  t = await startTestApp({ env: NO_LIMITS });
 });
 after(async () => {
   await t.close();

@@ -2,7 +2,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { NO_LIMITS, basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
 
 let t: TestApp;
 let service: RegisteredClient;

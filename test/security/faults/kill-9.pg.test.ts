@@ -8,10 +8,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { createPostgresDatabaseUrl } from '../../helpers/database.js';
-import { Browser, createUserWithPassword, loginAndConsent } from '../../interaction/browserless.js';
-import { authorizeUrl, pkce } from '../helpers/world.js';
+import { loginAndConsent } from '../../interaction/browserless.js';
+import { authorizeUrl } from '../helpers/world.js';
 import { systemClock } from '../../../src/clock.js';
 import { attempt, openDatabase, seedClients, serverEnv, serviceToken, startServer, type Outcome } from './helpers.js';
+import { Browser } from '../../helpers/browser.js';
+import { pkcePair } from '../../helpers/pkce.js';
+import { createUser, SIGN_IN } from '../../helpers/users.js';
 
 const PAYMENT_WORKERS = 4;
 const FAMILIES = 3;
@@ -24,13 +27,13 @@ test('kill -9 during keyed payments and refreshes: no committed payment lost, no
   const database = await openDatabase(url);
   try {
     const { service, app } = await seedClients(database);
-    const user = await createUserWithPassword(database.db, systemClock);
+    const user = await createUser(database.db, systemClock, SIGN_IN);
     const token = await serviceToken(server.url, service);
 
     // Refresh families, each through the real browser flow against the server process.
     const current: string[] = [];
     for (let i = 0; i < FAMILIES; i++) {
-      const p = pkce();
+      const p = pkcePair();
       const location = await loginAndConsent(new Browser(server.url), authorizeUrl(app.id, { scope: 'openid offline_access' }, p.challenge), user);
       const r = await attempt(`${server.url}/token`, {
         method: 'POST',

@@ -3,8 +3,9 @@
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { basicAuth } from '../../oauth/fixtures.js';
-import { pkce, REG, startWorld, tokensFor, type World } from '../helpers/world.js';
+import { REG, startWorld, tokensFor, type World } from '../helpers/world.js';
 import { assertHealthy, checkAnswer, contentType, encodeForm, formOf, headerValue, hostileString, property, rawBody, rowCounts, runs, send, type Sent } from './harness.js';
+import { pkcePair } from '../../helpers/pkce.js';
 
 const AUTHORIZE = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age', 'request', 'request_uri', 'id_token_hint', 'login_hint', 'ui_locales', 'response_mode', 'resource', 'claims', 'acr_values', 'display'] as const;
 const TOKEN = ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret', 'refresh_token', 'scope', 'resource', 'client_assertion', 'client_assertion_type', 'username', 'password'] as const;
@@ -18,7 +19,7 @@ export function oauthFuzzSuite(long: boolean): void {
     let refreshToken: string;
     before(async () => {
       w = await startWorld();
-      valid = { response_type: 'code', client_id: w.A.id, redirect_uri: REG, scope: 'openid profile', state: 's', nonce: 'n', code_challenge: pkce().challenge, code_challenge_method: 'S256' };
+      valid = { response_type: 'code', client_id: w.A.id, redirect_uri: REG, scope: 'openid profile', state: 's', nonce: 'n', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' };
       const t = await tokensFor(w, w.A);
       accessToken = t.access_token;
       refreshToken = t.refresh_token!;

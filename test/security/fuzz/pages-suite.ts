@@ -3,9 +3,10 @@
 // unless the request was a genuine success.
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { Browser, parseForm, PASSWORD, type ParsedForm } from '../../interaction/browserless.js';
 import { authorizeUrl, startWorld, type World } from '../helpers/world.js';
 import { assertHealthy, checkAnswer, contentType, encodeForm, hostileString, property, rowCounts, runs, send, type Sent } from './harness.js';
+import { Browser, type ParsedForm, parseForm } from '../../helpers/browser.js';
+import { PASSWORD } from '../../helpers/users.js';
 
 export function pagesFuzzSuite(long: boolean): void {
   describe(`fuzz: login and consent pages${long ? ' (long)' : ''}`, () => {

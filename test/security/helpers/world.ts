@@ -2,11 +2,14 @@
 // P (public), C (secret containing `: + % / = space`), users U1 and U2 with passwords, and helpers that
 // walk the real browser flow (authorize → login → consent) and exchange the code over real HTTP.
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 import { basicAuth, postForm, registerClient, type RegisteredClient } from '../../oauth/fixtures.js';
-import { Browser, createUserWithPassword, loginAndConsent } from '../../interaction/browserless.js';
+import { loginAndConsent } from '../../interaction/browserless.js';
 import type { User } from '../../../src/storage/users-repository.js';
+import { pkcePair } from '../../helpers/pkce.js';
+import { Browser } from '../../helpers/browser.js';
+import { createUser, SIGN_IN } from '../../helpers/users.js';
 
 export const REG = 'https://client.example/cb';
 export const REG_Q = 'https://client.example/cb2?x=1';
@@ -47,22 +50,12 @@ export async function startWorld(options: TestAppOptions = {}): Promise<World> {
   const B = await registerClient(t.core, { ...code, client_name: 'Client B', token_endpoint_auth_method: 'client_secret_post' }, { skipConsent: false });
   const P = await registerClient(t.core, { ...code, client_name: 'Client P', token_endpoint_auth_method: 'none' }, { skipConsent: false });
   const C = await registerClient(t.core, { ...code, client_name: 'Client C', grant_types: ['authorization_code', 'refresh_token', 'client_credentials'] }, { secret: C_SECRET, skipConsent: false });
-  const U1 = await createUserWithPassword(t.core.db, t.core.clock);
-  const U2 = await createUserWithPassword(t.core.db, t.core.clock);
+  const U1 = await createUser(t.core.db, t.core.clock, SIGN_IN);
+  const U2 = await createUser(t.core.db, t.core.clock, SIGN_IN);
   return { t, url: t.url, A, B, P, C, U1, U2, close: () => t.close() };
 }
 
-export interface Pkce {
-  verifier: string;
-  challenge: string;
-}
-
-export function pkce(): Pkce {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-export function authorizeUrl(clientId: string, params: Record<string, string | undefined> = {}, challenge = pkce().challenge): string {
+export function authorizeUrl(clientId: string, params: Record<string, string | undefined> = {}, challenge = pkcePair().challenge): string {
   const q = new URLSearchParams();
   const all: Record<string, string | undefined> = {
     response_type: 'code',
@@ -93,7 +86,7 @@ export async function authorize(
   params: Record<string, string | undefined> = {},
   { user = w.U1, browser = new Browser(w.url) }: { user?: User; browser?: Browser } = {},
 ): Promise<Authorized> {
-  const p = pkce();
+  const p = pkcePair();
   const location = await loginAndConsent(browser, authorizeUrl(client.id, params, p.challenge), user);
   return { location, code: location.searchParams.get('code') ?? '', verifier: p.verifier, browser };
 }
