@@ -7,9 +7,11 @@ import { manualClock } from '../../src/clock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { codeGrantTokens, createClient, refreshWith } from '../helpers/oauth-fixtures.js';
 import { secretOfUri, totpAt } from '../helpers/totp.js';
-import { Browser, createUserWithPassword, PAGES_TEST_ENV, parseForm, PASSWORD } from '../interaction/browserless.js';
+
 import { enrollTotp } from '../interaction/mfa/enroll.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { Browser, parseForm } from '../helpers/browser.js';
+import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
 
 const unescapeHtml = (s: string) => s.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"');
 
@@ -17,7 +19,7 @@ describe('the account page', () => {
   let t: TestApp;
   const clock = manualClock(1_800_000_000_000);
   before(async () => {
-    t = await startTestApp({ clock, env: { ...PAGES_TEST_ENV } });
+    t = await startTestApp({ clock, env: {} });
   });
   after(() => t.close());
 
@@ -42,7 +44,7 @@ describe('the account page', () => {
   }
 
   test('TOTP enrollment completes only after a correct code, shows the QR code as SVG and the URI as text, and the ten recovery codes once', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const { browser, csrf } = await signedIn(user);
     assert.equal((await browser.post('/account/totp', { csrf })).headers.get('location'), '/account');
     const page = await (await browser.get('/account')).text();
@@ -64,7 +66,7 @@ describe('the account page', () => {
   });
 
   test('an account-page POST without the CSRF token is refused with 403', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const { browser } = await signedIn(user);
     assert.equal((await browser.post('/account/totp', {})).status, 403);
     assert.equal((await browser.post('/account/password', { current_password: PASSWORD, new_password: 'another password' })).status, 403);
@@ -72,7 +74,7 @@ describe('the account page', () => {
   });
 
   test('an account with a second factor signs in to the account page with its code, and a password-only session is stepped up', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const early = await signedIn(user); // password only, before the factor existed
     const { secret } = await enrollTotp(t, user);
     clock.advance(30_000);
@@ -82,7 +84,7 @@ describe('the account page', () => {
   });
 
   test('changing the password needs the current one, ends the other sessions and revokes refresh tokens', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const fixture = await createClient(t.core.db, t.core.clock);
     const tokens = await codeGrantTokens(t, fixture, user, ['openid', 'offline_access']);
     const other = await signedIn(user, undefined, 'OtherDevice/2.0');
@@ -100,8 +102,8 @@ describe('the account page', () => {
   });
 
   test('sessions are listed with device, time and address; another user’s session cannot be ended from the account page', async () => {
-    const alice = await createUserWithPassword(t.core.db, t.core.clock);
-    const bob = await createUserWithPassword(t.core.db, t.core.clock);
+    const alice = await createUser(t.core.db, t.core.clock, SIGN_IN);
+    const bob = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const bobsPhone = await signedIn(bob, undefined, 'BobPhone/9');
     const aliceLaptop = await signedIn(alice, undefined, 'AliceLaptop/1');
     const alicePhone = await signedIn(alice, undefined, 'AlicePhone/3');
@@ -120,7 +122,7 @@ describe('the account page', () => {
   });
 
   test('revoking an app from the account page ends its refresh tokens at once', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const fixture = await createClient(t.core.db, t.core.clock, { name: 'Photo Printer' });
     const kept = await createClient(t.core.db, t.core.clock, { name: 'Calendar' });
     const tokens = await codeGrantTokens(t, fixture, user, ['openid', 'offline_access']);
@@ -136,7 +138,7 @@ describe('the account page', () => {
   });
 
   test('removing the last second factor needs a fresh login', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const { secret } = await enrollTotp(t, user);
     clock.advance(30_000);
     const { browser, csrf } = await signedIn(user, secret);

@@ -6,8 +6,11 @@ import { manualClock } from '../../src/clock.js';
 import { auditEventsRepository } from '../../src/storage/audit-events-repository.js';
 import { purgeExpiredAuditEvents } from '../../src/audit/retention.js';
 import { adminFixture, createBody, patchBody, problemOf, SERVICE_CLIENT, type AdminFixture } from './fixture.js';
-import { Browser, authorizeQuery, createUserWithPassword, loginAndConsent, openInteraction, RFC7636, submitLogin } from '../interaction/browserless.js';
+import { authorizeQuery, loginAndConsent, openInteraction, submitLogin } from '../interaction/browserless.js';
 import { createClient, postToken, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
+import { Browser } from '../helpers/browser.js';
+import { SIGN_IN, createUser } from '../helpers/users.js';
+import { RFC7636 } from '../helpers/pkce.js';
 
 type Event = { id: string; type: string; actor: Record<string, string>; resource?: string; resource_id?: string; subject?: string; client_id?: string; changed_fields: string[]; details: Record<string, unknown>; trace_id?: string; occurred_at: string };
 type Page = { data: Event[]; pagination: { has_more: boolean; next_cursor: string | null } };
@@ -73,7 +76,7 @@ test('each event is also one JSON log line under "audit"', async () => {
 
 test('login success and failure and consent given are security events, with the user and client', async () => {
   const { client } = await createClient(f.t.core.db, f.t.core.clock, { skipConsent: false, scopes: ['openid'] });
-  const user = await createUserWithPassword(f.t.core.db, f.t.core.clock);
+  const user = await createUser(f.t.core.db, f.t.core.clock, SIGN_IN);
   const wrong = new Browser(f.t.url);
   const page = await openInteraction(wrong, authorizeQuery(client.id, REDIRECT_URI, { scope: 'openid' }));
   assert.equal((await submitLogin(wrong, page.form, user.username, 'not the password')).status, 303);
@@ -88,7 +91,7 @@ test('login success and failure and consent given are security events, with the 
 
 test('authorization-code reuse and refresh-token reuse are security events naming the client', async () => {
   const fixture = await createClient(f.t.core.db, f.t.core.clock, { scopes: ['openid', 'offline_access'] });
-  const user = await createUserWithPassword(f.t.core.db, f.t.core.clock);
+  const user = await createUser(f.t.core.db, f.t.core.clock, SIGN_IN);
   const location = await loginAndConsent(new Browser(f.t.url), authorizeQuery(fixture.client.id, REDIRECT_URI, { scope: 'openid offline_access' }), user);
   const code = location.searchParams.get('code')!;
   const exchange = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: RFC7636.verifier };

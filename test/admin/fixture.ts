@@ -3,7 +3,8 @@
 import { PassThrough } from 'node:stream';
 import { executeCommand } from '../../src/cli/execute.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
-import { NO_LIMITS, basicAuth, postForm } from '../oauth/fixtures.js';
+import { basicAuth, postForm } from '../oauth/fixtures.js';
+import { NO_LIMITS } from '../helpers/env.js';
 
 export interface AdminFixture {
   t: TestApp;

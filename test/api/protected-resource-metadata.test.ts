@@ -4,11 +4,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { FLOW_TEST_ENV } from '../helpers/oauth-fixtures.js';
+import { NO_LIMITS } from '../helpers/env.js';
+
 
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ env: FLOW_TEST_ENV });
+  t = await startTestApp({ env: NO_LIMITS });
 });
 after(() => t.close());
 

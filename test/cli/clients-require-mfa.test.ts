@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { executeCommand } from '../../src/cli/execute.js';
 import { clientsRepository } from '../../src/storage/clients-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { NO_LIMITS } from '../oauth/fixtures.js';
+import { NO_LIMITS } from '../helpers/env.js';
+
 
 let t: TestApp;
 before(async () => {

@@ -7,19 +7,21 @@ import { UsageError } from '../../src/cli/command.js';
 import { manualClock } from '../../src/clock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
-import { authorizeQuery, Browser, createUserWithPassword, openInteraction, PAGES_TEST_ENV, submitLogin } from '../interaction/browserless.js';
+import { authorizeQuery, openInteraction, submitLogin } from '../interaction/browserless.js';
 import { enrollTotp, factorsOf } from '../interaction/mfa/enroll.js';
+import { Browser } from '../helpers/browser.js';
+import { SIGN_IN, createUser } from '../helpers/users.js';
 
 const clock = manualClock(1_800_000_000_000);
 let t: TestApp;
 before(async () => {
-  t = await startTestApp({ clock, env: PAGES_TEST_ENV });
+  t = await startTestApp({ clock, env: {} });
 });
 after(() => t.close());
 
 test('reset-mfa removes the authenticator and recovery codes and ends the user’s sessions (by username or id)', async () => {
-  const user = await createUserWithPassword(t.core.db, t.core.clock);
-  const other = await createUserWithPassword(t.core.db, t.core.clock);
+  const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
+  const other = await createUser(t.core.db, t.core.clock, SIGN_IN);
   await enrollTotp(t, user);
   await enrollTotp(t, other);
   const { client } = await createClient(t.core.db, t.core.clock);

@@ -14,8 +14,10 @@ import { launchBrowser } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, postToken, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { secretOfUri, totpAt } from '../helpers/totp.js';
-import { authorizeQuery, createUserWithPassword, PASSWORD, PAGES_TEST_ENV, RFC7636 } from '../interaction/browserless.js';
+import { authorizeQuery } from '../interaction/browserless.js';
 import type { User } from '../../src/storage/users-repository.js';
+import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
+import { RFC7636 } from '../helpers/pkce.js';
 
 const OUTPUT = join(process.cwd(), 'test-output', 'second-factor');
 
@@ -47,7 +49,7 @@ describe('second factors in a real browser (390 px, dark mode)', () => {
   const clock = manualClock(Date.now());
   before(async () => {
     mkdirSync(OUTPUT, { recursive: true });
-    t = await startTestApp({ clock, env: PAGES_TEST_ENV });
+    t = await startTestApp({ clock, env: {} });
     clientPage = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       response.end('<!doctype html><title>Test client</title><h1>Back at the client</h1>');
@@ -57,7 +59,7 @@ describe('second factors in a real browser (390 px, dark mode)', () => {
     if (!address || typeof address === 'string') throw new Error('no port');
     redirectUri = `http://127.0.0.1:${address.port}/cb`;
     fixture = await createClient(t.core.db, t.core.clock, { name: 'Photo Printer', redirectUris: [redirectUri] });
-    user = await createUserWithPassword(t.core.db, t.core.clock);
+    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
   });

@@ -6,10 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { startServerProcess } from '../helpers/server-process.js';
 import { clusterDir, runningPid } from '../../src/storage/embedded-postgres.js';
 import { seedClients, serviceToken, attempt } from '../security/faults/helpers.js';
-import { Browser, createUserWithPassword, loginAndConsent } from '../interaction/browserless.js';
-import { authorizeUrl, pkce } from '../security/helpers/world.js';
+import { loginAndConsent } from '../interaction/browserless.js';
+import { authorizeUrl } from '../security/helpers/world.js';
+import { pkcePair } from '../helpers/pkce.js';
 import { systemClock } from '../../src/clock.js';
 import { newDataDir, openEmbedded, waitUntilGone } from './embedded-fixtures.js';
+import { Browser } from '../helpers/browser.js';
+import { SIGN_IN, createUser } from '../helpers/users.js';
 
 test('a committed code redemption, refresh rotation and payment survive kill -9 of Gatehouse and of the embedded server', { timeout: 180_000 }, async () => {
   const { dataDir, env } = newDataDir();
@@ -17,10 +20,10 @@ test('a committed code redemption, refresh rotation and payment survive kill -9 
   let { server: embedded, database } = await openEmbedded(dataDir);
   try {
     const { service, app } = await seedClients(database);
-    const user = await createUserWithPassword(database.db, systemClock);
+    const user = await createUser(database.db, systemClock, SIGN_IN);
     const token = await serviceToken(server.url, service);
 
-    const p = pkce();
+    const p = pkcePair();
     const location = await loginAndConsent(new Browser(server.url), authorizeUrl(app.id, { scope: 'openid offline_access' }, p.challenge), user);
     const codeForm = { grant_type: 'authorization_code', code: location.searchParams.get('code')!, redirect_uri: 'https://client.example/cb', code_verifier: p.verifier, client_id: app.id };
     const form = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -9,8 +9,10 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
 import { totpAt } from '../../helpers/totp.js';
 import type { Client } from '../../../src/storage/clients-repository.js';
-import { authorizeQuery, Browser, createUserWithPassword, openInteraction, PAGES_TEST_ENV, parseForm, submitLogin } from '../browserless.js';
+import { authorizeQuery, openInteraction, submitLogin } from '../browserless.js';
 import { enrollTotp } from './enroll.js';
+import { Browser, parseForm } from '../../helpers/browser.js';
+import { SIGN_IN, createUser } from '../../helpers/users.js';
 
 const LIMIT = 4;
 
@@ -20,14 +22,14 @@ describe('second factor at sign-in', () => {
   let consentClient: Client;
   const clock = manualClock(1_800_000_000_000);
   before(async () => {
-    t = await startTestApp({ clock, env: { ...PAGES_TEST_ENV, RATE_LIMIT_LOGIN_FAILURES: String(LIMIT) } });
+    t = await startTestApp({ clock, env: { RATE_LIMIT_LOGIN_FAILURES: String(LIMIT) } });
     client = (await createClient(t.core.db, t.core.clock)).client;
     consentClient = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
   });
   after(() => t.close());
 
   async function enrolledUser() {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const factors = await enrollTotp(t, user);
     clock.advance(30_000);
     return { user, ...factors };
@@ -129,7 +131,7 @@ describe('second factor at sign-in', () => {
   });
 
   test('an account without a second factor still signs in with its password alone', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const browser = new Browser(t.url);
     const { form } = await openInteraction(browser, authorizeQuery(client.id, REDIRECT_URI));
     const done = await submitLogin(browser, form, user.username);

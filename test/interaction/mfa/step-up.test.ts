@@ -11,8 +11,11 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient, postToken, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { basicAuth, postForm } from '../../oauth/fixtures.js';
 import { totpAt } from '../../helpers/totp.js';
-import { authorizeQuery, Browser, createUserWithPassword, openInteraction, PAGES_TEST_ENV, parseForm, RFC7636, submitLogin } from '../browserless.js';
+import { authorizeQuery, openInteraction, submitLogin } from '../browserless.js';
 import { enrollTotp } from './enroll.js';
+import { Browser, parseForm } from '../../helpers/browser.js';
+import { SIGN_IN, createUser } from '../../helpers/users.js';
+import { RFC7636 } from '../../helpers/pkce.js';
 
 describe('second-factor policy, step-up, amr and acr', () => {
   let t: TestApp;
@@ -20,7 +23,7 @@ describe('second-factor policy, step-up, amr and acr', () => {
   let strict: ClientFixture;
   const clock = manualClock(1_800_000_000_000);
   before(async () => {
-    t = await startTestApp({ clock, env: PAGES_TEST_ENV });
+    t = await startTestApp({ clock, env: {} });
     app = await createClient(t.core.db, t.core.clock, { type: 'confidential' });
     strict = await createClient(t.core.db, t.core.clock, { requireMfa: true });
   });
@@ -52,12 +55,12 @@ describe('second-factor policy, step-up, amr and acr', () => {
   });
 
   test('a password sign-in gives amr ["pwd"] and the password acr; with a TOTP code amr ["pwd","otp","mfa"] and the mfa acr, in the id_token and in introspection', async () => {
-    const plain = await createUserWithPassword(t.core.db, t.core.clock);
+    const plain = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const { idToken } = await tokensFor((await passwordOnly(plain.username)).code);
     assert.deepEqual(idToken.amr, ['pwd']);
     assert.equal(idToken.acr, ACR_PASSWORD);
 
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const { secret } = await enrollTotp(t, user);
     clock.advance(30_000);
     const browser = new Browser(t.url);
@@ -75,7 +78,7 @@ describe('second-factor policy, step-up, amr and acr', () => {
   });
 
   test('acr_values asking for a second factor steps a password-only session up: only the second factor is asked, no new password', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const { browser } = await passwordOnly(user.username);
     const { secret } = await enrollTotp(t, user);
     clock.advance(30_000);
@@ -88,7 +91,7 @@ describe('second-factor policy, step-up, amr and acr', () => {
   });
 
   test('a user with a second factor always completes it: a password-only session is stepped up even when nothing asks for it', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const { browser } = await passwordOnly(user.username);
     await enrollTotp(t, user);
     const first = await browser.get(authorizeQuery(app.client.id, REDIRECT_URI));
@@ -97,7 +100,7 @@ describe('second-factor policy, step-up, amr and acr', () => {
   });
 
   test('an essential acr claim naming the mfa class steps up like acr_values', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const { browser } = await passwordOnly(user.username);
     await enrollTotp(t, user);
     const claims = JSON.stringify({ id_token: { acr: { essential: true, values: [ACR_MFA] } } });
@@ -106,14 +109,14 @@ describe('second-factor policy, step-up, amr and acr', () => {
   });
 
   test('acr_values naming unknown classes ("1 2") still complete with a password alone', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const browser = new Browser(t.url);
     const { form } = await openInteraction(browser, authorizeQuery(app.client.id, REDIRECT_URI, { acr_values: '1 2' }));
     toClient(await submitLogin(browser, form, user.username));
   });
 
   test('a client that requires a second factor refuses an account without one, pointing to the account page', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const browser = new Browser(t.url);
     const { form } = await openInteraction(browser, authorizeQuery(strict.client.id, REDIRECT_URI));
     const refused = await submitLogin(browser, form, user.username);
@@ -122,7 +125,7 @@ describe('second-factor policy, step-up, amr and acr', () => {
   });
 
   test('a client that requires a second factor steps up a password-only session of an account that has one', async () => {
-    const user = await createUserWithPassword(t.core.db, t.core.clock);
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const { browser } = await passwordOnly(user.username);
     const { secret } = await enrollTotp(t, user);
     clock.advance(30_000);

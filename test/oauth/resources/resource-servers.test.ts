@@ -7,14 +7,16 @@ import * as client from 'openid-client';
 import * as oauth from 'oauth4webapi';
 import { decodeJwt } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { browserlessLogin, createLoginUser } from '../../helpers/browserless-login.js';
-import { createClient, FLOW_TEST_ENV, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
+import { browserlessLogin } from '../../helpers/browserless-login.js';
+import { createUser, PASSWORD } from '../../helpers/users.js';
+import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
 import { basicAuth, postForm } from '../fixtures.js';
 import { executeCommand } from '../../../src/cli/execute.js';
 import { sha256 } from '../../../src/crypto/random.js';
 import type { User } from '../../../src/storage/users-repository.js';
-import { authorizeQuery, Browser, parseForm } from '../../interaction/browserless.js';
-import { LOGIN_PASSWORD } from '../../helpers/browserless-login.js';
+import { authorizeQuery } from '../../interaction/browserless.js';
+import { NO_LIMITS } from '../../helpers/env.js';
+import { Browser, parseForm } from '../../helpers/browser.js';
 
 interface Created {
   identifier: string;
@@ -45,10 +47,10 @@ const introspect = (who: { id: string; secret: string }, token: string) =>
   postForm(`${t.url}/introspect`, { token }, { authorization: basicAuth(who.id, who.secret) });
 
 before(async () => {
-  t = await startTestApp({ env: FLOW_TEST_ENV });
+  t = await startTestApp({ env: NO_LIMITS });
   notes = (await cli('resource-servers', 'create', '--identifier', 'https://notes.example/api', '--name', 'Notes', '--scope', 'notes:read=Read your notes notes:write=Write notes for you', '--access-token-ttl', '120')) as unknown as Created;
   files = (await cli('resource-servers', 'create', '--identifier', 'https://files.example', '--name', 'Files', '--scope', 'files:read=See your files', '--no-offline-access')) as unknown as Created;
-  user = await createLoginUser(t.core.db, t.core.clock);
+  user = await createUser(t.core.db, t.core.clock, { password: PASSWORD });
 });
 after(() => t.close());
 
@@ -139,7 +141,7 @@ test('the consent page shows each scope as its resource server describes it, wit
   let r = await browser.get(authorizeQuery(shown.id, REDIRECT_URI, { scope: 'openid notes:read orders:read' }));
   r = await browser.get(r.headers.get('location')!);
   const login = parseForm(await r.text());
-  r = await browser.post(login.action, { ...login.hidden, username: user.username, password: LOGIN_PASSWORD });
+  r = await browser.post(login.action, { ...login.hidden, username: user.username, password: PASSWORD });
   r = await browser.get(r.headers.get('location')!);
   const html = await r.text();
   assert.match(html, /Read your notes <span class="muted">\(Notes: notes:read\)/);
