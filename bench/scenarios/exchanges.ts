@@ -1,4 +1,5 @@
-// Code exchange and refresh rotation on PostgreSQL vs node-oidc-provider 9, in memory and on Redis, same run.
+// Code exchange and refresh rotation on PostgreSQL and on the embedded default vs node-oidc-provider 9, in memory
+// and on Redis, same run.
 // Pools: Gatehouse codes come from the real issuer (src/oauth/codes); Gatehouse refresh tokens are minted
 // through the module APIs (code issued → redeemed → first refresh token of the family); the peer's codes
 // and refresh tokens through its own models. Every request presents a value never used before.
@@ -21,6 +22,13 @@ async function exchangeScenario(context: ScenarioContext, kind: 'codes' | 'refre
     return exchangeSubject('gatehouse-postgres', 'Gatehouse (PostgreSQL)', 'gatehouse', side, kind, GATEHOUSE_DB);
   });
   if (gatehouse) subjects.push(gatehouse);
+  // The embedded default (its own PostgreSQL server in DATA_DIR, durable commits): what most people run first.
+  const embedded = await unlessNotRunnable('Gatehouse (embedded default)', unavailable, async () => {
+    const side = await gatehouseSide(await context.env.gatehouse('embedded'));
+    await probeExchange('Gatehouse (embedded default)', side, kind);
+    return exchangeSubject('gatehouse-embedded', 'Gatehouse (embedded default)', 'gatehouse', side, kind);
+  });
+  if (embedded) subjects.push(embedded);
   const peer = await peerSide(await context.env.peer('memory'));
   await probeExchange('peer (memory)', peer, kind, { oldRefused: true });
   subjects.push(exchangeSubject('peer', 'node-oidc-provider 9 (memory)', 'peer', peer, kind));
@@ -36,13 +44,18 @@ async function exchangeScenario(context: ScenarioContext, kind: 'codes' | 'refre
     subjects: summaries,
     unavailable,
     // The issue's target is against the peer as it runs in production: on Redis.
-    checks: ratioAtLeast('Gatehouse (PostgreSQL) ÷ peer (Redis), req/s', by('gatehouse-postgres'), by('peer-redis'), target),
+    checks: [
+      ...ratioAtLeast('Gatehouse (PostgreSQL) ÷ peer (Redis), req/s', by('gatehouse-postgres'), by('peer-redis'), target),
+      ...ratioAtLeast('Gatehouse (embedded default) ÷ peer (Redis), req/s', by('gatehouse-embedded'), by('peer-redis'), 1.0),
+    ],
     figures: [
       ...ratioAtLeast('Gatehouse (PostgreSQL) ÷ peer (memory), req/s', by('gatehouse-postgres'), by('peer'), 0).map((c) => ({ label: c.label, value: c.value, unit: '×' })),
       ...perCoreWithDb('Gatehouse ÷ peer (Redis) per CPU-second, each with its database server', by('gatehouse-postgres'), by('peer-redis')),
       ...perCoreWithDb('Gatehouse ÷ peer (memory) per CPU-second (Gatehouse with PostgreSQL)', by('gatehouse-postgres'), by('peer')),
+      ...perCoreWithDb('Gatehouse (embedded default) ÷ peer (Redis) per CPU-second, each with its database server', by('gatehouse-embedded'), by('peer-redis')),
       ...[
         ['Gatehouse + PostgreSQL', by('gatehouse-postgres')],
+        ['Gatehouse (embedded default) + its server', by('gatehouse-embedded')],
         ['peer (Redis) + redis-server', by('peer-redis')],
         ['peer (memory)', by('peer')],
       ].map(([label, s]) => ({ label: `CPU per request, ${label as string}`, value: cpuMsPerRequest(s as SubjectSummary | undefined), unit: 'ms' })),
@@ -59,12 +72,12 @@ async function exchangeScenario(context: ScenarioContext, kind: 'codes' | 'refre
 
 export const codeExchange: Scenario = {
   name: 'code-exchange',
-  title: 'authorization_code exchange with PKCE (POST /token), pre-minted codes, PostgreSQL',
+  title: 'authorization_code exchange with PKCE (POST /token), pre-minted codes, PostgreSQL and the embedded default',
   run: (context) => exchangeScenario(context, 'codes', 1.5),
 };
 
 export const refreshRotation: Scenario = {
   name: 'refresh-rotation',
-  title: 'refresh_token rotation (POST /token), a fresh refresh token per request, PostgreSQL',
+  title: 'refresh_token rotation (POST /token), a fresh refresh token per request, PostgreSQL and the embedded default',
   run: (context) => exchangeScenario(context, 'refresh', 1.5),
 };
