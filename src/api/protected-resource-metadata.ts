@@ -35,9 +35,10 @@ export function protectedResourceMetadataRoutes(app: FastifyInstance, config: Pi
     reply.header('cache-control', 'public, max-age=300').header('access-control-allow-origin', '*');
     return reply.type('application/json; charset=utf-8').send(document);
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // Only /v1 is described by this document; the admin API (a resource server of its own) shares the face.
+  app.addHook('onSend', async (request, reply, payload) => {
     const challenge = reply.getHeader('www-authenticate');
-    if (reply.statusCode === 401 && typeof challenge === 'string') reply.header('www-authenticate', withResourceMetadata(challenge, url));
+    if (reply.statusCode === 401 && typeof challenge === 'string' && request.url.startsWith('/v1/')) reply.header('www-authenticate', withResourceMetadata(challenge, url));
     return payload;
   });
 }
