@@ -42,6 +42,8 @@ export interface ClientInput {
   metadata: ClientMetadataInput;
   allowedOrigins: readonly string[];
   skipConsent: boolean;
+  /** Every sign-in for this client completes a second factor (docs/second-factors.md). */
+  requireMfa?: boolean;
   /** The audience of tokens requested without `resource`: a registered resource server. */
   defaultResource?: string;
 }
@@ -109,6 +111,7 @@ export async function createClientRecord(deps: ClientServiceDeps, input: ClientI
   const created = await inTransaction(deps.db, async (tx) => {
     const result = await createClient(clientsRepository(tx, deps.clock), metadata, {
       skipConsent: input.skipConsent,
+      requireMfa: input.requireMfa ?? false,
       ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}),
     });
     await deps.audit.emit(changeEvent('admin.client.created', result.client, as, Object.keys(clientView(result.client)).filter((k) => k !== 'updated_at').sort()), { tx });
