@@ -32,11 +32,15 @@ export async function embeddedFootprint(context: ScenarioContext): Promise<Embed
 
   // A restart on the same DATA_DIR: the clean stop shuts the embedded server down (last process out), so the
   // new process starts it again rather than adopting it.
+  const firstDatabasePid = await env.databasePid(first.subject.server);
   log('  restarting the embedded default on its DATA_DIR (start to ready)');
   const server = await env.restartGatehouse(kind);
   const restartMs = env.readyMs(server);
   const databasePid = await env.databasePid(server);
   if (databasePid === undefined) throw new Error(`${server.name}: no postmaster.pid in its DATA_DIR after the restart`);
+  // Same postmaster = the server outlived the stop and was adopted: then the restart did not start a server.
+  const restartedServer = databasePid !== firstDatabasePid;
+  log(`  postmaster ${firstDatabasePid} → ${databasePid}${restartedServer ? ' (a new server)' : ' (adopted, not restarted)'}`);
 
   await delay(IDLE_AFTER_READY_MS);
   const idle = footprint(server.pid, databasePid);
@@ -62,7 +66,7 @@ export async function embeddedFootprint(context: ScenarioContext): Promise<Embed
     atMost('embedded default idle, Gatehouse RSS + server PSS (ready + 5 s)', idle.totalMiB, 150, 'MB'),
     atMost('embedded default peak under client_credentials load, Gatehouse RSS + server PSS', peak.totalMiB, 250, 'MB'),
   ];
-  if (restartMs !== undefined) checks.push(atMost('embedded default restart on its DATA_DIR, spawn to ready', restartMs / 1000, 3, 's'));
+  if (restartMs !== undefined && restartedServer) checks.push(atMost('embedded default restart on its DATA_DIR, spawn to ready', restartMs / 1000, 3, 's'));
   const figures = [
     { label: 'embedded idle: Gatehouse RSS', value: idle.serverRssMiB, unit: 'MB' },
     { label: 'embedded idle: server PSS (postmaster + children)', value: idle.databasePssMiB, unit: 'MB' },
@@ -72,6 +76,7 @@ export async function embeddedFootprint(context: ScenarioContext): Promise<Embed
   ];
   const notes = [
     `embedded default: idle ${parts(idle)} (${idleProcesses} server processes); load peak ${parts(peak)} (${peakProcesses} server processes at the end of the load)`,
+    `embedded default: postmaster ${firstDatabasePid} → ${databasePid}${restartedServer ? '' : ': the server was adopted, so the restart time is not judged'}`,
     `embedded default: restart ${restartMs === undefined ? '?' : (restartMs / 1000).toFixed(2)} s, first start ${firstMs === undefined ? '?' : (firstMs / 1000).toFixed(2)} s (spawn to ready of the bench child, TypeScript loaded through tsx)`,
   ];
   return { summary, checks, figures, notes };
