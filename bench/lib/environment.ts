@@ -30,6 +30,13 @@ export interface Environment {
   databasePid(server: ChildServer): Promise<number | undefined>;
   /** 'embedded': the default (no DATABASE_URL, its own PostgreSQL server in DATA_DIR); 'pglite': DATABASE_URL=pglite:. */
   gatehouse(kind: GatehouseKind): Promise<ChildServer>;
+  /**
+   * Stops that Gatehouse (cleanly: the embedded default's last process out stops its server) and starts it again on
+   * the same DATA_DIR and port; later gatehouse(kind) calls return the new one.
+   */
+  restartGatehouse(kind: GatehouseKind): Promise<ChildServer>;
+  /** Milliseconds from spawning this server's process to its ready message (listening, migrations done). */
+  readyMs(server: ChildServer): number | undefined;
   /** node-oidc-provider with its in-memory adapter, or with the Redis adapter on a throwaway redis-server. */
   peer(store?: 'memory' | 'redis'): Promise<ChildServer>;
   baseline(): Promise<ChildServer>;
@@ -53,6 +60,8 @@ export function environment(options: EnvironmentOptions): Environment {
   let statements = false;
   const onPostgres = new Set<ChildServer>();
   const embeddedDirs = new Map<ChildServer, string>();
+  const readyTimes = new Map<ChildServer, number>();
+  const respawns = new Map<GatehouseKind, () => Promise<ChildServer>>();
   const backedByPostgres = (p: Promise<ChildServer>) => p.then((c) => {
       onPostgres.add(c);
       return c;
@@ -147,26 +156,49 @@ export function environment(options: EnvironmentOptions): Environment {
         // BENCH_GATEHOUSE_NODE_FLAGS: extra node flags for the Gatehouse servers, e.g. --perf-basic-prof for `perf record`.
         const extraFlags = process.env.BENCH_GATEHOUSE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
         const execArgv = [...extraFlags, ...(options.cpuProfileDir ? profileFlags(options.cpuProfileDir, `gatehouse-${kind}`) : [])];
-        const child = startChild(gatehouseLabel(kind).toLowerCase(), new URL('../servers/gatehouse.ts', import.meta.url), {
-          execArgv,
-          env: {
-            NODE_ENV: 'production',
-            PORT: String(port),
-            HOST: '127.0.0.1',
-            ISSUER: `http://127.0.0.1:${port}`,
-            DATA_DIR: dataDir,
-            KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
-            RATE_LIMIT_ENABLED: 'false',
-            LOG_LEVEL: 'warn',
-            // Codes are minted before a measured run; the default 60 s could expire a large pool.
-            AUTH_CODE_TTL: '600',
-            ...(options.quick ? { OVERLOAD_MAX_EVENT_LOOP_DELAY: '0', OVERLOAD_MAX_DB_WAITING: '0' } : {}),
-            ...database,
-          },
-        });
-        if (kind === 'embedded') void child.then((c) => embeddedDirs.set(c, dataDir), () => {});
-        return kind === 'postgres' ? backedByPostgres(child) : child;
+        // One key for every start on this DATA_DIR: a restart must decrypt the signing keys the first start stored.
+        const keyEncryptionKey = randomBytes(32).toString('base64url');
+        const spawn = async () => {
+          const spawned = performance.now();
+          const child = await startChild(gatehouseLabel(kind).toLowerCase(), new URL('../servers/gatehouse.ts', import.meta.url), {
+            execArgv,
+            env: {
+              NODE_ENV: 'production',
+              PORT: String(port),
+              HOST: '127.0.0.1',
+              ISSUER: `http://127.0.0.1:${port}`,
+              DATA_DIR: dataDir,
+              KEY_ENCRYPTION_KEY: keyEncryptionKey,
+              RATE_LIMIT_ENABLED: 'false',
+              LOG_LEVEL: 'warn',
+              // Codes are minted before a measured run; the default 60 s could expire a large pool.
+              AUTH_CODE_TTL: '600',
+              ...(options.quick ? { OVERLOAD_MAX_EVENT_LOOP_DELAY: '0', OVERLOAD_MAX_DB_WAITING: '0' } : {}),
+              ...database,
+            },
+          });
+          readyTimes.set(child, performance.now() - spawned);
+          if (kind === 'embedded') embeddedDirs.set(child, dataDir);
+          if (kind === 'postgres') onPostgres.add(child);
+          return child;
+        };
+        respawns.set(kind, spawn);
+        return spawn();
       });
+    },
+    async restartGatehouse(kind) {
+      const key = `gatehouse-${kind}`;
+      const current = started.get(key);
+      const spawn = respawns.get(kind);
+      if (!current || !spawn) throw new Error(`${gatehouseLabel(kind)} was never started: nothing to restart`);
+      await (await current).stop();
+      const next = spawn();
+      started.set(key, next);
+      next.then((c) => options.log(`restarted ${c.name} (pid ${c.pid}) at ${c.url}`)).catch(() => {});
+      return next;
+    },
+    readyMs(server) {
+      return readyTimes.get(server);
     },
     peer(store = 'memory') {
       const execArgv = options.cpuProfileDir ? profileFlags(options.cpuProfileDir, `peer-${store}`) : [];

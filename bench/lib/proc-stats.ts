@@ -101,3 +101,89 @@ export async function measureUsage<T>(pid: number, work: () => Promise<T>, inter
     clearInterval(timer);
   }
 }
+
+/**
+ * Proportional set size in MiB, from /proc/<pid>/smaps_rollup: every page counted once in total, a page shared by
+ * n processes counted 1/n in each. NaN if the process has gone (or its memory map cannot be read).
+ */
+export function pssMiB(pid: number): number {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The process and all its descendants (children, their children, …) alive now. */
+export function processTree(rootPid: number): number[] {
+  const children = new Map<string, string[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    let ppid: string;
+    try {
+      ppid = statFields(entry)[1]!;
+    } catch {
+      continue; // exited while we scanned
+    }
+    const list = children.get(ppid);
+    if (list) list.push(entry);
+    else children.set(ppid, [entry]);
+  }
+  const tree: number[] = [];
+  const queue = [String(rootPid)];
+  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+    tree.push(Number(pid));
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
+/**
+ * Memory of a server that forks a process per connection (the PostgreSQL postmaster and its backends), in MiB:
+ * the sum of PSS over its process tree. Summing RSS instead would count the shared memory (shared_buffers) and the
+ * shared binary once per backend; PSS divides each shared page among the processes mapping it, so the sum counts
+ * it once. A process that exits between the scan and the read adds nothing.
+ */
+export function processTreePssMiB(rootPid: number): number {
+  return processTree(rootPid).reduce((sum, pid) => {
+    const pss = pssMiB(pid);
+    return Number.isNaN(pss) ? sum : sum + pss;
+  }, 0);
+}
+
+/** One reading of a server and its database server: the server's RSS and the database tree's summed PSS, MiB. */
+export interface FootprintSample {
+  t: number;
+  serverRssMiB: number;
+  databasePssMiB: number;
+  totalMiB: number;
+}
+
+export function footprint(serverPid: number, databasePid: number, t = 0): FootprintSample {
+  const serverRss = rssMiB(serverPid);
+  const databasePss = processTreePssMiB(databasePid);
+  return { t, serverRssMiB: serverRss, databasePssMiB: databasePss, totalMiB: serverRss + databasePss };
+}
+
+/** Samples footprint() every `intervalMs` while `work` runs (and once before and after); the peak is the largest total. */
+export async function measureFootprint<T>(
+  serverPid: number,
+  databasePid: number,
+  work: () => Promise<T>,
+  intervalMs = 500,
+): Promise<{ result: T; samples: FootprintSample[]; peak: FootprintSample }> {
+  const started = performance.now();
+  const samples: FootprintSample[] = [];
+  const sample = () => samples.push(footprint(serverPid, databasePid, (performance.now() - started) / 1000));
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  try {
+    const result = await work();
+    sample();
+    const peak = samples.reduce((a, b) => (b.totalMiB > a.totalMiB ? b : a));
+    return { result, samples, peak };
+  } finally {
+    clearInterval(timer);
+  }
+}
