@@ -7,9 +7,9 @@
 import type { Clock } from '../../clock.js';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
 import type { RevocationCheck } from '../../storage/revocation-feed.js';
-import type { Principal } from '../principal.js';
-import type { AccessTokenClaims, AccessTokenVerifier } from './verify-access-token.js';
-import type { KeySource } from './key-source.js';
+import type { Principal } from '../../http/principal.js';
+import type { AccessTokenClaims, AccessTokenVerifier } from '../../tokens/access-token-verifier.js';
+import type { KeySource } from '../../tokens/key-source.js';
 import { verifiedTokenCache } from './verified-token-cache.js';
 import { bearerError } from './challenges.js';
 

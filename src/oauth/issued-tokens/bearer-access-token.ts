@@ -9,7 +9,7 @@ import type { Core } from '../../core.js';
 import { ProblemError } from '../../http/errors.js';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
 import { inProcessKeySource } from '../../api/auth/index.js';
-import { accessTokenVerifier, type AccessTokenClaims } from '../../api/auth/verify-access-token.js';
+import { accessTokenVerifier, type AccessTokenClaims } from '../../tokens/access-token-verifier.js';
 
 export type { AccessTokenClaims };
 

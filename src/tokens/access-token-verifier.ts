@@ -5,11 +5,11 @@
 //   3. `iss` exact, `aud` containing this API (an id_token, aud = client_id, fails), exp/nbf/iat with
 //      the documented clock skew, and the RFC 9068 §2.2 required claims with their JSON types.
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import type { Clock } from '../../clock.js';
-import type { Config } from '../../config.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
 import type { KeySource } from './key-source.js';
-import { bearerError } from './challenges.js';
-import { ProblemError } from '../../http/errors.js';
+import { bearerError } from '../api/auth/challenges.js';
+import { ProblemError } from '../http/errors.js';
 
 /** The only signing algorithm accepted for access tokens (docs/token-formats.md). */
 export const ACCESS_TOKEN_ALGORITHMS = ['ES256'] as const;
