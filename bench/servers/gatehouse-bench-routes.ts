@@ -6,7 +6,7 @@ import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../../src/core.js';
-import type { Principal } from '../../src/api/principal.js';
+import type { Principal } from '../../src/http/principal.js';
 import { srcFunction } from './optional.js';
 
 export const UNAUTHENTICATED_PREFIX = '/bench-unauthenticated/v1';

@@ -8,7 +8,7 @@ import { parseConfig } from '../../src/config.js';
 import { connectDatabase } from '../../src/storage/connect.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { commands } from '../../src/cli/commands/index.js';
-import { accessTokenIssuer, type AccessTokenInput } from '../../src/oauth/tokens/access-tokens.js';
+import { accessTokenIssuer, type AccessTokenInput } from '../../src/oauth/issued-tokens/access-tokens.js';
 import type { Core } from '../../src/core.js';
 import { reportStartFailure, serveRpc } from '../lib/child-rpc.js';
 import { NotRunnable, srcFunction } from './optional.js';

@@ -9,7 +9,7 @@ import { resourceServerAuth } from '../api/auth/index.js';
 import { installApiConventions } from '../api/version.js';
 import { collectOptionsRoutes } from '../api/options-route.js';
 import { limitPerSubject } from '../api/subject-limit.js';
-import { adminAudience } from '../oauth/admin-access.js';
+import { adminAudience } from '../scopes.js';
 import { clientServiceDeps, coreAuditSink } from '../admin-services/index.js';
 import { adminClientsRoutes } from './clients/index.js';
 import { auditEventsRoutes } from './audit-events/index.js';

@@ -17,6 +17,3 @@ export function commerceServices(core: Pick<Core, 'db' | 'clock' | 'config'>): C
     cursors: cursorCodec(cursorKey(resolveKeyEncryptionKey(core.config))),
   };
 }
-
-/** How often expired idempotency records are purged. */
-export const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;

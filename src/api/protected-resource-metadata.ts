@@ -4,7 +4,7 @@
 // knows the API's URL can find the authorization server and the scopes to ask for.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { DPOP_ALGS } from '../oauth/dpop/proof.js';
+import { DPOP_ALGS } from '../tokens/dpop/proof.js';
 import { API_SCOPES } from './scopes.js';
 
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/v1';

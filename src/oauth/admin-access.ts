@@ -1,26 +1,16 @@
 // INTERIM (until the resource-server registry exists): the admin API `{ISSUER}/admin` as the one extra
-// audience client_credentials can issue for. Everything the token side knows about admin access lives in
-// this module so the registry (a built-in, operator-only resource server with scopes admin:read and
+// audience client_credentials can issue for. The scopes and the audience are in src/scopes.ts (the admin API
+// and its documentation read them too; it may not import the authorization server); the rules about them
+// live in this module so the registry (a built-in, operator-only resource server with scopes admin:read and
 // admin:write) can replace it in one place:
 //   - admin scopes are operator-only: a client holding them is a confidential client_credentials-only
 //     client made by `gatehouse clients create` or the admin API, never by /register (RFC 7591) and never
-//     a public client; /authorize does not know them (they are not in the scope catalogue), so no user
+//     a public client; /authorize does not know them (they are not among the scopes it offers), so no user
 //     token can carry them;
 //   - a token has one audience: admin scopes alone → `{ISSUER}/admin`; admin scopes mixed with API
 //     scopes → invalid_scope; RFC 8707 `resource`, when sent, must name that audience.
 import { OAuthError } from '../http/errors.js';
-
-export const ADMIN_SCOPES = ['admin:read', 'admin:write'] as const;
-export type AdminScope = (typeof ADMIN_SCOPES)[number];
-
-export const isAdminScope = (value: string): value is AdminScope => (ADMIN_SCOPES as readonly string[]).includes(value);
-
-export const adminAudience = (issuer: string): string => `${issuer}/admin`;
-
-export const adminScopeDescriptions: Record<AdminScope, string> = {
-  'admin:read': 'Read Gatehouse configuration, users and the audit log (admin API)',
-  'admin:write': 'Change Gatehouse configuration and users (admin API)',
-};
+import { adminAudience, isAdminScope } from '../scopes.js';
 
 /** Why this client metadata may not hold admin scopes, or undefined when it may (or asks for none). */
 export function adminScopeProblem(metadata: { type: string; grantTypes: readonly string[]; scopes: readonly string[] }): string | undefined {

@@ -7,10 +7,10 @@ import { SIGNING_ALGS } from '../crypto/keys.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../storage/clients-repository.js';
 import { CLIENT_ASSERTION_ALGS } from './clients/client-keys.js';
 import { RESPONSE_MODES } from './authorize/check-response-mode.js';
-import { DPOP_ALGS } from './dpop/proof.js';
+import { DPOP_ALGS } from '../tokens/dpop/proof.js';
 import { JWKS_PATH } from './jwks.js';
-import { ACR_VALUES_SUPPORTED } from './tokens/authentication-context.js';
-import { INTROSPECTION_AUTH_METHODS, REVOCATION_AUTH_METHODS } from './token-types-registry.js';
+import { ACR_VALUES_SUPPORTED } from './issued-tokens/authentication-context.js';
+import { INTROSPECTION_AUTH_METHODS, REVOCATION_AUTH_METHODS } from './revocable-token-types.js';
 
 /** Endpoint metadata name → [method, path] of the route that serves it. */
 const ENDPOINTS = {

@@ -7,7 +7,7 @@ import { corsEndpoints } from './cors/cors.js';
 import { authorizationEndpoint } from './authorize/index.js';
 import { discoveryEndpoints } from './discovery.js';
 import { jwksEndpoint } from './jwks.js';
-import { tokenEndpoint } from './token/index.js';
+import { tokenEndpoint } from './token-endpoint/index.js';
 import { revocationEndpoint } from './revoke.js';
 import { introspectionEndpoint } from './introspect.js';
 import { registrationEndpoints } from './register/index.js';

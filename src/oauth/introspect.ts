@@ -8,8 +8,8 @@ import { formParameters } from './form-parameters.js';
 import { NO_STORE } from './no-store.js';
 import { limitRequest } from '../http/limit-request.js';
 import { requireToken } from './revoke.js';
-import type { IntrospectionResult } from './token-types.js';
-import { inHintOrder, INTROSPECTION_AUTH_METHODS } from './token-types-registry.js';
+import type { IntrospectionResult } from './token-type-handler.js';
+import { inHintOrder, INTROSPECTION_AUTH_METHODS } from './revocable-token-types.js';
 import { resourceServerIntrospection } from './resources/introspection.js';
 
 export function introspectionEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'tokenTypes' | 'clientAuth' | 'rateLimits' | 'resources' | 'bearerTokens'>): void {

@@ -7,7 +7,7 @@ import { authenticateClient } from './client-auth/index.js';
 import { formParameters } from './form-parameters.js';
 import { NO_STORE } from './no-store.js';
 import { limitRequest } from '../http/limit-request.js';
-import { inHintOrder, REVOCATION_AUTH_METHODS } from './token-types-registry.js';
+import { inHintOrder, REVOCATION_AUTH_METHODS } from './revocable-token-types.js';
 
 export function requireToken(params: Readonly<Record<string, string>>): string {
   if (params.token === undefined) throw new OAuthError('invalid_request', 'The token parameter is required.');

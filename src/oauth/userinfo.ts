@@ -7,10 +7,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import { OAuthError } from '../http/errors.js';
 import type { UsersRepository } from '../storage/users-repository.js';
-import type { AccessTokenClaims, BearerVerifier } from './tokens/bearer-access-token.js';
-import { userClaims } from './tokens/user-claims.js';
-import { authorizationCredentials, dpopFailureHeaders, possessionFailure, type PresentedToken } from './dpop/possession.js';
-import type { DpopDeps } from './dpop/proof.js';
+import type { AccessTokenClaims, BearerVerifier } from './issued-tokens/bearer-access-token.js';
+import { userClaims } from './issued-tokens/user-claims.js';
+import { authorizationCredentials, dpopFailureHeaders, possessionFailure, type PresentedToken } from '../tokens/dpop/possession.js';
+import type { DpopDeps } from '../tokens/dpop/proof.js';
 
 const challenge = (attributes = '') => ({ 'www-authenticate': attributes ? `Bearer ${attributes}` : 'Bearer' });
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { apiVersion } from '../../src/api/version.js';
 import { resourceServerAuth } from '../../src/api/auth/index.js';
-import { accessTokenIssuer } from '../../src/oauth/tokens/access-tokens.js';
+import { accessTokenIssuer } from '../../src/oauth/issued-tokens/access-tokens.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 const DEPRECATED = Date.parse('2026-01-01T00:00:00Z');

@@ -2,7 +2,7 @@
 // users in the database, real ES256 at+jwt access tokens signed by the app's own keys.
 import { randomUUID } from 'node:crypto';
 import type { Core } from '../../src/core.js';
-import { accessTokenIssuer } from '../../src/oauth/tokens/access-tokens.js';
+import { accessTokenIssuer } from '../../src/oauth/issued-tokens/access-tokens.js';
 import { usersRepository } from '../../src/storage/users-repository.js';
 
 export const SHOP_SCOPES = ['orders:read', 'orders:write', 'payments:write', 'reports:read', 'reports:write'];

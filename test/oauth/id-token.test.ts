@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { manualClock } from '../../src/clock.js';
-import { atHash, idTokenIssuer } from '../../src/oauth/tokens/id-token.js';
+import { atHash, idTokenIssuer } from '../../src/oauth/issued-tokens/id-token.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { codeGrantTokens, createClient, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { NO_LIMITS } from '../helpers/env.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, SignJWT, generateKeyPair } from 'jose';
 import { manualClock } from '../../src/clock.js';
-import { accessTokenIssuer } from '../../src/oauth/tokens/access-tokens.js';
+import { accessTokenIssuer } from '../../src/oauth/issued-tokens/access-tokens.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { codeGrantTokens, createClient, postToken, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { NO_LIMITS } from '../helpers/env.js';

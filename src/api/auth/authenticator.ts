@@ -7,9 +7,10 @@
 import type { Clock } from '../../clock.js';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
 import type { RevocationCheck } from '../../storage/revocation-feed.js';
-import type { Principal } from '../principal.js';
-import type { AccessTokenClaims, AccessTokenVerifier } from './verify-access-token.js';
-import type { KeySource } from './key-source.js';
+import type { Principal } from '../../http/principal.js';
+import { ProblemError } from '../../http/errors.js';
+import type { AccessTokenClaims, AccessTokenVerification, AccessTokenVerifier } from '../../tokens/access-token-verifier.js';
+import type { KeySource } from '../../tokens/key-source.js';
 import { verifiedTokenCache } from './verified-token-cache.js';
 import { bearerError } from './challenges.js';
 
@@ -78,7 +79,7 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
       const cached = cache.get(token);
       if (cached) return fromCache(token, cached);
       const checkedAt = clock.now();
-      const claims = await verifier.verify(token);
+      const claims = acceptedClaims(await verifier.verify(token));
       if (await revocations.isRevoked({ jti: claims.jti, clientId: claims.client_id, iat: claims.iat })) throw revoked();
       const principal = principalOf(claims);
       cache.set(token, { principal, kid: claims.kid, iat: claims.iat, checkedAt }, claims.exp * 1000);
@@ -88,6 +89,16 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
 }
 
 const revoked = () => bearerError('invalid_token', 'The access token has been revoked.');
+
+/** The resource API's answer to a refused token: an RFC 6750 §3 challenge, or 503 when the keys are unavailable. */
+function acceptedClaims(verification: AccessTokenVerification): AccessTokenClaims {
+  if (verification.ok) return verification.claims;
+  if (verification.reason === 'invalid') throw bearerError('invalid_token', verification.description);
+  throw new ProblemError('service-unavailable', 'The token signing keys are temporarily unavailable.', {
+    headers: { 'retry-after': '5' },
+    cause: verification.cause,
+  });
+}
 
 /** RFC 9068 §2.2: `sub` is the user for user tokens and the client itself for client_credentials. */
 export function principalOf(claims: AccessTokenClaims): Principal {

@@ -4,7 +4,7 @@
 // a token in two places at once is a malformed request (§2: "MUST NOT use more than one method").
 import type { FastifyRequest } from 'fastify';
 import { bearerError, missingToken } from './challenges.js';
-import { authorizationCredentials, type PresentedToken } from '../../oauth/dpop/possession.js';
+import { authorizationCredentials, type PresentedToken } from '../../tokens/dpop/possession.js';
 
 export type { PresentedToken };
 

@@ -2,7 +2,7 @@
 // `Bearer` challenge; `error` is added only when a token was sent (§3.1). Descriptions are fixed text
 // chosen here, never token contents, and pass through safeDescription (no CR/LF, no quotes).
 import { ProblemError, safeDescription } from '../../http/errors.js';
-import { dpopFailureHeaders, type PossessionFailure } from '../../oauth/dpop/possession.js';
+import { dpopFailureHeaders, type PossessionFailure } from '../../tokens/dpop/possession.js';
 
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
 

@@ -1,7 +1,7 @@
 // The Fastify edge of bearer authentication: an onRequest hook that sets request.principal, a body
 // check for the duplicate-token rule, and `requireScope` for each route (RFC 6750 §3.1).
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { Principal } from '../principal.js';
+import type { Principal } from '../../http/principal.js';
 import type { Authenticator } from './authenticator.js';
 import { presentedToken, refuseBodyToken } from './bearer-token.js';
 import type { PossessionCheck } from './proof-of-possession.js';

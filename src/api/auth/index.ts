@@ -4,14 +4,14 @@
 import type { Core } from '../../core.js';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
 import { bearerAuthenticator, type Authenticator } from './authenticator.js';
-import { keyServiceSource, remoteKeySource, type KeySource } from './key-source.js';
-import { accessTokenVerifier } from './verify-access-token.js';
+import { keyServiceSource, remoteKeySource, type KeySource } from '../../tokens/key-source.js';
+import { accessTokenVerifier } from '../../tokens/access-token-verifier.js';
 import { proofOfPossession, type PossessionCheck } from './proof-of-possession.js';
-import type { DpopDeps } from '../../oauth/dpop/proof.js';
+import type { DpopDeps } from '../../tokens/dpop/proof.js';
 
 export { bearerAuthenticator, principalOf, type Authenticator } from './authenticator.js';
-export { keyServiceSource, localKeySource, remoteKeySource, type KeySource } from './key-source.js';
-export { accessTokenVerifier, ACCESS_TOKEN_ALGORITHMS } from './verify-access-token.js';
+export { keyServiceSource, localKeySource, remoteKeySource, type KeySource } from '../../tokens/key-source.js';
+export { accessTokenVerifier, ACCESS_TOKEN_ALGORITHMS } from '../../tokens/access-token-verifier.js';
 export { authenticateRequests, refuseTokenInBody, requireAnyScope, requireScope, scopesOfRoute, securityOfRoute, authenticatedPrincipal, type ScopeCheck } from './hooks.js';
 export { canAccessUser, assertCanAccessUser, notFound } from './object-access.js';
 

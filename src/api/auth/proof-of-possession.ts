@@ -1,9 +1,9 @@
-// The resource API's side of RFC 9449 §7 (src/oauth/dpop/possession.ts): a failure is a Problem Details
+// The resource API's side of RFC 9449 §7 (src/tokens/dpop/possession.ts): a failure is a Problem Details
 // 401 with a DPoP challenge.
 import type { FastifyRequest } from 'fastify';
-import { possessionFailure } from '../../oauth/dpop/possession.js';
-import type { DpopDeps } from '../../oauth/dpop/proof.js';
-import type { Principal } from '../principal.js';
+import { possessionFailure } from '../../tokens/dpop/possession.js';
+import type { DpopDeps } from '../../tokens/dpop/proof.js';
+import type { Principal } from '../../http/principal.js';
 import type { PresentedToken } from './bearer-token.js';
 import { dpopError } from './challenges.js';
 

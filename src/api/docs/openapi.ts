@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import type { Config } from '../../config.js';
 import { API_SCOPES } from '../scopes.js';
 import { securityOfRoute } from '../auth/index.js';
-import { adminScopeDescriptions } from '../../oauth/admin-access.js';
+import { adminScopeDescriptions } from '../../scopes.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 
 const GLOBAL_PROBLEMS = problemResponses(429, 503);

@@ -9,7 +9,7 @@ import { canonicalJson, idempotencyKeyHeader } from '../../http/idempotency/inde
 import { pagedResponse, parsePageQuery, type PageRequest } from '../../http/pagination/index.js';
 import { ordersRepository, type Order, type OrderFilter, type OrderStatus } from '../../storage/orders-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
-import type { Principal } from '../principal.js';
+import type { Principal } from '../../http/principal.js';
 import { payOrder, stateConflict } from '../payments/pay-order.js';
 import { paymentSchema, representPayment } from '../payments/payment-representation.js';
 import { validateOrder } from './order-input.js';

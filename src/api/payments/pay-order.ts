@@ -5,7 +5,7 @@ import { ordersRepository, type Order } from '../../storage/orders-repository.js
 import { paymentsRepository, type Payment } from '../../storage/payments-repository.js';
 import { ProblemError } from '../../http/errors.js';
 import { canAccessUser, notFound } from '../auth/index.js';
-import type { Principal } from '../principal.js';
+import type { Principal } from '../../http/principal.js';
 
 export interface PayOrderInput {
   principal: Principal;

@@ -9,7 +9,7 @@ import { chooseMediaType } from '../../http/negotiation.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { reportsRepository, type Report } from '../../storage/reports-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
-import type { Principal } from '../principal.js';
+import type { Principal } from '../../http/principal.js';
 import { REPORT_JOB } from './report-job.js';
 import { validateReport } from './report-input.js';
 import { reportCsv, reportJson, reportStatus } from './report-representation.js';

@@ -9,10 +9,10 @@ import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { MERGE_PATCH } from '../../http/json-body.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { authenticatedPrincipal, notFound, requireScope } from '../auth/index.js';
-import { CreateUserSchema, MergePatchSchema, ReplaceUserSchema, UserParamsSchema, UserSchema, type ReplaceUserBody } from './schemas.js';
-import { representUser, userPath, validatorsOf } from './representation.js';
+import { CreateUserSchema, MergePatchSchema, ReplaceUserSchema, UserParamsSchema, UserSchema, type ReplaceUserBody } from './user-schemas.js';
+import { representUser, userPath, validatorsOf } from './user-representation.js';
 import { createUser, deleteUser, replaceUser, userIfVisible, visibleUser } from './users-service.js';
-import { validateUser } from './validate.js';
+import { validateUser } from './user-input.js';
 import { patchedUser } from './patch-user.js';
 import { ProblemError } from '../../http/errors.js';
 

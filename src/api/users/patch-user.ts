@@ -6,7 +6,7 @@ import { Value } from '@sinclair/typebox/value';
 import { mergePatch, type Json } from '../../http/merge-patch.js';
 import { ProblemError, type FieldError } from '../../http/errors.js';
 import { validationFailed } from '../../http/validation.js';
-import { ReplaceUserSchema, type ReplaceUserBody, type UserRepresentation } from './schemas.js';
+import { ReplaceUserSchema, type ReplaceUserBody, type UserRepresentation } from './user-schemas.js';
 
 const READ_ONLY = ['id', 'created_at', 'updated_at', '_links'] as const;
 const REQUIRED = ['username', 'email_verified', 'phone_number_verified'] as const;

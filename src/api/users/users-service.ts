@@ -6,9 +6,9 @@ import { ProblemError } from '../../http/errors.js';
 import { UsernameTakenError, type User, type UserProfile, type UsersRepository } from '../../storage/users-repository.js';
 import { changePassword, type PasswordChangeDeps } from '../../accounts/password-change.js';
 import { verifiedAfterWrite } from '../../accounts/verified-claims.js';
-import type { Principal } from '../principal.js';
+import type { Principal } from '../../http/principal.js';
 import { canAccessUser, notFound } from '../auth/index.js';
-import type { CreateUserBody, ReplaceUserBody } from './schemas.js';
+import type { CreateUserBody, ReplaceUserBody } from './user-schemas.js';
 
 /** The user if it exists and this principal may see it; otherwise the same 404 either way. */
 export async function visibleUser(users: UsersRepository, principal: Principal, id: string): Promise<User> {

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { GRANT_TYPES } from '../../storage/clients-repository.js';
 import { initialAccessTokensRepository } from '../../storage/initial-access-tokens-repository.js';
-import { parseScope } from '../../oauth/scopes.js';
+import { parseScope } from '../../scopes.js';
 import type { ResourceCatalogue } from '../../oauth/resources/registry.js';
 import { UsageError, type Command } from '../command.js';
 

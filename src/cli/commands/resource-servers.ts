@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { Core } from '../../core.js';
 import { createClient } from '../../oauth/clients/create-client.js';
-import { isOidcScope } from '../../oauth/scopes.js';
+import { isOidcScope } from '../../scopes.js';
 import { builtInResourceServers } from '../../startup/built-in-resource-servers.js';
 import { clientsRepository } from '../../storage/clients-repository.js';
 import { MAX_RESOURCE_SERVERS } from '../../oauth/resources/registry.js';

@@ -15,7 +15,7 @@ import type { FastifyReply, FastifyRequest, RouteGenericInterface, onSendHookHan
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../storage/database.js';
-import type { Principal } from '../../api/principal.js';
+import type { Principal } from '../principal.js';
 import { sha256 } from '../../crypto/random.js';
 import { ProblemError } from '../errors.js';
 import {
@@ -29,6 +29,9 @@ import { parseIdempotencyKey, requireIdempotencyKey } from './key-header.js';
 import { inUse, reserveKey } from './reservation.js';
 
 export const REPLAY_HEADER = 'idempotent-replayed';
+
+/** How often expired idempotency records are purged. */
+export const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
 
 export interface OperationResult {
   status: number;

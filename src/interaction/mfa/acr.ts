@@ -5,7 +5,7 @@
 import type { AuthorizationRequest } from '../../oauth/authorize/authorization-request.js';
 import type { Client } from '../../storage/clients-repository.js';
 
-import { ACR_MFA, ACR_VALUES_SUPPORTED } from '../../oauth/tokens/authentication-context.js';
+import { ACR_MFA, ACR_VALUES_SUPPORTED } from '../../oauth/issued-tokens/authentication-context.js';
 
 const supported = (value: unknown): value is string => typeof value === 'string' && (ACR_VALUES_SUPPORTED as readonly string[]).includes(value);
 

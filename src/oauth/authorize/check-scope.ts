@@ -3,7 +3,7 @@
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
 import type { ResourceCatalogue } from '../resources/registry.js';
-import { parseScope } from '../scopes.js';
+import { parseScope } from '../../scopes.js';
 import type { RequestParameters } from './parameters.js';
 
 export function checkScope(params: RequestParameters, client: Pick<Client, 'scopes'>, catalogue: ResourceCatalogue): string[] {

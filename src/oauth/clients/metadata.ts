@@ -2,7 +2,7 @@
 // paths enforce the same rules. Input uses the RFC 7591 names; the result is what the repository stores.
 import { GRANT_TYPES, TOKEN_ENDPOINT_AUTH_METHODS, type GrantType, type NewClient, type TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
 import { SIGNING_ALGS, type SigningAlg } from '../../crypto/keys.js';
-import { parseScope } from '../scopes.js';
+import { parseScope } from '../../scopes.js';
 import type { ResourceCatalogue } from '../resources/registry.js';
 import { didYouMean } from '../../suggest.js';
 import { redirectUriProblem } from './redirect-uris.js';

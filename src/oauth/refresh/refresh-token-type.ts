@@ -1,8 +1,8 @@
 // Refresh tokens as seen by /revoke (RFC 7009 2.1: revoking a refresh token SHOULD also invalidate the
 // access tokens of the same grant — here the whole family goes) and /introspect (RFC 7662).
-import type { IntrospectionResult, TokenTypeHandler } from '../token-types.js';
-import { formatScope } from '../scopes.js';
-import type { TokenTypeDeps } from '../token-types-registry.js';
+import type { IntrospectionResult, TokenTypeHandler } from '../token-type-handler.js';
+import { formatScope } from '../../scopes.js';
+import type { TokenTypeDeps } from '../revocable-token-types.js';
 import type { RefreshTokens } from './index.js';
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);

@@ -4,7 +4,7 @@
 // user (client_credentials) or a resource-API scope needs an operator's explicit allowance on the token;
 // a service client with API scopes is otherwise an operator's job (`gatehouse clients create`).
 import type { GrantType } from '../../storage/clients-repository.js';
-import { OIDC_SCOPES } from '../scopes.js';
+import { OIDC_SCOPES } from '../../scopes.js';
 import type { ClientMetadata } from '../clients/metadata.js';
 import { ClientMetadataError } from '../clients/metadata.js';
 import { refusedAtRegistration } from '../admin-access.js';

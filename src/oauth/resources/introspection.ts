@@ -3,9 +3,9 @@
 // whoever the token was issued to. Any other token (another audience, a refresh token, revoked, expired,
 // unknown) is {"active": false}: a resource server learns nothing about tokens that are not for it.
 // docs/resource-servers.md
-import type { BearerVerifier } from '../tokens/bearer-access-token.js';
-import { introspectionOf } from '../tokens/access-token-type.js';
-import type { IntrospectionResult } from '../token-types.js';
+import type { BearerVerifier } from '../issued-tokens/bearer-access-token.js';
+import { introspectionOf } from '../issued-tokens/access-token-type.js';
+import type { IntrospectionResult } from '../token-type-handler.js';
 import type { ResourceRegistry } from './registry.js';
 
 export interface ResourceServerIntrospection {

@@ -4,7 +4,7 @@
 // (MAX_RESOURCE_SERVERS). docs/resource-servers.md
 import type { Clock } from '../../clock.js';
 import type { ResourceServer, ResourceServersRepository } from '../../storage/resource-servers-repository.js';
-import { isOidcScope, OIDC_SCOPES, oidcScopeDescriptions } from '../scopes.js';
+import { isOidcScope, OIDC_SCOPES, oidcScopeDescriptions } from '../../scopes.js';
 
 export const MAX_RESOURCE_SERVERS = 1_000;
 

@@ -2,7 +2,7 @@
 // for each, a service (client_credentials-shaped) token, and helpers for JSON requests.
 import { hashPassword } from '../../../src/crypto/passwords.js';
 import { usersRepository, type User } from '../../../src/storage/users-repository.js';
-import { accessTokenIssuer } from '../../../src/oauth/tokens/access-tokens.js';
+import { accessTokenIssuer } from '../../../src/oauth/issued-tokens/access-tokens.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 
 export interface UsersFixture {

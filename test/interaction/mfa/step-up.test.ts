@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
 import { manualClock } from '../../../src/clock.js';
-import { ACR_MFA, ACR_PASSWORD } from '../../../src/oauth/tokens/authentication-context.js';
+import { ACR_MFA, ACR_PASSWORD } from '../../../src/oauth/issued-tokens/authentication-context.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient, postToken, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { basicAuth, postForm } from '../../oauth/fixtures.js';

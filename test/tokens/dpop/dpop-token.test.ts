@@ -6,7 +6,7 @@ import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, generateSecret, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { basicAuth, postForm, registerClient, type RegisteredClient } from '../fixtures.js';
+import { basicAuth, postForm, registerClient, type RegisteredClient } from '../../oauth/fixtures.js';
 import { retryingDpopNonce, serverNonce } from '../../helpers/dpop.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 

@@ -4,8 +4,8 @@
 // createRemoteJWKSet. Each refreshes on an unknown `kid` at most once per cooldown, so a flood of tokens with
 // invented kids cannot turn into a flood of database reads or JWKS fetches (no amplification).
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import type { Clock } from '../../clock.js';
-import type { KeyService } from '../../crypto/keys.js';
+import type { Clock } from '../clock.js';
+import type { KeyService } from '../crypto/keys.js';
 
 export interface KeySource {
   readonly getKey: JWTVerifyGetKey;

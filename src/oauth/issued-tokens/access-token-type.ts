@@ -3,8 +3,8 @@
 // and answered only to the client the token was issued to.
 import { decodeJwt } from 'jose';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
-import type { IntrospectionResult, TokenTypeHandler } from '../token-types.js';
-import type { TokenTypeDeps } from '../token-types-registry.js';
+import type { IntrospectionResult, TokenTypeHandler } from '../token-type-handler.js';
+import type { TokenTypeDeps } from '../revocable-token-types.js';
 import type { AccessTokenClaims, BearerVerifier } from './bearer-access-token.js';
 
 /** amr and acr of an already verified token (RFC 9068 2.2.1), read from its payload. */

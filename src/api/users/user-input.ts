@@ -3,7 +3,7 @@
 import { fieldErrors } from '../../http/validation.js';
 import { verifiedAfterWrite } from '../../accounts/verified-claims.js';
 import type { User } from '../../storage/users-repository.js';
-import type { ReplaceUserBody } from './schemas.js';
+import type { ReplaceUserBody } from './user-schemas.js';
 
 const USERNAME = /^[A-Za-z0-9._@+-]{1,64}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;

@@ -7,11 +7,11 @@ import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { calculateJwkThumbprint, decodeJwt } from 'jose';
 import { manualClock } from '../../../src/clock.js';
-import { DPOP_NONCE_WINDOW_SECONDS, dpopNonces } from '../../../src/oauth/dpop/nonce.js';
+import { DPOP_NONCE_WINDOW_SECONDS, dpopNonces } from '../../../src/tokens/dpop/nonce.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { dpopKey, dpopProof, retryingDpopNonce, serverNonce, type DpopKey } from '../../helpers/dpop.js';
-import { basicAuth, registerClient, type RegisteredClient } from '../fixtures.js';
+import { basicAuth, registerClient, type RegisteredClient } from '../../oauth/fixtures.js';
 import type { Database } from '../../../src/storage/database.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 

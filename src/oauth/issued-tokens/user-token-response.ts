@@ -5,12 +5,12 @@
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
 import type { UserRecord } from '../../storage/users-repository.js';
-import { formatScope } from '../scopes.js';
+import { formatScope } from '../../scopes.js';
 import { accessTokenLifetime, chooseAudience } from '../resources/audience.js';
 import type { ResourceRegistry } from '../resources/registry.js';
-import type { AccessTokenIssuer, PreparedAccessToken } from '../tokens/access-tokens.js';
-import type { Authentication, IdTokenIssuer } from '../tokens/id-token.js';
-import type { TokenResponse } from './grant.js';
+import type { AccessTokenIssuer, PreparedAccessToken } from './access-tokens.js';
+import type { Authentication, IdTokenIssuer } from './id-token.js';
+import type { TokenResponse } from '../grant-types/grant-type.js';
 
 export interface UserTokensDeps {
   accessTokens: AccessTokenIssuer;

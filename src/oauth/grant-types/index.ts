@@ -1,7 +1,7 @@
 // The grant registry: every grant /token offers, one factory each. Discovery's grant_types_supported is
 // read from this same list, so what is advertised is what the endpoint does.
 import type { Services } from '../../services.js';
-import type { Grant } from './grant.js';
+import type { Grant } from './grant-type.js';
 import { clientCredentials } from './client-credentials.js';
 import { authorizationCode } from './authorization-code.js';
 import { refreshToken } from './refresh-token.js';

@@ -3,7 +3,7 @@
 // must match what /authorize bound. A second use of a code revokes every token issued from it (4.1.2).
 // A code requested with dpop_jkt (RFC 9449 10) redeems only with a proof of that key (else invalid_grant,
 // the code left unspent); the refresh token of a DPoP exchange is bound to the proof's key (RFC 9449 5).
-import type { AuthenticationLookup } from '../tokens/authentication-context.js';
+import type { AuthenticationLookup } from '../issued-tokens/authentication-context.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
@@ -12,9 +12,9 @@ import { isWellFormedVerifier, verifierMatches } from '../codes/pkce.js';
 import type { GrantsRepository } from '../../storage/grants-repository.js';
 import { REFRESH_TOKEN_BYTES } from '../refresh/index.js';
 import { SecurityEventError } from '../refresh/security-events.js';
-import type { Grant } from './grant.js';
+import type { Grant } from './grant-type.js';
 import type { GrantDeps } from './index.js';
-import { refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from './user-tokens.js';
+import { refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from '../issued-tokens/user-token-response.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;

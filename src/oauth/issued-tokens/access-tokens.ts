@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { KeyService } from '../../crypto/keys.js';
-import { formatScope } from '../scopes.js';
+import { formatScope } from '../../scopes.js';
 
 export interface AccessTokenInput {
   /** The user id, or the client id for client_credentials. */

@@ -9,10 +9,10 @@
 import { OAuthError } from '../../http/errors.js';
 import type { Rotation, RefreshTokens } from '../refresh/index.js';
 import { SecurityEventError } from '../refresh/security-events.js';
-import { parseScope } from '../scopes.js';
-import type { Grant, TokenResponse } from './grant.js';
+import { parseScope } from '../../scopes.js';
+import type { Grant, TokenResponse } from './grant-type.js';
 import type { GrantDeps } from './index.js';
-import { grantGone, refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from './user-tokens.js';
+import { grantGone, refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from '../issued-tokens/user-token-response.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 
 function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: string): OAuthError {

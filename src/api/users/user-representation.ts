@@ -2,7 +2,7 @@
 // (strong ETag from id and version, Last-Modified from updated_at) for conditional requests.
 import type { User } from '../../storage/users-repository.js';
 import { strongEtag, type Validators } from '../../http/conditional.js';
-import type { UserRepresentation } from './schemas.js';
+import type { UserRepresentation } from './user-schemas.js';
 
 export const userPath = (prefix: string, id: string) => `${prefix}/users/${encodeURIComponent(id)}`;
 

@@ -6,9 +6,9 @@ import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
 import { accessTokenLifetime, chooseAudience } from '../resources/audience.js';
 import type { ResourceCatalogue, ResourceRegistry } from '../resources/registry.js';
-import { parseScope, formatScope } from '../scopes.js';
-import type { AccessTokenIssuer } from '../tokens/access-tokens.js';
-import type { Grant } from './grant.js';
+import { parseScope, formatScope } from '../../scopes.js';
+import type { AccessTokenIssuer } from '../issued-tokens/access-tokens.js';
+import type { Grant } from './grant-type.js';
 import type { GrantDeps } from './index.js';
 
 function requestedScope(requested: string | undefined, client: Client, catalogue: ResourceCatalogue): string[] {

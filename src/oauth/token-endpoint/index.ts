@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-auth/index.js';
 import { formParameters } from '../form-parameters.js';
-import type { TokenResponse } from '../grants/grant.js';
+import type { TokenResponse } from '../grant-types/grant-type.js';
 import { NO_STORE } from '../no-store.js';
 import { limitRequest } from '../../http/limit-request.js';
 import { dpopBinding } from './dpop-binding.js';

@@ -3,7 +3,7 @@
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
 import type { FormParameters } from '../form-parameters.js';
-import type { Grant } from '../grants/grant.js';
+import type { Grant } from '../grant-types/grant-type.js';
 
 export function requireGrantType(params: FormParameters): string {
   const grantType = params.grant_type;

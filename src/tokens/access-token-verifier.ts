@@ -4,12 +4,13 @@
 //      from the token — so `none` and HS256-keyed-with-the-public-key fail (RFC 8725 §2.1, §3.1);
 //   3. `iss` exact, `aud` containing this API (an id_token, aud = client_id, fails), exp/nbf/iat with
 //      the documented clock skew, and the RFC 9068 §2.2 required claims with their JSON types.
+// Shared by the resource API and the authorization server's own endpoints (/userinfo, /revoke,
+// /introspect): it answers with a value, never a response, and each surface maps a refusal to its own
+// challenge (RFC 6750 §3 on the API, its own error format elsewhere).
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import type { Clock } from '../../clock.js';
-import type { Config } from '../../config.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
 import type { KeySource } from './key-source.js';
-import { bearerError } from './challenges.js';
-import { ProblemError } from '../../http/errors.js';
 
 /** The only signing algorithm accepted for access tokens (docs/token-formats.md). */
 export const ACCESS_TOKEN_ALGORITHMS = ['ES256'] as const;
@@ -30,9 +31,21 @@ export interface AccessTokenClaims {
   kid: string;
 }
 
+/**
+ * `invalid`: the token is at fault; `description` is a fixed sentence safe to show the caller.
+ * `keys_unavailable`: the signing keys could not be loaded (remote JWKS down): the token is not at fault.
+ */
+export type AccessTokenVerification =
+  | { ok: true; claims: AccessTokenClaims }
+  | { ok: false; reason: 'invalid'; description: string }
+  | { ok: false; reason: 'keys_unavailable'; cause: unknown };
+
 export interface AccessTokenVerifier {
-  verify(token: string): Promise<AccessTokenClaims>;
+  verify(token: string): Promise<AccessTokenVerification>;
 }
+
+/** Thrown inside this module only; verify() turns it into a value. */
+class InvalidToken extends Error {}
 
 export function accessTokenVerifier(deps: {
   keySource: KeySource;
@@ -45,7 +58,12 @@ export function accessTokenVerifier(deps: {
   const audience = deps.audience ?? config.API_AUDIENCE;
   return {
     async verify(token) {
-      const kid = checkHeader(token);
+      let kid: string;
+      try {
+        kid = checkHeader(token);
+      } catch (error) {
+        return refusal(error);
+      }
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, keySource.getKey, {
@@ -59,9 +77,15 @@ export function accessTokenVerifier(deps: {
           currentDate: new Date(clock.now()),
         }));
       } catch (error) {
-        throw isKeySetUnavailable(error) ? keysUnavailable(error) : invalid(describe(error));
+        return isKeySetUnavailable(error)
+          ? { ok: false, reason: 'keys_unavailable', cause: error }
+          : { ok: false, reason: 'invalid', description: describe(error) };
       }
-      return checkClaims(payload, kid, config.ACCESS_TOKEN_TTL);
+      try {
+        return { ok: true, claims: checkClaims(payload, kid, config.ACCESS_TOKEN_TTL) };
+      } catch (error) {
+        return refusal(error);
+      }
     },
   };
 }
@@ -96,7 +120,7 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
   }
   if (scope !== undefined && typeof scope !== 'string') throw invalid('The access token scope is malformed.');
   // RFC 9449 §6.1: the only confirmation method understood is a JWK thumbprint; the scheme and the proof
-  // are checked by the caller (authenticateRequests), which knows the request.
+  // are checked by the surface that knows the request.
   const jkt = confirmationKey(payload.cnf);
   if (authTime !== undefined && typeof authTime !== 'number') throw invalid('The access token auth_time is malformed.');
   return {
@@ -121,7 +145,12 @@ function confirmationKey(cnf: unknown): string | undefined {
   return jkt;
 }
 
-const invalid = (description: string) => bearerError('invalid_token', description);
+const invalid = (description: string) => new InvalidToken(description);
+
+function refusal(error: unknown): AccessTokenVerification {
+  if (error instanceof InvalidToken) return { ok: false, reason: 'invalid', description: error.message };
+  throw error;
+}
 
 /** A fixed sentence per failure class; jose's messages may quote claim values, so they are not passed on. */
 function describe(error: unknown): string {
@@ -147,6 +176,3 @@ function isKeySetUnavailable(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
   return code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JWKS_INVALID' || typeof code !== 'string' || !code.startsWith('ERR_J');
 }
-
-const keysUnavailable = (cause: unknown) =>
-  new ProblemError('service-unavailable', 'The token signing keys are temporarily unavailable.', { headers: { 'retry-after': '5' }, cause });

@@ -3,7 +3,7 @@
 // a proof without a required nonce, or with a stale or foreign one, is 400 use_dpop_nonce with a fresh
 // nonce in DPoP-Nonce (RFC 9449 8), which standard clients retry with once.
 import { OAuthError } from '../../http/errors.js';
-import { DpopNonceError, DpopProofError, verifyDpopProof, type DpopDeps } from '../dpop/proof.js';
+import { DpopNonceError, DpopProofError, verifyDpopProof, type DpopDeps } from '../../tokens/dpop/proof.js';
 
 export async function dpopBinding(
   header: string | string[] | undefined,

@@ -1,5 +1,5 @@
 // Our own access tokens presented to the authorization server's endpoints (/userinfo, /revoke,
-// /introspect): verified by the one RFC 9068 verifier the resource API uses (src/api/auth: pinned
+// /introspect): verified by the one RFC 9068 verifier the resource API uses (src/tokens: pinned
 // algorithm, typ, no crit, iss, aud, times, lifetime, claim types, cnf), then the revocation list. Anything
 // invalid — including refresh tokens and id_tokens — is simply `undefined` here: each endpoint answers in
 // its own format. Unavailable keys still throw (503), since the token is not at fault. The audience may be
@@ -8,8 +8,8 @@ import { decodeJwt } from 'jose';
 import type { Core } from '../../core.js';
 import { ProblemError } from '../../http/errors.js';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
-import { inProcessKeySource } from '../../api/auth/index.js';
-import { accessTokenVerifier, type AccessTokenClaims } from '../../api/auth/verify-access-token.js';
+import { accessTokenVerifier, type AccessTokenClaims } from '../../tokens/access-token-verifier.js';
+import { keyServiceSource } from '../../tokens/key-source.js';
 
 export type { AccessTokenClaims };
 
@@ -18,7 +18,7 @@ export type BearerVerifier = (token: string) => Promise<AccessTokenClaims | unde
 export function bearerAccessTokenVerifier(
   deps: Pick<Core, 'keys' | 'clock' | 'config' | 'resources'> & { revocations: Pick<RevocationsRepository, 'isRevoked'> },
 ): BearerVerifier {
-  const keySource = inProcessKeySource(deps);
+  const keySource = keyServiceSource(deps.keys);
   /** The token's own audience when it names a registered resource server (or the default audience). */
   async function registeredAudience(token: string): Promise<string | undefined> {
     let aud: unknown;
@@ -31,17 +31,19 @@ export function bearerAccessTokenVerifier(
     return aud === deps.config.API_AUDIENCE || (await deps.resources.catalogue()).find(aud) ? aud : undefined;
   }
   return async (token) => {
-    let claims: AccessTokenClaims;
-    try {
-      const audience = await registeredAudience(token);
-      if (audience === undefined) return undefined;
-      // The verifier then checks exactly that audience, with every other rule unchanged.
-      const verifier = accessTokenVerifier({ keySource, clock: deps.clock, config: { ...deps.config, API_AUDIENCE: audience } });
-      claims = await verifier.verify(token);
-    } catch (error) {
-      if (error instanceof ProblemError && error.status === 401) return undefined;
-      throw error;
+    const audience = await registeredAudience(token);
+    if (audience === undefined) return undefined;
+    // The verifier then checks exactly that audience, with every other rule unchanged.
+    const verifier = accessTokenVerifier({ keySource, clock: deps.clock, config: deps.config, audience });
+    const verification = await verifier.verify(token);
+    if (!verification.ok) {
+      if (verification.reason === 'invalid') return undefined;
+      throw new ProblemError('service-unavailable', 'The token signing keys are temporarily unavailable.', {
+        headers: { 'retry-after': '5' },
+        cause: verification.cause,
+      });
     }
+    const { claims } = verification;
     return (await deps.revocations.isRevoked({ jti: claims.jti, clientId: claims.client_id, iat: claims.iat })) ? undefined : claims;
   };
 }
