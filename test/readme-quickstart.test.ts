@@ -1,6 +1,6 @@
 // The README's quickstart, run as written: every ```sh quickstart block of README.md, in order, against a
-// real server process (what `npm start` runs). `npx gatehouse …` runs the real CLI (through the server's
-// admin socket), `curl …` becomes the same HTTP request with fetch, the browser step is the real login and
+// real server process (what `npm start` runs). `npx gatehouse …` runs the real CLI (on the server's
+// embedded database), `curl …` becomes the same HTTP request with fetch, the browser step is the real login and
 // consent pages, and the words in capitals are the values earlier steps printed. A command edited in the
 // README that no longer works, an unknown curl flag or an unknown placeholder fails this test.
 import { test } from 'node:test';
@@ -23,9 +23,11 @@ function quickstartBlocks(): string[] {
 
 type Json = Record<string, unknown>;
 
-function cli(args: string[], dataDir: string): Promise<{ status: number; stdout: string; stderr: string }> {
+// The CLI reads the database itself and prints URLs under ISSUER: it is given the server's, as a reader's shell
+// running both with the defaults would.
+function cli(args: string[], dataDir: string, issuer: string): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, ISSUER: issuer }, encoding: 'utf8' }, (error, stdout, stderr) =>
       resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
@@ -90,7 +92,7 @@ test('the README quickstart works as written: user, login client, browser login,
         const command = line.join(' ');
         let output: Json;
         if (args[0] === 'npx' && args[1] === 'gatehouse') {
-          const result = await cli(args.slice(2), dataDir);
+          const result = await cli(args.slice(2), dataDir, server.url);
           assert.equal(result.status, 0, `${command}\n${result.stderr}`);
           output = JSON.parse(result.stdout) as Json;
           if (args[2] === 'users' && args[3] === 'create') {
