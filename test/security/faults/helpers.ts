@@ -9,6 +9,8 @@ import type { Core } from '../../../src/core.js';
 import { openPostgres, type Database } from '../../../src/storage/database.js';
 import { registerClient, basicAuth, type RegisteredClient } from '../../oauth/fixtures.js';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
+import { resourceRegistry } from '../../../src/oauth/resources/registry.js';
+import { resourceServersRepository } from '../../../src/storage/resource-servers-repository.js';
 
 export interface FaultEnv {
   env: Record<string, string>;
@@ -33,7 +35,9 @@ export async function startServer(env: Record<string, string>, port?: number): P
 
 /** Registers clients through the same validation path as the CLI, straight into the server's database. */
 export async function seedClients(database: Database): Promise<{ service: RegisteredClient; app: RegisteredClient }> {
-  const core = { db: database.db, clock: systemClock } as unknown as Core;
+  // The server registered its built-in resource servers at start; the scopes are checked against them.
+  const resources = resourceRegistry(resourceServersRepository(database.db), systemClock, 0);
+  const core = { db: database.db, clock: systemClock, resources } as unknown as Core;
   const service = await registerClient(core, { client_name: 'fault service', grant_types: ['client_credentials'], scope: 'payments:write orders:read' });
   const app = await registerClient(core, {
     client_name: 'fault app',
