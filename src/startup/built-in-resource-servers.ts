@@ -4,12 +4,8 @@
 // docs/resource-servers.md
 import { API_SCOPES } from '../api/scopes.js';
 import type { Config } from '../config.js';
+import { adminAudience, adminScopeDescriptions } from '../scopes.js';
 import type { NewResourceServer, ResourceServersRepository } from '../storage/resource-servers-repository.js';
-
-export const ADMIN_SCOPES = {
-  'admin:read': 'Read the server configuration and audit log (operators only)',
-  'admin:write': 'Change the server configuration (operators only)',
-} as const;
 
 const scopes = (declared: Record<string, string>) => Object.entries(declared).map(([name, description]) => ({ name, description, claims: {} }));
 
@@ -17,7 +13,7 @@ export function builtInResourceServers(config: Pick<Config, 'ISSUER' | 'API_AUDI
   const common = { accessTokenTtl: null, clientId: null };
   return [
     { ...common, identifier: config.API_AUDIENCE, name: 'Gatehouse resource API', offlineAccess: true, operatorOnly: false, scopes: scopes(API_SCOPES) },
-    { ...common, identifier: `${config.ISSUER}/admin`, name: 'Gatehouse administration API', offlineAccess: false, operatorOnly: true, scopes: scopes(ADMIN_SCOPES) },
+    { ...common, identifier: adminAudience(config.ISSUER), name: 'Gatehouse administration API', offlineAccess: false, operatorOnly: true, scopes: scopes(adminScopeDescriptions) },
   ];
 }
 

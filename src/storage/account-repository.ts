@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from './database.js';
+import { grantsRepository } from './grants-repository.js';
 
 export interface AccountSession {
   idHash: string;
@@ -76,20 +77,10 @@ export function accountRepository(db: Db, clock: Clock): AccountRepository {
     async revokeApp(userId, clientId) {
       const changed = await db.transaction().execute(async (trx) => {
         const consent = await trx.deleteFrom('consents').where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
-        const grants = await trx
-          .updateTable('oauth_grants')
-          .set({ revoked_at: now() })
-          .where('user_id', '=', userId)
-          .where('client_id', '=', clientId)
-          .where('revoked_at', 'is', null)
-          .executeTakeFirst();
-        await sql`
-          insert into revoked_access_tokens (jti, expires_at, revoked_at)
-          select t.jti, t.expires_at, ${now()} from grant_access_tokens t join oauth_grants g on g.id = t.grant_id
-          where g.user_id = ${userId} and g.client_id = ${clientId} and t.expires_at > ${now()}
-          on conflict (jti) do nothing`.execute(trx);
+        // The one grant-revocation path (docs/grant-revocation.md), for this user at this client.
+        const grants = await grantsRepository(trx, clock).revoke({ userId, clientId });
         await trx.deleteFrom('authorization_codes').where('user_id', '=', userId).where('client_id', '=', clientId).where('redeemed_at', 'is', null).execute();
-        return Number(consent.numDeletedRows) + Number(grants.numUpdatedRows) > 0;
+        return Number(consent.numDeletedRows) + grants > 0;
       });
       return changed;
     },

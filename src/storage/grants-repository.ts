@@ -31,12 +31,12 @@ export interface GrantRecord {
   revokedAt: Date | null;
 }
 
-/** Which grants to revoke: one, or every grant of a user or of a client. */
-export type GrantsOf = { grantId: string } | { userId: string } | { clientId: string };
+/** Which grants to revoke: one, every grant of a user or of a client, or those of a user at one client. */
+export type GrantsOf = { grantId: string } | { userId: string; clientId?: string } | { clientId: string };
 
 export interface GrantsRepository {
-  /** Marks the grants revoked and revokes their live access tokens. Idempotent. */
-  revoke(which: GrantsOf): Promise<void>;
+  /** Marks the grants revoked and revokes their live access tokens; returns how many grants it revoked. Idempotent. */
+  revoke(which: GrantsOf): Promise<number>;
   /**
    * Deletes families that can never refresh again (past their absolute limit, revoked, or without a refresh
    * token still usable: none was issued, or the current one passed its idle limit) once no access token
@@ -46,21 +46,32 @@ export interface GrantsRepository {
   purgeEnded(): Promise<number>;
 }
 
-const columnOf = (which: GrantsOf) =>
-  'grantId' in which ? (['id', which.grantId] as const) : 'userId' in which ? (['user_id', which.userId] as const) : (['client_id', which.clientId] as const);
+type GrantColumn = 'id' | 'user_id' | 'client_id';
+
+function columnsOf(which: GrantsOf): [GrantColumn, string][] {
+  if ('grantId' in which) return [['id', which.grantId]];
+  const columns: [GrantColumn, string][] = [];
+  if ('userId' in which) columns.push(['user_id', which.userId]);
+  if (which.clientId !== undefined) columns.push(['client_id', which.clientId]);
+  return columns;
+}
 
 export function grantsRepository(db: Db, clock: Clock): GrantsRepository {
   const now = () => new Date(clock.now());
   return {
     async revoke(which) {
-      const [column, value] = columnOf(which);
+      const columns = columnsOf(which);
       const at = now();
-      await db.updateTable('oauth_grants').set({ revoked_at: at }).where(column, '=', value).where('revoked_at', 'is', null).execute();
+      let update = db.updateTable('oauth_grants').set({ revoked_at: at }).where('revoked_at', 'is', null);
+      for (const [column, value] of columns) update = update.where(column, '=', value);
+      const revoked = await update.executeTakeFirst();
+      const owner = sql.join(columns.map(([column, value]) => sql`${sql.ref(`g.${column}`)} = ${value}`), sql` and `);
       await sql`
         insert into revoked_access_tokens (jti, expires_at, revoked_at)
         select t.jti, t.expires_at, ${at} from grant_access_tokens t join oauth_grants g on g.id = t.grant_id
-        where ${sql.ref(`g.${column}`)} = ${value} and t.expires_at > ${at}
+        where ${owner} and t.expires_at > ${at}
         on conflict (jti) do nothing`.execute(db);
+      return Number(revoked.numUpdatedRows);
     },
     async purgeEnded() {
       const at = now();

@@ -123,6 +123,8 @@ export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
       return record && isLive(record) ? record : undefined;
     },
     find: (token) => store.find(sha256(token)),
-    revokeFamily: (grantId) => grants.revoke({ grantId }),
+    async revokeFamily(grantId) {
+      await grants.revoke({ grantId });
+    },
   };
 }
