@@ -17,6 +17,7 @@ import { ACCOUNT_FLOW, AMR_PASSWORD, AMR_PASSWORD_AND_OTP, type SecondFactors } 
 import { renderLoginPage } from '../interaction/pages/login-page.js';
 import type { BrowserSessions } from '../interaction/session/browser-sessions.js';
 import type { AccountRepository } from '../storage/account-repository.js';
+import type { AuditSink } from '../audit/audit-sink.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 import type { User, UsersRepository } from '../storage/users-repository.js';
 import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, renderAccountPage, renderRecoveryCodesPage } from './account-page.js';
@@ -36,6 +37,8 @@ export interface AccountDeps {
   loginGuard: LoginGuard;
   secondFactors: SecondFactors;
   account: AccountRepository;
+  /** Security events: an app's access revoked by its user (docs/audit-log.md). */
+  audit: AuditSink;
   /** src/accounts/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
   changePassword(user: User, currentPassword: string, newPassword: string, keepSession: string): Promise<PasswordChangeOutcome>;
 }
@@ -202,7 +205,10 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   });
 
   signedInPost('/apps/revoke', async (request, reply, _session, user) => {
-    await deps.account.revokeApp(user.id, formField(request.body, 'client_id') ?? '');
+    const clientId = formField(request.body, 'client_id') ?? '';
+    if (await deps.account.revokeApp(user.id, clientId)) {
+      await deps.audit.emit({ type: 'consent.revoked', actor: { kind: 'user', userId: user.id, clientId }, subject: user.id, clientId, traceId: request.id });
+    }
     return seeOther(reply, `${ACCOUNT_PATH}?done=app_revoked`);
   });
 

@@ -121,7 +121,7 @@ describe('the account page', () => {
     assert.match(await (await aliceLaptop.browser.get('/account')).text(), /name="password"/);
   });
 
-  test('revoking an app from the account page ends its refresh tokens at once', async () => {
+  test('revoking an app from the account page ends its refresh tokens at once, and is a consent.revoked audit event', async () => {
     const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const fixture = await createClient(t.core.db, t.core.clock, { name: 'Photo Printer' });
     const kept = await createClient(t.core.db, t.core.clock, { name: 'Calendar' });
@@ -135,6 +135,9 @@ describe('the account page', () => {
     assert.equal((await refreshWith(t.url, fixture, tokens.refresh_token as string)).body.error, 'invalid_grant');
     assert.equal((await refreshWith(t.url, kept, keptTokens.refresh_token as string)).status, 200, 'other apps keep their access');
     assert.doesNotMatch(await (await browser.get('/account')).text(), /Photo Printer/);
+    const events = await t.core.db.selectFrom('audit_events').selectAll().where('type', '=', 'consent.revoked').where('client_id', '=', fixture.client.id).execute();
+    assert.equal(events.length, 1, 'one consent.revoked event for the revoked app');
+    assert.equal(events[0]?.subject, user.id);
   });
 
   test('removing the last second factor needs a fresh login', async () => {
