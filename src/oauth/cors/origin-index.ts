@@ -8,6 +8,7 @@
 import type { Clock } from '../../clock.js';
 import type { ClientsRepository } from '../../storage/clients-repository.js';
 import { clientOrigins } from './origins.js';
+import { freshSnapshot } from '../fresh-snapshot.js';
 
 const MAX_CLIENTS = 10_000;
 const MAX_ORIGINS = 20_000;
@@ -20,45 +21,18 @@ export interface OriginIndex {
 }
 
 export function originIndex(clients: Pick<ClientsRepository, 'corsOrigins'>, clock: Clock, ttlSeconds: number): OriginIndex {
-  let current: { origins: Set<string>; until: number } | undefined;
-  let inFlight: Promise<Set<string>> | undefined;
-  let generation = 0;
-
-  function rebuild(): Promise<Set<string>> {
-    if (inFlight) return inFlight;
-    const started = generation;
-    const read = clients.corsOrigins(MAX_CLIENTS).then(
-      (rows) => {
-        const origins = new Set<string>();
-        for (const row of rows) {
-          for (const origin of clientOrigins(row)) {
-            if (origins.size >= MAX_ORIGINS) break;
-            origins.add(origin);
-          }
-        }
-        // A forget() during the read means the rows may predate the change: use them once, keep none.
-        if (inFlight === read) inFlight = undefined;
-        if (started === generation && ttlSeconds > 0) current = { origins, until: clock.now() + ttlSeconds * 1000 };
-        return origins;
-      },
-      (error: unknown) => {
-        if (inFlight === read) inFlight = undefined;
-        throw error;
-      },
-    );
-    inFlight = read;
-    return read;
-  }
-
+  const snapshot = freshSnapshot(async () => {
+    const origins = new Set<string>();
+    for (const row of await clients.corsOrigins(MAX_CLIENTS)) {
+      for (const origin of clientOrigins(row)) {
+        if (origins.size >= MAX_ORIGINS) break;
+        origins.add(origin);
+      }
+    }
+    return origins;
+  }, clock, ttlSeconds);
   return {
-    async allows(origin) {
-      const origins = current && current.until > clock.now() ? current.origins : await rebuild();
-      return origins.has(origin);
-    },
-    forget() {
-      generation += 1;
-      current = undefined;
-      inFlight = undefined;
-    },
+    allows: async (origin) => (await snapshot.get()).has(origin),
+    forget: () => snapshot.forget(),
   };
 }

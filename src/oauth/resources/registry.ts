@@ -5,6 +5,7 @@
 import type { Clock } from '../../clock.js';
 import type { ResourceServer, ResourceServersRepository } from '../../storage/resource-servers-repository.js';
 import { isOidcScope, OIDC_SCOPES, oidcScopeDescriptions } from '../../scopes.js';
+import { freshSnapshot } from '../fresh-snapshot.js';
 
 export const MAX_RESOURCE_SERVERS = 1_000;
 
@@ -50,33 +51,6 @@ export function resourceCatalogue(servers: readonly ResourceServer[]): ResourceC
 }
 
 export function resourceRegistry(repository: Pick<ResourceServersRepository, 'list'>, clock: Clock, ttlSeconds: number): ResourceRegistry {
-  let cached: { catalogue: ResourceCatalogue; until: number } | undefined;
-  let inFlight: Promise<ResourceCatalogue> | undefined;
-  return {
-    catalogue() {
-      if (cached && cached.until > clock.now()) return Promise.resolve(cached.catalogue);
-      if (inFlight) return inFlight;
-      const read: Promise<ResourceCatalogue> = repository.list(MAX_RESOURCE_SERVERS).then(
-        (servers) => {
-          const catalogue = resourceCatalogue(servers);
-          // A forget() during the read discards it: it may predate the change.
-          if (inFlight === read) {
-            inFlight = undefined;
-            if (ttlSeconds > 0) cached = { catalogue, until: clock.now() + ttlSeconds * 1000 };
-          }
-          return catalogue;
-        },
-        (error: unknown) => {
-          if (inFlight === read) inFlight = undefined;
-          throw error;
-        },
-      );
-      inFlight = read;
-      return read;
-    },
-    forget() {
-      cached = undefined;
-      inFlight = undefined;
-    },
-  };
+  const snapshot = freshSnapshot(async () => resourceCatalogue(await repository.list(MAX_RESOURCE_SERVERS)), clock, ttlSeconds);
+  return { catalogue: () => snapshot.get(), forget: () => snapshot.forget() };
 }
