@@ -11,14 +11,20 @@ import { registerOpenApi } from './docs/openapi.js';
 import { docsRoutes } from './docs/docs-page.js';
 import { problemPages } from './docs/problem-pages.js';
 import { adminApi, ADMIN_PREFIX, type AdminServices } from '../admin/index.js';
-import { protectedResourceMetadataRoutes } from './protected-resource-metadata.js';
+import { challengeWithResourceMetadata, protectedResourceMetadataRoutes } from './protected-resource-metadata.js';
 
 async function api(app: FastifyInstance, { services }: { services: ApiServices & AdminServices }): Promise<void> {
   // Accept-Encoding (RFC 9110 §12.5.3); a moderate brotli quality keeps compression cheap per request.
   await app.register(compress, { encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } } });
   await registerOpenApi(app, services.config);
   protectedResourceMetadataRoutes(app, services.config);
-  await app.register(apiVersion, { prefix: '/v1', version: 'v1', services });
+  await app.register(
+    async (v1) => {
+      challengeWithResourceMetadata(v1, services.config);
+      await v1.register(apiVersion, { version: 'v1', services });
+    },
+    { prefix: '/v1' },
+  );
   // The admin API: a tagged part of the same OpenAPI document, its own audience (docs/admin-api.md).
   await app.register(adminApi, { prefix: ADMIN_PREFIX, services });
   docsRoutes(app);

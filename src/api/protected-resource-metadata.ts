@@ -30,15 +30,18 @@ export function withResourceMetadata(challenge: string, url: string): string {
 
 export function protectedResourceMetadataRoutes(app: FastifyInstance, config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>): void {
   const document = JSON.stringify(protectedResourceMetadata(config));
-  const url = `${config.ISSUER}${PROTECTED_RESOURCE_METADATA_PATH}`;
   app.get(PROTECTED_RESOURCE_METADATA_PATH, { schema: { hide: true } }, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300').header('access-control-allow-origin', '*');
     return reply.type('application/json; charset=utf-8').send(document);
   });
-  // Only /v1 is described by this document; the admin API (a resource server of its own) shares the face.
-  app.addHook('onSend', async (request, reply, payload) => {
+}
+
+/** Names the document in every 401 of the routes of `scope` (register it in /v1's scope only: it describes /v1). */
+export function challengeWithResourceMetadata(scope: FastifyInstance, config: Pick<Config, 'ISSUER'>): void {
+  const url = `${config.ISSUER}${PROTECTED_RESOURCE_METADATA_PATH}`;
+  scope.addHook('onSend', async (_request, reply, payload) => {
     const challenge = reply.getHeader('www-authenticate');
-    if (reply.statusCode === 401 && typeof challenge === 'string' && request.url.startsWith('/v1/')) reply.header('www-authenticate', withResourceMetadata(challenge, url));
+    if (reply.statusCode === 401 && typeof challenge === 'string') reply.header('www-authenticate', withResourceMetadata(challenge, url));
     return payload;
   });
 }
