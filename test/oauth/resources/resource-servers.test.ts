@@ -17,6 +17,7 @@ import type { User } from '../../../src/storage/users-repository.js';
 import { authorizeQuery } from '../../interaction/browserless.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 import { Browser, parseForm } from '../../helpers/browser.js';
+import { MAX_RESOURCES } from '../../../src/oauth/authorize/check-resource.js';
 
 interface Created {
   identifier: string;
@@ -284,20 +285,30 @@ describe('RFC 8707 for a user grant spanning two resource servers (oauth4webapi)
     assert.equal(decodeJwt(ok.access_token).aud, `${t.url}/v1`);
   });
 
+  /** The `error` of /authorize's redirect for this scope and these resource parameters, or the interaction page it leads to. */
+  const redirect = async (scope: string, resources: string[]) => {
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams(<[string, string][]>[
+      ['response_type', 'code'], ['client_id', rp.client_id], ['redirect_uri', REDIRECT_URI], ['scope', scope], ['state', 'st'],
+      ['code_challenge', 'x'.repeat(43)], ['code_challenge_method', 'S256'], ...resources.map((r): [string, string] => ['resource', r]),
+    ]).toString();
+    const res = await fetch(url, { redirect: 'manual' });
+    const location = res.headers.get('location')!;
+    return location.startsWith('/') ? location : new URL(location).searchParams.get('error');
+  };
+
   test('/authorize: an unknown resource is invalid_target, a scope outside the requested resources invalid_scope, operator-only scopes never', async () => {
-    const redirect = async (scope: string, resources: string[]) => {
-      const url = new URL(as.authorization_endpoint!);
-      url.search = new URLSearchParams(<[string, string][]>[
-        ['response_type', 'code'], ['client_id', rp.client_id], ['redirect_uri', REDIRECT_URI], ['scope', scope], ['state', 'st'],
-        ['code_challenge', 'x'.repeat(43)], ['code_challenge_method', 'S256'], ...resources.map((r): [string, string] => ['resource', r]),
-      ]).toString();
-      const res = await fetch(url, { redirect: 'manual' });
-      return new URL(res.headers.get('location')!).searchParams.get('error');
-    };
     assert.equal(await redirect('openid notes:read', ['https://unknown.example']), 'invalid_target');
     assert.equal(await redirect('openid notes:read orders:read', [notes.identifier]), 'invalid_scope');
     assert.equal(await redirect('openid admin:read', []), 'invalid_scope');
     assert.equal(await redirect('openid', [`${t.url}/admin`]), 'invalid_target');
+  });
+
+  test('/authorize: more than MAX_RESOURCES resource parameters are invalid_request (what an interaction parks stays bounded)', async () => {
+    // Distinct values: repeats of one resource count once.
+    const many = Array.from({ length: MAX_RESOURCES + 1 }, (_, i) => `https://r${i}.example/api`);
+    assert.equal(await redirect('openid notes:read', many), 'invalid_request');
+    assert.equal(await redirect('openid notes:read', many.slice(1)), 'invalid_target', 'MAX_RESOURCES values are read, each then checked');
   });
 });
 
