@@ -65,6 +65,17 @@ describe('the account page', () => {
     assert.match(await (await browser.get('/account')).text(), /Recovery codes left: <strong>10<\/strong>/);
   });
 
+  test('password guessing at the account sign-in draws on the login failure budget: past it even the right password gets a 429', async () => {
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
+    const browser = new Browser(t.url);
+    const login = parseForm(await (await browser.get('/account')).text());
+    const attempt = (password: string) => browser.post(login.action, { ...login.hidden, username: user.username, password });
+    const guesses = await Promise.all(Array.from({ length: t.core.config.RATE_LIMIT_LOGIN_FAILURES + 5 }, (_, i) => attempt(`wrong-${i}`)));
+    assert.ok(guesses.some((r) => r.status === 429), 'parallel guesses run into the budget');
+    assert.equal((await attempt(PASSWORD)).status, 429, 'the budget is spent: the right password waits too');
+    clock.advance(61_000);
+  });
+
   test('an account-page POST without the CSRF token is refused with 403', async () => {
     const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const { browser } = await signedIn(user);
