@@ -7,7 +7,7 @@ import type { Core } from '../../core.js';
 import { ProblemError } from '../../http/errors.js';
 import { canonicalJson } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
-import { pagedResponse, pageQueryProperties, parsePageQuery } from '../../http/pagination/index.js';
+import { pagedResponse, sendPage, pageQueryProperties, parsePageQuery } from '../../http/pagination/index.js';
 import { commerceServices } from '../../api/commerce.js';
 import { requireScope } from '../../api/auth/index.js';
 import { auditEventsRepository, type AuditEventFilter } from '../../storage/audit-events-repository.js';
@@ -104,14 +104,12 @@ export async function auditEventsRoutes(app: FastifyInstance, { core }: { core: 
       const page = parsePageQuery(request.query, { codec: cursors, scope });
       const before = page.style === 'cursor' ? page.after : undefined;
       const rows = await events.page(filter, { ...(before ? { before } : {}), limit: page.limit + 1 });
-      const result = pagedResponse(rows, page, {
+      return sendPage(reply, pagedResponse(rows, page, {
         requestUrl: new URL(request.url, core.config.ISSUER),
         position: (e: AuditEvent) => ({ createdAt: e.occurredAt, id: e.id }),
         represent: representEvent,
         cursors: { codec: cursors, scope },
-      });
-      if (result.link) reply.header('link', result.link);
-      return result.body;
+      }));
     },
   });
 }

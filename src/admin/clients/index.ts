@@ -10,7 +10,7 @@ import { ProblemError } from '../../http/errors.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { MERGE_PATCH } from '../../http/json-body.js';
 import { notModified, problemResponses } from '../../http/openapi-schemas.js';
-import { pagedResponse, parsePageQuery } from '../../http/pagination/index.js';
+import { pagedResponse, sendPage, parsePageQuery } from '../../http/pagination/index.js';
 import { validationFailed } from '../../http/validation.js';
 import { commerceServices } from '../../api/commerce.js';
 import { requireScope } from '../../api/auth/index.js';
@@ -67,14 +67,12 @@ export async function adminClientsRoutes(app: FastifyInstance, { core, services 
       const page = parsePageQuery(request.query, { codec: cursors, scope });
       const after = page.style === 'cursor' ? page.after : undefined;
       const rows = await listClientRecords(services, { ...(after ? { after } : {}), limit: page.limit + 1 });
-      const result = pagedResponse(rows, page, {
+      return sendPage(reply, pagedResponse(rows, page, {
         requestUrl: new URL(request.url, core.config.ISSUER),
         position: (c: Client) => ({ createdAt: c.createdAt, id: c.id }),
         represent: representClient,
         cursors: { codec: cursors, scope },
-      });
-      if (result.link) reply.header('link', result.link);
-      return result.body;
+      }));
     },
   });
 

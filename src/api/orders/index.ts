@@ -6,7 +6,7 @@ import type { Services } from '../../services.js';
 import { ProblemError } from '../../http/errors.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { canonicalJson, idempotencyKeyHeader } from '../../http/idempotency/index.js';
-import { pagedResponse, parsePageQuery, type PageRequest } from '../../http/pagination/index.js';
+import { pagedResponse, sendPage, parsePageQuery, type PageRequest } from '../../http/pagination/index.js';
 import { ordersRepository, type Order, type OrderFilter, type OrderStatus } from '../../storage/orders-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
 import type { Principal } from '../../http/principal.js';
@@ -60,14 +60,12 @@ export async function ordersRoutes(app: FastifyInstance, { services: core }: { s
       const scope = `orders\n${canonicalJson(filter)}`;
       const page = parsePageQuery(request.query, { codec: cursors, scope });
       const rows = await orders.list(filter, repositoryPage(page));
-      const result = pagedResponse(rows, page, {
+      return sendPage(reply, pagedResponse(rows, page, {
         requestUrl: new URL(request.url, core.config.ISSUER),
         position: (o: Order) => ({ createdAt: o.createdAt, id: o.id }),
         represent: (o: Order) => representOrder(o, prefix),
         cursors: { codec: cursors, scope },
-      });
-      if (result.link) reply.header('link', result.link);
-      return result.body;
+      }));
     },
   });
 

@@ -1,5 +1,6 @@
 // The paged list response (docs/api-conventions.md): `data` + `pagination`, and RFC 8288 `Link`
 // headers with absolute URLs — rel="next" while more rows exist, rel="prev" for offset pages past 0.
+import type { FastifyReply } from 'fastify';
 import type { CursorCodec, CursorPosition } from './cursor.js';
 import type { PageRequest } from './page-query.js';
 
@@ -53,4 +54,10 @@ function linkTo(base: URL, params: { cursor?: string; offset?: number; limit: nu
   for (const name of ['cursor', 'offset', 'limit']) url.searchParams.delete(name);
   for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, String(value));
   return `<${url.href}>; rel="${rel}"`;
+}
+
+/** Answers with a page: its `Link: rel="next"` header (RFC 8288) when there is one, and its body. */
+export function sendPage<T>(reply: FastifyReply, page: Page<T>): Page<T>['body'] {
+  if (page.link) reply.header('link', page.link);
+  return page.body;
 }
