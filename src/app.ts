@@ -22,7 +22,6 @@ import { interactionPages } from './interaction/index.js';
 import { resourceApi } from './api/index.js';
 import { jobWorker } from './jobs/plugin.js';
 import { demoApp } from './demo/index.js';
-import { resolveKeyEncryptionKey } from './crypto/key-encryption.js';
 import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.js';
 import { logSubscriber } from './audit/audit-sink.js';
 import { resourceServersRepository } from './storage/resource-servers-repository.js';
@@ -114,9 +113,9 @@ export async function buildApp({ config, database, clock = systemClock, logger =
 }
 
 /** The demo application is a client like any other: registered (idempotently), then given only HTTP facts. */
-async function installDemo(app: FastifyInstance, services: Pick<Services, 'config' | 'clock' | 'brand' | 'clientRegistrations' | 'users'>): Promise<void> {
+async function installDemo(app: FastifyInstance, services: Pick<Services, 'config' | 'clock' | 'brand' | 'clientRegistrations' | 'users' | 'keyEncryptionKey'>): Promise<void> {
   const { config, clock, brand, users } = services;
-  const registration = demoRegistration(config.ISSUER, resolveKeyEncryptionKey(config));
+  const registration = demoRegistration(config.ISSUER, services.keyEncryptionKey);
   await ensureDemoClient(services.clientRegistrations, registration);
   await app.register(demoApp, { ...registration, issuer: config.ISSUER, brand, anyUsers: () => users.any(), now: () => clock.now() });
 }

@@ -34,6 +34,8 @@ export interface Core {
   /** Key sets of clients registered with a jwks_uri (bounded, per app). */
   readonly remoteKeySets: RemoteKeySets;
   /** Revoked access tokens held in memory, kept current by the database's announcements (per app). */
+  /** The key that seals private keys and TOTP secrets and keys cursors and DPoP nonces (docs/secrets-storage.md). */
+  readonly keyEncryptionKey: Buffer;
   readonly revocationFeed: RevocationFeed;
   /** Registered resource servers and their scopes (same freshness as `clients`). */
   readonly resources: ResourceRegistry;
@@ -54,9 +56,11 @@ export interface CoreOptions {
 }
 
 export function createCore({ config, clock, database, warn = () => {}, outbound = STRICT_OUTBOUND }: CoreOptions): Core {
+  // Resolved once: without KEY_ENCRYPTION_KEY it is read from (or first written to) DATA_DIR.
+  const keyEncryptionKey = resolveKeyEncryptionKey(config);
   const keys = keyService({
     repository: signingKeysRepository(database.db),
-    encryption: keyEncryption(resolveKeyEncryptionKey(config)),
+    encryption: keyEncryption(keyEncryptionKey),
     clock,
     publishDelaySeconds: config.JWKS_CACHE_TTL,
     maxTokenLifetimeSeconds: Math.max(config.ACCESS_TOKEN_TTL, config.ID_TOKEN_TTL),
@@ -83,7 +87,7 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
   const audit = auditSink({ clock, subscribers: [databaseSubscriber(database.db)] });
   const feed = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
   const resources = resourceRegistry(resourceServersRepository(database.db), clock, config.CLIENT_CACHE_TTL);
-  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, revocationFeed: feed, resources, audit, ...(redis ? { redis } : {}) };
+  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, keyEncryptionKey, revocationFeed: feed, resources, audit, ...(redis ? { redis } : {}) };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

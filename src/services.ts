@@ -45,7 +45,7 @@ import { revocationsRepository, type RevocationsRepository } from './storage/rev
 import { usersRepository, type UsersRepository } from './storage/users-repository.js';
 
 import { secondFactorsRepository } from './storage/second-factors-repository.js';
-import { keyEncryption, resolveKeyEncryptionKey } from './crypto/key-encryption.js';
+import { keyEncryption, } from './crypto/key-encryption.js';
 import { secondFactors } from './interaction/mfa/second-factors.js';
 import { accountPasswordChange } from './account/account-password.js';
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
@@ -124,7 +124,7 @@ export function createServices(options: ServicesOptions): Services {
     apiAudience: config.API_AUDIENCE,
     resources: core.resources,
     audit: core.audit,
-    secondFactors: secondFactors({ repository: secondFactorsRepository(db, clock), encryption: keyEncryption(resolveKeyEncryptionKey(config)), clock, issuerName: brand.name }),
+    secondFactors: secondFactors({ repository: secondFactorsRepository(db, clock), encryption: keyEncryption(core.keyEncryptionKey), clock, issuerName: brand.name }),
     clock,
     interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
     sessions,

@@ -18,7 +18,7 @@ import { AUDIT_PURGE_INTERVAL_MS, purgeExpiredAuditEvents } from '../audit/reten
 export const ADMIN_PREFIX = '/admin/v1';
 
 /** The admin face's slice: the core (its routes and the CLI's services take a Core) plus DPoP and the job queue. */
-export type AdminServices = Core & Pick<Services, 'dpop' | 'jobs'>;
+export type AdminServices = Core & Pick<Services, 'dpop' | 'jobs' | 'idempotency' | 'cursors'>;
 
 export async function adminApi(app: FastifyInstance, { services: core }: { services: AdminServices }): Promise<void> {
   // Always this process's own keys: the admin API lives in the authorization server.

@@ -2,7 +2,6 @@
 // root (src/services.ts): the idempotency mechanism and the cursor codec (its HMAC key derived from the
 // key-encryption key).
 import type { Core } from '../core.js';
-import { resolveKeyEncryptionKey } from '../crypto/key-encryption.js';
 import { idempotency, type Idempotency } from '../http/idempotency/index.js';
 import { cursorCodec, cursorKey, type CursorCodec } from '../http/pagination/index.js';
 
@@ -11,9 +10,9 @@ export interface CommerceServices {
   cursors: CursorCodec;
 }
 
-export function commerceServices(core: Pick<Core, 'db' | 'clock' | 'config'>): CommerceServices {
+export function commerceServices(core: Pick<Core, 'db' | 'clock' | 'config' | 'keyEncryptionKey'>): CommerceServices {
   return {
     idempotency: idempotency({ db: core.db, clock: core.clock, config: core.config }),
-    cursors: cursorCodec(cursorKey(resolveKeyEncryptionKey(core.config))),
+    cursors: cursorCodec(cursorKey(core.keyEncryptionKey)),
   };
 }

@@ -3,12 +3,12 @@
 // changes an event.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
 import type { Core } from '../../core.js';
 import { ProblemError } from '../../http/errors.js';
 import { canonicalJson } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { pagedResponse, sendPage, pageQueryProperties, parsePageQuery } from '../../http/pagination/index.js';
-import { commerceServices } from '../../api/commerce.js';
 import { requireScope } from '../../api/auth/index.js';
 import { auditEventsRepository, type AuditEventFilter } from '../../storage/audit-events-repository.js';
 import { AUDIT_EVENT_TYPES, isAuditEventType, type AuditEvent } from '../../audit/audit-events.js';
@@ -92,8 +92,8 @@ export function representEvent(event: AuditEvent) {
   };
 }
 
-export async function auditEventsRoutes(app: FastifyInstance, { core }: { core: Core }): Promise<void> {
-  const { cursors } = commerceServices(core);
+export async function auditEventsRoutes(app: FastifyInstance, { core }: { core: Core & Pick<Services, 'cursors'> }): Promise<void> {
+  const { cursors } = core;
   const events = auditEventsRepository(core.db);
   app.get<{ Querystring: Static<typeof Query> }>('/audit-events', {
     schema: { tags: ['admin: audit events'], summary: 'The audit log, newest first (filters; cursor pages)', operationId: 'adminListAuditEvents', querystring: Query, response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) } },

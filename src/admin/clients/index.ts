@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
 import type { Core } from '../../core.js';
 import { checkPreconditions, evaluatePreconditions, requireIfMatch, setValidators } from '../../http/conditional.js';
 import { ProblemError } from '../../http/errors.js';
@@ -12,7 +13,6 @@ import { MERGE_PATCH } from '../../http/json-body.js';
 import { notModified, problemResponses } from '../../http/openapi-schemas.js';
 import { pagedResponse, sendPage, parsePageQuery } from '../../http/pagination/index.js';
 import { validationFailed } from '../../http/validation.js';
-import { commerceServices } from '../../api/commerce.js';
 import { requireScope } from '../../api/auth/index.js';
 import { createClientRecord, endClientRecord, findClientRecord, listClientRecords, replaceClientRecord, rotateClientSecret, type ClientServiceDeps } from '../../admin-services/clients-service.js';
 import type { Client } from '../../storage/clients-repository.js';
@@ -24,8 +24,8 @@ import { ClientInputSchema, ClientListSchema, ClientParams, ClientSchema, Create
 const tags = ['admin: clients'];
 type ById = { Params: Static<typeof ClientParams> };
 
-export async function adminClientsRoutes(app: FastifyInstance, { core, services }: { core: Core; services: ClientServiceDeps }): Promise<void> {
-  const { idempotency, cursors } = commerceServices(core);
+export async function adminClientsRoutes(app: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: ClientServiceDeps }): Promise<void> {
+  const { idempotency, cursors } = core;
   const prefix = app.prefix;
   const location = (id: string) => `${core.config.ISSUER}${clientPath(prefix, id)}`;
 

@@ -8,7 +8,6 @@ import type { Clock } from '../../clock.js';
 // sha256 here is base64url(SHA-256), which is also exactly RFC 9449 4.2's `ath`.
 import { sha256 } from '../../crypto/random.js';
 import type { Core } from '../../core.js';
-import { resolveKeyEncryptionKey } from '../../crypto/key-encryption.js';
 import { dpopProofsRepository, type DpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
 import { dpopNonces, type DpopNonces } from './nonce.js';
 
@@ -45,11 +44,11 @@ export interface DpopDeps {
 }
 
 /** What every proof check of this app (token endpoint, resource API, /userinfo) works with. */
-export const dpopDeps = (core: Pick<Core, 'clock' | 'config' | 'db'>): DpopDeps => ({
+export const dpopDeps = (core: Pick<Core, 'clock' | 'config' | 'db' | 'keyEncryptionKey'>): DpopDeps => ({
   clock: core.clock,
   clockSkewSeconds: core.config.CLOCK_SKEW,
   proofs: dpopProofsRepository(core.db, core.clock),
-  nonces: dpopNonces(resolveKeyEncryptionKey(core.config), core.clock),
+  nonces: dpopNonces(core.keyEncryptionKey, core.clock),
 });
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
