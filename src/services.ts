@@ -8,7 +8,7 @@ import { brandFromConfig, type Brand } from './http/brand.js';
 import { cursorCodec, cursorKey, type CursorCodec } from './http/pagination/index.js';
 import { jobQueue, type JobQueue } from './jobs/worker.js';
 import { idempotency as idempotencyStore, IDEMPOTENCY_PURGE_INTERVAL_MS, type Idempotency } from './http/idempotency/index.js';
-import { resourceServerAuth, type ResourceServerAuth } from './api/auth/index.js';
+import { resourceServerAuth, type ResourceServerAuth } from './resource-server/auth/index.js';
 import { REPORT_JOB, reportJobHandler } from './api/reports/report-job.js';
 import { clientAuthDeps, type ClientAuthDeps } from './oauth/client-auth/index.js';
 import { authorizationCodes } from './oauth/codes/index.js';
