@@ -5,10 +5,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
 import type { Services } from '../services.js';
-import { resourceServerAuth } from '../api/auth/index.js';
-import { installApiConventions } from '../api/version.js';
-import { collectOptionsRoutes } from '../api/options-route.js';
-import { limitPerSubject } from '../api/subject-limit.js';
+import { resourceServerAuth } from '../resource-server/auth/index.js';
+import { installApiConventions } from '../resource-server/conventions.js';
+import { collectOptionsRoutes } from '../resource-server/options-route.js';
+import { limitPerSubject } from '../resource-server/subject-limit.js';
 import { adminAudience } from '../scopes.js';
 import { clientServiceDeps, coreAuditSink } from '../admin-services/index.js';
 import { adminClientsRoutes } from './clients/index.js';
