@@ -4,9 +4,11 @@ import type { Core } from '../core.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { Actor } from '../audit/audit-events.js';
 import type { ClientServiceDeps } from './clients-service.js';
+import type { UserServiceDeps } from './users-service.js';
 
-export { AdminRuleError } from './rule-error.js';
+export { AdminFieldErrors, AdminRuleError } from './rule-error.js';
 export * from './clients-service.js';
+export * from './users-service.js';
 
 /** The core's sink: the database, plus the server's log (the CLI keeps stdout for its result). */
 export const coreAuditSink = (core: Pick<Core, 'audit'>): AuditSink => core.audit;
@@ -20,6 +22,8 @@ export const clientServiceDeps = (core: Core, audit: AuditSink): ClientServiceDe
   resources: core.resources,
   audit,
 });
+
+export const userServiceDeps = (core: Core, audit: AuditSink): UserServiceDeps => ({ db: core.db, clock: core.clock, rateLimits: core.rateLimits, audit });
 
 /** The CLI acts as the operating-system user who ran it. */
 export function cliActor(): Actor {

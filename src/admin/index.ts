@@ -10,9 +10,10 @@ import { installApiConventions } from '../resource-server/conventions.js';
 import { collectOptionsRoutes } from '../resource-server/options-route.js';
 import { limitPerSubject } from '../resource-server/subject-limit.js';
 import { adminAudience } from '../scopes.js';
-import { clientServiceDeps, coreAuditSink } from '../admin-services/index.js';
+import { clientServiceDeps, coreAuditSink, userServiceDeps } from '../admin-services/index.js';
 import { adminClientsRoutes } from './clients/index.js';
 import { auditEventsRoutes } from './audit-events/index.js';
+import { adminUsersRoutes } from './users/index.js';
 import { AUDIT_PURGE_INTERVAL_MS, purgeExpiredAuditEvents } from '../audit/retention.js';
 
 export const ADMIN_PREFIX = '/admin/v1';
@@ -29,5 +30,6 @@ export async function adminApi(app: FastifyInstance, { services: core }: { servi
   const registerOptionsRoutes = collectOptionsRoutes(app);
   await app.register(adminClientsRoutes, { core, services: clientServiceDeps(core, audit) });
   await app.register(auditEventsRoutes, { core });
+  await app.register(adminUsersRoutes, { core, services: userServiceDeps(core, audit) });
   registerOptionsRoutes(); // stays last: one OPTIONS route per resource URL registered above
 }

@@ -5,6 +5,11 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.client.created',
   'admin.client.updated',
   'admin.client.deleted',
+  'admin.user.created',
+  'admin.user.updated',
+  'admin.user.deleted',
+  'admin.user.password_set',
+  'admin.user.second_factors_reset',
 ] as const;
 
 export const SECURITY_EVENT_TYPES = [
