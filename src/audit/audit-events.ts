@@ -5,6 +5,8 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.client.created',
   'admin.client.updated',
   'admin.client.deleted',
+  'admin.grant.revoked',
+  'admin.session.ended',
 ] as const;
 
 export const SECURITY_EVENT_TYPES = [
