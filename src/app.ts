@@ -26,6 +26,7 @@ import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.
 import { logSubscriber } from './audit/audit-sink.js';
 import { resourceServersRepository } from './storage/resource-servers-repository.js';
 import { registerBuiltInResourceServers } from './startup/built-in-resource-servers.js';
+import { lazySerializers } from './http/lazy-serializers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -64,6 +65,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
     frameworkErrors: edge.frameworkErrors,
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   });
 
   // The composition root: every service of this app, built once (docs/design.md).
