@@ -4,9 +4,11 @@ import type { Core } from '../core.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { Actor } from '../audit/audit-events.js';
 import type { ClientServiceDeps } from './clients-service.js';
+import type { ResourceServerServiceDeps } from './resource-servers-service.js';
 
 export { AdminRuleError } from './rule-error.js';
 export * from './clients-service.js';
+export * from './resource-servers-service.js';
 
 /** The core's sink: the database, plus the server's log (the CLI keeps stdout for its result). */
 export const coreAuditSink = (core: Pick<Core, 'audit'>): AuditSink => core.audit;
@@ -17,6 +19,15 @@ export const clientServiceDeps = (core: Core, audit: AuditSink): ClientServiceDe
   config: core.config,
   clients: core.clients,
   outbound: core.outbound,
+  resources: core.resources,
+  audit,
+});
+
+export const resourceServerServiceDeps = (core: Core, audit: AuditSink): ResourceServerServiceDeps => ({
+  db: core.db,
+  clock: core.clock,
+  config: core.config,
+  clients: core.clients,
   resources: core.resources,
   audit,
 });

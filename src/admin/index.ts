@@ -10,9 +10,10 @@ import { installApiConventions } from '../api/version.js';
 import { collectOptionsRoutes } from '../api/options-route.js';
 import { limitPerSubject } from '../api/subject-limit.js';
 import { adminAudience } from '../scopes.js';
-import { clientServiceDeps, coreAuditSink } from '../admin-services/index.js';
+import { clientServiceDeps, coreAuditSink, resourceServerServiceDeps } from '../admin-services/index.js';
 import { adminClientsRoutes } from './clients/index.js';
 import { auditEventsRoutes } from './audit-events/index.js';
+import { adminResourceServersRoutes } from './resource-servers/index.js';
 import { AUDIT_PURGE_INTERVAL_MS, purgeExpiredAuditEvents } from '../audit/retention.js';
 
 export const ADMIN_PREFIX = '/admin/v1';
@@ -29,5 +30,6 @@ export async function adminApi(app: FastifyInstance, { services: core }: { servi
   const registerOptionsRoutes = collectOptionsRoutes(app);
   await app.register(adminClientsRoutes, { core, services: clientServiceDeps(core, audit) });
   await app.register(auditEventsRoutes, { core });
+  await app.register(adminResourceServersRoutes, { core, services: resourceServerServiceDeps(core, audit) });
   registerOptionsRoutes(); // stays last: one OPTIONS route per resource URL registered above
 }

@@ -5,6 +5,9 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.client.created',
   'admin.client.updated',
   'admin.client.deleted',
+  'admin.resource_server.created',
+  'admin.resource_server.updated',
+  'admin.resource_server.deleted',
 ] as const;
 
 export const SECURITY_EVENT_TYPES = [
