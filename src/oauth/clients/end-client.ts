@@ -36,7 +36,7 @@ export async function endClient(deps: EndClientDeps, clientId: string, how: Clie
   // A stale cache elsewhere may still mint a client_credentials token until it forgets the client.
   const coversIssuedUntil = now + config.CLIENT_CACHE_TTL * 1000;
   const expiresAt = coversIssuedUntil + (config.ACCESS_TOKEN_TTL + config.CLOCK_SKEW) * 1000;
-  const ended = await deps.db.transaction().execute(async (trx) => {
+  const run = async (trx: Db): Promise<boolean | 'stale'> => {
     const clients = clientsRepository(trx, clock);
     if (options.expectedVersion !== undefined) {
       const version = await clientAdminRepository(trx, clock).lockVersion(clientId);
@@ -53,7 +53,9 @@ export async function endClient(deps: EndClientDeps, clientId: string, how: Clie
     await revocationsRepository(trx, clock).revokeClient({ clientId, coversIssuedUntil: new Date(coversIssuedUntil), expiresAt: new Date(expiresAt) });
     await options.onEnded?.(trx);
     return true;
-  });
+  };
+  // Inside a caller's transaction (`gatehouse apply`), the ending commits with everything else or not at all.
+  const ended = deps.db.isTransaction ? await run(deps.db) : await deps.db.transaction().execute(run);
   deps.clients.forget(clientId);
   return ended;
 }
