@@ -44,9 +44,14 @@ export interface ClientInput {
   skipConsent: boolean;
   /** Every sign-in for this client completes a second factor (docs/second-factors.md). */
   requireMfa?: boolean;
-  /** The audience of tokens requested without `resource`: a registered resource server. */
-  defaultResource?: string;
+  /** The audience of tokens requested without `resource`: a registered resource server (null: none; a replace leaves it when undefined). */
+  defaultResource?: string | null;
+  /** A client_id chosen by the operator (`--client-id`, `gatehouse apply`) instead of a random one; only at creation. */
+  clientId?: string;
 }
+
+/** An operator-chosen client_id: RFC 6749 VSCHARs that survive a URL path and a command line unquoted. */
+const CLIENT_ID = /^[A-Za-z0-9._~][A-Za-z0-9._~-]{0,127}$/;
 
 /** The longest overlap a rotated secret may keep: a forgotten old secret must not live on for months. */
 export const MAX_SECRET_OVERLAP_SECONDS = 30 * 24 * 3600;
@@ -98,18 +103,23 @@ export function changedFields(before: Record<string, unknown>, after: Record<str
 export async function createClientRecord(deps: ClientServiceDeps, input: ClientInput & { importedSecret?: string }, as: ActingAs): Promise<{ client: Client; secret?: string }> {
   const origins = checkedOrigins(input.allowedOrigins);
   const catalogue = await deps.resources.catalogue();
-  if (input.defaultResource !== undefined && !catalogue.find(input.defaultResource)) {
-    throw new AdminRuleError('invalid', `${JSON.stringify(input.defaultResource.slice(0, 200))} is not a registered resource server`, 'default_resource');
+  checkDefaultResource(input.defaultResource, catalogue);
+  if (input.clientId !== undefined && !CLIENT_ID.test(input.clientId)) {
+    throw new AdminRuleError('invalid', 'must be 1-128 letters, digits and . _ ~ - (not starting with -)', 'client_id', input.clientId.slice(0, 100));
   }
   // Both faces are the operator's: operator-only scopes (admin:*) may be given here, never at /register.
   const metadata = {
     ...(await validateClientMetadata(input.metadata, { outbound: deps.outbound, catalogue, operator: true })),
     allowedOrigins: origins,
-    ...(input.defaultResource !== undefined ? { defaultResource: input.defaultResource } : {}),
+    ...(input.defaultResource != null ? { defaultResource: input.defaultResource } : {}),
   };
   checkImportedSecret(metadata, input.importedSecret);
   const created = await inTransaction(deps.db, async (tx) => {
+    if (input.clientId !== undefined && (await clientAdminRepository(tx, deps.clock).findAny(input.clientId))) {
+      throw new AdminRuleError('conflict', `a client ${input.clientId} exists already`, 'client_id');
+    }
     const result = await createClient(clientsRepository(tx, deps.clock), metadata, {
+      ...(input.clientId !== undefined ? { id: input.clientId } : {}),
       skipConsent: input.skipConsent,
       requireMfa: input.requireMfa ?? false,
       ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}),
@@ -120,6 +130,12 @@ export async function createClientRecord(deps: ClientServiceDeps, input: ClientI
   // A lookup of this id may have been remembered as unknown, and the origins index predates the client.
   deps.clients.forget(created.client.id);
   return created;
+}
+
+function checkDefaultResource(value: string | null | undefined, catalogue: { find(identifier: string): unknown }): void {
+  if (value != null && !catalogue.find(value)) {
+    throw new AdminRuleError('invalid', `${JSON.stringify(value.slice(0, 200))} is not a registered resource server`, 'default_resource');
+  }
 }
 
 export async function findClientRecord(deps: Pick<ClientServiceDeps, 'db' | 'clock'>, id: string): Promise<Client> {
@@ -139,12 +155,21 @@ export async function listClientRecords(deps: Pick<ClientServiceDeps, 'db' | 'cl
  */
 export async function replaceClientRecord(deps: ClientServiceDeps, current: Client, input: ClientInput, expectedVersion: number, as: ActingAs): Promise<Client> {
   const origins = checkedOrigins(input.allowedOrigins);
-  const metadata = await validateClientMetadata(input.metadata, { outbound: deps.outbound, catalogue: await deps.resources.catalogue(), operator: true });
+  const catalogue = await deps.resources.catalogue();
+  const metadata = await validateClientMetadata(input.metadata, { outbound: deps.outbound, catalogue, operator: true });
+  checkDefaultResource(input.defaultResource, catalogue);
   if (metadata.type !== current.type) throw new AdminRuleError('invalid', 'the client type (public or confidential) cannot change', 'token_endpoint_auth_method');
   if (usesSecret(metadata) && !current.secretHash) throw new AdminRuleError('invalid', 'a client without a secret cannot switch to a secret method', 'token_endpoint_auth_method');
   const secretless = usesSecret(metadata) ? {} : { secretHash: null };
   const updated = await inTransaction(deps.db, async (tx) => {
-    const written = await clientAdminRepository(tx, deps.clock).updateIfVersion(current.id, { ...metadata, ...secretless, allowedOrigins: origins, skipConsent: input.skipConsent, requireMfa: input.requireMfa ?? false }, expectedVersion);
+    const written = await clientAdminRepository(tx, deps.clock).updateIfVersion(current.id, {
+      ...metadata,
+      ...secretless,
+      allowedOrigins: origins,
+      skipConsent: input.skipConsent,
+      ...(input.requireMfa !== undefined ? { requireMfa: input.requireMfa } : {}),
+      ...(input.defaultResource !== undefined ? { defaultResource: input.defaultResource } : {}),
+    }, expectedVersion);
     if (!written) return undefined;
     await deps.audit.emit(changeEvent('admin.client.updated', written, as, changedFields(clientView(current), clientView(written))), { tx });
     return written;
@@ -172,7 +197,7 @@ export async function endClientRecord(deps: ClientServiceDeps, id: string, how: 
 export async function rotateClientSecret(
   deps: ClientServiceDeps,
   id: string,
-  options: { previousExpiresAt?: Date; expectedVersion?: number },
+  options: { previousExpiresAt?: Date; expectedVersion?: number; /** The operator's own secret (`gatehouse apply`), else a random one. */ importedSecret?: string },
   as: ActingAs,
 ): Promise<{ client: Client; secret: string }> {
   const now = deps.clock.now();
@@ -182,7 +207,8 @@ export async function rotateClientSecret(
   }
   const current = await findClientRecord(deps, id);
   if (!current.secretHash) throw new AdminRuleError('invalid', 'this client does not authenticate with a secret', 'token_endpoint_auth_method');
-  const secret = randomToken(32);
+  checkImportedSecret(current, options.importedSecret);
+  const secret = options.importedSecret ?? randomToken(32);
   const rotated = await inTransaction(deps.db, async (tx) => {
     const written = await clientAdminRepository(tx, deps.clock).rotateSecret(id, sha256(secret), previousExpiresAt, options.expectedVersion);
     if (!written) return undefined;

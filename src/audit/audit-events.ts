@@ -12,6 +12,9 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.user.second_factors_reset',
   'admin.grant.revoked',
   'admin.session.ended',
+  'admin.resource_server.created',
+  'admin.resource_server.updated',
+  'admin.resource_server.deleted',
 ] as const;
 
 export const SECURITY_EVENT_TYPES = [

@@ -1,5 +1,5 @@
 // Resource servers (APIs) and the scopes that belong to them. A scope name is unique across all of them.
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from './database.js';
 import type { ResourceServerScopesTable, ResourceServersTable } from './schema.js';
 
@@ -26,15 +26,30 @@ export interface ResourceServer {
   clientId: string | null;
   scopes: ResourceScope[];
   createdAt: Date;
+  /** Bumped by every change: the admin API's strong ETag and If-Match compare-and-set. */
+  version: number;
+  updatedAt: Date;
 }
 
-export type NewResourceServer = Omit<ResourceServer, 'createdAt'>;
+export type NewResourceServer = Omit<ResourceServer, 'createdAt' | 'version' | 'updatedAt'>;
+
+/** What an update may change: everything but the identifier, the operator-only flag and the introspection client. */
+export type ResourceServerChanges = Pick<ResourceServer, 'name' | 'accessTokenTtl' | 'offlineAccess' | 'scopes'>;
+
+export type VersionedWrite<T> = { written: T } | 'stale' | 'missing' | 'scope-taken';
 
 export interface ResourceServersRepository {
   /** False (nothing written) when the identifier or one of the scope names is taken. */
   create(server: NewResourceServer): Promise<boolean>;
   list(limit: number): Promise<ResourceServer[]>;
   delete(identifier: string): Promise<boolean>;
+  find(identifier: string): Promise<ResourceServer | undefined>;
+  /** Rows strictly after the (created_at, identifier) position, ascending. */
+  page(request: { after?: { createdAt: Date; identifier: string }; limit: number }): Promise<ResourceServer[]>;
+  /** Replaces the settings and scopes, only while the stored version is `expectedVersion` (any version when undefined). */
+  updateIfVersion(identifier: string, changes: ResourceServerChanges, expectedVersion: number | undefined, now: Date): Promise<VersionedWrite<ResourceServer>>;
+  /** Deletes it and its introspection client, only while at `expectedVersion` (any when undefined). */
+  deleteIfVersion(identifier: string, expectedVersion: number | undefined): Promise<VersionedWrite<{ clientId: string | null }>>;
 }
 
 const toClaims = (value: unknown): ScopeClaims => {
@@ -61,12 +76,42 @@ function assemble(rows: Selectable<ResourceServersTable>[], scopes: Selectable<R
     clientId: r.client_id,
     scopes: byServer.get(r.identifier) ?? [],
     createdAt: r.created_at,
+    version: r.version,
+    updatedAt: r.updated_at,
   }));
 }
 
 export function resourceServersRepository(db: Db): ResourceServersRepository {
+  // Inside a caller's transaction the work joins it; a `false`/'scope-taken' answer then obliges the caller
+  // to roll back (the services do, by throwing).
+  const atomically = <T>(work: (trx: Db) => Promise<T>): Promise<T> => (db.isTransaction ? work(db) : db.transaction().execute(work));
+
+  async function withScopes(rows: Selectable<ResourceServersTable>[]): Promise<ResourceServer[]> {
+    if (rows.length === 0) return [];
+    const scopes = await db
+      .selectFrom('resource_server_scopes')
+      .selectAll()
+      .where('resource_server', 'in', rows.map((r) => r.identifier))
+      .orderBy('position')
+      .orderBy('name')
+      .execute();
+    return assemble(rows, scopes);
+  }
+
+  async function insertScopes(trx: Db, identifier: string, scopes: readonly ResourceScope[]): Promise<void> {
+    if (scopes.length === 0) return;
+    const inserted = await trx
+      .insertInto('resource_server_scopes')
+      .values(scopes.map((s, position) => ({ name: s.name, resource_server: identifier, description: s.description, claims: JSON.stringify(s.claims), position })))
+      .onConflict((oc) => oc.column('name').doNothing())
+      .returning('name')
+      .execute();
+    // A scope name already belongs to another resource server: undo the whole write.
+    if (inserted.length !== scopes.length) throw new ScopeTaken();
+  }
+
   async function insert(server: NewResourceServer): Promise<boolean> {
-    return db.transaction().execute(async (trx) => {
+    return atomically(async (trx) => {
       const inserted = await trx
         .insertInto('resource_servers')
         .values({
@@ -81,16 +126,8 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
         .returning('identifier')
         .executeTakeFirst();
       if (!inserted) return false;
-      if (server.scopes.length === 0) return true;
-      const scopes = await trx
-        .insertInto('resource_server_scopes')
-        .values(server.scopes.map((s, position) => ({ name: s.name, resource_server: server.identifier, description: s.description, claims: JSON.stringify(s.claims), position })))
-        .onConflict((oc) => oc.column('name').doNothing())
-        .returning('name')
-        .execute();
-      if (scopes.length === server.scopes.length) return true;
-      // A scope name already belongs to another resource server: undo the whole registration.
-      throw new ScopeTaken();
+      await insertScopes(trx, server.identifier, server.scopes);
+      return true;
     }).catch((error: unknown) => {
       if (error instanceof ScopeTaken) return false;
       throw error;
@@ -99,16 +136,50 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
   return {
     create: insert,
     async list(limit) {
-      const rows = await db.selectFrom('resource_servers').selectAll().orderBy('created_at').orderBy('identifier').limit(limit).execute();
-      if (rows.length === 0) return [];
-      const scopes = await db
-        .selectFrom('resource_server_scopes')
-        .selectAll()
-        .where('resource_server', 'in', rows.map((r) => r.identifier))
-        .orderBy('position')
-        .orderBy('name')
-        .execute();
-      return assemble(rows, scopes);
+      return withScopes(await db.selectFrom('resource_servers').selectAll().orderBy('created_at').orderBy('identifier').limit(limit).execute());
+    },
+    async find(identifier) {
+      if (identifier.includes('\u0000')) return undefined;
+      return (await withScopes(await db.selectFrom('resource_servers').selectAll().where('identifier', '=', identifier).execute()))[0];
+    },
+    async page({ after, limit }) {
+      let query = db.selectFrom('resource_servers').selectAll();
+      if (after) {
+        query = query.where((eb) =>
+          eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('identifier', '>', after.identifier)])]),
+        );
+      }
+      return withScopes(await query.orderBy('created_at').orderBy('identifier').limit(limit).execute());
+    },
+    async updateIfVersion(identifier, changes, expectedVersion, now) {
+      if (identifier.includes('\u0000')) return 'missing';
+      return atomically(async (trx): Promise<VersionedWrite<ResourceServer>> => {
+        let query = trx
+          .updateTable('resource_servers')
+          .set({ name: changes.name, access_token_ttl: changes.accessTokenTtl, offline_access: changes.offlineAccess, updated_at: now, version: sql`version + 1` })
+          .where('identifier', '=', identifier);
+        if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
+        const row = await query.returningAll().executeTakeFirst();
+        if (!row) return (await trx.selectFrom('resource_servers').select('identifier').where('identifier', '=', identifier).executeTakeFirst()) ? 'stale' : 'missing';
+        await trx.deleteFrom('resource_server_scopes').where('resource_server', '=', identifier).execute();
+        await insertScopes(trx, identifier, changes.scopes);
+        return { written: assemble([row], changes.scopes.map((s, position) => ({ name: s.name, resource_server: identifier, description: s.description, claims: s.claims as never, position })))[0]! };
+      }).catch((error: unknown) => {
+        if (error instanceof ScopeTaken) return 'scope-taken' as const;
+        throw error;
+      });
+    },
+    async deleteIfVersion(identifier, expectedVersion) {
+      if (identifier.includes('\u0000')) return 'missing';
+      return atomically(async (trx): Promise<VersionedWrite<{ clientId: string | null }>> => {
+        let query = trx.deleteFrom('resource_servers').where('identifier', '=', identifier);
+        if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
+        const row = await query.returning('client_id').executeTakeFirst();
+        if (!row) return (await trx.selectFrom('resource_servers').select('identifier').where('identifier', '=', identifier).executeTakeFirst()) ? 'stale' : 'missing';
+        // Its introspection client goes with it (the reference cascades only the other way).
+        if (row.client_id) await trx.deleteFrom('clients').where('id', '=', row.client_id).execute();
+        return { written: { clientId: row.client_id } };
+      });
     },
     async delete(identifier) {
       if (identifier.includes('\u0000')) return false;

@@ -237,6 +237,8 @@ export interface ResourceServersTable {
   operator_only: Generated<boolean>;
   client_id: string | null;
   created_at: Generated<Date>;
+  version: Generated<number>;
+  updated_at: Generated<Date>;
 }
 
 export interface RevokedAccessTokensTable {

@@ -13,7 +13,7 @@ import { UsageError, type Command } from '../command.js';
 import { tryIt } from './try-it.js';
 
 // The service's errors name API members; the CLI names its flags.
-const FLAG_OF: Record<string, string> = { allowed_origins: '--allowed-origin', client_secret: '--secret' };
+const FLAG_OF: Record<string, string> = { allowed_origins: '--allowed-origin', client_secret: '--secret', client_id: '--client-id' };
 
 /** Runs a client service call, turning its rule errors into usage errors in the CLI's words. */
 async function asUsage<T>(work: () => Promise<T>): Promise<T> {
@@ -56,6 +56,7 @@ const createOptions = {
   secret: { type: 'string' },
   'allowed-origin': { type: 'string', multiple: true },
   'default-resource': { type: 'string' },
+  'client-id': { type: 'string' },
 } as const;
 
 function readJwksFile(path: string): unknown {
@@ -94,7 +95,7 @@ const parseCreate = (args: string[]) => parseArgs({ args, options: createOptions
 export const clientsCreateCommand: Command = {
   name: 'clients create',
   usage:
-    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--require-mfa] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource)',
+    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--require-mfa] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource) [--client-id ID] (a chosen client_id instead of a random one)',
   async run(args, core) {
     const values = parseCreate(args);
     return asUsage(async () => {
@@ -107,6 +108,7 @@ export const clientsCreateCommand: Command = {
         skipConsent: values['skip-consent'] ?? false,
         requireMfa: values['require-mfa'] ?? false,
         ...(values.secret !== undefined ? { importedSecret: values.secret } : {}),
+        ...(values['client-id'] !== undefined ? { clientId: values['client-id'] } : {}),
       };
       const { client, secret } = await createClientRecord(services(core), input, { actor: cliActor() });
       const tryOut = tryIt(client, core.config.ISSUER, secret);

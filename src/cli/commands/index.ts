@@ -6,6 +6,7 @@ import { usersResetMfaCommand } from './users-reset-mfa.js';
 import { keysListCommand, keysRotateCommand } from './keys.js';
 import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand } from './clients.js';
 import { registrationTokenCreateCommand } from './registration-tokens.js';
+import { applyCommand, exportCommand } from './apply.js';
 import { resourceServersCreateCommand, resourceServersDeleteCommand, resourceServersListCommand } from './resource-servers.js';
 
 export const commands: Command[] = [
@@ -27,4 +28,6 @@ export const commands: Command[] = [
   resourceServersCreateCommand,
   resourceServersListCommand,
   resourceServersDeleteCommand,
+  applyCommand,
+  exportCommand,
 ];

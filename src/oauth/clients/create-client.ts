@@ -18,12 +18,12 @@ export const usesSecret = (metadata: Pick<ClientMetadata, 'authMethod'>): boolea
 export async function createClient(
   clients: Pick<ClientsRepository, 'create'>,
   metadata: ClientMetadata,
-  options: { skipConsent?: boolean; requireMfa?: boolean; importedSecret?: string; registrationTokenHash?: string; registrationPolicy?: Client['registrationPolicy'] } = {},
+  options: { id?: string; skipConsent?: boolean; requireMfa?: boolean; importedSecret?: string; registrationTokenHash?: string; registrationPolicy?: Client['registrationPolicy'] } = {},
 ): Promise<CreatedClient> {
   const secret = usesSecret(metadata) ? (options.importedSecret ?? randomToken(32)) : undefined;
   const client = await clients.create({
     ...metadata,
-    id: newClientId(),
+    id: options.id ?? newClientId(),
     secretHash: secret === undefined ? null : sha256(secret),
     skipConsent: options.skipConsent ?? false,
     requireMfa: options.requireMfa ?? false,

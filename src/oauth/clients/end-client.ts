@@ -37,7 +37,8 @@ export async function endClient(deps: EndClientDeps, clientId: string, how: Clie
   // A stale cache elsewhere may still mint a client_credentials token until it forgets the client.
   const coversIssuedUntil = now + config.CLIENT_CACHE_TTL * 1000;
   const expiresAt = coversIssuedUntil + (config.ACCESS_TOKEN_TTL + config.CLOCK_SKEW) * 1000;
-  const ended = await runTransaction(deps.db, async (trx) => {
+  // runTransaction joins a caller's transaction (`gatehouse apply`): the ending commits with everything else or not at all.
+  const ended = await runTransaction(deps.db, async (trx): Promise<boolean | 'stale'> => {
     const clients = clientsRepository(trx, clock);
     if (options.expectedVersion !== undefined) {
       const version = await clientAdminRepository(trx, clock).lockVersion(clientId);

@@ -7,7 +7,7 @@ import { resourceRegistry } from '../../../src/oauth/resources/registry.js';
 import type { ResourceServer } from '../../../src/storage/resource-servers-repository.js';
 
 const server = (identifier: string, scope: string): ResourceServer => ({
-  identifier, name: identifier, accessTokenTtl: null, offlineAccess: true, operatorOnly: false, clientId: null, createdAt: new Date(0),
+  identifier, name: identifier, accessTokenTtl: null, offlineAccess: true, operatorOnly: false, clientId: null, createdAt: new Date(0), version: 1, updatedAt: new Date(0),
   scopes: [{ name: scope, description: scope, claims: {} }],
 });
 

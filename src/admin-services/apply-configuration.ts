@@ -1,0 +1,271 @@
+// `gatehouse apply`: brings clients and resource servers to what a configuration file declares, in one
+// transaction, through the same service functions as the CLI and the admin API (so the same validation and
+// the same audit events). The plan is computed under a lock against the committed state, so a second run
+// finds nothing to do and two parallel runs end in one state (docs/configuration-as-code.md).
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../storage/database.js';
+import { sha256 } from '../crypto/random.js';
+import { usesSecret } from '../oauth/clients/create-client.js';
+import type { ClientLookup } from '../oauth/clients/client-cache.js';
+import { DEMO_CLIENT_ID } from '../oauth/clients/demo-client.js';
+import type { OutboundPolicy } from '../http/outbound/outbound-policy.js';
+import { MAX_RESOURCE_SERVERS, resourceCatalogue, type ResourceRegistry } from '../oauth/resources/registry.js';
+import { applyLockRepository } from '../storage/apply-lock-repository.js';
+import { clientAdminRepository } from '../storage/client-admin-repository.js';
+import type { Client } from '../storage/clients-repository.js';
+import { resourceServersRepository, type ResourceServer } from '../storage/resource-servers-repository.js';
+import type { AuditSink } from '../audit/audit-sink.js';
+import { createClientRecord, endClientRecord, replaceClientRecord, rotateClientSecret, type ActingAs, type ClientInput, type ClientServiceDeps } from './clients-service.js';
+import { createResourceServerRecord, deleteResourceServerRecord, isBuiltIn, replaceResourceServerRecord, type ResourceServerInput, type ResourceServerServiceDeps } from './resource-servers-service.js';
+import type { ClientEntry, ConfigFile, ResourceServerEntry } from './config-file.js';
+import { AdminRuleError } from './rule-error.js';
+import { runTransaction } from '../storage/after-commit.js';
+
+export interface ApplyDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'CLOCK_SKEW' | 'CLIENT_CACHE_TTL' | 'ISSUER' | 'API_AUDIENCE'>;
+  clients: Pick<ClientLookup, 'forget'>;
+  resources: Pick<ResourceRegistry, 'forget'>;
+  outbound: OutboundPolicy;
+  audit: AuditSink;
+}
+
+export type PlanStep = { action: 'create' | 'update' | 'delete'; resource: 'resource_server' | 'client'; id: string; fields?: string[] };
+
+export interface ApplyResult {
+  dry_run: boolean;
+  prune: boolean;
+  /** True when this run changed something (never on a dry run). */
+  changed: boolean;
+  summary: string;
+  plan: PlanStep[];
+  /** What --prune would delete (present when it was not given). */
+  not_deleted?: { resource: PlanStep['resource']; id: string }[];
+  /** New resource servers' /introspect credentials: the secret is shown here once, as by `resource-servers create`. */
+  introspection_credentials?: { identifier: string; client_id: string; client_secret: string }[];
+}
+
+/** A service error, re-labelled with the file position of the entry it concerns. */
+async function at<T>(path: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AdminRuleError) throw new AdminRuleError(error.code, error.message, error.field ? `${path}.${error.field}` : path, error.value);
+    if (error instanceof Error && 'error' in error) throw new AdminRuleError('invalid', error.message, path);
+    throw error;
+  }
+}
+
+/** Secrets named by the file, read before anything changes: a missing variable stops the run. */
+export function resolveSecrets(file: ConfigFile, env: Readonly<Record<string, string | undefined>>): Map<string, string> {
+  const secrets = new Map<string, string>();
+  file.clients.forEach((entry, index) => {
+    const path = `clients[${index}]`;
+    const secretBased = usesSecret({ authMethod: (entry.token_endpoint_auth_method ?? 'client_secret_basic') as Client['authMethod'] });
+    if (entry.client_secret_env === undefined) {
+      if (secretBased) throw new AdminRuleError('invalid', 'a client that authenticates with a secret needs client_secret_env (the name of the environment variable holding it)', `${path}.client_secret_env`);
+      return;
+    }
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(entry.client_secret_env)) throw new AdminRuleError('invalid', 'must be the name of an environment variable', `${path}.client_secret_env`);
+    const value = env[entry.client_secret_env];
+    if (value === undefined || value === '') throw new AdminRuleError('invalid', `the environment variable ${entry.client_secret_env} is not set`, `${path}.client_secret_env`);
+    secrets.set(entry.client_id, value);
+  });
+  return secrets;
+}
+
+const sorted = (values: readonly string[]) => [...new Set(values)].sort();
+
+/** The comparable settings of a file entry, defaults filled in as the services fill them. */
+function desiredClient(entry: ClientEntry): Record<string, unknown> {
+  return {
+    client_name: entry.client_name,
+    token_endpoint_auth_method: entry.token_endpoint_auth_method ?? 'client_secret_basic',
+    grant_types: sorted(entry.grant_types),
+    scope: sorted((entry.scope ?? '').split(/\s+/).filter(Boolean)),
+    redirect_uris: entry.redirect_uris ?? [],
+    post_logout_redirect_uris: entry.post_logout_redirect_uris ?? [],
+    jwks: entry.jwks ?? null,
+    jwks_uri: entry.jwks_uri ?? null,
+    id_token_signed_response_alg: entry.id_token_signed_response_alg ?? 'RS256',
+    skip_consent: entry.skip_consent ?? false,
+    require_mfa: entry.require_mfa ?? false,
+    allowed_origins: sorted(entry.allowed_origins ?? []),
+    default_resource: entry.default_resource ?? null,
+  };
+}
+
+function currentClient(client: Client): Record<string, unknown> {
+  return {
+    client_name: client.name,
+    token_endpoint_auth_method: client.authMethod,
+    grant_types: sorted(client.grantTypes),
+    scope: sorted(client.scopes),
+    redirect_uris: client.redirectUris,
+    post_logout_redirect_uris: client.postLogoutRedirectUris,
+    jwks: client.jwks ?? null,
+    jwks_uri: client.jwksUri ?? null,
+    id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+    skip_consent: client.skipConsent,
+    require_mfa: client.requireMfa,
+    allowed_origins: sorted(client.allowedOrigins),
+    default_resource: client.defaultResource ?? null,
+  };
+}
+
+const differing = (a: Record<string, unknown>, b: Record<string, unknown>) => Object.keys(a).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+
+function clientInput(entry: ClientEntry): ClientInput {
+  return {
+    metadata: {
+      client_name: entry.client_name,
+      redirect_uris: entry.redirect_uris ?? [],
+      post_logout_redirect_uris: entry.post_logout_redirect_uris ?? [],
+      grant_types: entry.grant_types,
+      scope: entry.scope ?? '',
+      token_endpoint_auth_method: entry.token_endpoint_auth_method ?? 'client_secret_basic',
+      ...(entry.jwks !== undefined ? { jwks: entry.jwks } : {}),
+      ...(entry.jwks_uri !== undefined ? { jwks_uri: entry.jwks_uri } : {}),
+      ...(entry.id_token_signed_response_alg !== undefined ? { id_token_signed_response_alg: entry.id_token_signed_response_alg } : {}),
+    },
+    allowedOrigins: entry.allowed_origins ?? [],
+    skipConsent: entry.skip_consent ?? false,
+    requireMfa: entry.require_mfa ?? false,
+    defaultResource: entry.default_resource ?? null,
+  };
+}
+
+const serverInput = (entry: ResourceServerEntry): ResourceServerInput => ({
+  name: entry.name,
+  scopes: entry.scopes.map((s) => ({ name: s.name, description: s.description, claims: {} })),
+  accessTokenTtl: entry.access_token_ttl ?? null,
+  offlineAccess: entry.offline_access ?? true,
+});
+
+const comparableServer = (s: ResourceServerInput) => ({
+  name: s.name.trim(),
+  scopes: s.scopes.map((x) => ({ name: x.name, description: x.description.trim() })),
+  access_token_ttl: s.accessTokenTtl,
+  offline_access: s.offlineAccess,
+});
+
+/**
+ * The clients apply manages: not the introspection clients of resource servers (they come and go with
+ * their server), not clients registered at /register (their owners manage them, RFC 7592), not the demo client.
+ */
+export function managedClients(all: readonly Client[], servers: readonly ResourceServer[]): Client[] {
+  const introspection = new Set(servers.map((s) => s.clientId).filter((id): id is string => id !== null));
+  return all.filter((c) => !introspection.has(c.id) && c.id !== DEMO_CLIENT_ID && c.registrationTokenHash === null && c.registrationPolicy === null);
+}
+
+/** Every client (disabled ones too) and resource server, as the transaction sees them. */
+export async function readState(db: Db, clock: Clock): Promise<{ clients: Client[]; servers: ResourceServer[] }> {
+  const servers = await resourceServersRepository(db).list(MAX_RESOURCE_SERVERS);
+  const all = await clientAdminRepository(db, clock).page({ limit: 100_000 });
+  return { servers, clients: managedClients(all, servers) };
+}
+
+export async function applyConfiguration(
+  deps: ApplyDeps,
+  file: ConfigFile,
+  env: Readonly<Record<string, string | undefined>>,
+  options: { dryRun: boolean; prune: boolean },
+  as: ActingAs,
+): Promise<ApplyResult> {
+  const secrets = resolveSecrets(file, env);
+  const touchedClients = new Set<string>();
+  // runTransaction: the audit events of every change log their lines only once the whole run has committed.
+  const result = await runTransaction(deps.db, async (tx) => {
+    await applyLockRepository(tx).lock();
+    const state = await readState(tx, deps.clock);
+    const plan: PlanStep[] = [];
+    const serverSteps: (() => Promise<void>)[] = [];
+    const clientSteps: (() => Promise<void>)[] = [];
+    const deleteSteps: (() => Promise<void>)[] = [];
+    const credentials: NonNullable<ApplyResult['introspection_credentials']> = [];
+    // Within the transaction: the catalogue includes the resource servers this run creates (a client may use their scopes).
+    const serverDeps: ResourceServerServiceDeps = { ...deps, db: tx, resources: { forget: () => {} } };
+    const clientDeps: ClientServiceDeps = { ...deps, db: tx, resources: { catalogue: async () => resourceCatalogue(await resourceServersRepository(tx).list(MAX_RESOURCE_SERVERS)) } };
+
+    file.resource_servers.forEach((entry, index) => {
+      const path = `resource_servers[${index}]`;
+      const input = serverInput(entry);
+      const current = state.servers.find((s) => s.identifier === entry.identifier);
+      if (!current) {
+        plan.push({ action: 'create', resource: 'resource_server', id: entry.identifier });
+        serverSteps.push(async () => {
+          const { server, secret } = await at(path, () => createResourceServerRecord(serverDeps, entry.identifier, input, as));
+          credentials.push({ identifier: server.identifier, client_id: server.clientId!, client_secret: secret });
+        });
+        return;
+      }
+      const fields = differing(comparableServer(input), comparableServer({ ...current, scopes: current.scopes }));
+      if (fields.length === 0) return;
+      plan.push({ action: 'update', resource: 'resource_server', id: entry.identifier, fields });
+      serverSteps.push(async () => {
+        await at(path, () => replaceResourceServerRecord(serverDeps, entry.identifier, input, undefined, as));
+      });
+    });
+
+    file.clients.forEach((entry, index) => {
+      const path = `clients[${index}]`;
+      const secret = secrets.get(entry.client_id);
+      const current = state.clients.find((c) => c.id === entry.client_id);
+      touchedClients.add(entry.client_id);
+      if (!current) {
+        plan.push({ action: 'create', resource: 'client', id: entry.client_id });
+        clientSteps.push(async () => {
+          await at(path, () => createClientRecord(clientDeps, { ...clientInput(entry), clientId: entry.client_id, ...(secret !== undefined ? { importedSecret: secret } : {}) }, as));
+        });
+        return;
+      }
+      const fields = differing(desiredClient(entry), currentClient(current));
+      const newSecret = secret !== undefined && sha256(secret) !== current.secretHash;
+      if (fields.length === 0 && !newSecret) return;
+      plan.push({ action: 'update', resource: 'client', id: entry.client_id, fields: [...fields, ...(newSecret ? ['client_secret'] : [])].sort() });
+      clientSteps.push(async () => {
+        if (fields.length > 0) await at(path, () => replaceClientRecord(clientDeps, current, clientInput(entry), current.version, as));
+        if (newSecret) await at(path, () => rotateClientSecret(clientDeps, current.id, { importedSecret: secret }, as));
+      });
+    });
+
+    const extraClients = state.clients.filter((c) => !file.clients.some((e) => e.client_id === c.id));
+    const extraServers = state.servers.filter((s) => !isBuiltIn(deps.config, s.identifier) && !file.resource_servers.some((e) => e.identifier === s.identifier));
+    if (options.prune) {
+      for (const client of extraClients) {
+        plan.push({ action: 'delete', resource: 'client', id: client.id });
+        touchedClients.add(client.id);
+        deleteSteps.push(async () => endClientRecord(clientDeps, client.id, 'delete', as));
+      }
+      for (const server of extraServers) {
+        plan.push({ action: 'delete', resource: 'resource_server', id: server.identifier });
+        deleteSteps.push(async () => deleteResourceServerRecord(serverDeps, server.identifier, undefined, as));
+      }
+    }
+    // Resource servers first (clients may name their scopes), deletions last (nothing still refers to them).
+    if (!options.dryRun) for (const step of [...serverSteps, ...clientSteps, ...deleteSteps]) await step();
+    return {
+      plan,
+      credentials,
+      notDeleted: options.prune ? undefined : [...extraClients.map((c) => ({ resource: 'client' as const, id: c.id })), ...extraServers.map((s) => ({ resource: 'resource_server' as const, id: s.identifier }))],
+    };
+  });
+  // Committed: this instance forgets what it cached (the services did too, but a request may have re-read
+  // the old rows before the commit). Other instances re-read within CLIENT_CACHE_TTL.
+  if (!options.dryRun && result.plan.length > 0) {
+    deps.resources.forget();
+    for (const id of touchedClients) deps.clients.forget(id);
+  }
+  const count = result.plan.length;
+  return {
+    dry_run: options.dryRun,
+    prune: options.prune,
+    changed: !options.dryRun && count > 0,
+    summary: count === 0 ? 'nothing to change' : `${count} change${count === 1 ? '' : 's'} ${options.dryRun ? 'planned (dry run: nothing was changed)' : 'applied'}`,
+    plan: result.plan,
+    ...(result.notDeleted && result.notDeleted.length > 0 ? { not_deleted: result.notDeleted } : {}),
+    ...(result.credentials.length > 0 ? { introspection_credentials: result.credentials } : {}),
+  };
+}

@@ -1,0 +1,53 @@
+// `gatehouse export`: the clients and resource servers `gatehouse apply` manages, in its file format and
+// with the defaults left out, so that `export` then `apply --dry-run` plans nothing. No secret is written:
+// a secret-based client gets a client_secret_env placeholder naming the variable to set
+// (docs/configuration-as-code.md).
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../storage/database.js';
+import { usesSecret } from '../oauth/clients/create-client.js';
+import type { Client } from '../storage/clients-repository.js';
+import type { ResourceServer } from '../storage/resource-servers-repository.js';
+import { isBuiltIn } from './resource-servers-service.js';
+import { readState } from './apply-configuration.js';
+import type { ClientEntry, ConfigFile, ResourceServerEntry } from './config-file.js';
+
+/** The variable name export proposes for a client's secret: GATEHOUSE_SECRET_ and the client_id in capitals. */
+export const secretEnvName = (clientId: string): string => `GATEHOUSE_SECRET_${clientId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+
+function clientEntry(c: Client): ClientEntry {
+  return {
+    client_id: c.id,
+    client_name: c.name,
+    token_endpoint_auth_method: c.authMethod,
+    ...(usesSecret(c) ? { client_secret_env: secretEnvName(c.id) } : {}),
+    grant_types: c.grantTypes,
+    scope: c.scopes.join(' '),
+    ...(c.redirectUris.length > 0 ? { redirect_uris: c.redirectUris } : {}),
+    ...(c.postLogoutRedirectUris.length > 0 ? { post_logout_redirect_uris: c.postLogoutRedirectUris } : {}),
+    ...(c.jwksUri ? { jwks_uri: c.jwksUri } : {}),
+    ...(c.jwks ? { jwks: c.jwks as ClientEntry['jwks'] } : {}),
+    ...(c.idTokenSignedResponseAlg !== 'RS256' ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
+    ...(c.skipConsent ? { skip_consent: true } : {}),
+    ...(c.requireMfa ? { require_mfa: true } : {}),
+    ...(c.allowedOrigins.length > 0 ? { allowed_origins: c.allowedOrigins } : {}),
+    ...(c.defaultResource ? { default_resource: c.defaultResource } : {}),
+  };
+}
+
+const serverEntry = (s: ResourceServer): ResourceServerEntry => ({
+  identifier: s.identifier,
+  name: s.name,
+  scopes: s.scopes.map((x) => ({ name: x.name, description: x.description })),
+  ...(s.accessTokenTtl !== null ? { access_token_ttl: s.accessTokenTtl } : {}),
+  ...(!s.offlineAccess ? { offline_access: false } : {}),
+});
+
+/** Built-ins are left out: they exist on every server, and apply never deletes them. */
+export async function exportConfiguration(deps: { db: Db; clock: Clock; config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'> }): Promise<ConfigFile> {
+  const state = await readState(deps.db, deps.clock);
+  return {
+    resource_servers: state.servers.filter((s) => !isBuiltIn(deps.config, s.identifier)).map(serverEntry),
+    clients: state.clients.map(clientEntry),
+  };
+}

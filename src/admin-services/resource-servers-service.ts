@@ -1,0 +1,223 @@
+// Resource-server administration, written once for the CLI (`gatehouse resource-servers ...`, `gatehouse
+// apply`) and the admin API (/admin/v1/resource-servers): the identifier and scope rules, the introspection
+// client each one gets, version-guarded writes (If-Match), the built-ins that cannot go, and one audit event
+// per change in the same transaction (docs/resource-servers.md, docs/admin-api.md).
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../storage/database.js';
+import { isOidcScope } from '../scopes.js';
+import { createClient } from '../oauth/clients/create-client.js';
+import type { ClientLookup } from '../oauth/clients/client-cache.js';
+import type { ResourceRegistry } from '../oauth/resources/registry.js';
+import { builtInResourceServers } from '../startup/built-in-resource-servers.js';
+import { clientsRepository } from '../storage/clients-repository.js';
+import { resourceServersRepository, type ResourceScope, type ResourceServer } from '../storage/resource-servers-repository.js';
+import type { AuditEventInput } from '../audit/audit-events.js';
+import type { AuditSink } from '../audit/audit-sink.js';
+import type { ActingAs } from './clients-service.js';
+import { AdminRuleError } from './rule-error.js';
+import { inTransaction } from './transaction.js';
+
+export interface ResourceServerServiceDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'ISSUER' | 'API_AUDIENCE'>;
+  /** This instance's client cache: the introspection client appears or goes with its resource server. */
+  clients: Pick<ClientLookup, 'forget'>;
+  /** This instance's registry snapshot, dropped after every change (others re-read within CLIENT_CACHE_TTL). */
+  resources: Pick<ResourceRegistry, 'forget'>;
+  audit: AuditSink;
+}
+
+export interface ResourceServerInput {
+  name: string;
+  scopes: ResourceScope[];
+  /** Seconds; null: the server-wide ACCESS_TOKEN_TTL. */
+  accessTokenTtl: number | null;
+  offlineAccess: boolean;
+}
+
+/** The longest identifier /authorize accepts as a `resource` value. */
+export const MAX_IDENTIFIER_LENGTH = 512;
+const MAX_SCOPES = 100;
+const MAX_NAME_LENGTH = 200;
+const MAX_DESCRIPTION_LENGTH = 200;
+const MIN_TTL = 30;
+/** RFC 6749 3.3 scope-token, restricted to the characters people use for API scopes. */
+const SCOPE_NAME = /^[A-Za-z0-9:._/-]{1,64}$/;
+
+/** RFC 8707 2: an absolute URI without a fragment; https, or http on a loopback host for development. */
+export function checkIdentifier(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new AdminRuleError('invalid', 'must be an absolute URI', 'identifier');
+  }
+  if (value.length > MAX_IDENTIFIER_LENGTH) throw new AdminRuleError('invalid', `must have at most ${MAX_IDENTIFIER_LENGTH} characters`, 'identifier');
+  if (value.includes('#')) throw new AdminRuleError('invalid', 'must not have a fragment (RFC 8707 2)', 'identifier');
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw new AdminRuleError('invalid', 'must be https (http only on a loopback host)', 'identifier');
+  return value;
+}
+
+/** Scope names and descriptions (the consent page shows them); the names' uniqueness across servers is the database's. */
+export function checkScopes(scopes: readonly ResourceScope[]): ResourceScope[] {
+  if (scopes.length === 0) throw new AdminRuleError('invalid', 'at least one scope is required', 'scopes');
+  if (scopes.length > MAX_SCOPES) throw new AdminRuleError('invalid', `at most ${MAX_SCOPES} scopes`, 'scopes');
+  const seen = new Set<string>();
+  return scopes.map((s) => {
+    const quoted = JSON.stringify(s.name.slice(0, 64));
+    if (!SCOPE_NAME.test(s.name)) throw new AdminRuleError('invalid', `${quoted} is not a scope name (letters, digits and : . _ / -, at most 64)`, 'scopes');
+    if (isOidcScope(s.name)) throw new AdminRuleError('invalid', `${s.name} is an OpenID Connect scope`, 'scopes');
+    if (seen.has(s.name)) throw new AdminRuleError('invalid', `${s.name} is listed twice`, 'scopes');
+    seen.add(s.name);
+    const description = s.description.trim();
+    if (description === '' || description.length > MAX_DESCRIPTION_LENGTH) {
+      throw new AdminRuleError('invalid', `${s.name} needs a description of 1-${MAX_DESCRIPTION_LENGTH} characters (shown on the consent page)`, 'scopes');
+    }
+    return { ...s, description };
+  });
+}
+
+/** Key retention, verifiers' maximum token age and the revocation list are bounded by ACCESS_TOKEN_TTL (docs/resource-servers.md). */
+export function checkAccessTokenTtl(value: number | null, ceiling: number): number | null {
+  if (value === null) return null;
+  if (!Number.isSafeInteger(value) || value < MIN_TTL || value > ceiling) {
+    throw new AdminRuleError('invalid', `must be a whole number of seconds between ${MIN_TTL} and ${ceiling} (ACCESS_TOKEN_TTL, the server-wide ceiling)`, 'access_token_ttl');
+  }
+  return value;
+}
+
+function checkInput(input: ResourceServerInput, ceiling: number): ResourceServerInput {
+  const name = input.name.trim();
+  if (!name || name.length > MAX_NAME_LENGTH) throw new AdminRuleError('invalid', `is required (at most ${MAX_NAME_LENGTH} characters)`, 'name');
+  return { name, scopes: checkScopes(input.scopes), accessTokenTtl: checkAccessTokenTtl(input.accessTokenTtl, ceiling), offlineAccess: input.offlineAccess };
+}
+
+export const isBuiltIn = (config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>, identifier: string): boolean =>
+  builtInResourceServers(config).some((s) => s.identifier === identifier);
+
+/** The representation both faces show (the introspection client's id, never its secret). */
+export function resourceServerView(s: ResourceServer): Record<string, unknown> {
+  return {
+    identifier: s.identifier,
+    name: s.name,
+    scopes: s.scopes.map((x) => ({ name: x.name, description: x.description, ...(Object.keys(x.claims).length > 0 ? { claims: x.claims } : {}) })),
+    access_token_ttl: s.accessTokenTtl,
+    offline_access: s.offlineAccess,
+    operator_only: s.operatorOnly,
+    ...(s.clientId ? { client_id: s.clientId } : {}),
+  };
+}
+
+const changeEvent = (type: AuditEventInput['type'], identifier: string, as: ActingAs, changedFields: readonly string[] = []): AuditEventInput => ({
+  type,
+  actor: as.actor,
+  resource: 'resource_server',
+  resourceId: identifier,
+  changedFields,
+  ...(as.traceId ? { traceId: as.traceId } : {}),
+});
+
+function changedFields(before: ResourceServer, after: ResourceServer): string[] {
+  const a = resourceServerView(before);
+  const b = resourceServerView(after);
+  return Object.keys(b).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+}
+
+/**
+ * Registers a resource server with its introspection credentials: a confidential client that may use no
+ * grant at all, whose secret is returned once (or the imported one, when given).
+ */
+export async function createResourceServerRecord(
+  deps: ResourceServerServiceDeps,
+  identifier: string,
+  input: ResourceServerInput & { importedSecret?: string },
+  as: ActingAs,
+): Promise<{ server: ResourceServer; secret: string }> {
+  const id = checkIdentifier(identifier);
+  const checked = checkInput(input, deps.config.ACCESS_TOKEN_TTL);
+  const created = await inTransaction(deps.db, async (tx) => {
+    const { client, secret } = await createClient(clientsRepository(tx, deps.clock), {
+      name: `${checked.name} (resource server)`,
+      type: 'confidential',
+      authMethod: 'client_secret_basic',
+      redirectUris: [],
+      postLogoutRedirectUris: [],
+      grantTypes: [],
+      scopes: [],
+      jwks: null,
+      jwksUri: null,
+      idTokenSignedResponseAlg: 'RS256',
+    }, { skipConsent: false, ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}) });
+    const repository = resourceServersRepository(tx);
+    if (!(await repository.create({ identifier: id, ...checked, operatorOnly: false, clientId: client.id }))) {
+      throw new AdminRuleError('conflict', `${id} is already registered, or one of its scope names belongs to another resource server`);
+    }
+    const server = (await repository.find(id))!;
+    await deps.audit.emit(changeEvent('admin.resource_server.created', id, as, Object.keys(resourceServerView(server)).sort()), { tx });
+    return { server, secret: secret! };
+  });
+  deps.resources.forget();
+  return created;
+}
+
+export async function findResourceServerRecord(deps: Pick<ResourceServerServiceDeps, 'db'>, identifier: string): Promise<ResourceServer> {
+  const server = await resourceServersRepository(deps.db).find(identifier);
+  if (!server) throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
+  return server;
+}
+
+export function listResourceServerRecords(deps: Pick<ResourceServerServiceDeps, 'db'>, page: { after?: { createdAt: Date; identifier: string }; limit: number }): Promise<ResourceServer[]> {
+  return resourceServersRepository(deps.db).page(page);
+}
+
+/**
+ * Replaces a resource server's name, scopes, lifetime and offline access, only while it is still at
+ * `expectedVersion` (any version when undefined: the CLI's `apply` holds its lock). Built-ins keep the
+ * scopes the code declares: the API and the admin face check exactly those.
+ */
+export async function replaceResourceServerRecord(
+  deps: ResourceServerServiceDeps,
+  identifier: string,
+  input: ResourceServerInput,
+  expectedVersion: number | undefined,
+  as: ActingAs,
+): Promise<ResourceServer> {
+  const checked = checkInput(input, deps.config.ACCESS_TOKEN_TTL);
+  const updated = await inTransaction(deps.db, async (tx) => {
+    const repository = resourceServersRepository(tx);
+    const before = await repository.find(identifier);
+    if (!before) throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
+    if (before.operatorOnly && checked.offlineAccess) {
+      throw new AdminRuleError('invalid', 'an operator-only resource server never has offline access', 'offline_access');
+    }
+    if (isBuiltIn(deps.config, identifier) && JSON.stringify(before.scopes.map((s) => s.name)) !== JSON.stringify(checked.scopes.map((s) => s.name))) {
+      throw new AdminRuleError('invalid', 'the scope names of a built-in resource server are the ones its code checks; only their descriptions may change', 'scopes');
+    }
+    const scopes = checked.scopes.map((s) => ({ ...s, claims: before.scopes.find((x) => x.name === s.name)?.claims ?? s.claims }));
+    const result = await repository.updateIfVersion(identifier, { ...checked, scopes }, expectedVersion, new Date(deps.clock.now()));
+    if (result === 'missing') throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
+    if (result === 'stale') throw new AdminRuleError('stale', 'the resource server changed since it was read');
+    if (result === 'scope-taken') throw new AdminRuleError('conflict', 'one of its scope names belongs to another resource server');
+    await deps.audit.emit(changeEvent('admin.resource_server.updated', identifier, as, changedFields(before, result.written)), { tx });
+    return result.written;
+  });
+  deps.resources.forget();
+  return updated;
+}
+
+/** Deletes a resource server and its introspection client; built-ins never (`conflict`: they are part of this server). */
+export async function deleteResourceServerRecord(deps: ResourceServerServiceDeps, identifier: string, expectedVersion: number | undefined, as: ActingAs): Promise<void> {
+  if (isBuiltIn(deps.config, identifier)) throw new AdminRuleError('conflict', `${identifier} is built in and cannot be deleted`);
+  const deleted = await inTransaction(deps.db, async (tx) => {
+    const result = await resourceServersRepository(tx).deleteIfVersion(identifier, expectedVersion);
+    if (result === 'missing' || result === 'scope-taken') throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
+    if (result === 'stale') throw new AdminRuleError('stale', 'the resource server changed since it was read');
+    await deps.audit.emit(changeEvent('admin.resource_server.deleted', identifier, as), { tx });
+    return result.written;
+  });
+  deps.resources.forget();
+  if (deleted.clientId) deps.clients.forget(deleted.clientId);
+}

@@ -1,0 +1,55 @@
+// /admin/v1/resource-servers schemas: one source for input shape (failures → 400), response serialisation
+// (the introspection client's id, never its secret, outside the create response) and the OpenAPI document.
+// Value rules are the service's (→ 422).
+import { Type, type Static } from '@sinclair/typebox';
+import { pageQueryProperties } from '../../http/pagination/index.js';
+import { MAX_IDENTIFIER_LENGTH } from '../../admin-services/resource-servers-service.js';
+
+const ScopeInput = Type.Object(
+  { name: Type.String({ maxLength: 64 }), description: Type.String({ maxLength: 200, description: 'Shown on the consent page' }) },
+  { additionalProperties: false },
+);
+
+const writable = {
+  name: Type.String({ maxLength: 200 }),
+  scopes: Type.Array(ScopeInput, { maxItems: 100, description: 'Scope names are unique across all resource servers' }),
+  access_token_ttl: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'Seconds (30 to ACCESS_TOKEN_TTL); null: ACCESS_TOKEN_TTL' })),
+  offline_access: Type.Optional(Type.Boolean({ description: 'Whether a refresh may yield tokens for it (default true)' })),
+};
+
+export const ResourceServerInputSchema = Type.Object(writable, { additionalProperties: false });
+export type ResourceServerInputBody = Static<typeof ResourceServerInputSchema>;
+export const WRITABLE_FIELDS = Object.keys(writable);
+
+export const CreateResourceServerSchema = Type.Object(
+  { identifier: Type.String({ maxLength: MAX_IDENTIFIER_LENGTH, description: 'Absolute https URI (http only on loopback), no fragment: the aud of its tokens' }), ...writable },
+  { additionalProperties: false },
+);
+export type CreateResourceServerBody = Static<typeof CreateResourceServerSchema>;
+
+export const ResourceServerSchema = Type.Object({
+  identifier: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), claims: Type.Optional(Type.Unknown()) })),
+  access_token_ttl: Type.Union([Type.Integer(), Type.Null()]),
+  offline_access: Type.Boolean(),
+  operator_only: Type.Boolean(),
+  built_in: Type.Boolean({ description: 'Registered by Gatehouse itself; cannot be deleted' }),
+  client_id: Type.Optional(Type.String({ description: 'Its credentials for /introspect' })),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export const CreatedResourceServerSchema = Type.Composite([
+  ResourceServerSchema,
+  Type.Object({ client_secret: Type.Optional(Type.String({ description: 'The introspection secret: shown once, only in this response' })) }),
+]);
+
+export const ResourceServerListSchema = Type.Object({
+  data: Type.Array(ResourceServerSchema),
+  pagination: Type.Object({ limit: Type.Integer(), next_cursor: Type.Union([Type.String(), Type.Null()]), has_more: Type.Boolean() }),
+});
+
+/** The identifier, percent-encoded as one path segment (docs/admin-api.md). */
+export const ResourceServerParams = Type.Object({ id: Type.String({ maxLength: MAX_IDENTIFIER_LENGTH }) });
+
+export const ListQuery = Type.Object({ limit: pageQueryProperties.limit, cursor: pageQueryProperties.cursor }, { additionalProperties: false });
