@@ -10,6 +10,8 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.user.deleted',
   'admin.user.password_set',
   'admin.user.second_factors_reset',
+  'admin.grant.revoked',
+  'admin.session.ended',
 ] as const;
 
 export const SECURITY_EVENT_TYPES = [

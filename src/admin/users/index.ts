@@ -12,7 +12,7 @@ import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { MERGE_PATCH } from '../../http/json-body.js';
 import { notModified, problemResponses } from '../../http/openapi-schemas.js';
 import { pagedResponse, sendPage, parsePageQuery } from '../../http/pagination/index.js';
-import { requireScope } from '../../api/auth/index.js';
+import { requireScope } from '../../resource-server/auth/index.js';
 import {
   createUserRecord,
   deleteUserRecord,
