@@ -8,8 +8,8 @@ import { ProblemError } from '../http/errors.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { validationFailed } from '../http/validation.js';
 import { usersRepository, type User, type UserProfile } from '../storage/users-repository.js';
-import { endUserAccess, type UserAccessDeps } from './end-user-access.js';
 import { runTransaction } from '../storage/after-commit.js';
+import { endUserAccess, type UserAccessDeps } from './end-user-access.js';
 
 export type PasswordAuthority =
   /** `gatehouse users set-password`: the operator needs no proof. */

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { verifyPassword } from '../../src/crypto/passwords.js';
 import { usersRepository } from '../../src/storage/users-repository.js';
+import { createUserRecord, deleteUserRecord, setUserPassword, userServiceDeps } from '../../src/admin-services/index.js';
 import { codeGrantTokens, createClient, refreshWith, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { enrollTotp, factorsOf } from '../interaction/mfa/enroll.js';
 import { adminFixture, createBody, patchBody, problemOf, type AdminFixture } from './fixture.js';
@@ -397,4 +398,19 @@ test('the admin users routes are in the OpenAPI document with their operationIds
   for (const id of ['adminCreateUser', 'adminListUsers', 'adminGetUser', 'adminReplaceUser', 'adminPatchUser', 'adminDeleteUser', 'adminSetUserPassword', 'adminResetUserSecondFactors']) {
     assert.ok(operations.includes(id), `${id} missing`);
   }
+});
+
+test('a change and its audit event commit together: when the event cannot be written, the create, password set and delete do not happen', async () => {
+  const failing = { ...f.t.core.audit, emit: async () => { throw new Error('audit store unavailable'); } };
+  const deps = userServiceDeps(f.t.core, failing);
+  const as = { actor: { kind: 'system' as const } };
+  const username = uniqueName('unaudited');
+  await assert.rejects(createUserRecord(deps, { username, password: PASSWORD, name: null, given_name: null, family_name: null, email: null, phone_number: null, address: null }, as), /audit store unavailable/);
+  assert.equal(await usersRepository(f.t.core.db, f.t.core.clock).findByUsername(username), undefined);
+  const { body } = await create();
+  await assert.rejects(setUserPassword(deps, body.id, 'an unaudited password', as), /audit store unavailable/);
+  const stored = await usersRepository(f.t.core.db, f.t.core.clock).findById(body.id);
+  assert.ok(await verifyPassword(stored!.passwordHash, PASSWORD), 'the password did not change');
+  await assert.rejects(deleteUserRecord(deps, body.id, as), /audit store unavailable/);
+  assert.equal((await read(body.id)).body.id, body.id, 'the user still exists');
 });
