@@ -8,6 +8,7 @@ import { ProblemError } from '../http/errors.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { validationFailed } from '../http/validation.js';
 import { usersRepository, type User, type UserProfile } from '../storage/users-repository.js';
+import { runTransaction } from '../storage/after-commit.js';
 import { endUserAccess, type UserAccessDeps } from './end-user-access.js';
 
 export type PasswordAuthority =
@@ -55,7 +56,8 @@ export async function changePassword(deps: PasswordChangeDeps, change: PasswordC
   await checkAuthority(deps, change.user, change.authority);
   const passwordHash = await hashPassword(change.password);
   // One transaction: a new password never stands while the old sessions and tokens still do.
-  const updated = await deps.db.transaction().execute(async (trx) => {
+  // runTransaction: the caller's audit event (onChanged) is logged only once this commits (docs/audit-log.md).
+  const updated = await runTransaction(deps.db, async (trx) => {
     const user = await usersRepository(trx, deps.clock).update(change.user.id, { ...change.alsoChange, passwordHash }, change.expectedVersion);
     if (user) await endUserAccess({ db: trx, clock: deps.clock }, user.id, change.keepSession);
     if (user && change.onChanged) await change.onChanged(trx, user);
