@@ -1,4 +1,4 @@
-// Regenerates the configuration table in README.md from src/config.ts (between the marker comments).
+// Regenerates the configuration table in README.md from src/config.ts (tables in src/config/), between the markers.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describeSettings } from '../src/config.js';
 

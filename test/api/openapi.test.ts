@@ -105,6 +105,26 @@ test('every operation has a summary, an operationId and its error responses as p
   }
 });
 
+test('every operation, /v1 and /admin/v1 alike, has a unique operationId, a tag and a schema for each success body (204 has none)', () => {
+  const ids = new Set<string>();
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods) as [string, Operation & { operationId?: string; tags?: string[] }][]) {
+      const where = `${method.toUpperCase()} ${path}`;
+      assert.ok(op.operationId, `${where} has no operationId`);
+      assert.ok(!ids.has(op.operationId), `${where} repeats the operationId ${op.operationId}`);
+      ids.add(op.operationId);
+      assert.ok((op.tags ?? []).length > 0, `${where} has no tag`);
+      for (const [status, response] of Object.entries(op.responses).filter(([s]) => /^2/.test(s) && s !== '204')) {
+        const bodies = Object.entries(response.content ?? {});
+        assert.ok(bodies.length > 0, `${where} ${status} documents no body`);
+        // A response declared with a description only comes out as a "schema" holding just that description.
+        const typed = (schema: unknown) => typeof schema === 'object' && schema !== null && ['type', '$ref', 'anyOf', 'oneOf', 'allOf'].some((k) => k in schema);
+        for (const [type, { schema }] of bodies) assert.ok(typed(schema), `${where} ${status} ${type} has no schema`);
+      }
+    }
+  }
+});
+
 test('reading a payment is documented as payments:read or payments:write, and the scope is in the catalogue', async () => {
   assert.deepEqual(doc.paths['/v1/payments/{id}']!.get!.security, [{ oauth2: ['payments:read'] }, { oauth2: ['payments:write'] }]);
   assert.ok(doc.components.securitySchemes.oauth2!.flows.authorizationCode!.scopes['payments:read']);

@@ -1,7 +1,7 @@
 // /v1/orders: create (user tokens), list (own orders; service tokens all, optionally one user's) with
 // cursor or offset paging, read with ETag, and the state moves cancel and payment (docs/api-conventions.md).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services.js';
 import { ProblemError } from '../../http/errors.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
@@ -11,13 +11,14 @@ import { ordersRepository, type Order, type OrderFilter, type OrderStatus } from
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../../resource-server/auth/index.js';
 import type { Principal } from '../../http/principal.js';
 import { payOrder, stateConflict } from '../payments/pay-order.js';
-import { paymentSchema, representPayment } from '../payments/payment-representation.js';
+import { representPayment } from '../payments/payment-representation.js';
+import { PaymentSchema } from '../payments/payment-schemas.js';
 import { validateOrder } from './order-input.js';
 import { orderValidators, representOrder } from './order-representation.js';
 import { notModified, problemResponses } from '../../http/openapi-schemas.js';
-import { createOrderBody, listOrdersQuery, orderListSchema, orderParams, orderSchema } from './order-schemas.js';
+import { CreateOrderSchema, ListOrdersQuerySchema, OrderListSchema, OrderParamsSchema, OrderSchema, type CreateOrderBody, type ListOrdersQuery, type OrderParams } from './order-schemas.js';
 
-type ById = { Params: Static<typeof orderParams> };
+type ById = { Params: OrderParams };
 const tags = ['orders'];
 const STATUSES: readonly OrderStatus[] = ['pending', 'paid', 'cancelled'];
 /** The one order this collection has: newest first (created_at desc, id desc as tie-breaker). */
@@ -31,28 +32,29 @@ async function requireUserToken(request: FastifyRequest): Promise<void> {
 
 export type OrdersServices = Pick<Services, 'config' | 'clock' | 'db' | 'orders' | 'idempotency' | 'cursors'>;
 
-export async function ordersRoutes(app: FastifyInstance, { services: core }: { services: OrdersServices }): Promise<void> {
+export async function ordersRoutes(parent: FastifyInstance, { services: core }: { services: OrdersServices }): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, cursors, orders } = core;
   const prefix = app.prefix;
   const now = () => new Date(core.clock.now());
 
-  app.post<{ Body: Static<typeof createOrderBody> }>('/orders', {
+  app.post('/orders', {
     schema: {
-      tags, summary: 'Place an order (user tokens)', operationId: 'createOrder', body: createOrderBody, headers: idempotencyKeyHeader(false),
-      response: { 201: orderSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
+      tags, summary: 'Place an order (user tokens)', operationId: 'createOrder', body: CreateOrderSchema, headers: idempotencyKeyHeader(false),
+      response: { 201: OrderSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
     },
     preHandler: [requireScope('orders:write'), requireUserToken],
-    ...idempotency.route<{ Body: Static<typeof createOrderBody> }>({ required: false }, async (request, tx) => {
+    ...idempotency.route<{ Body: CreateOrderBody }>({ required: false }, async (request, tx) => {
       const input = validateOrder(request.body, core.config.CURRENCIES);
       const order = await ordersRepository(tx).create({ ...input, userId: authenticatedPrincipal(request).sub, now: now() });
       return { status: 201, headers: { location: `${prefix}/orders/${order.id}`, etag: orderValidators(order).etag }, body: representOrder(order, prefix) };
     }),
   });
 
-  app.get<{ Querystring: Static<typeof listOrdersQuery> }>('/orders', {
+  app.get('/orders', {
     schema: {
-      tags, summary: "List orders: a user token its own, a service token all (or one user's with user_id)", operationId: 'listOrders', querystring: listOrdersQuery,
-      response: { 200: orderListSchema, ...problemResponses(400, 401, 403, 406) },
+      tags, summary: "List orders: a user token its own, a service token all (or one user's with user_id)", operationId: 'listOrders', querystring: ListOrdersQuerySchema,
+      response: { 200: OrderListSchema, ...problemResponses(400, 401, 403, 406) },
     },
     preHandler: requireScope('orders:read'),
     handler: async (request, reply) => {
@@ -69,10 +71,10 @@ export async function ordersRoutes(app: FastifyInstance, { services: core }: { s
     },
   });
 
-  app.get<ById>('/orders/:id', {
+  app.get('/orders/:id', {
     schema: {
-      tags, summary: 'Read an order (ETag, conditional GET)', operationId: 'getOrder', params: orderParams,
-      response: { 200: orderSchema, ...notModified, ...problemResponses(401, 403, 404, 406) },
+      tags, summary: 'Read an order (ETag, conditional GET)', operationId: 'getOrder', params: OrderParamsSchema,
+      response: { 200: OrderSchema, ...notModified, ...problemResponses(401, 403, 404, 406) },
     },
     preHandler: requireScope('orders:read'),
     handler: async (request, reply) => {
@@ -83,10 +85,10 @@ export async function ordersRoutes(app: FastifyInstance, { services: core }: { s
     },
   });
 
-  app.post<ById>('/orders/:id/cancel', {
+  app.post('/orders/:id/cancel', {
     schema: {
-      tags, summary: 'Cancel a pending order', operationId: 'cancelOrder', params: orderParams,
-      response: { 200: orderSchema, ...problemResponses(401, 403, 404, 406, 409) },
+      tags, summary: 'Cancel a pending order', operationId: 'cancelOrder', params: OrderParamsSchema,
+      response: { 200: OrderSchema, ...problemResponses(401, 403, 404, 406, 409) },
     },
     preHandler: requireScope('orders:write'),
     handler: async (request, reply: FastifyReply) => {
@@ -102,10 +104,10 @@ export async function ordersRoutes(app: FastifyInstance, { services: core }: { s
     },
   });
 
-  app.post<ById>('/orders/:id/payment', {
+  app.post('/orders/:id/payment', {
     schema: {
-      tags, summary: 'Pay a pending order (Idempotency-Key required)', operationId: 'payOrder', params: orderParams, headers: idempotencyKeyHeader(true),
-      response: { 201: paymentSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 422) },
+      tags, summary: 'Pay a pending order (Idempotency-Key required)', operationId: 'payOrder', params: OrderParamsSchema, headers: idempotencyKeyHeader(true),
+      response: { 201: PaymentSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 422) },
     },
     preHandler: requireScope('payments:write'),
     ...idempotency.route<ById>({ required: true }, async (request, tx) => {
@@ -125,7 +127,7 @@ function visible(principal: Principal, order: Order | undefined): Order {
  * A user token lists only its own orders; a service token all of them, or one user's with `user_id`.
  * Filter and sort values that cannot be understood are 400: never ignored, never page 1.
  */
-function listFilter(principal: Principal, query: { user_id?: string | undefined; status?: string | undefined; sort?: string | undefined }): OrderFilter {
+function listFilter(principal: Principal, query: Pick<ListOrdersQuery, 'user_id' | 'status' | 'sort'>): OrderFilter {
   if (query.sort !== undefined && !SORTS.includes(query.sort)) throw badQuery('sort', `must be one of ${SORTS.join(', ')}`);
   if (query.status !== undefined && !STATUSES.includes(query.status as OrderStatus)) throw badQuery('status', `must be one of ${STATUSES.join(', ')}`);
   if (query.user_id !== undefined && !ID.test(query.user_id)) throw badQuery('user_id', 'is not a user id');

@@ -1,10 +1,11 @@
-// Route schemas of /v1/orders: they validate input (wrong types → 400) and document the API.
-import { Type } from '@sinclair/typebox';
+// The /v1/orders schemas: one source for input validation (wrong shapes or JSON types → 400), response
+// serialisation and the OpenAPI document. Value rules live in order-input.ts (failures → 422).
+import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties } from '../../http/pagination/index.js';
 
-const link = Type.Object({ href: Type.String(), method: Type.Optional(Type.Literal('POST')) });
+const LinkSchema = Type.Object({ href: Type.String(), method: Type.Optional(Type.Literal('POST')) });
 
-export const orderSchema = Type.Object({
+export const OrderSchema = Type.Object({
   id: Type.String(),
   user_id: Type.String(),
   status: Type.Union([Type.Literal('pending'), Type.Literal('paid'), Type.Literal('cancelled')]),
@@ -14,10 +15,10 @@ export const orderSchema = Type.Object({
   payment_id: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-  _links: Type.Record(Type.String(), link),
+  _links: Type.Record(Type.String(), LinkSchema),
 });
 
-export const createOrderBody = Type.Object({
+export const CreateOrderSchema = Type.Object({
   currency: Type.String({ description: 'ISO 4217 code from the configured list.' }),
   items: Type.Array(
     Type.Object({
@@ -28,17 +29,17 @@ export const createOrderBody = Type.Object({
   ),
 });
 
-export const orderParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+export const OrderParamsSchema = Type.Object({ id: Type.String({ maxLength: 200 }) });
 
-export const listOrdersQuery = Type.Object({
+export const ListOrdersQuerySchema = Type.Object({
   ...pageQueryProperties,
   user_id: Type.Optional(Type.String({ description: 'Service tokens only: orders of this user.' })),
   status: Type.Optional(Type.String({ description: 'pending, paid or cancelled.' })),
   sort: Type.Optional(Type.String({ description: 'Only `-created_at` (newest first, the default).' })),
 });
 
-export const orderListSchema = Type.Object({
-  data: Type.Array(orderSchema),
+export const OrderListSchema = Type.Object({
+  data: Type.Array(OrderSchema),
   pagination: Type.Object({
     next_cursor: Type.Union([Type.String(), Type.Null()]),
     has_more: Type.Boolean(),
@@ -46,3 +47,7 @@ export const orderListSchema = Type.Object({
     offset: Type.Optional(Type.Integer()),
   }),
 });
+
+export type CreateOrderBody = Static<typeof CreateOrderSchema>;
+export type OrderParams = Static<typeof OrderParamsSchema>;
+export type ListOrdersQuery = Static<typeof ListOrdersQuerySchema>;

@@ -3,26 +3,19 @@
 // payments:read or payments:write.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { guardedPaymentInsert, type Payment } from '../../storage/payments-repository.js';
 import type { Principal } from '../../http/principal.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireAnyScope, requireScope } from '../../resource-server/auth/index.js';
 import { payOrder } from './pay-order.js';
-import { paymentSchema, representPayment } from './payment-representation.js';
+import { representPayment } from './payment-representation.js';
+import { CreatePaymentSchema, PaymentParamsSchema, PaymentSchema, type CreatePaymentBody } from './payment-schemas.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { validatePayment, type PaymentInput } from './payment-input.js';
 
-const paymentBody = Type.Object({
-  amount: Type.Union([Type.String(), Type.Number()], { description: 'Decimal, at most the currency minor-unit digits.' }),
-  currency: Type.String({ description: 'ISO 4217 code from the configured list.' }),
-  account: Type.String({ description: '1 to 64 characters.' }),
-  order_id: Type.Optional(Type.String({ description: 'Pay this pending order; amount and currency must equal its total.' })),
-});
-const paymentParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
-
-type Create = { Body: Static<typeof paymentBody> };
+type Create = { Body: CreatePaymentBody };
 const tags = ['payments'];
 
 const standAlone = (principal: Principal, input: PaymentInput, now: Date): Omit<Payment, 'id'> => ({
@@ -37,15 +30,16 @@ const standAlone = (principal: Principal, input: PaymentInput, now: Date): Omit<
 
 export type PaymentsServices = Pick<Services, 'config' | 'clock' | 'payments' | 'idempotency'>;
 
-export async function paymentsRoutes(app: FastifyInstance, { services: core }: { services: PaymentsServices }): Promise<void> {
+export async function paymentsRoutes(parent: FastifyInstance, { services: core }: { services: PaymentsServices }): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, payments } = core;
   const prefix = app.prefix;
   const created = (payment: Payment) => ({ status: 201, headers: { location: `${prefix}/payments/${payment.id}` }, body: representPayment(payment, prefix) });
 
-  app.post<Create>('/payments', {
+  app.post('/payments', {
     schema: {
-      tags, summary: 'Make a payment, stand-alone or for a pending order (Idempotency-Key required)', operationId: 'createPayment', body: paymentBody,
-      headers: idempotencyKeyHeader(true), response: { 201: paymentSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 413, 415, 422) },
+      tags, summary: 'Make a payment, stand-alone or for a pending order (Idempotency-Key required)', operationId: 'createPayment', body: CreatePaymentSchema,
+      headers: idempotencyKeyHeader(true), response: { 201: PaymentSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 413, 415, 422) },
     },
     preHandler: requireScope('payments:write'),
     ...idempotency.route<Create>(
@@ -67,10 +61,10 @@ export async function paymentsRoutes(app: FastifyInstance, { services: core }: {
     ),
   });
 
-  app.get<{ Params: Static<typeof paymentParams> }>('/payments/:id', {
+  app.get('/payments/:id', {
     schema: {
-      tags, summary: 'Read a payment (payments:read; payments:write also reads)', operationId: 'getPayment', params: paymentParams,
-      response: { 200: paymentSchema, ...problemResponses(401, 403, 404, 406) },
+      tags, summary: 'Read a payment (payments:read; payments:write also reads)', operationId: 'getPayment', params: PaymentParamsSchema,
+      response: { 200: PaymentSchema, ...problemResponses(401, 403, 404, 406) },
     },
     // Whoever may make a payment already receives it in the POST answer, so payments:write reads too.
     preHandler: requireAnyScope('payments:read', 'payments:write'),

@@ -1,16 +1,6 @@
-import { Type } from '@sinclair/typebox';
+// A payment's representation (its schema is PaymentSchema in payment-schemas.ts).
 import { formatMinor } from '../money.js';
 import type { Payment } from '../../storage/payments-repository.js';
-
-export const paymentSchema = Type.Object({
-  id: Type.String(),
-  amount: Type.String(),
-  currency: Type.String(),
-  account: Type.Union([Type.String(), Type.Null()]),
-  order_id: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  _links: Type.Record(Type.String(), Type.Object({ href: Type.String() })),
-});
 
 export function representPayment(payment: Payment, prefix: string) {
   return {

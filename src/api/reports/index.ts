@@ -2,7 +2,7 @@
 // computes it in the background. GET answers the status, and once done the result as application/json
 // or text/csv by `Accept` (Vary: Accept; 406 otherwise), with a strong ETag.
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services.js';
 import { checkPreconditions, setValidators, strongEtag } from '../../http/conditional.js';
 import { chooseMediaType } from '../../http/negotiation.js';
@@ -14,43 +14,24 @@ import { REPORT_JOB } from './report-job.js';
 import { validateReport } from './report-input.js';
 import { reportCsv, reportJson, reportStatus } from './report-representation.js';
 import { notModified, problemResponses } from '../../http/openapi-schemas.js';
+import { CreateReportSchema, ReportParamsSchema, ReportResponse, ReportStatusSchema, type CreateReportBody } from './report-schemas.js';
 
-const reportBody = Type.Object({
-  type: Type.String({ description: 'orders-summary' }),
-  from: Type.String({ description: 'Start (inclusive): YYYY-MM-DD or RFC 3339 date-time.' }),
-  to: Type.String({ description: 'End (exclusive): YYYY-MM-DD or RFC 3339 date-time.' }),
-});
-const reportParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
-const reportStatusSchema = Type.Object(
-  {
-    id: Type.String(),
-    type: Type.String(),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
-    from: Type.String({ format: 'date-time' }),
-    to: Type.String({ format: 'date-time' }),
-    created_at: Type.String({ format: 'date-time' }),
-    completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    error: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    row_count: Type.Optional(Type.Integer()),
-    _links: Type.Record(Type.String(), Type.Object({ href: Type.String() })),
-  },
-  { description: 'Queued: poll the Location until status is done' },
-);
 const DONE_TYPES = ['application/json', 'text/csv'] as const;
 
-type Create = { Body: Static<typeof reportBody> };
+type Create = { Body: CreateReportBody };
 const tags = ['reports'];
 
 export type ReportsServices = Pick<Services, 'clock' | 'reports' | 'idempotency' | 'jobs'>;
 
-export async function reportsRoutes(app: FastifyInstance, { services: core }: { services: ReportsServices }): Promise<void> {
+export async function reportsRoutes(parent: FastifyInstance, { services: core }: { services: ReportsServices }): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, reports, jobs } = core;
   const prefix = app.prefix;
 
-  app.post<Create>('/reports', {
+  app.post('/reports', {
     schema: {
-      tags, summary: 'Queue an orders summary report (202 + Location of its status)', operationId: 'createReport', body: reportBody, headers: idempotencyKeyHeader(false),
-      response: { 202: reportStatusSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
+      tags, summary: 'Queue an orders summary report (202 + Location of its status)', operationId: 'createReport', body: CreateReportSchema, headers: idempotencyKeyHeader(false),
+      response: { 202: ReportStatusSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
     },
     preHandler: requireScope('reports:write'),
     ...idempotency.route<Create>({ required: false }, async (request, tx) => {
@@ -71,14 +52,11 @@ export async function reportsRoutes(app: FastifyInstance, { services: core }: { 
     if (request.method === 'POST' && request.routeOptions.url === `${prefix}/reports` && reply.statusCode === 202) jobs.wake();
   });
 
-  app.get<{ Params: Static<typeof reportParams> }>('/reports/:id', {
+  app.get('/reports/:id', {
     schema: {
-      tags, summary: 'Read a report: its status while it runs (Retry-After), then the result as JSON or CSV by Accept', operationId: 'getReport', params: reportParams,
+      tags, summary: 'Read a report: its status while it runs (Retry-After), then the result as JSON or CSV by Accept', operationId: 'getReport', params: ReportParamsSchema,
       response: {
-        200: {
-          description: 'The status of a pending or failed report, or the finished report as application/json or text/csv',
-          content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) }, 'text/csv': { schema: Type.String() } },
-        },
+        200: ReportResponse,
         ...notModified,
         ...problemResponses(401, 403, 404, 406),
       },

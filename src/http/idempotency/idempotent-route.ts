@@ -158,7 +158,9 @@ export function idempotency(deps: IdempotencyDeps) {
         ).catch((e: unknown) => request.log.warn({ err: e }, 'could not store the idempotent error response'));
         return payload;
       };
-      return { handler, onSend };
+      // The handler sends through reply.send and returns the reply (Fastify's form for an async handler that
+      // answers itself); typed as answering nothing, so it fits routes that declare typed response schemas.
+      return { handler: handler as unknown as (request: FastifyRequest<RG>, reply: FastifyReply) => Promise<void>, onSend };
     },
     /** Deletes records past their retention TTL; run periodically. */
     purgeExpired: () => repository.purgeExpired(new Date(deps.clock.now())),
