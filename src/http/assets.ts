@@ -37,6 +37,8 @@ pre { background: #f4f5f7; padding: .75rem; border-radius: 6px; overflow-x: auto
   input[type=text], input[type=password] { background: #111418; color: #e6e8eb; border-color: #3a414c; }
   button.secondary, a.button.secondary { background: #2c323b; color: #e6e8eb; } a { color: color-mix(in srgb, var(--accent) 70%, white); }
   .muted { color: #98a2b3; }
+  /* The light-mode red is 2.5:1 on the dark card; this one is above WCAG's 4.5:1 (test/e2e/page-layout.browser.test.ts). */
+  .error { color: #f97066; } .notice { background: rgba(255,255,255,.06); }
 }
 `;
 

@@ -71,7 +71,8 @@ export function discoveryDocument(app: FastifyInstance, services: DiscoveryServi
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     subject_types_supported: ['public'],
     claims_supported: CLAIMS_SUPPORTED,
-    claims_parameter_supported: false,
+    // OIDC Core 5.5, as far as docs/claims-parameter.md says (authorize/check-claims.ts).
+    claims_parameter_supported: true,
     dpop_signing_alg_values_supported: [...DPOP_ALGS],
   };
 }

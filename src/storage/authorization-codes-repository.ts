@@ -4,7 +4,8 @@
 // parallel redemptions wins, and a later second use always finds the grant to revoke (RFC 6749 4.1.2).
 // A code bound to a DPoP key (RFC 9449 10) is consumed only by a request proving that key; any other
 // request leaves it unspent, so whoever stole it cannot burn it for the client. The first refresh token
-// carries the key of the redeeming proof (RFC 9449 5).
+// carries the key of the redeeming proof (RFC 9449 5). The grant keeps the sign-in's amr (read from its
+// browser session's record), so tokens issued on refresh state the original authentication.
 import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from './database.js';
@@ -132,8 +133,10 @@ export function authorizationCodesRepository(db: Db, clock: Clock): Authorizatio
             and (dpop_jkt is null or dpop_jkt = ${jkt}::text)
           returning *
         ), granted as (
-          insert into oauth_grants (id, client_id, user_id, scope, auth_time, session_id, resource, created_at, expires_at)
-          select grant_id, client_id, user_id, scope, auth_time, session_id, resource, ${now}, auth_time + ${lifetime}
+          insert into oauth_grants (id, client_id, user_id, scope, auth_time, session_id, amr, resource, created_at, expires_at)
+          select grant_id, client_id, user_id, scope, auth_time, session_id,
+                 (select a.amr from session_authentications a where a.session_hash = redeemed.session_id),
+                 resource, ${now}, auth_time + ${lifetime}
           from redeemed
         ), recorded as (
           insert into grant_access_tokens (jti, grant_id, expires_at)

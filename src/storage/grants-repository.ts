@@ -25,6 +25,8 @@ export interface GrantRecord {
   userId: string;
   scope: string[];
   authTime: Date;
+  /** RFC 8176 amr of the sign-in the grant came from (migrations/0450), null when none was recorded. */
+  amr: string[] | null;
   resource: string | null;
   createdAt: Date;
   expiresAt: Date;

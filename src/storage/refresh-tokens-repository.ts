@@ -64,6 +64,7 @@ interface GrantRow {
   user_id: string;
   scope: string[];
   auth_time: Date;
+  amr: string[] | null;
   resource: string | null;
   grant_created_at: Date;
   expires_at: Date;
@@ -76,6 +77,7 @@ const toGrant = (r: GrantRow): GrantRecord => ({
   userId: r.user_id,
   scope: r.scope,
   authTime: r.auth_time,
+  amr: r.amr,
   resource: r.resource,
   createdAt: r.grant_created_at,
   expiresAt: r.expires_at,
@@ -106,7 +108,7 @@ export function refreshTokensRepository(db: Db, clock: Clock): RefreshTokensRepo
             and g.revoked_at is null and g.expires_at > ${at}
             and g.client_id = ${clientId} and ${[...scope]}::text[] <@ g.scope
             and (r.dpop_jkt is null or r.dpop_jkt = ${jkt}::text)
-          returning g.id as grant_id, g.client_id, g.user_id, g.scope, g.auth_time, g.resource,
+          returning g.id as grant_id, g.client_id, g.user_id, g.scope, g.auth_time, g.amr, g.resource,
                     g.created_at as grant_created_at, g.expires_at, g.revoked_at, coalesce(r.dpop_jkt, ${jkt}::text) as dpop_jkt
         ), successor as (
           insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at, dpop_jkt)
@@ -141,6 +143,7 @@ export function refreshTokensRepository(db: Db, clock: Clock): RefreshTokensRepo
           'g.user_id',
           'g.scope',
           'g.auth_time',
+          'g.amr',
           'g.resource',
           'g.created_at as grant_created_at',
           'g.expires_at',

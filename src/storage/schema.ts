@@ -147,6 +147,7 @@ export interface OauthGrantsTable {
   created_at: Date;
   expires_at: Date;
   revoked_at: Date | null;
+  amr: string[] | null;
 }
 
 export interface OrdersTable {

@@ -5,6 +5,7 @@ import { OAuthError } from '../../http/errors.js';
 import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import { PARSED_PARAMETERS, type AuthorizationRequest, type RedirectTarget } from './authorization-request.js';
+import { checkClaims } from './check-claims.js';
 import { checkClient } from './check-client.js';
 import { checkIdTokenHint, type IdTokenHintDeps } from './check-id-token-hint.js';
 import { checkNoDuplicates } from './check-duplicates.js';
@@ -45,6 +46,7 @@ export async function validateAuthorizationRequest(
     checkNoDuplicates(params);
     checkNoRequestObject(params);
     checkLengths(params);
+    checkClaims(params);
     const responseMode = checkResponseMode(params);
     checkResponseType(params, client);
     const state = checkState(params);

@@ -5,7 +5,7 @@
 // Presenting a rotated or revoked token revokes the family (SecurityEventError → invalid_grant, logged with
 // the family id). A DPoP-bound token (RFC 9449 5) needs a proof of its key — without one, or with another
 // key, invalid_grant, and the token stays as it was — and what it yields is bound to that key again
-// (token_type DPoP, cnf.jkt).
+// (token_type DPoP, cnf.jkt). amr/acr/auth_time are those of the original sign-in, kept on the grant.
 import { OAuthError } from '../../http/errors.js';
 import type { Rotation, RefreshTokens } from '../refresh/index.js';
 import { SecurityEventError } from '../refresh/security-events.js';
@@ -14,6 +14,7 @@ import type { Grant, TokenResponse } from './grant-type.js';
 import type { GrantDeps } from './index.js';
 import { grantGone, refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from '../issued-tokens/user-token-response.js';
 import type { ResourceRegistry } from '../resources/registry.js';
+import { acrOf } from '../issued-tokens/authentication-context.js';
 
 function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: string): OAuthError {
   switch (rotation.reason) {
@@ -81,6 +82,8 @@ export function refreshTokenGrant(deps: {
         user: rotation.user,
         scope: chosen.scope,
         authTime: Math.floor(grant.authTime.getTime() / 1000),
+        // OIDC Core 12.2: the refreshed tokens describe the original sign-in, which the grant recorded.
+        authentication: grant.amr && grant.amr.length > 0 ? { amr: grant.amr, acr: acrOf(grant.amr) } : undefined,
         audience: chosen.audience,
         lifetime: chosen.lifetime,
         accessToken,

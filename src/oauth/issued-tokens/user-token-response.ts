@@ -33,7 +33,7 @@ export interface UserTokensInput {
   nonce?: string | null;
   dpopJkt?: string | undefined;
   refreshToken?: string | undefined;
-  /** amr and acr of the sign-in the code came from (absent on refresh: docs/second-factors.md). */
+  /** amr and acr of the sign-in the grant came from, when it recorded them (docs/second-factors.md). */
   authentication?: Authentication | undefined;
 }
 
