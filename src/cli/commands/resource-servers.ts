@@ -10,6 +10,8 @@ import { clientsRepository } from '../../storage/clients-repository.js';
 import { MAX_RESOURCE_SERVERS } from '../../oauth/resources/registry.js';
 import { resourceServersRepository, type ResourceServer, type ResourceScope } from '../../storage/resource-servers-repository.js';
 import { UsageError, type Command } from '../command.js';
+import { AdminRuleError } from '../../admin-services/rule-error.js';
+import { parseClaimMapping, withClaimMappings } from '../../admin-services/scope-claims.js';
 
 /** The longest identifier /authorize accepts as a `resource` value. */
 const MAX_IDENTIFIER_LENGTH = 512;
@@ -57,6 +59,16 @@ export function parseScopeDefinitions(values: readonly string[] | undefined): Re
   return scopes;
 }
 
+/** `--claim SCOPE@ATTRIBUTE=access_token,id_token` (repeatable): the attributes each scope releases. */
+function scopesWithClaims(scopes: ResourceScope[], claims: readonly string[] | undefined): ResourceScope[] {
+  try {
+    return withClaimMappings(scopes, (claims ?? []).map(parseClaimMapping));
+  } catch (error) {
+    if (error instanceof AdminRuleError) throw new UsageError(`--claim: ${error.message}`);
+    throw error;
+  }
+}
+
 function accessTokenTtl(raw: string | undefined, ceiling: number): number | null {
   if (raw === undefined) return null;
   const value = Number(raw);
@@ -66,10 +78,12 @@ function accessTokenTtl(raw: string | undefined, ceiling: number): number | null
   return value;
 }
 
+const scopeView = (x: ResourceScope) => ({ name: x.name, description: x.description, ...(Object.keys(x.claims).length > 0 ? { claims: x.claims } : {}) });
+
 const view = (s: ResourceServer) => ({
   identifier: s.identifier,
   name: s.name,
-  scopes: s.scopes.map((x) => ({ name: x.name, description: x.description, ...(Object.keys(x.claims).length > 0 ? { claims: x.claims } : {}) })),
+  scopes: s.scopes.map(scopeView),
   access_token_ttl: s.accessTokenTtl,
   offline_access: s.offlineAccess,
   operator_only: s.operatorOnly,
@@ -78,17 +92,17 @@ const view = (s: ResourceServer) => ({
 
 export const resourceServersCreateCommand: Command = {
   name: 'resource-servers create',
-  usage: 'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--access-token-ttl S] [--no-offline-access]',
+  usage: 'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access]',
   async run(args, core) {
     const { values } = parseArgs({
       args,
-      options: { identifier: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string', multiple: true }, 'access-token-ttl': { type: 'string' }, 'no-offline-access': { type: 'boolean' } },
+      options: { identifier: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string', multiple: true }, claim: { type: 'string', multiple: true }, 'access-token-ttl': { type: 'string' }, 'no-offline-access': { type: 'boolean' } },
       strict: true,
     });
     const id = identifier(values.identifier);
     const name = values.name?.trim();
     if (!name || name.length > 200) throw new UsageError('--name is required (at most 200 characters)');
-    const scopes = parseScopeDefinitions(values.scope);
+    const scopes = scopesWithClaims(parseScopeDefinitions(values.scope), values.claim);
     const ttl = accessTokenTtl(values['access-token-ttl'], core.config.ACCESS_TOKEN_TTL);
     const clients = clientsRepository(core.db, core.clock);
     // Its introspection credentials: a confidential client that may use no grant at all.
@@ -110,7 +124,7 @@ export const resourceServersCreateCommand: Command = {
       throw new UsageError(`${id} is already registered, or one of its scope names belongs to another resource server (see \`resource-servers list\`)`);
     }
     core.resources.forget();
-    return { identifier: id, name, scopes: scopes.map((s) => ({ name: s.name, description: s.description })), access_token_ttl: ttl, offline_access: server.offlineAccess, client_id: client.id, client_secret: secret };
+    return { identifier: id, name, scopes: scopes.map(scopeView), access_token_ttl: ttl, offline_access: server.offlineAccess, client_id: client.id, client_secret: secret };
   },
 };
 

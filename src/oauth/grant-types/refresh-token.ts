@@ -82,6 +82,7 @@ export function refreshTokenGrant(deps: {
         scope: chosen.scope,
         authTime: Math.floor(grant.authTime.getTime() / 1000),
         audience: chosen.audience,
+        server: chosen.server,
         lifetime: chosen.lifetime,
         accessToken,
         // The successor's binding: the proof's key, which rotation matched against the presented token's.
