@@ -124,3 +124,27 @@ describe('examples/resource-server', () => {
     assert.deepEqual([body.sub, body.department], [user.id, 'sales']);
   });
 });
+
+describe('real client libraries request tokens for two resources with resource (RFC 8707)', () => {
+  test('openid-client: one authorization for the example and /v1, then a token for each (code exchange, refresh), each refused by the other API', async () => {
+    const user = await createUser(t.core.db, t.core.clock, { password: PASSWORD });
+    const fixture = await createClient(t.core.db, t.core.clock, { type: 'confidential', scopes: ['openid', 'offline_access', 'notes:read', 'orders:read'], grantTypes: ['authorization_code', 'refresh_token'] });
+    const config = await client.discovery(new URL(t.url), fixture.client.id, undefined, client.ClientSecretBasic(fixture.secret!), { execute: [client.allowInsecureRequests] });
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const parameters = new URLSearchParams({
+      redirect_uri: REDIRECT_URI, scope: 'openid offline_access notes:read orders:read', state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    });
+    parameters.append('resource', IDENTIFIER);
+    parameters.append('resource', `${t.url}/v1`);
+    const callback = await browserlessLogin(client.buildAuthorizationUrl(config, parameters), { username: user.username });
+    const forExample = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, { resource: IDENTIFIER });
+    const forV1 = await client.refreshTokenGrant(config, forExample.refresh_token!, { resource: `${t.url}/v1` });
+
+    assert.equal((await call('GET', '/notes', forExample.access_token)).status, 200);
+    assert.equal((await fetch(`${t.url}/v1/orders`, { headers: { authorization: `Bearer ${forExample.access_token}` } })).status, 401);
+    assert.equal((await fetch(`${t.url}/v1/orders`, { headers: { authorization: `Bearer ${forV1.access_token}` } })).status, 200);
+    assert.equal((await call('GET', '/notes', forV1.access_token)).status, 401);
+  });
+});
