@@ -144,6 +144,8 @@ describe('reserved claims can never be overridden', () => {
     await assert.rejects(create('other:read@department=access_token'), /not one of this resource server's scopes/);
     await assert.rejects(create('c:read@department=refresh_token'), /access_token or id_token/);
     await assert.rejects(create('c:read:department=access_token'), /expected SCOPE@ATTRIBUTE=/);
+    const tooMany = Array.from({ length: 21 }, (_, i) => ['--claim', `c:read@attr${i}=access_token`]).flat();
+    await assert.rejects(cli('resource-servers', 'create', '--identifier', 'https://c.example', '--name', 'C', '--scope', 'c:read=Read C', ...tooMany), /at most 20 attributes/);
     assert.equal(((await cli('resource-servers', 'list')).resource_servers as { identifier: string }[]).some((s) => s.identifier === 'https://c.example'), false);
   });
 
