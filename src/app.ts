@@ -19,7 +19,7 @@ import { installJsonParser } from './http/json-body.js';
 import { installRefusalLog } from './http/refusal-log.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
-import { resourceApi } from './api/index.js';
+import { resourceApi } from './resource-api.js';
 import { jobWorker } from './jobs/plugin.js';
 import { demoApp } from './demo/index.js';
 import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.js';

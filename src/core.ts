@@ -5,7 +5,8 @@ import type { Database, Db } from './storage/database.js';
 import { keyEncryption, resolveKeyEncryptionKey } from './crypto/key-encryption.js';
 import { keyService, type KeyService } from './crypto/keys.js';
 import { signingKeysRepository } from './storage/signing-keys-repository.js';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { createRateLimits, type RateLimits } from './http/rate-limit.js';
 import { cachedClients, type ClientLookup } from './oauth/clients/client-cache.js';
 import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
@@ -91,9 +92,12 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {
+  // Loaded only when REDIS_URL is set: ioredis adds ~10 MB to the resident memory of every process that imports
+  // it, and the embedded default's footprint target (docs/embedded-database.md) has no room for an unused client.
+  const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   // No offline queue: while Redis is unreachable, commands fail at once and the in-memory insurance
   // limiter answers, instead of requests waiting on a reconnecting client.
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+  const redis = new RedisClient(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
   let reported = false;
   redis.on('error', (error) => {
     if (!reported) warn('Redis unreachable: rate limits fall back to per-instance memory counters', error);

@@ -5,11 +5,10 @@
 // visible in its signature.
 import { createCore, type Core, type CoreOptions } from './core.js';
 import { brandFromConfig, type Brand } from './http/brand.js';
-import type { CursorCodec } from './http/pagination/index.js';
+import { cursorCodec, cursorKey, type CursorCodec } from './http/pagination/index.js';
 import { jobQueue, type JobQueue } from './jobs/worker.js';
-import { commerceServices } from './api/commerce.js';
-import { IDEMPOTENCY_PURGE_INTERVAL_MS, type Idempotency } from './http/idempotency/index.js';
-import { resourceServerAuth, type ResourceServerAuth } from './api/auth/index.js';
+import { idempotency as idempotencyStore, IDEMPOTENCY_PURGE_INTERVAL_MS, type Idempotency } from './http/idempotency/index.js';
+import { resourceServerAuth, type ResourceServerAuth } from './resource-server/auth/index.js';
 import { REPORT_JOB, reportJobHandler } from './api/reports/report-job.js';
 import { clientAuthDeps, type ClientAuthDeps } from './oauth/client-auth/index.js';
 import { authorizationCodes } from './oauth/codes/index.js';
@@ -136,7 +135,10 @@ export function createServices(options: ServicesOptions): Services {
     loginGuard: rateLimitedLogins(core.rateLimits),
   };
 
-  const { idempotency, cursors } = commerceServices(core);
+  // One idempotency store and one cursor codec for both resource-server faces (/v1 and /admin/v1); the
+  // cursors' HMAC key is derived from the key-encryption key (docs/idempotency.md, docs/api-conventions.md).
+  const idempotency = idempotencyStore(core);
+  const cursors = cursorCodec(cursorKey(core.keyEncryptionKey));
   const jobs = jobQueue({ db, clock, log: options.log });
   // Records are kept only while they can still matter (src/oauth/housekeeping.ts, docs/idempotency.md).
   jobs.every('oauth-expired-purge', OAUTH_PURGE_INTERVAL_MS, expiredRecordsPurge(core));

@@ -11,7 +11,7 @@ import { createErrorEdge } from '../src/http/error-edge.js';
 import { jobWorker } from '../src/jobs/plugin.js';
 import { authorizationServer } from '../src/oauth/index.js';
 import { interactionPages } from '../src/interaction/index.js';
-import { resourceApi } from '../src/api/index.js';
+import { resourceApi } from '../src/resource-api.js';
 import type { Database } from '../src/storage/database.js';
 import { createTestDatabase } from './helpers/database.js';
 import { testConfig } from './helpers/app.js';

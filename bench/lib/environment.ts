@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, startCluster, type Cluster } from '../../scripts/pg-cluster.mjs';
 import { startChild, type ChildServer } from './child.js';
+import { startBuiltGatehouse } from './built-server.js';
 import { startRedis, type RedisServer } from './redis.js';
 
 export interface EnvironmentOptions {
@@ -32,9 +33,10 @@ export interface Environment {
   gatehouse(kind: GatehouseKind): Promise<ChildServer>;
   /**
    * Stops that Gatehouse (cleanly: the embedded default's last process out stops its server) and starts it again on
-   * the same DATA_DIR and port; later gatehouse(kind) calls return the new one.
+   * the same DATA_DIR and port; later gatehouse(kind) calls return the new one. `built`: the new process is
+   * `node dist/src/main.js` (what `npm start` runs, lib/built-server.ts), which takes no set-up calls.
    */
-  restartGatehouse(kind: GatehouseKind): Promise<ChildServer>;
+  restartGatehouse(kind: GatehouseKind, options?: { built?: boolean }): Promise<ChildServer>;
   /** Milliseconds from spawning this server's process to its ready message (listening, migrations done). */
   readyMs(server: ChildServer): number | undefined;
   /** node-oidc-provider with its in-memory adapter, or with the Redis adapter on a throwaway redis-server. */
@@ -61,7 +63,7 @@ export function environment(options: EnvironmentOptions): Environment {
   const onPostgres = new Set<ChildServer>();
   const embeddedDirs = new Map<ChildServer, string>();
   const readyTimes = new Map<ChildServer, number>();
-  const respawns = new Map<GatehouseKind, () => Promise<ChildServer>>();
+  const respawns = new Map<GatehouseKind, (built: boolean) => Promise<ChildServer>>();
   const backedByPostgres = (p: Promise<ChildServer>) => p.then((c) => {
       onPostgres.add(c);
       return c;
@@ -158,41 +160,42 @@ export function environment(options: EnvironmentOptions): Environment {
         const execArgv = [...extraFlags, ...(options.cpuProfileDir ? profileFlags(options.cpuProfileDir, `gatehouse-${kind}`) : [])];
         // One key for every start on this DATA_DIR: a restart must decrypt the signing keys the first start stored.
         const keyEncryptionKey = randomBytes(32).toString('base64url');
-        const spawn = async () => {
+        const spawn = async (built: boolean) => {
           const spawned = performance.now();
-          const child = await startChild(gatehouseLabel(kind).toLowerCase(), new URL('../servers/gatehouse.ts', import.meta.url), {
-            execArgv,
-            env: {
-              NODE_ENV: 'production',
-              PORT: String(port),
-              HOST: '127.0.0.1',
-              ISSUER: `http://127.0.0.1:${port}`,
-              DATA_DIR: dataDir,
-              KEY_ENCRYPTION_KEY: keyEncryptionKey,
-              RATE_LIMIT_ENABLED: 'false',
-              LOG_LEVEL: 'warn',
-              // Codes are minted before a measured run; the default 60 s could expire a large pool.
-              AUTH_CODE_TTL: '600',
-              ...(options.quick ? { OVERLOAD_MAX_EVENT_LOOP_DELAY: '0', OVERLOAD_MAX_DB_WAITING: '0' } : {}),
-              ...database,
-            },
-          });
+          const childEnv = {
+            NODE_ENV: 'production',
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            ISSUER: `http://127.0.0.1:${port}`,
+            DATA_DIR: dataDir,
+            KEY_ENCRYPTION_KEY: keyEncryptionKey,
+            RATE_LIMIT_ENABLED: 'false',
+            LOG_LEVEL: 'warn',
+            // Codes are minted before a measured run; the default 60 s could expire a large pool.
+            AUTH_CODE_TTL: '600',
+            ...(options.quick ? { OVERLOAD_MAX_EVENT_LOOP_DELAY: '0', OVERLOAD_MAX_DB_WAITING: '0' } : {}),
+            ...database,
+          };
+          const name = gatehouseLabel(kind).toLowerCase();
+          const child = built
+            ? await startBuiltGatehouse(`${name}, built`, { env: childEnv, port })
+            : await startChild(name, new URL('../servers/gatehouse.ts', import.meta.url), { execArgv, env: childEnv });
           readyTimes.set(child, performance.now() - spawned);
           if (kind === 'embedded') embeddedDirs.set(child, dataDir);
           if (kind === 'postgres') onPostgres.add(child);
           return child;
         };
         respawns.set(kind, spawn);
-        return spawn();
+        return spawn(false);
       });
     },
-    async restartGatehouse(kind) {
+    async restartGatehouse(kind, restart = {}) {
       const key = `gatehouse-${kind}`;
       const current = started.get(key);
       const spawn = respawns.get(kind);
       if (!current || !spawn) throw new Error(`${gatehouseLabel(kind)} was never started: nothing to restart`);
       await (await current).stop();
-      const next = spawn();
+      const next = spawn(restart.built === true);
       started.set(key, next);
       next.then((c) => options.log(`restarted ${c.name} (pid ${c.pid}) at ${c.url}`)).catch(() => {});
       return next;

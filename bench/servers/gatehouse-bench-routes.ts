@@ -29,7 +29,7 @@ export async function mountBenchRoutes(app: FastifyInstance, core: Core): Promis
   let resourceServerAuth: ResourceServerAuthFactory;
   try {
     apiVersion = await srcFunction<ApiVersion>('api/version.ts', 'apiVersion');
-    resourceServerAuth = await srcFunction<ResourceServerAuthFactory>('api/auth/index.ts', 'resourceServerAuth');
+    resourceServerAuth = await srcFunction<ResourceServerAuthFactory>('resource-server/auth/index.ts', 'resourceServerAuth');
   } catch {
     return { usersMe: false, setPrincipal };
   }
@@ -43,7 +43,7 @@ export async function mountBenchRoutes(app: FastifyInstance, core: Core): Promis
       },
     },
   };
-  // The same surroundings as src/api/index.ts gives /v1 (compression plugin with the same options).
+  // The same surroundings as src/resource-api.ts gives /v1 (compression plugin with the same options).
   await app.register(async (scope) => {
     await scope.register(compress, { encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } } });
     await scope.register(apiVersion, { prefix: UNAUTHENTICATED_PREFIX, version: 'v1', core, services: core, auth });

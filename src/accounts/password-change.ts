@@ -30,6 +30,8 @@ export interface PasswordChange {
   expectedVersion?: number;
   /** The browser session the change came from, which stays signed in. */
   keepSession?: string;
+  /** Runs in the change's transaction once it is written (the admin services' audit event). */
+  onChanged?: (tx: PasswordChangeDeps['db'], user: User) => Promise<void>;
 }
 
 const failedLoginKey = (user: User) => `user:${user.username.toLowerCase()}`;
@@ -56,6 +58,7 @@ export async function changePassword(deps: PasswordChangeDeps, change: PasswordC
   const updated = await deps.db.transaction().execute(async (trx) => {
     const user = await usersRepository(trx, deps.clock).update(change.user.id, { ...change.alsoChange, passwordHash }, change.expectedVersion);
     if (user) await endUserAccess({ db: trx, clock: deps.clock }, user.id, change.keepSession);
+    if (user && change.onChanged) await change.onChanged(trx, user);
     return user;
   });
   return updated;

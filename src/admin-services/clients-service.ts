@@ -144,7 +144,7 @@ export async function replaceClientRecord(deps: ClientServiceDeps, current: Clie
   if (usesSecret(metadata) && !current.secretHash) throw new AdminRuleError('invalid', 'a client without a secret cannot switch to a secret method', 'token_endpoint_auth_method');
   const secretless = usesSecret(metadata) ? {} : { secretHash: null };
   const updated = await inTransaction(deps.db, async (tx) => {
-    const written = await clientAdminRepository(tx, deps.clock).updateIfVersion(current.id, { ...metadata, ...secretless, allowedOrigins: origins, skipConsent: input.skipConsent }, expectedVersion);
+    const written = await clientAdminRepository(tx, deps.clock).updateIfVersion(current.id, { ...metadata, ...secretless, allowedOrigins: origins, skipConsent: input.skipConsent, requireMfa: input.requireMfa ?? false }, expectedVersion);
     if (!written) return undefined;
     await deps.audit.emit(changeEvent('admin.client.updated', written, as, changedFields(clientView(current), clientView(written))), { tx });
     return written;

@@ -4,9 +4,15 @@ import type { Core } from '../core.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { Actor } from '../audit/audit-events.js';
 import type { ClientServiceDeps } from './clients-service.js';
+import type { UserServiceDeps } from './users-service.js';
+import type { SigningKeyServiceDeps } from './signing-keys-service.js';
+import type { UserAccessServiceDeps } from './user-access-service.js';
 
-export { AdminRuleError } from './rule-error.js';
+export { AdminFieldErrors, AdminRuleError } from './rule-error.js';
 export * from './clients-service.js';
+export * from './users-service.js';
+export * from './signing-keys-service.js';
+export * from './user-access-service.js';
 
 /** The core's sink: the database, plus the server's log (the CLI keeps stdout for its result). */
 export const coreAuditSink = (core: Pick<Core, 'audit'>): AuditSink => core.audit;
@@ -20,6 +26,11 @@ export const clientServiceDeps = (core: Core, audit: AuditSink): ClientServiceDe
   resources: core.resources,
   audit,
 });
+
+export const userServiceDeps = (core: Core, audit: AuditSink): UserServiceDeps => ({ db: core.db, clock: core.clock, rateLimits: core.rateLimits, audit });
+export const signingKeyServiceDeps = (core: Pick<Core, 'db' | 'keys'>, audit: AuditSink): SigningKeyServiceDeps => ({ db: core.db, keys: core.keys, audit });
+
+export const userAccessServiceDeps = (core: Pick<Core, 'db' | 'clock'>, audit: AuditSink): UserAccessServiceDeps => ({ db: core.db, clock: core.clock, audit });
 
 /** The CLI acts as the operating-system user who ran it. */
 export function cliActor(): Actor {

@@ -15,3 +15,10 @@ export class AdminRuleError extends Error {
     super(message);
   }
 }
+
+/** Several fields at fault at once (each face lists them all). */
+export class AdminFieldErrors extends AdminRuleError {
+  constructor(readonly errors: readonly { field: string; message: string }[]) {
+    super('invalid', errors.map((e) => `${e.field} ${e.message}`).join('; '), errors[0]?.field);
+  }
+}

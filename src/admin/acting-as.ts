@@ -1,7 +1,7 @@
 // Who an admin request acts as, for the audit log: the admin client, and the user when the token was
 // issued through a user's login (the admin audience is client_credentials-only today, so usually none).
 import type { FastifyRequest } from 'fastify';
-import { authenticatedPrincipal } from '../api/auth/index.js';
+import { authenticatedPrincipal } from '../resource-server/auth/index.js';
 import type { ActingAs } from '../admin-services/clients-service.js';
 
 export const ADMIN_READ = 'admin:read';

@@ -5,14 +5,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
 import type { Services } from '../services.js';
-import { resourceServerAuth } from '../api/auth/index.js';
-import { installApiConventions } from '../api/version.js';
-import { collectOptionsRoutes } from '../api/options-route.js';
-import { limitPerSubject } from '../api/subject-limit.js';
+import { resourceServerAuth } from '../resource-server/auth/index.js';
+import { installApiConventions } from '../resource-server/conventions.js';
+import { collectOptionsRoutes } from '../resource-server/options-route.js';
+import { limitPerSubject } from '../resource-server/subject-limit.js';
 import { adminAudience } from '../scopes.js';
-import { clientServiceDeps, coreAuditSink } from '../admin-services/index.js';
+import { clientServiceDeps, coreAuditSink, signingKeyServiceDeps, userAccessServiceDeps, userServiceDeps } from '../admin-services/index.js';
 import { adminClientsRoutes } from './clients/index.js';
 import { auditEventsRoutes } from './audit-events/index.js';
+import { adminUsersRoutes } from './users/index.js';
+import { adminSigningKeysRoutes } from './signing-keys/index.js';
+import { adminGrantsRoutes } from './grants/index.js';
+import { adminSessionsRoutes } from './sessions/index.js';
+import { adminConsentsRoutes } from './consents/index.js';
 import { AUDIT_PURGE_INTERVAL_MS, purgeExpiredAuditEvents } from '../audit/retention.js';
 
 export const ADMIN_PREFIX = '/admin/v1';
@@ -29,5 +34,8 @@ export async function adminApi(app: FastifyInstance, { services: core }: { servi
   const registerOptionsRoutes = collectOptionsRoutes(app);
   await app.register(adminClientsRoutes, { core, services: clientServiceDeps(core, audit) });
   await app.register(auditEventsRoutes, { core });
+  await app.register(adminUsersRoutes, { core, services: userServiceDeps(core, audit) });
+  await app.register(adminSigningKeysRoutes, { core, services: signingKeyServiceDeps(core, audit) });
+  for (const routes of [adminGrantsRoutes, adminSessionsRoutes, adminConsentsRoutes]) await app.register(routes, { core, services: userAccessServiceDeps(core, audit) });
   registerOptionsRoutes(); // stays last: one OPTIONS route per resource URL registered above
 }

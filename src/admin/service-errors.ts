@@ -2,13 +2,14 @@
 // and the RFC 7591 metadata errors the client rules share with /register.
 import { ProblemError } from '../http/errors.js';
 import { validationFailed } from '../http/validation.js';
-import { AdminRuleError } from '../admin-services/rule-error.js';
+import { AdminFieldErrors, AdminRuleError } from '../admin-services/rule-error.js';
 import { ClientMetadataError } from '../oauth/clients/metadata.js';
 
 export function asProblem(error: unknown, resource: string): unknown {
   if (error instanceof ClientMetadataError) {
     return validationFailed([{ field: error.error === 'invalid_redirect_uri' ? 'redirect_uris' : 'metadata', message: error.message }]);
   }
+  if (error instanceof AdminFieldErrors) return validationFailed([...error.errors]);
   if (!(error instanceof AdminRuleError)) return error;
   switch (error.code) {
     case 'invalid':

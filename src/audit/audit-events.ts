@@ -5,6 +5,13 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.client.created',
   'admin.client.updated',
   'admin.client.deleted',
+  'admin.user.created',
+  'admin.user.updated',
+  'admin.user.deleted',
+  'admin.user.password_set',
+  'admin.user.second_factors_reset',
+  'admin.grant.revoked',
+  'admin.session.ended',
 ] as const;
 
 export const SECURITY_EVENT_TYPES = [

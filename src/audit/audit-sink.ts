@@ -1,11 +1,13 @@
 // The event sink: code that has something to audit emits one typed event (one line at the place it
 // happens); subscribers decide where it goes. The two standard subscribers write it to the database (in the
 // caller's transaction when one is given, so an admin change and its event commit together) and to the log
-// as one JSON line (docs/audit-log.md).
+// as one JSON line — written only once that transaction has committed, so a rolled-back change leaves
+// neither a row nor a line (docs/audit-log.md).
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/database.js';
 import { auditEventsRepository } from '../storage/audit-events-repository.js';
+import { afterCommit } from '../storage/after-commit.js';
 import type { AuditEvent, AuditEventInput } from './audit-events.js';
 
 export type AuditSubscriber = (event: AuditEvent, context: { tx?: Db }) => Promise<void> | void;
@@ -33,9 +35,12 @@ export function auditSink(deps: { clock: Clock; subscribers: readonly AuditSubsc
 /** Appends to audit_events, through the caller's transaction when there is one. */
 export const databaseSubscriber = (db: Db): AuditSubscriber => (event, { tx }) => auditEventsRepository(tx ?? db).append(event);
 
-/** One JSON line per event under the `audit` key (the logger adds time and level). */
-export const logSubscriber = (log: { info(object: object, message: string): void }): AuditSubscriber => (event) => {
-  log.info({ audit: { ...event, occurredAt: event.occurredAt.toISOString() } }, 'audit event');
+/** One JSON line per event under the `audit` key (the logger adds time and level), after the caller's transaction commits. */
+export const logSubscriber = (log: { info(object: object, message: string): void }): AuditSubscriber => (event, { tx }) => {
+  const line = { audit: { ...event, occurredAt: event.occurredAt.toISOString() } };
+  const write = () => log.info(line, 'audit event');
+  if (tx) afterCommit(tx, write);
+  else write();
 };
 
 /** For code paths that have no sink wired (tests of single modules): events go nowhere. */

@@ -35,8 +35,14 @@ export interface KeyScheduleEntry {
 export interface KeyService {
   /** Creates the first ES256 and RS256 keys when none exist (first start). */
   ensureKeys(): Promise<void>;
-  /** Publishes a new key now; it signs once the schedule's margin has passed (see rotationMarginMs). */
-  rotate(alg: SigningAlg): Promise<KeyScheduleEntry>;
+  /**
+   * Publishes a new key now; it signs once the schedule's margin has passed (see rotationMarginMs).
+   * `within`: the repository of the caller's transaction (the rotation then commits with the caller's
+   * audit event, and the caller calls `reload` once it has committed).
+   */
+  rotate(alg: SigningAlg, within?: SigningKeysRepository): Promise<KeyScheduleEntry>;
+  /** Re-reads the key rows now (after a rotation committed in the caller's transaction). */
+  reload(): Promise<void>;
   /** The published set as this instance knows it: never older than the refresh interval. */
   jwks(): Promise<{ keys: PublicJwk[] }>;
   /**
@@ -177,7 +183,7 @@ export function keyService(options: KeyServiceOptions): KeyService {
       await load(true);
     },
 
-    async rotate(alg) {
+    async rotate(alg, within) {
       const key = await generate(alg);
       const now = clock.now();
       const activatesAt = now + rotationMarginMs({ ...options, refreshIntervalMs });
@@ -186,9 +192,14 @@ export function keyService(options: KeyServiceOptions): KeyService {
       // until everything it signed has expired, plus one refresh for instances still holding the old rows.
       const expiresAt = activatesAt + (options.maxTokenLifetimeSeconds + options.clockSkewSeconds) * 1000 + refreshIntervalMs;
       const row = scheduled(key, now, activatesAt);
-      await repository.insertAndSupersede(row, { retiresAt: row.activatesAt, expiresAt: new Date(expiresAt) });
-      await load(true);
+      await (within ?? repository).insertAndSupersede(row, { retiresAt: row.activatesAt, expiresAt: new Date(expiresAt) });
+      // Uncommitted rows are invisible to this instance's reads: the caller reloads after its commit.
+      if (!within) await load(true);
       return describe(row, now);
+    },
+
+    async reload() {
+      await load(true);
     },
 
     async jwks() {

@@ -1,4 +1,4 @@
-// Who a resource-API request acts for, as established by bearer-token validation (src/api/auth/).
+// Who a resource-API request acts for, as established by bearer-token validation (src/resource-server/auth/).
 // Scope says what kind of thing the client may do; object-level access (own objects only for user
 // tokens) is decided separately by each resource.
 export interface Principal {

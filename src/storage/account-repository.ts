@@ -77,12 +77,20 @@ export function accountRepository(db: Db, clock: Clock): AccountRepository {
     async revokeApp(userId, clientId) {
       const changed = await db.transaction().execute(async (trx) => {
         const consent = await trx.deleteFrom('consents').where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
-        // The one grant-revocation path (docs/grant-revocation.md), for this user at this client.
-        const grants = await grantsRepository(trx, clock).revoke({ userId, clientId });
-        await trx.deleteFrom('authorization_codes').where('user_id', '=', userId).where('client_id', '=', clientId).where('redeemed_at', 'is', null).execute();
-        return Number(consent.numDeletedRows) + grants > 0;
+        return Number(consent.numDeletedRows) + (await forgetApp(trx, clock, userId, clientId)) > 0;
       });
       return changed;
     },
   };
+}
+
+/**
+ * What revoking an app ends besides its consent (the account page and the admin API's consent revocation):
+ * every grant of the user at the client, through the one revocation path (docs/grant-revocation.md), and
+ * the unredeemed codes. Run inside the caller's transaction; returns how many grants it revoked.
+ */
+export async function forgetApp(trx: Db, clock: Clock, userId: string, clientId: string): Promise<number> {
+  const grants = await grantsRepository(trx, clock).revoke({ userId, clientId });
+  await trx.deleteFrom('authorization_codes').where('user_id', '=', userId).where('client_id', '=', clientId).where('redeemed_at', 'is', null).execute();
+  return grants;
 }

@@ -80,6 +80,7 @@ export interface ConsentsTable {
   client_id: string;
   scopes: string[];
   granted_at: Date;
+  id: Generated<string>;
 }
 
 export interface GrantAccessTokensTable {

@@ -98,10 +98,12 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
       return Number(row?.n ?? 0);
     },
     async removeAll(userId) {
-      await db.transaction().execute(async (trx) => {
+      const run = async (trx: Db) => {
         await trx.deleteFrom('totp_credentials').where('user_id', '=', userId).execute();
         await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
-      });
+      };
+      // In the caller's transaction when there is one (the operator's reset commits with its audit event).
+      await (db.isTransaction ? run(db) : db.transaction().execute(run));
     },
     async setPending(sessionHash, { userId, boundTo }, ttlSeconds) {
       const expiresAt = new Date(clock.now() + ttlSeconds * 1000);

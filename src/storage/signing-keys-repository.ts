@@ -55,7 +55,7 @@ export function signingKeysRepository(db: Db): SigningKeysRepository {
       return rows.map(toRow);
     },
     async insertAndSupersede(key, supersede) {
-      await db.transaction().execute(async (tx) => {
+      const write = async (tx: Db) => {
         if (supersede) {
           await tx
             .updateTable('signing_keys')
@@ -77,7 +77,9 @@ export function signingKeysRepository(db: Db): SigningKeysRepository {
             expires_at: key.expiresAt,
           })
           .execute();
-      });
+      };
+      // Joins the caller's transaction (an admin rotation and its audit event), else opens its own.
+      await (db.isTransaction ? write(db) : db.transaction().execute(write));
     },
   };
 }

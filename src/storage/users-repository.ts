@@ -76,7 +76,7 @@ const toUserRecord = (r: UserRow): UserRecord => ({
   updatedAt: r.updated_at,
 });
 
-const toUser = (r: Selectable<UsersTable>): User => ({ ...toUserRecord(r), passwordHash: r.password_hash });
+export const toUser = (r: Selectable<UsersTable>): User => ({ ...toUserRecord(r), passwordHash: r.password_hash });
 
 const JOINED_USER_COLUMNS = [
   'id', 'username', 'name', 'given_name', 'family_name', 'email', 'email_verified',

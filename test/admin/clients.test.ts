@@ -257,3 +257,20 @@ test('secret rotation requires an Idempotency-Key; a stale If-Match is 412', asy
   const stale = await f.api(`/admin/v1/clients/${id}/secrets`, { ...createBody({}, crypto.randomUUID()), headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), 'if-match': '"stale"' } });
   assert.equal(stale.status, 412);
 });
+
+test('require_mfa is read, set at create and changed by PATCH and PUT (the CLI\'s --require-mfa)', async () => {
+  const { body } = await create({ ...SERVICE_CLIENT, client_name: 'Strict', require_mfa: true });
+  assert.equal(body.require_mfa, true);
+  const stored = await f.t.core.db.selectFrom('clients').select('require_mfa').where('id', '=', String(body.client_id)).executeTakeFirstOrThrow();
+  assert.equal(stored.require_mfa, true);
+  const { etag, body: read1 } = await read(String(body.client_id));
+  assert.equal(read1.require_mfa, true);
+  const patched = await f.api(`/admin/v1/clients/${body.client_id}`, patchBody({ require_mfa: false }, etag));
+  assert.equal(patched.status, 200);
+  assert.equal(((await patched.json()) as Record<string, unknown>).require_mfa, false);
+  const put = await f.api(`/admin/v1/clients/${body.client_id}`, { method: 'PUT', headers: { 'content-type': 'application/json', 'if-match': patched.headers.get('etag')! }, body: JSON.stringify({ ...SERVICE_CLIENT, require_mfa: true }) });
+  assert.equal(put.status, 200);
+  assert.equal(((await put.json()) as Record<string, unknown>).require_mfa, true);
+  const { body: plain } = await create();
+  assert.equal(plain.require_mfa, false);
+});

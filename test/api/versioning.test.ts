@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { apiVersion } from '../../src/api/version.js';
-import { resourceServerAuth } from '../../src/api/auth/index.js';
+import { resourceServerAuth } from '../../src/resource-server/auth/index.js';
 import { accessTokenIssuer } from '../../src/oauth/issued-tokens/access-tokens.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 

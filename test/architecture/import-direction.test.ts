@@ -1,5 +1,6 @@
 // Dependencies point one way (docs/design.md, "Layers"): storage knows no protocol, the authorization server
-// and the resource API know nothing of each other, shared HTTP conventions know no face, crypto and the shared
+// and the resource API know nothing of each other, /v1 and /admin/v1 know nothing of each other (what they share
+// is src/resource-server/, which knows neither), shared HTTP conventions know no face, crypto and the shared
 // token code know neither, and the audit log and the /account pages know no resource. Every relative import
 // (and re-export, and dynamic import) of src/**/*.ts is checked.
 import { test } from 'node:test';
@@ -15,7 +16,10 @@ const src = join(root, 'src');
 const FORBIDDEN: Record<string, readonly string[]> = {
   storage: ['oauth', 'api', 'http', 'interaction'],
   oauth: ['api'],
-  api: ['oauth', 'interaction'],
+  api: ['oauth', 'interaction', 'admin'],
+  // The two resource-server faces share src/resource-server/, never each other's modules.
+  admin: ['api'],
+  'resource-server': ['api', 'admin', 'oauth', 'interaction'],
   interaction: ['api'],
   http: ['api', 'oauth', 'interaction'],
   crypto: ['oauth', 'api', 'interaction'],
@@ -59,7 +63,7 @@ export function forbiddenImports(files = sources(src)): string[] {
   return found;
 }
 
-test('import direction: no module imports from a layer it must not know (storage, oauth ↔ api, interaction, http, crypto, tokens, audit, account)', () => {
+test('import direction: no module imports from a layer it must not know (storage, oauth ↔ api, api ↔ admin, resource-server, interaction, http, crypto, tokens, audit, account)', () => {
   assert.deepEqual(forbiddenImports(), []);
 });
 

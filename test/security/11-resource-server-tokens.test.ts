@@ -1,7 +1,7 @@
 // Security suite, area 11: JWT access-token validation at the real /v1 routes (RFC 6750; RFC 9068 §4; RFC 8725).
 // Claim variants are signed with the AS's own key (so only the claim can be at fault); algorithm attacks use
 // nothing but what an attacker has: the public JWKS. The header-by-header family with a test-controlled key
-// is in test/api/auth/forged-tokens.test.ts.
+// is in test/resource-server/auth/forged-tokens.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPublicKey, randomUUID } from 'node:crypto';

@@ -14,7 +14,7 @@ import { LISTENER_NAME } from '../../src/storage/notifications.js';
 import { REVOCATION_PROMISE_MS, revocationFeed } from '../../src/storage/revocation-feed.js';
 import { revocationsRepository } from '../../src/storage/revocations-repository.js';
 import { accessTokenIssuer } from '../../src/oauth/issued-tokens/access-tokens.js';
-import { resourceServerAuth, type Authenticator } from '../../src/api/auth/index.js';
+import { resourceServerAuth, type Authenticator } from '../../src/resource-server/auth/index.js';
 import { dpopDeps } from '../../src/tokens/dpop/proof.js';
 import { ProblemError } from '../../src/http/errors.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';

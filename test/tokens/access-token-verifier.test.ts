@@ -9,7 +9,7 @@ import { createCore, type Core } from '../../src/core.js';
 import type { Database } from '../../src/storage/database.js';
 import { accessTokenIssuer } from '../../src/oauth/issued-tokens/access-tokens.js';
 import { bearerAccessTokenVerifier } from '../../src/oauth/issued-tokens/bearer-access-token.js';
-import { bearerAuthenticator } from '../../src/api/auth/index.js';
+import { bearerAuthenticator } from '../../src/resource-server/auth/index.js';
 import { accessTokenVerifier } from '../../src/tokens/access-token-verifier.js';
 import { keyServiceSource, localKeySource } from '../../src/tokens/key-source.js';
 import { ProblemError } from '../../src/http/errors.js';

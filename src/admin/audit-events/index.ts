@@ -9,7 +9,7 @@ import { ProblemError } from '../../http/errors.js';
 import { canonicalJson } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { pagedResponse, sendPage, pageQueryProperties, parsePageQuery } from '../../http/pagination/index.js';
-import { requireScope } from '../../api/auth/index.js';
+import { requireScope } from '../../resource-server/auth/index.js';
 import { auditEventsRepository, type AuditEventFilter } from '../../storage/audit-events-repository.js';
 import { AUDIT_EVENT_TYPES, isAuditEventType, type AuditEvent } from '../../audit/audit-events.js';
 import { ADMIN_READ } from '../acting-as.js';

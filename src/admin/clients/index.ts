@@ -13,7 +13,7 @@ import { MERGE_PATCH } from '../../http/json-body.js';
 import { notModified, problemResponses } from '../../http/openapi-schemas.js';
 import { pagedResponse, sendPage, parsePageQuery } from '../../http/pagination/index.js';
 import { validationFailed } from '../../http/validation.js';
-import { requireScope } from '../../api/auth/index.js';
+import { requireScope } from '../../resource-server/auth/index.js';
 import { createClientRecord, endClientRecord, findClientRecord, listClientRecords, replaceClientRecord, rotateClientSecret, type ClientServiceDeps } from '../../admin-services/clients-service.js';
 import type { Client } from '../../storage/clients-repository.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from '../acting-as.js';

@@ -11,7 +11,7 @@ import { ClientInputSchema, WRITABLE_FIELDS, type ClientInputBody } from './sche
 
 export const clientPath = (prefix: string, id: string) => `${prefix}/clients/${encodeURIComponent(id)}`;
 
-export const representClient = (client: Client) => clientView(client);
+export const representClient = (client: Client) => ({ ...clientView(client), require_mfa: client.requireMfa });
 
 /** Strong: the version changes with every write, including secret rotation and disabling. */
 export const clientValidators = (client: Client): Validators => ({ etag: strongEtag('client', client.id, client.version), lastModified: client.updatedAt });
@@ -43,6 +43,11 @@ export function patchedClient(client: Client, patch: unknown): ClientInputBody {
 
 /** The service input of a PUT/PATCH/POST document (RFC 7591 member names). */
 export function clientInput(body: ClientInputBody) {
-  const { allowed_origins, skip_consent, ...metadata } = body;
-  return { metadata: { ...metadata, jwks: metadata.jwks ?? undefined, jwks_uri: metadata.jwks_uri ?? undefined }, allowedOrigins: allowed_origins ?? [], skipConsent: skip_consent ?? false };
+  const { allowed_origins, skip_consent, require_mfa, ...metadata } = body;
+  return {
+    metadata: { ...metadata, jwks: metadata.jwks ?? undefined, jwks_uri: metadata.jwks_uri ?? undefined },
+    allowedOrigins: allowed_origins ?? [],
+    skipConsent: skip_consent ?? false,
+    requireMfa: require_mfa ?? false,
+  };
 }

@@ -16,6 +16,7 @@ const writable = {
   jwks_uri: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   id_token_signed_response_alg: Type.Optional(Type.String({ description: 'RS256 (default) or ES256' })),
   skip_consent: Type.Optional(Type.Boolean({ description: 'First-party client: no consent page' })),
+  require_mfa: Type.Optional(Type.Boolean({ description: 'Every sign-in for this client completes a second factor' })),
   allowed_origins: Type.Optional(Strings('Browser origins allowed to call the token endpoints with CORS')),
 };
 
@@ -37,6 +38,7 @@ export const ClientSchema = Type.Object({
   jwks_uri: Type.Optional(Type.String()),
   id_token_signed_response_alg: Type.String(),
   skip_consent: Type.Boolean(),
+  require_mfa: Type.Boolean(),
   allowed_origins: Type.Array(Type.String()),
   disabled: Type.Boolean(),
   previous_secret_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'After a rotation: when the previous secret stops being accepted' })),

@@ -8,7 +8,7 @@ import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { canonicalJson, idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { pagedResponse, sendPage, parsePageQuery, type PageRequest } from '../../http/pagination/index.js';
 import { ordersRepository, type Order, type OrderFilter, type OrderStatus } from '../../storage/orders-repository.js';
-import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
+import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../../resource-server/auth/index.js';
 import type { Principal } from '../../http/principal.js';
 import { payOrder, stateConflict } from '../payments/pay-order.js';
 import { paymentSchema, representPayment } from '../payments/payment-representation.js';

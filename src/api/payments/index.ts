@@ -8,7 +8,7 @@ import type { Services } from '../../services.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { guardedPaymentInsert, type Payment } from '../../storage/payments-repository.js';
 import type { Principal } from '../../http/principal.js';
-import { authenticatedPrincipal, canAccessUser, notFound, requireAnyScope, requireScope } from '../auth/index.js';
+import { authenticatedPrincipal, canAccessUser, notFound, requireAnyScope, requireScope } from '../../resource-server/auth/index.js';
 import { payOrder } from './pay-order.js';
 import { paymentSchema, representPayment } from './payment-representation.js';
 import { problemResponses } from '../../http/openapi-schemas.js';

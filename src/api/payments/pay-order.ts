@@ -4,7 +4,7 @@ import type { Db } from '../../storage/database.js';
 import { ordersRepository, type Order } from '../../storage/orders-repository.js';
 import { paymentsRepository, type Payment } from '../../storage/payments-repository.js';
 import { ProblemError } from '../../http/errors.js';
-import { canAccessUser, notFound } from '../auth/index.js';
+import { canAccessUser, notFound } from '../../resource-server/auth/index.js';
 import type { Principal } from '../../http/principal.js';
 
 export interface PayOrderInput {

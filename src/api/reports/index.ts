@@ -8,7 +8,7 @@ import { checkPreconditions, setValidators, strongEtag } from '../../http/condit
 import { chooseMediaType } from '../../http/negotiation.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { reportsRepository, type Report } from '../../storage/reports-repository.js';
-import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../auth/index.js';
+import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../../resource-server/auth/index.js';
 import type { Principal } from '../../http/principal.js';
 import { REPORT_JOB } from './report-job.js';
 import { validateReport } from './report-input.js';

@@ -8,7 +8,7 @@ import type { User } from '../../storage/users-repository.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { MERGE_PATCH } from '../../http/json-body.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
-import { authenticatedPrincipal, notFound, requireScope } from '../auth/index.js';
+import { authenticatedPrincipal, notFound, requireScope } from '../../resource-server/auth/index.js';
 import { CreateUserSchema, MergePatchSchema, ReplaceUserSchema, UserParamsSchema, UserSchema, type ReplaceUserBody } from './user-schemas.js';
 import { representUser, userPath, validatorsOf } from './user-representation.js';
 import { createUser, deleteUser, replaceUser, userIfVisible, visibleUser } from './users-service.js';

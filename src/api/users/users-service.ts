@@ -7,7 +7,7 @@ import { UsernameTakenError, type User, type UserProfile, type UsersRepository }
 import { changePassword, type PasswordChangeDeps } from '../../accounts/password-change.js';
 import { verifiedAfterWrite } from '../../accounts/verified-claims.js';
 import type { Principal } from '../../http/principal.js';
-import { canAccessUser, notFound } from '../auth/index.js';
+import { canAccessUser, notFound } from '../../resource-server/auth/index.js';
 import type { CreateUserBody, ReplaceUserBody } from './user-schemas.js';
 
 /** The user if it exists and this principal may see it; otherwise the same 404 either way. */

@@ -2,13 +2,13 @@ import { parseArgs } from 'node:util';
 import { SIGNING_ALGS, type SigningAlg } from '../../crypto/keys.js';
 import { UsageError, type Command } from '../command.js';
 import { didYouMean } from '../../suggest.js';
-import { cliActor } from '../../admin-services/index.js';
+import { cliActor, listSigningKeys, rotateSigningKeys, signingKeyServiceDeps } from '../../admin-services/index.js';
 
 export const keysListCommand: Command = {
   name: 'keys list',
   usage: 'keys list',
   async run(_args, core) {
-    return { keys: await core.keys.schedule() };
+    return { keys: await listSigningKeys(core) };
   },
 };
 
@@ -21,9 +21,7 @@ export const keysRotateCommand: Command = {
       throw new UsageError(`--alg must be one of ${SIGNING_ALGS.join(', ')} (got ${JSON.stringify(values.alg)})${didYouMean(values.alg, SIGNING_ALGS)}`);
     }
     const algs = values.alg ? [values.alg as SigningAlg] : SIGNING_ALGS;
-    const rotated = [];
-    for (const alg of algs) rotated.push(await core.keys.rotate(alg));
-    for (const key of rotated) await core.audit.emit({ type: 'signing_key.rotated', actor: cliActor(), resource: 'signing-key', resourceId: key.kid, details: { alg: key.alg } });
-    return { rotated };
+    // The same service as POST /admin/v1/signing-keys/rotations: the keys and their audit events commit together.
+    return { rotated: await rotateSigningKeys(signingKeyServiceDeps(core, core.audit), algs, { actor: cliActor() }) };
   },
 };

@@ -1,44 +1,50 @@
-// `gatehouse users create|list|update|set-password|delete`: the operator's side of the accounts. Only here
-// may a verified flag be raised (accounts/verified-claims.ts); a password change goes through the same rule
-// as the API and so ends the user's sessions and refresh tokens; delete ends them by the cascade.
+// `gatehouse users create|list|update|set-password|delete`: the operator's side of the accounts. The rules
+// are the admin API's (src/admin-services/users-service.ts): only the operator may raise a verified flag
+// (accounts/verified-claims.ts); a password change ends the user's sessions and refresh tokens; delete
+// ends them by the cascade. Every change is audited as the operating-system user who ran the CLI.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { hashPassword } from '../../crypto/passwords.js';
-import { usersRepository, UsernameTakenError, type User } from '../../storage/users-repository.js';
-import { changePassword } from '../../accounts/password-change.js';
-import { verifiedAfterWrite } from '../../accounts/verified-claims.js';
+import type { Core } from '../../core.js';
+import { usersRepository } from '../../storage/users-repository.js';
+import {
+  AdminFieldErrors,
+  AdminRuleError,
+  cliActor,
+  coreAuditSink,
+  createUserRecord,
+  deleteUserRecord,
+  findUserRecord,
+  MIN_PASSWORD,
+  setUserPassword,
+  updateUserRecord,
+  userFields,
+  userServiceDeps,
+  userView,
+  USERNAME_RULE,
+} from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
 
-const USERNAME = /^[A-Za-z0-9._@+-]{1,64}$/;
-const MIN_PASSWORD = 8;
+const services = (core: Core) => userServiceDeps(core, coreAuditSink(core));
 
-function checkPassword(password: string | undefined): string {
-  if (!password || password.length < MIN_PASSWORD) throw new UsageError(`--password is required (at least ${MIN_PASSWORD} characters)`);
-  return password;
+/** Runs a user service call; its rule errors become usage errors in the CLI's words (`flag`: how a field error reads). */
+async function asUsage<T>(work: () => Promise<T>, flag: (field: string) => string = (field) => field): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AdminFieldErrors) throw new UsageError(error.errors.map((e) => `${flag(e.field)} ${e.message}`).join('; '));
+    if (error instanceof AdminRuleError && error.code === 'invalid' && error.field === 'username') throw new UsageError(`--username is required: ${USERNAME_RULE}`);
+    if (error instanceof AdminRuleError && error.code === 'invalid' && error.field === 'password' && error.message.includes('at least')) {
+      throw new UsageError(`--password is required (at least ${MIN_PASSWORD} characters)`);
+    }
+    if (error instanceof AdminRuleError && error.code === 'invalid' && error.field !== undefined) throw new UsageError(`--${error.field} ${error.message}`);
+    if (error instanceof AdminRuleError) throw new UsageError(error.message);
+    throw error;
+  }
 }
-
-/** The operator's view of an account: the profile, never the hash. */
-const userView = (u: User) => ({
-  id: u.id,
-  username: u.username,
-  name: u.name,
-  email: u.email,
-  email_verified: u.email_verified,
-  phone_number: u.phone_number,
-  phone_number_verified: u.phone_number_verified,
-  created_at: u.createdAt.toISOString(),
-  updated_at: u.updatedAt.toISOString(),
-});
 
 function onePositional(args: string[], options: ParseArgsConfig['options'], usage: string) {
   const parsed = parseArgs({ args, options: options ?? {}, strict: true, allowPositionals: true });
   if (parsed.positionals.length !== 1) throw new UsageError(`usage: gatehouse ${usage}`);
   return { id: parsed.positionals[0]!, values: parsed.values as Record<string, string | boolean | undefined> };
-}
-
-async function existing(core: Parameters<Command['run']>[1], id: string): Promise<User> {
-  const user = await usersRepository(core.db, core.clock).findById(id);
-  if (!user) throw new UsageError(`no user ${id}`);
-  return user;
 }
 
 export const usersCreateCommand: Command = {
@@ -61,31 +67,20 @@ export const usersCreateCommand: Command = {
       },
       strict: true,
     });
-    if (!values.username || !USERNAME.test(values.username)) {
-      throw new UsageError('--username is required: 1-64 characters of letters, digits and . _ @ + -');
-    }
-    const password = checkPassword(values.password);
-    const contact = { email: values.email ?? null, phone_number: values.phone ?? null };
-    const verified = verifiedAfterWrite('operator', undefined, contact, {
+    const fields = {
+      username: values.username ?? '',
+      password: values.password,
+      name: values.name ?? null,
+      given_name: values['given-name'] ?? null,
+      family_name: values['family-name'] ?? null,
+      email: values.email ?? null,
+      phone_number: values.phone ?? null,
+      address: null,
       email_verified: values['email-verified'] ?? false,
       phone_number_verified: values['phone-verified'] ?? false,
-    });
-    if (verified.errors.length > 0) throw new UsageError(verified.errors.map((e) => `--${e.field.replace(/_/g, '-')} ${e.message}`).join('; '));
-    try {
-      const user = await usersRepository(core.db, core.clock).create({
-        username: values.username,
-        passwordHash: await hashPassword(password),
-        name: values.name ?? null,
-        given_name: values['given-name'] ?? null,
-        family_name: values['family-name'] ?? null,
-        ...contact,
-        ...verified.flags,
-      });
-      return { id: user.id, username: user.username };
-    } catch (error) {
-      if (error instanceof UsernameTakenError) throw new UsageError(error.message);
-      throw error;
-    }
+    };
+    const user = await asUsage(() => createUserRecord(services(core), fields, { actor: cliActor() }), (field) => `--${field.replace(/_/g, '-')}`);
+    return { id: user.id, username: user.username };
   },
 };
 
@@ -119,16 +114,14 @@ export const usersUpdateCommand: Command = {
       return values[yes] ? true : values[no] ? false : undefined;
     };
     const requested = { email_verified: flag('email-verified', 'email-unverified'), phone_number_verified: flag('phone-verified', 'phone-unverified') };
-    const current = await existing(core, id);
-    const contact = {
+    const current = await asUsage(() => findUserRecord(core, id));
+    const fields = {
+      ...userFields(current),
       email: typeof values.email === 'string' ? values.email || null : current.email,
       phone_number: typeof values.phone === 'string' ? values.phone || null : current.phone_number,
+      ...requested,
     };
-    const verified = verifiedAfterWrite('operator', current, contact, requested);
-    if (verified.errors.length > 0) throw new UsageError(verified.errors.map((e) => `${e.field} ${e.message}`).join('; '));
-    const updated = await usersRepository(core.db, core.clock).update(id, { ...contact, ...verified.flags });
-    if (!updated) throw new UsageError(`no user ${id}`);
-    return userView(updated);
+    return userView(await asUsage(() => updateUserRecord(services(core), current, fields, { actor: cliActor() })));
   },
 };
 
@@ -137,10 +130,7 @@ export const usersSetPasswordCommand: Command = {
   usage: 'users set-password USER_ID --password P',
   async run(args, core) {
     const { id, values } = onePositional(args, { password: { type: 'string' } }, this.usage);
-    const password = checkPassword(values.password as string | undefined);
-    const user = await existing(core, id);
-    const deps = { db: core.db, clock: core.clock, rateLimits: core.rateLimits };
-    if (!(await changePassword(deps, { user, password, authority: { by: 'operator' } }))) throw new UsageError(`no user ${id}`);
+    await asUsage(() => setUserPassword(services(core), id, values.password as string | undefined, { actor: cliActor() }));
     return { id, password_changed: true, sessions_ended: true, refresh_tokens_revoked: true };
   },
 };
@@ -150,13 +140,8 @@ export const usersDeleteCommand: Command = {
   usage: 'users delete USER_ID',
   async run(args, core) {
     const { id } = onePositional(args, {}, this.usage);
-    try {
-      // Their grants are revoked first; the cascade then takes the browser sessions and the grants.
-      if (!(await usersRepository(core.db, core.clock).delete(id))) throw new UsageError(`no user ${id}`);
-    } catch (error) {
-      if ((error as { code?: string })?.code === '23503') throw new UsageError(`user ${id} still owns records (orders, payments) that must be removed first`);
-      throw error;
-    }
+    // Their grants are revoked first; the cascade then takes the browser sessions and the grants.
+    await asUsage(() => deleteUserRecord(services(core), id, { actor: cliActor() }));
     return { deleted: id };
   },
 };

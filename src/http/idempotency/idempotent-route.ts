@@ -15,6 +15,7 @@ import type { FastifyReply, FastifyRequest, RouteGenericInterface, onSendHookHan
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../storage/database.js';
+import { runTransaction } from '../../storage/after-commit.js';
 import type { Principal } from '../principal.js';
 import { sha256 } from '../../crypto/random.js';
 import { ProblemError } from '../errors.js';
@@ -78,7 +79,7 @@ export function idempotency(deps: IdempotencyDeps) {
 
   async function runAndComplete<RG extends RouteGenericInterface>(request: FastifyRequest<RG>, operation: Operation<RG>, id: IdempotencyIdentity, ownerToken: string): Promise<StoredResponse> {
     try {
-      return await deps.db.transaction().execute(async (tx) => {
+      return await runTransaction(deps.db, async (tx) => {
         const result = await operation(request, tx);
         const response = toStoredResponse(result);
         const stored = result.replayBody === undefined ? response : toStoredResponse({ ...result, body: result.replayBody });
@@ -126,7 +127,7 @@ export function idempotency(deps: IdempotencyDeps) {
         const headerValue = request.headers['idempotency-key'];
         const key = options.required ? requireIdempotencyKey(headerValue) : parseIdempotencyKey(headerValue);
         if (key === undefined) {
-          return send(reply, await deps.db.transaction().execute(async (tx) => toStoredResponse(await operation(request, tx))));
+          return send(reply, await runTransaction(deps.db, async (tx) => toStoredResponse(await operation(request, tx))));
         }
         const id = identity(request, key);
         const hash = requestHash(request);

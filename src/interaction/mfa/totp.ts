@@ -3,7 +3,6 @@
 // module fixes the parameters, takes "now" from the injected clock, and says which time step a code matched,
 // so the caller can refuse that step a second time (replay).
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import type { Clock } from '../../clock.js';
 
 export const TOTP_PERIOD_SECONDS = 30;
@@ -31,4 +30,8 @@ export function matchTotp(secretBase32: string, code: string, clock: Clock): num
 }
 
 /** The QR code of the URI as an SVG document, rendered here (no third-party service sees the secret). */
-export const qrSvg = (text: string): Promise<string> => QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+/** qrcode is loaded on the first enrollment, not at start-up: most processes never draw a QR code. */
+export async function qrSvg(text: string): Promise<string> {
+  const { default: QRCode } = await import('qrcode');
+  return QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+}

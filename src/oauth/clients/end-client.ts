@@ -8,6 +8,7 @@ import type { Config } from '../../config.js';
 import { clientsRepository } from '../../storage/clients-repository.js';
 import { clientAdminRepository } from '../../storage/client-admin-repository.js';
 import type { Db } from '../../storage/database.js';
+import { runTransaction } from '../../storage/after-commit.js';
 import { grantsRepository } from '../../storage/grants-repository.js';
 import { revocationsRepository } from '../../storage/revocations-repository.js';
 import type { ClientLookup } from './client-cache.js';
@@ -36,7 +37,7 @@ export async function endClient(deps: EndClientDeps, clientId: string, how: Clie
   // A stale cache elsewhere may still mint a client_credentials token until it forgets the client.
   const coversIssuedUntil = now + config.CLIENT_CACHE_TTL * 1000;
   const expiresAt = coversIssuedUntil + (config.ACCESS_TOKEN_TTL + config.CLOCK_SKEW) * 1000;
-  const ended = await deps.db.transaction().execute(async (trx) => {
+  const ended = await runTransaction(deps.db, async (trx) => {
     const clients = clientsRepository(trx, clock);
     if (options.expectedVersion !== undefined) {
       const version = await clientAdminRepository(trx, clock).lockVersion(clientId);

@@ -13,7 +13,7 @@ import { createTestDatabase } from '../../helpers/database.js';
 import type { Database } from '../../../src/storage/database.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { codeGrantTokens, createClient, postToken, refreshWith, type ClientFixture } from '../../helpers/oauth-fixtures.js';
-import { DEFAULT_REVOCATION_RECHECK_MS } from '../../../src/api/auth/authenticator.js';
+import { DEFAULT_REVOCATION_RECHECK_MS } from '../../../src/resource-server/auth/authenticator.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 import { createUser } from '../../helpers/users.js';
 

@@ -8,7 +8,7 @@ import { createCore, type Core } from '../../../src/core.js';
 import type { Database } from '../../../src/storage/database.js';
 import { revocationsRepository } from '../../../src/storage/revocations-repository.js';
 import { accessTokenIssuer } from '../../../src/oauth/issued-tokens/access-tokens.js';
-import { accessTokenVerifier, bearerAuthenticator, inProcessKeySource, localKeySource, type KeySource } from '../../../src/api/auth/index.js';
+import { accessTokenVerifier, bearerAuthenticator, inProcessKeySource, localKeySource, type KeySource } from '../../../src/resource-server/auth/index.js';
 import type { AccessTokenVerifier } from '../../../src/tokens/access-token-verifier.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { testConfig } from '../../helpers/app.js';

@@ -3,15 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from '../../config.js';
-import { API_SCOPES } from '../scopes.js';
 import { securityOfRoute } from '../auth/index.js';
-import { adminScopeDescriptions } from '../../scopes.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 
 const GLOBAL_PROBLEMS = problemResponses(429, 503);
 
-export async function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'ISSUER'>): Promise<void> {
-  const scopes = { ...API_SCOPES, ...adminScopeDescriptions };
+/** `scopes`: every scope an operation of the document may require, with its description (name → text). */
+export async function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'ISSUER'>, scopes: Record<string, string>): Promise<void> {
   await app.register(swagger, {
     // The security requirement of each operation is read from its requireScope check: one source.
     transform: ({ schema, url, route }) => {

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { createPublicKey } from 'node:crypto';
 import { CompactEncrypt, exportJWK, exportSPKI, generateKeyPair, type JWK } from 'jose';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { installApiConventions } from '../../../src/api/version.js';
-import { requireScope, resourceServerAuth } from '../../../src/api/auth/index.js';
+import { installApiConventions } from '../../../src/resource-server/conventions.js';
+import { requireScope, resourceServerAuth } from '../../../src/resource-server/auth/index.js';
 import { b64, claims, rawJws, sign, startJwksServer, testIssuerKeys, type JwksServer, type TestIssuerKeys } from './forge.js';
 
 let t: TestApp;

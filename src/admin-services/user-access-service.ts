@@ -1,0 +1,95 @@
+// A user's access as the operator sees it — grants, browser sessions, consents — written once for the
+// admin API (/admin/v1/grants, /sessions, /consents): lists, reads, and the version-guarded ends, each with
+// its audit event in the same transaction (docs/admin-api.md, docs/grant-revocation.md).
+//
+// Of two parallel ends of one thing with the same ETag, exactly one succeeds; the other finds it gone and
+// is `not-found` (a revoked grant or an ended session has no state left to be stale against).
+import type { Clock } from '../clock.js';
+import type { Db } from '../storage/database.js';
+import type { GrantRecord } from '../storage/grants-repository.js';
+import { userAccessAdminRepository, type AdminConsent, type AdminSession, type OwnerFilter, type PageAfter } from '../storage/user-access-admin-repository.js';
+import type { AuditSink } from '../audit/audit-sink.js';
+import type { AuditEventInput } from '../audit/audit-events.js';
+import { AdminRuleError } from './rule-error.js';
+import { inTransaction } from './transaction.js';
+import type { ActingAs } from './clients-service.js';
+
+export interface UserAccessServiceDeps {
+  db: Db;
+  clock: Clock;
+  audit: AuditSink;
+}
+
+const repository = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>) => userAccessAdminRepository(deps.db, deps.clock);
+
+const event = (type: AuditEventInput['type'], resource: string, id: string, about: { userId: string; clientId?: string }, as: ActingAs): AuditEventInput => ({
+  type,
+  actor: as.actor,
+  resource,
+  resourceId: id,
+  subject: about.userId,
+  ...(about.clientId !== undefined ? { clientId: about.clientId } : {}),
+  ...(as.traceId ? { traceId: as.traceId } : {}),
+});
+
+/** A list filter needs an owner: the whole table is not a page anyone should walk by accident. */
+function owner(filter: OwnerFilter, allowed: 'user' | 'user-or-client'): OwnerFilter {
+  if (filter.userId === undefined && (allowed === 'user' || filter.clientId === undefined)) {
+    throw new AdminRuleError('invalid', allowed === 'user' ? 'is required' : 'user_id or client_id is required', 'user_id');
+  }
+  return filter;
+}
+
+export const listGrants = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, filter: OwnerFilter, page: PageAfter) => repository(deps).grants(owner(filter, 'user-or-client'), page);
+
+export async function findGrant(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, id: string): Promise<GrantRecord> {
+  const grant = await repository(deps).grant(id);
+  if (!grant) throw new AdminRuleError('not-found', `no grant ${id}`);
+  return grant;
+}
+
+/** Ends the grant and every token issued under it: refresh tokens fail, access tokens are on the revocation list. */
+export async function revokeGrant(deps: UserAccessServiceDeps, grant: GrantRecord, as: ActingAs): Promise<void> {
+  await inTransaction(deps.db, async (tx) => {
+    if (!(await repository({ ...deps, db: tx }).revokeGrant(grant.id))) throw new AdminRuleError('not-found', `no grant ${grant.id}`);
+    await deps.audit.emit(event('admin.grant.revoked', 'grant', grant.id, grant, as), { tx });
+  });
+}
+
+export const listSessions = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, filter: { userId?: string }, page: PageAfter) =>
+  repository(deps).sessions(owner(filter, 'user').userId!, page);
+
+export async function findSession(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, id: string): Promise<AdminSession> {
+  const session = await repository(deps).session(id);
+  if (!session) throw new AdminRuleError('not-found', 'no such session');
+  return session;
+}
+
+/** Ends a signed-in browser session: its cookie finds nothing any more, so the browser must sign in again. */
+export async function endSession(deps: UserAccessServiceDeps, session: AdminSession, as: ActingAs): Promise<void> {
+  await inTransaction(deps.db, async (tx) => {
+    if (!(await repository({ ...deps, db: tx }).endSession(session.id))) throw new AdminRuleError('not-found', 'no such session');
+    await deps.audit.emit(event('admin.session.ended', 'session', session.id, session, as), { tx });
+  });
+}
+
+export const listConsents = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, filter: OwnerFilter, page: PageAfter) => repository(deps).consents(owner(filter, 'user-or-client'), page);
+
+export async function findConsent(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, id: string): Promise<AdminConsent> {
+  const consent = await repository(deps).consent(id);
+  if (!consent) throw new AdminRuleError('not-found', `no consent ${id}`);
+  return consent;
+}
+
+/**
+ * Revokes the consent if it is still as read, and with it every grant of that user at that client — as
+ * the account page's "revoke app" does: a consent withdrawn while its tokens live on would mean nothing.
+ */
+export async function revokeConsent(deps: UserAccessServiceDeps, consent: AdminConsent, as: ActingAs): Promise<void> {
+  await inTransaction(deps.db, async (tx) => {
+    const revoked = await repository({ ...deps, db: tx }).revokeConsent(consent.id, consent.grantedAt);
+    if (revoked === 'stale') throw new AdminRuleError('stale', 'the consent changed since it was read');
+    if (!revoked) throw new AdminRuleError('not-found', `no consent ${consent.id}`);
+    await deps.audit.emit(event('consent.revoked', 'consent', consent.id, consent, as), { tx });
+  });
+}

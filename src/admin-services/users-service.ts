@@ -1,0 +1,232 @@
+// User administration, written once for the CLI (`gatehouse users ...`) and the admin API
+// (/admin/v1/users): the username and password rules, verified flags (both faces are the operator's, so
+// they may raise one — accounts/verified-claims.ts), version-guarded writes (If-Match), a password set by
+// the operator ending the user's sessions and refresh tokens (accounts/password-change.ts), the second-
+// factor reset, and one audit event per change in the change's transaction — field names only, never a
+// password (docs/admin-api.md, docs/audit-log.md).
+import type { Clock } from '../clock.js';
+import type { Db } from '../storage/database.js';
+import type { RateLimits } from '../http/rate-limit.js';
+import { hashPassword } from '../crypto/passwords.js';
+import { usersRepository, UsernameTakenError, type Address, type User, type UserProfile } from '../storage/users-repository.js';
+import { userAdminRepository, type SecondFactorKind } from '../storage/user-admin-repository.js';
+import { secondFactorsRepository } from '../storage/second-factors-repository.js';
+import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
+import { changePassword } from '../accounts/password-change.js';
+import { verifiedAfterWrite } from '../accounts/verified-claims.js';
+import type { AuditEventInput } from '../audit/audit-events.js';
+import type { AuditSink } from '../audit/audit-sink.js';
+import { changedFields, type ActingAs } from './clients-service.js';
+import { AdminFieldErrors, AdminRuleError } from './rule-error.js';
+import { inTransaction } from './transaction.js';
+
+export interface UserServiceDeps {
+  db: Db;
+  clock: Clock;
+  /** Only an API password change by the user spends login attempts; the operator's does not (password-change.ts). */
+  rateLimits: Pick<RateLimits, 'hit'>;
+  audit: AuditSink;
+}
+
+export const USERNAME = /^[A-Za-z0-9._@+-]{1,64}$/;
+export const USERNAME_RULE = '1-64 characters of letters, digits and . _ @ + -';
+export const MIN_PASSWORD = 8;
+/** Hashing is slow on purpose; an unbounded input would make it slower still. */
+export const MAX_PASSWORD = 1024;
+
+/** The writable members of a user, under their API (OIDC claim) names. */
+export interface UserFields {
+  username: string;
+  name: string | null;
+  given_name: string | null;
+  family_name: string | null;
+  email: string | null;
+  phone_number: string | null;
+  address: Address | null;
+  /** undefined: not asked; the flag stays only for an unchanged address. */
+  email_verified?: boolean | undefined;
+  phone_number_verified?: boolean | undefined;
+}
+
+/** The operator's summary of an account (the CLI's output): the profile, never the hash. */
+export const userView = (u: User) => ({
+  id: u.id,
+  username: u.username,
+  name: u.name,
+  email: u.email,
+  email_verified: u.email_verified,
+  phone_number: u.phone_number,
+  phone_number_verified: u.phone_number_verified,
+  created_at: u.createdAt.toISOString(),
+  updated_at: u.updatedAt.toISOString(),
+});
+
+/** Every stored member but the password (the audit log's "what changed" compares these). */
+const fullView = (u: User): Record<string, unknown> => ({ ...userView(u), given_name: u.given_name, family_name: u.family_name, address: u.address });
+
+function checkUsername(username: string): void {
+  if (!USERNAME.test(username)) throw new AdminRuleError('invalid', `must be ${USERNAME_RULE}`, 'username');
+}
+
+export function checkPassword(password: string | undefined): string {
+  if (password === undefined || password.length < MIN_PASSWORD) throw new AdminRuleError('invalid', `must have at least ${MIN_PASSWORD} characters`, 'password');
+  if (password.length > MAX_PASSWORD) throw new AdminRuleError('invalid', `must have at most ${MAX_PASSWORD} characters`, 'password');
+  return password;
+}
+
+const changeEvent = (type: AuditEventInput['type'], userId: string, as: ActingAs, changedFields: readonly string[], details?: AuditEventInput['details']): AuditEventInput => ({
+  type,
+  actor: as.actor,
+  resource: 'user',
+  resourceId: userId,
+  subject: userId,
+  changedFields,
+  ...(details ? { details } : {}),
+  ...(as.traceId ? { traceId: as.traceId } : {}),
+});
+
+function verifiedFlags(current: User | undefined, fields: Pick<UserFields, 'email' | 'phone_number' | 'email_verified' | 'phone_number_verified'>) {
+  const outcome = verifiedAfterWrite('operator', current, { email: fields.email, phone_number: fields.phone_number }, {
+    email_verified: fields.email_verified,
+    phone_number_verified: fields.phone_number_verified,
+  });
+  if (outcome.errors.length > 0) throw new AdminFieldErrors(outcome.errors);
+  return outcome.flags;
+}
+
+const profileOf = (fields: UserFields, flags: Pick<UserProfile, 'email_verified' | 'phone_number_verified'>) => ({
+  name: fields.name,
+  given_name: fields.given_name,
+  family_name: fields.family_name,
+  email: fields.email,
+  phone_number: fields.phone_number,
+  address: fields.address,
+  ...flags,
+});
+
+const taken = (error: unknown): never => {
+  if (error instanceof UsernameTakenError) throw new AdminRuleError('conflict', error.message, 'username');
+  throw error;
+};
+
+/** Creates an account; the password is required (at least MIN_PASSWORD characters). */
+export async function createUserRecord(deps: UserServiceDeps, fields: UserFields & { password: string | undefined }, as: ActingAs): Promise<User> {
+  checkUsername(fields.username);
+  const password = checkPassword(fields.password);
+  const flags = verifiedFlags(undefined, fields);
+  const passwordHash = await hashPassword(password);
+  return inTransaction(deps.db, async (tx) => {
+    const user = await usersRepository(tx, deps.clock).create({ username: fields.username, passwordHash, ...profileOf(fields, flags) }).catch(taken);
+    const set = Object.entries(fullView(user)).filter(([k, v]) => v !== null && v !== false && !['id', 'created_at', 'updated_at'].includes(k)).map(([k]) => k);
+    await deps.audit.emit(changeEvent('admin.user.created', user.id, as, [...set, 'password'].sort()), { tx });
+    return user;
+  });
+}
+
+export async function findUserRecord(deps: Pick<UserServiceDeps, 'db' | 'clock'>, id: string): Promise<User> {
+  const user = id.includes('\u0000') ? undefined : await usersRepository(deps.db, deps.clock).findById(id);
+  if (!user) throw new AdminRuleError('not-found', `no user ${id}`);
+  return user;
+}
+
+/** The CLI names a user by id or by username. */
+export async function findUserByIdOrUsername(deps: Pick<UserServiceDeps, 'db' | 'clock'>, idOrUsername: string): Promise<User> {
+  const users = usersRepository(deps.db, deps.clock);
+  const user = (await users.findById(idOrUsername)) ?? (await users.findByUsername(idOrUsername));
+  if (!user) throw new AdminRuleError('not-found', `no user ${idOrUsername}`);
+  return user;
+}
+
+export async function secondFactorKinds(deps: Pick<UserServiceDeps, 'db'>, userIds: readonly string[]): Promise<Map<string, SecondFactorKind[]>> {
+  return userAdminRepository(deps.db).secondFactorKinds(userIds);
+}
+
+/** A page of users, oldest first; `search`: a case-insensitive prefix of the username or the e-mail address. */
+export async function listUserRecords(deps: Pick<UserServiceDeps, 'db'>, page: { after?: { createdAt: Date; id: string }; limit: number; search?: string }): Promise<User[]> {
+  const { search, ...rest } = page;
+  return userAdminRepository(deps.db).page({ ...rest, ...(search ? { prefix: search.toLowerCase() } : {}) });
+}
+
+/**
+ * Writes the user's members, only if still at `expectedVersion` when given (else `stale`). A verified flag
+ * not asked for stays true only for an unchanged address (accounts/verified-claims.ts).
+ */
+export async function updateUserRecord(deps: UserServiceDeps, current: User, fields: UserFields, as: ActingAs, expectedVersion?: number): Promise<User> {
+  if (fields.username !== current.username) checkUsername(fields.username);
+  const flags = verifiedFlags(current, fields);
+  const updated = await inTransaction(deps.db, async (tx) => {
+    const changes = { ...profileOf(fields, flags), ...(fields.username !== current.username ? { username: fields.username } : {}) };
+    const written = await usersRepository(tx, deps.clock).update(current.id, changes, expectedVersion).catch(taken);
+    if (written) await deps.audit.emit(changeEvent('admin.user.updated', current.id, as, changedFields(fullView(current), fullView(written))), { tx });
+    return written;
+  });
+  if (updated) return updated;
+  if (expectedVersion !== undefined && (await usersRepository(deps.db, deps.clock).findById(current.id))) throw new AdminRuleError('stale', 'the user changed since it was read');
+  throw new AdminRuleError('not-found', `no user ${current.id}`);
+}
+
+/** The writable members of a user as they stand (the base of a CLI update or a merge patch). */
+export const userFields = (u: User): UserFields => ({
+  username: u.username,
+  name: u.name,
+  given_name: u.given_name,
+  family_name: u.family_name,
+  email: u.email,
+  phone_number: u.phone_number,
+  address: u.address,
+});
+
+/**
+ * The operator sets a new password: in one transaction the hash changes, every browser session ends and
+ * every refresh-token family of the user is revoked (accounts/password-change.ts), and the event is written.
+ */
+export async function setUserPassword(deps: UserServiceDeps, id: string, password: string | undefined, as: ActingAs, expectedVersion?: number): Promise<User> {
+  const checked = checkPassword(password);
+  const user = await findUserRecord(deps, id);
+  const changed = await changePassword(deps, {
+    user,
+    password: checked,
+    authority: { by: 'operator' },
+    ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+    onChanged: (tx) => deps.audit.emit(changeEvent('admin.user.password_set', id, as, ['password'], { sessions_ended: true, refresh_tokens_revoked: true }), { tx }),
+  });
+  if (changed) return changed;
+  if (expectedVersion !== undefined && (await usersRepository(deps.db, deps.clock).findById(id))) throw new AdminRuleError('stale', 'the user changed since it was read');
+  throw new AdminRuleError('not-found', `no user ${id}`);
+}
+
+/**
+ * Deletes the account; its grants are revoked first and the cascade takes its sessions, grants and second
+ * factors (grant-revocation.md). With `expectedVersion`, only if the user is still at that version.
+ */
+export async function deleteUserRecord(deps: UserServiceDeps, id: string, as: ActingAs, expectedVersion?: number): Promise<void> {
+  try {
+    await inTransaction(deps.db, async (tx) => {
+      if (expectedVersion !== undefined) {
+        const version = await userAdminRepository(tx).lockVersion(id);
+        if (version === undefined) throw new AdminRuleError('not-found', `no user ${id}`);
+        if (version !== expectedVersion) throw new AdminRuleError('stale', 'the user changed since it was read');
+      }
+      if (!(await usersRepository(tx, deps.clock).delete(id))) throw new AdminRuleError('not-found', `no user ${id}`);
+      await deps.audit.emit(changeEvent('admin.user.deleted', id, as, []), { tx });
+    });
+  } catch (error) {
+    // A foreign key from records the user owns (orders, payments): those are not the operator's to erase here.
+    if ((error as { code?: string })?.code === '23503') throw new AdminRuleError('conflict', `user ${id} still owns records (orders, payments) that must be removed first`);
+    throw error;
+  }
+}
+
+/**
+ * For a user who lost their authenticator and recovery codes: every second factor is removed and every
+ * browser session ends, so no session signed in with the removed factor outlives it (docs/second-factors.md).
+ * Returns how many sessions ended.
+ */
+export async function resetSecondFactors(deps: UserServiceDeps, user: Pick<User, 'id'>, as: ActingAs): Promise<number> {
+  return inTransaction(deps.db, async (tx) => {
+    await secondFactorsRepository(tx, deps.clock).removeAll(user.id);
+    const sessionsEnded = await browserSessionsRepository(tx, deps.clock).endAllOf(user.id);
+    await deps.audit.emit(changeEvent('admin.user.second_factors_reset', user.id, as, ['second_factors'], { sessions_ended: sessionsEnded }), { tx });
+    return sessionsEnded;
+  });
+}

@@ -1,0 +1,74 @@
+// A user as the admin API shows it (never the password or its hash), its validators, and PATCH (RFC 7396)
+// applied to its writable members.
+import { Value } from '@sinclair/typebox/value';
+import { strongEtag, type Validators } from '../../http/conditional.js';
+import { ProblemError, type FieldError } from '../../http/errors.js';
+import { mergePatch, type Json } from '../../http/merge-patch.js';
+import { validationFailed } from '../../http/validation.js';
+import type { User } from '../../storage/users-repository.js';
+import type { SecondFactorKind } from '../../storage/user-admin-repository.js';
+import { userView, type UserFields } from '../../admin-services/users-service.js';
+import { UserInputSchema, WRITABLE_FIELDS, type UserInputBody } from './schemas.js';
+
+export const userPath = (prefix: string, id: string) => `${prefix}/users/${encodeURIComponent(id)}`;
+
+export const representUser = (user: User, kinds: readonly SecondFactorKind[]) => ({
+  ...userView(user),
+  given_name: user.given_name,
+  family_name: user.family_name,
+  address: user.address,
+  has_second_factor: kinds.length > 0,
+  second_factors: [...kinds],
+});
+
+/**
+ * Strong, from the row's version and the second factors: setting one up on /account does not touch the
+ * user row, yet changes the representation.
+ */
+export const userValidators = (user: User, kinds: readonly SecondFactorKind[]): Validators => ({
+  etag: strongEtag('user', user.id, user.version, kinds.join(',')),
+  lastModified: user.updatedAt,
+});
+
+/** The service's fields of a PUT document: absent members become null; absent flags are not asked for. */
+export const userInput = (body: UserInputBody): UserFields => ({
+  username: body.username,
+  name: body.name ?? null,
+  given_name: body.given_name ?? null,
+  family_name: body.family_name ?? null,
+  email: body.email ?? null,
+  phone_number: body.phone_number ?? null,
+  address: body.address ?? null,
+  email_verified: body.email_verified,
+  phone_number_verified: body.phone_number_verified,
+});
+
+const isObject = (value: unknown): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The fields this merge patch produces. A change to a read-only member is 422, a wrong shape 400. A
+ * verified flag counts as asked for only when the patch itself carries it: a patch that moves the e-mail
+ * address must not carry the old address's `email_verified: true` over to the new one.
+ */
+export function patchedUser(user: User, kinds: readonly SecondFactorKind[], patch: unknown): UserFields {
+  if (!isObject(patch)) throw validationFailed([{ field: '', message: 'a merge patch of a user must be a JSON object' }]);
+  const view: Record<string, unknown> = representUser(user, kinds);
+  const errors: FieldError[] = Object.keys(patch)
+    .filter((field) => !WRITABLE_FIELDS.includes(field) && (!(field in view) || JSON.stringify(patch[field]) !== JSON.stringify(view[field])))
+    .map((field) => ({
+      field,
+      message: field === 'password' ? 'is set with POST /users/{id}/password' : field in view ? 'is read-only' : 'is not a user member',
+    }));
+  if (errors.length > 0) throw validationFailed(errors);
+  const writable = Object.fromEntries(WRITABLE_FIELDS.map((f) => [f, view[f]])) as Json;
+  const merged = mergePatch(writable, patch) as Record<string, unknown>;
+  const document = Object.fromEntries(WRITABLE_FIELDS.filter((f) => merged[f] !== undefined && merged[f] !== null).map((f) => [f, merged[f]]));
+  const typeErrors = [...Value.Errors(UserInputSchema, document)].map((e) => ({ field: e.path.replace(/^\//, '').replace(/\//g, '.') || 'body', message: e.message }));
+  if (typeErrors.length > 0) throw new ProblemError('bad-request', 'The patched user does not have the expected shape.', { errors: typeErrors });
+  const fields = userInput(document as UserInputBody);
+  return {
+    ...fields,
+    email_verified: 'email_verified' in patch ? fields.email_verified : undefined,
+    phone_number_verified: 'phone_number_verified' in patch ? fields.phone_number_verified : undefined,
+  };
+}

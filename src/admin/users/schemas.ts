@@ -1,0 +1,78 @@
+// /admin/v1/users schemas: one source for input shape (failures → 400), response serialisation (which
+// keeps the password and its hash out of every answer) and the OpenAPI document. Value rules (username,
+// password length, verified flags) are the service's (→ 422).
+import { Type, type Static } from '@sinclair/typebox';
+import { pageQueryProperties } from '../../http/pagination/index.js';
+
+const Text = (description: string, maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()], { description });
+const AddressPart = Type.Optional(Type.String({ maxLength: 200 }));
+
+const AddressSchema = Type.Union(
+  [
+    Type.Object(
+      { formatted: AddressPart, street_address: AddressPart, locality: AddressPart, region: AddressPart, postal_code: AddressPart, country: AddressPart },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'OIDC Core 5.1.1 address claim' },
+);
+
+const profile = {
+  name: Type.Optional(Text('Full name', 200)),
+  given_name: Type.Optional(Text('Given name', 200)),
+  family_name: Type.Optional(Text('Family name', 200)),
+  email: Type.Optional(Text('E-mail address', 254)),
+  phone_number: Type.Optional(Text('Phone number', 50)),
+  address: Type.Optional(AddressSchema),
+  email_verified: Type.Optional(Type.Boolean({ description: 'Omitted: stays true only while the e-mail address is unchanged' })),
+  phone_number_verified: Type.Optional(Type.Boolean({ description: 'Omitted: stays true only while the phone number is unchanged' })),
+};
+
+const username = Type.String({ description: '1-64 characters of letters, digits and . _ @ + -; unique, case-insensitively', maxLength: 200 });
+
+/** PUT: every writable member (absent ones become null). */
+export const UserInputSchema = Type.Object({ username, ...profile }, { additionalProperties: false });
+export type UserInputBody = Static<typeof UserInputSchema>;
+export const WRITABLE_FIELDS = Object.keys(UserInputSchema.properties);
+
+export const CreateUserSchema = Type.Object(
+  { username, password: Type.String({ description: 'At least 8 characters; never shown again, never logged', maxLength: 4096 }), ...profile },
+  { additionalProperties: false },
+);
+export type CreateUserBody = Static<typeof CreateUserSchema>;
+
+export const SetPasswordSchema = Type.Object({ password: Type.String({ description: 'At least 8 characters', maxLength: 4096 }) }, { additionalProperties: false });
+
+export const UserSchema = Type.Object({
+  id: Type.String({ description: 'The OIDC `sub`' }),
+  username: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  given_name: Type.Union([Type.String(), Type.Null()]),
+  family_name: Type.Union([Type.String(), Type.Null()]),
+  email: Type.Union([Type.String(), Type.Null()]),
+  email_verified: Type.Boolean(),
+  phone_number: Type.Union([Type.String(), Type.Null()]),
+  phone_number_verified: Type.Boolean(),
+  address: Type.Union([Type.Object({}, { additionalProperties: Type.String() }), Type.Null()]),
+  has_second_factor: Type.Boolean({ description: 'Whether sign-ins ask for a second factor' }),
+  second_factors: Type.Array(Type.String(), { description: 'The kinds set up: totp, recovery_codes' }),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export const UserListSchema = Type.Object({
+  data: Type.Array(UserSchema),
+  pagination: Type.Object({ limit: Type.Integer(), next_cursor: Type.Union([Type.String(), Type.Null()]), has_more: Type.Boolean() }),
+});
+
+export const UserParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+
+export const ListQuery = Type.Object(
+  {
+    limit: pageQueryProperties.limit,
+    cursor: pageQueryProperties.cursor,
+    q: Type.Optional(Type.String({ description: 'Case-insensitive prefix of the username or the e-mail address', maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);

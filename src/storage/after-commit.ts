@@ -1,0 +1,36 @@
+// Work that must happen only once a transaction has committed — today the audit log's JSON line, which
+// would otherwise claim a change the rollback undid (docs/audit-log.md). Kysely has no commit hook, so
+// transactions whose effects announce themselves are opened with `runTransaction`, which runs the
+// callbacks registered on that transaction after the commit and drops them on a rollback.
+import type { Db } from './database.js';
+
+type Callback = () => void;
+
+// Keyed by the transaction object itself: gone with it, and no global list to leak or to clear.
+const pending = new WeakMap<Db, Callback[]>();
+
+/** Runs `work` in a new transaction; callbacks registered on it with `afterCommit` run once it has committed. */
+export async function runTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  let callbacks: Callback[] = [];
+  const result = await db.transaction().execute(async (tx) => {
+    callbacks = [];
+    pending.set(tx, callbacks);
+    return work(tx);
+  });
+  for (const callback of callbacks) callback();
+  return result;
+}
+
+/**
+ * Runs `callback` after `db` commits (at once when `db` is not a transaction). A transaction not opened
+ * with `runTransaction` would never call it back, so that is refused rather than silently dropped.
+ */
+export function afterCommit(db: Db, callback: Callback): void {
+  if (!db.isTransaction) {
+    callback();
+    return;
+  }
+  const callbacks = pending.get(db);
+  if (!callbacks) throw new Error('afterCommit needs a transaction opened with runTransaction');
+  callbacks.push(callback);
+}
