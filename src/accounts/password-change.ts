@@ -9,6 +9,7 @@ import type { RateLimits } from '../http/rate-limit.js';
 import { validationFailed } from '../http/validation.js';
 import { usersRepository, type User, type UserProfile } from '../storage/users-repository.js';
 import { endUserAccess, type UserAccessDeps } from './end-user-access.js';
+import { runTransaction } from '../storage/after-commit.js';
 
 export type PasswordAuthority =
   /** `gatehouse users set-password`: the operator needs no proof. */
@@ -55,7 +56,8 @@ export async function changePassword(deps: PasswordChangeDeps, change: PasswordC
   await checkAuthority(deps, change.user, change.authority);
   const passwordHash = await hashPassword(change.password);
   // One transaction: a new password never stands while the old sessions and tokens still do.
-  const updated = await deps.db.transaction().execute(async (trx) => {
+  // runTransaction: the caller's onChanged may write an audit event, whose log line waits for the commit.
+  const updated = await runTransaction(deps.db, async (trx) => {
     const user = await usersRepository(trx, deps.clock).update(change.user.id, { ...change.alsoChange, passwordHash }, change.expectedVersion);
     if (user) await endUserAccess({ db: trx, clock: deps.clock }, user.id, change.keepSession);
     if (user && change.onChanged) await change.onChanged(trx, user);

@@ -9,8 +9,12 @@ type Callback = () => void;
 // Keyed by the transaction object itself: gone with it, and no global list to leak or to clear.
 const pending = new WeakMap<Db, Callback[]>();
 
-/** Runs `work` in a new transaction; callbacks registered on it with `afterCommit` run once it has committed. */
+/**
+ * Runs `work` in a new transaction; callbacks registered on it with `afterCommit` run once it has committed.
+ * Inside a transaction already (opened here too), `work` joins it and its callbacks wait for that commit.
+ */
 export async function runTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db);
   let callbacks: Callback[] = [];
   const result = await db.transaction().execute(async (tx) => {
     callbacks = [];
