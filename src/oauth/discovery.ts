@@ -11,6 +11,8 @@ import { DPOP_ALGS } from '../tokens/dpop/proof.js';
 import { JWKS_PATH } from './jwks.js';
 import { ACR_VALUES_SUPPORTED } from './issued-tokens/authentication-context.js';
 import { INTROSPECTION_AUTH_METHODS, REVOCATION_AUTH_METHODS } from './revocable-token-types.js';
+import { claimNameProblem } from './resources/claims.js';
+import type { ResourceCatalogue } from './resources/registry.js';
 
 /** Endpoint metadata name → [method, path] of the route that serves it. */
 const ENDPOINTS = {
@@ -50,9 +52,19 @@ function endpoints(app: FastifyInstance, issuer: string): Record<string, string>
   return out;
 }
 
+/** The id_token claims the public registered scopes map from user attributes. */
+const idTokenClaimNames = (catalogue: ResourceCatalogue): string[] =>
+  catalogue.servers.filter((s) => !s.operatorOnly).flatMap((s) => s.scopes.flatMap((x) => (x.claims.id_token ?? []).filter((n) => claimNameProblem(n) === undefined)));
+
 type DiscoveryServices = Pick<Services, 'config' | 'grantTypes'>;
 
-export function discoveryDocument(app: FastifyInstance, services: DiscoveryServices, scopesSupported: readonly string[]): Record<string, unknown> {
+export function discoveryDocument(
+  app: FastifyInstance,
+  services: DiscoveryServices,
+  scopesSupported: readonly string[],
+  /** Attributes registered scopes map into the id_token and /userinfo (docs/resource-servers.md, "Claims"). */
+  mappedClaimNames: readonly string[] = [],
+): Record<string, unknown> {
   const issuer = services.config.ISSUER;
   const assertionAlgs = [...CLIENT_ASSERTION_ALGS];
   return {
@@ -70,7 +82,7 @@ export function discoveryDocument(app: FastifyInstance, services: DiscoveryServi
     introspection_endpoint_auth_signing_alg_values_supported: assertionAlgs,
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     subject_types_supported: ['public'],
-    claims_supported: CLAIMS_SUPPORTED,
+    claims_supported: [...new Set([...CLAIMS_SUPPORTED, ...mappedClaimNames])],
     // OIDC Core 5.5, as far as docs/claims-parameter.md says (authorize/check-claims.ts).
     claims_parameter_supported: true,
     dpop_signing_alg_values_supported: [...DPOP_ALGS],
@@ -82,7 +94,7 @@ export function discoveryEndpoints(app: FastifyInstance, services: DiscoveryServ
   let built: { catalogue: unknown; document: string } | undefined;
   const handler = async (_request: unknown, reply: { header(n: string, v: string): unknown; type(t: string): unknown }) => {
     const catalogue = await services.resources.catalogue();
-    const current = built?.catalogue === catalogue ? built : { catalogue, document: JSON.stringify(discoveryDocument(app, services, catalogue.publicScopes())) };
+    const current = built?.catalogue === catalogue ? built : { catalogue, document: JSON.stringify(discoveryDocument(app, services, catalogue.publicScopes(), idTokenClaimNames(catalogue))) };
     built = current;
     const { document } = current;
     reply.header('cache-control', 'public, max-age=300');

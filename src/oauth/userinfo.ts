@@ -9,6 +9,8 @@ import { OAuthError } from '../http/errors.js';
 import type { UsersRepository } from '../storage/users-repository.js';
 import type { AccessTokenClaims, BearerVerifier } from './issued-tokens/bearer-access-token.js';
 import { userClaims } from './issued-tokens/user-claims.js';
+import { mappedClaims } from './resources/claims.js';
+import type { ResourceCatalogue } from './resources/registry.js';
 import { authorizationCredentials, dpopFailureHeaders, possessionFailure, type PresentedToken } from '../tokens/dpop/possession.js';
 import type { DpopDeps } from '../tokens/dpop/proof.js';
 
@@ -53,16 +55,18 @@ async function authorize(request: FastifyRequest, verify: BearerVerifier, dpop: 
   return claims;
 }
 
-async function claimsOf(claims: AccessTokenClaims, users: Pick<UsersRepository, 'findById'>): Promise<Record<string, unknown>> {
+async function claimsOf(claims: AccessTokenClaims, users: Pick<UsersRepository, 'findById'>, catalogue: ResourceCatalogue): Promise<Record<string, unknown>> {
   const user = await users.findById(claims.sub);
   if (!user) throw invalidToken();
-  return userClaims(user, claims.scope);
+  // The attributes the token's scopes map into the id_token are also released here (docs/resource-servers.md).
+  const definitions = claims.scope.flatMap((s) => catalogue.ownerOf(s)?.scopes.filter((x) => x.name === s) ?? []);
+  return { ...mappedClaims(definitions, claims.scope, 'id_token', user.attributes), ...userClaims(user, claims.scope) };
 }
 
-export function userinfoEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'bearerTokens' | 'users' | 'dpop'>): void {
+export function userinfoEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'bearerTokens' | 'users' | 'dpop' | 'resources'>): void {
   const { config, bearerTokens: verify, users } = services;
   const dpop = { ...services.dpop, url: `${config.ISSUER}/userinfo`, requireNonce: config.DPOP_NONCE_REQUIRED === 'all' };
-  const handler = async (request: FastifyRequest) => claimsOf(await authorize(request, verify, dpop), users);
+  const handler = async (request: FastifyRequest) => claimsOf(await authorize(request, verify, dpop), users, await services.resources.catalogue());
   const options = {
     config: { face: 'oauth' as const },
     bodyLimit: config.FORM_BODY_LIMIT,

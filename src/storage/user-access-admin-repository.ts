@@ -37,13 +37,13 @@ export type OwnerFilter = { userId?: string; clientId?: string };
 export function userAccessAdminRepository(db: Db, clock: Clock) {
   const now = () => new Date(clock.now());
 
-  const grantRow = (r: { id: string; client_id: string; user_id: string; scope: string[]; auth_time: Date; resource: string | null; created_at: Date; expires_at: Date; revoked_at: Date | null }): GrantRecord => ({
-    id: r.id, clientId: r.client_id, userId: r.user_id, scope: r.scope, authTime: r.auth_time, resource: r.resource, createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at,
+  const grantRow = (r: { id: string; client_id: string; user_id: string; scope: string[]; auth_time: Date; resource: string | null; amr: string[] | null; created_at: Date; expires_at: Date; revoked_at: Date | null }): GrantRecord => ({
+    id: r.id, clientId: r.client_id, userId: r.user_id, scope: r.scope, authTime: r.auth_time, resource: r.resource, amr: r.amr, createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at,
   });
 
   // A grant is live until revoked or past its absolute limit; an ended grant is gone for the admin API.
   const liveGrants = () =>
-    db.selectFrom('oauth_grants').select(['id', 'client_id', 'user_id', 'scope', 'auth_time', 'resource', 'created_at', 'expires_at', 'revoked_at']).where('revoked_at', 'is', null).where('expires_at', '>', now());
+    db.selectFrom('oauth_grants').select(['id', 'client_id', 'user_id', 'scope', 'auth_time', 'resource', 'amr', 'created_at', 'expires_at', 'revoked_at']).where('revoked_at', 'is', null).where('expires_at', '>', now());
 
   const sessions = () =>
     db

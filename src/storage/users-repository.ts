@@ -28,6 +28,8 @@ export interface UserProfile {
 
 export interface User extends UserProfile {
   id: string;
+  /** Custom attributes (typed JSON values) that registered scopes may map into tokens (docs/resource-servers.md). */
+  attributes: Record<string, unknown>;
   username: string;
   passwordHash: string;
   version: number;
@@ -68,6 +70,7 @@ const toUserRecord = (r: UserRow): UserRecord => ({
   phone_number: r.phone_number,
   phone_number_verified: r.phone_number_verified,
   address: (r.address as Address | null) ?? null,
+  attributes: r.attributes && typeof r.attributes === 'object' && !Array.isArray(r.attributes) ? (r.attributes as Record<string, unknown>) : {},
   version: r.version,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -77,7 +80,7 @@ export const toUser = (r: Selectable<UsersTable>): User => ({ ...toUserRecord(r)
 
 const JOINED_USER_COLUMNS = [
   'id', 'username', 'name', 'given_name', 'family_name', 'email', 'email_verified',
-  'phone_number', 'phone_number_verified', 'address', 'version', 'created_at', 'updated_at',
+  'phone_number', 'phone_number_verified', 'address', 'attributes', 'version', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof UserRow)[];
 
 /**

@@ -3,6 +3,7 @@ import type { Command } from '../command.js';
 import { migrateCommand } from './migrate.js';
 import { usersCreateCommand, usersDeleteCommand, usersListCommand, usersSetPasswordCommand, usersUpdateCommand } from './users.js';
 import { usersResetMfaCommand } from './users-reset-mfa.js';
+import { usersDeleteAttributeCommand, usersSetAttributeCommand } from './users-attributes.js';
 import { keysListCommand, keysRotateCommand } from './keys.js';
 import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand } from './clients.js';
 import { registrationTokenCreateCommand } from './registration-tokens.js';
@@ -17,6 +18,8 @@ export const commands: Command[] = [
   usersSetPasswordCommand,
   usersDeleteCommand,
   usersResetMfaCommand,
+  usersSetAttributeCommand,
+  usersDeleteAttributeCommand,
   keysListCommand,
   keysRotateCommand,
   clientsCreateCommand,

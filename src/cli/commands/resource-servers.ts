@@ -16,6 +16,7 @@ import {
   resourceServerView,
 } from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
+import { parseClaimMapping, withClaimMappings } from '../../admin-services/scope-claims.js';
 
 // The service's errors name API members; the CLI names its flags.
 const FLAG_OF: Record<string, string> = { identifier: '--identifier', name: '--name', scopes: '--scope:', access_token_ttl: '--access-token-ttl' };
@@ -45,23 +46,35 @@ export function parseScopeDefinitions(values: readonly string[] | undefined): Re
   return scopes;
 }
 
+/** `--claim SCOPE@ATTRIBUTE=access_token,id_token` (repeatable): the attributes each scope releases. */
+function scopesWithClaims(scopes: ResourceScope[], claims: readonly string[] | undefined): ResourceScope[] {
+  try {
+    return withClaimMappings(scopes, (claims ?? []).map(parseClaimMapping));
+  } catch (error) {
+    if (error instanceof AdminRuleError) throw new UsageError(`--claim: ${error.message}`);
+    throw error;
+  }
+}
+
+const scopeView = (x: ResourceScope) => ({ name: x.name, description: x.description, ...(Object.keys(x.claims).length > 0 ? { claims: x.claims } : {}) });
+
 export const resourceServersCreateCommand: Command = {
   name: 'resource-servers create',
-  usage: 'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--access-token-ttl S] [--no-offline-access]',
+  usage: 'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access]',
   async run(args, core) {
     const { values } = parseArgs({
       args,
-      options: { identifier: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string', multiple: true }, 'access-token-ttl': { type: 'string' }, 'no-offline-access': { type: 'boolean' } },
+      options: { identifier: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string', multiple: true }, claim: { type: 'string', multiple: true }, 'access-token-ttl': { type: 'string' }, 'no-offline-access': { type: 'boolean' } },
       strict: true,
     });
     if (!values.identifier) throw new UsageError('--identifier is required (an absolute URI, the aud of its access tokens)');
     const ttl = values['access-token-ttl'];
-    const input = { name: values.name ?? '', scopes: parseScopeDefinitions(values.scope), accessTokenTtl: ttl === undefined ? null : Number(ttl), offlineAccess: !values['no-offline-access'] };
+    const input = { name: values.name ?? '', scopes: scopesWithClaims(parseScopeDefinitions(values.scope), values.claim), accessTokenTtl: ttl === undefined ? null : Number(ttl), offlineAccess: !values['no-offline-access'] };
     const { server, secret } = await asUsage(() => createResourceServerRecord(resourceServerServiceDeps(core, coreAuditSink(core)), values.identifier!, input, { actor: cliActor() }));
     return {
       identifier: server.identifier,
       name: server.name,
-      scopes: server.scopes.map((s) => ({ name: s.name, description: s.description })),
+      scopes: server.scopes.map(scopeView),
       access_token_ttl: server.accessTokenTtl,
       offline_access: server.offlineAccess,
       client_id: server.clientId,

@@ -91,13 +91,14 @@ export function authorizationCodeGrant(deps: {
       }, verifier);
       try {
         checkBinding(code, params.redirect_uri, verifier, client.id);
-        const { audience, scope, lifetime } = await userTokenAudience(deps, { scope: code.scope, requested: params.resource, bound: code.resource, client });
+        const { audience, scope, lifetime, server } = await userTokenAudience(deps, { scope: code.scope, requested: params.resource, bound: code.resource, client });
         return await signUserTokens(deps.tokens, {
           client,
           user,
           scope,
           authTime: Math.floor(code.authTime.getTime() / 1000),
           audience,
+          server,
           lifetime,
           accessToken,
           nonce: code.nonce,

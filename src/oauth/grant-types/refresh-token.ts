@@ -85,6 +85,7 @@ export function refreshTokenGrant(deps: {
         // OIDC Core 12.2: the refreshed tokens describe the original sign-in, which the grant recorded.
         authentication: grant.amr && grant.amr.length > 0 ? { amr: grant.amr, acr: acrOf(grant.amr) } : undefined,
         audience: chosen.audience,
+        server: chosen.server,
         lifetime: chosen.lifetime,
         accessToken,
         // The successor's binding: the proof's key, which rotation matched against the presented token's.

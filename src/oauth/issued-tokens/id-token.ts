@@ -22,6 +22,8 @@ export interface IdTokenInput {
   authentication?: Authentication | undefined;
   /** Audiences besides the client; when present, azp names the client (OIDC Core 2). */
   extraAudiences?: readonly string[];
+  /** Claims the granted scopes map from user attributes (resources/claims.ts); never reserved or standard ones. */
+  extraClaims?: Record<string, unknown>;
 }
 
 export interface Authentication {
@@ -49,6 +51,7 @@ export function idTokenIssuer(deps: {
       const audiences = [input.client.id, ...(input.extraAudiences ?? [])];
       return keys.sign(
         {
+          ...input.extraClaims,
           ...userClaims(input.user, input.scope),
           iss: config.ISSUER,
           sub: input.user.id,

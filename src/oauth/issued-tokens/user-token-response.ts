@@ -5,6 +5,8 @@
 import { OAuthError } from '../../http/errors.js';
 import type { Client } from '../../storage/clients-repository.js';
 import type { UserRecord } from '../../storage/users-repository.js';
+import type { ResourceServer } from '../../storage/resource-servers-repository.js';
+import { mappedClaims } from '../resources/claims.js';
 import { formatScope } from '../../scopes.js';
 import { accessTokenLifetime, chooseAudience } from '../resources/audience.js';
 import type { ResourceRegistry } from '../resources/registry.js';
@@ -26,6 +28,8 @@ export interface UserTokensInput {
   /** Epoch seconds of the login. */
   authTime: number;
   audience: string;
+  /** The audience's registration: its scopes' claim mappings (resources/claims.ts). */
+  server?: ResourceServer | undefined;
   /** The audience's access-token lifetime (seconds). */
   lifetime?: number;
   /** The jti and lifetime already recorded under the grant. */
@@ -42,6 +46,8 @@ export const grantGone = () => new OAuthError('invalid_grant', 'The authorizatio
 export async function signUserTokens(deps: UserTokensDeps, input: UserTokensInput): Promise<TokenResponse> {
   const { user } = input;
   if (!user) throw grantGone();
+  // The user attributes the granted scopes of this audience map into each token (docs/resource-servers.md).
+  const definitions = input.server?.scopes ?? [];
   const access = await deps.accessTokens.issue(
     {
       sub: user.id,
@@ -52,11 +58,12 @@ export async function signUserTokens(deps: UserTokensDeps, input: UserTokensInpu
       ...(input.lifetime !== undefined ? { lifetime: input.lifetime } : {}),
       ...(input.dpopJkt ? { cnfJkt: input.dpopJkt } : {}),
       authentication: input.authentication,
+      extraClaims: mappedClaims(definitions, input.scope, 'access_token', user.attributes),
     },
     input.accessToken,
   );
   const idToken = input.scope.includes('openid')
-    ? await deps.idTokens.issue({ client: input.client, user, scope: input.scope, authTime: input.authTime, nonce: input.nonce ?? null, accessToken: access.token, authentication: input.authentication })
+    ? await deps.idTokens.issue({ client: input.client, user, scope: input.scope, authTime: input.authTime, nonce: input.nonce ?? null, accessToken: access.token, authentication: input.authentication, extraClaims: mappedClaims(definitions, input.scope, 'id_token', user.attributes) })
     : undefined;
   return {
     access_token: access.token,
@@ -72,7 +79,7 @@ export async function signUserTokens(deps: UserTokensDeps, input: UserTokensInpu
 export async function userTokenAudience(
   deps: { resources: Pick<ResourceRegistry, 'catalogue'>; fallbackAudience: string; accessTokenTtl: number },
   input: { scope: readonly string[]; requested: string | undefined; bound: string | null; client: Client; offline?: boolean },
-): Promise<{ audience: string; scope: string[]; lifetime: number }> {
+): Promise<{ audience: string; scope: string[]; lifetime: number; server: ResourceServer | undefined }> {
   const catalogue = await deps.resources.catalogue();
   const chosen = chooseAudience({
     catalogue,
@@ -83,7 +90,7 @@ export async function userTokenAudience(
     fallbackAudience: deps.fallbackAudience,
     ...(input.offline ? { offline: true } : {}),
   });
-  return { audience: chosen.audience, scope: chosen.scope, lifetime: accessTokenLifetime(chosen.server, deps.accessTokenTtl) };
+  return { audience: chosen.audience, scope: chosen.scope, lifetime: accessTokenLifetime(chosen.server, deps.accessTokenTtl), server: chosen.server };
 }
 
 /** A `resource` that names no registered resource server, refused before a code or refresh token is spent. */

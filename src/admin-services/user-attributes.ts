@@ -1,0 +1,83 @@
+// Users' custom attributes, written once for the CLI (`gatehouse users set-attribute|delete-attribute`) and
+// the admin API: typed JSON values under names that can become claims (docs/resource-servers.md, "Claims").
+// A name the server sets itself (sub, aud, scope, acr, …) or a standard OpenID Connect claim (email, …) is
+// refused here, and ignored again at issuance (src/oauth/resources/claims.ts).
+import type { Clock } from '../clock.js';
+import type { Db } from '../storage/database.js';
+import { claimNameProblem } from '../oauth/resources/claims.js';
+import { userAttributesRepository } from '../storage/user-attributes-repository.js';
+import { AdminRuleError } from './rule-error.js';
+
+/** Attributes per user. */
+export const MAX_ATTRIBUTES = 50;
+/** Bytes of one value, serialised as JSON. */
+export const MAX_ATTRIBUTE_VALUE_BYTES = 4096;
+/** Bytes of all of a user's attributes together: every one may end up in the same token. */
+export const MAX_ATTRIBUTES_TOTAL_BYTES = 16_384;
+/** Nesting of arrays and objects in one value (`[1]` is 1, `{"a":[1]}` is 2). */
+export const MAX_ATTRIBUTE_DEPTH = 5;
+
+export interface UserAttributeDeps {
+  db: Db;
+  clock: Clock;
+}
+
+/** The CLI's VALUE: typed JSON (`42`, `true`, `"text"`, `["a"]`, `{"k":1}`); anything that is not JSON is a string. */
+export function parseAttributeValue(raw: string): unknown {
+  // Longer than any acceptable value: not worth parsing (validateAttribute refuses it either way).
+  if (raw.length > MAX_ATTRIBUTE_VALUE_BYTES * 2) return raw;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+function tooDeep(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth >= MAX_ATTRIBUTE_DEPTH) return true;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  return children.some((child) => tooDeep(child, depth + 1));
+}
+
+export function attributeNameProblem(name: string): AdminRuleError | undefined {
+  const problem = claimNameProblem(name);
+  return problem ? new AdminRuleError('invalid', `${JSON.stringify(name.slice(0, 64))} ${problem}`, 'name', name.slice(0, 64)) : undefined;
+}
+
+/** The value serialised, once it is known to be a storable attribute. */
+export function validateAttribute(name: string, value: unknown): string {
+  const nameProblem = attributeNameProblem(name);
+  if (nameProblem) throw nameProblem;
+  if (value === null || value === undefined) throw new AdminRuleError('invalid', 'The value must not be null; delete the attribute instead', 'value');
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new AdminRuleError('invalid', 'The value must be JSON', 'value');
+  if (!['string', 'number', 'boolean', 'object'].includes(typeof value)) throw new AdminRuleError('invalid', 'The value must be JSON', 'value');
+  if (tooDeep(value, 0)) throw new AdminRuleError('invalid', `The value nests arrays and objects more than ${MAX_ATTRIBUTE_DEPTH} deep`, 'value');
+  const json = JSON.stringify(value);
+  // PostgreSQL's jsonb cannot hold the NUL character (in a key or a string).
+  if (json.includes('\\u0000')) throw new AdminRuleError('invalid', 'The value must not contain the NUL character', 'value');
+  if (Buffer.byteLength(json) > MAX_ATTRIBUTE_VALUE_BYTES) throw new AdminRuleError('invalid', `The value is longer than ${MAX_ATTRIBUTE_VALUE_BYTES} bytes as JSON`, 'value');
+  return json;
+}
+
+/** Adds or replaces one attribute; returns all of the user's attributes. */
+export async function setUserAttribute(deps: UserAttributeDeps, userId: string, name: string, value: unknown): Promise<Record<string, unknown>> {
+  const json = validateAttribute(name, value);
+  const result = await userAttributesRepository(deps.db, deps.clock).set(userId, name, json, { maxCount: MAX_ATTRIBUTES, maxTotalBytes: MAX_ATTRIBUTES_TOTAL_BYTES });
+  switch (result.outcome) {
+    case 'set':
+      return result.attributes;
+    case 'no-user':
+      throw new AdminRuleError('not-found', 'No such user');
+    case 'too-many':
+      throw new AdminRuleError('invalid', `A user has at most ${MAX_ATTRIBUTES} attributes`, 'name', name);
+    case 'too-large':
+      throw new AdminRuleError('invalid', `A user's attributes take at most ${MAX_ATTRIBUTES_TOTAL_BYTES} bytes together`, 'value');
+  }
+}
+
+/** Removes one attribute; not-found when the user has no such attribute. */
+export async function deleteUserAttribute(deps: UserAttributeDeps, userId: string, name: string): Promise<void> {
+  // Any stored name can be removed (even one written behind this service's back), but not NUL, which no key holds.
+  if (name.includes('\u0000') || !(await userAttributesRepository(deps.db, deps.clock).remove(userId, name))) throw new AdminRuleError('not-found', `No attribute ${JSON.stringify(name.slice(0, 64))}`, 'name');
+}
