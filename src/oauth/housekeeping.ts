@@ -40,7 +40,7 @@ export function expiredRecordsPurge(core: Pick<Core, 'db' | 'clock'>): () => Pro
   ]);
 }
 
-/** Deletes expired interactions, then the anonymous sessions they leave behind; returns how many. */
+/** Deletes expired interactions, then the anonymous sessions they leave behind, and expired passkey challenges; returns how many. */
 export function pendingLoginsPurge(core: Pick<Core, 'db' | 'clock'>): () => Promise<number> {
   const { db, clock } = core;
   return sequence([interactionsRepository(db, clock).purgeExpired, browserSessionsRepository(db, clock).purgeAnonymous, passkeysRepository(db, clock).purgeExpiredChallenges]);
