@@ -60,6 +60,9 @@ export const passkeySecondFactorAmr = (deviceType: string): string[] => ['pwd', 
 /** Passwordless with user verification: the key held plus the PIN or biometric that unlocked it (two factors). */
 export const passkeyPasswordlessAmr = (deviceType: string): string[] => [keyAmr(deviceType), 'user', 'mfa'];
 
+/** Storable, bounded text (PostgreSQL text cannot hold U+0000; control characters have no place in a name). */
+const plainText = (value: string, max: number) => value.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, max);
+
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The credential id an assertion names, if it has the shape of one (the library checks the rest). */
@@ -126,9 +129,9 @@ export function passkeyCeremonies(deps: { repository: PasskeysRepository; issuer
         userId: user.id,
         publicKey: base64url(credential.publicKey),
         signCount: credential.counter,
-        transports: (credential.transports ?? []).slice(0, 8).map((t) => String(t).slice(0, 32)),
+        transports: (credential.transports ?? []).slice(0, 8).map((t) => plainText(String(t), 32)),
         deviceType: credentialDeviceType,
-        name: name.trim().slice(0, MAX_PASSKEY_NAME_LENGTH) || 'Passkey',
+        name: plainText(name, MAX_PASSKEY_NAME_LENGTH) || 'Passkey',
       });
       return added ? { ok: true, deviceType: credentialDeviceType } : failure('credential_already_registered');
     },

@@ -80,7 +80,7 @@ describe('passkey ceremony endpoints', () => {
     clock.advance(120_000);
   });
 
-  test('a garbage assertion naming a real passkey is refused (its challenge is not this flow's) and the log says so', async () => {
+  test('a garbage assertion naming a real passkey is refused (its challenge is not this flow’s) and the log says so', async () => {
     const { credentialId } = await userWithPasskey();
     const { csrf, postJson } = await atLogin();
     assert.equal((await postJson('options', { csrf })).status, 200);
