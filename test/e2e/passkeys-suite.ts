@@ -4,8 +4,8 @@
 // A user registers a passkey on /account, signs out, signs in to an application without a password (the
 // id_token's amr says so), then with the password and the passkey as the second factor, and removes it.
 // The negative cases replay and tamper with real assertions the virtual authenticator signed.
-// Screenshots go to test-output/passkeys/. Not a test file: two files run its parts (the flows, the attacks),
-// each within the runner's per-file time limit; both start by registering the passkey they use.
+// Screenshots go to test-output/passkeys/. Not a test file: four files run its parts, each within the runner's
+// per-file time limit on a loaded machine; each starts by registering the passkey it uses (and signing in with it).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -48,7 +48,9 @@ interface Captured {
   body: { csrf: string; response: Record<string, unknown> };
 }
 
-export function passkeySuite(part: 'flows' | 'attacks'): void {
+export type PasskeyPart = 'second-factor' | 'removal' | 'replay' | 'origin-counter-csrf';
+
+export function passkeySuite(part: PasskeyPart): void {
   describe(`passkeys in a real browser (virtual authenticator, 390 px, dark mode): ${part}`, () => {
     let t: TestApp;
     let clientPage: Server;
@@ -175,7 +177,7 @@ export function passkeySuite(part: 'flows' | 'attacks'): void {
       assert.equal(claims.acr, 'urn:gatehouse:acr:mfa');
     });
 
-    if (part === 'flows') {
+    if (part === 'second-factor') {
       test('a user with a passkey completes it after the password: the second factor gives amr pwd hwk mfa', async () => {
         await openLogin('sf-1', { prompt: 'login' });
         await typeInto(page, 'Username', user.username);
@@ -190,7 +192,7 @@ export function passkeySuite(part: 'flows' | 'attacks'): void {
       });
     }
 
-    if (part === 'attacks') {
+    if (part === 'replay') {
       test('challenge single use: the same assertion posted twice at once is accepted once, the other use finds no challenge', async () => {
         await openLogin('replay', { prompt: 'login' });
         const { body } = await captureAssertion('Sign in with a passkey');
@@ -227,7 +229,9 @@ export function passkeySuite(part: 'flows' | 'attacks'): void {
         assert.match(again.headers.get('content-type') ?? '', /application\/problem\+json/);
         assert.equal(refusals(mark).length, 1, 'the log says why');
       });
+    }
 
+    if (part === 'origin-counter-csrf') {
       test('origin check: an assertion signed for another origin is refused', async () => {
         await openLogin('origin');
         const loginUrl = page.url();
@@ -303,7 +307,7 @@ export function passkeySuite(part: 'flows' | 'attacks'): void {
       });
     }
 
-    if (part === 'flows') {
+    if (part === 'removal') {
       test('removing the last passkey needs a fresh sign-in; after one it is removed', async () => {
         await context.clearCookies();
         await page.goto(`${t.url}/account`);
