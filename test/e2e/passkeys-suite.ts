@@ -233,7 +233,7 @@ export function passkeySuite(part: PasskeyPart): void {
 
     if (part === 'origin-counter-csrf') {
       test('origin check: an assertion signed for another origin is refused', async () => {
-        await openLogin('origin');
+        await openLogin('origin', { prompt: 'login' });
         const loginUrl = page.url();
         const csrf = await page.locator('section[data-passkey] input[name="csrf"]').getAttribute('value');
         const optionsUrl = `${new URL(loginUrl).pathname}/passkey/options`;
@@ -290,7 +290,7 @@ export function passkeySuite(part: PasskeyPart): void {
       });
 
       test('CSRF: the ceremony endpoints refuse a missing or wrong token, and another origin', async () => {
-        await openLogin('csrf');
+        await openLogin('csrf', { prompt: 'login' });
         const path = new URL(page.url()).pathname;
         const csrf = (await page.locator('section[data-passkey] input[name="csrf"]').getAttribute('value'))!;
         for (const endpoint of ['options', 'verify']) {
