@@ -46,6 +46,8 @@ import { usersRepository, type UsersRepository } from './storage/users-repositor
 import { secondFactorsRepository } from './storage/second-factors-repository.js';
 import { keyEncryption, } from './crypto/key-encryption.js';
 import { secondFactors } from './interaction/mfa/second-factors.js';
+import { passkeyCeremonies } from './interaction/passkeys/passkeys.js';
+import { passkeysRepository } from './storage/passkeys-repository.js';
 import { accountPasswordChange } from './account/account-password.js';
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
 import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
@@ -117,13 +119,15 @@ export function createServices(options: ServicesOptions): Services {
 
   const users = usersRepository(db, clock);
   const sessions = browserSessions({ repository: browserSessionsRepository(db, clock), issuer: config.ISSUER, ttlSeconds: config.SESSION_TTL, clock });
+  const passkeyStore = passkeysRepository(db, clock);
   const flow: FlowDeps = {
     issuer: config.ISSUER,
     brand,
     apiAudience: config.API_AUDIENCE,
     resources: core.resources,
     audit: core.audit,
-    secondFactors: secondFactors({ repository: secondFactorsRepository(db, clock), encryption: keyEncryption(core.keyEncryptionKey), clock, issuerName: brand.name }),
+    secondFactors: secondFactors({ repository: secondFactorsRepository(db, clock), encryption: keyEncryption(core.keyEncryptionKey), clock, issuerName: brand.name, passkeys: passkeyStore }),
+    passkeys: passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name }),
     clock,
     interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
     sessions,

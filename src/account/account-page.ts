@@ -1,11 +1,15 @@
 // The /account page of a signed-in user: password, two-step verification (TOTP with its QR code as inline
 // SVG rendered on the server, and the URI as text), recovery codes, sessions and granted applications.
-// Every change is a POST form with the session's CSRF token; there is no script on the page.
+// Every change is a POST form with the session's CSRF token; the only script is the passkey ceremony (our own
+// files, CSP script-src 'self'), which adds and uses passkeys through JSON endpoints (account-passkeys.ts).
 import type { Brand } from '../http/brand.js';
 import { escapeHtml } from '../http/html.js';
 import type { SecondFactorStatus, TotpEnrollment } from '../interaction/mfa/second-factors.js';
 import { hiddenInput, layout } from '../interaction/pages/layout.js';
 import type { AccountSession, GrantedApp } from '../storage/account-repository.js';
+import type { PasskeyCredential } from '../storage/passkeys-repository.js';
+import { PASSKEY_SCRIPTS } from '../interaction/passkeys/passkey-assets.js';
+import { passkeysSection } from './account-passkeys-page.js';
 
 export interface AccountPageInput {
   brand: Brand;
@@ -16,6 +20,7 @@ export interface AccountPageInput {
   enrollment: TotpEnrollment | undefined;
   sessions: AccountSession[];
   apps: GrantedApp[];
+  passkeys: PasskeyCredential[];
   notice: string | undefined;
   error: string | undefined;
 }
@@ -26,6 +31,8 @@ export const ACCOUNT_NOTICES: Record<string, string> = {
   totp_removed: 'The authenticator app was removed.',
   session_ended: 'The session was ended.',
   app_revoked: 'The app’s access was revoked.',
+  passkey_added: 'The passkey was added.',
+  passkey_removed: 'The passkey was removed.',
 };
 
 export const ACCOUNT_ERRORS: Record<string, string> = {
@@ -103,11 +110,14 @@ ${post('/account/password', csrf, `<input type="text" name="username" autocomple
 <button type="submit">Change password</button>`)}
 <h2>Two-step verification</h2>
 ${twoStepSection(input)}
+<h2>Passkeys</h2>
+${passkeysSection(input.passkeys, csrf)}
 <h2>Where you are signed in</h2>
 ${sessionsSection(input)}
 <h2>Apps with access</h2>
 ${appsSection(input)}
 ${post('/account/logout', csrf, '<button type="submit" class="secondary">Sign out</button>')}`,
+    { scriptPaths: PASSKEY_SCRIPTS },
   );
 }
 

@@ -21,6 +21,10 @@ import type { AuditSink } from '../audit/audit-sink.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 import type { User, UsersRepository } from '../storage/users-repository.js';
 import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, renderAccountPage, renderRecoveryCodesPage } from './account-page.js';
+import { accountPasskeyRoutes } from './account-passkeys.js';
+import type { PasskeyCeremonies } from '../interaction/passkeys/passkeys.js';
+import { passkeyAction, secondFactorOffer, withPasskeyScripts } from '../interaction/passkeys/passkey-fragments.js';
+import { pageSecurityHeaders } from '../http/html.js';
 
 export const ACCOUNT_PATH = '/account';
 /** Removing the last second factor needs a sign-in at most this old. */
@@ -41,6 +45,8 @@ export interface AccountDeps {
   audit: AuditSink;
   /** src/accounts/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
   changePassword(user: User, currentPassword: string, newPassword: string, keepSession: string): Promise<PasswordChangeOutcome>;
+  /** Passkeys: the account page's list, registration and removal, and passkey sign-in (account-passkeys.ts). */
+  passkeys: PasskeyCeremonies;
 }
 
 type SignedIn = BrowserSession & { userId: string; authTime: number };
@@ -79,27 +85,35 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     if (!signedIn) {
       // Step-up of a password-only session of an account that has a second factor now.
       if (isLoggedIn(session)) await factors.awaitSecondFactor(session.idHash, session.userId, ACCOUNT_FLOW);
-      if ((await factors.pendingUser(session.idHash, ACCOUNT_FLOW)) !== undefined) {
-        return sendPage(reply, renderSecondFactorPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/second-factor`, csrfToken: session.csrfToken, continueTo: 'your account', failed }));
+      const passkey = passkeyAction(`${ACCOUNT_PATH}/passkey`, session.csrfToken);
+      const pendingUser = await factors.pendingUser(session.idHash, ACCOUNT_FLOW);
+      if (pendingUser !== undefined) {
+        const offer = await secondFactorOffer(pendingUser, factors, passkey);
+        const page = renderSecondFactorPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/second-factor`, csrfToken: session.csrfToken, continueTo: 'your account', failed, offer });
+        return sendPage(reply, page, 200, offer.passkey ? withPasskeyScripts(pageSecurityHeaders) : pageSecurityHeaders);
       }
-      return sendPage(reply, renderLoginPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/login`, csrfToken: session.csrfToken, clientName: 'your account', failed }));
+      const login = renderLoginPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/login`, csrfToken: session.csrfToken, clientName: 'your account', failed, passkey });
+      return sendPage(reply, login, 200, withPasskeyScripts(pageSecurityHeaders));
     }
     const user = await deps.users.findById(signedIn.userId);
     if (!user) {
       await sessions.end(reply, signedIn);
       return seeOther(reply, ACCOUNT_PATH);
     }
-    const [status, enrollment, list, apps] = await Promise.all([
+    const [status, enrollment, list, apps, passkeys] = await Promise.all([
       factors.status(user.id),
       factors.pendingTotp(user),
       deps.account.sessions(user.id),
       deps.account.apps(user.id),
+      deps.passkeys.list(user.id),
     ]);
     const notice = ACCOUNT_NOTICES[query(request, 'done') ?? ''];
     const error = ACCOUNT_ERRORS[query(request, 'error') ?? ''];
     return sendPage(
       reply,
-      renderAccountPage({ brand: deps.brand, csrfToken: signedIn.csrfToken, username: user.username, currentSession: signedIn.idHash, factors: status, enrollment, sessions: list, apps, notice, error }),
+      renderAccountPage({ brand: deps.brand, csrfToken: signedIn.csrfToken, username: user.username, currentSession: signedIn.idHash, factors: status, enrollment, sessions: list, apps, passkeys, notice, error }),
+      200,
+      withPasskeyScripts(pageSecurityHeaders),
     );
   });
 
@@ -180,8 +194,8 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
 
   signedInPost('/totp/remove', async (request, reply, session, user) => {
     const status = await factors.status(user.id);
-    // The authenticator is the account's only second factor: removing it needs a recent sign-in.
-    if (status.totp === 'active' && epochSeconds(deps.clock) - session.authTime > FRESH_LOGIN_SECONDS) {
+    // The authenticator is the account's only second factor (no passkey either): removing it needs a recent sign-in.
+    if (status.totp === 'active' && status.passkeys === 0 && epochSeconds(deps.clock) - session.authTime > FRESH_LOGIN_SECONDS) {
       logRefusal(request, { reason: 'stale_login_for_factor_removal', user_id: user.id }, 303);
       return seeOther(reply, `${ACCOUNT_PATH}?error=reauth`);
     }
@@ -211,6 +225,8 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     }
     return seeOther(reply, `${ACCOUNT_PATH}?done=app_revoked`);
   });
+
+  accountPasskeyRoutes(app, deps);
 
   app.post(`${ACCOUNT_PATH}/logout`, options, async (request, reply) => {
     const { session } = await postSession(request);

@@ -10,6 +10,7 @@ import type { RateLimits } from '../http/rate-limit.js';
 import { hashPassword } from '../crypto/passwords.js';
 import { usersRepository, UsernameTakenError, type Address, type User, type UserProfile } from '../storage/users-repository.js';
 import { userAdminRepository, type SecondFactorKind } from '../storage/user-admin-repository.js';
+import { passkeysRepository } from '../storage/passkeys-repository.js';
 import { secondFactorsRepository } from '../storage/second-factors-repository.js';
 import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
 import { changePassword } from '../accounts/password-change.js';
@@ -225,6 +226,7 @@ export async function deleteUserRecord(deps: UserServiceDeps, id: string, as: Ac
 export async function resetSecondFactors(deps: UserServiceDeps, user: Pick<User, 'id'>, as: ActingAs): Promise<number> {
   return inTransaction(deps.db, async (tx) => {
     await secondFactorsRepository(tx, deps.clock).removeAll(user.id);
+    await passkeysRepository(tx, deps.clock).removeAll(user.id);
     const sessionsEnded = await browserSessionsRepository(tx, deps.clock).endAllOf(user.id);
     await deps.audit.emit(changeEvent('admin.user.second_factors_reset', user.id, as, ['second_factors'], { sessions_ended: sessionsEnded }), { tx });
     return sessionsEnded;

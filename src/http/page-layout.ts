@@ -9,10 +9,13 @@ export interface LayoutOptions {
   wide?: boolean;
   /** A script file of our own origin (only the form-post page has one; its CSP allows exactly that file). */
   scriptPath?: string;
+  /** Script files of our own origin, in order (the passkey pages; their CSP allows script-src 'self'). */
+  scriptPaths?: readonly string[];
 }
 
 export function pageLayout(brand: Brand, title: string, body: string, options: LayoutOptions = {}): string {
-  const script = options.scriptPath === undefined ? '' : `<script src="${escapeHtml(options.scriptPath)}" defer></script>`;
+  const paths = [...(options.scriptPath === undefined ? [] : [options.scriptPath]), ...(options.scriptPaths ?? [])];
+  const script = paths.map((path) => `<script src="${escapeHtml(path)}" defer></script>`).join('');
   const logo = brand.logoUrl ? `<img class="logo" src="${escapeHtml(brand.logoUrl)}" alt="">` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · ${escapeHtml(brand.name)}</title>

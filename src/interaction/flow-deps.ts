@@ -12,6 +12,7 @@ import type { BrowserSessions } from './session/browser-sessions.js';
 import type { LoginGuard } from './login/login-failures.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { SecondFactors } from './mfa/second-factors.js';
+import type { PasskeyCeremonies } from './passkeys/passkeys.js';
 
 export interface FlowDeps {
   issuer: string;
@@ -32,6 +33,7 @@ export interface FlowDeps {
   /** Security events: logins, lockouts, consent (docs/audit-log.md). */
   audit: AuditSink;
   secondFactors: SecondFactors;
+  passkeys: PasskeyCeremonies;
 }
 
 /** A started login/consent may take this long (capped by the session lifetime). */

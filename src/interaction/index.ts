@@ -10,6 +10,7 @@ import { installPageHeaders } from '../http/browser-pages.js';
 import { accountRoutes } from '../account/account-routes.js';
 import { interactionRoutes } from './interaction-routes.js';
 import { logoutRoutes } from './logout/logout-routes.js';
+import { passkeyAssetRoutes } from './passkeys/passkey-assets.js';
 
 export { INTERACTION_TTL_SECONDS } from './flow-deps.js';
 
@@ -23,6 +24,7 @@ async function pages(app: FastifyInstance, { services }: { services: Interaction
   installPageHeaders(app, brand);
   const hints = { issuer: config.ISSUER, sessionTtlSeconds: config.SESSION_TTL, jwks: () => services.keys.jwks() };
   interactionRoutes(app, deps);
+  passkeyAssetRoutes(app);
   logoutRoutes(app, { ...hints, brand, sessions, clients });
   accountRoutes(app, { ...deps, users: services.users, ...services.account });
 }

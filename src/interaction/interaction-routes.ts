@@ -7,6 +7,7 @@ import { showInteraction } from './steps/show-interaction.js';
 import { submitConsent } from './steps/submit-consent.js';
 import { submitLogin } from './steps/submit-login.js';
 import { submitSecondFactor } from './mfa/interaction-second-factor.js';
+import { interactionPasskeyRoutes } from './passkeys/interaction-passkey.js';
 
 type Params = { Params: { id: string } };
 
@@ -15,4 +16,5 @@ export function interactionRoutes(app: FastifyInstance, deps: FlowDeps): void {
   app.post<Params>('/interaction/:id/login', options, (request, reply) => submitLogin(request, reply, deps));
   app.post<Params>('/interaction/:id/second-factor', options, (request, reply) => submitSecondFactor(request, reply, deps));
   app.post<Params>('/interaction/:id/consent', options, (request, reply) => submitConsent(request, reply, deps));
+  interactionPasskeyRoutes(app, deps);
 }

@@ -6,6 +6,7 @@
 // What anyone can create without logging in — interactions and the anonymous sessions that carry them —
 // is purged every minute, so a flood of /authorize requests costs storage only for as long as an
 // interaction lives (plus a few minutes), never for a day or a session lifetime.
+import { passkeysRepository } from '../storage/passkeys-repository.js';
 import type { Core } from '../core.js';
 import { clientAssertionsRepository } from '../storage/client-assertions-repository.js';
 import { dpopProofsRepository } from '../storage/dpop-proofs-repository.js';
@@ -39,8 +40,8 @@ export function expiredRecordsPurge(core: Pick<Core, 'db' | 'clock'>): () => Pro
   ]);
 }
 
-/** Deletes expired interactions, then the anonymous sessions they leave behind; returns how many. */
+/** Deletes expired interactions, then the anonymous sessions they leave behind, and expired passkey challenges; returns how many. */
 export function pendingLoginsPurge(core: Pick<Core, 'db' | 'clock'>): () => Promise<number> {
   const { db, clock } = core;
-  return sequence([interactionsRepository(db, clock).purgeExpired, browserSessionsRepository(db, clock).purgeAnonymous]);
+  return sequence([interactionsRepository(db, clock).purgeExpired, browserSessionsRepository(db, clock).purgeAnonymous, passkeysRepository(db, clock).purgeExpiredChallenges]);
 }

@@ -163,6 +163,18 @@ export interface OrdersTable {
   updated_at: Date;
 }
 
+export interface PasskeyCredentialsTable {
+  credential_id: string;
+  user_id: string;
+  public_key: string;
+  sign_count: number;
+  transports: Generated<string[]>;
+  device_type: string;
+  name: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
 export interface PaymentsTable {
   id: Generated<string>;
   order_id: string | null;
@@ -312,6 +324,14 @@ export interface UsersTable {
   attributes: Generated<Json>;
 }
 
+export interface WebauthnChallengesTable {
+  bound_to: string;
+  purpose: string;
+  challenge: string;
+  user_id: string | null;
+  expires_at: Date;
+}
+
 export interface DB {
   audit_events: AuditEventsTable;
   authorization_codes: AuthorizationCodesTable;
@@ -325,6 +345,7 @@ export interface DB {
   jobs: JobsTable;
   oauth_grants: OauthGrantsTable;
   orders: OrdersTable;
+  passkey_credentials: PasskeyCredentialsTable;
   payments: PaymentsTable;
   pending_second_factors: PendingSecondFactorsTable;
   recovery_codes: RecoveryCodesTable;
@@ -341,4 +362,5 @@ export interface DB {
   used_client_assertions: UsedClientAssertionsTable;
   used_dpop_proofs: UsedDpopProofsTable;
   users: UsersTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }

@@ -52,7 +52,8 @@ export function testConfig(port: number, env: Record<string, string> = {}): Conf
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const port = await freePort();
+  // A test that names its own PORT (e.g. to run under ISSUER http://localhost:PORT for WebAuthn) listens there.
+  const port = options.env?.PORT !== undefined ? Number(options.env.PORT) : await freePort();
   const config = testConfig(port, options.env);
   const database = options.database ?? (await createTestDatabase());
   const app = await buildApp({ config, database, clock: options.clock ?? systemClock, logger: options.logStream ?? false, ...(options.outbound ? { outbound: options.outbound } : {}) });

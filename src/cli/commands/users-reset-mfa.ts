@@ -1,5 +1,5 @@
 // `gatehouse users reset-mfa USER`: for a user who lost their authenticator and recovery codes. Removes the
-// TOTP authenticator and every recovery code, and ends every browser session of the user, so no session
+// TOTP authenticator, every recovery code and every passkey, and ends every browser session of the user, so no session
 // that was signed in with the removed factor outlives it; the next sign-in is by password alone, after
 // which the user can set up a new factor on /account (docs/second-factors.md). The rule is the admin
 // API's too (src/admin-services/users-service.ts).

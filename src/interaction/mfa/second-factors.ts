@@ -23,6 +23,8 @@ export interface TotpEnrollment {
 export interface SecondFactorStatus {
   totp: 'none' | 'pending' | 'active';
   recoveryCodes: number;
+  /** Registered passkeys (passkeys/passkeys.ts): each is a second factor too. */
+  passkeys: number;
 }
 
 export interface SecondFactors {
@@ -53,8 +55,14 @@ export interface SecondFactors {
 /** How long a password stays accepted while the second factor is awaited. */
 export const PENDING_SECOND_FACTOR_SECONDS = 300;
 
-export function secondFactors(deps: { repository: SecondFactorsRepository; encryption: KeyEncryption; clock: Clock; issuerName: string }): SecondFactors {
-  const { repository, encryption, clock, issuerName } = deps;
+export function secondFactors(deps: {
+  repository: SecondFactorsRepository;
+  encryption: KeyEncryption;
+  clock: Clock;
+  issuerName: string;
+  passkeys: { count(userId: string): Promise<number> };
+}): SecondFactors {
+  const { repository, encryption, clock, issuerName, passkeys } = deps;
   const aad = (userId: string) => `totp:${userId}`;
   const enrollment = async (user: { id: string; username: string }, secret: string): Promise<TotpEnrollment> => {
     const uri = totpUri(secret, issuerName, user.username);
@@ -67,11 +75,15 @@ export function secondFactors(deps: { repository: SecondFactorsRepository; encry
   };
   return {
     async required(userId) {
-      return (await repository.findTotp(userId))?.confirmed === true;
+      return (await repository.findTotp(userId))?.confirmed === true || (await passkeys.count(userId)) > 0;
     },
     async status(userId) {
       const totp = await repository.findTotp(userId);
-      return { totp: totp === undefined ? 'none' : totp.confirmed ? 'active' : 'pending', recoveryCodes: await repository.countRecoveryCodes(userId) };
+      return {
+        totp: totp === undefined ? 'none' : totp.confirmed ? 'active' : 'pending',
+        recoveryCodes: await repository.countRecoveryCodes(userId),
+        passkeys: await passkeys.count(userId),
+      };
     },
     async verify(userId, { otp, recoveryCode }) {
       if (otp !== undefined && otp.trim() !== '') {

@@ -4,6 +4,8 @@
 import type { Brand } from '../../http/brand.js';
 import { escapeHtml } from '../../http/html.js';
 import { hiddenInput, layout } from './layout.js';
+import { PASSKEY_SCRIPTS } from '../passkeys/passkey-assets.js';
+import { passkeySignInSection, type PasskeyAction } from '../passkeys/passkey-fragments.js';
 
 export interface LoginPageInput {
   brand: Brand;
@@ -13,11 +15,13 @@ export interface LoginPageInput {
   failed: boolean;
   /** The username of the failed attempt, else the client's login_hint. */
   username?: string;
+  /** Offers "Sign in with a passkey" (passwordless, discoverable credentials). */
+  passkey?: PasskeyAction;
 }
 
 export const LOGIN_FAILED_MESSAGE = 'The username or password is not correct.';
 
-export function renderLoginPage({ brand, action, csrfToken, clientName, failed, username }: LoginPageInput): string {
+export function renderLoginPage({ brand, action, csrfToken, clientName, failed, username, passkey }: LoginPageInput): string {
   return layout(
     brand,
     'Sign in',
@@ -31,6 +35,7 @@ ${hiddenInput('csrf', csrfToken)}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${failed ? ' autofocus' : ''}>
 <button type="submit">Sign in</button>
-</form>`,
+</form>${passkey ? `\n${passkeySignInSection(passkey, 'Sign in with a passkey')}` : ''}`,
+    passkey ? { scriptPaths: PASSKEY_SCRIPTS } : {},
   );
 }

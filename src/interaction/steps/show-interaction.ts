@@ -16,6 +16,7 @@ import { pageHeadersAllowingRedirectTo } from '../pages/page-headers.js';
 import { needsConsent } from '../requirements.js';
 import { renderSecondFactorPage } from '../mfa/second-factor-page.js';
 import { boundToInteraction } from '../mfa/second-factors.js';
+import { passkeyAction, secondFactorOffer, withPasskeyScripts } from '../passkeys/passkey-fragments.js';
 
 export async function showInteraction(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   const { interaction, client, session } = await loadInteraction(request, deps);
@@ -29,12 +30,16 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
   const action = interactionPath(request.params.id);
   if (interaction.loginRequired || !isLoggedIn(session)) {
     const failed = (request.query as Record<string, unknown>).failed === '1';
-    if ((await deps.secondFactors.pendingUser(session.idHash, boundToInteraction(interaction.idHash))) !== undefined) {
-      return sendPage(reply, renderSecondFactorPage({ brand: deps.brand, action: `${action}/second-factor`, csrfToken: session.csrfToken, continueTo: client.name, failed }), 200, headers);
+    const passkey = passkeyAction(`${action}/passkey`, session.csrfToken);
+    const pendingUser = await deps.secondFactors.pendingUser(session.idHash, boundToInteraction(interaction.idHash));
+    if (pendingUser !== undefined) {
+      const offer = await secondFactorOffer(pendingUser, deps.secondFactors, passkey);
+      const page = renderSecondFactorPage({ brand: deps.brand, action: `${action}/second-factor`, csrfToken: session.csrfToken, continueTo: client.name, failed, offer });
+      return sendPage(reply, page, 200, offer.passkey ? withPasskeyScripts(headers) : headers);
     }
     const username = (failed ? interaction.attemptedUsername : undefined) ?? authz.loginHint;
-    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, ...(username !== undefined ? { username } : {}) });
-    return sendPage(reply, page, 200, headers);
+    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, passkey, ...(username !== undefined ? { username } : {}) });
+    return sendPage(reply, page, 200, withPasskeyScripts(headers));
   }
   if (await needsConsent(authz, client, session.userId, deps.consents)) {
     const catalogue = await deps.resources.catalogue();

@@ -2,6 +2,7 @@
 import type { TestApp } from '../../helpers/app.js';
 import { keyEncryption } from '../../../src/crypto/key-encryption.js';
 import { secondFactors, type SecondFactors } from '../../../src/interaction/mfa/second-factors.js';
+import { passkeysRepository } from '../../../src/storage/passkeys-repository.js';
 import { secondFactorsRepository } from '../../../src/storage/second-factors-repository.js';
 import { secretOfUri, totpAt } from '../../helpers/totp.js';
 
@@ -11,6 +12,7 @@ export function factorsOf(t: TestApp): SecondFactors {
     encryption: keyEncryption(Buffer.from(t.config.KEY_ENCRYPTION_KEY!, 'base64url')),
     clock: t.core.clock,
     issuerName: 'Gatehouse',
+    passkeys: passkeysRepository(t.core.db, t.core.clock),
   });
 }
 

@@ -1,0 +1,4 @@
+// Passkeys in Chromium: a replayed assertion (same challenge) is refused (passkeys-suite.ts).
+import { passkeySuite } from './passkeys-suite.js';
+
+passkeySuite('replay');
