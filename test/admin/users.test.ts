@@ -275,7 +275,7 @@ test('resetting second factors removes the authenticator and recovery codes and 
   await f.t.core.db.insertInto('browser_sessions').values({ id_hash: `mfa-${user.id}`, user_id: user.id, auth_time: now, csrf_token: 'x', created_at: now, expires_at: new Date(clock.now() + 3_600_000) }).execute();
   const res = await f.api(`/admin/v1/users/${body.id}/second-factors`, { method: 'DELETE' });
   assert.equal(res.status, 204);
-  assert.deepEqual(await factorsOf(f.t).status(user.id), { totp: 'none', recoveryCodes: 0 });
+  assert.deepEqual(await factorsOf(f.t).status(user.id), { totp: 'none', recoveryCodes: 0, passkeys: 0 });
   assert.equal((await f.t.core.db.selectFrom('browser_sessions').select('id_hash').where('user_id', '=', user.id).execute()).length, 0);
   const after = await read(body.id);
   assert.equal(after.body.has_second_factor, false);

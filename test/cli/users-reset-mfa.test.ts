@@ -32,8 +32,8 @@ test('reset-mfa removes the authenticator and recovery codes and ends the userâ€
 
   const result = (await executeCommand(['users', 'reset-mfa', user.username], t.core)) as Record<string, unknown>;
   assert.deepEqual(result, { id: user.id, second_factors_removed: true, sessions_ended: 1 });
-  assert.deepEqual(await factorsOf(t).status(user.id), { totp: 'none', recoveryCodes: 0 });
-  assert.deepEqual(await factorsOf(t).status(other.id), { totp: 'active', recoveryCodes: 10 }, 'nobody else is touched');
+  assert.deepEqual(await factorsOf(t).status(user.id), { totp: 'none', recoveryCodes: 0, passkeys: 0 });
+  assert.deepEqual(await factorsOf(t).status(other.id), { totp: 'active', recoveryCodes: 10, passkeys: 0 }, 'nobody else is touched');
 
   const again = new Browser(t.url);
   const opened = await openInteraction(again, authorizeQuery(client.id, REDIRECT_URI));
