@@ -17,6 +17,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../storage/database.js';
 import { runTransaction } from '../../storage/after-commit.js';
 import type { Principal } from '../principal.js';
+import { createHmac, hkdfSync } from 'node:crypto';
 import { sha256 } from '../../crypto/random.js';
 import { ProblemError } from '../errors.js';
 import {
@@ -66,6 +67,8 @@ export interface IdempotencyDeps {
   db: Db;
   clock: Clock;
   config: Pick<Config, 'IDEMPOTENCY_TTL' | 'IDEMPOTENCY_LEASE'>;
+  /** The key-encryption key: request fingerprints are keyed with a key derived from it (fingerprintKey). */
+  keyEncryptionKey: Buffer;
 }
 
 /** Thrown inside the transaction when another request took the reservation over: roll back, answer 409. */
@@ -73,6 +76,8 @@ class LeaseLost extends Error {}
 
 export function idempotency(deps: IdempotencyDeps) {
   const repository = idempotencyKeysRepository(deps.db);
+  const fingerprintSecret = fingerprintKey(deps.keyEncryptionKey);
+  const requestHash = (request: FastifyRequest): string => requestFingerprint(fingerprintSecret, request.method, request.url.split('?')[0] ?? '/', request.body);
   const policy = { ttlSeconds: deps.config.IDEMPOTENCY_TTL, leaseSeconds: deps.config.IDEMPOTENCY_LEASE };
   // Requests whose operation failed with a 4xx: the rendered problem is stored once the error edge has produced it.
   const awaitingErrorBody = new WeakMap<FastifyRequest, { id: IdempotencyIdentity; ownerToken: string }>();
@@ -175,15 +180,22 @@ export const keyIdentity = (principal: Pick<Principal, 'clientId' | 'kind' | 'su
   keyHash: sha256(key),
 });
 
-/** The request's fingerprint: method, path and the canonical JSON of the body. */
-export const requestFingerprint = (method: string, path: string, body: unknown): string => sha256(`${method} ${path}\n${canonicalJson(body ?? null)}`);
+/**
+ * The key of request fingerprints. Keyed, not a bare SHA-256: bodies carry secrets (a user's password at
+ * POST /admin/v1/users, an imported client secret), and a fast unkeyed hash of them in idempotency_keys
+ * would let whoever reads the table test password guesses offline (docs/idempotency.md).
+ */
+export const fingerprintKey = (keyEncryptionKey: Buffer): Buffer => Buffer.from(hkdfSync('sha256', keyEncryptionKey, 'gatehouse', 'idempotency-fingerprint-v1', 32));
+
+/** The request's fingerprint: HMAC-SHA-256 of method, path and the canonical JSON of the body. */
+export const requestFingerprint = (key: Buffer, method: string, path: string, body: unknown): string =>
+  createHmac('sha256', key).update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('base64url');
 
 function identity(request: FastifyRequest, key: string): IdempotencyIdentity {
   if (!request.principal) throw new Error('idempotent routes must run after bearer authentication');
   return keyIdentity(request.principal, key);
 }
 
-const requestHash = (request: FastifyRequest): string => requestFingerprint(request.method, request.url.split('?')[0] ?? '/', request.body);
 
 function toStoredResponse(result: OperationResult): StoredResponse {
   return {

@@ -2,10 +2,11 @@
 // mechanism's retention, lease and 5xx rules on a test-only route that opts into the same mechanism.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { manualClock } from '../../../src/clock.js';
-import { idempotency, keyIdentity, requestFingerprint, REPLAY_HEADER } from '../../../src/http/idempotency/index.js';
+import { canonicalJson } from '../../../src/http/idempotency/canonical-json.js';
+import { fingerprintKey, idempotency, keyIdentity, requestFingerprint, REPLAY_HEADER } from '../../../src/http/idempotency/index.js';
 import { idempotencyKeysRepository } from '../../../src/storage/idempotency-keys-repository.js';
 import { guardedPaymentInsert } from '../../../src/storage/payments-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -21,7 +22,7 @@ before(async () => {
     clock,
     configure: (app) => {
       // A route outside /v1 that opts into the same mechanism; its "principal" is set by hand.
-      const mechanism = idempotency({ db: app.core.db, clock, config: app.core.config });
+      const mechanism = idempotency({ db: app.core.db, clock, config: app.core.config, keyEncryptionKey: app.core.keyEncryptionKey });
       app.post('/test/flaky', {
         preHandler: async (request: FastifyRequest) => {
           request.principal = { kind: 'user', sub: 'flaky-user', clientId: 'flaky-client', scopes: new Set(), jti: 'j', exp: 0 };
@@ -164,7 +165,7 @@ test('rule 5 and the lease: a key still running is 409 with Retry-After; once it
   // Another instance reserved the key and then died mid-request: its row stays `running`.
   const now = clock.now();
   await idempotencyKeysRepository(t.core.db).reserve(keyIdentity({ clientId: 'shop-app', kind: 'user', sub: user.sub }, key), {
-    requestHash: requestFingerprint('POST', '/v1/payments', body),
+    requestHash: requestFingerprint(fingerprintKey(t.core.keyEncryptionKey), 'POST', '/v1/payments', body),
     ownerToken: 'dead-instance',
     now: new Date(now),
     lockedUntil: new Date(now + t.config.IDEMPOTENCY_LEASE * 1000),
@@ -241,4 +242,15 @@ test('rules 1 and 2 in one statement: a first-time key is inserted completed tog
   assert.equal(await paymentsFor(account), 1, 'no second payment');
   const unchanged = await keys.find(id);
   assert.equal(unchanged?.state === 'completed' && unchanged.response.body.toString(), '{"first":true}');
+});
+
+test('request fingerprints are keyed (HMAC under a key derived from the key-encryption key): the stored hash of a body is not its bare SHA-256, so a read of idempotency_keys cannot test guesses of a secret in the body', async () => {
+  const key = randomUUID();
+  const response = await fetch(`${t.url}/test/flaky`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ password: 'correct horse battery staple' }) });
+  assert.equal(response.status, 201);
+  const row = await t.core.db.selectFrom('idempotency_keys').select('request_hash').where('key_hash', '=', keyIdentity({ clientId: 'flaky-client', kind: 'user', sub: 'flaky-user' }, key).keyHash).executeTakeFirstOrThrow();
+  const text = `POST /test/flaky\n${canonicalJson({ password: 'correct horse battery staple' })}`;
+  for (const encoding of ['hex', 'base64url'] as const) assert.notEqual(row.request_hash, createHash('sha256').update(text).digest(encoding));
+  assert.equal(row.request_hash, requestFingerprint(fingerprintKey(t.core.keyEncryptionKey), 'POST', '/test/flaky', { password: 'correct horse battery staple' }));
+  assert.notEqual(row.request_hash, requestFingerprint(fingerprintKey(Buffer.alloc(32, 7)), 'POST', '/test/flaky', { password: 'correct horse battery staple' }));
 });
