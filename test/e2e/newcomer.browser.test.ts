@@ -6,8 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
+import type { BrowserContext } from 'playwright-core';
+import { fitsAndShoot, launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
@@ -16,16 +16,6 @@ const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844 },
   { name: 'desktop', width: 1280, height: 800 },
 ] as const;
-
-async function fitsAndShoot(page: Page, label: string): Promise<void> {
-  await page.waitForLoadState('load');
-  // A string expression: it runs in the page, whose DOM types this Node project does not compile against.
-  const { scrollWidth, innerWidth } = await page.evaluate<{ scrollWidth: number; innerWidth: number }>(
-    '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })',
-  );
-  assert.ok(scrollWidth <= innerWidth, `${label}: the page is ${scrollWidth} px wide in a ${innerWidth} px window (horizontal scrolling)`);
-  await page.screenshot({ path: join(OUTPUT, `${label}.png`), fullPage: true });
-}
 
 describe('a newcomer walks from the home page through the demo in a real browser', () => {
   let t: TestApp;
@@ -47,7 +37,7 @@ describe('a newcomer walks from the home page through the demo in a real browser
       const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
       await context.clearCookies();
       const page = await context.newPage();
-      const shot = (name: string) => fitsAndShoot(page, `${viewport.name}-${name}`);
+      const shot = (name: string) => fitsAndShoot(page, OUTPUT, `${viewport.name}-${name}`);
       try {
         await page.setViewportSize({ width: viewport.width, height: viewport.height });
         await page.goto(`${t.url}/`);
@@ -95,7 +85,7 @@ describe('a newcomer walks from the home page through the demo in a real browser
         await confirm.setViewportSize({ width: viewport.width, height: viewport.height });
         await confirm.goto(`${t.url}/logout`);
         await confirm.waitForSelector('button[name="confirm"]');
-        await fitsAndShoot(confirm, `${viewport.name}-8-logout-confirm`);
+        await fitsAndShoot(confirm, OUTPUT, `${viewport.name}-8-logout-confirm`);
         await confirm.click('a.button.secondary');
         await confirm.waitForURL(`${t.url}/`);
         await confirm.close();

@@ -6,11 +6,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { manualClock } from '../../src/clock.js';
-import { launchBrowser } from '../helpers/chromium.js';
+import { launchBrowser, startClientPage } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { totpAt } from '../helpers/totp.js';
@@ -104,14 +104,7 @@ describe('the sign-in pages at 390 px, in light and dark mode, by keyboard', () 
   before(async () => {
     mkdirSync(OUTPUT, { recursive: true });
     t = await startTestApp({ clock, env: {} });
-    clientPage = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end('<!doctype html><title>Test client</title><h1>Back at the client</h1>');
-    });
-    await new Promise<void>((resolve) => clientPage.listen(0, '127.0.0.1', resolve));
-    const address = clientPage.address();
-    if (!address || typeof address === 'string') throw new Error('no port');
-    redirectUri = `http://127.0.0.1:${address.port}/cb`;
+    ({ server: clientPage, redirectUri } = await startClientPage());
     fixture = await createClient(t.core.db, t.core.clock, { name: 'A rather long application name that could push a narrow page sideways', redirectUris: [redirectUri], skipConsent: false });
     browser = await launchBrowser();
   });

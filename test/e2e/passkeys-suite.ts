@@ -10,12 +10,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { manualClock } from '../../src/clock.js';
-import { launchBrowser } from '../helpers/chromium.js';
+import { fitsAndShoot, launchBrowser, startClientPage, typeInto } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, postToken, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery } from '../interaction/browserless.js';
@@ -26,22 +26,6 @@ import { freePort } from '../../scripts/pg-cluster.mjs';
 import { passkeysRepository } from '../../src/storage/passkeys-repository.js';
 
 const OUTPUT = join(process.cwd(), 'test-output', 'passkeys');
-
-async function fitsAndShoot(page: Page, label: string): Promise<void> {
-  await page.waitForLoadState('load');
-  const { scrollWidth, innerWidth } = await page.evaluate<{ scrollWidth: number; innerWidth: number }>(
-    '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })',
-  );
-  assert.ok(scrollWidth <= innerWidth, `${label}: the page is ${scrollWidth} px wide in a ${innerWidth} px window`);
-  await page.screenshot({ path: join(OUTPUT, `${label}.png`), fullPage: true });
-}
-
-async function typeInto(page: Page, label: string, value: string, submit = false): Promise<void> {
-  const field = page.getByLabel(label, { exact: true });
-  await field.focus();
-  await field.fill(value);
-  if (submit) await field.press('Enter');
-}
 
 interface Captured {
   url: string;
@@ -128,15 +112,7 @@ export function passkeySuite(part: PasskeyPart): void {
       mkdirSync(OUTPUT, { recursive: true });
       const port = await freePort();
       t = await startTestApp({ clock, logStream, env: { PORT: String(port), ISSUER: `http://localhost:${port}` } });
-      clientPage = createServer((_request, response) => {
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        response.end('<!doctype html><title>Test client</title><h1>Back at the client</h1>');
-      });
-      await new Promise<void>((resolve) => clientPage.listen(0, '127.0.0.1', resolve));
-      const address = clientPage.address();
-      if (!address || typeof address === 'string') throw new Error('no port');
-      clientPort = address.port;
-      redirectUri = `http://127.0.0.1:${clientPort}/cb`;
+      ({ server: clientPage, port: clientPort, redirectUri } = await startClientPage());
       fixture = await createClient(t.core.db, t.core.clock, { name: 'Photo Printer', redirectUris: [redirectUri] });
       user = await createUser(t.core.db, t.core.clock, SIGN_IN);
       browser = await launchBrowser();
@@ -162,12 +138,12 @@ export function passkeySuite(part: PasskeyPart): void {
       await typeInto(page, 'Name of the new passkey', 'Work laptop', true);
       await page.waitForSelector('p.notice:text("The passkey was added.")');
       assert.match((await page.textContent('#passkeys')) ?? '', /Work laptop[\s\S]*last used never/);
-      await fitsAndShoot(page, 'account-passkey');
+      await fitsAndShoot(page, OUTPUT, 'account-passkey');
 
       await page.getByRole('button', { name: 'Sign out', exact: true }).press('Enter');
       await page.waitForSelector('h1:text("Sign in")');
       await openLogin('pl-1');
-      await fitsAndShoot(page, 'login');
+      await fitsAndShoot(page, OUTPUT, 'login');
       await page.getByRole('button', { name: 'Sign in with a passkey' }).press('Enter');
       await page.waitForURL((url) => url.href.startsWith(redirectUri));
       assert.equal(new URL(page.url()).searchParams.get('state'), 'pl-1');
@@ -184,7 +160,7 @@ export function passkeySuite(part: PasskeyPart): void {
         await typeInto(page, 'Password', PASSWORD, true);
         await page.waitForSelector('h1:text("Two-step verification")');
         assert.equal(await page.locator('input[name="otp"]').count(), 0, 'no authenticator app: no code field is offered');
-        await fitsAndShoot(page, 'second-factor');
+        await fitsAndShoot(page, OUTPUT, 'second-factor');
         await page.getByRole('button', { name: 'Use a passkey' }).press('Enter');
         await page.waitForURL((url) => url.href.startsWith(redirectUri));
         const claims = await idTokenClaims();
@@ -327,7 +303,7 @@ export function passkeySuite(part: PasskeyPart): void {
         await page.getByRole('button', { name: 'Remove passkey Work laptop' }).press('Enter');
         await page.waitForSelector('p.notice:text("The passkey was removed.")');
         assert.equal(await page.locator('#passkeys li').count(), 0);
-        await fitsAndShoot(page, 'account-removed');
+        await fitsAndShoot(page, OUTPUT, 'account-removed');
       });
     }
   });

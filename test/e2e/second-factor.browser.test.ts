@@ -6,11 +6,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { manualClock } from '../../src/clock.js';
-import { launchBrowser } from '../helpers/chromium.js';
+import { fitsAndShoot, launchBrowser, startClientPage, typeInto } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, postToken, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { secretOfUri, totpAt } from '../helpers/totp.js';
@@ -20,23 +20,6 @@ import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
 import { RFC7636 } from '../helpers/pkce.js';
 
 const OUTPUT = join(process.cwd(), 'test-output', 'second-factor');
-
-async function fitsAndShoot(page: Page, label: string): Promise<void> {
-  await page.waitForLoadState('load');
-  const { scrollWidth, innerWidth } = await page.evaluate<{ scrollWidth: number; innerWidth: number }>(
-    '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })',
-  );
-  assert.ok(scrollWidth <= innerWidth, `${label}: the page is ${scrollWidth} px wide in a ${innerWidth} px window`);
-  await page.screenshot({ path: join(OUTPUT, `${label}.png`), fullPage: true });
-}
-
-/** Fills a field found by its label (every input has one) and submits with Enter, as a keyboard user would. */
-async function typeInto(page: Page, label: string, value: string, submit = false): Promise<void> {
-  const field = page.getByLabel(label, { exact: true });
-  await field.focus();
-  await field.fill(value);
-  if (submit) await field.press('Enter');
-}
 
 describe('second factors in a real browser (390 px, dark mode)', () => {
   let t: TestApp;
@@ -50,14 +33,7 @@ describe('second factors in a real browser (390 px, dark mode)', () => {
   before(async () => {
     mkdirSync(OUTPUT, { recursive: true });
     t = await startTestApp({ clock, env: {} });
-    clientPage = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end('<!doctype html><title>Test client</title><h1>Back at the client</h1>');
-    });
-    await new Promise<void>((resolve) => clientPage.listen(0, '127.0.0.1', resolve));
-    const address = clientPage.address();
-    if (!address || typeof address === 'string') throw new Error('no port');
-    redirectUri = `http://127.0.0.1:${address.port}/cb`;
+    ({ server: clientPage, redirectUri } = await startClientPage());
     fixture = await createClient(t.core.db, t.core.clock, { name: 'Photo Printer', redirectUris: [redirectUri] });
     user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     browser = await launchBrowser();
@@ -80,12 +56,12 @@ describe('second factors in a real browser (390 px, dark mode)', () => {
     await page.waitForSelector('figure.qr svg');
     await page.locator('summary').press('Enter');
     const secret = secretOfUri((await page.textContent('#totp-uri'))!);
-    await fitsAndShoot(page, 'account-enroll');
+    await fitsAndShoot(page, OUTPUT, 'account-enroll');
     await typeInto(page, 'Code from your authenticator app', totpAt(secret, clock.now()), true);
     await page.waitForSelector('#recovery-codes');
     const recoveryCodes = await page.locator('#recovery-codes code').allTextContents();
     assert.equal(recoveryCodes.length, 10);
-    await fitsAndShoot(page, 'recovery-codes');
+    await fitsAndShoot(page, OUTPUT, 'recovery-codes');
 
     // Sign in to the application: password, then a code of the next time step.
     await context.clearCookies();
@@ -94,7 +70,7 @@ describe('second factors in a real browser (390 px, dark mode)', () => {
     await typeInto(page, 'Username', user.username);
     await typeInto(page, 'Password', PASSWORD, true);
     await page.waitForSelector('input[name="otp"]');
-    await fitsAndShoot(page, 'second-factor');
+    await fitsAndShoot(page, OUTPUT, 'second-factor');
     await typeInto(page, 'Code from your authenticator app', totpAt(secret, clock.now()), true);
     await page.waitForURL((url) => url.href.startsWith(redirectUri));
     const code = new URL(page.url()).searchParams.get('code')!;
@@ -115,7 +91,7 @@ describe('second factors in a real browser (390 px, dark mode)', () => {
     await page.goto(`${t.url}/account`);
     await page.waitForSelector('h1:text("Your account")');
     assert.match(await page.content(), /Recovery codes left: <strong>9<\/strong>/);
-    await fitsAndShoot(page, 'account');
+    await fitsAndShoot(page, OUTPUT, 'account');
     await page.getByRole('button', { name: 'Revoke access of Photo Printer' }).press('Enter');
     await page.waitForSelector('p.notice');
     assert.doesNotMatch(await page.content(), /Photo Printer/);

@@ -5,12 +5,12 @@
 // Then: revoking the app from /account ends its refresh tokens (openid-client's refresh fails, invalid_grant).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { manualClock } from '../../src/clock.js';
 import { ACR_MFA } from '../../src/oauth/issued-tokens/authentication-context.js';
-import { launchBrowser } from '../helpers/chromium.js';
+import { launchBrowser, startClientPage } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { totpAt } from '../helpers/totp.js';
@@ -29,14 +29,7 @@ describe('step-up and app revocation in a real browser, with openid-client', () 
   const clock = manualClock(Date.now() - 60_000);
   before(async () => {
     t = await startTestApp({ clock, env: {} });
-    clientPage = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end('<!doctype html><title>Test client</title><h1>Back at the client</h1>');
-    });
-    await new Promise<void>((resolve) => clientPage.listen(0, '127.0.0.1', resolve));
-    const address = clientPage.address();
-    if (!address || typeof address === 'string') throw new Error('no port');
-    redirectUri = `http://127.0.0.1:${address.port}/cb`;
+    ({ server: clientPage, redirectUri } = await startClientPage());
     fixture = await createClient(t.core.db, t.core.clock, { type: 'confidential', name: 'Step-up RP', redirectUris: [redirectUri] });
     config = await oidc.discovery(new URL(t.url), fixture.client.id, undefined, oidc.ClientSecretBasic(fixture.secret!), { execute: [oidc.allowInsecureRequests] });
     browser = await launchBrowser();
