@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
-import { adminFixture, createBody, patchBody, problemOf, SERVICE_CLIENT, type AdminFixture } from './fixture.js';
+import { adminFixture, createBody, patchBody, problemOf, SERVICE_CLIENT, type AdminFixture, walk } from './fixture.js';
 
 const clock = manualClock(Date.now());
 let f: AdminFixture;
@@ -167,23 +167,12 @@ test('DELETE with a stale ETag is 412; with the current one 204, its tokens stop
 
 test('lists are cursor pages with Link rel="next", stable while clients are added', async () => {
   for (let i = 0; i < 3; i++) await create({ ...SERVICE_CLIENT, client_name: `Paged ${i}` });
-  const seen: string[] = [];
-  let url: string | undefined = '/admin/v1/clients?limit=2';
-  let inserted = false;
-  while (url) {
-    const res = await f.api(url);
-    assert.equal(res.status, 200);
-    const page = (await res.json()) as { data: { client_id: string }[]; pagination: { has_more: boolean; next_cursor: string | null } };
-    seen.push(...page.data.map((c) => c.client_id));
-    const link = res.headers.get('link');
-    assert.equal(page.pagination.has_more, link !== null);
-    if (!inserted) {
+  const seen = (
+    await walk<{ client_id: string }>(f, '/admin/v1/clients?limit=2', async () => {
       clock.advance(1000);
       await create({ ...SERVICE_CLIENT, client_name: 'Added while paging' });
-      inserted = true;
-    }
-    url = link ? new URL(/<([^>]+)>; rel="next"/.exec(link)![1]!).pathname + new URL(/<([^>]+)>/.exec(link)![1]!).search : undefined;
-  }
+    })
+  ).map((c) => c.client_id);
   assert.equal(new Set(seen).size, seen.length, 'no duplicates');
   const all = await f.t.core.db.selectFrom('clients').select('id').execute();
   assert.equal(seen.length, all.length, 'no gaps');

@@ -4,7 +4,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { adminFixture, problemOf, type AdminFixture } from './fixture.js';
-import { del, readEtag, userWithGrant, walk } from './user-access-fixture.js';
+import { del, readEtag, userWithGrant } from './user-access-fixture.js';
+import { walk } from './fixture.js';
 import { consentsRepository } from '../../src/storage/consents-repository.js';
 import { refreshWith } from '../helpers/oauth-fixtures.js';
 

@@ -1,5 +1,6 @@
 // A running app with an admin client made the operator's way (`gatehouse clients create ... --scope
 // "admin:read admin:write"`), admin tokens from the real /token endpoint, and request helpers.
+import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { executeCommand } from '../../src/cli/execute.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
@@ -56,4 +57,25 @@ export async function problemOf(res: Response): Promise<{ code: string; status: 
   const type = res.headers.get('content-type') ?? '';
   if (!type.startsWith('application/problem+json')) throw new Error(`not a problem: ${res.status} ${type} ${await res.text()}`);
   return (await res.json()) as { code: string; status: number };
+}
+
+export type ListPage<T> = { data: T[]; pagination: { has_more: boolean; next_cursor: string | null; limit: number } };
+
+/** Walks a list by its Link rel="next"; `between` runs after the first page (to add rows while paging). */
+export async function walk<T>(f: Pick<AdminFixture, 'api'>, first: string, between?: () => Promise<void>): Promise<T[]> {
+  const seen: T[] = [];
+  let url: string | undefined = first;
+  let pages = 0;
+  while (url) {
+    const res = await f.api(url);
+    assert.equal(res.status, 200, await res.clone().text());
+    const page = (await res.json()) as ListPage<T>;
+    seen.push(...page.data);
+    const link = res.headers.get('link');
+    assert.equal(page.pagination.has_more, link !== null);
+    if (pages++ === 0 && between) await between();
+    const next = link ? new URL(/<([^>]+)>; rel="next"/.exec(link)![1]!) : undefined;
+    url = next ? next.pathname + next.search : undefined;
+  }
+  return seen;
 }

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import * as client from 'openid-client';
 import { manualClock } from '../../src/clock.js';
 import { adminFixture, problemOf, type AdminFixture } from './fixture.js';
-import { del, readEtag, userWithGrant, walk } from './user-access-fixture.js';
+import { del, readEtag, userWithGrant } from './user-access-fixture.js';
+import { walk } from './fixture.js';
 import { refreshWith } from '../helpers/oauth-fixtures.js';
 
 type Grant = { id: string; user_id: string; client_id: string; scope: string };

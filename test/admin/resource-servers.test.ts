@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
-import { adminFixture, createBody, patchBody, problemOf, type AdminFixture } from './fixture.js';
+import { adminFixture, createBody, patchBody, problemOf, type AdminFixture, walk } from './fixture.js';
 
 const clock = manualClock(Date.now());
 let f: AdminFixture;
@@ -217,23 +217,12 @@ test('admin:read cannot write: 403 insufficient_scope on create, patch and delet
 
 test('lists are cursor pages with Link rel="next", stable while resource servers are added', async () => {
   for (let i = 0; i < 3; i++) await create();
-  const seen: string[] = [];
-  let url: string | undefined = '/admin/v1/resource-servers?limit=2';
-  let inserted = false;
-  while (url) {
-    const res = await f.api(url);
-    assert.equal(res.status, 200);
-    const page = (await res.json()) as { data: { identifier: string }[]; pagination: { has_more: boolean } };
-    seen.push(...page.data.map((c) => c.identifier));
-    const link = res.headers.get('link');
-    assert.equal(page.pagination.has_more, link !== null);
-    if (!inserted) {
+  const seen = (
+    await walk<{ identifier: string }>(f, '/admin/v1/resource-servers?limit=2', async () => {
       clock.advance(1000);
       await create();
-      inserted = true;
-    }
-    url = link ? new URL(/<([^>]+)>; rel="next"/.exec(link)![1]!).pathname + new URL(/<([^>]+)>/.exec(link)![1]!).search : undefined;
-  }
+    })
+  ).map((s) => s.identifier);
   assert.equal(new Set(seen).size, seen.length, 'no duplicates');
   const all = await f.t.core.db.selectFrom('resource_servers').select('identifier').execute();
   assert.equal(seen.length, all.length, 'no gaps');

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { adminFixture, createBody, problemOf, type AdminFixture } from './fixture.js';
-import { walk } from './user-access-fixture.js';
+import { walk } from './fixture.js';
 
 type Key = { kid: string; alg: string; state: string; published_at: string; activates_at: string; retires_at: string | null; expires_at: string | null };
 

@@ -27,24 +27,3 @@ export async function readEtag(f: AdminFixture, path: string): Promise<string> {
 }
 
 export const del = (f: AdminFixture, path: string, etag?: string) => f.api(path, { method: 'DELETE', headers: etag ? { 'if-match': etag } : {} });
-
-export type ListPage<T> = { data: T[]; pagination: { has_more: boolean; next_cursor: string | null; limit: number } };
-
-/** Walks a list by its Link rel="next"; `between` runs after the first page (to add rows while paging). */
-export async function walk<T>(f: AdminFixture, first: string, between?: () => Promise<void>): Promise<T[]> {
-  const seen: T[] = [];
-  let url: string | undefined = first;
-  let pages = 0;
-  while (url) {
-    const res = await f.api(url);
-    assert.equal(res.status, 200, await res.clone().text());
-    const page = (await res.json()) as ListPage<T>;
-    seen.push(...page.data);
-    const link = res.headers.get('link');
-    assert.equal(page.pagination.has_more, link !== null);
-    if (pages++ === 0 && between) await between();
-    const next = link ? new URL(/<([^>]+)>; rel="next"/.exec(link)![1]!) : undefined;
-    url = next ? next.pathname + next.search : undefined;
-  }
-  return seen;
-}
