@@ -137,4 +137,18 @@ describe('passkey ceremony endpoints', () => {
     );
     assert.ok(!second.allowCredentials.some((c) => c.id === other.credentialId));
   });
+
+  test('a passkey of another account cannot be the second factor: after B\u2019s password, an assertion naming A\u2019s credential is refused (credential_of_another_user) and issues no code', async () => {
+    const a = await userWithPasskey();
+    const b = await userWithPasskey();
+    const { browser, form, path, csrf, postJson } = await atLogin();
+    assert.equal((await submitLogin(browser, form, b.user.username)).headers.get('location'), path);
+    assert.equal((await postJson('options', { csrf })).status, 200);
+    const mark = logLines.length;
+    const answer = await postJson('verify', { csrf, response: { id: a.credentialId, rawId: a.credentialId, type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } } });
+    assert.equal(answer.status, 400);
+    assert.deepEqual(refusals(mark), ['credential_of_another_user']);
+    const codes = await t.core.db.selectFrom('authorization_codes').select('user_id').where('user_id', 'in', [a.user.id, b.user.id]).execute();
+    assert.equal(codes.length, 0);
+  });
 });
