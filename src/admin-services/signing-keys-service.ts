@@ -43,8 +43,9 @@ export async function rotateSigningKeys(deps: SigningKeyServiceDeps, algs: reado
       );
       rotated.push(key);
     }
-    // A failed re-read is harmless: the regular refresh (KEY_REFRESH_INTERVAL) comes before the key signs.
-    afterCommit(tx, () => void deps.keys.reload().catch(() => undefined));
+    // Awaited by the committer, so the caller's next JWKS request already serves the new key. A failed
+    // re-read is harmless: the regular refresh (KEY_REFRESH_INTERVAL) comes before the key signs.
+    afterCommit(tx, () => deps.keys.reload().catch(() => undefined));
     return rotated;
   });
 }

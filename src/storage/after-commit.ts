@@ -4,7 +4,9 @@
 // callbacks registered on that transaction after the commit and drops them on a rollback.
 import type { Db } from './database.js';
 
-type Callback = () => void;
+// A callback may be async (re-reading state the commit changed): the transaction's caller waits for it, so
+// whoever asked for the change sees its effects when the call returns.
+type Callback = () => void | Promise<void>;
 
 // Keyed by the transaction object itself: gone with it, and no global list to leak or to clear.
 const pending = new WeakMap<Db, Callback[]>();
@@ -21,7 +23,7 @@ export async function runTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): P
     pending.set(tx, callbacks);
     return work(tx);
   });
-  for (const callback of callbacks) callback();
+  for (const callback of callbacks) await callback();
   return result;
 }
 
@@ -31,7 +33,7 @@ export async function runTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): P
  */
 export function afterCommit(db: Db, callback: Callback): void {
   if (!db.isTransaction) {
-    callback();
+    void callback();
     return;
   }
   const callbacks = pending.get(db);
