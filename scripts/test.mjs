@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { tsImport } from 'tsx/esm/api';
 import { findPostgresBin, startCluster } from './pg-cluster.mjs';
+import { DURATIONS_FILE, printTotals, runFiles } from './test-runner/pool.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const args = process.argv.slice(2);
@@ -42,18 +43,36 @@ if (filters.length) files = files.filter((f) => filters.some((x) => relative(roo
 
 // *.pg.test.ts need a PostgreSQL server of their own (several processes, stopping the server): server pass only.
 // *.embedded.test.ts start embedded servers of their own in DATA_DIRs: embedded pass only.
-function run(label, env, selected) {
+// Files run on shared worker processes (scripts/test-runner/); --process-per-file runs each file in a process
+// of its own through `node --test` instead, as before, to compare or to rule the runner out.
+const workers = Number(process.env.GATEHOUSE_TEST_WORKERS ?? 2);
+const totals = { passed: 0, failed: 0, skipped: 0 };
+
+async function run(label, env, selected) {
   console.log(`\n=== ${label}: ${selected.length} test files ===`);
   const started = Date.now();
-  const result = spawnSync(
-    process.execPath,
-    // A test that hangs fails after 3 minutes instead of holding CI to its limit; --test-force-exit ends a
-    // file whose tests are done even if a failed test left a handle open.
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', '--test-reporter=spec', ...selected],
-    { stdio: 'inherit', cwd: root, env: { ...process.env, ...env } },
-  );
-  console.log(`=== ${label}: ${result.status === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
-  return result.status === 0;
+  let ok;
+  if (args.includes('--process-per-file')) {
+    const result = spawnSync(
+      process.execPath,
+      // A test that hangs fails after 3 minutes instead of holding CI to its limit; --test-force-exit ends a
+      // file whose tests are done even if a failed test left a handle open.
+      ['--import', 'tsx', '--test', `--test-concurrency=${workers}`, '--test-timeout=180000', '--test-force-exit', '--test-reporter=spec', ...selected],
+      { stdio: 'inherit', cwd: root, env: { ...process.env, ...env } },
+    );
+    ok = result.status === 0;
+  } else {
+    const result = await runFiles({ label, env, files: selected, workers, durationsFile: DURATIONS_FILE });
+    const failed = printTotals(label, result);
+    totals.passed += result.pass;
+    totals.failed += failed;
+    totals.skipped += result.skipped + result.todo;
+    // The plain closing line: "<pass>: N passed, N failed, N skipped".
+    console.log(`${label.split(' ')[0]}: ${result.pass} passed, ${failed} failed, ${result.skipped + result.todo} skipped`);
+    ok = failed === 0 && result.tests > 0;
+  }
+  console.log(`=== ${label}: ${ok ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
+  return ok;
 }
 
 /** One embedded server for the embedded pass's databases; throwaway, so durability is traded for speed here only. */
@@ -76,17 +95,18 @@ if (!args.includes('--only-postgres')) {
   const selected = files.filter((f) => !f.endsWith('.pg.test.ts'));
   ok = (await withEmbeddedServer((url) => run('embedded PostgreSQL', { GATEHOUSE_TEST_DB: 'embedded', GATEHOUSE_TEST_PG_URL: url }, selected))) && ok;
 }
-if (args.includes('--pglite')) ok = run('PGlite (DATABASE_URL=pglite:)', { GATEHOUSE_TEST_DB: 'pglite' }, files.filter((f) => !f.endsWith('.pg.test.ts') && !f.endsWith('.embedded.test.ts'))) && ok;
+if (args.includes('--pglite')) ok = (await run('PGlite (DATABASE_URL=pglite:)', { GATEHOUSE_TEST_DB: 'pglite' }, files.filter((f) => !f.endsWith('.pg.test.ts') && !f.endsWith('.embedded.test.ts')))) && ok;
 if (!onlyEmbedded) {
   if (!findPostgresBin()) {
     console.log('npm test: PostgreSQL binaries not found (/usr/lib/postgresql/*/bin), so the PostgreSQL-server run is skipped (apt-get install postgresql)');
   } else {
     const cluster = await startCluster();
     try {
-      ok = run('PostgreSQL server', { GATEHOUSE_TEST_DB: 'postgres', GATEHOUSE_TEST_PG_URL: cluster.url }, files.filter((f) => !f.endsWith('.embedded.test.ts'))) && ok;
+      ok = (await run('PostgreSQL server', { GATEHOUSE_TEST_DB: 'postgres', GATEHOUSE_TEST_PG_URL: cluster.url }, files.filter((f) => !f.endsWith('.embedded.test.ts')))) && ok;
     } finally {
       cluster.stop();
     }
   }
 }
+if (!args.includes('--process-per-file')) console.log(`total: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(ok ? 0 : 1);

@@ -1,6 +1,6 @@
-// Fixtures for the embedded-server tests: a fresh DATA_DIR (its server stopped after the file), the CLI as a
+// Fixtures for the embedded-server tests: a fresh DATA_DIR (its server stopped after the test), the CLI as a
 // child process, and the test's own connection to the embedded server (which adopts the running one).
-import { after } from 'node:test';
+import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,20 +11,15 @@ import { join } from 'node:path';
 import { clusterDir, runningPid, startEmbeddedPostgres, type EmbeddedServer } from '../../src/storage/embedded-postgres.js';
 import { openPostgres, type Database } from '../../src/storage/database.js';
 
-const dirs: string[] = [];
-after(async () => {
-  // A server left behind by a failed assertion is stopped (it runs detached from the test process).
-  for (const dir of dirs) {
-    const pid = runningPid(clusterDir(dir));
-    if (pid !== undefined) process.kill(pid, 'SIGQUIT');
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-export function newDataDir(): { dataDir: string; env: Record<string, string> } {
+export function newDataDir(t: TestContext): { dataDir: string; env: Record<string, string> } {
   const parent = mkdtempSync(join(tmpdir(), 'gh-emb-'));
-  dirs.push(parent);
   const dataDir = join(parent, 'data');
+  t.after(() => {
+    // A server left behind by a failed assertion is stopped (it runs detached from the test process).
+    const pid = runningPid(clusterDir(dataDir));
+    if (pid !== undefined) process.kill(pid, 'SIGQUIT');
+    rmSync(parent, { recursive: true, force: true });
+  });
   const env = { DATA_DIR: dataDir, DATABASE_URL: '', KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'), RATE_LIMIT_ENABLED: 'false', OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' };
   return { dataDir, env };
 }

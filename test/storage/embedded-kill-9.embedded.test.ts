@@ -14,8 +14,8 @@ import { newDataDir, openEmbedded, waitUntilGone } from './embedded-fixtures.js'
 import { Browser } from '../helpers/browser.js';
 import { SIGN_IN, createUser } from '../helpers/users.js';
 
-test('a committed code redemption, refresh rotation and payment survive kill -9 of Gatehouse and of the embedded server', { timeout: 180_000 }, async () => {
-  const { dataDir, env } = newDataDir();
+test('a committed code redemption, refresh rotation and payment survive kill -9 of Gatehouse and of the embedded server', { timeout: 180_000 }, async (t) => {
+  const { dataDir, env } = newDataDir(t);
   let server = await startServerProcess(env);
   let { server: embedded, database } = await openEmbedded(dataDir);
   try {

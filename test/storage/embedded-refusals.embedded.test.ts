@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { clusterDir, runningPid } from '../../src/storage/embedded-postgres.js';
 import { cli, newDataDir } from './embedded-fixtures.js';
 
-test('start-up refuses a data directory made by another PostgreSQL major version, naming the fix', { timeout: 170_000 }, async () => {
-  const { dataDir, env } = newDataDir();
+test('start-up refuses a data directory made by another PostgreSQL major version, naming the fix', { timeout: 170_000 }, async (t) => {
+  const { dataDir, env } = newDataDir(t);
   mkdirSync(join(dataDir, 'postgres'), { recursive: true, mode: 0o700 });
   writeFileSync(join(dataDir, 'postgres', 'PG_VERSION'), '17\n');
   const result = await cli(env, 'users', 'list');
@@ -17,8 +17,8 @@ test('start-up refuses a data directory made by another PostgreSQL major version
   assert.equal(runningPid(clusterDir(dataDir)), undefined);
 });
 
-test('DATABASE_URL=pglite: opens PGlite in DATA_DIR, and the embedded default explains that directory instead of replacing it', { timeout: 175_000 }, async () => {
-  const { dataDir, env } = newDataDir();
+test('DATABASE_URL=pglite: opens PGlite in DATA_DIR, and the embedded default explains that directory instead of replacing it', { timeout: 175_000 }, async (t) => {
+  const { dataDir, env } = newDataDir(t);
   const made = await cli({ ...env, DATABASE_URL: 'pglite:' }, 'users', 'create', '--username', 'bob', '--password', 'long enough password');
   assert.equal(made.status, 0, made.stderr);
   const refused = await cli(env, 'users', 'list');
