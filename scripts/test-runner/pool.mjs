@@ -48,9 +48,12 @@ export async function runFiles({ label, env = {}, files, workers, durationsFile,
   };
 
   function startWorker() {
+    // NODE_TEST_CONTEXT is set by `node --test` for its file processes; a worker that inherited it would
+    // report to that runner's protocol instead of to its own reporter (when this runs inside a test).
+    const { NODE_TEST_CONTEXT: _parentRunner, ...inherited } = process.env;
     const child = fork(workerPath, [], {
       cwd: root,
-      env: { ...process.env, ...env },
+      env: { ...inherited, ...env },
       execArgv: ['--import', 'tsx', `--test-reporter=${reporterUrl}`],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

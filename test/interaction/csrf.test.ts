@@ -2,23 +2,17 @@
 // token, or a cross-site origin, is refused with 403 and nothing is approved. Approving is never a GET.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
+import type { TestApp } from '../helpers/app.js';
+import { REDIRECT_URI } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery, openInteraction, submitLogin } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 import { Browser, parseForm } from '../helpers/browser.js';
-import { createUser, SIGN_IN } from '../helpers/users.js';
+import { startSignInWorld } from './sign-in-world.js';
 
 describe('CSRF protection of the login and consent forms', () => {
-  let t: TestApp;
-  let client: Client;
-  let user: User;
-  before(async () => {
-    t = await startTestApp();
-    client = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
-    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
-  });
+  let t: TestApp, client: Client, user: User;
+  before(async () => ({ t, client, user } = await startSignInWorld({ skipConsent: false })));
   after(() => t.close());
 
   /** A browser that is logged in and looking at the consent page. */

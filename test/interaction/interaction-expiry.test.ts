@@ -5,26 +5,20 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { INTERACTION_TTL_SECONDS } from '../../src/interaction/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
+import type { TestApp } from '../helpers/app.js';
+import { REDIRECT_URI } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery, loginAndConsent, openInteraction, submitLogin } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 import { Browser } from '../helpers/browser.js';
-import { createUser, SIGN_IN } from '../helpers/users.js';
+import { startSignInWorld } from './sign-in-world.js';
 
 const links = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&')).filter((h) => !h.startsWith('/assets/') && h !== '/'); // '/' is the brand header's link home
 
 describe('expired interactions', () => {
   const clock = manualClock();
-  let t: TestApp;
-  let client: Client;
-  let user: User;
-  before(async () => {
-    t = await startTestApp({ clock });
-    client = (await createClient(t.core.db, t.core.clock)).client;
-    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
-  });
+  let t: TestApp, client: Client, user: User;
+  before(async () => ({ t, client, user } = await startSignInWorld({ skipConsent: true, clock })));
   after(() => t.close());
 
   test('an expired interaction shows a page that restarts the flow or returns to the client with an error', async () => {

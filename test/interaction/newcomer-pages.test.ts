@@ -8,17 +8,11 @@ import { authorizeQuery, loginAndConsent } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 import { Browser, parseForm } from '../helpers/browser.js';
-import { createUser, SIGN_IN } from '../helpers/users.js';
+import { startSignInWorld } from './sign-in-world.js';
 
 describe('newcomer-friendly pages', () => {
-  let t: TestApp;
-  let client: Client;
-  let user: User;
-  before(async () => {
-    t = await startTestApp();
-    client = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
-    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
-  });
+  let t: TestApp, client: Client, user: User;
+  before(async () => ({ t, client, user } = await startSignInWorld({ skipConsent: false })));
   after(() => t.close());
 
   const loginPage = async (browser: Browser) => {

@@ -2,13 +2,13 @@
 // frame-ancestors 'none'), runs no inline script, sends no referrer and is never cached.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
+import type { TestApp } from '../helpers/app.js';
+import { REDIRECT_URI } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery, openInteraction, submitLogin } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 import { Browser } from '../helpers/browser.js';
-import { createUser, SIGN_IN } from '../helpers/users.js';
+import { startSignInWorld } from './sign-in-world.js';
 
 function assertPageHeaders(response: Response, name: string): void {
   const h = response.headers;
@@ -22,14 +22,8 @@ function assertPageHeaders(response: Response, name: string): void {
 }
 
 describe('page security headers', () => {
-  let t: TestApp;
-  let client: Client;
-  let user: User;
-  before(async () => {
-    t = await startTestApp();
-    client = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
-    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
-  });
+  let t: TestApp, client: Client, user: User;
+  before(async () => ({ t, client, user } = await startSignInWorld({ skipConsent: false })));
   after(() => t.close());
 
   test('frame and CSP headers on the login page, and no inline script in it', async () => {

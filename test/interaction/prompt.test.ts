@@ -13,6 +13,7 @@ import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 import { Browser } from '../helpers/browser.js';
 import { createUser, SIGN_IN } from '../helpers/users.js';
+import { startSignInWorld } from './sign-in-world.js';
 
 describe('prompt, max_age and remembered consent', () => {
   const clock = manualClock();
@@ -119,14 +120,8 @@ describe('prompt, max_age and remembered consent', () => {
 });
 
 describe('id_token_hint at /authorize', () => {
-  let t: TestApp;
-  let client: Client;
-  let user: User;
-  before(async () => {
-    t = await startTestApp();
-    client = (await createClient(t.core.db, t.core.clock, { skipConsent: true })).client;
-    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
-  });
+  let t: TestApp, client: Client, user: User;
+  before(async () => ({ t, client, user } = await startSignInWorld({ skipConsent: true })));
   after(() => t.close());
 
   const hint = (sub: string, aud: string) => {

@@ -10,18 +10,12 @@ import { PLAIN_HTTP_SESSION_COOKIE } from '../../src/interaction/session/session
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 import { Browser, parseForm } from '../helpers/browser.js';
-import { createUser, SIGN_IN } from '../helpers/users.js';
+import { startSignInWorld } from './sign-in-world.js';
 
 describe('browser session', () => {
   const clock = manualClock();
-  let t: TestApp;
-  let client: Client;
-  let user: User;
-  before(async () => {
-    t = await startTestApp({ clock });
-    client = (await createClient(t.core.db, t.core.clock, { skipConsent: true })).client;
-    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
-  });
+  let t: TestApp, client: Client, user: User;
+  before(async () => ({ t, client, user } = await startSignInWorld({ skipConsent: true, clock })));
   after(() => t.close());
 
   const promptNone = (browser: Browser) => browser.get(authorizeQuery(client.id, REDIRECT_URI, { prompt: 'none' }));

@@ -2,23 +2,17 @@
 // exactly one code; the others are sent back to the interaction page, which no longer exists.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
+import type { TestApp } from '../helpers/app.js';
+import { REDIRECT_URI } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery, openInteraction, submitLogin } from './browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 import { Browser, parseForm } from '../helpers/browser.js';
-import { createUser, SIGN_IN } from '../helpers/users.js';
+import { startSignInWorld } from './sign-in-world.js';
 
 describe('single-use interactions', () => {
-  let t: TestApp;
-  let client: Client;
-  let user: User;
-  before(async () => {
-    t = await startTestApp();
-    client = (await createClient(t.core.db, t.core.clock, { skipConsent: false })).client;
-    user = await createUser(t.core.db, t.core.clock, SIGN_IN);
-  });
+  let t: TestApp, client: Client, user: User;
+  before(async () => ({ t, client, user } = await startSignInWorld({ skipConsent: false })));
   after(() => t.close());
 
   test('10 parallel consent approvals of one interaction issue exactly one code', async () => {
