@@ -34,9 +34,9 @@ export interface Core {
   readonly outbound: OutboundPolicy;
   /** Key sets of clients registered with a jwks_uri (bounded, per app). */
   readonly remoteKeySets: RemoteKeySets;
-  /** Revoked access tokens held in memory, kept current by the database's announcements (per app). */
   /** The key that seals private keys and TOTP secrets and keys cursors and DPoP nonces (docs/secrets-storage.md). */
   readonly keyEncryptionKey: Buffer;
+  /** Revoked access tokens held in memory, kept current by the database's announcements (per app). */
   readonly revocationFeed: RevocationFeed;
   /** Registered resource servers and their scopes (same freshness as `clients`). */
   readonly resources: ResourceRegistry;

@@ -11,7 +11,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient, postToken, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { totpAt } from '../../helpers/totp.js';
 import { authorizeQuery, openInteraction, submitLogin } from '../browserless.js';
-import { enrollTotp } from './enroll.js';
+import { enrollTotp, signInWithTotp } from './enroll.js';
 import { Browser, parseForm } from '../../helpers/browser.js';
 import { SIGN_IN, createUser } from '../../helpers/users.js';
 import { RFC7636 } from '../../helpers/pkce.js';
@@ -39,15 +39,8 @@ describe('prompt=login and max_age with a second factor', () => {
 
   /** An account with TOTP, signed in with password and code; returns the signed-in browser and the secret. */
   async function signedInWithTotp() {
-    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
-    const { secret } = await enrollTotp(t, user);
-    clock.advance(30_000);
-    const browser = new Browser(t.url);
-    const { form, path } = await openInteraction(browser, authorizeQuery(app.client.id, REDIRECT_URI));
-    await submitLogin(browser, form, user.username);
-    const second = parseForm(await (await browser.get(path)).text());
-    const first = await idTokenOf(await browser.post(second.action, { ...second.hidden, otp: totpAt(secret, clock.now()) }));
-    return { user, secret, browser, first };
+    const { user, secret, browser, response } = await signInWithTotp(t, clock, app.client.id);
+    return { user, secret, browser, first: await idTokenOf(response) };
   }
 
   /** The sign-in again under `extra`: password page, then (only then) the second-factor page, then the code. */

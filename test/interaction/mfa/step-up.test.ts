@@ -12,8 +12,8 @@ import { createClient, postToken, REDIRECT_URI, type ClientFixture } from '../..
 import { basicAuth, postForm } from '../../oauth/fixtures.js';
 import { totpAt } from '../../helpers/totp.js';
 import { authorizeQuery, openInteraction, submitLogin } from '../browserless.js';
-import { enrollTotp } from './enroll.js';
-import { Browser, parseForm } from '../../helpers/browser.js';
+import { enrollTotp, signInWithTotp } from './enroll.js';
+import { Browser, } from '../../helpers/browser.js';
 import { SIGN_IN, createUser } from '../../helpers/users.js';
 import { RFC7636 } from '../../helpers/pkce.js';
 
@@ -60,14 +60,7 @@ describe('second-factor policy, step-up, amr and acr', () => {
     assert.deepEqual(idToken.amr, ['pwd']);
     assert.equal(idToken.acr, ACR_PASSWORD);
 
-    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
-    const { secret } = await enrollTotp(t, user);
-    clock.advance(30_000);
-    const browser = new Browser(t.url);
-    const { form, path } = await openInteraction(browser, authorizeQuery(app.client.id, REDIRECT_URI));
-    await submitLogin(browser, form, user.username);
-    const second = parseForm(await (await browser.get(path)).text());
-    const tokens = await tokensFor(toClient(await browser.post(second.action, { ...second.hidden, otp: totpAt(secret, clock.now()) })));
+    const tokens = await tokensFor(toClient((await signInWithTotp(t, clock, app.client.id)).response));
     assert.deepEqual(tokens.idToken.amr, ['pwd', 'otp', 'mfa']);
     assert.equal(tokens.idToken.acr, ACR_MFA);
     const introspection = await postForm(`${t.url}/introspect`, { token: tokens.accessToken }, { authorization: basicAuth(app.client.id, app.secret!) });
