@@ -1,8 +1,9 @@
 // What /admin/v1/grants, /sessions and /consents share: the owner filter of their lists (one owner
 // required, cursor pages bound to it), reads with a strong ETag, and DELETE under If-Match (428 without,
 // 412 stale; of two parallel DELETEs with one ETag, one is 204 and the other finds the thing gone: 404).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
 import type { Services } from '../services.js';
 import type { Core } from '../core.js';
 import { checkPreconditions, requireIfMatch, setValidators, type Validators } from '../http/conditional.js';
@@ -35,13 +36,19 @@ export interface UserAccessResource<Row> {
   position(row: Row): { createdAt: Date; id: string };
 }
 
-export function userAccessRoutes<Row>(app: FastifyInstance, core: Core & Pick<Services, 'cursors'>, resource: UserAccessResource<Row>): void {
+export function userAccessRoutes<Row>(parent: FastifyInstance, core: Core & Pick<Services, 'cursors'>, resource: UserAccessResource<Row>): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { cursors } = core;
   const tags = [`admin: ${resource.path}`];
+  // Only the resource's own owners are members; the assertion lets the type provider see both as optional
+  // query parameters (a conditional spread would make TypeBox infer them as required).
+  const owners = {
+    ...(resource.owners.includes('user_id') ? { user_id: Type.Optional(Type.String({ maxLength: 200, description: 'The user whose ones to list' })) } : {}),
+    ...(resource.owners.includes('client_id') ? { client_id: Type.Optional(Type.String({ maxLength: 200, description: 'The client whose ones to list' })) } : {}),
+  } as { user_id: TOptional<TString>; client_id: TOptional<TString> };
   const Query = Type.Object(
     {
-      ...(resource.owners.includes('user_id') ? { user_id: Type.Optional(Type.String({ maxLength: 200, description: 'The user whose ones to list' })) } : {}),
-      ...(resource.owners.includes('client_id') ? { client_id: Type.Optional(Type.String({ maxLength: 200, description: 'The client whose ones to list' })) } : {}),
+      ...owners,
       limit: pageQueryProperties.limit,
       cursor: pageQueryProperties.cursor,
     },
@@ -53,7 +60,7 @@ export function userAccessRoutes<Row>(app: FastifyInstance, core: Core & Pick<Se
   });
   const find = (id: string) => asProblems(resource.singular, () => resource.find(id));
 
-  app.get<{ Querystring: { user_id?: string; client_id?: string; limit?: string; cursor?: string } }>(`/${resource.path}`, {
+  app.get(`/${resource.path}`, {
     schema: { tags, summary: resource.summaries.list, operationId: `adminList${resource.operation}s`, querystring: Query, response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) } },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
@@ -71,10 +78,10 @@ export function userAccessRoutes<Row>(app: FastifyInstance, core: Core & Pick<Se
     },
   });
 
-  app.get<{ Params: Static<typeof Id> }>(`/${resource.path}/:id`, {
+  app.get(`/${resource.path}/:id`, {
     schema: { tags, summary: resource.summaries.read, operationId: `adminGet${resource.operation}`, params: Id, response: { 200: resource.schema, ...notModified, ...problemResponses(401, 403, 404, 406) } },
     preHandler: requireScope(ADMIN_READ),
-    handler: async (request: FastifyRequest<{ Params: Static<typeof Id> }>, reply: FastifyReply) => {
+    handler: async (request, reply) => {
       const row = await find(request.params.id);
       if (!checkPreconditions(request, reply, resource.validators(row))) return reply.send();
       setValidators(reply, resource.validators(row));
@@ -82,7 +89,7 @@ export function userAccessRoutes<Row>(app: FastifyInstance, core: Core & Pick<Se
     },
   });
 
-  app.delete<{ Params: Static<typeof Id> }>(`/${resource.path}/:id`, {
+  app.delete(`/${resource.path}/:id`, {
     schema: { tags, summary: resource.summaries.delete, operationId: `adminDelete${resource.operation}`, params: Id, response: { 204: Type.Null({ description: 'Ended' }), ...problemResponses(401, 403, 404, 412, 428) } },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {

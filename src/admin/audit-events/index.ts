@@ -2,6 +2,7 @@
 // range, in cursor pages bound to their filter (docs/audit-log.md). Read-only: there is no route that
 // changes an event.
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import type { Core } from '../../core.js';
@@ -92,10 +93,11 @@ export function representEvent(event: AuditEvent) {
   };
 }
 
-export async function auditEventsRoutes(app: FastifyInstance, { core }: { core: Core & Pick<Services, 'cursors'> }): Promise<void> {
+export async function auditEventsRoutes(parent: FastifyInstance, { core }: { core: Core & Pick<Services, 'cursors'> }): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { cursors } = core;
   const events = auditEventsRepository(core.db);
-  app.get<{ Querystring: Static<typeof Query> }>('/audit-events', {
+  app.get('/audit-events', {
     schema: { tags: ['admin: audit events'], summary: 'The audit log, newest first (filters; cursor pages)', operationId: 'adminListAuditEvents', querystring: Query, response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) } },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {

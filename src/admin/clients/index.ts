@@ -2,6 +2,7 @@
 // merge-patch and delete (If-Match required: 428 without, 412 when stale), and secret rotation with an
 // overlap window. Every rule is in src/admin-services/clients-service.ts, shared with the CLI.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
@@ -22,9 +23,10 @@ import { clientInput, clientPath, clientValidators, patchedClient, representClie
 import { ClientInputSchema, ClientListSchema, ClientParams, ClientSchema, CreatedClientSchema, ListQuery, RotatedSecretSchema, RotateSecretSchema, type ClientInputBody } from './schemas.js';
 
 const tags = ['admin: clients'];
-type ById = { Params: Static<typeof ClientParams> };
+type Rotate = { Params: Static<typeof ClientParams>; Body: Static<typeof RotateSecretSchema> };
 
-export async function adminClientsRoutes(app: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: ClientServiceDeps }): Promise<void> {
+export async function adminClientsRoutes(parent: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: ClientServiceDeps }): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, cursors } = core;
   const prefix = app.prefix;
   const location = (id: string) => `${core.config.ISSUER}${clientPath(prefix, id)}`;
@@ -38,14 +40,14 @@ export async function adminClientsRoutes(app: FastifyInstance, { core, services 
   }
 
   /** The target of a PUT/PATCH/DELETE: If-Match required and matching; the version it matched is the one written against. */
-  async function writeTarget(request: FastifyRequest<ById>, reply: FastifyReply): Promise<Client> {
+  async function writeTarget(request: FastifyRequest, reply: FastifyReply, id: string): Promise<Client> {
     requireIfMatch(request);
-    const client = await find(request.params.id);
+    const client = await find(id);
     checkPreconditions(request, reply, clientValidators(client));
     return client;
   }
 
-  app.post<{ Body: ClientInputBody }>('/clients', {
+  app.post('/clients', {
     schema: {
       tags, summary: 'Register a client (Idempotency-Key required; the secret is shown only here)', operationId: 'adminCreateClient', body: ClientInputSchema,
       headers: idempotencyKeyHeader(true), response: { 201: CreatedClientSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
@@ -59,7 +61,7 @@ export async function adminClientsRoutes(app: FastifyInstance, { core, services 
     }),
   });
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>('/clients', {
+  app.get('/clients', {
     schema: { tags, summary: 'List clients, oldest first (cursor pages)', operationId: 'adminListClients', querystring: ListQuery, response: { 200: ClientListSchema, ...problemResponses(400, 401, 403, 406, 422) } },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
@@ -76,13 +78,13 @@ export async function adminClientsRoutes(app: FastifyInstance, { core, services 
     },
   });
 
-  app.get<ById>('/clients/:id', {
+  app.get('/clients/:id', {
     schema: { tags, summary: 'Read a client (strong ETag)', operationId: 'adminGetClient', params: ClientParams, response: { 200: ClientSchema, ...notModified, ...problemResponses(401, 403, 404, 406) } },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => send(request, reply, await find(request.params.id)),
   });
 
-  async function replace(request: FastifyRequest<ById>, reply: FastifyReply, current: Client, document: ClientInputBody) {
+  async function replace(request: FastifyRequest, reply: FastifyReply, current: Client, document: ClientInputBody) {
     const updated = await asProblems('client', () => replaceClientRecord(services, current, clientInput(document), current.version, actingAs(request)));
     setValidators(reply, clientValidators(updated));
     return representClient(updated);
@@ -90,13 +92,13 @@ export async function adminClientsRoutes(app: FastifyInstance, { core, services 
 
   const writeResponses = { 200: ClientSchema, ...problemResponses(400, 401, 403, 404, 406, 412, 413, 415, 422, 428) };
 
-  app.put<ById & { Body: ClientInputBody }>('/clients/:id', {
+  app.put('/clients/:id', {
     schema: { tags, summary: 'Replace a client\'s settings (If-Match required)', operationId: 'adminReplaceClient', params: ClientParams, body: ClientInputSchema, response: writeResponses },
     preHandler: requireScope(ADMIN_WRITE),
-    handler: async (request, reply) => replace(request, reply, await writeTarget(request, reply), request.body),
+    handler: async (request, reply) => replace(request, reply, await writeTarget(request, reply, request.params.id), request.body),
   });
 
-  app.patch<ById>('/clients/:id', {
+  app.patch('/clients/:id', {
     schema: {
       tags, summary: 'Change some settings of a client (RFC 7396 merge patch; If-Match required)', operationId: 'adminPatchClient', params: ClientParams,
       body: { content: { [MERGE_PATCH]: { schema: Type.Object({}, { additionalProperties: true }) } } }, response: writeResponses,
@@ -104,31 +106,31 @@ export async function adminClientsRoutes(app: FastifyInstance, { core, services 
     config: { bodyMediaTypes: [MERGE_PATCH] },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
-      const current = await writeTarget(request, reply);
+      const current = await writeTarget(request, reply, request.params.id);
       return replace(request, reply, current, patchedClient(current, request.body));
     },
   });
 
-  app.delete<ById>('/clients/:id', {
+  app.delete('/clients/:id', {
     schema: {
       tags, summary: 'Delete a client and end all its tokens (If-Match required)', operationId: 'adminDeleteClient', params: ClientParams,
       response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 412, 428) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
-      const current = await writeTarget(request, reply);
+      const current = await writeTarget(request, reply, request.params.id);
       await asProblems('client', () => endClientRecord(services, current.id, 'delete', actingAs(request), current.version));
       return reply.code(204).send(null);
     },
   });
 
-  app.post<ById & { Body: Static<typeof RotateSecretSchema> }>('/clients/:id/secrets', {
+  app.post('/clients/:id/secrets', {
     schema: {
       tags, summary: 'Rotate the client secret; the previous one stays valid until previous_secret_expires_at (Idempotency-Key required)', operationId: 'adminRotateClientSecret',
       params: ClientParams, body: RotateSecretSchema, headers: idempotencyKeyHeader(true), response: { 201: RotatedSecretSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
     },
     preHandler: requireScope(ADMIN_WRITE),
-    ...idempotency.route<ById & { Body: Static<typeof RotateSecretSchema> }>({ required: true }, async (request, tx) => {
+    ...idempotency.route<Rotate>({ required: true }, async (request, tx) => {
       const expires = request.body.previous_secret_expires_at;
       const previousExpiresAt = expires === undefined ? undefined : new Date(expires);
       if (previousExpiresAt && (Number.isNaN(previousExpiresAt.getTime()) || !/^\d{4}-\d\d-\d\dT/.test(expires!))) {

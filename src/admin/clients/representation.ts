@@ -5,13 +5,15 @@ import { mergePatch, type Json } from '../../http/merge-patch.js';
 import { validationFailed } from '../../http/validation.js';
 import { ProblemError, type FieldError } from '../../http/errors.js';
 import { Value } from '@sinclair/typebox/value';
+import type { Static } from '@sinclair/typebox';
 import type { Client } from '../../storage/clients-repository.js';
 import { clientView } from '../../admin-services/clients-service.js';
-import { ClientInputSchema, WRITABLE_FIELDS, type ClientInputBody } from './schemas.js';
+import { ClientInputSchema, WRITABLE_FIELDS, type ClientInputBody, type ClientSchema } from './schemas.js';
 
 export const clientPath = (prefix: string, id: string) => `${prefix}/clients/${encodeURIComponent(id)}`;
 
-export const representClient = (client: Client) => ({ ...clientView(client), require_mfa: client.requireMfa });
+/** Typed as ClientSchema, which serialises it: the service's view (shared with the CLI) is an untyped record. */
+export const representClient = (client: Client) => ({ ...clientView(client), require_mfa: client.requireMfa }) as Static<typeof ClientSchema>;
 
 /** Strong: the version changes with every write, including secret rotation and disabling. */
 export const clientValidators = (client: Client): Validators => ({ etag: strongEtag('client', client.id, client.version), lastModified: client.updatedAt });

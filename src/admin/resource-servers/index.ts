@@ -3,7 +3,7 @@
 // without, 412 when stale). The id in the path is the identifier, percent-encoded as one segment. Every rule
 // is in src/admin-services/resource-servers-service.ts, shared with the CLI (docs/admin-api.md).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import type { Core } from '../../core.js';
@@ -39,12 +39,12 @@ import {
 
 const tags = ['admin: resource-servers'];
 const RESOURCE = 'resource server';
-type ById = { Params: Static<typeof ResourceServerParams> };
 
 export async function adminResourceServersRoutes(
-  app: FastifyInstance,
+  parent: FastifyInstance,
   { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: ResourceServerServiceDeps },
 ): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, cursors } = core;
   const prefix = app.prefix;
   const represent = representResourceServer(core.config);
@@ -52,14 +52,14 @@ export async function adminResourceServersRoutes(
   const find = (identifier: string) => asProblems(RESOURCE, () => findResourceServerRecord(services, identifier));
 
   /** The target of a PUT/PATCH/DELETE: If-Match required and matching; the version it matched is the one written against. */
-  async function writeTarget(request: FastifyRequest<ById>, reply: FastifyReply): Promise<ResourceServer> {
+  async function writeTarget(request: FastifyRequest, reply: FastifyReply, id: string): Promise<ResourceServer> {
     requireIfMatch(request);
-    const server = await find(request.params.id);
+    const server = await find(id);
     checkPreconditions(request, reply, resourceServerValidators(server));
     return server;
   }
 
-  app.post<{ Body: CreateResourceServerBody }>('/resource-servers', {
+  app.post('/resource-servers', {
     schema: {
       tags, summary: 'Register a resource server (Idempotency-Key required; its introspection secret is shown only here)', operationId: 'adminCreateResourceServer',
       body: CreateResourceServerSchema, headers: idempotencyKeyHeader(true), response: { 201: CreatedResourceServerSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
@@ -74,7 +74,7 @@ export async function adminResourceServersRoutes(
     }),
   });
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>('/resource-servers', {
+  app.get('/resource-servers', {
     schema: { tags, summary: 'List resource servers, oldest first (cursor pages)', operationId: 'adminListResourceServers', querystring: ListQuery, response: { 200: ResourceServerListSchema, ...problemResponses(400, 401, 403, 406, 422) } },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
@@ -91,7 +91,7 @@ export async function adminResourceServersRoutes(
     },
   });
 
-  app.get<ById>('/resource-servers/:id', {
+  app.get('/resource-servers/:id', {
     schema: { tags, summary: 'Read a resource server (strong ETag)', operationId: 'adminGetResourceServer', params: ResourceServerParams, response: { 200: ResourceServerSchema, ...notModified, ...problemResponses(401, 403, 404, 406) } },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
@@ -102,7 +102,7 @@ export async function adminResourceServersRoutes(
     },
   });
 
-  async function replace(request: FastifyRequest<ById>, reply: FastifyReply, current: ResourceServer, document: ResourceServerInputBody) {
+  async function replace(request: FastifyRequest, reply: FastifyReply, current: ResourceServer, document: ResourceServerInputBody) {
     const updated = await asProblems(RESOURCE, () => replaceResourceServerRecord(services, current.identifier, resourceServerInput(document), current.version, actingAs(request)));
     setValidators(reply, resourceServerValidators(updated));
     return represent(updated);
@@ -110,13 +110,13 @@ export async function adminResourceServersRoutes(
 
   const writeResponses = { 200: ResourceServerSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 428) };
 
-  app.put<ById & { Body: ResourceServerInputBody }>('/resource-servers/:id', {
+  app.put('/resource-servers/:id', {
     schema: { tags, summary: 'Replace a resource server\'s settings and scopes (If-Match required)', operationId: 'adminReplaceResourceServer', params: ResourceServerParams, body: ResourceServerInputSchema, response: writeResponses },
     preHandler: requireScope(ADMIN_WRITE),
-    handler: async (request, reply) => replace(request, reply, await writeTarget(request, reply), request.body),
+    handler: async (request, reply) => replace(request, reply, await writeTarget(request, reply, request.params.id), request.body),
   });
 
-  app.patch<ById>('/resource-servers/:id', {
+  app.patch('/resource-servers/:id', {
     schema: {
       tags, summary: 'Change some settings of a resource server (RFC 7396 merge patch; If-Match required)', operationId: 'adminPatchResourceServer', params: ResourceServerParams,
       body: { content: { [MERGE_PATCH]: { schema: Type.Object({}, { additionalProperties: true }) } } }, response: writeResponses,
@@ -124,19 +124,19 @@ export async function adminResourceServersRoutes(
     config: { bodyMediaTypes: [MERGE_PATCH] },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
-      const current = await writeTarget(request, reply);
+      const current = await writeTarget(request, reply, request.params.id);
       return replace(request, reply, current, patchedResourceServer(current, request.body, represent(current)));
     },
   });
 
-  app.delete<ById>('/resource-servers/:id', {
+  app.delete('/resource-servers/:id', {
     schema: {
       tags, summary: 'Delete a resource server and its introspection client (If-Match required; built-ins: 409)', operationId: 'adminDeleteResourceServer', params: ResourceServerParams,
       response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 409, 412, 428) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
-      const current = await writeTarget(request, reply);
+      const current = await writeTarget(request, reply, request.params.id);
       await asProblems(RESOURCE, () => deleteResourceServerRecord(services, current.identifier, current.version, actingAs(request)));
       return reply.code(204).send(null);
     },

@@ -1,6 +1,7 @@
 // A resource server as the admin API shows it, its validators, and PATCH (RFC 7396) applied to its
 // writable view.
 import { Value } from '@sinclair/typebox/value';
+import type { Static } from '@sinclair/typebox';
 import { strongEtag, type Validators } from '../../http/conditional.js';
 import { mergePatch, type Json } from '../../http/merge-patch.js';
 import { validationFailed } from '../../http/validation.js';
@@ -8,15 +9,17 @@ import { ProblemError, type FieldError } from '../../http/errors.js';
 import type { Config } from '../../config.js';
 import type { ResourceServer } from '../../storage/resource-servers-repository.js';
 import { isBuiltIn, resourceServerView, type ResourceServerInput } from '../../admin-services/resource-servers-service.js';
-import { ResourceServerInputSchema, WRITABLE_FIELDS, type ResourceServerInputBody } from './schemas.js';
+import { ResourceServerInputSchema, WRITABLE_FIELDS, type ResourceServerInputBody, type ResourceServerSchema } from './schemas.js';
 
 export const resourceServerPath = (prefix: string, identifier: string) => `${prefix}/resource-servers/${encodeURIComponent(identifier)}`;
 
-export const representResourceServer = (config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>) => (server: ResourceServer) => ({
-  ...resourceServerView(server),
-  built_in: isBuiltIn(config, server.identifier),
-  updated_at: server.updatedAt.toISOString(),
-});
+/** Typed as ResourceServerSchema, which serialises it: the service's view (shared with the CLI) is an untyped record. */
+export const representResourceServer = (config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>) => (server: ResourceServer) =>
+  ({
+    ...resourceServerView(server),
+    built_in: isBuiltIn(config, server.identifier),
+    updated_at: server.updatedAt.toISOString(),
+  }) as Static<typeof ResourceServerSchema>;
 
 /** Strong: the version changes with every write. */
 export const resourceServerValidators = (server: ResourceServer): Validators => ({

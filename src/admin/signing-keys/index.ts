@@ -2,6 +2,7 @@
 // ETag, and rotation (POST /signing-keys/rotations, Idempotency-Key required) on the schedule of
 // docs/key-rotation.md. Rules: src/admin-services/signing-keys-service.ts, shared with `gatehouse keys`.
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import type { Core } from '../../core.js';
@@ -51,10 +52,11 @@ const after = (k: KeyScheduleEntry, p: { createdAt: Date; id: string }) => {
   return at > p.createdAt.getTime() || (at === p.createdAt.getTime() && k.kid > p.id);
 };
 
-export async function adminSigningKeysRoutes(app: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: SigningKeyServiceDeps }): Promise<void> {
+export async function adminSigningKeysRoutes(parent: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: SigningKeyServiceDeps }): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, cursors } = core;
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>('/signing-keys', {
+  app.get('/signing-keys', {
     schema: { tags, summary: 'List signing keys with their schedule, oldest first (cursor pages)', operationId: 'adminListSigningKeys', querystring: ListQuery, response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) } },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
@@ -67,7 +69,7 @@ export async function adminSigningKeysRoutes(app: FastifyInstance, { core, servi
     },
   });
 
-  app.get<{ Params: Static<typeof KeyParams> }>('/signing-keys/:kid', {
+  app.get('/signing-keys/:kid', {
     schema: { tags, summary: 'Read a signing key\'s schedule (strong ETag)', operationId: 'adminGetSigningKey', params: KeyParams, response: { 200: KeySchema, ...notModified, ...problemResponses(401, 403, 404, 406) } },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
@@ -79,7 +81,7 @@ export async function adminSigningKeysRoutes(app: FastifyInstance, { core, servi
   });
 
   type Rotate = { Body: Static<typeof RotationSchema> };
-  app.post<Rotate>('/signing-keys/rotations', {
+  app.post('/signing-keys/rotations', {
     schema: {
       tags, summary: 'Rotate: publish a new key per algorithm, signing after the schedule\'s margin (Idempotency-Key required)', operationId: 'adminRotateSigningKeys',
       body: RotationSchema, headers: idempotencyKeyHeader(true), response: { 201: Type.Object({ rotated: Type.Array(KeySchema) }), ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },

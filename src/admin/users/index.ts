@@ -3,7 +3,8 @@
 // stale), set a password (ends the user's sessions and refresh tokens) and reset the second factors.
 // Every rule is in src/admin-services/users-service.ts, shared with the CLI (`gatehouse users ...`).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import type { Core } from '../../core.js';
 import { checkPreconditions, evaluatePreconditions, requireIfMatch, setValidators } from '../../http/conditional.js';
@@ -30,16 +31,16 @@ import type { SecondFactorKind } from '../../storage/user-admin-repository.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from '../acting-as.js';
 import { asProblems } from '../service-errors.js';
 import { patchedUser, representUser, userInput, userPath, userValidators } from './representation.js';
-import { CreateUserSchema, ListQuery, SetPasswordSchema, UserInputSchema, UserListSchema, UserParams, UserSchema, type CreateUserBody, type UserInputBody } from './schemas.js';
+import { CreateUserSchema, ListQuery, SetPasswordSchema, UserInputSchema, UserListSchema, UserParams, UserSchema, type CreateUserBody } from './schemas.js';
 
 const tags = ['admin: users'];
-type ById = { Params: Static<typeof UserParams> };
 interface Found {
   user: User;
   kinds: SecondFactorKind[];
 }
 
-export async function adminUsersRoutes(app: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: UserServiceDeps }): Promise<void> {
+export async function adminUsersRoutes(parent: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: UserServiceDeps }): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, cursors } = core;
   const prefix = app.prefix;
   const location = (id: string) => `${core.config.ISSUER}${userPath(prefix, id)}`;
@@ -51,24 +52,24 @@ export async function adminUsersRoutes(app: FastifyInstance, { core, services }:
   }
 
   /** The target of a PUT/PATCH/DELETE: If-Match required and matching; the version it matched is the one written against. */
-  async function writeTarget(request: FastifyRequest<ById>, reply: FastifyReply): Promise<Found> {
+  async function writeTarget(request: FastifyRequest, reply: FastifyReply, id: string): Promise<Found> {
     requireIfMatch(request);
-    const found = await find(request.params.id);
+    const found = await find(id);
     checkPreconditions(request, reply, userValidators(found.user, found.kinds));
     return found;
   }
 
   /** An optional If-Match (password, second factors): when sent, it pins the change to the version read. */
-  async function optionalVersion(request: FastifyRequest<ById>): Promise<number | undefined> {
+  async function optionalVersion(request: FastifyRequest, id: string): Promise<number | undefined> {
     if (request.headers['if-match'] === undefined) return undefined;
-    const { user, kinds } = await find(request.params.id);
+    const { user, kinds } = await find(id);
     if (evaluatePreconditions(request.method, request.headers, userValidators(user, kinds)) === 'failed') {
       throw new ProblemError('precondition-failed', 'The user changed since it was read; read it again and retry with the new ETag.');
     }
     return user.version;
   }
 
-  app.post<{ Body: CreateUserBody }>('/users', {
+  app.post('/users', {
     schema: {
       tags, summary: 'Create a user (Idempotency-Key required; a password is required)', operationId: 'adminCreateUser', body: CreateUserSchema,
       headers: idempotencyKeyHeader(true), response: { 201: UserSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
@@ -81,7 +82,7 @@ export async function adminUsersRoutes(app: FastifyInstance, { core, services }:
     }),
   });
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>('/users', {
+  app.get('/users', {
     schema: {
       tags, summary: 'List users, oldest first (cursor pages; q: prefix of username or e-mail)', operationId: 'adminListUsers', querystring: ListQuery,
       response: { 200: UserListSchema, ...problemResponses(400, 401, 403, 406, 422) },
@@ -104,7 +105,7 @@ export async function adminUsersRoutes(app: FastifyInstance, { core, services }:
     },
   });
 
-  app.get<ById>('/users/:id', {
+  app.get('/users/:id', {
     schema: { tags, summary: 'Read a user (strong ETag)', operationId: 'adminGetUser', params: UserParams, response: { 200: UserSchema, ...notModified, ...problemResponses(401, 403, 404, 406) } },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
@@ -115,7 +116,7 @@ export async function adminUsersRoutes(app: FastifyInstance, { core, services }:
     },
   });
 
-  async function update(request: FastifyRequest<ById>, reply: FastifyReply, current: Found, fields: UserFields) {
+  async function update(request: FastifyRequest, reply: FastifyReply, current: Found, fields: UserFields) {
     const updated = await asProblems('user', () => updateUserRecord(services, current.user, fields, actingAs(request), current.user.version));
     setValidators(reply, userValidators(updated, current.kinds));
     return representUser(updated, current.kinds);
@@ -123,13 +124,13 @@ export async function adminUsersRoutes(app: FastifyInstance, { core, services }:
 
   const writeResponses = { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 428) };
 
-  app.put<ById & { Body: UserInputBody }>('/users/:id', {
+  app.put('/users/:id', {
     schema: { tags, summary: 'Replace a user\'s profile (If-Match required)', operationId: 'adminReplaceUser', params: UserParams, body: UserInputSchema, response: writeResponses },
     preHandler: requireScope(ADMIN_WRITE),
-    handler: async (request, reply) => update(request, reply, await writeTarget(request, reply), userInput(request.body)),
+    handler: async (request, reply) => update(request, reply, await writeTarget(request, reply, request.params.id), userInput(request.body)),
   });
 
-  app.patch<ById>('/users/:id', {
+  app.patch('/users/:id', {
     schema: {
       tags, summary: 'Change some members of a user (RFC 7396 merge patch; If-Match required)', operationId: 'adminPatchUser', params: UserParams,
       body: { content: { [MERGE_PATCH]: { schema: Type.Object({}, { additionalProperties: true }) } } }, response: writeResponses,
@@ -137,46 +138,46 @@ export async function adminUsersRoutes(app: FastifyInstance, { core, services }:
     config: { bodyMediaTypes: [MERGE_PATCH] },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
-      const current = await writeTarget(request, reply);
+      const current = await writeTarget(request, reply, request.params.id);
       return update(request, reply, current, patchedUser(current.user, current.kinds, request.body));
     },
   });
 
-  app.delete<ById>('/users/:id', {
+  app.delete('/users/:id', {
     schema: {
       tags, summary: 'Delete a user and end all their sessions and tokens (If-Match required)', operationId: 'adminDeleteUser', params: UserParams,
       response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 409, 412, 428) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
-      const { user } = await writeTarget(request, reply);
+      const { user } = await writeTarget(request, reply, request.params.id);
       await asProblems('user', () => deleteUserRecord(services, user.id, actingAs(request), user.version));
       return reply.code(204).send(null);
     },
   });
 
-  app.post<ById & { Body: Static<typeof SetPasswordSchema> }>('/users/:id/password', {
+  app.post('/users/:id/password', {
     schema: {
       tags, summary: 'Set a new password; ends every session and refresh token of the user (If-Match optional)', operationId: 'adminSetUserPassword',
       params: UserParams, body: SetPasswordSchema, response: { 204: Type.Null({ description: 'Set' }), ...problemResponses(400, 401, 403, 404, 406, 412, 413, 415, 422) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
-      const expectedVersion = await optionalVersion(request);
+      const expectedVersion = await optionalVersion(request, request.params.id);
       const user = await asProblems('user', () => setUserPassword(services, request.params.id, request.body.password, actingAs(request), expectedVersion));
       setValidators(reply, userValidators(user, await kindsOf(user)));
       return reply.code(204).send(null);
     },
   });
 
-  app.delete<ById>('/users/:id/second-factors', {
+  app.delete('/users/:id/second-factors', {
     schema: {
       tags, summary: 'Remove every second factor of the user and end their browser sessions (If-Match optional)', operationId: 'adminResetUserSecondFactors',
       params: UserParams, response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses(401, 403, 404, 412) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
-      await optionalVersion(request);
+      await optionalVersion(request, request.params.id);
       const { user } = await find(request.params.id);
       await resetSecondFactors(services, user, actingAs(request));
       return reply.code(204).send(null);

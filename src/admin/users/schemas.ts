@@ -3,6 +3,7 @@
 // password length, verified flags) are the service's (→ 422).
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties } from '../../http/pagination/index.js';
+import { userProfileProperties } from '../../resource-server/user-profile-schema.js';
 
 const Text = (description: string, maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()], { description });
 const AddressPart = Type.Optional(Type.String({ maxLength: 200 }));
@@ -47,13 +48,7 @@ export const SetPasswordSchema = Type.Object({ password: Type.String({ descripti
 export const UserSchema = Type.Object({
   id: Type.String({ description: 'The OIDC `sub`' }),
   username: Type.String(),
-  name: Type.Union([Type.String(), Type.Null()]),
-  given_name: Type.Union([Type.String(), Type.Null()]),
-  family_name: Type.Union([Type.String(), Type.Null()]),
-  email: Type.Union([Type.String(), Type.Null()]),
-  email_verified: Type.Boolean(),
-  phone_number: Type.Union([Type.String(), Type.Null()]),
-  phone_number_verified: Type.Boolean(),
+  ...userProfileProperties,
   address: Type.Union([Type.Object({}, { additionalProperties: Type.String() }), Type.Null()]),
   has_second_factor: Type.Boolean({ description: 'Whether sign-ins ask for a second factor' }),
   second_factors: Type.Array(Type.String(), { description: 'The kinds set up: totp, recovery_codes' }),

@@ -2,6 +2,7 @@
 // password hash and anything unlisted out of every response) and the OpenAPI document. Schemas check
 // shape and JSON types (failures → 400); value rules live in validate.ts (failures → 422).
 import { Type, type Static } from '@sinclair/typebox';
+import { userProfileProperties } from '../../resource-server/user-profile-schema.js';
 
 const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
@@ -50,13 +51,7 @@ export const UserSchema = Type.Object(
   {
     id: Type.String({ readOnly: true }),
     username: Type.String(),
-    name: Type.Union([Type.String(), Type.Null()]),
-    given_name: Type.Union([Type.String(), Type.Null()]),
-    family_name: Type.Union([Type.String(), Type.Null()]),
-    email: Type.Union([Type.String(), Type.Null()]),
-    email_verified: Type.Boolean(),
-    phone_number: Type.Union([Type.String(), Type.Null()]),
-    phone_number_verified: Type.Boolean(),
+    ...userProfileProperties,
     address: Type.Union([AddressSchema, Type.Null()]),
     created_at: Type.String({ format: 'date-time', readOnly: true }),
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
