@@ -1,13 +1,21 @@
 // Requests against /admin/v1/users shared by the admin users tests (not a test file itself). `fixture`
 // returns the running admin fixture, which the test file starts in its own before().
 import assert from 'node:assert/strict';
-import { createBody, type AdminFixture } from './fixture.js';
+import type { Clock } from '../../src/clock.js';
+import { createClient, type ClientFixture } from '../helpers/oauth-fixtures.js';
+import { adminFixture, createBody, type AdminFixture } from './fixture.js';
 
 export const PASSWORD = 'a long enough password';
 export type UserBody = Record<string, unknown> & { id: string; username: string };
 
 let counter = 0;
 export const uniqueName = (stem = 'user') => `${stem}-${Date.now().toString(36)}-${counter++}`;
+
+/** The admin fixture on `clock`, and an OAuth client whose tokens a user change must end. */
+export async function startUsersFixture(clock: Clock): Promise<{ f: AdminFixture; oauthClient: ClientFixture }> {
+  const f = await adminFixture({ clock });
+  return { f, oauthClient: await createClient(f.t.core.db, f.t.core.clock, { scopes: ['openid', 'offline_access'] }) };
+}
 
 export function usersApi(fixture: () => AdminFixture) {
   const api: AdminFixture['api'] = (path, init) => fixture().api(path, init);

@@ -6,18 +6,14 @@ import { manualClock } from '../../src/clock.js';
 import { verifyPassword } from '../../src/crypto/passwords.js';
 import { usersRepository } from '../../src/storage/users-repository.js';
 import { createUserRecord, deleteUserRecord, setUserPassword, userServiceDeps } from '../../src/admin-services/index.js';
-import { codeGrantTokens, createClient, refreshWith, type ClientFixture } from '../helpers/oauth-fixtures.js';
+import { codeGrantTokens, refreshWith, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { enrollTotp, factorsOf } from '../interaction/mfa/enroll.js';
-import { adminFixture, createBody, problemOf, type AdminFixture, walk } from './fixture.js';
-import { PASSWORD, uniqueName, usersApi, type UserBody } from './users-fixture.js';
+import { createBody, problemOf, type AdminFixture, walk } from './fixture.js';
+import { PASSWORD, startUsersFixture, uniqueName, usersApi, type UserBody } from './users-fixture.js';
 
 const clock = manualClock(Date.now());
-let f: AdminFixture;
-let oauthClient: ClientFixture;
-before(async () => {
-  f = await adminFixture({ clock });
-  oauthClient = await createClient(f.t.core.db, f.t.core.clock, { scopes: ['openid', 'offline_access'] });
-});
+let f: AdminFixture, oauthClient: ClientFixture;
+before(async () => ({ f, oauthClient } = await startUsersFixture(clock)));
 after(() => f.t.close());
 const { create, read, setPassword, eventsOf } = usersApi(() => f);
 

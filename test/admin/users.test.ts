@@ -5,17 +5,13 @@ import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { verifyPassword } from '../../src/crypto/passwords.js';
 import { usersRepository } from '../../src/storage/users-repository.js';
-import { codeGrantTokens, createClient, refreshWith, type ClientFixture } from '../helpers/oauth-fixtures.js';
-import { adminFixture, createBody, patchBody, problemOf, type AdminFixture, } from './fixture.js';
-import { PASSWORD, uniqueName, usersApi, type UserBody } from './users-fixture.js';
+import { codeGrantTokens, refreshWith, type ClientFixture } from '../helpers/oauth-fixtures.js';
+import { createBody, patchBody, problemOf, type AdminFixture } from './fixture.js';
+import { PASSWORD, startUsersFixture, uniqueName, usersApi, type UserBody } from './users-fixture.js';
 
 const clock = manualClock(Date.now());
-let f: AdminFixture;
-let oauthClient: ClientFixture;
-before(async () => {
-  f = await adminFixture({ clock });
-  oauthClient = await createClient(f.t.core.db, f.t.core.clock, { scopes: ['openid', 'offline_access'] });
-});
+let f: AdminFixture, oauthClient: ClientFixture;
+before(async () => ({ f, oauthClient } = await startUsersFixture(clock)));
 after(() => f.t.close());
 const { create, read, put, setPassword, eventsOf } = usersApi(() => f);
 
