@@ -4,9 +4,13 @@
 // refused here, and ignored again at issuance (src/oauth/resources/claims.ts).
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/database.js';
+import type { AuditSink } from '../audit/audit-sink.js';
 import { claimNameProblem } from '../oauth/resources/claims.js';
 import { userAttributesRepository } from '../storage/user-attributes-repository.js';
+import type { ActingAs } from './clients-service.js';
 import { AdminRuleError } from './rule-error.js';
+import { inTransaction } from './transaction.js';
+import { userChangeEvent } from './users-service.js';
 
 /** Attributes per user. */
 export const MAX_ATTRIBUTES = 50;
@@ -20,6 +24,7 @@ export const MAX_ATTRIBUTE_DEPTH = 5;
 export interface UserAttributeDeps {
   db: Db;
   clock: Clock;
+  audit: AuditSink;
 }
 
 /** The CLI's VALUE: typed JSON (`42`, `true`, `"text"`, `["a"]`, `{"k":1}`); anything that is not JSON is a string. */
@@ -60,24 +65,35 @@ export function validateAttribute(name: string, value: unknown): string {
   return json;
 }
 
-/** Adds or replaces one attribute; returns all of the user's attributes. */
-export async function setUserAttribute(deps: UserAttributeDeps, userId: string, name: string, value: unknown): Promise<Record<string, unknown>> {
+/**
+ * Adds or replaces one attribute; returns all of the user's attributes. The change and its audit event
+ * (`admin.user.attribute_set`, naming `attributes.NAME`, never the value) commit together.
+ */
+export async function setUserAttribute(deps: UserAttributeDeps, userId: string, name: string, value: unknown, as: ActingAs): Promise<Record<string, unknown>> {
   const json = validateAttribute(name, value);
-  const result = await userAttributesRepository(deps.db, deps.clock).set(userId, name, json, { maxCount: MAX_ATTRIBUTES, maxTotalBytes: MAX_ATTRIBUTES_TOTAL_BYTES });
-  switch (result.outcome) {
-    case 'set':
-      return result.attributes;
-    case 'no-user':
-      throw new AdminRuleError('not-found', 'No such user');
-    case 'too-many':
-      throw new AdminRuleError('invalid', `A user has at most ${MAX_ATTRIBUTES} attributes`, 'name', name);
-    case 'too-large':
-      throw new AdminRuleError('invalid', `A user's attributes take at most ${MAX_ATTRIBUTES_TOTAL_BYTES} bytes together`, 'value');
-  }
+  return inTransaction(deps.db, async (tx) => {
+    const result = await userAttributesRepository(tx, deps.clock).set(userId, name, json, { maxCount: MAX_ATTRIBUTES, maxTotalBytes: MAX_ATTRIBUTES_TOTAL_BYTES });
+    switch (result.outcome) {
+      case 'set':
+        await deps.audit.emit(userChangeEvent('admin.user.attribute_set', userId, as, [`attributes.${name}`]), { tx });
+        return result.attributes;
+      case 'no-user':
+        throw new AdminRuleError('not-found', 'No such user');
+      case 'too-many':
+        throw new AdminRuleError('invalid', `A user has at most ${MAX_ATTRIBUTES} attributes`, 'name', name);
+      case 'too-large':
+        throw new AdminRuleError('invalid', `A user's attributes take at most ${MAX_ATTRIBUTES_TOTAL_BYTES} bytes together`, 'value');
+    }
+  });
 }
 
 /** Removes one attribute; not-found when the user has no such attribute. */
-export async function deleteUserAttribute(deps: UserAttributeDeps, userId: string, name: string): Promise<void> {
+export async function deleteUserAttribute(deps: UserAttributeDeps, userId: string, name: string, as: ActingAs): Promise<void> {
   // Any stored name can be removed (even one written behind this service's back), but not NUL, which no key holds.
-  if (name.includes('\u0000') || !(await userAttributesRepository(deps.db, deps.clock).remove(userId, name))) throw new AdminRuleError('not-found', `No attribute ${JSON.stringify(name.slice(0, 64))}`, 'name');
+  const missing = () => new AdminRuleError('not-found', `No attribute ${JSON.stringify(name.slice(0, 64))}`, 'name');
+  if (name.includes('\u0000')) throw missing();
+  await inTransaction(deps.db, async (tx) => {
+    if (!(await userAttributesRepository(tx, deps.clock).remove(userId, name))) throw missing();
+    await deps.audit.emit(userChangeEvent('admin.user.attribute_deleted', userId, as, [`attributes.${name}`]), { tx });
+  });
 }

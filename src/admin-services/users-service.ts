@@ -75,7 +75,8 @@ export function checkPassword(password: string | undefined): string {
   return password;
 }
 
-const changeEvent = (type: AuditEventInput['type'], userId: string, as: ActingAs, changedFields: readonly string[], details?: AuditEventInput['details']): AuditEventInput => ({
+/** An admin change of a user: the user is both the resource and the subject. */
+export const userChangeEvent = (type: AuditEventInput['type'], userId: string, as: ActingAs, changedFields: readonly string[], details?: AuditEventInput['details']): AuditEventInput => ({
   type,
   actor: as.actor,
   resource: 'user',
@@ -119,7 +120,7 @@ export async function createUserRecord(deps: UserServiceDeps, fields: UserFields
   return inTransaction(deps.db, async (tx) => {
     const user = await usersRepository(tx, deps.clock).create({ username: fields.username, passwordHash, ...profileOf(fields, flags) }).catch(taken);
     const set = Object.entries(fullView(user)).filter(([k, v]) => v !== null && v !== false && !['id', 'created_at', 'updated_at'].includes(k)).map(([k]) => k);
-    await deps.audit.emit(changeEvent('admin.user.created', user.id, as, [...set, 'password'].sort()), { tx });
+    await deps.audit.emit(userChangeEvent('admin.user.created', user.id, as, [...set, 'password'].sort()), { tx });
     return user;
   });
 }
@@ -158,7 +159,7 @@ export async function updateUserRecord(deps: UserServiceDeps, current: User, fie
   const updated = await inTransaction(deps.db, async (tx) => {
     const changes = { ...profileOf(fields, flags), ...(fields.username !== current.username ? { username: fields.username } : {}) };
     const written = await usersRepository(tx, deps.clock).update(current.id, changes, expectedVersion).catch(taken);
-    if (written) await deps.audit.emit(changeEvent('admin.user.updated', current.id, as, changedFields(fullView(current), fullView(written))), { tx });
+    if (written) await deps.audit.emit(userChangeEvent('admin.user.updated', current.id, as, changedFields(fullView(current), fullView(written))), { tx });
     return written;
   });
   if (updated) return updated;
@@ -189,7 +190,7 @@ export async function setUserPassword(deps: UserServiceDeps, id: string, passwor
     password: checked,
     authority: { by: 'operator' },
     ...(expectedVersion !== undefined ? { expectedVersion } : {}),
-    onChanged: (tx) => deps.audit.emit(changeEvent('admin.user.password_set', id, as, ['password'], { sessions_ended: true, refresh_tokens_revoked: true }), { tx }),
+    onChanged: (tx) => deps.audit.emit(userChangeEvent('admin.user.password_set', id, as, ['password'], { sessions_ended: true, refresh_tokens_revoked: true }), { tx }),
   });
   if (changed) return changed;
   if (expectedVersion !== undefined && (await usersRepository(deps.db, deps.clock).findById(id))) throw new AdminRuleError('stale', 'the user changed since it was read');
@@ -209,7 +210,7 @@ export async function deleteUserRecord(deps: UserServiceDeps, id: string, as: Ac
         if (version !== expectedVersion) throw new AdminRuleError('stale', 'the user changed since it was read');
       }
       if (!(await usersRepository(tx, deps.clock).delete(id))) throw new AdminRuleError('not-found', `no user ${id}`);
-      await deps.audit.emit(changeEvent('admin.user.deleted', id, as, []), { tx });
+      await deps.audit.emit(userChangeEvent('admin.user.deleted', id, as, []), { tx });
     });
   } catch (error) {
     // A foreign key from records the user owns (orders, payments): those are not the operator's to erase here.
@@ -228,7 +229,7 @@ export async function resetSecondFactors(deps: UserServiceDeps, user: Pick<User,
     await secondFactorsRepository(tx, deps.clock).removeAll(user.id);
     await passkeysRepository(tx, deps.clock).removeAll(user.id);
     const sessionsEnded = await browserSessionsRepository(tx, deps.clock).endAllOf(user.id);
-    await deps.audit.emit(changeEvent('admin.user.second_factors_reset', user.id, as, ['second_factors'], { sessions_ended: sessionsEnded }), { tx });
+    await deps.audit.emit(userChangeEvent('admin.user.second_factors_reset', user.id, as, ['second_factors'], { sessions_ended: sessionsEnded }), { tx });
     return sessionsEnded;
   });
 }

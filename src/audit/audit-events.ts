@@ -10,6 +10,8 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.user.deleted',
   'admin.user.password_set',
   'admin.user.second_factors_reset',
+  'admin.user.attribute_set',
+  'admin.user.attribute_deleted',
   'admin.grant.revoked',
   'admin.session.ended',
   'admin.resource_server.created',

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeCommand } from '../../src/cli/execute.js';
 import { UsageError } from '../../src/cli/command.js';
-import { MAX_ATTRIBUTE_VALUE_BYTES, MAX_ATTRIBUTES, MAX_ATTRIBUTES_TOTAL_BYTES } from '../../src/admin-services/user-attributes.js';
+import { MAX_ATTRIBUTE_VALUE_BYTES, MAX_ATTRIBUTES, MAX_ATTRIBUTES_TOTAL_BYTES, setUserAttribute, deleteUserAttribute } from '../../src/admin-services/user-attributes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createUser } from '../helpers/users.js';
 import type { User } from '../../src/storage/users-repository.js';
@@ -93,5 +93,43 @@ describe('users set-attribute', () => {
     const results = await Promise.allSettled([cli('users', 'set-attribute', user.id, 'x', '1'), cli('users', 'set-attribute', user.id, 'y', '1')]);
     assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
     assert.equal(Object.keys(await stored(user)).length, MAX_ATTRIBUTES);
+  });
+});
+
+describe('attribute changes are audited', () => {
+  const eventsOf = (user: User) =>
+    t.core.db.selectFrom('audit_events').selectAll().where('subject', '=', user.id).orderBy('occurred_at').orderBy('id').execute();
+
+  test('set-attribute and delete-attribute write admin.user.attribute_set / attribute_deleted naming attributes.NAME, the CLI as actor, never the value', async () => {
+    const user = await createUser(t.core.db, t.core.clock);
+    await cli('users', 'set-attribute', user.id, 'department', '"a value that must not be logged"');
+    await cli('users', 'delete-attribute', user.id, 'department');
+    const events = await eventsOf(user);
+    assert.deepEqual(events.map((e) => e.type), ['admin.user.attribute_set', 'admin.user.attribute_deleted']);
+    for (const event of events) {
+      assert.deepEqual(event.changed_fields, ['attributes.department']);
+      assert.equal(event.actor_kind, 'cli');
+      assert.equal(event.resource_id, user.id);
+      assert.doesNotMatch(JSON.stringify(event), /must not be logged/);
+    }
+  });
+
+  test('a refused change writes no event: a reserved name, a missing attribute', async () => {
+    const user = await createUser(t.core.db, t.core.clock);
+    await assert.rejects(cli('users', 'set-attribute', user.id, 'sub', '"x"'), UsageError);
+    await assert.rejects(cli('users', 'delete-attribute', user.id, 'absent'), UsageError);
+    assert.deepEqual(await eventsOf(user), []);
+  });
+
+  test('a change and its audit event commit together: when the event cannot be written, the attribute is neither set nor deleted', async () => {
+    const user = await createUser(t.core.db, t.core.clock);
+    const failing = { ...t.core.audit, emit: async () => { throw new Error('audit store unavailable'); } };
+    const deps = { db: t.core.db, clock: t.core.clock, audit: failing };
+    const as = { actor: { kind: 'system' as const } };
+    await assert.rejects(setUserAttribute(deps, user.id, 'team', '"blue"', as), /audit store unavailable/);
+    assert.deepEqual(await stored(user), {});
+    await cli('users', 'set-attribute', user.id, 'team', '"blue"');
+    await assert.rejects(deleteUserAttribute(deps, user.id, 'team', as), /audit store unavailable/);
+    assert.deepEqual(await stored(user), { team: 'blue' });
   });
 });

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { AdminRuleError } from '../../admin-services/rule-error.js';
 import { deleteUserAttribute, parseAttributeValue, setUserAttribute } from '../../admin-services/user-attributes.js';
+import { cliActor } from '../../admin-services/index.js';
 import type { Core } from '../../core.js';
 import { usersRepository } from '../../storage/users-repository.js';
 import { UsageError, type Command } from '../command.js';
@@ -27,7 +28,7 @@ async function asUsage<T>(work: () => Promise<T>): Promise<T> {
 
 async function removeAttribute(core: Core, idOrUsername: string, name: string) {
   const user = await findUser(core, idOrUsername);
-  await asUsage(() => deleteUserAttribute(core, user.id, name));
+  await asUsage(() => deleteUserAttribute(core, user.id, name, { actor: cliActor() }));
   return { id: user.id, deleted: name };
 }
 
@@ -47,7 +48,7 @@ export const usersSetAttributeCommand: Command = {
     if (positionals.length !== 3) throw new UsageError(`usage: gatehouse ${SET_USAGE}`);
     const [who, name, raw] = positionals as [string, string, string];
     const user = await findUser(core, who);
-    const attributes = await asUsage(() => setUserAttribute(core, user.id, name, parseAttributeValue(raw)));
+    const attributes = await asUsage(() => setUserAttribute(core, user.id, name, parseAttributeValue(raw), { actor: cliActor() }));
     return { id: user.id, attributes };
   },
 };
