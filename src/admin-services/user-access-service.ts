@@ -40,6 +40,31 @@ function owner(filter: OwnerFilter, allowed: 'user' | 'user-or-client'): OwnerFi
   return filter;
 }
 
+/** How the admin API and the CLI show a grant, a session and a consent (snake_case, times in RFC 3339). */
+export const grantView = (g: GrantRecord) => ({
+  id: g.id,
+  user_id: g.userId,
+  client_id: g.clientId,
+  scope: g.scope.join(' '),
+  resource: g.resource,
+  auth_time: g.authTime.toISOString(),
+  created_at: g.createdAt.toISOString(),
+  expires_at: g.expiresAt.toISOString(),
+});
+
+export const sessionView = (s: AdminSession) => ({
+  id: s.id,
+  user_id: s.userId,
+  user_agent: s.userAgent,
+  ip_address: s.ipAddress,
+  amr: s.amr,
+  created_at: s.createdAt.toISOString(),
+  signed_in_at: s.signedInAt?.toISOString() ?? null,
+  expires_at: s.expiresAt.toISOString(),
+});
+
+export const consentView = (c: AdminConsent) => ({ id: c.id, user_id: c.userId, client_id: c.clientId, scope: c.scopes.join(' '), granted_at: c.grantedAt.toISOString() });
+
 export const listGrants = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, filter: OwnerFilter, page: PageAfter) => repository(deps).grants(owner(filter, 'user-or-client'), page);
 
 export async function findGrant(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, id: string): Promise<GrantRecord> {

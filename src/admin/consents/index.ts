@@ -6,8 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import type { Core } from '../../core.js';
 import { strongEtag } from '../../http/conditional.js';
-import { findConsent, listConsents, revokeConsent, type UserAccessServiceDeps } from '../../admin-services/user-access-service.js';
-import type { AdminConsent } from '../../storage/user-access-admin-repository.js';
+import { consentView, findConsent, listConsents, revokeConsent, type UserAccessServiceDeps } from '../../admin-services/user-access-service.js';
 import { userAccessRoutes } from '../user-access-routes.js';
 
 const ConsentSchema = Type.Object({
@@ -18,7 +17,6 @@ const ConsentSchema = Type.Object({
   granted_at: Type.String({ format: 'date-time', description: 'The last approval' }),
 });
 
-export const representConsent = (c: AdminConsent) => ({ id: c.id, user_id: c.userId, client_id: c.clientId, scope: c.scopes.join(' '), granted_at: c.grantedAt.toISOString() });
 
 export async function adminConsentsRoutes(app: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
   userAccessRoutes(app, core, {
@@ -35,7 +33,7 @@ export async function adminConsentsRoutes(app: FastifyInstance, { core, services
     list: (filter, page) => listConsents(services, filter, page),
     find: (id) => findConsent(services, id),
     end: (consent, as) => revokeConsent(services, consent, as),
-    represent: representConsent,
+    represent: consentView,
     // Re-approving (more scopes) changes granted_at and the scopes: the ETag follows both.
     validators: (c) => ({ etag: strongEtag('consent', c.id, c.grantedAt.getTime(), c.scopes.join(' ')), lastModified: c.grantedAt }),
     position: (c) => ({ createdAt: c.grantedAt, id: c.id }),

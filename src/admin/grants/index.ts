@@ -6,8 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import type { Core } from '../../core.js';
 import { strongEtag } from '../../http/conditional.js';
-import { findGrant, listGrants, revokeGrant, type UserAccessServiceDeps } from '../../admin-services/user-access-service.js';
-import type { GrantRecord } from '../../storage/grants-repository.js';
+import { findGrant, grantView, listGrants, revokeGrant, type UserAccessServiceDeps } from '../../admin-services/user-access-service.js';
 import { userAccessRoutes } from '../user-access-routes.js';
 
 const GrantSchema = Type.Object({
@@ -21,16 +20,6 @@ const GrantSchema = Type.Object({
   expires_at: Type.String({ format: 'date-time', description: 'Absolute limit of the refresh-token family' }),
 });
 
-export const representGrant = (g: GrantRecord) => ({
-  id: g.id,
-  user_id: g.userId,
-  client_id: g.clientId,
-  scope: g.scope.join(' '),
-  resource: g.resource,
-  auth_time: g.authTime.toISOString(),
-  created_at: g.createdAt.toISOString(),
-  expires_at: g.expiresAt.toISOString(),
-});
 
 export async function adminGrantsRoutes(app: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
   userAccessRoutes(app, core, {
@@ -47,7 +36,7 @@ export async function adminGrantsRoutes(app: FastifyInstance, { core, services }
     list: (filter, page) => listGrants(services, filter, page),
     find: (id) => findGrant(services, id),
     end: (grant, as) => revokeGrant(services, grant, as),
-    represent: representGrant,
+    represent: grantView,
     // A live grant never changes: it is only ended, after which it is gone (404).
     validators: (g) => ({ etag: strongEtag('grant', g.id, g.createdAt.getTime()), lastModified: g.createdAt }),
     position: (g) => ({ createdAt: g.createdAt, id: g.id }),

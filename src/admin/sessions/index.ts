@@ -5,8 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import type { Core } from '../../core.js';
 import { strongEtag } from '../../http/conditional.js';
-import { endSession, findSession, listSessions, type UserAccessServiceDeps } from '../../admin-services/user-access-service.js';
-import type { AdminSession } from '../../storage/user-access-admin-repository.js';
+import { endSession, findSession, listSessions, sessionView, type UserAccessServiceDeps } from '../../admin-services/user-access-service.js';
 import { userAccessRoutes } from '../user-access-routes.js';
 
 const SessionSchema = Type.Object({
@@ -20,16 +19,6 @@ const SessionSchema = Type.Object({
   expires_at: Type.String({ format: 'date-time' }),
 });
 
-export const representSession = (s: AdminSession) => ({
-  id: s.id,
-  user_id: s.userId,
-  user_agent: s.userAgent,
-  ip_address: s.ipAddress,
-  amr: s.amr,
-  created_at: s.createdAt.toISOString(),
-  signed_in_at: s.signedInAt?.toISOString() ?? null,
-  expires_at: s.expiresAt.toISOString(),
-});
 
 export async function adminSessionsRoutes(app: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
   userAccessRoutes(app, core, {
@@ -46,7 +35,7 @@ export async function adminSessionsRoutes(app: FastifyInstance, { core, services
     list: (filter, page) => listSessions(services, filter, page),
     find: (id) => findSession(services, id),
     end: (session, as) => endSession(services, session, as),
-    represent: representSession,
+    represent: sessionView,
     validators: (s) => ({ etag: strongEtag('session', s.id, s.expiresAt.getTime()), lastModified: s.signedInAt ?? s.createdAt }),
     position: (s) => ({ createdAt: s.createdAt, id: s.id }),
   });

@@ -9,6 +9,7 @@ import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clie
 import { registrationTokenCreateCommand } from './registration-tokens.js';
 import { applyCommand, exportCommand } from './apply.js';
 import { resourceServersCreateCommand, resourceServersDeleteCommand, resourceServersListCommand } from './resource-servers.js';
+import { consentsListCommand, consentsRevokeCommand, grantsListCommand, grantsRevokeCommand, sessionsEndCommand, sessionsListCommand } from './user-access.js';
 
 export const commands: Command[] = [
   migrateCommand,
@@ -20,6 +21,12 @@ export const commands: Command[] = [
   usersResetMfaCommand,
   usersSetAttributeCommand,
   usersDeleteAttributeCommand,
+  grantsListCommand,
+  grantsRevokeCommand,
+  sessionsListCommand,
+  sessionsEndCommand,
+  consentsListCommand,
+  consentsRevokeCommand,
   keysListCommand,
   keysRotateCommand,
   clientsCreateCommand,
