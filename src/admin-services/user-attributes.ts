@@ -1,16 +1,18 @@
 // Users' custom attributes, written once for the CLI (`gatehouse users set-attribute|delete-attribute`) and
-// the admin API: typed JSON values under names that can become claims (docs/resource-servers.md, "Claims").
+// the admin API (`attributes` of /admin/v1/users, checked by checkedAttributes and written by users-service.ts
+// in the user's version-guarded UPDATE): typed JSON values under names that can become claims
+// (docs/resource-servers.md, "Claims").
 // A name the server sets itself (sub, aud, scope, acr, …) or a standard OpenID Connect claim (email, …) is
 // refused here, and ignored again at issuance (src/oauth/resources/claims.ts).
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/database.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { claimNameProblem } from '../oauth/resources/claims.js';
-import { userAttributesRepository } from '../storage/user-attributes-repository.js';
+import { storedAttributesBytes, userAttributesRepository } from '../storage/user-attributes-repository.js';
 import type { ActingAs } from './clients-service.js';
-import { AdminRuleError } from './rule-error.js';
+import { AdminFieldErrors, AdminRuleError } from './rule-error.js';
 import { inTransaction } from './transaction.js';
-import { userChangeEvent } from './users-service.js';
+import { userChangeEvent } from './user-events.js';
 
 /** Attributes per user. */
 export const MAX_ATTRIBUTES = 50;
@@ -45,6 +47,14 @@ function tooDeep(value: unknown, depth: number): boolean {
   return children.some((child) => tooDeep(child, depth + 1));
 }
 
+/** A UTF-16 surrogate without its pair: JSON.stringify writes it as an escape that jsonb refuses. */
+const LONE_SURROGATE = /\p{Cs}/u;
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return !LONE_SURROGATE.test(value);
+  if (value === null || typeof value !== 'object') return true;
+  return Object.entries(value).every(([key, child]) => !LONE_SURROGATE.test(key) && wellFormed(child));
+}
+
 export function attributeNameProblem(name: string): AdminRuleError | undefined {
   const problem = claimNameProblem(name);
   return problem ? new AdminRuleError('invalid', `${JSON.stringify(name.slice(0, 64))} ${problem}`, 'name', name.slice(0, 64)) : undefined;
@@ -61,7 +71,53 @@ export function validateAttribute(name: string, value: unknown): string {
   const json = JSON.stringify(value);
   // PostgreSQL's jsonb cannot hold the NUL character (in a key or a string).
   if (json.includes('\\u0000')) throw new AdminRuleError('invalid', 'The value must not contain the NUL character', 'value');
+  if (!wellFormed(value)) throw new AdminRuleError('invalid', 'The value must be well-formed Unicode (a lone surrogate is not)', 'value');
   if (Buffer.byteLength(json) > MAX_ATTRIBUTE_VALUE_BYTES) throw new AdminRuleError('invalid', `The value is longer than ${MAX_ATTRIBUTE_VALUE_BYTES} bytes as JSON`, 'value');
+  return json;
+}
+
+/** JSON with every object's members in one order: jsonb keeps its own order, a request its own. */
+const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+
+/** The names of the attributes added, changed or removed between two sets, sorted. */
+export function changedAttributeNames(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...names].filter((n) => !Object.hasOwn(before, n) || !Object.hasOwn(after, n) || canonicalJson(before[n]) !== canonicalJson(after[n])).sort();
+}
+
+/** Field errors listed at most, however many attributes a body refuses. */
+const MAX_REPORTED = 20;
+
+/**
+ * The whole set of a user's attributes after an admin API create, PUT or merge patch, checked by the CLI's
+ * rules and serialised; undefined when it equals `current` (nothing to write). The count and the total size
+ * hold for the result (the total measured as the CLI's UPDATE measures it: jsonb's text, by the database);
+ * each attribute added or changed passes validateAttribute, one left as it is stays (as the CLI leaves it),
+ * and one removed may have any name. Problems name `attributes.NAME`. The caller writes the result in the
+ * same conditional UPDATE as the rest of the user, against the version `current` was read at.
+ */
+export async function checkedAttributes(db: Db, current: Readonly<Record<string, unknown>>, next: Readonly<Record<string, unknown>>): Promise<string | undefined> {
+  const changed = changedAttributeNames(current, next);
+  if (changed.length === 0) return undefined;
+  if (Object.keys(next).length > MAX_ATTRIBUTES) throw new AdminRuleError('invalid', `A user has at most ${MAX_ATTRIBUTES} attributes`, 'attributes');
+  const errors: { field: string; message: string }[] = [];
+  for (const name of changed) {
+    if (!Object.hasOwn(next, name)) continue;
+    try {
+      validateAttribute(name, next[name]);
+    } catch (error) {
+      if (!(error instanceof AdminRuleError)) throw error;
+      if (errors.push({ field: `attributes.${name.slice(0, 64)}`, message: error.message }) >= MAX_REPORTED) break;
+    }
+  }
+  if (errors.length > 0) throw new AdminFieldErrors(errors);
+  const json = JSON.stringify(next);
+  if ((await storedAttributesBytes(db, json)) > MAX_ATTRIBUTES_TOTAL_BYTES) {
+    throw new AdminRuleError('invalid', `A user's attributes take at most ${MAX_ATTRIBUTES_TOTAL_BYTES} bytes together`, 'attributes');
+  }
   return json;
 }
 

@@ -2,8 +2,9 @@
 // (/admin/v1/users): the username and password rules, verified flags (both faces are the operator's, so
 // they may raise one — accounts/verified-claims.ts), version-guarded writes (If-Match), a password set by
 // the operator ending the user's sessions and refresh tokens (accounts/password-change.ts), the second-
-// factor reset, and one audit event per change in the change's transaction — field names only, never a
-// password (docs/admin-api.md, docs/audit-log.md).
+// factor reset, custom attributes (the whole set, checked by user-attributes.ts, in the same UPDATE), and one
+// audit event per change in the change's transaction — field names only (`attributes.NAME`), never a
+// password or an attribute's value (docs/admin-api.md, docs/audit-log.md).
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/database.js';
 import type { RateLimits } from '../http/rate-limit.js';
@@ -15,11 +16,14 @@ import { secondFactorsRepository } from '../storage/second-factors-repository.js
 import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
 import { changePassword } from '../accounts/password-change.js';
 import { verifiedAfterWrite } from '../accounts/verified-claims.js';
-import type { AuditEventInput } from '../audit/audit-events.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { changedFields, type ActingAs } from './clients-service.js';
 import { AdminFieldErrors, AdminRuleError } from './rule-error.js';
 import { inTransaction } from './transaction.js';
+import { userChangeEvent } from './user-events.js';
+import { changedAttributeNames, checkedAttributes } from './user-attributes.js';
+
+export { userChangeEvent } from './user-events.js';
 
 export interface UserServiceDeps {
   db: Db;
@@ -47,6 +51,11 @@ export interface UserFields {
   /** undefined: not asked; the flag stays only for an unchanged address. */
   email_verified?: boolean | undefined;
   phone_number_verified?: boolean | undefined;
+  /**
+   * The whole set of custom attributes after the write (user-attributes.ts checks it); undefined: unchanged.
+   * An update computes it from the user it read, so it is written only at that user's version.
+   */
+  attributes?: Record<string, unknown> | undefined;
 }
 
 /** The operator's summary of an account (the CLI's output): the profile, never the hash. */
@@ -75,18 +84,6 @@ export function checkPassword(password: string | undefined): string {
   return password;
 }
 
-/** An admin change of a user: the user is both the resource and the subject. */
-export const userChangeEvent = (type: AuditEventInput['type'], userId: string, as: ActingAs, changedFields: readonly string[], details?: AuditEventInput['details']): AuditEventInput => ({
-  type,
-  actor: as.actor,
-  resource: 'user',
-  resourceId: userId,
-  subject: userId,
-  changedFields,
-  ...(details ? { details } : {}),
-  ...(as.traceId ? { traceId: as.traceId } : {}),
-});
-
 function verifiedFlags(current: User | undefined, fields: Pick<UserFields, 'email' | 'phone_number' | 'email_verified' | 'phone_number_verified'>) {
   const outcome = verifiedAfterWrite('operator', current, { email: fields.email, phone_number: fields.phone_number }, {
     email_verified: fields.email_verified,
@@ -111,6 +108,10 @@ const taken = (error: unknown): never => {
   throw error;
 };
 
+/** `attributes.NAME` of each attribute that differs between the two sets (the audit log's field names). */
+const attributeFields = (before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>) =>
+  changedAttributeNames(before, after).map((name) => `attributes.${name}`);
+
 /** Creates an account; the password is required (at least MIN_PASSWORD characters). */
 export async function createUserRecord(deps: UserServiceDeps, fields: UserFields & { password: string | undefined }, as: ActingAs): Promise<User> {
   checkUsername(fields.username);
@@ -118,9 +119,11 @@ export async function createUserRecord(deps: UserServiceDeps, fields: UserFields
   const flags = verifiedFlags(undefined, fields);
   const passwordHash = await hashPassword(password);
   return inTransaction(deps.db, async (tx) => {
-    const user = await usersRepository(tx, deps.clock).create({ username: fields.username, passwordHash, ...profileOf(fields, flags) }).catch(taken);
+    const attributesJson = fields.attributes === undefined ? undefined : await checkedAttributes(tx, {}, fields.attributes);
+    const input = { username: fields.username, passwordHash, ...profileOf(fields, flags), ...(attributesJson !== undefined ? { attributesJson } : {}) };
+    const user = await usersRepository(tx, deps.clock).create(input).catch(taken);
     const set = Object.entries(fullView(user)).filter(([k, v]) => v !== null && v !== false && !['id', 'created_at', 'updated_at'].includes(k)).map(([k]) => k);
-    await deps.audit.emit(userChangeEvent('admin.user.created', user.id, as, [...set, 'password'].sort()), { tx });
+    await deps.audit.emit(userChangeEvent('admin.user.created', user.id, as, [...set, ...attributeFields({}, user.attributes), 'password'].sort()), { tx });
     return user;
   });
 }
@@ -151,19 +154,31 @@ export async function listUserRecords(deps: Pick<UserServiceDeps, 'db'>, page: {
 
 /**
  * Writes the user's members, only if still at `expectedVersion` when given (else `stale`). A verified flag
- * not asked for stays true only for an unchanged address (accounts/verified-claims.ts).
+ * not asked for stays true only for an unchanged address (accounts/verified-claims.ts). Changed attributes
+ * are part of the same UPDATE, which then also holds `current`'s version (they were computed from it), so an
+ * attribute set in between (the CLI's set-attribute) makes the write stale instead of being lost.
  */
 export async function updateUserRecord(deps: UserServiceDeps, current: User, fields: UserFields, as: ActingAs, expectedVersion?: number): Promise<User> {
   if (fields.username !== current.username) checkUsername(fields.username);
   const flags = verifiedFlags(current, fields);
+  let version = expectedVersion;
   const updated = await inTransaction(deps.db, async (tx) => {
-    const changes = { ...profileOf(fields, flags), ...(fields.username !== current.username ? { username: fields.username } : {}) };
-    const written = await usersRepository(tx, deps.clock).update(current.id, changes, expectedVersion).catch(taken);
-    if (written) await deps.audit.emit(userChangeEvent('admin.user.updated', current.id, as, changedFields(fullView(current), fullView(written))), { tx });
+    const attributesJson = fields.attributes === undefined ? undefined : await checkedAttributes(tx, current.attributes, fields.attributes);
+    if (attributesJson !== undefined) version ??= current.version;
+    const changes = {
+      ...profileOf(fields, flags),
+      ...(fields.username !== current.username ? { username: fields.username } : {}),
+      ...(attributesJson !== undefined ? { attributesJson } : {}),
+    };
+    const written = await usersRepository(tx, deps.clock).update(current.id, changes, version).catch(taken);
+    if (written) {
+      const changed = [...changedFields(fullView(current), fullView(written)), ...(attributesJson !== undefined ? attributeFields(current.attributes, written.attributes) : [])];
+      await deps.audit.emit(userChangeEvent('admin.user.updated', current.id, as, changed.sort()), { tx });
+    }
     return written;
   });
   if (updated) return updated;
-  if (expectedVersion !== undefined && (await usersRepository(deps.db, deps.clock).findById(current.id))) throw new AdminRuleError('stale', 'the user changed since it was read');
+  if (version !== undefined && (await usersRepository(deps.db, deps.clock).findById(current.id))) throw new AdminRuleError('stale', 'the user changed since it was read');
   throw new AdminRuleError('not-found', `no user ${current.id}`);
 }
 

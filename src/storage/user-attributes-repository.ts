@@ -23,6 +23,16 @@ export interface UserAttributesRepository {
   remove(userId: string, name: string): Promise<boolean>;
 }
 
+/**
+ * The size the limit `maxTotalBytes` measures: the bytes of `json` as a jsonb value's text (the database's
+ * spacing and key order, not the caller's). A pure function of the value, so checking it before a write of
+ * that value races with nothing.
+ */
+export async function storedAttributesBytes(db: Db, json: string): Promise<number> {
+  const { rows } = await sql<{ bytes: number }>`select octet_length(cast(${json} as jsonb)::text) as bytes`.execute(db);
+  return Number(rows[0]?.bytes);
+}
+
 const asObject = (value: unknown): Record<string, unknown> =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 

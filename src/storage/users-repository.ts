@@ -41,16 +41,22 @@ export class UsernameTakenError extends Error {
   override readonly name = 'UsernameTakenError';
 }
 
+/** `attributesJson`: the whole attributes object, serialised (checked by src/admin-services/user-attributes.ts). */
+type AttributesColumn = { attributesJson?: string };
+
 export interface UsersRepository {
-  create(input: { username: string; passwordHash: string } & Partial<UserProfile>): Promise<User>;
+  create(input: { username: string; passwordHash: string } & Partial<UserProfile> & AttributesColumn): Promise<User>;
   findById(id: string): Promise<User | undefined>;
   /** Whether any account exists at all (the demo tells a newcomer how to create the first one). */
   any(): Promise<boolean>;
   findByUsername(username: string): Promise<User | undefined>;
   /** Every account, oldest first (the operator's CLI). */
   list(): Promise<User[]>;
-  /** Replaces profile fields (and optionally the password); bumps version. Returns undefined when absent or version mismatch. */
-  update(id: string, changes: Partial<UserProfile> & { username?: string; passwordHash?: string }, expectedVersion?: number): Promise<User | undefined>;
+  /**
+   * Replaces profile fields (and optionally the password and the attributes) in one UPDATE; bumps version.
+   * Returns undefined when absent or version mismatch.
+   */
+  update(id: string, changes: Partial<UserProfile> & AttributesColumn & { username?: string; passwordHash?: string }, expectedVersion?: number): Promise<User | undefined>;
   delete(id: string): Promise<boolean>;
 }
 
@@ -129,6 +135,7 @@ export function usersRepository(db: Db, clock: Clock): UsersRepository {
             username: input.username,
             password_hash: input.passwordHash,
             ...profileColumns(input),
+            ...(input.attributesJson !== undefined ? { attributes: input.attributesJson } : {}),
             created_at: new Date(clock.now()),
             updated_at: new Date(clock.now()),
           })
@@ -162,6 +169,7 @@ export function usersRepository(db: Db, clock: Clock): UsersRepository {
             ...profileColumns(changes),
             ...(changes.username !== undefined ? { username: changes.username } : {}),
             ...(changes.passwordHash !== undefined ? { password_hash: changes.passwordHash } : {}),
+            ...(changes.attributesJson !== undefined ? { attributes: changes.attributesJson } : {}),
             version: eb('version', '+', 1),
             updated_at: new Date(clock.now()),
           }))

@@ -1,7 +1,8 @@
 // /admin/v1/users: create (Idempotency-Key required; a password is required), read (strong ETag), list
 // (cursor pages, prefix search), replace, merge-patch and delete (If-Match required: 428 without, 412 when
-// stale), set a password (ends the user's sessions and refresh tokens) and reset the second factors.
-// Every rule is in src/admin-services/users-service.ts, shared with the CLI (`gatehouse users ...`).
+// stale), set a password (ends the user's sessions and refresh tokens) and reset the second factors. Custom
+// attributes are a member like the others: written in the same version-guarded UPDATE as the profile.
+// Every rule is in src/admin-services/users-service.ts and user-attributes.ts, shared with the CLI (`gatehouse users ...`).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -125,7 +126,7 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
   const writeResponses = { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 428) };
 
   app.put('/users/:id', {
-    schema: { tags, summary: 'Replace a user\'s profile (If-Match required)', operationId: 'adminReplaceUser', params: UserParams, body: UserInputSchema, response: writeResponses },
+    schema: { tags, summary: 'Replace a user\'s profile and attributes (If-Match required)', operationId: 'adminReplaceUser', params: UserParams, body: UserInputSchema, response: writeResponses },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => update(request, reply, await writeTarget(request, reply, request.params.id), userInput(request.body)),
   });

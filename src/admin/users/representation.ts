@@ -19,18 +19,19 @@ export const representUser = (user: User, kinds: readonly SecondFactorKind[]) =>
   address: user.address,
   has_second_factor: kinds.length > 0,
   second_factors: [...kinds],
+  attributes: user.attributes,
 });
 
 /**
  * Strong, from the row's version and the second factors: setting one up on /account does not touch the
- * user row, yet changes the representation.
+ * user row, yet changes the representation. Every attribute write (admin API or CLI) bumps the version.
  */
 export const userValidators = (user: User, kinds: readonly SecondFactorKind[]): Validators => ({
   etag: strongEtag('user', user.id, user.version, kinds.join(',')),
   lastModified: user.updatedAt,
 });
 
-/** The service's fields of a PUT document: absent members become null; absent flags are not asked for. */
+/** The service's fields of a PUT document: absent members become null (attributes: none); absent flags are not asked for. */
 export const userInput = (body: UserInputBody): UserFields => ({
   username: body.username,
   name: body.name ?? null,
@@ -41,6 +42,7 @@ export const userInput = (body: UserInputBody): UserFields => ({
   address: body.address ?? null,
   email_verified: body.email_verified,
   phone_number_verified: body.phone_number_verified,
+  attributes: body.attributes ?? {},
 });
 
 const isObject = (value: unknown): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,6 +1,6 @@
 // /admin/v1/users schemas: one source for input shape (failures → 400), response serialisation (which
 // keeps the password and its hash out of every answer) and the OpenAPI document. Value rules (username,
-// password length, verified flags) are the service's (→ 422).
+// password length, verified flags, attribute names and limits) are the service's (→ 422).
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties } from '../../http/pagination/index.js';
 import { userProfileProperties } from '../../resource-server/user-profile-schema.js';
@@ -30,15 +30,23 @@ const profile = {
   phone_number_verified: Type.Optional(Type.Boolean({ description: 'Omitted: stays true only while the phone number is unchanged' })),
 };
 
+/** Custom attributes: name → any JSON value (the rules are src/admin-services/user-attributes.ts, → 422). */
+const Attributes = (description: string) =>
+  Type.Unsafe<Record<string, unknown>>(Type.Object({}, { additionalProperties: Type.Unknown({ description: 'Any JSON value but null' }), description }));
+
+const attributesInput = Type.Optional(
+  Attributes('Custom attributes that registered scopes map into tokens (docs/resource-servers.md, "Claims"); the whole set: absent in a PUT means none, a merge patch sets, replaces or (null) removes single ones'),
+);
+
 const username = Type.String({ description: '1-64 characters of letters, digits and . _ @ + -; unique, case-insensitively', maxLength: 200 });
 
 /** PUT: every writable member (absent ones become null). */
-export const UserInputSchema = Type.Object({ username, ...profile }, { additionalProperties: false });
+export const UserInputSchema = Type.Object({ username, ...profile, attributes: attributesInput }, { additionalProperties: false });
 export type UserInputBody = Static<typeof UserInputSchema>;
 export const WRITABLE_FIELDS = Object.keys(UserInputSchema.properties);
 
 export const CreateUserSchema = Type.Object(
-  { username, password: Type.String({ description: 'At least 8 characters; never shown again, never logged', maxLength: 4096 }), ...profile },
+  { username, password: Type.String({ description: 'At least 8 characters; never shown again, never logged', maxLength: 4096 }), ...profile, attributes: attributesInput },
   { additionalProperties: false },
 );
 export type CreateUserBody = Static<typeof CreateUserSchema>;
@@ -52,6 +60,7 @@ export const UserSchema = Type.Object({
   address: Type.Union([Type.Object({}, { additionalProperties: Type.String() }), Type.Null()]),
   has_second_factor: Type.Boolean({ description: 'Whether sign-ins ask for a second factor' }),
   second_factors: Type.Array(Type.String(), { description: 'The kinds set up: totp, recovery_codes' }),
+  attributes: Attributes('Custom attributes (name → JSON value); {} when none'),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
