@@ -8,6 +8,8 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../storage/database.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { claimNameProblem } from '../oauth/resources/claims.js';
+// Members in one order: jsonb keeps its own order, a request its own.
+import { canonicalJson } from '../http/idempotency/index.js';
 import { storedAttributesBytes, userAttributesRepository } from '../storage/user-attributes-repository.js';
 import type { ActingAs } from './clients-service.js';
 import { AdminFieldErrors, AdminRuleError } from './rule-error.js';
@@ -47,12 +49,11 @@ function tooDeep(value: unknown, depth: number): boolean {
   return children.some((child) => tooDeep(child, depth + 1));
 }
 
-/** A UTF-16 surrogate without its pair: JSON.stringify writes it as an escape that jsonb refuses. */
-const LONE_SURROGATE = /\p{Cs}/u;
-function wellFormed(value: unknown): boolean {
-  if (typeof value === 'string') return !LONE_SURROGATE.test(value);
-  if (value === null || typeof value !== 'object') return true;
-  return Object.entries(value).every(([key, child]) => !LONE_SURROGATE.test(key) && wellFormed(child));
+/** Whether some string in the value, or some member name, matches `pattern`. */
+function anyText(value: unknown, pattern: RegExp): boolean {
+  if (typeof value === 'string') return pattern.test(value);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, child]) => pattern.test(key) || anyText(child, pattern));
 }
 
 export function attributeNameProblem(name: string): AdminRuleError | undefined {
@@ -69,18 +70,13 @@ export function validateAttribute(name: string, value: unknown): string {
   if (!['string', 'number', 'boolean', 'object'].includes(typeof value)) throw new AdminRuleError('invalid', 'The value must be JSON', 'value');
   if (tooDeep(value, 0)) throw new AdminRuleError('invalid', `The value nests arrays and objects more than ${MAX_ATTRIBUTE_DEPTH} deep`, 'value');
   const json = JSON.stringify(value);
-  // PostgreSQL's jsonb cannot hold the NUL character (in a key or a string).
-  if (json.includes('\\u0000')) throw new AdminRuleError('invalid', 'The value must not contain the NUL character', 'value');
-  if (!wellFormed(value)) throw new AdminRuleError('invalid', 'The value must be well-formed Unicode (a lone surrogate is not)', 'value');
+  // PostgreSQL's jsonb cannot hold the NUL character, and refuses the escape JSON.stringify writes for a
+  // UTF-16 surrogate without its pair (in a key or a string).
+  if (anyText(value, /\u0000/)) throw new AdminRuleError('invalid', 'The value must not contain the NUL character', 'value');
+  if (anyText(value, /\p{Cs}/u)) throw new AdminRuleError('invalid', 'The value must be well-formed Unicode (a lone surrogate is not)', 'value');
   if (Buffer.byteLength(json) > MAX_ATTRIBUTE_VALUE_BYTES) throw new AdminRuleError('invalid', `The value is longer than ${MAX_ATTRIBUTE_VALUE_BYTES} bytes as JSON`, 'value');
   return json;
 }
-
-/** JSON with every object's members in one order: jsonb keeps its own order, a request its own. */
-const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
 
 /** The names of the attributes added, changed or removed between two sets, sorted. */
 export function changedAttributeNames(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): string[] {

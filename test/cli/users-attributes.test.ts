@@ -71,7 +71,10 @@ describe('users set-attribute', () => {
     await assert.rejects(cli('users', 'set-attribute', user.username, 'deeper', '[[[[[[1]]]]]]'), /more than 5 deep/);
     await assert.rejects(cli('users', 'set-attribute', user.username, 'huge', 'x'.repeat(MAX_ATTRIBUTE_VALUE_BYTES)), /longer than 4096 bytes/);
     await assert.rejects(cli('users', 'set-attribute', user.username, 'nul', '"a\\u0000b"'), /NUL/);
-    assert.deepEqual(Object.keys(await stored(user)), ['deep']);
+    await assert.rejects(cli('users', 'set-attribute', user.username, 'nul_key', '{"a\\u0000": 1}'), /NUL/);
+    // A backslash followed by "u0000" is text like any other: only the character NUL is refused.
+    await cli('users', 'set-attribute', user.username, 'path', String.raw`"C:\\u0000"`);
+    assert.deepEqual(await stored(user), { deep: [[[[[1]]]]], path: String.raw`C:\u0000` });
   });
 
   test('a user has at most 50 attributes and 16 KiB of them; replacing an existing one is allowed at the limit', async () => {
