@@ -1,6 +1,7 @@
 // Drives the real login and consent pages without a browser (test/helpers/browser.ts), following /authorize's
 // redirects, reading each page's form (`action` and every hidden input), posting the credentials, then
-// `decision=allow` (or deny). Returns the redirect to the client's redirect_uri.
+// `decision=allow` (or deny). Returns the redirect to the client's redirect_uri. The one implementation of
+// that walk: test/interaction/browserless.ts's loginAndConsent is this with a path on the browser's server.
 import { Browser, parseForm } from './browser.js';
 import { PASSWORD } from './users.js';
 
@@ -19,7 +20,9 @@ export async function browserlessLogin(authorizationUrl: URL | string, options: 
   for (let step = 0; step < 12; step++) {
     const response = next.form ? await browser.post(next.url, next.form) : await browser.get(next.url);
     const location = response.headers.get('location');
-    if (response.status >= 300 && response.status < 400 && location) {
+    // Every redirect of the flow is 303 See Other (a form post must not be repeated as a POST).
+    if (response.status >= 300 && response.status < 400 && response.status !== 303) throw new Error(`expected 303, got ${response.status} at ${next.url.pathname}`);
+    if (response.status === 303 && location) {
       const target = new URL(location, next.url);
       if (target.origin !== server) return target;
       next = { url: target };

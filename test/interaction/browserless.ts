@@ -3,6 +3,7 @@
 import { type Browser, parseForm, type ParsedForm } from '../helpers/browser.js';
 import { RFC7636 } from '../helpers/pkce.js';
 import { PASSWORD } from '../helpers/users.js';
+import { browserlessLogin } from '../helpers/browserless-login.js';
 
 export function authorizeQuery(clientId: string, redirectUri: string, extra: Record<string, string | undefined> = {}): string {
   const params: Record<string, string | undefined> = {
@@ -22,29 +23,8 @@ export function authorizeQuery(clientId: string, redirectUri: string, extra: Rec
 }
 
 /** Walks GET /authorize → login → (consent) and returns the final redirect Location to the client. */
-export async function loginAndConsent(
-  browser: Browser,
-  authorizePath: string,
-  user: { username: string },
-  decision: 'allow' | 'deny' = 'allow',
-): Promise<URL> {
-  let response = await browser.get(authorizePath);
-  for (let i = 0; i < 6; i++) {
-    if (response.status !== 303) throw new Error(`expected 303, got ${response.status}: ${await response.text()}`);
-    const location = new URL(response.headers.get('location')!, browser.base);
-    if (location.origin !== new URL(browser.base).origin) return location;
-    response = await browser.get(location.pathname + location.search);
-    if (response.status === 200) {
-      const html = await response.text();
-      const form = parseForm(html);
-      const fields = html.includes('name="password"')
-        ? { ...form.hidden, username: user.username, password: PASSWORD }
-        : { ...form.hidden, decision };
-      response = await browser.post(form.action, fields);
-    }
-  }
-  throw new Error('flow did not reach the client');
-}
+export const loginAndConsent = (browser: Browser, authorizePath: string, user: { username: string }, decision: 'allow' | 'deny' = 'allow'): Promise<URL> =>
+  browserlessLogin(new URL(authorizePath, browser.base), { username: user.username, decision, browser });
 
 /** GET /authorize and follow to the page it leads to (login or consent). */
 export async function openInteraction(browser: Browser, authorizePath: string): Promise<{ response: Response; html: string; form: ParsedForm; path: string }> {
