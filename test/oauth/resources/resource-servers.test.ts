@@ -6,52 +6,27 @@ import assert from 'node:assert/strict';
 import * as client from 'openid-client';
 import * as oauth from 'oauth4webapi';
 import { decodeJwt } from 'jose';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import type { TestApp } from '../../helpers/app.js';
 import { browserlessLogin } from '../../helpers/browserless-login.js';
-import { createUser, PASSWORD } from '../../helpers/users.js';
+import { PASSWORD } from '../../helpers/users.js';
 import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
-import { basicAuth, postForm } from '../fixtures.js';
-import { executeCommand } from '../../../src/cli/execute.js';
 import { sha256 } from '../../../src/crypto/random.js';
 import type { User } from '../../../src/storage/users-repository.js';
 import { authorizeQuery } from '../../interaction/browserless.js';
-import { NO_LIMITS } from '../../helpers/env.js';
 import { Browser, parseForm } from '../../helpers/browser.js';
 import { MAX_RESOURCES } from '../../../src/oauth/authorize/check-resource.js';
-
-interface Created {
-  identifier: string;
-  name: string;
-  scopes: { name: string; description: string }[];
-  client_id: string;
-  client_secret: string;
-}
+import { resourcesWorld, tokenOf, type Created } from './fixture.js';
 
 let t: TestApp;
 let notes: Created;
 let files: Created;
 let user: User;
 const insecure = { [oauth.allowInsecureRequests]: true };
-
-const cli = (...argv: string[]) => executeCommand(argv, t.core) as Promise<Record<string, unknown>>;
-const tokenOf = (body: Record<string, unknown>) => decodeJwt(String(body.access_token));
-
-async function serviceClient(scope: string, extra: string[] = []): Promise<{ id: string; secret: string }> {
-  const out = await cli('clients', 'create', '--name', 'svc', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', scope, ...extra);
-  return { id: String(out.client_id), secret: String(out.client_secret) };
-}
-
-const clientCredentials = (who: { id: string; secret: string }, params: Record<string, string>) =>
-  postForm(`${t.url}/token`, { grant_type: 'client_credentials', ...params }, { authorization: basicAuth(who.id, who.secret) });
-
-const introspect = (who: { id: string; secret: string }, token: string) =>
-  postForm(`${t.url}/introspect`, { token }, { authorization: basicAuth(who.id, who.secret) });
+const world = resourcesWorld();
+const { cli, serviceClient, clientCredentials } = world;
 
 before(async () => {
-  t = await startTestApp({ env: NO_LIMITS });
-  notes = (await cli('resource-servers', 'create', '--identifier', 'https://notes.example/api', '--name', 'Notes', '--scope', 'notes:read=Read your notes notes:write=Write notes for you', '--access-token-ttl', '120')) as unknown as Created;
-  files = (await cli('resource-servers', 'create', '--identifier', 'https://files.example', '--name', 'Files', '--scope', 'files:read=See your files', '--no-offline-access')) as unknown as Created;
-  user = await createUser(t.core.db, t.core.clock, { password: PASSWORD });
+  ({ t, notes, files, user } = await world.start());
 });
 after(() => t.close());
 
@@ -309,41 +284,5 @@ describe('RFC 8707 for a user grant spanning two resource servers (oauth4webapi)
     const many = Array.from({ length: MAX_RESOURCES + 1 }, (_, i) => `https://r${i}.example/api`);
     assert.equal(await redirect('openid notes:read', many), 'invalid_request');
     assert.equal(await redirect('openid notes:read', many.slice(1)), 'invalid_target', 'MAX_RESOURCES values are read, each then checked');
-  });
-});
-
-describe('introspection by resource servers (RFC 7662)', () => {
-  let svc: { id: string; secret: string };
-  before(async () => {
-    svc = await serviceClient('orders:read notes:read');
-  });
-  const tokenFor = async (resource: string) => String((((await clientCredentials(svc, { resource })).body) as Record<string, unknown>).access_token);
-  const notesServer = () => ({ id: notes.client_id, secret: notes.client_secret });
-
-  test('a resource server introspecting with its own credentials learns about every live token of its audience', async () => {
-    const token = await tokenFor(notes.identifier);
-    const body = ((await introspect(notesServer(), token)).body) as Record<string, unknown>;
-    assert.equal(body.active, true);
-    assert.equal(body.aud, notes.identifier);
-    assert.equal(body.scope, 'notes:read');
-    assert.equal(body.client_id, svc.id);
-    assert.equal(body.sub, svc.id);
-    assert.equal(body.iss, t.url);
-    assert.equal(body.token_type, 'Bearer');
-    assert.ok(typeof body.exp === 'number' && typeof body.iat === 'number');
-  });
-
-  test('a resource server gets active false for a token of another audience', async () => {
-    const token = await tokenFor(`${t.url}/v1`);
-    assert.deepEqual((await introspect(notesServer(), token)).body, { active: false });
-    // The client keeps introspecting its own tokens, of any audience.
-    assert.equal(((await introspect(svc, token)).body as { active: boolean }).active, true);
-  });
-
-  test('revocation is reflected at once in a resource server introspection', async () => {
-    const token = await tokenFor(notes.identifier);
-    const revoked = await postForm(`${t.url}/revoke`, { token }, { authorization: basicAuth(svc.id, svc.secret) });
-    assert.equal(revoked.status, 200);
-    assert.deepEqual((await introspect(notesServer(), token)).body, { active: false });
   });
 });
