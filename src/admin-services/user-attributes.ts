@@ -49,12 +49,13 @@ function tooDeep(value: unknown, depth: number): boolean {
   return children.some((child) => tooDeep(child, depth + 1));
 }
 
-/** Whether some string in the value, or some member name, matches `pattern`. */
-function anyText(value: unknown, pattern: RegExp): boolean {
-  if (typeof value === 'string') return pattern.test(value);
-  if (value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([key, child]) => pattern.test(key) || anyText(child, pattern));
+/** Whether some leaf of the value (a string, number, boolean or null), or some member name, passes `test`. */
+function someLeaf(value: unknown, test: (leaf: unknown) => boolean): boolean {
+  if (value === null || typeof value !== 'object') return test(value);
+  return Object.entries(value).some(([key, child]) => test(key) || someLeaf(child, test));
 }
+
+const anyText = (value: unknown, pattern: RegExp) => someLeaf(value, (leaf) => typeof leaf === 'string' && pattern.test(leaf));
 
 export function attributeNameProblem(name: string): AdminRuleError | undefined {
   const problem = claimNameProblem(name);
@@ -66,7 +67,8 @@ export function validateAttribute(name: string, value: unknown): string {
   const nameProblem = attributeNameProblem(name);
   if (nameProblem) throw nameProblem;
   if (value === null || value === undefined) throw new AdminRuleError('invalid', 'The value must not be null; delete the attribute instead', 'value');
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new AdminRuleError('invalid', 'The value must be JSON', 'value');
+  // JSON has no Infinity or NaN (JSON.parse reads 1e400 as Infinity): JSON.stringify would store null instead.
+  if (someLeaf(value, (leaf) => typeof leaf === 'number' && !Number.isFinite(leaf))) throw new AdminRuleError('invalid', 'The value must be JSON (numbers are finite)', 'value');
   if (!['string', 'number', 'boolean', 'object'].includes(typeof value)) throw new AdminRuleError('invalid', 'The value must be JSON', 'value');
   if (tooDeep(value, 0)) throw new AdminRuleError('invalid', `The value nests arrays and objects more than ${MAX_ATTRIBUTE_DEPTH} deep`, 'value');
   const json = JSON.stringify(value);

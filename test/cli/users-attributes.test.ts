@@ -72,6 +72,10 @@ describe('users set-attribute', () => {
     await assert.rejects(cli('users', 'set-attribute', user.username, 'huge', 'x'.repeat(MAX_ATTRIBUTE_VALUE_BYTES)), /longer than 4096 bytes/);
     await assert.rejects(cli('users', 'set-attribute', user.username, 'nul', '"a\\u0000b"'), /NUL/);
     await assert.rejects(cli('users', 'set-attribute', user.username, 'nul_key', '{"a\\u0000": 1}'), /NUL/);
+    // 1e400 reads as Infinity, which JSON cannot hold (it would be stored as null), at any depth.
+    for (const huge of ['1e400', '[1e400]', '{"a":{"b":-1e400}}']) {
+      await assert.rejects(cli('users', 'set-attribute', user.username, 'big', huge), /numbers are finite/, huge);
+    }
     // A backslash followed by "u0000" is text like any other: only the character NUL is refused.
     await cli('users', 'set-attribute', user.username, 'path', String.raw`"C:\\u0000"`);
     assert.deepEqual(await stored(user), { deep: [[[[[1]]]]], path: String.raw`C:\u0000` });
