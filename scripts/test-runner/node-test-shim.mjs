@@ -13,7 +13,7 @@ const real = { test: nodeTest.test, it: nodeTest.it, describe: nodeTest.describe
 
 const timeout = Number(process.env.GATEHOUSE_TEST_TIMEOUT_MS ?? 180_000);
 
-/** @type {{ kind: string, args: unknown[], variant?: object }[] | undefined} */
+/** @type {{ kind: string, args: unknown[] }[] | undefined} */
 let recording;
 let recordedFile;
 
@@ -32,13 +32,13 @@ export function stopRecording() {
 
 /** Registers recorded calls with node:test, in the order the file made them (inside the file's suite). */
 export function replay(recorded) {
-  for (const { kind, args, variant } of recorded) call(kind, args, variant);
+  for (const { kind, args } of recorded) call(kind, args);
 }
 
 const isHook = (kind) => kind === 'before' || kind === 'after' || kind === 'beforeEach' || kind === 'afterEach';
 
 // node:test's signatures: test([name][, options][, fn]) and before([fn][, options]).
-function call(kind, args, variant) {
+function call(kind, args) {
   if (isHook(kind)) {
     const [fn, options] = args;
     return real[kind](fn, { timeout, ...options });
@@ -46,7 +46,7 @@ function call(kind, args, variant) {
   const name = args.find((a) => typeof a === 'string');
   const options = args.find((a) => a !== null && typeof a === 'object');
   const fn = args.find((a) => typeof a === 'function');
-  const merged = { timeout, ...options, ...variant };
+  const merged = { timeout, ...options };
   return name === undefined ? real[kind](merged, fn) : real[kind](name, merged, fn);
 }
 
@@ -66,9 +66,9 @@ function caller() {
   return frame?.trim().replace(/^at /, '') ?? 'a module';
 }
 
-function register(kind, variant) {
+function register(kind) {
   return (...args) => {
-    if (!recording) return call(kind, args, variant);
+    if (!recording) return call(kind, args);
     // A helper module imported by many files is evaluated once per worker: a registration it makes at
     // import time would belong to whichever file imported it first. Such a helper must take the test
     // context instead (t.after); this turns the mistake into a failing test rather than a silent skip.
@@ -80,27 +80,21 @@ function register(kind, variant) {
       recording.push({ kind: 'test', args: [`${kind}() at the top level of ${from}`, refuse] });
       return Promise.resolve();
     }
-    recording.push({ kind, args, variant });
+    recording.push({ kind, args });
     return Promise.resolve();
   };
 }
 
-function withVariants(kind) {
-  return Object.assign(register(kind), {
-    skip: register(kind, { skip: true }),
-    todo: register(kind, { todo: true }),
-    only: register(kind, { only: true }),
-  });
-}
-
-export const test = withVariants('test');
-export const it = withVariants('it');
-export const describe = withVariants('describe');
-export const suite = withVariants('suite');
+// No .skip/.todo/.only: the suite has none, and a file that reaches for one fails to load (a loud failure)
+// instead of quietly running fewer tests.
+export const test = register('test');
+export const it = register('it');
+export const describe = register('describe');
+export const suite = register('suite');
 export const before = register('before');
 export const after = register('after');
 export const beforeEach = register('beforeEach');
 export const afterEach = register('afterEach');
-export const { mock, run } = nodeTest;
+export const { mock } = nodeTest;
 
-export default Object.assign(test, { test, it, describe, suite, before, after, beforeEach, afterEach, mock, run });
+export default Object.assign(test, { test, it, describe, suite, before, after, beforeEach, afterEach, mock });
