@@ -60,3 +60,11 @@ test('a worker that dies fails its file, and the next file runs on a new worker'
   assert.match(totals.failures[0]!.error, /worker process exited/);
   assert.equal(totals.pass, 2, 'the file after it ran');
 });
+
+test('an error no test can be blamed for (work left behind by a finished file) is a failure, and the run goes on', async () => {
+  const { totals } = await run(['stray-error', 'scoped-hooks-b']);
+  const strays = totals.failures.filter((f) => /an error outside any test.*stray after the suite/s.test(f.error));
+  assert.equal(strays.length, 1, JSON.stringify(totals.failures));
+  assert.equal(totals.failures.length, 1);
+  assert.equal(totals.pass, 3, 'its own test and the next file’s two');
+});
