@@ -23,8 +23,6 @@ import { inTransaction } from './transaction.js';
 import { userChangeEvent } from './user-events.js';
 import { changedAttributeNames, checkedAttributes } from './user-attributes.js';
 
-export { userChangeEvent } from './user-events.js';
-
 export interface UserServiceDeps {
   db: Db;
   clock: Clock;

@@ -65,62 +65,51 @@ function oneId(args: string[], usage: string): string {
 const deps = (core: Core) => userAccessServiceDeps(core, coreAuditSink(core));
 const as = () => ({ actor: cliActor() });
 
-export const grantsListCommand: Command = {
-  name: 'grants list',
-  usage: 'grants list --user USER_ID_OR_USERNAME | --client CLIENT_ID   (live grants, oldest first)',
-  async run(args, core) {
-    const owner = await ownerOf(core, args, this.usage, ['user', 'client']);
-    const grants = await walk((page) => asUsage(() => listGrants(core, owner, page)), (g) => ({ createdAt: g.createdAt, id: g.id }));
-    return { grants: grants.map(grantView) };
-  },
-};
+/** `NOUN list --user … | --client …`: the whole list, in the admin API's view. */
+function listCommand<Row>(
+  noun: string,
+  usage: string,
+  owners: readonly ('user' | 'client')[],
+  list: (core: Core, owner: OwnerFilter, page: PageAfter) => Promise<Row[]>,
+  position: (row: Row) => { createdAt: Date; id: string },
+  view: (row: Row) => Record<string, unknown>,
+): Command {
+  return {
+    name: `${noun} list`,
+    usage: `${noun} list ${usage}`,
+    async run(args, core) {
+      const owner = await ownerOf(core, args, this.usage, owners);
+      const rows = await walk((page) => asUsage(() => list(core, owner, page)), position);
+      return { [noun]: rows.map(view) };
+    },
+  };
+}
 
-export const grantsRevokeCommand: Command = {
-  name: 'grants revoke',
-  usage: 'grants revoke GRANT_ID   (ends every token issued under the grant)',
-  async run(args, core) {
-    const grant = await asUsage(() => findGrant(core, oneId(args, this.usage)));
-    await asUsage(() => revokeGrant(deps(core), grant, as()));
-    return { revoked: grant.id };
-  },
-};
+/** `NOUN VERB ID`: one thing ended through the service, audited with the CLI as the actor. */
+function endCommand<Row extends { id: string }>(
+  noun: string,
+  verb: string,
+  usage: string,
+  find: (core: Core, id: string) => Promise<Row>,
+  end: (core: Core, row: Row) => Promise<void>,
+  answer: string,
+): Command {
+  return {
+    name: `${noun} ${verb}`,
+    usage: `${noun} ${verb} ${usage}`,
+    async run(args, core) {
+      const row = await asUsage(() => find(core, oneId(args, this.usage)));
+      await asUsage(() => end(core, row));
+      return { [answer]: row.id };
+    },
+  };
+}
 
-export const sessionsListCommand: Command = {
-  name: 'sessions list',
-  usage: 'sessions list --user USER_ID_OR_USERNAME   (signed-in browser sessions, oldest first)',
-  async run(args, core) {
-    const owner = await ownerOf(core, args, this.usage, ['user']);
-    const sessions = await walk((page) => asUsage(() => listSessions(core, owner, page)), (s) => ({ createdAt: s.createdAt, id: s.id }));
-    return { sessions: sessions.map(sessionView) };
-  },
-};
+const USER = 'USER_ID_OR_USERNAME';
 
-export const sessionsEndCommand: Command = {
-  name: 'sessions end',
-  usage: 'sessions end SESSION_ID   (that browser must sign in again)',
-  async run(args, core) {
-    const session = await asUsage(() => findSession(core, oneId(args, this.usage)));
-    await asUsage(() => endSession(deps(core), session, as()));
-    return { ended: session.id };
-  },
-};
-
-export const consentsListCommand: Command = {
-  name: 'consents list',
-  usage: 'consents list --user USER_ID_OR_USERNAME | --client CLIENT_ID',
-  async run(args, core) {
-    const owner = await ownerOf(core, args, this.usage, ['user', 'client']);
-    const consents = await walk((page) => asUsage(() => listConsents(core, owner, page)), (c) => ({ createdAt: c.grantedAt, id: c.id }));
-    return { consents: consents.map(consentView) };
-  },
-};
-
-export const consentsRevokeCommand: Command = {
-  name: 'consents revoke',
-  usage: "consents revoke CONSENT_ID   (also ends that user's grants at that client)",
-  async run(args, core) {
-    const consent = await asUsage(() => findConsent(core, oneId(args, this.usage)));
-    await asUsage(() => revokeConsent(deps(core), consent, as()));
-    return { revoked: consent.id };
-  },
-};
+export const grantsListCommand = listCommand('grants', `--user ${USER} | --client CLIENT_ID   (live grants, oldest first)`, ['user', 'client'], listGrants, (g) => ({ createdAt: g.createdAt, id: g.id }), grantView);
+export const grantsRevokeCommand = endCommand('grants', 'revoke', 'GRANT_ID   (ends every token issued under the grant)', findGrant, (core, g) => revokeGrant(deps(core), g, as()), 'revoked');
+export const sessionsListCommand = listCommand('sessions', `--user ${USER}   (signed-in browser sessions, oldest first)`, ['user'], listSessions, (s) => ({ createdAt: s.createdAt, id: s.id }), sessionView);
+export const sessionsEndCommand = endCommand('sessions', 'end', 'SESSION_ID   (that browser must sign in again)', findSession, (core, s) => endSession(deps(core), s, as()), 'ended');
+export const consentsListCommand = listCommand('consents', `--user ${USER} | --client CLIENT_ID`, ['user', 'client'], listConsents, (c) => ({ createdAt: c.grantedAt, id: c.id }), consentView);
+export const consentsRevokeCommand = endCommand('consents', 'revoke', "CONSENT_ID   (also ends that user's grants at that client)", findConsent, (core, c) => revokeConsent(deps(core), c, as()), 'revoked');
