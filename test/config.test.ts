@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError, describeSettings, parseConfig } from '../src/config.js';
 import { configTable } from '../scripts/gen-config-docs.js';
 
@@ -49,4 +50,10 @@ test('the README configuration table matches the settings schema', () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
   assert.ok(readme.includes(configTable()), 'README.md configuration table is stale: run `npm run docs:config`');
   assert.ok(describeSettings().length > 20);
+});
+
+test('DATA_DIR is resolved once, at start-up, to an absolute directory (the default ./data too)', () => {
+  assert.equal(parseConfig({}).DATA_DIR, join(process.cwd(), 'data'));
+  assert.equal(parseConfig({ DATA_DIR: 'var/gh' }).DATA_DIR, join(process.cwd(), 'var', 'gh'));
+  assert.equal(parseConfig({ DATA_DIR: '/srv/gatehouse/' }).DATA_DIR, '/srv/gatehouse');
 });

@@ -6,9 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startServerProcess } from './helpers/server-process.js';
 import { browserlessLogin } from './helpers/browserless-login.js';
 import { commandLines } from './helpers/shell-words.js';
@@ -23,11 +24,16 @@ function quickstartBlocks(): string[] {
 
 type Json = Record<string, unknown>;
 
+const TSX = import.meta.resolve('tsx');
+const CLI = fileURLToPath(new URL('helpers/cli-entry.ts', import.meta.url));
+
 // The CLI reads the database itself and prints URLs under ISSUER: it is given the server's, as a reader's shell
-// running both with the defaults would.
-function cli(args: string[], dataDir: string, issuer: string): Promise<{ status: number; stdout: string; stderr: string }> {
+// running both with the defaults would. Like the server, it runs in the reader's directory with no DATA_DIR: the
+// default ./data is what both must find.
+function cli(args: string[], cwd: string, issuer: string): Promise<{ status: number; stdout: string; stderr: string }> {
+  const { DATA_DIR: _inherited, ...env } = process.env;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, ISSUER: issuer }, encoding: 'utf8' }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['--import', TSX, CLI, ...args], { cwd, env: { ...env, ISSUER: issuer }, encoding: 'utf8' }, (error, stdout, stderr) =>
       resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
@@ -68,8 +74,9 @@ test('the README quickstart works as written: user, login client, browser login,
   const blocks = quickstartBlocks();
   assert.ok(blocks.length >= 5, `found ${blocks.length} quickstart blocks`);
   assert.match(readFileSync('README.md', 'utf8'), /npm start/);
-  const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-readme-'));
-  const server = await startServerProcess({ DATA_DIR: dataDir, KEY_ENCRYPTION_KEY: '' });
+  // The reader's checkout: the server and the CLI run there with the default DATA_DIR (./data), never a setting.
+  const checkout = mkdtempSync(join(tmpdir(), 'gatehouse-readme-'));
+  const server = await startServerProcess({ KEY_ENCRYPTION_KEY: '' }, { cwd: checkout });
   const values: Record<string, string> = {};
   const seen: { command: string; output: Json }[] = [];
   let login: { username: string; password: string } | undefined;
@@ -92,7 +99,7 @@ test('the README quickstart works as written: user, login client, browser login,
         const command = line.join(' ');
         let output: Json;
         if (args[0] === 'npx' && args[1] === 'gatehouse') {
-          const result = await cli(args.slice(2), dataDir, server.url);
+          const result = await cli(args.slice(2), checkout, server.url);
           assert.equal(result.status, 0, `${command}\n${result.stderr}`);
           output = JSON.parse(result.stdout) as Json;
           if (args[2] === 'users' && args[3] === 'create') {
@@ -123,7 +130,8 @@ test('the README quickstart works as written: user, login client, browser login,
     }
   } finally {
     await server.stop('SIGTERM');
-    rmSync(dataDir, { recursive: true, force: true });
+    assert.ok(existsSync(join(checkout, 'data', 'postgres', 'PG_VERSION')), 'the database is in ./data of the working directory');
+    rmSync(checkout, { recursive: true, force: true });
   }
   // What the README promises of those steps.
   const tokens = seen.filter((s) => s.command.includes('grant_type=authorization_code') || s.command.includes('grant_type=refresh_token'));

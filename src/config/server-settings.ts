@@ -1,5 +1,6 @@
 // Settings of the process itself: run mode, address and issuer, where data lives, the database and Redis,
 // logging and shutdown.
+import { resolve } from 'node:path';
 import { int, bool, oneOf, nonEmpty, httpUrl, postgresUrl, redisUrl, seconds, type Setting } from './setting.js';
 
 export const serverSettings = {
@@ -24,10 +25,16 @@ export const serverSettings = {
     docDefault: 'http://localhost:$PORT',
   },
   DATA_DIR: {
-    doc: 'Directory of the embedded database and generated development secrets.',
+    doc: 'Directory of the embedded database and generated development secrets. A relative path is resolved once, at start-up, against the working directory.',
     expects: 'a directory path',
-    parse: nonEmpty,
-    fallback: './data',
+    // Absolute from here on: the embedded server's socket URL, its log and the CLI all need the same directory,
+    // and a relative socket "host" is not a Unix socket to the PostgreSQL client.
+    parse: (raw: string) => {
+      const dir = nonEmpty(raw);
+      return dir === undefined ? undefined : resolve(dir);
+    },
+    fallback: () => resolve('data'),
+    docDefault: './data',
   },
 } satisfies Record<string, Setting<unknown>>;
 

@@ -1,6 +1,7 @@
 // Runs `src/main.ts` as a real child process (what `npm start` runs) and waits for its ready log line.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { freePort } from '../../scripts/pg-cluster.mjs';
 import { spawnTracked } from './children.js';
 
@@ -12,11 +13,21 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startServerProcess(env: Record<string, string>, { port }: { port?: number } = {}): Promise<ServerProcess> {
+// Absolute, so that a server started in another working directory (`cwd`) finds the loader and the sources.
+const TSX = import.meta.resolve('tsx');
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+/**
+ * `env` is added to this process's environment; `cwd` runs the server from another directory (where the default
+ * DATA_DIR, ./data, then lives), without any DATA_DIR this process may have.
+ */
+export async function startServerProcess(env: Record<string, string>, { port, cwd }: { port?: number; cwd?: string } = {}): Promise<ServerProcess> {
   const p = port ?? (await freePort());
-  const child = spawnTracked(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: String(p), HOST: '127.0.0.1', ISSUER: `http://127.0.0.1:${p}`, LOG_LEVEL: 'info', ...env },
+  const { DATA_DIR: _inherited, ...inherited } = process.env;
+  const child = spawnTracked(process.execPath, ['--import', TSX, MAIN], {
+    env: { ...(cwd ? inherited : process.env), PORT: String(p), HOST: '127.0.0.1', ISSUER: `http://127.0.0.1:${p}`, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd ? { cwd } : {}),
   });
   let out = '';
   const ready = new Promise<void>((resolve, reject) => {
