@@ -16,6 +16,7 @@ import { problemTitle } from './problem-titles.js';
 import { renderErrorPage } from './error-page.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import { logRefusedError } from './refusal-log.js';
+import { validationFailed } from './validation.js';
 import { routeFacts, type Face, type RouteFacts } from './route-facts.js';
 
 export type { Face } from './route-facts.js';
@@ -25,12 +26,15 @@ const RETRY_AFTER_SECONDS = '5';
 /** Turns anything thrown into one of the three error values. */
 export function classify(error: unknown, request: FastifyRequest): ProblemError | OAuthError | PageError {
   if (error instanceof ProblemError || error instanceof OAuthError || error instanceof PageError) return error;
-  const fe = error as Partial<FastifyError> & { validation?: { instancePath?: string; message?: string; params?: Record<string, unknown> }[] };
+  const fe = error as Partial<FastifyError> & { validation?: { keyword?: string; instancePath?: string; message?: string; params?: Record<string, unknown> }[] };
   if (fe?.validation) {
     const errors: FieldError[] = fe.validation.map((v) => ({
       field: fieldName(fe.validationContext, v.instancePath, v.params),
       message: v.message ?? 'is invalid',
     }));
+    // A value outside a declared enum is a well-shaped request with a wrong value: 422, like the value rules
+    // checked after the schema, while the schema still lists the accepted values for generated clients.
+    if (fe.validationContext === 'body' && fe.validation.every((v) => v.keyword === 'enum')) return validationFailed(errors);
     return new ProblemError('bad-request', `The request ${fe.validationContext ?? 'body'} does not match the expected shape.`, { errors });
   }
   switch (fe?.code) {

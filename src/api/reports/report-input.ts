@@ -3,6 +3,7 @@
 import { fieldErrors } from '../../http/validation.js';
 
 export const REPORT_TYPES = ['orders-summary'] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
 const MAX_RANGE_MS = 366 * 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;

@@ -1,11 +1,12 @@
 // The /v1/reports schemas: one source for input validation (wrong shapes or JSON types → 400), response
 // serialisation and the OpenAPI document. Value rules live in report-input.ts (failures → 422).
 import { Type, type Static } from '@sinclair/typebox';
+import { REPORT_TYPES, type ReportType } from './report-input.js';
 
 export const CreateReportSchema = Type.Object({
-  type: Type.String({ description: 'orders-summary' }),
-  from: Type.String({ description: 'Start (inclusive): YYYY-MM-DD or RFC 3339 date-time.' }),
-  to: Type.String({ description: 'End (exclusive): YYYY-MM-DD or RFC 3339 date-time.' }),
+  type: Type.Unsafe<ReportType>({ type: 'string', enum: [...REPORT_TYPES], description: 'What to aggregate: `orders-summary` (order count and totals per currency).' }),
+  from: Type.String({ description: 'Start (inclusive): YYYY-MM-DD or RFC 3339 date-time.', examples: ['2025-05-01'] }),
+  to: Type.String({ description: 'End (exclusive): YYYY-MM-DD or RFC 3339 date-time.', examples: ['2025-06-01'] }),
 });
 
 export const ReportParamsSchema = Type.Object({ id: Type.String({ maxLength: 200 }) });

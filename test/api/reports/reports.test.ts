@@ -139,3 +139,20 @@ test('a CSV larger than one database batch streams (chunked) with every row exac
   assert.equal(lines.at(-1), '2024-12-30,USD,pending,1,1.00');
   assert.deepEqual(lines.slice(1), [...lines.slice(1)].sort());
 });
+
+test('a report request built from /openapi.json alone is accepted (type is an enum, the dates have examples)', async () => {
+  interface Property {
+    type?: string;
+    enum?: string[];
+    examples?: string[];
+  }
+  const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { required: string[]; properties: Record<string, Property> } }> } }>>;
+  };
+  const schema = doc.paths['/v1/reports']!.post!.requestBody.content['application/json']!.schema;
+  assert.deepEqual(schema.properties.type!.enum, ['orders-summary']);
+  // What a generated client does: every required member from the document's own enum or example.
+  const body = Object.fromEntries(schema.required.map((name) => [name, schema.properties[name]!.enum?.[0] ?? schema.properties[name]!.examples?.[0]]));
+  const r = await call(t.url, 'POST', '/v1/reports', { token: user.token, body });
+  assert.equal(r.status, 202, JSON.stringify({ body, answer: r.json }));
+});
