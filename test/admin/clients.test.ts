@@ -200,6 +200,8 @@ test('415 for a body that is not JSON (and for PATCH that is not merge-patch)', 
   const { etag } = await read(String(body.client_id));
   const patch = await f.api(`/admin/v1/clients/${body.client_id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'if-match': etag }, body: '{}' });
   assert.equal(patch.status, 415);
+  assert.equal(patch.headers.get('accept-patch'), 'application/merge-patch+json', 'the 415 names the patch format (RFC 5789 §3.1)');
+  assert.equal((await f.api(`/admin/v1/clients/${body.client_id}`)).headers.get('accept-patch'), 'application/merge-patch+json');
 });
 
 test('413 for a body over the JSON size limit', async () => {

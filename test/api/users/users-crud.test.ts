@@ -170,6 +170,17 @@ test('OPTIONS answers 204 with Allow, without needing a token; an unknown path i
   assert.equal((await f.api('/v1/nothing-here', { token: undefined })).status, 404);
 });
 
+test('a resource that takes PATCH says which patch format in Accept-Patch (OPTIONS, GET, and the 415 of a wrong one)', async () => {
+  const url = `/v1/users/${f.u1.id}`;
+  assert.equal((await f.api(url, { method: 'OPTIONS', token: undefined })).headers.get('accept-patch'), 'application/merge-patch+json');
+  assert.equal((await f.api(url)).headers.get('accept-patch'), 'application/merge-patch+json');
+  const wrong = await f.api(url, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(wrong.status, 415);
+  assert.equal(wrong.headers.get('accept-patch'), 'application/merge-patch+json');
+  const collection = await f.api('/v1/users', { method: 'OPTIONS', token: undefined });
+  assert.equal(collection.headers.get('accept-patch'), null, 'no PATCH here, no Accept-Patch');
+});
+
 test('a method the resource does not support is 405 with Allow', async () => {
   const res = await f.api(`/v1/users/${f.u1.id}`, json({}, 'POST'));
   assert.equal(res.status, 405);
