@@ -1,7 +1,7 @@
 // The first ten minutes, in a real browser (Debian's chromium through playwright-core), on a phone-sized
 // screen (390 px) and a desktop one: home page → demo → login (a wrong password first) → consent → the
 // demo showing the decoded tokens and the /v1 answer → refresh → sign-out; plus the logout confirmation
-// (with Cancel) and an error page. No page may scroll sideways. Screenshots go to test-output/newcomer/.
+// (with Cancel), an error page and the API reference (/docs). No page may scroll sideways. Screenshots go to test-output/newcomer/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -100,6 +100,11 @@ describe('a newcomer walks from the home page through the demo in a real browser
         assert.match(await page.content(), /quote this reference/);
         assert.ok(await page.$('a.button[href="/"]'));
         await shot('10-error');
+
+        // The API reference from the home page's links: its wide operations table scrolls in its own box.
+        await page.goto(`${t.url}/docs`);
+        await page.waitForSelector('h2');
+        await shot('10b-docs');
 
         if (viewport.name === 'phone') {
           await page.emulateMedia({ colorScheme: 'dark' });

@@ -16,9 +16,13 @@ interface OpenApiDocument {
   paths?: Record<string, Record<string, Operation>>;
 }
 
+// On a phone the operations table is wider than the screen: it scrolls inside its own box, the page never
+// sideways; long paths and codes in prose wrap.
 const css = `
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #1d2430; }
-table { border-collapse: collapse; width: 100%; margin: 1rem 0 2rem; }
+p, li { overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; margin: 1rem 0 2rem; }
+table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #e4e7ec; vertical-align: top; }
 code, .method { font-family: ui-monospace, monospace; font-size: .9rem; }
 .method { font-weight: 700; text-transform: uppercase; }
@@ -43,7 +47,7 @@ export function renderDocs(doc: OpenApiDocument): string {
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/assets/docs.css"></head><body>
 <h1>${escapeHtml(doc.info.title)} <small>v${escapeHtml(doc.info.version)}</small></h1>
 <p>${withCode(doc.info.description ?? '')}</p><p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>
-<h2>Operations</h2><table><thead><tr><th>Method</th><th>Path</th><th>Summary</th><th>Scopes</th><th>Responses</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+<h2>Operations</h2><div class="scroll" role="region" aria-label="Operations" tabindex="0"><table><thead><tr><th>Method</th><th>Path</th><th>Summary</th><th>Scopes</th><th>Responses</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>
 <h2>Error codes</h2><ul>${problems}</ul></body></html>`;
 }
 
