@@ -4,7 +4,7 @@
 // root the server runs as a dedicated unprivileged account.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync } from 'node:fs';
 import { arch, platform, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { StartupError } from '../startup/startup-error.js';
