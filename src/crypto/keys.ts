@@ -6,6 +6,8 @@
 // every token it could have signed has expired. The schedule is a fact of the row (activates_at), so every
 // instance picks the same signing key from the same rows, whatever its own copy's age.
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import type { Clock } from '../clock.js';
 import type { KeyEncryption } from './key-encryption.js';
@@ -46,9 +48,10 @@ export interface KeyService {
   /** The published set as this instance knows it: never older than the refresh interval. */
   jwks(): Promise<{ keys: PublicJwk[] }>;
   /**
-   * A verifier met `kid` and this instance does not know it: re-read the key rows, at most once per
-   * cooldown for the whole process (concurrent callers share one read), so invented kids cannot turn
-   * into database load.
+   * A verifier met `kid` and this instance does not know it: resolves once the key rows have been read by a
+   * read that began after this call. At most one such read per cooldown for the whole process: callers in
+   * between wait for the next one and share it, so invented kids cannot turn into database load, and they
+   * cannot make this instance refuse a genuine new kid either.
    */
   refreshForUnknownKid(kid: string): Promise<void>;
   sign(payload: JWTPayload, options: { alg: SigningAlg; typ: string }): Promise<string>;
@@ -78,6 +81,9 @@ interface LoadedKey {
 }
 
 const encoder = new TextEncoder();
+const sleep = async (ms: number) => {
+  if (ms > 0) await sleepFor(ms);
+};
 
 export const DEFAULT_KEY_REFRESH_MS = 30_000;
 export const DEFAULT_UNKNOWN_KID_COOLDOWN_MS = 1_000;
@@ -97,7 +103,9 @@ export function keyService(options: KeyServiceOptions): KeyService {
   let cache: { at: number; keys: LoadedKey[] } | undefined;
   let reading: Promise<LoadedKey[]> | undefined;
   let reads = 0;
+  // Real time, not the injected clock: the cooldown paces database reads, and callers sleep through it.
   let lastUnknownKidRead = Number.NEGATIVE_INFINITY;
+  let nextUnknownKidRead: Promise<void> | undefined;
   let published: { cache: LoadedKey[]; kids: string; value: { keys: PublicJwk[] } } | undefined;
 
   // One read at a time: requests arriving while the rows are being read wait for that read instead of
@@ -216,13 +224,17 @@ export function keyService(options: KeyServiceOptions): KeyService {
 
     async refreshForUnknownKid(kid) {
       if ((await load()).some((k) => k.row.kid === kid)) return;
-      if (reading) {
-        await reading;
-        return;
-      }
-      if (clock.now() - lastUnknownKidRead < cooldownMs) return;
-      lastUnknownKidRead = clock.now();
-      await read();
+      // The caller waits for a read that starts after it asked, never for one already under way nor for none
+      // at all: a read under way may have begun before the key was committed, and a cooldown spent by
+      // invented kids must not refuse a real one (issue 28: another instance signed with a key this one had
+      // not read yet, and its tokens were refused). Callers share the next read, so reads stay ≤ 1 per cooldown.
+      nextUnknownKidRead ??= (async () => {
+        await sleep(lastUnknownKidRead + cooldownMs - performance.now());
+        nextUnknownKidRead = undefined;
+        lastUnknownKidRead = performance.now();
+        await load(true);
+      })();
+      await nextUnknownKidRead;
     },
 
     async sign(payload, { alg, typ }) {

@@ -18,6 +18,7 @@ export interface DemoOptions extends RelyingPartyOptions {
   anyUsers?: () => Promise<boolean>;
   now?: () => number;
   maxSessions?: number;
+  maxSessionsPerAddress?: number;
 }
 
 interface DemoSession {
@@ -28,11 +29,14 @@ interface DemoSession {
 }
 
 const DEFAULT_MAX_SESSIONS = 1000;
+// One address holds at most 1% of the store: filling it takes 100 addresses at their cap (docs/demo.md).
+const DEFAULT_MAX_SESSIONS_PER_ADDRESS = 10;
 const IDLE_MS = 30 * 60_000;
 const page = { config: { face: 'page' as const } };
-// Each sign-in start takes a slot in the bounded session store: unlimited, one address could push every
-// other visitor's session out (the per-address page budget, src/http/anonymous-limit.ts).
-const limitedPage = { config: { face: 'page' as const, limit: 'pages' as const } };
+// Each sign-in start takes a slot in the bounded session store, so it draws on the per-address anonymous
+// budget (RATE_LIMIT_ANONYMOUS, src/http/anonymous-limit.ts), not the far larger page budget (issue 28 S7:
+// 1,016 starts from one address pushed every other visitor out); the store's per-address cap does the rest.
+const limitedPage = { config: { face: 'page' as const, limit: 'anonymous' as const } };
 const back = { href: '/demo', label: 'Back to the demo' };
 const refused = (detail: string, status = 400) => new PageError('Demo: request refused', detail, status, {}, { back });
 
@@ -44,7 +48,12 @@ export async function demoApp(app: FastifyInstance, options: DemoOptions): Promi
     return payload;
   });
   const rp = relyingParty(options);
-  const sessions = sessionStore<DemoSession>({ maxEntries: options.maxSessions ?? DEFAULT_MAX_SESSIONS, idleMs: IDLE_MS, now: options.now ?? Date.now });
+  const sessions = sessionStore<DemoSession>({
+    maxEntries: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    maxPerOwner: options.maxSessionsPerAddress ?? DEFAULT_MAX_SESSIONS_PER_ADDRESS,
+    idleMs: IDLE_MS,
+    now: options.now ?? Date.now,
+  });
   const jar = demoCookie(options.issuer);
   const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
   const current = (request: FastifyRequest) => {
@@ -95,7 +104,7 @@ export async function demoApp(app: FastifyInstance, options: DemoOptions): Promi
     const { url, pending } = started;
     // A fresh id for every attempt: whatever cookie the browser had does not carry into the new sign-in.
     sessions.delete(current(request).id);
-    jar.set(reply, sessions.create({ csrf: randomToken(), pending }));
+    jar.set(reply, sessions.create({ csrf: randomToken(), pending }, request.ip));
     return reply.header('cache-control', 'no-store').redirect(url, 303);
   });
 

@@ -1,7 +1,8 @@
 // Unauthenticated endpoints that create state or cost real work are limited per client address, before the
 // body is read. Each such route names its budget in `config.limit` (route-facts.ts). Two budgets, because
 // their callers differ:
-//   anonymous (RATE_LIMIT_ANONYMOUS)  dynamic registration: machines, rarely more than a few a minute
+//   anonymous (RATE_LIMIT_ANONYMOUS)  dynamic registration and demo sign-in starts (each takes a slot in a
+//                                     bounded store): machines, or one person trying the demo
 //   pages     (RATE_LIMIT_PAGES)      /authorize, the interaction pages and logout: people, and a whole
 //                                     corporate NAT shares one address (a login is 3-5 page requests)
 // Neither is what stops password guessing: the failure budgets of the login do (docs/rate-limits.md).

@@ -7,25 +7,29 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import { OAuthError } from '../http/errors.js';
 import type { UsersRepository } from '../storage/users-repository.js';
-import type { AccessTokenClaims, BearerVerifier } from './issued-tokens/bearer-access-token.js';
+import type { AccessTokenClaims, BearerRefusal, BearerVerifier } from './issued-tokens/bearer-access-token.js';
 import { userClaims } from './issued-tokens/user-claims.js';
 import { mappedClaims } from './resources/claims.js';
 import type { ResourceCatalogue } from './resources/registry.js';
-import { authorizationCredentials, dpopFailureHeaders, possessionFailure, type PresentedToken } from '../tokens/dpop/possession.js';
+import { authorizationCredentials, dpopFailureHeaders, dpopRefusal, possessionFailure, type PresentedToken } from '../tokens/dpop/possession.js';
 import type { DpopDeps } from '../tokens/dpop/proof.js';
 
 const challenge = (attributes = '') => ({ 'www-authenticate': attributes ? `Bearer ${attributes}` : 'Bearer' });
 
+// Each refusal's log line names why (docs/security/token-verification.md); the caller sees one sentence.
+const refusalLog = (reason: string, why: string) => ({ reason, token_refusal: why });
 const noToken = () => new OAuthError('invalid_request', 'An access token is required.', { status: 401, headers: challenge() });
-const invalidToken = () =>
+const invalidToken = (why: string) =>
   new OAuthError('invalid_token', 'The access token is invalid, expired or revoked.', {
     headers: challenge('error="invalid_token", error_description="The access token is invalid, expired or revoked."'),
+    log: refusalLog('invalid_token', why),
   });
 const twoTokens = () =>
-  new OAuthError('invalid_request', 'Send the access token in one place only.', { headers: challenge('error="invalid_request"') });
+  new OAuthError('invalid_request', 'Send the access token in one place only.', { headers: challenge('error="invalid_request"'), log: refusalLog('invalid_request', 'two_tokens') });
 const insufficientScope = () =>
   new OAuthError('insufficient_scope', 'The access token does not carry the openid scope of a user.', {
     headers: challenge('error="insufficient_scope", scope="openid"'),
+    log: refusalLog('insufficient_scope', 'scope'),
   });
 
 /**
@@ -34,11 +38,11 @@ const insufficientScope = () =>
  */
 function presentedToken(request: FastifyRequest): PresentedToken | undefined {
   const credentials = authorizationCredentials(request.headers.authorization);
-  if (credentials === 'malformed') throw invalidToken();
+  if (credentials === 'malformed') throw invalidToken('malformed');
   const fromHeader = credentials === 'absent' ? undefined : credentials;
   const body = request.body as Record<string, unknown> | undefined;
   const fromBody = request.method === 'POST' && body && typeof body === 'object' ? body.access_token : undefined;
-  if (fromBody !== undefined && typeof fromBody !== 'string') throw invalidToken();
+  if (fromBody !== undefined && typeof fromBody !== 'string') throw invalidToken('malformed');
   if (fromHeader !== undefined && fromBody !== undefined) throw twoTokens();
   return fromHeader ?? (fromBody === undefined ? undefined : { scheme: 'Bearer', token: fromBody });
 }
@@ -46,10 +50,11 @@ function presentedToken(request: FastifyRequest): PresentedToken | undefined {
 async function authorize(request: FastifyRequest, verify: BearerVerifier, dpop: DpopDeps & { url: string; requireNonce: boolean }): Promise<AccessTokenClaims> {
   const presented = presentedToken(request);
   if (presented === undefined || presented.token === '') throw noToken();
-  const claims = await verify(presented.token);
-  if (!claims) throw invalidToken();
+  let why: BearerRefusal = 'invalid';
+  const claims = await verify(presented.token, (reason) => (why = reason));
+  if (!claims) throw invalidToken(why);
   const failure = await possessionFailure({ ...presented, method: request.method, url: dpop.url, dpopHeader: request.headers.dpop }, claims.cnf_jkt, dpop);
-  if (failure) throw new OAuthError(failure.error, failure.description, { status: 401, headers: dpopFailureHeaders(failure) });
+  if (failure) throw new OAuthError(failure.error, failure.description, { status: 401, headers: dpopFailureHeaders(failure), log: dpopRefusal(failure) });
   // A user token carries auth_time (access-tokens.ts); client_credentials tokens have no user.
   if (claims.auth_time === undefined || !claims.scope.includes('openid')) throw insufficientScope();
   return claims;
@@ -57,7 +62,7 @@ async function authorize(request: FastifyRequest, verify: BearerVerifier, dpop: 
 
 async function claimsOf(claims: AccessTokenClaims, users: Pick<UsersRepository, 'findById'>, catalogue: ResourceCatalogue): Promise<Record<string, unknown>> {
   const user = await users.findById(claims.sub);
-  if (!user) throw invalidToken();
+  if (!user) throw invalidToken('unknown_user');
   // The attributes the token's scopes map into the id_token are also released here (docs/resource-servers.md).
   const definitions = claims.scope.flatMap((s) => catalogue.ownerOf(s)?.scopes.filter((x) => x.name === s) ?? []);
   return { ...mappedClaims(definitions, claims.scope, 'id_token', user.attributes), ...userClaims(user, claims.scope) };

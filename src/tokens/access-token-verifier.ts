@@ -32,12 +32,35 @@ export interface AccessTokenClaims {
 }
 
 /**
- * `invalid`: the token is at fault; `description` is a fixed sentence safe to show the caller.
+ * Why a token was refused, for the refusal log line (docs/security/token-verification.md): a fixed code, never
+ * anything read from the token. The caller is shown only `description`.
+ */
+export type TokenRefusal =
+  | 'malformed'
+  | 'unsupported_header'
+  | 'unknown_kid'
+  | 'algorithm'
+  | 'signature'
+  | 'typ'
+  | 'issuer'
+  | 'audience'
+  | 'expired'
+  | 'issued_too_long_ago'
+  | 'not_yet_valid'
+  | 'missing_claim'
+  | 'lifetime'
+  | 'malformed_claim'
+  | 'cnf'
+  | 'invalid';
+
+/**
+ * `invalid`: the token is at fault; `description` is a fixed sentence safe to show the caller, `refusal` the
+ * reason for the log.
  * `keys_unavailable`: the signing keys could not be loaded (remote JWKS down): the token is not at fault.
  */
 export type AccessTokenVerification =
   | { ok: true; claims: AccessTokenClaims }
-  | { ok: false; reason: 'invalid'; description: string }
+  | { ok: false; reason: 'invalid'; description: string; refusal: TokenRefusal }
   | { ok: false; reason: 'keys_unavailable'; cause: unknown };
 
 export interface AccessTokenVerifier {
@@ -45,7 +68,14 @@ export interface AccessTokenVerifier {
 }
 
 /** Thrown inside this module only; verify() turns it into a value. */
-class InvalidToken extends Error {}
+class InvalidToken extends Error {
+  constructor(
+    description: string,
+    readonly refusal: TokenRefusal,
+  ) {
+    super(description);
+  }
+}
 
 export function accessTokenVerifier(deps: {
   keySource: KeySource;
@@ -79,7 +109,7 @@ export function accessTokenVerifier(deps: {
       } catch (error) {
         return isKeySetUnavailable(error)
           ? { ok: false, reason: 'keys_unavailable', cause: error }
-          : { ok: false, reason: 'invalid', description: describe(error) };
+          : { ok: false, reason: 'invalid', ...describe(error) };
       }
       try {
         return { ok: true, claims: checkClaims(payload, kid, config.ACCESS_TOKEN_TTL) };
@@ -95,14 +125,14 @@ function checkHeader(token: string): string {
   try {
     header = decodeProtectedHeader(token);
   } catch {
-    throw invalid('The access token is not a well-formed JWS.');
+    throw invalid('The access token is not a well-formed JWS.', 'malformed');
   }
   // RFC 7515 §4.1.11: no extension is understood here, so any `crit` makes the token unusable.
-  if ('crit' in header) throw invalid('The access token uses unsupported critical header parameters.');
-  if ('zip' in header || 'enc' in header) throw invalid('The access token is not a plain signed JWT.');
+  if ('crit' in header) throw invalid('The access token uses unsupported critical header parameters.', 'unsupported_header');
+  if ('zip' in header || 'enc' in header) throw invalid('The access token is not a plain signed JWT.', 'unsupported_header');
   const kid = header.kid;
   if (typeof kid !== 'string' || kid.length === 0 || kid.length > MAX_KID_LENGTH) {
-    throw invalid('The access token does not name a known signing key.');
+    throw invalid('The access token does not name a known signing key.', 'unknown_kid');
   }
   return kid;
 }
@@ -113,16 +143,16 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
   const scope = payload.scope;
   const authTime = payload.auth_time;
   if (typeof sub !== 'string' || sub === '' || typeof jti !== 'string' || jti === '' || typeof clientId !== 'string' || clientId === '') {
-    throw invalid('The access token lacks a required claim.');
+    throw invalid('The access token lacks a required claim.', 'missing_claim');
   }
   if (typeof exp !== 'number' || typeof iat !== 'number' || !Number.isInteger(exp) || exp - iat > maxLifetime) {
-    throw invalid('The access token lifetime is not acceptable.');
+    throw invalid('The access token lifetime is not acceptable.', 'lifetime');
   }
-  if (scope !== undefined && typeof scope !== 'string') throw invalid('The access token scope is malformed.');
+  if (scope !== undefined && typeof scope !== 'string') throw invalid('The access token scope is malformed.', 'malformed_claim');
   // RFC 9449 §6.1: the only confirmation method understood is a JWK thumbprint; the scheme and the proof
   // are checked by the surface that knows the request.
   const jkt = confirmationKey(payload.cnf);
-  if (authTime !== undefined && typeof authTime !== 'number') throw invalid('The access token auth_time is malformed.');
+  if (authTime !== undefined && typeof authTime !== 'number') throw invalid('The access token auth_time is malformed.', 'malformed_claim');
   return {
     iss: payload.iss!,
     aud: payload.aud!,
@@ -141,33 +171,54 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
 function confirmationKey(cnf: unknown): string | undefined {
   if (cnf === undefined) return undefined;
   const jkt = typeof cnf === 'object' && cnf !== null && Object.keys(cnf).length === 1 ? (cnf as { jkt?: unknown }).jkt : undefined;
-  if (typeof jkt !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(jkt)) throw invalid('The access token confirmation (cnf) is not understood.');
+  if (typeof jkt !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(jkt)) throw invalid('The access token confirmation (cnf) is not understood.', 'cnf');
   return jkt;
 }
 
-const invalid = (description: string) => new InvalidToken(description);
+const invalid = (description: string, refusal: TokenRefusal) => new InvalidToken(description, refusal);
 
 function refusal(error: unknown): AccessTokenVerification {
-  if (error instanceof InvalidToken) return { ok: false, reason: 'invalid', description: error.message };
+  if (error instanceof InvalidToken) return { ok: false, reason: 'invalid', description: error.message, refusal: error.refusal };
   throw error;
 }
 
-/** A fixed sentence per failure class; jose's messages may quote claim values, so they are not passed on. */
-function describe(error: unknown): string {
-  const code = (error as { code?: string })?.code;
+/** A fixed sentence per failure class and its log reason; jose's messages may quote claim values, so they are not passed on. */
+function describe(error: unknown): { description: string; refusal: TokenRefusal } {
+  const { code, claim } = error as { code?: string; claim?: string };
   switch (code) {
     case 'ERR_JWT_EXPIRED':
-      return 'The access token has expired.';
+      return { description: 'The access token has expired.', refusal: claim === 'iat' ? 'issued_too_long_ago' : 'expired' };
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      return 'The access token was not issued for this API or is not yet valid.';
+      return { description: 'The access token was not issued for this API or is not yet valid.', refusal: claimRefusal(error as { claim?: string; reason?: string }) };
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
-      return 'The access token is signed with an algorithm this API does not accept.';
+      return { description: 'The access token is signed with an algorithm this API does not accept.', refusal: 'algorithm' };
     case 'ERR_JWKS_NO_MATCHING_KEY':
-      return 'The access token does not name a known signing key.';
+      return { description: 'The access token does not name a known signing key.', refusal: 'unknown_kid' };
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
-      return 'The access token signature is invalid.';
+      return { description: 'The access token signature is invalid.', refusal: 'signature' };
+    case 'ERR_JWS_INVALID':
+    case 'ERR_JWT_INVALID':
+      return { description: 'The access token is invalid.', refusal: 'malformed' };
     default:
-      return 'The access token is invalid.';
+      return { description: 'The access token is invalid.', refusal: 'invalid' };
+  }
+}
+
+/** jose names the claim (or the `typ` header) a claim check failed on. */
+function claimRefusal({ claim, reason }: { claim?: string; reason?: string }): TokenRefusal {
+  if (reason === 'missing') return 'missing_claim';
+  switch (claim) {
+    case 'aud':
+      return 'audience';
+    case 'iss':
+      return 'issuer';
+    case 'typ':
+      return 'typ';
+    case 'nbf':
+    case 'iat':
+      return 'not_yet_valid';
+    default:
+      return 'invalid';
   }
 }
 

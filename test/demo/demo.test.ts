@@ -225,12 +225,30 @@ describe('demo application', () => {
 });
 
 describe('demo sign-in limits', () => {
-  test('starting demo sign-ins is limited per IP, so one address cannot push other sessions out of the bounded store', async () => {
-    const t = await startTestApp({ env: { DEMO_ENABLED: 'true', RATE_LIMIT_PAGES: '3' } });
+  test('starting demo sign-ins draws on the per-address anonymous budget (RATE_LIMIT_ANONYMOUS), not the page budget', async () => {
+    const t = await startTestApp({ env: { DEMO_ENABLED: 'true', RATE_LIMIT_ANONYMOUS: '3', RATE_LIMIT_PAGES: '1000' } });
     try {
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await fetch(`${t.url}/demo/login`, { redirect: 'manual' })).status);
       assert.deepEqual(statuses, [303, 303, 303, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("one address cannot evict other visitors' demo sessions: 1,016 sign-in starts from one address leave a signed-in visitor signed in", async () => {
+    // Budgets out of the way: the store's per-address share alone must hold (issue 28 S7).
+    const t = await startTestApp({ env: { DEMO_ENABLED: 'true', TRUST_PROXY: '127.0.0.1', RATE_LIMIT_ANONYMOUS: '100000', RATE_LIMIT_PAGES: '100000' } });
+    try {
+      const visitor = await createUser(t.core.db, t.core.clock, SIGN_IN);
+      const browser = new Browser(t.url);
+      assert.match(await signIn(browser, visitor.username), /Signed in as/);
+      for (let i = 0; i < 1016; i += 8) {
+        await Promise.all(
+          Array.from({ length: 8 }, () => fetch(`${t.url}/demo/login`, { redirect: 'manual', headers: { 'x-forwarded-for': '203.0.113.7' } })),
+        );
+      }
+      assert.match(await (await browser.get('/demo')).text(), /Signed in as/, 'the visitor is still signed in');
     } finally {
       await t.close();
     }

@@ -8,12 +8,19 @@ import { decodeJwt } from 'jose';
 import type { Core } from '../../core.js';
 import { ProblemError } from '../../http/errors.js';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
-import { accessTokenVerifier, type AccessTokenClaims } from '../../tokens/access-token-verifier.js';
+import { accessTokenVerifier, type AccessTokenClaims, type TokenRefusal } from '../../tokens/access-token-verifier.js';
 import { keyServiceSource } from '../../tokens/key-source.js';
 
 export type { AccessTokenClaims };
 
-export type BearerVerifier = (token: string) => Promise<AccessTokenClaims | undefined>;
+/** Why an access token was not accepted here, for the endpoint's refusal log line; never the token. */
+export type BearerRefusal = TokenRefusal | 'unregistered_audience' | 'revoked';
+
+/**
+ * The claims of an acceptable token, else undefined. `refused` hears why (only the endpoints that log a
+ * refusal ask: introspection's `active: false` is an answer, not a refusal).
+ */
+export type BearerVerifier = (token: string, refused?: (why: BearerRefusal) => void) => Promise<AccessTokenClaims | undefined>;
 
 export function bearerAccessTokenVerifier(
   deps: Pick<Core, 'keys' | 'clock' | 'config' | 'resources'> & { revocations: Pick<RevocationsRepository, 'isRevoked'> },
@@ -30,20 +37,28 @@ export function bearerAccessTokenVerifier(
     if (typeof aud !== 'string') return undefined;
     return aud === deps.config.API_AUDIENCE || (await deps.resources.catalogue()).find(aud) ? aud : undefined;
   }
-  return async (token) => {
+  return async (token, refused = () => {}) => {
     const audience = await registeredAudience(token);
-    if (audience === undefined) return undefined;
+    if (audience === undefined) {
+      refused('unregistered_audience');
+      return undefined;
+    }
     // The verifier then checks exactly that audience, with every other rule unchanged.
     const verifier = accessTokenVerifier({ keySource, clock: deps.clock, config: deps.config, audience });
     const verification = await verifier.verify(token);
     if (!verification.ok) {
-      if (verification.reason === 'invalid') return undefined;
+      if (verification.reason === 'invalid') {
+        refused(verification.refusal);
+        return undefined;
+      }
       throw new ProblemError('service-unavailable', 'The token signing keys are temporarily unavailable.', {
         headers: { 'retry-after': '5' },
         cause: verification.cause,
       });
     }
     const { claims } = verification;
-    return (await deps.revocations.isRevoked({ jti: claims.jti, clientId: claims.client_id, iat: claims.iat })) ? undefined : claims;
+    if (!(await deps.revocations.isRevoked({ jti: claims.jti, clientId: claims.client_id, iat: claims.iat }))) return claims;
+    refused('revoked');
+    return undefined;
   };
 }

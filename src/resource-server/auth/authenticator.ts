@@ -23,7 +23,7 @@ interface CachedToken {
   kid: string;
   iat: number;
   checkedAt: number;
-  recheck?: Promise<boolean>;
+  recheck?: Promise<'key_retired' | 'revoked' | undefined>;
 }
 
 export interface AuthenticatorOptions {
@@ -46,11 +46,12 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
 
   const presented = (entry: CachedToken) => ({ jti: entry.principal.jti, clientId: entry.principal.clientId, iat: entry.iat });
 
-  const stillValid = async (entry: CachedToken, revocationKnown: boolean): Promise<boolean> => {
+  /** Why a cached token no longer holds, or undefined while it does. */
+  const stillValid = async (entry: CachedToken, revocationKnown: boolean): Promise<'key_retired' | 'revoked' | undefined> => {
     // A JWKS that cannot be fetched right now says nothing about retirement; revocation still applies.
     const kids = await keySource.publishedKids().catch(() => undefined);
-    if (kids && !kids.has(entry.kid)) return false;
-    return revocationKnown || !(await revocations.isRevoked(presented(entry)));
+    if (kids && !kids.has(entry.kid)) return 'key_retired';
+    return revocationKnown || !(await revocations.isRevoked(presented(entry))) ? undefined : 'revoked';
   };
 
   async function fromCache(token: string, entry: CachedToken): Promise<Principal> {
@@ -66,9 +67,10 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
           entry.recheck = undefined;
         });
       }
-      if (!(await entry.recheck)) {
+      const refusal = await entry.recheck;
+      if (refusal) {
         cache.delete(token);
-        throw revoked();
+        throw refusal === 'revoked' ? revoked() : bearerError('invalid_token', 'The access token has been revoked.', refusal);
       }
     }
     return entry.principal;
@@ -88,12 +90,12 @@ export function bearerAuthenticator(options: AuthenticatorOptions): Authenticato
   };
 }
 
-const revoked = () => bearerError('invalid_token', 'The access token has been revoked.');
+const revoked = () => bearerError('invalid_token', 'The access token has been revoked.', 'revoked');
 
 /** The resource API's answer to a refused token: an RFC 6750 §3 challenge, or 503 when the keys are unavailable. */
 function acceptedClaims(verification: AccessTokenVerification): AccessTokenClaims {
   if (verification.ok) return verification.claims;
-  if (verification.reason === 'invalid') throw bearerError('invalid_token', verification.description);
+  if (verification.reason === 'invalid') throw bearerError('invalid_token', verification.description, verification.refusal);
   throw new ProblemError('service-unavailable', 'The token signing keys are temporarily unavailable.', {
     headers: { 'retry-after': '5' },
     cause: verification.cause,

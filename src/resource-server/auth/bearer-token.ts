@@ -16,7 +16,7 @@ export function presentedToken(request: FastifyRequest): PresentedToken {
   refuseQueryToken(request);
   const credentials = authorizationCredentials(request.headers.authorization);
   if (credentials === 'absent') throw missingToken(queryTokenOnly(request));
-  if (credentials === 'malformed' || credentials.token.length > MAX_TOKEN_LENGTH) throw bearerError('invalid_token', 'The access token is malformed.');
+  if (credentials === 'malformed' || credentials.token.length > MAX_TOKEN_LENGTH) throw bearerError('invalid_token', 'The access token is malformed.', 'malformed');
   return credentials;
 }
 
@@ -26,14 +26,14 @@ function queryTokenOnly(request: FastifyRequest): boolean {
 
 function refuseQueryToken(request: FastifyRequest): void {
   if (request.headers.authorization !== undefined && hasAccessTokenField(request.query)) {
-    throw bearerError('invalid_request', 'An access token may be sent in one place only: the Authorization header.');
+    throw bearerError('invalid_request', 'An access token may be sent in one place only: the Authorization header.', 'token_in_query');
   }
 }
 
 /** RFC 6750 §2.2: a form body carrying `access_token` next to the header is a second method. */
 export function refuseBodyToken(request: FastifyRequest): void {
   if (request.headers.authorization !== undefined && hasAccessTokenField(request.body)) {
-    throw bearerError('invalid_request', 'An access token may be sent in one place only: the Authorization header.');
+    throw bearerError('invalid_request', 'An access token may be sent in one place only: the Authorization header.', 'token_in_body');
   }
 }
 

@@ -1,8 +1,8 @@
 // RFC 6750 §3 challenges carried on Problem Details errors. A request without a token gets a bare
 // `Bearer` challenge; `error` is added only when a token was sent (§3.1). Descriptions are fixed text
 // chosen here, never token contents, and pass through safeDescription (no CR/LF, no quotes).
-import { ProblemError, safeDescription } from '../../http/errors.js';
-import { dpopFailureHeaders, type PossessionFailure } from '../../tokens/dpop/possession.js';
+import { ProblemError, safeDescription, type RefusalDetails } from '../../http/errors.js';
+import { dpopFailureHeaders, dpopRefusal, type PossessionFailure } from '../../tokens/dpop/possession.js';
 
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
 
@@ -24,12 +24,17 @@ export function missingToken(triedQuery = false): ProblemError {
  */
 export function dpopError(failure: PossessionFailure): ProblemError {
   const code = failure.error === 'invalid_token' ? 'invalid-token' : failure.error === 'use_dpop_nonce' ? 'use-dpop-nonce' : 'invalid-dpop-proof';
-  return new ProblemError(code, safeDescription(failure.description), { headers: dpopFailureHeaders(failure) });
+  return new ProblemError(code, safeDescription(failure.description), { headers: dpopFailureHeaders(failure), log: dpopRefusal(failure) });
 }
 
-export function bearerError(error: BearerErrorCode, description: string, scope?: readonly string[]): ProblemError {
+/**
+ * `refusal`: why, for the log line (docs/security/token-verification.md) — the verifier's reason, `revoked`,
+ * `scope`, … — so an operator can tell an unknown kid from an expired or revoked token. Never the token.
+ */
+export function bearerError(error: BearerErrorCode, description: string, refusal: string, scope?: readonly string[]): ProblemError {
   const params: Record<string, string> = { error, error_description: description };
   if (scope) params.scope = scope.join(' ');
   const code = error === 'invalid_token' ? 'invalid-token' : error === 'insufficient_scope' ? 'insufficient-scope' : 'invalid-request';
-  return new ProblemError(code, safeDescription(description), { headers: { 'www-authenticate': challenge(params) } });
+  const log: RefusalDetails = { reason: error, token_refusal: refusal, ...(scope ? { required_scope: scope } : {}) };
+  return new ProblemError(code, safeDescription(description), { headers: { 'www-authenticate': challenge(params) }, log });
 }

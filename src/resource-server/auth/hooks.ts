@@ -30,7 +30,7 @@ export function requireScope(...scopes: string[]): ScopeCheck {
   const check = async function checkScope(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const principal = authenticatedPrincipal(request);
     if (!scopes.every((s) => principal.scopes.has(s))) {
-      throw bearerError('insufficient_scope', `This operation requires the scope: ${scopes.join(' ')}.`, scopes);
+      throw bearerError('insufficient_scope', `This operation requires the scope: ${scopes.join(' ')}.`, 'scope', scopes);
     }
   };
   return Object.assign(check, { requiredScopes: scopes });
@@ -41,7 +41,7 @@ export function requireAnyScope(...scopes: [string, ...string[]]): ScopeCheck {
   const check = async function checkAnyScope(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const principal = authenticatedPrincipal(request);
     if (!scopes.some((s) => principal.scopes.has(s))) {
-      throw bearerError('insufficient_scope', `This operation requires one of the scopes: ${scopes.join(', ')}.`, [scopes[0]]);
+      throw bearerError('insufficient_scope', `This operation requires one of the scopes: ${scopes.join(', ')}.`, 'scope', [scopes[0]]);
     }
   };
   return Object.assign(check, { requiredScopes: scopes, anyOf: true });

@@ -69,6 +69,13 @@ export async function possessionFailure(
 export const dpopChallenge = ({ error, description }: PossessionFailure): string =>
   `DPoP algs="${DPOP_ALGS.join(' ')}", error="${error}", error_description="${safeDescription(description)}"`;
 
+/** The refusal log fields of a DPoP failure: its class and its fixed sentence (never the proof or the token). */
+export const dpopRefusal = (failure: PossessionFailure): { reason: string; token_refusal: string; detail: string } => ({
+  reason: failure.error,
+  token_refusal: failure.error === 'invalid_token' ? 'dpop_binding' : failure.error === 'use_dpop_nonce' ? 'dpop_nonce' : 'dpop_proof',
+  detail: failure.description,
+});
+
 /** The headers of a DPoP failure: the challenge, and the nonce to retry with when one is asked for. */
 export const dpopFailureHeaders = (failure: PossessionFailure): Record<string, string> => ({
   'www-authenticate': dpopChallenge(failure),
