@@ -51,14 +51,11 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
     const session = await sessionOf(request);
     const pendingUser = await factors.pendingUser(session.idHash, ACCOUNT_FLOW);
     if (pendingUser === undefined && (await fullySignedIn(session))) throw passkeyFlowGone('already_signed_in');
-    const claimed = pendingUser ?? (await passkeys.claimedUser(request.body.response));
-    const reservation = await deps.loginGuard.charge({ userId: claimed, ip: request.ip });
-    const outcome = await passkeys.authenticate(boundToSession(session), request.body.response, pendingUser);
-    if (!outcome.ok) throw passkeyRefused(outcome.reason, { user_id: claimed, detail: outcome.detail });
-    await reservation.refund();
+    const context = { request, face: 'account', method: 'passkey', userId: pendingUser, answer: 'json' } as const;
+    const outcome = await deps.signIn.attempt(context, () => deps.methods.passkey({ boundTo: boundToSession(session), response: request.body.response, pendingUser, ip: request.ip }));
+    if (!outcome.ok) throw passkeyRefused(outcome.reason, { user_id: outcome.userId, detail: outcome.detail });
     if (pendingUser !== undefined && (await factors.consumePending(session.idHash, ACCOUNT_FLOW)) !== pendingUser) throw passkeyFlowGone('second_factor_wait_used');
-    const fresh = await sessions.login(reply, session, outcome.userId);
-    await factors.recordSignIn(fresh.idHash, { amr: outcome.amr, userAgent: request.headers['user-agent'], ip: request.ip });
+    await deps.signIn.completeSignIn(context, reply, session, outcome);
     return sendJson(reply, { redirect: ACCOUNT_PATH });
   });
 

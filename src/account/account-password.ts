@@ -1,7 +1,7 @@
-// The account page's password change goes through the one password-change path (src/accounts/password-change.ts):
+// The account page's password change goes through the one password-change path (src/user-rules/password-change.ts):
 // the user proves the current password (charged to the failed-login budget), and the change ends every other
 // session of the user and revokes every refresh-token family — the session it came from stays signed in.
-import { changePassword, type PasswordChangeDeps } from '../accounts/password-change.js';
+import { changePassword, type PasswordChangeDeps } from '../user-rules/password-change.js';
 import { ProblemError } from '../http/errors.js';
 import type { User } from '../storage/users-repository.js';
 import type { PasswordChangeOutcome } from './account-routes.js';

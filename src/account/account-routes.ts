@@ -10,10 +10,8 @@ import { logRefusal } from '../http/refusal-log.js';
 import { isLoggedIn } from '../interaction/complete.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../interaction/csrf.js';
 import { seeOther, sendPage } from '../interaction/interaction-context.js';
-import type { LoginGuard } from '../interaction/login/login-failures.js';
-import { authenticate } from '../interaction/login/authenticate.js';
 import { renderSecondFactorPage } from '../interaction/mfa/second-factor-page.js';
-import { ACCOUNT_FLOW, AMR_PASSWORD, AMR_PASSWORD_AND_OTP, type SecondFactors } from '../interaction/mfa/second-factors.js';
+import { ACCOUNT_FLOW, AMR_PASSWORD_AND_OTP, type SecondFactors } from '../interaction/mfa/second-factors.js';
 import { renderLoginPage } from '../interaction/pages/login-page.js';
 import type { BrowserSessions } from '../interaction/session/browser-sessions.js';
 import type { AccountRepository } from '../storage/account-repository.js';
@@ -25,6 +23,9 @@ import { accountPasskeyRoutes } from './account-passkeys.js';
 import type { PasskeyCeremonies } from '../interaction/passkeys/passkeys.js';
 import { passkeyAction, secondFactorOffer, withPasskeyScripts } from '../interaction/passkeys/passkey-fragments.js';
 import { pageSecurityHeaders } from '../http/html.js';
+import { codeOf } from '../interaction/sign-in/one-time-code-methods.js';
+import type { SignInMethods } from '../interaction/sign-in/sign-in-methods.js';
+import type { SignInPipeline } from '../interaction/sign-in/sign-in-pipeline.js';
 
 export const ACCOUNT_PATH = '/account';
 /** Removing the last second factor needs a sign-in at most this old. */
@@ -38,12 +39,14 @@ export interface AccountDeps {
   clock: Clock;
   sessions: BrowserSessions;
   users: Pick<UsersRepository, 'findByUsername' | 'findById'>;
-  loginGuard: LoginGuard;
+  /** Sign-in: the same methods and pipeline as the authorization flow's pages (src/interaction/sign-in/). */
+  methods: SignInMethods;
+  signIn: SignInPipeline;
   secondFactors: SecondFactors;
   account: AccountRepository;
   /** Security events: an app's access revoked by its user (docs/audit-log.md). */
   audit: AuditSink;
-  /** src/accounts/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
+  /** src/user-rules/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
   changePassword(user: User, currentPassword: string, newPassword: string, keepSession: string): Promise<PasswordChangeOutcome>;
   /** Passkeys: the account page's list, registration and removal, and passkey sign-in (account-passkeys.ts). */
   passkeys: PasskeyCeremonies;
@@ -120,20 +123,16 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   app.post(`${ACCOUNT_PATH}/login`, options, async (request, reply) => {
     const { session } = await postSession(request);
     if (!session) return seeOther(reply, ACCOUNT_PATH);
-    const outcome = await authenticate(
-      { username: formField(request.body, 'username') ?? '', password: formField(request.body, 'password') ?? '', ip: request.ip },
-      { users: deps.users, guard: deps.loginGuard },
-    );
-    if (!outcome.ok) {
-      logRefusal(request, { reason: outcome.reason, user_id: outcome.userId }, 303);
-      return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
-    }
-    if (await factors.required(outcome.user.id)) {
-      await factors.awaitSecondFactor(session.idHash, outcome.user.id, ACCOUNT_FLOW);
+    const username = formField(request.body, 'username') ?? '';
+    const password = formField(request.body, 'password') ?? '';
+    const context = { request, face: 'account', method: 'password', answer: 'form' } as const;
+    const outcome = await deps.signIn.attempt(context, () => deps.methods.password({ username, password, ip: request.ip }));
+    if (!outcome.ok) return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
+    if (await factors.required(outcome.userId)) {
+      await factors.awaitSecondFactor(session.idHash, outcome.userId, ACCOUNT_FLOW);
       return seeOther(reply, ACCOUNT_PATH);
     }
-    const fresh = await sessions.login(reply, session, outcome.user.id);
-    await factors.recordSignIn(fresh.idHash, { amr: AMR_PASSWORD, ...signInDevice(request) });
+    await deps.signIn.completeSignIn(context, reply, session, outcome);
     return seeOther(reply, ACCOUNT_PATH);
   });
 
@@ -142,16 +141,12 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     if (!session) return seeOther(reply, ACCOUNT_PATH);
     const userId = await factors.pendingUser(session.idHash, ACCOUNT_FLOW);
     if (userId === undefined) return seeOther(reply, ACCOUNT_PATH);
-    const reservation = await deps.loginGuard.charge({ userId, ip: request.ip });
-    const outcome = await factors.verify(userId, { otp: formField(request.body, 'otp'), recoveryCode: formField(request.body, 'recovery_code') });
-    if (!outcome.ok) {
-      logRefusal(request, { reason: outcome.reason, user_id: userId }, 303);
-      return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
-    }
-    await reservation.refund();
+    const { method, code } = codeOf({ otp: formField(request.body, 'otp'), recoveryCode: formField(request.body, 'recovery_code') });
+    const context = { request, face: 'account', method, userId, answer: 'form' } as const;
+    const outcome = await deps.signIn.attempt(context, () => deps.methods[method]({ userId, code, ip: request.ip }));
+    if (!outcome.ok) return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
     if ((await factors.consumePending(session.idHash, ACCOUNT_FLOW)) !== userId) return seeOther(reply, ACCOUNT_PATH);
-    const fresh = await sessions.login(reply, session, userId);
-    await factors.recordSignIn(fresh.idHash, { amr: outcome.amr, ...signInDevice(request) });
+    await deps.signIn.completeSignIn(context, reply, session, outcome);
     return seeOther(reply, ACCOUNT_PATH);
   });
 
