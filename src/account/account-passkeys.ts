@@ -12,6 +12,7 @@ import { ACCOUNT_FLOW } from '../interaction/mfa/second-factors.js';
 import { passkeySecondFactorAmr } from '../interaction/passkeys/passkeys.js';
 import { passkeyFlowGone, passkeyRefused, passkeyRouteOptions, sendJson, type PasskeyBody } from '../interaction/passkeys/passkey-json.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
+import { accountEvent } from './account-events.js';
 import { ACCOUNT_PATH, FRESH_LOGIN_SECONDS, type AccountDeps } from './account-routes.js';
 
 /** Challenges of this browser session: sign-in and registration are separate purposes of one binding. */
@@ -72,6 +73,7 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
     if (!signedIn) throw passkeyFlowGone('not_signed_in');
     const outcome = await passkeys.register({ id: signedIn.userId }, boundToSession(signedIn), request.body.response, request.body.name ?? '');
     if (!outcome.ok) throw passkeyRefused(outcome.reason, { user_id: signedIn.userId, detail: outcome.detail });
+    await accountEvent(deps.audit, request, 'account.second_factor_added', signedIn.userId, { factor: 'passkey' });
     // This session just proved the new passkey: it counts as signed in with it (as for a confirmed authenticator app).
     const amr = (await factors.sessionAmr(signedIn.idHash)) ?? [];
     if (!amr.includes('mfa')) await factors.recordSignIn(signedIn.idHash, { amr: passkeySecondFactorAmr(outcome.deviceType), userAgent: request.headers['user-agent'], ip: request.ip });
@@ -93,6 +95,7 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
       return seeOther(reply, `${ACCOUNT_PATH}?error=reauth`);
     }
     const removed = await passkeys.remove(signedIn.userId, formField(request.body, 'credential') ?? '');
+    if (removed) await accountEvent(deps.audit, request, 'account.second_factor_removed', signedIn.userId, { factor: 'passkey' });
     return seeOther(reply, removed ? `${ACCOUNT_PATH}?done=passkey_removed` : ACCOUNT_PATH);
   });
 }

@@ -17,6 +17,8 @@ import type { BrowserSessions } from '../interaction/session/browser-sessions.js
 import type { AccountRepository } from '../storage/account-repository.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
+import type { Db } from '../storage/database.js';
+import { accountEvent } from './account-events.js';
 import type { User, UsersRepository } from '../storage/users-repository.js';
 import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, renderAccountPage, renderRecoveryCodesPage } from './account-page.js';
 import { accountPasskeyRoutes } from './account-passkeys.js';
@@ -47,7 +49,7 @@ export interface AccountDeps {
   /** Security events: an app's access revoked by its user (docs/audit-log.md). */
   audit: AuditSink;
   /** src/user-rules/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
-  changePassword(user: User, currentPassword: string, newPassword: string, keepSession: string): Promise<PasswordChangeOutcome>;
+  changePassword(user: User, currentPassword: string, newPassword: string, keepSession: string, onChanged?: (tx: Db) => Promise<void>): Promise<PasswordChangeOutcome>;
   /** Passkeys: the account page's list, registration and removal, and passkey sign-in (account-passkeys.ts). */
   passkeys: PasskeyCeremonies;
 }
@@ -163,11 +165,13 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     const current = formField(request.body, 'current_password') ?? '';
     const next = formField(request.body, 'new_password') ?? '';
     if (next.length < 8 || next.length > 1024) return seeOther(reply, `${ACCOUNT_PATH}?error=new_password`);
-    const outcome = await deps.changePassword(user, current, next, session.idHash);
-    if (outcome !== 'changed') {
-      logRefusal(request, { reason: outcome, user_id: user.id }, 303);
-      return seeOther(reply, `${ACCOUNT_PATH}?error=current_password`);
-    }
+    // The current password is a proof like a sign-in's: a wrong one is login.failed, a spent budget login.locked_out.
+    const context = { request, face: 'account', method: 'password', userId: user.id, answer: 'form' } as const;
+    const outcome = await deps.signIn.attempt(context, async () => {
+      const changed = await deps.changePassword(user, current, next, session.idHash, (tx) => accountEvent(deps.audit, request, 'account.password_changed', user.id, {}, tx));
+      return changed === 'changed' ? { ok: true, userId: user.id, amr: ['pwd'] } : { ok: false, reason: changed, userId: user.id };
+    });
+    if (!outcome.ok) return seeOther(reply, `${ACCOUNT_PATH}?error=current_password`);
     return seeOther(reply, `${ACCOUNT_PATH}?done=password`);
   });
 
@@ -182,6 +186,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       logRefusal(request, { reason: 'wrong_otp', user_id: user.id }, 303);
       return seeOther(reply, `${ACCOUNT_PATH}?error=totp_code`);
     }
+    await accountEvent(deps.audit, request, 'account.second_factor_added', user.id, { factor: 'totp' });
     // This session just proved the new factor: it counts as signed in with it.
     await factors.recordSignIn(session.idHash, { amr: AMR_PASSWORD_AND_OTP, ...signInDevice(request) });
     return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
@@ -195,12 +200,15 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       return seeOther(reply, `${ACCOUNT_PATH}?error=reauth`);
     }
     await factors.removeAll(user.id);
+    await accountEvent(deps.audit, request, 'account.second_factor_removed', user.id, { factor: 'totp' });
     return seeOther(reply, `${ACCOUNT_PATH}?done=totp_removed`);
   });
 
-  signedInPost('/recovery-codes', async (_request, reply, _session, user) => {
+  signedInPost('/recovery-codes', async (request, reply, _session, user) => {
     if ((await factors.status(user.id)).totp !== 'active') return seeOther(reply, ACCOUNT_PATH);
-    return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes: await factors.regenerateRecoveryCodes(user.id) }));
+    const codes = await factors.regenerateRecoveryCodes(user.id);
+    await accountEvent(deps.audit, request, 'account.recovery_codes_regenerated', user.id);
+    return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
   });
 
   signedInPost('/sessions/end', async (request, reply, session, user) => {

@@ -24,15 +24,39 @@ export interface SoftPasskey {
   assert(challenge: string, issuer: string): Record<string, unknown>;
 }
 
-export async function addSoftPasskey(db: Db, clock: Clock, userId: string): Promise<SoftPasskey> {
+/** A new key, not yet registered anywhere: `register` answers a registration ceremony with it. */
+export function newSoftPasskey(userId: string): SoftPasskey & { cose: Buffer; register(challenge: string, issuer: string): Record<string, unknown> } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const credentialId = b64u(sha256(`${userId}:${Math.random()}`).subarray(0, 16));
-  await passkeysRepository(db, clock).add({ credentialId, userId, publicKey: b64u(coseKey(publicKey)), signCount: 0, transports: ['internal'], deviceType: 'singleDevice', name: 'Soft key' });
+  const cose = coseKey(publicKey);
   let counter = 0;
+  const cbor = (text: string) => Buffer.concat([Buffer.from([0x60 + text.length]), Buffer.from(text)]);
+  return {
+    cose,
+    register(challenge, issuer) {
+      const url = new URL(issuer);
+      const id = Buffer.from(credentialId, 'base64url');
+      // Flags: user present, user verified, attested credential data (0x45); aaguid zeros; attestation "none".
+      const authData = Buffer.concat([sha256(url.hostname), Buffer.from([0x45, 0, 0, 0, 0]), Buffer.alloc(16), Buffer.from([id.length >> 8, id.length & 255]), id, cose]);
+      const attestation = Buffer.concat([Buffer.from([0xa3]), cbor('fmt'), cbor('none'), cbor('attStmt'), Buffer.from([0xa0]), cbor('authData'), Buffer.from([0x59, authData.length >> 8, authData.length & 255]), authData]);
+      const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge, origin: url.origin, crossOrigin: false }));
+      return { id: credentialId, rawId: credentialId, type: 'public-key', response: { clientDataJSON: b64u(clientData), attestationObject: b64u(attestation), transports: ['internal'] }, clientExtensionResults: {} };
+    },
+    ...signer(credentialId, userId, privateKey, () => ++counter),
+  };
+}
+
+export async function addSoftPasskey(db: Db, clock: Clock, userId: string): Promise<SoftPasskey> {
+  const key = newSoftPasskey(userId);
+  await passkeysRepository(db, clock).add({ credentialId: key.credentialId, userId, publicKey: b64u(key.cose), signCount: 0, transports: ['internal'], deviceType: 'singleDevice', name: 'Soft key' });
+  return key;
+}
+
+function signer(credentialId: string, userId: string, privateKey: KeyObject, next: () => number): SoftPasskey {
   return {
     credentialId,
     assert(challenge, issuer) {
-      counter += 1;
+      const counter = next();
       const url = new URL(issuer);
       // Flags: user present (0x01) and user verified (0x04).
       const authData = Buffer.concat([sha256(url.hostname), Buffer.from([0x05]), Buffer.from([counter >>> 24, (counter >>> 16) & 255, (counter >>> 8) & 255, counter & 255])]);
