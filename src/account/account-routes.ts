@@ -4,14 +4,14 @@
 // codes, the one page that shows them). A session of an account with a second factor that did not use it
 // (it signed in before the factor was added) is stepped up before the page shows anything.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { epochSeconds, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import type { Brand } from '../http/brand.js';
 import { logRefusal } from '../http/refusal-log.js';
 import { isLoggedIn } from '../interaction/complete.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../interaction/csrf.js';
 import { seeOther, sendPage } from '../interaction/interaction-context.js';
 import { renderSecondFactorPage } from '../interaction/mfa/second-factor-page.js';
-import { ACCOUNT_FLOW, AMR_PASSWORD_AND_OTP, type SecondFactors } from '../interaction/mfa/second-factors.js';
+import { ACCOUNT_FLOW, type SecondFactors } from '../interaction/mfa/second-factors.js';
 import { renderLoginPage } from '../interaction/pages/login-page.js';
 import type { BrowserSessions } from '../interaction/session/browser-sessions.js';
 import type { AccountRepository } from '../storage/account-repository.js';
@@ -20,7 +20,8 @@ import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 import type { Db } from '../storage/database.js';
 import { accountEvent } from './account-events.js';
 import type { User, UsersRepository } from '../storage/users-repository.js';
-import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, renderAccountPage, renderRecoveryCodesPage } from './account-page.js';
+import { fullySignedIn as accountSession, hasFreshProof, type SignedIn } from './account-session.js';
+import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, REAUTH_ERRORS, renderAccountPage, renderRecoveryCodesPage } from './account-page.js';
 import { accountPasskeyRoutes } from './account-passkeys.js';
 import type { PasskeyCeremonies } from '../interaction/passkeys/passkeys.js';
 import { passkeyAction, secondFactorOffer, withPasskeyScripts } from '../interaction/passkeys/passkey-fragments.js';
@@ -30,8 +31,6 @@ import type { SignInMethods } from '../interaction/sign-in/sign-in-methods.js';
 import type { SignInPipeline } from '../interaction/sign-in/sign-in-pipeline.js';
 
 export const ACCOUNT_PATH = '/account';
-/** Removing the last second factor needs a sign-in at most this old. */
-export const FRESH_LOGIN_SECONDS = 300;
 
 export type PasswordChangeOutcome = 'changed' | 'wrong_current_password';
 
@@ -52,27 +51,21 @@ export interface AccountDeps {
   changePassword(user: User, currentPassword: string, newPassword: string, keepSession: string, onChanged?: (tx: Db) => Promise<void>): Promise<PasswordChangeOutcome>;
   /** Passkeys: the account page's list, registration and removal, and passkey sign-in (account-passkeys.ts). */
   passkeys: PasskeyCeremonies;
+  /** Seconds a proof of the account stays fresh for factor changes (REAUTH_MAX_AGE, account-session.ts). */
+  reauthMaxAge: number;
 }
 
-type SignedIn = BrowserSession & { userId: string; authTime: number };
 const options = { config: { face: 'page' as const } };
 const query = (request: FastifyRequest, name: string) => {
   const value = (request.query as Record<string, unknown>)[name];
   return typeof value === 'string' ? value : undefined;
 };
-const signInDevice = (request: FastifyRequest) => ({ userAgent: request.headers['user-agent'], ip: request.ip });
 const back = { href: ACCOUNT_PATH, label: 'Back to your account' };
 
 export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   const { sessions, secondFactors: factors } = deps;
 
-  /** A signed-in session whose second factor (if the account has one) was used; else undefined. */
-  async function fullySignedIn(session: BrowserSession | undefined): Promise<SignedIn | undefined> {
-    if (!isLoggedIn(session)) return undefined;
-    if (!(await factors.required(session.userId))) return session;
-    const amr = (await factors.sessionAmr(session.idHash)) ?? [];
-    return amr.includes('mfa') ? session : undefined;
-  }
+  const fullySignedIn = (session: BrowserSession | undefined) => accountSession(session, factors);
 
   /** Origin, session and CSRF token of a POST; the fully signed-in session, or undefined. */
   async function postSession(request: FastifyRequest): Promise<{ session: BrowserSession | undefined; signedIn: SignedIn | undefined }> {
@@ -114,9 +107,11 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     ]);
     const notice = ACCOUNT_NOTICES[query(request, 'done') ?? ''];
     const error = ACCOUNT_ERRORS[query(request, 'error') ?? ''];
+    const reauth = REAUTH_ERRORS.has(query(request, 'error') ?? '');
+    const reviewFactors = query(request, 'done') === 'password';
     return sendPage(
       reply,
-      renderAccountPage({ brand: deps.brand, csrfToken: signedIn.csrfToken, username: user.username, currentSession: signedIn.idHash, factors: status, enrollment, sessions: list, apps, passkeys, notice, error }),
+      renderAccountPage({ brand: deps.brand, csrfToken: signedIn.csrfToken, username: user.username, currentSession: signedIn.idHash, factors: status, enrollment, sessions: list, apps, passkeys, notice, error, reauth, reviewFactors }),
       200,
       withPasskeyScripts(pageSecurityHeaders),
     );
@@ -152,14 +147,35 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     return seeOther(reply, ACCOUNT_PATH);
   });
 
-  /** The POSTs of a signed-in user: each gets the session and the user, or goes back to /account. */
-  const signedInPost = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SignedIn, user: User) => Promise<FastifyReply>) =>
+  /**
+   * The POSTs of a signed-in user: each gets the session and the user, or goes back to /account. A change
+   * of second factors (`needs: 'fresh proof'`) first asks a session whose proof is stale to confirm it is them.
+   */
+  const signedInPost = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SignedIn, user: User) => Promise<FastifyReply>, needs?: 'fresh proof') =>
     app.post(`${ACCOUNT_PATH}${path}`, options, async (request, reply) => {
       const { signedIn } = await postSession(request);
       const user = signedIn && (await deps.users.findById(signedIn.userId));
       if (!signedIn || !user) return seeOther(reply, ACCOUNT_PATH);
+      if (needs === 'fresh proof' && !(await hasFreshProof(signedIn, deps))) {
+        logRefusal(request, { reason: 'reauthentication_required', user_id: user.id }, 303);
+        return seeOther(reply, `${ACCOUNT_PATH}?error=reauth`);
+      }
       return act(request, reply, signedIn, user);
     });
+
+  // Re-authentication: the current password, or a code of the account's authenticator app (a proof like a
+  // sign-in's, through the same methods and budgets). It makes the session's proof fresh; nothing else.
+  signedInPost('/reauth', async (request, reply, session, user) => {
+    const password = formField(request.body, 'password') ?? '';
+    const { method, code } = password !== '' ? { method: 'password' as const, code: '' } : codeOf({ otp: formField(request.body, 'otp'), recoveryCode: formField(request.body, 'recovery_code') });
+    const context = { request, face: 'account', method, userId: user.id, answer: 'form' } as const;
+    const outcome = await deps.signIn.attempt(context, () =>
+      method === 'password' ? deps.methods.password({ username: user.username, password, ip: request.ip }) : deps.methods[method]({ userId: user.id, code, ip: request.ip }),
+    );
+    if (!outcome.ok || outcome.userId !== user.id) return seeOther(reply, `${ACCOUNT_PATH}?error=reauth_failed`);
+    await factors.recordProof(session.idHash);
+    return seeOther(reply, `${ACCOUNT_PATH}?done=reauth`);
+  });
 
   signedInPost('/password', async (request, reply, session, user) => {
     const current = formField(request.body, 'current_password') ?? '';
@@ -172,13 +188,20 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       return changed === 'changed' ? { ok: true, userId: user.id, amr: ['pwd'] } : { ok: false, reason: changed, userId: user.id };
     });
     if (!outcome.ok) return seeOther(reply, `${ACCOUNT_PATH}?error=current_password`);
+    // The current password was just proven: the page now lists the account's factors, and removing one it
+    // does not recognise needs no further proof (docs/security/account-factors.md).
+    await factors.recordProof(session.idHash);
     return seeOther(reply, `${ACCOUNT_PATH}?done=password`);
   });
 
-  signedInPost('/totp', async (_request, reply, _session, user) => {
-    const started = await factors.beginTotp(user);
-    return seeOther(reply, started ? ACCOUNT_PATH : `${ACCOUNT_PATH}?error=totp_active`);
-  });
+  signedInPost(
+    '/totp',
+    async (_request, reply, _session, user) => {
+      const started = await factors.beginTotp(user);
+      return seeOther(reply, started ? ACCOUNT_PATH : `${ACCOUNT_PATH}?error=totp_active`);
+    },
+    'fresh proof',
+  );
 
   signedInPost('/totp/confirm', async (request, reply, session, user) => {
     const codes = await factors.confirmTotp(user.id, formField(request.body, 'otp') ?? '');
@@ -187,29 +210,32 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       return seeOther(reply, `${ACCOUNT_PATH}?error=totp_code`);
     }
     await accountEvent(deps.audit, request, 'account.second_factor_added', user.id, { factor: 'totp' });
-    // This session just proved the new factor: it counts as signed in with it.
-    await factors.recordSignIn(session.idHash, { amr: AMR_PASSWORD_AND_OTP, ...signInDevice(request) });
+    // Binding never raises this session's amr (a stolen password-only session must not become an MFA one):
+    // it only keeps the account page open to it.
+    await factors.markBoundFactor(session.idHash);
     return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
-  });
+  }, 'fresh proof');
 
-  signedInPost('/totp/remove', async (request, reply, session, user) => {
-    const status = await factors.status(user.id);
-    // The authenticator is the account's only second factor (no passkey either): removing it needs a recent sign-in.
-    if (status.totp === 'active' && status.passkeys === 0 && epochSeconds(deps.clock) - session.authTime > FRESH_LOGIN_SECONDS) {
-      logRefusal(request, { reason: 'stale_login_for_factor_removal', user_id: user.id }, 303);
-      return seeOther(reply, `${ACCOUNT_PATH}?error=reauth`);
-    }
-    await factors.removeAll(user.id);
-    await accountEvent(deps.audit, request, 'account.second_factor_removed', user.id, { factor: 'totp' });
-    return seeOther(reply, `${ACCOUNT_PATH}?done=totp_removed`);
-  });
+  signedInPost(
+    '/totp/remove',
+    async (request, reply, _session, user) => {
+      await factors.removeAll(user.id);
+      await accountEvent(deps.audit, request, 'account.second_factor_removed', user.id, { factor: 'totp' });
+      return seeOther(reply, `${ACCOUNT_PATH}?done=totp_removed`);
+    },
+    'fresh proof',
+  );
 
-  signedInPost('/recovery-codes', async (request, reply, _session, user) => {
-    if ((await factors.status(user.id)).totp !== 'active') return seeOther(reply, ACCOUNT_PATH);
-    const codes = await factors.regenerateRecoveryCodes(user.id);
-    await accountEvent(deps.audit, request, 'account.recovery_codes_regenerated', user.id);
-    return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
-  });
+  signedInPost(
+    '/recovery-codes',
+    async (request, reply, _session, user) => {
+      if ((await factors.status(user.id)).totp !== 'active') return seeOther(reply, ACCOUNT_PATH);
+      const codes = await factors.regenerateRecoveryCodes(user.id);
+      await accountEvent(deps.audit, request, 'account.recovery_codes_regenerated', user.id);
+      return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
+    },
+    'fresh proof',
+  );
 
   signedInPost('/sessions/end', async (request, reply, session, user) => {
     const target = formField(request.body, 'session') ?? '';

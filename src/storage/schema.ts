@@ -273,6 +273,8 @@ export interface SessionAuthenticationsTable {
   user_agent: string | null;
   ip_address: string | null;
   signed_in_at: Date | null;
+  proved_at: Date | null;
+  bound_factor: Generated<boolean>;
 }
 
 export interface SigningKeysTable {

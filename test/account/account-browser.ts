@@ -36,7 +36,8 @@ export class AccountBrowser {
 
   /** A passkey sign-in (second factor when the page waits for one, else passwordless). */
   async passkey(key: SoftPasskey): Promise<Response> {
-    const csrf = (await this.form()).hidden.csrf!;
+    // The page's CSRF token (a passkey-only second-factor page has no <form>, only the passkey section).
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await (await this.browser.get('/account')).text())![1]!;
     const options = (await (await this.postJson('/account/passkey/options', { csrf })).json()) as { challenge: string };
     return this.postJson('/account/passkey/verify', { csrf, response: key.assert(options.challenge, this.t.config.ISSUER) });
   }
