@@ -50,7 +50,8 @@ import { passkeyCeremonies } from './interaction/passkeys/passkeys.js';
 import { passkeysRepository } from './storage/passkeys-repository.js';
 import { signInMethods } from './interaction/sign-in/sign-in-methods.js';
 import { signInPipeline } from './interaction/sign-in/sign-in-pipeline.js';
-import { UNLIMITED_SECOND_FACTOR_BUDGET } from './interaction/sign-in/second-factor-budget.js';
+import { secondFactorBudget as accountSecondFactorBudget } from './interaction/sign-in/second-factor-budget.js';
+import { secondFactorFailuresRepository } from './storage/second-factor-failures-repository.js';
 import { accountPasswordChange } from './account/account-password.js';
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
 import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
@@ -126,7 +127,7 @@ export function createServices(options: ServicesOptions): Services {
   const factors = secondFactors({ repository: secondFactorsRepository(db, clock), encryption: keyEncryption(core.keyEncryptionKey), clock, issuerName: brand.name, passkeys: passkeyStore });
   const passkeys = passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name });
   const loginGuard = rateLimitedLogins(core.rateLimits);
-  const secondFactorBudget = UNLIMITED_SECOND_FACTOR_BUDGET;
+  const secondFactorBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock));
   const flow: FlowDeps = {
     issuer: config.ISSUER,
     brand,

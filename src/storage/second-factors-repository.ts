@@ -113,6 +113,8 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
       const run = async (trx: Db) => {
         await trx.deleteFrom('totp_credentials').where('user_id', '=', userId).execute();
         await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+        // A reset of the factors (the operator's reset-mfa, the owner removing the app) clears the account-wide count.
+        await trx.deleteFrom('second_factor_failures').where('user_id', '=', userId).execute();
       };
       // In the caller's transaction when there is one (the operator's reset commits with its audit event).
       await (db.isTransaction ? run(db) : db.transaction().execute(run));

@@ -4,6 +4,11 @@
 // growing delay, and for good once the stop is reached, until a sign-in with password and second factor,
 // a reset of the account's second factors or an operator's `gatehouse users reset-mfa` clears it.
 // docs/rate-limits.md has the figures and why no stranger can spend it.
+import { ProblemError } from '../../http/errors.js';
+import type { SecondFactorFailuresRepository, SecondFactorPolicy } from '../../storage/second-factor-failures-repository.js';
+
+/** 5 free, then 1 s, 2 s, 4 s … up to a minute between attempts, and a stop at 100 (docs/rate-limits.md). */
+export const SECOND_FACTOR_POLICY: SecondFactorPolicy = { free: 5, maxDelaySeconds: 60, stop: 100 };
 export interface SecondFactorBudget {
   /** Counts one attempt for the account; throws a 429 ProblemError while the account must wait or is stopped. */
   charge(userId: string): Promise<void>;
@@ -11,5 +16,17 @@ export interface SecondFactorBudget {
   clear(userId: string): Promise<void>;
 }
 
-/** No account-wide limit (the counters of single-module tests). */
-export const UNLIMITED_SECOND_FACTOR_BUDGET: SecondFactorBudget = { charge: async () => {}, clear: async () => {} };
+export function secondFactorBudget(repository: SecondFactorFailuresRepository, policy: SecondFactorPolicy = SECOND_FACTOR_POLICY): SecondFactorBudget {
+  return {
+    async charge(userId) {
+      const outcome = await repository.charge(userId, policy);
+      if (outcome.ok) return;
+      const stopped = outcome.retryAfterSeconds === undefined;
+      throw new ProblemError('rate-limited', stopped ? 'Too many wrong codes for this account. Use a passkey, or ask an administrator to reset two-step verification.' : 'Too many wrong codes for this account; retry later.', {
+        log: { reason: stopped ? 'second_factor_budget_stopped' : 'second_factor_budget_delay', user_id: userId },
+        headers: stopped ? {} : { 'retry-after': String(outcome.retryAfterSeconds) },
+      });
+    },
+    clear: (userId) => repository.clear(userId),
+  };
+}
