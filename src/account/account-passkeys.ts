@@ -11,6 +11,7 @@ import { ACCOUNT_FLOW } from '../interaction/mfa/second-factors.js';
 import { passkeyFlowGone, passkeyRefused, passkeyRouteOptions, sendJson, type PasskeyBody } from '../interaction/passkeys/passkey-json.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 import { accountEvent } from './account-events.js';
+import { currentPreSession } from './pre-session.js';
 import { ACCOUNT_PATH, type AccountDeps } from './account-routes.js';
 import { fullySignedIn as accountSession, hasFreshProof, type SignedIn } from './account-session.js';
 
@@ -41,23 +42,39 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
     return signedIn;
   }
 
-  // Sign-in: the second factor this session waits for, else passwordless.
-  app.post<Body>(`${ACCOUNT_PATH}/passkey/options`, options, async (request, reply) => {
-    const session = await sessionOf(request);
+  /**
+   * The sign-in ceremony's browser: its session (a second factor may be awaited), or — before any session
+   * exists — its pre-session token (pre-session.ts), to which a passwordless challenge is bound. Either way
+   * the route draws on the per-address page budget, so challenges cannot be minted without bound.
+   */
+  async function signInCeremonyOf(request: FastifyRequest<Body>) {
+    checkSameOrigin(request, deps.issuer);
+    const session = await sessions.current(request);
+    if (!session) {
+      const pre = currentPreSession(request, deps.issuer);
+      if (!pre) throw passkeyFlowGone('no_browser_session');
+      checkCsrfToken(request.body.csrf, pre);
+      return { session: undefined, boundTo: pre.binding, pendingUser: undefined };
+    }
+    checkCsrfToken(request.body.csrf, session);
     const pendingUser = await factors.pendingUser(session.idHash, ACCOUNT_FLOW);
     if (pendingUser === undefined && (await fullySignedIn(session))) throw passkeyFlowGone('already_signed_in');
+    return { session, boundTo: boundToSession(session), pendingUser };
+  }
+
+  // Sign-in: the second factor this session waits for, else passwordless.
+  app.post<Body>(`${ACCOUNT_PATH}/passkey/options`, options, async (request, reply) => {
+    const { boundTo, pendingUser } = await signInCeremonyOf(request);
     if (pendingUser !== undefined && (await passkeys.count(pendingUser)) === 0) throw passkeyRefused('no_passkeys', { user_id: pendingUser });
-    return sendJson(reply, await passkeys.authenticationOptions(boundToSession(session), pendingUser));
+    return sendJson(reply, await passkeys.authenticationOptions(boundTo, pendingUser));
   });
 
   app.post<Body>(`${ACCOUNT_PATH}/passkey/verify`, options, async (request, reply) => {
-    const session = await sessionOf(request);
-    const pendingUser = await factors.pendingUser(session.idHash, ACCOUNT_FLOW);
-    if (pendingUser === undefined && (await fullySignedIn(session))) throw passkeyFlowGone('already_signed_in');
+    const { session, boundTo, pendingUser } = await signInCeremonyOf(request);
     const context = { request, face: 'account', method: 'passkey', userId: pendingUser, answer: 'json' } as const;
-    const outcome = await deps.signIn.attempt(context, () => deps.methods.passkey({ boundTo: boundToSession(session), response: request.body.response, pendingUser, ip: request.ip }));
+    const outcome = await deps.signIn.attempt(context, () => deps.methods.passkey({ boundTo, response: request.body.response, pendingUser, ip: request.ip }));
     if (!outcome.ok) throw passkeyRefused(outcome.reason, { user_id: outcome.userId, detail: outcome.detail });
-    if (pendingUser !== undefined && (await factors.consumePending(session.idHash, ACCOUNT_FLOW)) !== pendingUser) throw passkeyFlowGone('second_factor_wait_used');
+    if (session && pendingUser !== undefined && (await factors.consumePending(session.idHash, ACCOUNT_FLOW)) !== pendingUser) throw passkeyFlowGone('second_factor_wait_used');
     await deps.signIn.completeSignIn(context, reply, session, outcome);
     return sendJson(reply, { redirect: ACCOUNT_PATH });
   });

@@ -19,6 +19,7 @@ import type { AuditSink } from '../audit/audit-sink.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 import type { Db } from '../storage/database.js';
 import { accountEvent } from './account-events.js';
+import { currentPreSession, ensurePreSession } from './pre-session.js';
 import type { User, UsersRepository } from '../storage/users-repository.js';
 import { fullySignedIn as accountSession, hasFreshProof, type SignedIn } from './account-session.js';
 import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, REAUTH_ERRORS, renderAccountPage, renderRecoveryCodesPage } from './account-page.js';
@@ -55,7 +56,8 @@ export interface AccountDeps {
   reauthMaxAge: number;
 }
 
-const options = { config: { face: 'page' as const } };
+/** Every /account route draws on the per-address page budget (src/http/anonymous-limit.ts). */
+const options = { config: { face: 'page' as const, limit: 'pages' as const } };
 const query = (request: FastifyRequest, name: string) => {
   const value = (request.query as Record<string, unknown>)[name];
   return typeof value === 'string' ? value : undefined;
@@ -77,8 +79,15 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   }
 
   app.get(ACCOUNT_PATH, options, async (request, reply) => {
-    const session = await sessions.ensure(request, reply);
     const failed = query(request, 'failed') === '1';
+    const existing = await sessions.current(request);
+    if (!existing) {
+      // No browser session: the sign-in form, with no server-side state behind it (pre-session.ts).
+      const { csrfToken } = ensurePreSession(request, reply, deps.issuer);
+      const login = renderLoginPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/login`, csrfToken, clientName: 'your account', failed, passkey: passkeyAction(`${ACCOUNT_PATH}/passkey`, csrfToken) });
+      return sendPage(reply, login, 200, withPasskeyScripts(pageSecurityHeaders));
+    }
+    const session = existing;
     const signedIn = await fullySignedIn(session);
     if (!signedIn) {
       // Step-up of a password-only session of an account that has a second factor now.
@@ -118,15 +127,21 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   });
 
   app.post(`${ACCOUNT_PATH}/login`, options, async (request, reply) => {
-    const { session } = await postSession(request);
-    if (!session) return seeOther(reply, ACCOUNT_PATH);
+    checkSameOrigin(request, deps.issuer);
+    // The browser's session when it has one (a step-up, a second try), else its pre-session token.
+    const session = await sessions.current(request);
+    const form = session ?? currentPreSession(request, deps.issuer);
+    if (!form) return seeOther(reply, ACCOUNT_PATH);
+    checkCsrfToken(formField(request.body, 'csrf'), form, back);
     const username = formField(request.body, 'username') ?? '';
     const password = formField(request.body, 'password') ?? '';
     const context = { request, face: 'account', method: 'password', answer: 'form' } as const;
     const outcome = await deps.signIn.attempt(context, () => deps.methods.password({ username, password, ip: request.ip }));
     if (!outcome.ok) return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
     if (await factors.required(outcome.userId)) {
-      await factors.awaitSecondFactor(session.idHash, outcome.userId, ACCOUNT_FLOW);
+      // The first server-side state of this browser: only after a correct password.
+      const waiting = session ?? (await sessions.ensure(request, reply));
+      await factors.awaitSecondFactor(waiting.idHash, outcome.userId, ACCOUNT_FLOW);
       return seeOther(reply, ACCOUNT_PATH);
     }
     await deps.signIn.completeSignIn(context, reply, session, outcome);
