@@ -19,6 +19,7 @@ import { installJsonParser } from './http/json-body.js';
 import { installRefusalLog } from './http/refusal-log.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
+import { accountPages } from './account/index.js';
 import { resourceApi } from './resource-api.js';
 import { jobWorker } from './jobs/plugin.js';
 import { demoApp } from './demo/index.js';
@@ -106,6 +107,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   await app.register(jobWorker, { jobs: services.jobs });
   await app.register(authorizationServer, { services });
   await app.register(interactionPages, { services });
+  await app.register(accountPages, { services });
   await app.register(resourceApi, { services });
   if (config.DEMO_ENABLED) await installDemo(app, services);
 

@@ -1,7 +1,7 @@
 // User administration, written once for the CLI (`gatehouse users ...`) and the admin API
 // (/admin/v1/users): the username and password rules, verified flags (both faces are the operator's, so
-// they may raise one — accounts/verified-claims.ts), version-guarded writes (If-Match), a password set by
-// the operator ending the user's sessions and refresh tokens (accounts/password-change.ts), the second-
+// they may raise one — user-rules/verified-claims.ts), version-guarded writes (If-Match), a password set by
+// the operator ending the user's sessions and refresh tokens (user-rules/password-change.ts), the second-
 // factor reset, custom attributes (the whole set, checked by user-attributes.ts, in the same UPDATE), and one
 // audit event per change in the change's transaction — field names only (`attributes.NAME`), never a
 // password or an attribute's value (docs/admin-api.md, docs/audit-log.md).
@@ -14,8 +14,8 @@ import { userAdminRepository, type SecondFactorKind } from '../storage/user-admi
 import { passkeysRepository } from '../storage/passkeys-repository.js';
 import { secondFactorsRepository } from '../storage/second-factors-repository.js';
 import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
-import { changePassword } from '../accounts/password-change.js';
-import { verifiedAfterWrite } from '../accounts/verified-claims.js';
+import { changePassword } from '../user-rules/password-change.js';
+import { verifiedAfterWrite } from '../user-rules/verified-claims.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { changedFields, type ActingAs } from './clients-service.js';
 import { AdminFieldErrors, AdminRuleError } from './rule-error.js';
@@ -152,7 +152,7 @@ export async function listUserRecords(deps: Pick<UserServiceDeps, 'db'>, page: {
 
 /**
  * Writes the user's members, only if still at `expectedVersion` when given (else `stale`). A verified flag
- * not asked for stays true only for an unchanged address (accounts/verified-claims.ts). Changed attributes
+ * not asked for stays true only for an unchanged address (user-rules/verified-claims.ts). Changed attributes
  * are part of the same UPDATE, which then also holds `current`'s version (they were computed from it), so an
  * attribute set in between (the CLI's set-attribute) makes the write stale instead of being lost.
  */
@@ -193,7 +193,7 @@ export const userFields = (u: User): UserFields => ({
 
 /**
  * The operator sets a new password: in one transaction the hash changes, every browser session ends and
- * every refresh-token family of the user is revoked (accounts/password-change.ts), and the event is written.
+ * every refresh-token family of the user is revoked (user-rules/password-change.ts), and the event is written.
  */
 export async function setUserPassword(deps: UserServiceDeps, id: string, password: string | undefined, as: ActingAs, expectedVersion?: number): Promise<User> {
   const checked = checkPassword(password);
