@@ -10,7 +10,7 @@ import type { Db } from '../storage/database.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { hashPassword } from '../crypto/passwords.js';
 import { usersRepository, UsernameTakenError, type Address, type User, type UserProfile } from '../storage/users-repository.js';
-import { userAdminRepository, type SecondFactorKind } from '../storage/user-admin-repository.js';
+import { userAdminRepository, type SecondFactors } from '../storage/user-admin-repository.js';
 import { passkeysRepository } from '../storage/passkeys-repository.js';
 import { secondFactorsRepository } from '../storage/second-factors-repository.js';
 import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
@@ -140,8 +140,9 @@ export async function findUserByIdOrUsername(deps: Pick<UserServiceDeps, 'db' | 
   return user;
 }
 
-export async function secondFactorKinds(deps: Pick<UserServiceDeps, 'db'>, userIds: readonly string[]): Promise<Map<string, SecondFactorKind[]>> {
-  return userAdminRepository(deps.db).secondFactorKinds(userIds);
+/** Each user's second factors (TOTP, recovery codes, passkeys) and the stamp that moves with any change to them. */
+export async function secondFactorsOf(deps: Pick<UserServiceDeps, 'db'>, userIds: readonly string[]): Promise<Map<string, SecondFactors>> {
+  return userAdminRepository(deps.db).secondFactors(userIds);
 }
 
 /** A page of users, oldest first; `search`: a case-insensitive prefix of the username or the e-mail address. */
