@@ -14,6 +14,7 @@ import { userAdminRepository, type SecondFactors } from '../storage/user-admin-r
 import { passkeysRepository } from '../storage/passkeys-repository.js';
 import { secondFactorsRepository } from '../storage/second-factors-repository.js';
 import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
+import { grantsRepository } from '../storage/grants-repository.js';
 import { changePassword } from '../accounts/password-change.js';
 import { verifiedAfterWrite } from '../accounts/verified-claims.js';
 import type { AuditSink } from '../audit/audit-sink.js';
@@ -234,16 +235,20 @@ export async function deleteUserRecord(deps: UserServiceDeps, id: string, as: Ac
 }
 
 /**
- * For a user who lost their authenticator and recovery codes: every second factor is removed and every
- * browser session ends, so no session signed in with the removed factor outlives it (docs/second-factors.md).
- * Returns how many sessions ended.
+ * For a user who lost their authenticator and recovery codes: every second factor is removed, every browser
+ * session ends, and every grant whose sign-in used a second factor (amr `mfa`, so its tokens state the mfa acr)
+ * is revoked with its access tokens: nothing signed in with the removed factors outlives them — a refresh token
+ * would otherwise keep minting mfa tokens (docs/second-factors.md, docs/security/tokens-and-operator-views.md).
+ * Grants from password-only sign-ins stay: the factors played no part in them.
  */
-export async function resetSecondFactors(deps: UserServiceDeps, user: Pick<User, 'id'>, as: ActingAs): Promise<number> {
+export async function resetSecondFactors(deps: UserServiceDeps, user: Pick<User, 'id'>, as: ActingAs): Promise<{ sessionsEnded: number; grantsRevoked: number }> {
   return inTransaction(deps.db, async (tx) => {
     await secondFactorsRepository(tx, deps.clock).removeAll(user.id);
     await passkeysRepository(tx, deps.clock).removeAll(user.id);
     const sessionsEnded = await browserSessionsRepository(tx, deps.clock).endAllOf(user.id);
-    await deps.audit.emit(userChangeEvent('admin.user.second_factors_reset', user.id, as, ['second_factors'], { sessions_ended: sessionsEnded }), { tx });
-    return sessionsEnded;
+    const grantsRevoked = await grantsRepository(tx, deps.clock).revoke({ userId: user.id, signedInWith: 'mfa' });
+    const details = { sessions_ended: sessionsEnded, grants_revoked: grantsRevoked };
+    await deps.audit.emit(userChangeEvent('admin.user.second_factors_reset', user.id, as, ['second_factors'], details), { tx });
+    return { sessionsEnded, grantsRevoked };
   });
 }
