@@ -15,7 +15,8 @@ export interface ServerProcess {
 export async function startServerProcess(env: Record<string, string>, { port }: { port?: number } = {}): Promise<ServerProcess> {
   const p = port ?? (await freePort());
   const child = spawnTracked(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: String(p), HOST: '127.0.0.1', ISSUER: `http://127.0.0.1:${p}`, LOG_LEVEL: 'info', ...env },
+    // METRICS_PORT 0: a port of the system's choosing, since several servers run at once (a test names one to reach it).
+    env: { ...process.env, PORT: String(p), HOST: '127.0.0.1', ISSUER: `http://127.0.0.1:${p}`, LOG_LEVEL: 'info', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
