@@ -8,6 +8,7 @@ import { createServices, type Services } from './services.js';
 import type { OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { loggerOptions } from './logger.js';
 import { createErrorEdge } from './http/error-edge.js';
+import type { Registry } from 'prom-client';
 import { genReqId, installObservability } from './http/observability.js';
 import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
@@ -35,6 +36,8 @@ declare module 'fastify' {
     brand: Brand;
     /** The app's services, for the process entry (admin socket) and tests; plugins get theirs as arguments. */
     core: Services;
+    /** The app's Prometheus registry, for the process entry (the metrics listener, METRICS_PORT) and tests. */
+    metrics: Registry;
   }
 }
 
@@ -90,7 +93,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
 
   await app.register(edge.plugin);
   installRefusalLog(app);
-  installObservability(app);
+  app.decorate('metrics', installObservability(app));
   await installOverloadProtection(app, config, database);
   installAnonymousLimit(app, services.rateLimits);
 

@@ -10,10 +10,11 @@ import type { Db } from '../storage/database.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { hashPassword } from '../crypto/passwords.js';
 import { usersRepository, UsernameTakenError, type Address, type User, type UserProfile } from '../storage/users-repository.js';
-import { userAdminRepository, type SecondFactorKind } from '../storage/user-admin-repository.js';
+import { userAdminRepository, type SecondFactors } from '../storage/user-admin-repository.js';
 import { passkeysRepository } from '../storage/passkeys-repository.js';
 import { secondFactorsRepository } from '../storage/second-factors-repository.js';
 import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
+import { grantsRepository } from '../storage/grants-repository.js';
 import { changePassword } from '../user-rules/password-change.js';
 import { verifiedAfterWrite } from '../user-rules/verified-claims.js';
 import type { AuditSink } from '../audit/audit-sink.js';
@@ -140,8 +141,9 @@ export async function findUserByIdOrUsername(deps: Pick<UserServiceDeps, 'db' | 
   return user;
 }
 
-export async function secondFactorKinds(deps: Pick<UserServiceDeps, 'db'>, userIds: readonly string[]): Promise<Map<string, SecondFactorKind[]>> {
-  return userAdminRepository(deps.db).secondFactorKinds(userIds);
+/** Each user's second factors (TOTP, recovery codes, passkeys) and the stamp that moves with any change to them. */
+export async function secondFactorsOf(deps: Pick<UserServiceDeps, 'db'>, userIds: readonly string[]): Promise<Map<string, SecondFactors>> {
+  return userAdminRepository(deps.db).secondFactors(userIds);
 }
 
 /** A page of users, oldest first; `search`: a case-insensitive prefix of the username or the e-mail address. */
@@ -233,16 +235,20 @@ export async function deleteUserRecord(deps: UserServiceDeps, id: string, as: Ac
 }
 
 /**
- * For a user who lost their authenticator and recovery codes: every second factor is removed and every
- * browser session ends, so no session signed in with the removed factor outlives it (docs/second-factors.md).
- * Returns how many sessions ended.
+ * For a user who lost their authenticator and recovery codes: every second factor is removed, every browser
+ * session ends, and every grant whose sign-in used a second factor (amr `mfa`, so its tokens state the mfa acr)
+ * is revoked with its access tokens: nothing signed in with the removed factors outlives them — a refresh token
+ * would otherwise keep minting mfa tokens (docs/second-factors.md, docs/security/tokens-and-operator-views.md).
+ * Grants from password-only sign-ins stay: the factors played no part in them.
  */
-export async function resetSecondFactors(deps: UserServiceDeps, user: Pick<User, 'id'>, as: ActingAs): Promise<number> {
+export async function resetSecondFactors(deps: UserServiceDeps, user: Pick<User, 'id'>, as: ActingAs): Promise<{ sessionsEnded: number; grantsRevoked: number }> {
   return inTransaction(deps.db, async (tx) => {
     await secondFactorsRepository(tx, deps.clock).removeAll(user.id);
     await passkeysRepository(tx, deps.clock).removeAll(user.id);
     const sessionsEnded = await browserSessionsRepository(tx, deps.clock).endAllOf(user.id);
-    await deps.audit.emit(userChangeEvent('admin.user.second_factors_reset', user.id, as, ['second_factors'], { sessions_ended: sessionsEnded }), { tx });
-    return sessionsEnded;
+    const grantsRevoked = await grantsRepository(tx, deps.clock).revoke({ userId: user.id, signedInWith: 'mfa' });
+    const details = { sessions_ended: sessionsEnded, grants_revoked: grantsRevoked };
+    await deps.audit.emit(userChangeEvent('admin.user.second_factors_reset', user.id, as, ['second_factors'], details), { tx });
+    return { sessionsEnded, grantsRevoked };
   });
 }
