@@ -10,6 +10,7 @@ import type { AccountSession, GrantedApp } from '../storage/account-repository.j
 import type { PasskeyCredential } from '../storage/passkeys-repository.js';
 import { PASSKEY_SCRIPTS } from '../interaction/passkeys/passkey-assets.js';
 import { passkeysSection } from './account-passkeys-page.js';
+import { renderRecoveryCodesPage } from '../interaction/mfa/recovery-codes-page.js';
 
 export interface AccountPageInput {
   brand: Brand;
@@ -158,14 +159,6 @@ ${post('/account/logout', csrf, '<button type="submit" class="secondary">Sign ou
   );
 }
 
-/** Shown once, as the answer to the POST that created them (no-store): only their hashes are kept. */
-export function renderRecoveryCodesPage({ brand, codes }: { brand: Brand; codes: readonly string[] }): string {
-  return layout(
-    brand,
-    'Recovery codes',
-    `<h1>Your recovery codes</h1>
-<p>Each code signs you in once if you lose your authenticator app. Keep them somewhere safe: they are shown only now.</p>
-<ol class="codes" id="recovery-codes">${codes.map((c) => `<li><code>${escapeHtml(c)}</code></li>`).join('')}</ol>
-<p><a class="button" href="/account">Done</a></p>`,
-  );
-}
+/** Shown once, as the answer to the POST that created them (no-store): only their hashes are kept. The page is shared with the flow's set-up. */
+export const renderAccountRecoveryCodesPage = ({ brand, codes }: { brand: Brand; codes: readonly string[] }): string =>
+  renderRecoveryCodesPage({ brand, codes, done: { href: '/account', label: 'Done' } });

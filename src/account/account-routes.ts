@@ -22,7 +22,7 @@ import { accountEvent } from './account-events.js';
 import { currentPreSession, ensurePreSession } from './pre-session.js';
 import type { User, UsersRepository } from '../storage/users-repository.js';
 import { fullySignedIn as accountSession, hasFreshProof, type SignedIn } from './account-session.js';
-import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, REAUTH_ERRORS, renderAccountPage, renderRecoveryCodesPage } from './account-page.js';
+import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, REAUTH_ERRORS, renderAccountPage, renderAccountRecoveryCodesPage } from './account-page.js';
 import { accountPasskeyRoutes } from './account-passkeys.js';
 import type { PasskeyCeremonies } from '../interaction/passkeys/passkeys.js';
 import { passkeyAction, secondFactorOffer, withPasskeyScripts } from '../interaction/passkeys/passkey-fragments.js';
@@ -228,7 +228,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     // Binding never raises this session's amr (a stolen password-only session must not become an MFA one):
     // it only keeps the account page open to it.
     await factors.markBoundFactor(session.idHash);
-    return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
+    return sendPage(reply, renderAccountRecoveryCodesPage({ brand: deps.brand, codes }));
   }, 'fresh proof');
 
   signedInPost(
@@ -247,7 +247,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       if ((await factors.status(user.id)).totp !== 'active') return seeOther(reply, ACCOUNT_PATH);
       const codes = await factors.regenerateRecoveryCodes(user.id);
       await accountEvent(deps.audit, request, 'account.recovery_codes_regenerated', user.id);
-      return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
+      return sendPage(reply, renderAccountRecoveryCodesPage({ brand: deps.brand, codes }));
     },
     'fresh proof',
   );
