@@ -138,6 +138,7 @@ export function createServices(options: ServicesOptions): Services {
     passkeys,
     clock,
     interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
+    reauthMaxAge: config.REAUTH_MAX_AGE,
     sessions,
     interactions: interactionsRepository<AuthorizationRequest>(db, clock),
     consents: consentsRepository(db, clock),
