@@ -10,8 +10,6 @@ import type { Client } from '../../storage/clients-repository.js';
 import { clientView } from '../../admin-services/clients-service.js';
 import { ClientInputSchema, WRITABLE_FIELDS, type ClientInputBody, type ClientSchema } from './schemas.js';
 
-export const clientPath = (prefix: string, id: string) => `${prefix}/clients/${encodeURIComponent(id)}`;
-
 /** Typed as ClientSchema, which serialises it: the service's view (shared with the CLI) is an untyped record. */
 export const representClient = (client: Client) => ({ ...clientView(client), require_mfa: client.requireMfa }) as Static<typeof ClientSchema>;
 

@@ -11,8 +11,6 @@ import type { ResourceServer } from '../../storage/resource-servers-repository.j
 import { isBuiltIn, resourceServerView, type ResourceServerInput } from '../../admin-services/resource-servers-service.js';
 import { ResourceServerInputSchema, WRITABLE_FIELDS, type ResourceServerInputBody, type ResourceServerSchema } from './schemas.js';
 
-export const resourceServerPath = (prefix: string, identifier: string) => `${prefix}/resource-servers/${encodeURIComponent(identifier)}`;
-
 /** Typed as ResourceServerSchema, which serialises it: the service's view (shared with the CLI) is an untyped record. */
 export const representResourceServer = (config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>) => (server: ResourceServer) =>
   ({

@@ -10,8 +10,6 @@ import type { SecondFactorKind } from '../../storage/user-admin-repository.js';
 import { userView, type UserFields } from '../../admin-services/users-service.js';
 import { UserInputSchema, WRITABLE_FIELDS, type UserInputBody } from './schemas.js';
 
-export const userPath = (prefix: string, id: string) => `${prefix}/users/${encodeURIComponent(id)}`;
-
 export const representUser = (user: User, kinds: readonly SecondFactorKind[]) => ({
   ...userView(user),
   given_name: user.given_name,
