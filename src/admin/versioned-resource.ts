@@ -18,14 +18,13 @@
 // returned `find` and `pinned` give them the same 404 and 412 as the routes here.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TObject, type TProperties, type TSchema, type TString } from '@sinclair/typebox';
-import type { Services } from '../services.js';
-import type { Core } from '../core.js';
+import type { Config } from '../config.js';
 import { checkPreconditions, evaluatePreconditions, requireIfMatch, setValidators, type Validators } from '../http/conditional.js';
 import { ProblemError } from '../http/errors.js';
-import { idempotencyKeyHeader } from '../http/idempotency/index.js';
+import { idempotencyKeyHeader, type Idempotency } from '../http/idempotency/index.js';
 import { MERGE_PATCH } from '../http/json-body.js';
 import { notModified, problemResponses } from '../http/openapi-schemas.js';
-import { pagedResponse, pageQueryProperties, parsePageQuery, sendPage, type CursorPosition, type PageQuery } from '../http/pagination/index.js';
+import { pagedResponse, pageQueryProperties, parsePageQuery, sendPage, type CursorCodec, type CursorPosition, type PageQuery } from '../http/pagination/index.js';
 import { requireScope } from '../resource-server/auth/index.js';
 import type { Db } from '../storage/database.js';
 import type { ActingAs } from '../admin-services/clients-service.js';
@@ -100,11 +99,18 @@ export interface ResourceRoutes<Row> {
   pinned(request: FastifyRequest, id: string, find?: (id: string) => Promise<Row>): Promise<Row | undefined>;
 }
 
+/** What the routes need besides the declaration: the issuer (Location), the idempotency store, the cursor codec. */
+export interface ResourceDeps {
+  config: Pick<Config, 'ISSUER'>;
+  idempotency: Idempotency;
+  cursors: CursorCodec;
+}
+
 type Params = { Params: { id: string } };
 
 export function versionedResource<Row, Item extends TSchema, Query extends TProperties = Record<never, never>, Create extends TSchema = TSchema, Replace extends TSchema = TSchema, Input = unknown>(
   app: FastifyInstance,
-  core: Core & Pick<Services, 'idempotency' | 'cursors'>,
+  core: ResourceDeps,
   resource: VersionedResource<Row, Item, Query, Create, Replace, Input>,
 ): ResourceRoutes<Row> {
   const { path, name, operation, schema } = resource;

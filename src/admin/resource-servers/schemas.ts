@@ -18,7 +18,6 @@ const writable = {
 
 export const ResourceServerInputSchema = Type.Object(writable, { additionalProperties: false });
 export type ResourceServerInputBody = Static<typeof ResourceServerInputSchema>;
-export const WRITABLE_FIELDS = Object.keys(writable);
 
 export const CreateResourceServerSchema = Type.Object(
   { identifier: Type.String({ maxLength: MAX_IDENTIFIER_LENGTH, description: 'Absolute https URI (http only on loopback), no fragment: the aud of its tokens' }), ...writable },
