@@ -23,6 +23,7 @@ import { resourceApi } from './resource-api.js';
 import { jobWorker } from './jobs/plugin.js';
 import { demoApp } from './demo/index.js';
 import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.js';
+import { ensureConsoleClient } from './oauth/clients/console-client.js';
 import { logSubscriber } from './audit/audit-sink.js';
 import { resourceServersRepository } from './storage/resource-servers-repository.js';
 import { registerBuiltInResourceServers } from './startup/built-in-resource-servers.js';
@@ -110,6 +111,8 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   if (config.DEMO_ENABLED) await installDemo(app, services);
 
   await registerBuiltInResourceServers(resourceServersRepository(database.db), config);
+  // The admin console's public client, registered at each start (its routes: src/console/).
+  await ensureConsoleClient(services.clientRegistrations, config.ISSUER);
   await services.keys.ensureKeys();
   return app;
 }
