@@ -3,6 +3,7 @@
 // narrow `Pick<Services, …>` of what they use and never build a service themselves, so there is exactly one
 // of each per app (one DPoP nonce key, one client cache, one job queue) and what a module depends on is
 // visible in its signature.
+import { operatorRolesRepository, type OperatorRolesRepository } from './storage/operator-roles-repository.js';
 import { createCore, type Core, type CoreOptions } from './core.js';
 import { brandFromConfig, type Brand } from './http/brand.js';
 import { cursorCodec, cursorKey, type CursorCodec } from './http/pagination/index.js';
@@ -90,6 +91,8 @@ export interface Services extends Core {
   readonly account: { account: AccountRepository; changePassword: ReturnType<typeof accountPasswordChange> };
   /** amr/acr of the sign-in an authorization code came from. */
   readonly authentications: AuthenticationLookup;
+  /** Operators of the admin console (gatehouse users grant-admin): read at the console's code exchange. */
+  readonly operatorRoles: OperatorRolesRepository;
   /** What /authorize (the authorization server's) hands a valid request to: the interaction flow. */
   readonly authorization: { begin: BeginAuthorization; respond: Respond };
   // The resource API.
@@ -118,7 +121,8 @@ export function createServices(options: ServicesOptions): Services {
   const codes = authorizationCodes(core);
   const refresh = refreshTokens(core);
   const authentications = authenticationLookup(secondFactorsRepository(db, clock));
-  const tokenSide = { config, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources, authentications };
+  const operatorRoles = operatorRolesRepository(db);
+  const tokenSide = { operatorRoles, config, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources, authentications };
   const dpop = dpopDeps(core);
 
   const users = usersRepository(db, clock);
@@ -186,6 +190,7 @@ export function createServices(options: ServicesOptions): Services {
     flow,
     account: { account: accountRepository(db, clock), changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits }) },
     authentications,
+    operatorRoles,
     authorization: {
       begin: (request, client, http) => beginAuthorization(request, client, http, flow),
       respond: (reply, next) => sendNext(reply, next, { issuer: config.ISSUER, brand }),
