@@ -50,7 +50,8 @@ describe('admin scopes through the console client', () => {
     assert.equal(result.status, 200, JSON.stringify(result.body));
     assert.equal(result.body.scope, 'openid admin:read');
     const token = String(result.body.access_token);
-    assert.equal(decodeJwt(token).aud, `${t.url}/admin`);
+    // openid was granted too, so /userinfo is the second audience (the userinfo-audience rule).
+    assert.deepEqual(decodeJwt(token).aud, [`${t.url}/admin`, `${t.url}/userinfo`]);
     assert.equal((await adminGet(token)).status, 200);
     const write = await fetch(`${t.url}/admin/v1/signing-keys/rotations`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'k-1' }, body: '{}' });
     assert.equal(write.status, 403, 'the API refuses a change without admin:write');
@@ -64,7 +65,7 @@ describe('admin scopes through the console client', () => {
     assert.equal(result.body.refresh_token, undefined, 'the console holds no refresh token');
     const token = String(result.body.access_token);
     const claims = decodeJwt(token);
-    assert.equal(claims.aud, `${t.url}/admin`);
+    assert.deepEqual(claims.aud, [`${t.url}/admin`, `${t.url}/userinfo`]);
     assert.equal(claims.sub, user.id);
     const target = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const read = await adminGet(token, `/admin/v1/users/${target.id}`);
