@@ -17,6 +17,9 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.resource_server.created',
   'admin.resource_server.updated',
   'admin.resource_server.deleted',
+  'admin.identity_provider.created',
+  'admin.identity_provider.updated',
+  'admin.identity_provider.deleted',
 ] as const;
 
 export const SECURITY_EVENT_TYPES = [
