@@ -159,6 +159,7 @@ export interface InteractionsTable {
   created_at: Date;
   expires_at: Date;
   attempted_username: string | null;
+  upstream: Json | null;
 }
 
 export interface JobsTable {
@@ -229,6 +230,7 @@ export interface PendingSecondFactorsTable {
   user_id: string;
   bound_to: string;
   expires_at: Date;
+  first_factor: string[] | null;
 }
 
 export interface RecoveryCodesTable {

@@ -16,6 +16,7 @@ import { pageHeadersAllowingRedirectTo } from '../pages/page-headers.js';
 import { needsConsent } from '../requirements.js';
 import { renderSecondFactorPage } from '../mfa/second-factor-page.js';
 import { boundToInteraction } from '../mfa/second-factors.js';
+import { loginPageFederation, usernameHint } from '../federation/login-page-federation.js';
 import { passkeyAction, secondFactorOffer, withPasskeyScripts } from '../passkeys/passkey-fragments.js';
 
 export async function showInteraction(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
@@ -37,9 +38,11 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
       const page = renderSecondFactorPage({ brand: deps.brand, action: `${action}/second-factor`, csrfToken: session.csrfToken, continueTo: client.name, failed, offer });
       return sendPage(reply, page, 200, offer.passkey ? withPasskeyScripts(headers) : headers);
     }
-    const username = (failed ? interaction.attemptedUsername : undefined) ?? authz.loginHint;
-    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, passkey, ...(username !== undefined ? { username } : {}) });
-    return sendPage(reply, page, 200, withPasskeyScripts(headers));
+    const federation = await loginPageFederation({ id: request.params.id, request: authz }, client, { action: `${action}/federation`, csrfToken: session.csrfToken }, deps);
+    if (federation.hinted && !failed) return federation.hinted(reply);
+    const username = (failed ? interaction.attemptedUsername : undefined) ?? usernameHint(authz.loginHint);
+    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, passkey, federation, ...(username !== undefined ? { username } : {}) });
+    return sendPage(reply, page, 200, withPasskeyScripts(federation.headers(headers)));
   }
   if (await needsConsent(authz, client, session.userId, deps.consents)) {
     const catalogue = await deps.resources.catalogue();
