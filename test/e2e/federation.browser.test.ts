@@ -7,6 +7,8 @@ import type { Page } from 'playwright-core';
 import { authorizeQuery } from '../interaction/browserless.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { createUser, PASSWORD } from '../helpers/users.js';
+import { totpAt } from '../helpers/totp.js';
+import { enrollTotp } from '../interaction/mfa/enroll.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
 import { pageText, startFederationWorld, type FederationWorld } from './federation-world.js';
@@ -197,6 +199,23 @@ describe('federated sign-in in a real browser', () => {
     await page.close();
   });
 
+  test("the local account's own second factor still applies after an upstream sign-in, and the amr names fed, not pwd", async () => {
+    const local = await createUser(w.t.core.db, w.t.core.clock, { password: PASSWORD, profile: { email: 'two.step@example.org', email_verified: true } });
+    const { secret } = await enrollTotp(w.t, local);
+    await w.t.core.db.insertInto('federated_identities').values({ provider_id: upstream.id, subject: 'two-step', user_id: local.id, email: null }).execute();
+    w.upstream.next = { sub: 'two-step' };
+    const page = await freshPage();
+    await page.click('text=Continue with Upstream');
+    await page.waitForSelector('input[name="otp"]');
+    assert.equal(page.url().startsWith(w.clientPage.redirectUri), false, 'not signed in by the upstream alone');
+    // The next time step: the enrollment used up the current one (a code is accepted one step either side).
+    await page.fill('input[name="otp"]', totpAt(secret, Date.now() + 30_000));
+    await page.click('form[action$="/second-factor"] button[type="submit"]');
+    await landedAtClient(page);
+    assert.deepEqual(await lastAmr(local.id), ['fed', 'otp', 'mfa']);
+    await page.close();
+  });
+
   /**
    * Starts the upstream leg in the browser but holds the way out (the 303 to the upstream is fetched, its
    * cookie kept, the page shown a stub), then walks the upstream's redirects itself: the callback URL the
@@ -221,10 +240,14 @@ describe('federated sign-in in a real browser', () => {
     const callback = await heldCallback(page, 'Continue with Upstream');
     const tampered = new URL(callback);
     tampered.searchParams.set('state', 'forged-state');
+    const federationCookie = (await w.chromium.context.cookies()).filter((c) => c.name === 'gatehouse_federation');
+    assert.equal(federationCookie.length, 1);
     const refused = await page.goto(tampered.href);
     assert.equal(refused?.status(), 400);
     assert.match(await pageText(page), /cannot continue/);
-    // The genuine answer after a refused one: single use, nothing to complete.
+    // The genuine answer after a refused one, even with the federation cookie put back: the pending request
+    // was taken by the first arrival (single use), nothing is left to complete.
+    await w.chromium.context.addCookies(federationCookie);
     const replay = await page.goto(callback);
     assert.equal(replay?.status(), 400);
     assert.equal(await linkOf(upstream.id, 'tamper'), undefined);
