@@ -44,7 +44,7 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
   const name = provider?.name ?? request.params.slug;
   // Single use, whatever follows: a second arrival of this callback (or a parallel one) finds nothing.
   const leg = await deps.federation.legs.take(id);
-  if (!leg || leg.stage !== 'upstream') throw federationFailure('no_pending', name, back, 'no upstream sign-in is pending for this interaction');
+  if (leg?.stage !== 'upstream') throw federationFailure('no_pending', name, back, 'no upstream sign-in is pending for this interaction');
   if (!provider || provider.slug !== request.params.slug) throw federationFailure('provider_mismatch', name, back, `no identity provider ${request.params.slug}`);
   if (!(await offeredProviders(client, deps.federation)).some((p) => p.id === provider.id)) throw federationFailure('not_offered', name, back, `${provider.slug} is not offered to client ${client.id}`);
 
