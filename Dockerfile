@@ -15,6 +15,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY migrations ./migrations
+COPY console ./console
 COPY bin ./bin
 COPY scripts/build-if-needed.mjs ./scripts/
 USER node

@@ -25,6 +25,8 @@ import { resourceApi } from './resource-api.js';
 import { jobWorker } from './jobs/plugin.js';
 import { demoApp } from './demo/index.js';
 import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.js';
+import { ensureConsoleClient } from './oauth/clients/console-client.js';
+import { consoleRoutes } from './console/index.js';
 import { logSubscriber } from './audit/audit-sink.js';
 import { resourceServersRepository } from './storage/resource-servers-repository.js';
 import { registerBuiltInResourceServers } from './startup/built-in-resource-servers.js';
@@ -113,8 +115,11 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   await app.register(accountPages, { services });
   await app.register(resourceApi, { services });
   if (config.DEMO_ENABLED) await installDemo(app, services);
+  consoleRoutes(app, { issuer: config.ISSUER });
 
   await registerBuiltInResourceServers(resourceServersRepository(database.db), config);
+  // The admin console's public client, registered at each start (its routes: src/console/).
+  await ensureConsoleClient(services.clientRegistrations, config.ISSUER);
   await services.keys.ensureKeys();
   return app;
 }

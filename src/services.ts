@@ -3,6 +3,7 @@
 // narrow `Pick<Services, …>` of what they use and never build a service themselves, so there is exactly one
 // of each per app (one DPoP nonce key, one client cache, one job queue) and what a module depends on is
 // visible in its signature.
+import { operatorRolesRepository, type OperatorRolesRepository } from './storage/operator-roles-repository.js';
 import { createCore, type Core, type CoreOptions } from './core.js';
 import { brandFromConfig, type Brand } from './http/brand.js';
 import { cursorCodec, cursorKey, type CursorCodec } from './http/pagination/index.js';
@@ -93,6 +94,8 @@ export interface Services extends Core {
   readonly account: { account: AccountRepository; changePassword: ReturnType<typeof accountPasswordChange> };
   /** amr/acr of the sign-in an authorization code came from. */
   readonly authentications: AuthenticationLookup;
+  /** Operators of the admin console (gatehouse users grant-admin): read at the console's code exchange. */
+  readonly operatorRoles: OperatorRolesRepository;
   /** What /authorize (the authorization server's) hands a valid request to: the interaction flow. */
   readonly authorization: { begin: BeginAuthorization; respond: Respond };
   // The resource API.
@@ -121,7 +124,8 @@ export function createServices(options: ServicesOptions): Services {
   const codes = authorizationCodes(core);
   const refresh = refreshTokens(core);
   const authentications = authenticationLookup(secondFactorsRepository(db, clock));
-  const tokenSide = { config, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources, authentications };
+  const operatorRoles = operatorRolesRepository(db);
+  const tokenSide = { operatorRoles, config, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources, authentications };
   const dpop = dpopDeps(core);
 
   const users = usersRepository(db, clock);
@@ -144,6 +148,7 @@ export function createServices(options: ServicesOptions): Services {
     passkeys,
     clock,
     interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
+    reauthMaxAge: config.REAUTH_MAX_AGE,
     sessions,
     interactions: interactionsRepository<AuthorizationRequest>(db, clock),
     consents: consentsRepository(db, clock),
@@ -192,6 +197,7 @@ export function createServices(options: ServicesOptions): Services {
     flow,
     account: { account: accountRepository(db, clock), changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits }) },
     authentications,
+    operatorRoles,
     authorization: {
       begin: (request, client, http) => beginAuthorization(request, client, http, flow),
       respond: (reply, next) => sendNext(reply, next, { issuer: config.ISSUER, brand }),

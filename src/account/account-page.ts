@@ -9,7 +9,9 @@ import { hiddenInput, layout } from '../interaction/pages/layout.js';
 import type { AccountSession, GrantedApp } from '../storage/account-repository.js';
 import type { PasskeyCredential } from '../storage/passkeys-repository.js';
 import { PASSKEY_SCRIPTS } from '../interaction/passkeys/passkey-assets.js';
+import { passkeyAction, passkeySignInSection } from '../interaction/passkeys/passkey-fragments.js';
 import { passkeysSection } from './account-passkeys-page.js';
+import { renderRecoveryCodesPage } from '../interaction/mfa/recovery-codes-page.js';
 
 export interface AccountPageInput {
   brand: Brand;
@@ -45,12 +47,23 @@ export const ACCOUNT_ERRORS: Record<string, string> = {
   new_password: 'The new password must be 8 to 1024 characters.',
   totp_code: 'That code is not correct. Scan the QR code again or check the time on your device.',
   totp_active: 'An authenticator app is already set up. Remove it first.',
-  reauth: 'Confirm it is you before changing your two-step verification: type your password (or a code from your authenticator app) below, then try again.',
-  reauth_failed: 'That was not accepted. Type your current password, or a code from your authenticator app.',
 };
 
 /** Codes whose page shows the "confirm it is you" form. */
 export const REAUTH_ERRORS = new Set(['reauth', 'reauth_failed']);
+
+/** The ways this account can confirm it is them: the password, and only the factors it has. */
+function reauthWays(factors: SecondFactorStatus): string {
+  const ways = ['your password', ...(factors.totp === 'active' ? ['a code from your authenticator app'] : []), ...(factors.passkeys > 0 ? ['one of your passkeys'] : [])];
+  return ways.length === 1 ? ways[0]! : `${ways.slice(0, -1).join(', ')} or ${ways.at(-1)}`;
+}
+
+/** The message of a re-authentication code (REAUTH_ERRORS), naming only what the account can use. */
+export function reauthMessage(code: string, factors: SecondFactorStatus): string {
+  return code === 'reauth_failed'
+    ? `That was not accepted. Use ${reauthWays(factors)}.`
+    : `Confirm it is you before changing your two-step verification: use ${reauthWays(factors)} below, then try again.`;
+}
 
 const post = (action: string, csrf: string, inner: string, className = '') =>
   `<form method="post" action="${escapeHtml(action)}"${className ? ` class="${className}"` : ''}>\n${hiddenInput('csrf', csrf)}\n${inner}\n</form>`;
@@ -102,19 +115,23 @@ ${post('/account/apps/revoke', csrfToken, `${hiddenInput('client_id', a.clientId
   return `<ul class="rows">${items.join('\n')}</ul>`;
 }
 
-/** Re-authentication (docs/security/account-factors.md): the current password, or a code when the account has an authenticator. */
+/**
+ * Re-authentication (docs/security/account-factors.md): the current password, a code when the account has
+ * an authenticator app, and one of its passkeys when it has any (the passkey script reveals that part).
+ */
 function reauthSection({ csrfToken: csrf, username, factors }: AccountPageInput): string {
   const code =
     factors.totp === 'active'
       ? `<label for="reauth_otp">Or a code from your authenticator app</label>
 <input id="reauth_otp" name="otp" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="8" autocomplete="one-time-code">`
       : '';
+  const passkey = factors.passkeys > 0 ? `\n${passkeySignInSection(passkeyAction('/account/reauth/passkey', csrf), 'Confirm with a passkey')}` : '';
   return `<section id="reauth" aria-labelledby="reauth-title"><h2 id="reauth-title">Confirm it is you</h2>
 ${post('/account/reauth', csrf, `<input type="text" name="username" autocomplete="username" value="${escapeHtml(username)}" hidden>
 <label for="reauth_password">Your password</label>
 <input id="reauth_password" name="password" type="password" autocomplete="current-password">
 ${code}
-<button type="submit">Confirm</button>`)}</section>`;
+<button type="submit">Confirm</button>`)}${passkey}</section>`;
 }
 
 /** After a password change: every second factor of the account, each removable from the sections below. */
@@ -158,14 +175,6 @@ ${post('/account/logout', csrf, '<button type="submit" class="secondary">Sign ou
   );
 }
 
-/** Shown once, as the answer to the POST that created them (no-store): only their hashes are kept. */
-export function renderRecoveryCodesPage({ brand, codes }: { brand: Brand; codes: readonly string[] }): string {
-  return layout(
-    brand,
-    'Recovery codes',
-    `<h1>Your recovery codes</h1>
-<p>Each code signs you in once if you lose your authenticator app. Keep them somewhere safe: they are shown only now.</p>
-<ol class="codes" id="recovery-codes">${codes.map((c) => `<li><code>${escapeHtml(c)}</code></li>`).join('')}</ol>
-<p><a class="button" href="/account">Done</a></p>`,
-  );
-}
+/** Shown once, as the answer to the POST that created them (no-store): only their hashes are kept. The page is shared with the flow's set-up. */
+export const renderAccountRecoveryCodesPage = ({ brand, codes }: { brand: Brand; codes: readonly string[] }): string =>
+  renderRecoveryCodesPage({ brand, codes, done: { href: '/account', label: 'Done' } });

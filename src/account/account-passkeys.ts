@@ -1,7 +1,7 @@
 // The account page's passkeys (docs/second-factors.md). JSON ceremony endpoints (CSRF in the body, errors as
 // Problem Details) for signing in to /account with a passkey — as the second factor after the password, or
-// passwordless — and for registering one; a form POST removes one. Challenges are bound to this browser
-// session. Removing the account's last second factor needs a recent sign-in, as for the authenticator app.
+// passwordless — for re-authenticating before a factor change, and for registering one; a form POST removes
+// one. Challenges are bound to this browser session. Adding or removing a factor needs a fresh proof.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../http/errors.js';
 import { logRefusal } from '../http/refusal-log.js';
@@ -77,6 +77,31 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
     if (session && pendingUser !== undefined && (await factors.consumePending(session.idHash, ACCOUNT_FLOW)) !== pendingUser) throw passkeyFlowGone('second_factor_wait_used');
     await deps.signIn.completeSignIn(context, reply, session, outcome);
     return sendJson(reply, { redirect: ACCOUNT_PATH });
+  });
+
+  // Re-authentication (S1) with one of the account's own passkeys, like the password or a code on POST
+  // /account/reauth: the pipeline's passkey method and budget (a refusal is login.failed), a challenge of its
+  // own binding, and on success only the session's proof is made fresh (its amr does not change).
+  const reauthBinding = (session: BrowserSession) => `reauth:${boundToSession(session)}`;
+  async function reauthenticating(request: FastifyRequest<Body>): Promise<SignedIn> {
+    const signedIn = await fullySignedIn(await sessionOf(request));
+    if (!signedIn) throw passkeyFlowGone('not_signed_in');
+    return signedIn;
+  }
+
+  app.post<Body>(`${ACCOUNT_PATH}/reauth/passkey/options`, options, async (request, reply) => {
+    const signedIn = await reauthenticating(request);
+    if ((await passkeys.count(signedIn.userId)) === 0) throw passkeyRefused('no_passkeys', { user_id: signedIn.userId });
+    return sendJson(reply, await passkeys.authenticationOptions(reauthBinding(signedIn), signedIn.userId));
+  });
+
+  app.post<Body>(`${ACCOUNT_PATH}/reauth/passkey/verify`, options, async (request, reply) => {
+    const signedIn = await reauthenticating(request);
+    const context = { request, face: 'account', method: 'passkey', userId: signedIn.userId, answer: 'json' } as const;
+    const outcome = await deps.signIn.attempt(context, () => deps.methods.passkey({ boundTo: reauthBinding(signedIn), response: request.body.response, pendingUser: signedIn.userId, ip: request.ip }));
+    if (!outcome.ok || outcome.userId !== signedIn.userId) throw passkeyRefused(outcome.ok ? 'credential_of_another_user' : outcome.reason, { user_id: signedIn.userId, ...(outcome.ok ? {} : { detail: outcome.detail }) });
+    await factors.recordProof(signedIn.idHash);
+    return sendJson(reply, { redirect: `${ACCOUNT_PATH}?done=reauth` });
   });
 
   // Registration: only a fully signed-in session with a fresh proof adds a passkey to its own account.

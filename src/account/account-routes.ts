@@ -22,7 +22,7 @@ import { accountEvent } from './account-events.js';
 import { currentPreSession, ensurePreSession } from './pre-session.js';
 import type { User, UsersRepository } from '../storage/users-repository.js';
 import { fullySignedIn as accountSession, hasFreshProof, type SignedIn } from './account-session.js';
-import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, REAUTH_ERRORS, renderAccountPage, renderRecoveryCodesPage } from './account-page.js';
+import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, REAUTH_ERRORS, reauthMessage, renderAccountPage, renderAccountRecoveryCodesPage } from './account-page.js';
 import { accountPasskeyRoutes } from './account-passkeys.js';
 import type { PasskeyCeremonies } from '../interaction/passkeys/passkeys.js';
 import { passkeyAction, secondFactorOffer, withPasskeyScripts } from '../interaction/passkeys/passkey-fragments.js';
@@ -115,8 +115,9 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       deps.passkeys.list(user.id),
     ]);
     const notice = ACCOUNT_NOTICES[query(request, 'done') ?? ''];
-    const error = ACCOUNT_ERRORS[query(request, 'error') ?? ''];
-    const reauth = REAUTH_ERRORS.has(query(request, 'error') ?? '');
+    const code = query(request, 'error') ?? '';
+    const reauth = REAUTH_ERRORS.has(code);
+    const error = reauth ? reauthMessage(code, status) : ACCOUNT_ERRORS[code];
     const reviewFactors = query(request, 'done') === 'password';
     return sendPage(
       reply,
@@ -179,7 +180,8 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     });
 
   // Re-authentication: the current password, or a code of the account's authenticator app (a proof like a
-  // sign-in's, through the same methods and budgets). It makes the session's proof fresh; nothing else.
+  // sign-in's, through the same methods and budgets), or one of its passkeys (account-passkeys.ts). It makes
+  // the session's proof fresh; nothing else.
   signedInPost('/reauth', async (request, reply, session, user) => {
     const password = formField(request.body, 'password') ?? '';
     const { method, code } = password !== '' ? { method: 'password' as const, code: '' } : codeOf({ otp: formField(request.body, 'otp'), recoveryCode: formField(request.body, 'recovery_code') });
@@ -228,7 +230,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     // Binding never raises this session's amr (a stolen password-only session must not become an MFA one):
     // it only keeps the account page open to it.
     await factors.markBoundFactor(session.idHash);
-    return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
+    return sendPage(reply, renderAccountRecoveryCodesPage({ brand: deps.brand, codes }));
   }, 'fresh proof');
 
   signedInPost(
@@ -247,7 +249,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       if ((await factors.status(user.id)).totp !== 'active') return seeOther(reply, ACCOUNT_PATH);
       const codes = await factors.regenerateRecoveryCodes(user.id);
       await accountEvent(deps.audit, request, 'account.recovery_codes_regenerated', user.id);
-      return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
+      return sendPage(reply, renderAccountRecoveryCodesPage({ brand: deps.brand, codes }));
     },
     'fresh proof',
   );

@@ -7,7 +7,6 @@
 //                     password change (which proves the current password). Adding a factor, regenerating
 //                     recovery codes and removing a factor need it, so a stolen or forgotten session cookie
 //                     cannot plant a factor of its own or take the owner's away.
-import { epochSeconds, type Clock } from '../clock.js';
 import { isLoggedIn } from '../interaction/complete.js';
 import type { SecondFactors } from '../interaction/mfa/second-factors.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
@@ -23,8 +22,5 @@ export async function fullySignedIn(session: BrowserSession | undefined, factors
   return proof && (proof.amr.includes('mfa') || proof.boundFactor) ? session : undefined;
 }
 
-export async function hasFreshProof(session: SignedIn, deps: { secondFactors: Factors; clock: Clock; reauthMaxAge: number }): Promise<boolean> {
-  const proof = await deps.secondFactors.sessionProof(session.idHash);
-  const provedAt = proof?.provedAt ? Math.floor(proof.provedAt.getTime() / 1000) : 0;
-  return epochSeconds(deps.clock) - Math.max(session.authTime, provedAt) <= deps.reauthMaxAge;
-}
+/** The rule lives beside the sign-in, which the flow's own factor set-up shares (interaction/mfa/fresh-proof.ts). */
+export { hasFreshProof } from '../interaction/mfa/fresh-proof.js';

@@ -9,6 +9,7 @@ import { sha256 } from '../crypto/random.js';
 import { usesSecret } from '../oauth/clients/create-client.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
 import { DEMO_CLIENT_ID } from '../oauth/clients/demo-client.js';
+import { CONSOLE_CLIENT_ID } from '../oauth/clients/console-client.js';
 import type { OutboundPolicy } from '../http/outbound/outbound-policy.js';
 import { MAX_RESOURCE_SERVERS, resourceCatalogue, type ResourceRegistry } from '../oauth/resources/registry.js';
 import { applyLockRepository } from '../storage/apply-lock-repository.js';
@@ -153,11 +154,12 @@ const comparableServer = (s: ResourceServerInput) => ({
 
 /**
  * The clients apply manages: not the introspection clients of resource servers (they come and go with
- * their server), not clients registered at /register (their owners manage them, RFC 7592), not the demo client.
+ * their server), not clients registered at /register (their owners manage them, RFC 7592), not the built-in
+ * demo and console clients.
  */
 export function managedClients(all: readonly Client[], servers: readonly ResourceServer[]): Client[] {
   const introspection = new Set(servers.map((s) => s.clientId).filter((id): id is string => id !== null));
-  return all.filter((c) => !introspection.has(c.id) && c.id !== DEMO_CLIENT_ID && c.registrationTokenHash === null && c.registrationPolicy === null);
+  return all.filter((c) => !introspection.has(c.id) && c.id !== DEMO_CLIENT_ID && c.id !== CONSOLE_CLIENT_ID && c.registrationTokenHash === null && c.registrationPolicy === null);
 }
 
 /** Every client (disabled ones too) and resource server, as the transaction sees them. */

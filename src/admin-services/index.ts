@@ -9,6 +9,7 @@ import type { SigningKeyServiceDeps } from './signing-keys-service.js';
 import type { UserAccessServiceDeps } from './user-access-service.js';
 import type { ResourceServerServiceDeps } from './resource-servers-service.js';
 import type { IdentityProviderServiceDeps } from './identity-providers-service.js';
+import type { OperatorRoleServiceDeps } from './operator-roles-service.js';
 
 export { AdminFieldErrors, AdminRuleError } from './rule-error.js';
 export * from './clients-service.js';
@@ -17,6 +18,7 @@ export * from './signing-keys-service.js';
 export * from './user-access-service.js';
 export * from './resource-servers-service.js';
 export * from './identity-providers-service.js';
+export * from './operator-roles-service.js';
 
 /** The core's sink: the database, plus the server's log (the CLI keeps stdout for its result). */
 export const coreAuditSink = (core: Pick<Core, 'audit'>): AuditSink => core.audit;
@@ -34,6 +36,7 @@ export const clientServiceDeps = (core: Core, audit: AuditSink): ClientServiceDe
 export const userServiceDeps = (core: Core, audit: AuditSink): UserServiceDeps => ({ db: core.db, clock: core.clock, rateLimits: core.rateLimits, audit });
 export const signingKeyServiceDeps = (core: Pick<Core, 'db' | 'keys'>, audit: AuditSink): SigningKeyServiceDeps => ({ db: core.db, keys: core.keys, audit });
 
+export const operatorRoleServiceDeps = (core: Pick<Core, 'db' | 'clock'>, audit: AuditSink): OperatorRoleServiceDeps => ({ db: core.db, clock: core.clock, audit });
 export const userAccessServiceDeps = (core: Pick<Core, 'db' | 'clock'>, audit: AuditSink): UserAccessServiceDeps => ({ db: core.db, clock: core.clock, audit });
 export const resourceServerServiceDeps = (core: Core, audit: AuditSink): ResourceServerServiceDeps => ({
   db: core.db,

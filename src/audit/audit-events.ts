@@ -12,6 +12,8 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.user.second_factors_reset',
   'admin.user.attribute_set',
   'admin.user.attribute_deleted',
+  'admin.user.operator_granted',
+  'admin.user.operator_revoked',
   'admin.grant.revoked',
   'admin.session.ended',
   'admin.resource_server.created',

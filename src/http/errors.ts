@@ -67,6 +67,8 @@ export type OAuthErrorCode =
   | 'login_required'
   | 'consent_required'
   | 'interaction_required'
+  /** OpenID Connect Core Error Code unmet_authentication_requirements 1.0 (final, 2022): the OP cannot meet the RP's authentication requirements. */
+  | 'unmet_authentication_requirements'
   | 'request_not_supported'
   | 'request_uri_not_supported'
   | 'server_error'

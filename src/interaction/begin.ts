@@ -10,7 +10,7 @@ import type { Next } from './answer.js';
 import { completeAuthorization, isLoggedIn } from './complete.js';
 import type { FlowDeps } from './flow-deps.js';
 import { needsConsent, needsLogin } from './requirements.js';
-import { awaitStepUp, needsStepUp } from './mfa/step-up.js';
+import { awaitStepUp, needsStepUp, unmetRequirements } from './mfa/step-up.js';
 
 export const interactionPath = (id: string): string => `/interaction/${id}`;
 
@@ -30,6 +30,9 @@ export async function beginAuthorization(
 
   // OIDC Core 3.1.2.6: prompt=none never shows a page; the client learns what would have been needed.
   if (request.prompt.includes('none')) {
+    // Signed in, but the account has no second factor the flow demands: no page can be shown to set one up
+    // (OpenID Connect Core Error Code unmet_authentication_requirements).
+    if (stepUp && !(await deps.secondFactors.required(session.userId))) throw new AuthorizationErrorRedirect(request, unmetRequirements());
     if (loginRequired) throw new AuthorizationErrorRedirect(request, new OAuthError('login_required', 'The user is not logged in.'));
     if (consentRequired) throw new AuthorizationErrorRedirect(request, new OAuthError('consent_required', 'The user has not consented.'));
   }

@@ -22,6 +22,8 @@ export interface FlowDeps {
   brand: Brand;
   apiAudience: string;
   clock: Clock;
+  /** Seconds a proof of the account stays fresh for binding a factor (REAUTH_MAX_AGE, mfa/fresh-proof.ts). */
+  reauthMaxAge: number;
   /** How long a started login/consent may take. */
   interactionTtlSeconds: number;
   sessions: BrowserSessions;

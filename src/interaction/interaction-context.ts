@@ -12,6 +12,7 @@ import { interactionPath } from './begin.js';
 import { completeAuthorization } from './complete.js';
 import type { FlowDeps } from './flow-deps.js';
 import type { Next } from './answer.js';
+import { needsStepUp } from './mfa/step-up.js';
 
 export type InteractionRequest = FastifyRequest<{ Params: { id: string } }>;
 
@@ -43,8 +44,18 @@ export const sendPage = (reply: FastifyReply, html: string, status = 200, header
 /** RFC 9700 4.12: after a POST the browser goes on with 303, so credentials are never re-posted. */
 export const seeOther = (reply: FastifyReply, url: string): FastifyReply => reply.headers({ 'cache-control': 'no-store' }).redirect(url, REDIRECT_STATUS);
 
-/** Consumes the interaction (single use) and issues the code; a lost race goes back to the page. */
-export async function finishInteraction(id: string, session: BrowserSession & { userId: string; authTime: number }, deps: FlowDeps): Promise<Next> {
+/**
+ * Consumes the interaction (single use) and issues the code; a lost race goes back to the page. No code is
+ * issued while the session lacks a second factor the flow needs (mfa/step-up.ts), whichever step asks to
+ * finish — a consent posted straight from the set-up offer goes back to the page like any other.
+ */
+export async function finishInteraction(
+  id: string,
+  session: BrowserSession & { userId: string; authTime: number },
+  deps: FlowDeps,
+  flow: { request: AuthorizationRequest; client: Pick<Client, 'requireMfa'> },
+): Promise<Next> {
+  if (await needsStepUp(session, flow.request, flow.client, deps.secondFactors)) return interactionPath(id);
   const consumed = await deps.interactions.consume(id, session.idHash);
   if (!consumed) return interactionPath(id);
   return completeAuthorization(consumed.request, session, deps);

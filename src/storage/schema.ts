@@ -189,6 +189,12 @@ export interface OauthGrantsTable {
   amr: string[] | null;
 }
 
+export interface OperatorRolesTable {
+  user_id: string;
+  can_write: boolean;
+  granted_at: Date;
+}
+
 export interface OrdersTable {
   id: Generated<string>;
   user_id: string;
@@ -394,6 +400,7 @@ export interface DB {
   interactions: InteractionsTable;
   jobs: JobsTable;
   oauth_grants: OauthGrantsTable;
+  operator_roles: OperatorRolesTable;
   orders: OrdersTable;
   passkey_credentials: PasskeyCredentialsTable;
   payments: PaymentsTable;

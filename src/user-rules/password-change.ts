@@ -2,13 +2,15 @@
 // account's owner changes it, proving it with the current password (a bearer token alone is not enough:
 // a third-party app or a stolen short-lived token must not become a permanent takeover). Attempts count
 // against the username's failed-login budget, so this is no side door around the login rate limit. Every change,
-// whoever makes it, ends the user's browser sessions and revokes every refresh-token family of the user.
+// whoever makes it, ends the user's browser sessions and revokes every refresh-token family of the user; the
+// operator's also clears the account-wide second-factor count (a recovery event).
 import { hashPassword, verifyPassword } from '../crypto/passwords.js';
 import { ProblemError } from '../http/errors.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { validationFailed } from '../http/validation.js';
 import { usersRepository, type User, type UserProfile } from '../storage/users-repository.js';
 import { runTransaction } from '../storage/after-commit.js';
+import { secondFactorFailuresRepository } from '../storage/second-factor-failures-repository.js';
 import { endUserAccess, type UserAccessDeps } from './end-user-access.js';
 
 export type PasswordAuthority =
@@ -60,6 +62,11 @@ export async function changePassword(deps: PasswordChangeDeps, change: PasswordC
   const updated = await runTransaction(deps.db, async (trx) => {
     const user = await usersRepository(trx, deps.clock).update(change.user.id, { ...change.alsoChange, passwordHash }, change.expectedVersion);
     if (user) await endUserAccess({ db: trx, clock: deps.clock }, user.id, change.keepSession);
+    // An operator's new password is a recovery event (NIST SP 800-63B): whoever spent the account-wide
+    // second-factor count held the old password, which no longer works, so the owner's factor is usable
+    // again. Not the owner's own change: a holder of the password could otherwise buy new guesses with it
+    // (docs/rate-limits.md).
+    if (user && change.authority.by === 'operator') await secondFactorFailuresRepository(trx, deps.clock).clear(user.id);
     if (user && change.onChanged) await change.onChanged(trx, user);
     return user;
   });

@@ -166,6 +166,22 @@ test('a merge patch of a read-only member or the password is 422 and changes not
   assert.equal((await read(body.id)).etag, etag);
 });
 
+test('a merge patch says why a member cannot be patched: the password is set elsewhere, and a member named like an object built-in is refused like any other (422, never 500)', async () => {
+  const { body } = await create();
+  const { etag } = await read(body.id);
+  const password = await f.api(`/admin/v1/users/${body.id}`, patchBody({ password: 'sneaky new password' }, etag));
+  assert.deepEqual((await problemOf(password)).errors, [{ field: 'password', message: 'is set with POST /users/{id}/password' }]);
+  for (const name of ['constructor', 'toString']) {
+    const res = await f.api(`/admin/v1/users/${body.id}`, { ...patchBody({}, etag), body: `{"${name}": 1}` });
+    assert.equal(res.status, 422, `${name}: ${await res.clone().text()}`);
+    const problem = await problemOf(res);
+    assert.equal(problem.errors?.[0]?.field, name);
+    assert.equal(typeof problem.errors?.[0]?.message, 'string');
+    assert.doesNotMatch(problem.errors![0]!.message, /function|native code/);
+  }
+  assert.equal((await read(body.id)).etag, etag);
+});
+
 test('two parallel PATCHes with the same ETag: exactly one wins, the other is 412', async () => {
   const { body } = await create();
   const { etag } = await read(body.id);

@@ -1,16 +1,11 @@
 // A client as the admin API shows it (never a secret or its hash), its validators, and PATCH (RFC 7396)
 // applied to its writable view.
 import { strongEtag, type Validators } from '../../http/conditional.js';
-import { mergePatch, type Json } from '../../http/merge-patch.js';
-import { validationFailed } from '../../http/validation.js';
-import { ProblemError, type FieldError } from '../../http/errors.js';
-import { Value } from '@sinclair/typebox/value';
 import type { Static } from '@sinclair/typebox';
 import type { Client } from '../../storage/clients-repository.js';
 import { clientView } from '../../admin-services/clients-service.js';
+import { mergePatched } from '../merge-patched.js';
 import { ClientInputSchema, WRITABLE_FIELDS, type ClientInputBody, type ClientSchema } from './schemas.js';
-
-export const clientPath = (prefix: string, id: string) => `${prefix}/clients/${encodeURIComponent(id)}`;
 
 /** Typed as ClientSchema, which serialises it: the service's view (shared with the CLI) is an untyped record. */
 export const representClient = (client: Client) => ({ ...clientView(client), require_mfa: client.requireMfa }) as Static<typeof ClientSchema>;
@@ -26,22 +21,9 @@ export function writableView(client: Client): ClientInputBody {
   return body as ClientInputBody;
 }
 
-const isObject = (value: unknown): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The full document this merge patch produces; a change to a read-only member is 422, a wrong shape 400. */
-export function patchedClient(client: Client, patch: unknown): ClientInputBody {
-  if (!isObject(patch)) throw validationFailed([{ field: '', message: 'a merge patch of a client must be a JSON object' }]);
-  const view = clientView(client);
-  const errors: FieldError[] = Object.keys(patch)
-    .filter((field) => !WRITABLE_FIELDS.includes(field) && (!(field in view) || JSON.stringify(patch[field]) !== JSON.stringify(view[field])))
-    .map((field) => ({ field, message: field in view ? 'is read-only' : 'is not a client member' }));
-  if (errors.length > 0) throw validationFailed(errors);
-  const merged = mergePatch(writableView(client) as Json, patch) as Record<string, unknown>;
-  const document = Object.fromEntries(WRITABLE_FIELDS.filter((f) => merged[f] !== undefined).map((f) => [f, merged[f]]));
-  const typeErrors = [...Value.Errors(ClientInputSchema, document)].map((e) => ({ field: e.path.replace(/^\//, '').replace(/\//g, '.') || 'body', message: e.message }));
-  if (typeErrors.length > 0) throw new ProblemError('bad-request', 'The patched client does not have the expected shape.', { errors: typeErrors });
-  return document as ClientInputBody;
-}
+export const patchedClient = (client: Client, patch: unknown): ClientInputBody =>
+  mergePatched(patch, { name: 'client', schema: ClientInputSchema, view: clientView(client), writable: writableView(client) });
 
 /** The service input of a PUT/PATCH/POST document (RFC 7591 member names). */
 export function clientInput(body: ClientInputBody) {

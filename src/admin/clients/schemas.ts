@@ -1,7 +1,6 @@
 // /admin/v1/clients schemas: one source for input shape (failures → 400), response serialisation (which
 // keeps every secret and hash out of reads) and the OpenAPI document. Value rules are the services' (→ 422).
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties } from '../../http/pagination/index.js';
 
 const Strings = (description: string) => Type.Array(Type.String(), { description, maxItems: 50 });
 
@@ -48,14 +47,7 @@ export const ClientSchema = Type.Object({
 
 export const CreatedClientSchema = Type.Composite([ClientSchema, Type.Object({ client_secret: Type.Optional(Type.String({ description: 'Shown once, only in this response' })) })]);
 
-export const ClientListSchema = Type.Object({
-  data: Type.Array(ClientSchema),
-  pagination: Type.Object({ limit: Type.Integer(), next_cursor: Type.Union([Type.String(), Type.Null()]), has_more: Type.Boolean() }),
-});
-
 export const ClientParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
-
-export const ListQuery = Type.Object({ limit: pageQueryProperties.limit, cursor: pageQueryProperties.cursor }, { additionalProperties: false });
 
 export const RotateSecretSchema = Type.Object(
   { previous_secret_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the current secret stops being accepted (default: at once; at most 30 days ahead)' })) },

@@ -1,17 +1,12 @@
 // A resource server as the admin API shows it, its validators, and PATCH (RFC 7396) applied to its
 // writable view.
-import { Value } from '@sinclair/typebox/value';
 import type { Static } from '@sinclair/typebox';
 import { strongEtag, type Validators } from '../../http/conditional.js';
-import { mergePatch, type Json } from '../../http/merge-patch.js';
-import { validationFailed } from '../../http/validation.js';
-import { ProblemError, type FieldError } from '../../http/errors.js';
 import type { Config } from '../../config.js';
 import type { ResourceServer } from '../../storage/resource-servers-repository.js';
 import { isBuiltIn, resourceServerView, type ResourceServerInput } from '../../admin-services/resource-servers-service.js';
-import { ResourceServerInputSchema, WRITABLE_FIELDS, type ResourceServerInputBody, type ResourceServerSchema } from './schemas.js';
-
-export const resourceServerPath = (prefix: string, identifier: string) => `${prefix}/resource-servers/${encodeURIComponent(identifier)}`;
+import { mergePatched } from '../merge-patched.js';
+import { ResourceServerInputSchema, type ResourceServerInputBody, type ResourceServerSchema } from './schemas.js';
 
 /** Typed as ResourceServerSchema, which serialises it: the service's view (shared with the CLI) is an untyped record. */
 export const representResourceServer = (config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>) => (server: ResourceServer) =>
@@ -37,21 +32,9 @@ export function writableView(server: ResourceServer): ResourceServerInputBody {
   };
 }
 
-const isObject = (value: unknown): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The full document this merge patch produces; a change to a read-only member is 422, a wrong shape 400. */
-export function patchedResourceServer(server: ResourceServer, patch: unknown, view: Record<string, unknown>): ResourceServerInputBody {
-  if (!isObject(patch)) throw validationFailed([{ field: '', message: 'a merge patch of a resource server must be a JSON object' }]);
-  const errors: FieldError[] = Object.keys(patch)
-    .filter((field) => !WRITABLE_FIELDS.includes(field) && (!(field in view) || JSON.stringify(patch[field]) !== JSON.stringify(view[field])))
-    .map((field) => ({ field, message: field in view ? 'is read-only' : 'is not a resource-server member' }));
-  if (errors.length > 0) throw validationFailed(errors);
-  const merged = mergePatch(writableView(server) as Json, patch) as Record<string, unknown>;
-  const document = Object.fromEntries(WRITABLE_FIELDS.filter((f) => merged[f] !== undefined).map((f) => [f, merged[f]]));
-  const typeErrors = [...Value.Errors(ResourceServerInputSchema, document)].map((e) => ({ field: e.path.replace(/^\//, '').replace(/\//g, '.') || 'body', message: e.message }));
-  if (typeErrors.length > 0) throw new ProblemError('bad-request', 'The patched resource server does not have the expected shape.', { errors: typeErrors });
-  return document as ResourceServerInputBody;
-}
+export const patchedResourceServer = (server: ResourceServer, patch: unknown, view: Record<string, unknown>): ResourceServerInputBody =>
+  mergePatched(patch, { name: 'resource server', schema: ResourceServerInputSchema, view, writable: writableView(server) });
 
 /** The service input of a PUT/PATCH/POST document. */
 export const resourceServerInput = (body: ResourceServerInputBody): ResourceServerInput => ({

@@ -2,7 +2,6 @@
 // (the introspection client's id, never its secret, outside the create response) and the OpenAPI document.
 // Value rules are the service's (→ 422).
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties } from '../../http/pagination/index.js';
 import { MAX_IDENTIFIER_LENGTH } from '../../admin-services/resource-servers-service.js';
 
 const ScopeInput = Type.Object(
@@ -19,7 +18,6 @@ const writable = {
 
 export const ResourceServerInputSchema = Type.Object(writable, { additionalProperties: false });
 export type ResourceServerInputBody = Static<typeof ResourceServerInputSchema>;
-export const WRITABLE_FIELDS = Object.keys(writable);
 
 export const CreateResourceServerSchema = Type.Object(
   { identifier: Type.String({ maxLength: MAX_IDENTIFIER_LENGTH, description: 'Absolute https URI (http only on loopback), no fragment: the aud of its tokens' }), ...writable },
@@ -43,13 +41,3 @@ export const CreatedResourceServerSchema = Type.Composite([
   ResourceServerSchema,
   Type.Object({ client_secret: Type.Optional(Type.String({ description: 'The introspection secret: shown once, only in this response' })) }),
 ]);
-
-export const ResourceServerListSchema = Type.Object({
-  data: Type.Array(ResourceServerSchema),
-  pagination: Type.Object({ limit: Type.Integer(), next_cursor: Type.Union([Type.String(), Type.Null()]), has_more: Type.Boolean() }),
-});
-
-/** The identifier, percent-encoded as one path segment (docs/admin-api.md). */
-export const ResourceServerParams = Type.Object({ id: Type.String({ maxLength: MAX_IDENTIFIER_LENGTH }) });
-
-export const ListQuery = Type.Object({ limit: pageQueryProperties.limit, cursor: pageQueryProperties.cursor }, { additionalProperties: false });

@@ -1,16 +1,11 @@
 // A user as the admin API shows it (never the password or its hash), its validators, and PATCH (RFC 7396)
 // applied to its writable members.
-import { Value } from '@sinclair/typebox/value';
 import { strongEtag, type Validators } from '../../http/conditional.js';
-import { ProblemError, type FieldError } from '../../http/errors.js';
-import { mergePatch, type Json } from '../../http/merge-patch.js';
-import { validationFailed } from '../../http/validation.js';
 import type { User } from '../../storage/users-repository.js';
 import type { PasskeySummary, SecondFactors } from '../../storage/user-admin-repository.js';
 import { userView, type UserFields } from '../../admin-services/users-service.js';
+import { mergePatched } from '../merge-patched.js';
 import { UserInputSchema, WRITABLE_FIELDS, type UserInputBody } from './schemas.js';
-
-export const userPath = (prefix: string, id: string) => `${prefix}/users/${encodeURIComponent(id)}`;
 
 /** synced: a multi-device (backed-up) passkey; device-bound: one that never leaves its authenticator. */
 const passkeyView = (p: PasskeySummary) => ({
@@ -56,32 +51,20 @@ export const userInput = (body: UserInputBody): UserFields => ({
   attributes: body.attributes ?? {},
 });
 
-const isObject = (value: unknown): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * The fields this merge patch produces. A change to a read-only member is 422, a wrong shape 400. A
  * verified flag counts as asked for only when the patch itself carries it: a patch that moves the e-mail
  * address must not carry the old address's `email_verified: true` over to the new one.
  */
 export function patchedUser(user: User, factors: SecondFactors, patch: unknown): UserFields {
-  if (!isObject(patch)) throw validationFailed([{ field: '', message: 'a merge patch of a user must be a JSON object' }]);
   const view: Record<string, unknown> = representUser(user, factors);
-  const errors: FieldError[] = Object.keys(patch)
-    .filter((field) => !WRITABLE_FIELDS.includes(field) && (!(field in view) || JSON.stringify(patch[field]) !== JSON.stringify(view[field])))
-    .map((field) => ({
-      field,
-      message: field === 'password' ? 'is set with POST /users/{id}/password' : field in view ? 'is read-only' : 'is not a user member',
-    }));
-  if (errors.length > 0) throw validationFailed(errors);
-  const writable = Object.fromEntries(WRITABLE_FIELDS.map((f) => [f, view[f]])) as Json;
-  const merged = mergePatch(writable, patch) as Record<string, unknown>;
-  const document = Object.fromEntries(WRITABLE_FIELDS.filter((f) => merged[f] !== undefined && merged[f] !== null).map((f) => [f, merged[f]]));
-  const typeErrors = [...Value.Errors(UserInputSchema, document)].map((e) => ({ field: e.path.replace(/^\//, '').replace(/\//g, '.') || 'body', message: e.message }));
-  if (typeErrors.length > 0) throw new ProblemError('bad-request', 'The patched user does not have the expected shape.', { errors: typeErrors });
-  const fields = userInput(document as UserInputBody);
+  const writable = Object.fromEntries(WRITABLE_FIELDS.map((f) => [f, view[f]]));
+  const document = mergePatched(patch, { name: 'user', schema: UserInputSchema, view, writable, dropNull: true, hints: { password: 'is set with POST /users/{id}/password' } });
+  const fields = userInput(document);
+  const asked = patch as Record<string, unknown>; // an object: mergePatched refused anything else
   return {
     ...fields,
-    email_verified: 'email_verified' in patch ? fields.email_verified : undefined,
-    phone_number_verified: 'phone_number_verified' in patch ? fields.phone_number_verified : undefined,
+    email_verified: 'email_verified' in asked ? fields.email_verified : undefined,
+    phone_number_verified: 'phone_number_verified' in asked ? fields.phone_number_verified : undefined,
   };
 }

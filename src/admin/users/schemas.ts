@@ -2,7 +2,6 @@
 // keeps the password and its hash out of every answer) and the OpenAPI document. Value rules (username,
 // password length, verified flags, attribute names and limits) are the service's (→ 422).
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties } from '../../http/pagination/index.js';
 import { userProfileProperties } from '../../resource-server/user-profile-schema.js';
 
 const Text = (description: string, maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()], { description });
@@ -73,19 +72,3 @@ export const UserSchema = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
-
-export const UserListSchema = Type.Object({
-  data: Type.Array(UserSchema),
-  pagination: Type.Object({ limit: Type.Integer(), next_cursor: Type.Union([Type.String(), Type.Null()]), has_more: Type.Boolean() }),
-});
-
-export const UserParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
-
-export const ListQuery = Type.Object(
-  {
-    limit: pageQueryProperties.limit,
-    cursor: pageQueryProperties.cursor,
-    q: Type.Optional(Type.String({ description: 'Case-insensitive prefix of the username or the e-mail address', maxLength: 200 })),
-  },
-  { additionalProperties: false },
-);

@@ -3,6 +3,7 @@ import type { Command } from '../command.js';
 import { migrateCommand } from './migrate.js';
 import { usersCreateCommand, usersDeleteCommand, usersListCommand, usersSetPasswordCommand, usersUpdateCommand } from './users.js';
 import { usersResetMfaCommand } from './users-reset-mfa.js';
+import { usersGrantAdminCommand, usersRevokeAdminCommand } from './users-admin.js';
 import { usersDeleteAttributeCommand, usersSetAttributeCommand } from './users-attributes.js';
 import { keysListCommand, keysRotateCommand } from './keys.js';
 import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand } from './clients.js';
@@ -28,6 +29,8 @@ export const commands: Command[] = [
   usersResetMfaCommand,
   usersSetAttributeCommand,
   usersDeleteAttributeCommand,
+  usersGrantAdminCommand,
+  usersRevokeAdminCommand,
   grantsListCommand,
   grantsRevokeCommand,
   sessionsListCommand,

@@ -38,7 +38,7 @@ export async function submitSecondFactor(request: InteractionRequest, reply: Fas
   const fresh = await deps.signIn.completeSignIn(context, reply, session, { userId, amr: afterFirstFactor(outcome.amr, pending.firstFactor) });
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);
   if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, userId, deps.consents))) {
-    return sendNext(reply, await finishInteraction(request.params.id, fresh, deps), deps);
+    return sendNext(reply, await finishInteraction(request.params.id, fresh, deps, { request: interaction.request, client }), deps);
   }
   return seeOther(reply, back);
 }

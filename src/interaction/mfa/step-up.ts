@@ -1,9 +1,10 @@
 // Step-up (docs/second-factors.md): a signed-in session that lacks a second factor the flow needs — the
 // account has one, the client requires one, or the request asks for one (acr.ts) — is not sent through the
 // password again: the interaction only asks for the second factor. An account without any factor that
-// meets a flow demanding one gets a page saying where to set one up, never a silent pass.
+// meets a flow demanding one is offered to set one up inside the flow (set-up-in-flow.ts), never a silent
+// pass and never a dead end.
 import { sha256 } from '../../crypto/random.js';
-import { PageError } from '../../http/errors.js';
+import { OAuthError } from '../../http/errors.js';
 import type { AuthorizationRequest } from '../../oauth/authorize/authorization-request.js';
 import type { Client } from '../../storage/clients-repository.js';
 import { secondFactorDemanded } from './acr.js';
@@ -25,11 +26,22 @@ export async function awaitStepUp(sessionHash: string, userId: string, interacti
   if (await factors.required(userId)) await factors.awaitSecondFactor(sessionHash, userId, boundToInteraction(sha256(interactionId)));
 }
 
-export const secondFactorMissing = (): PageError =>
-  new PageError(
-    'Two-step verification required',
-    'This application requires two-step verification. Set up an authenticator app on your account page, then return to the application.',
-    403,
-    {},
-    { back: { href: '/account', label: 'Go to your account' }, log: { reason: 'second_factor_not_enrolled' } },
-  );
+/**
+ * What a signed-in session still lacks for this flow: nothing; using the account's second factor (step-up);
+ * or setting one up first, because the flow demands one and the account has none (set-up-in-flow.ts).
+ */
+export type SecondFactorShortfall = 'none' | 'use' | 'set_up';
+
+export async function secondFactorShortfall(
+  session: { idHash: string; userId: string },
+  request: AuthorizationRequest,
+  client: Pick<Client, 'requireMfa'>,
+  factors: Pick<SecondFactors, 'required' | 'sessionAmr'>,
+): Promise<SecondFactorShortfall> {
+  if (!(await needsStepUp(session, request, client, factors))) return 'none';
+  return (await factors.required(session.userId)) ? 'use' : 'set_up';
+}
+
+/** The answer to the client when the flow cannot get a factor the account lacks (declined, or prompt=none). */
+export const unmetRequirements = (): OAuthError =>
+  new OAuthError('unmet_authentication_requirements', 'The application requires two-step verification, which the account does not have.');

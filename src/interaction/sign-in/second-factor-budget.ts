@@ -2,7 +2,8 @@
 // address) login budget: every TOTP or recovery-code attempt is charged to the account before the code is
 // looked at, whatever address it comes from. The charge is refused (429) while the account waits out its
 // growing delay, and for good once the stop is reached, until a sign-in with password and second factor,
-// a reset of the account's second factors or an operator's `gatehouse users reset-mfa` clears it.
+// a reset of the account's second factors, an operator's `gatehouse users reset-mfa` or an operator's new
+// password (a recovery event: user-rules/password-change.ts) clears it.
 // docs/rate-limits.md has the figures and why no stranger can spend it.
 import { ProblemError } from '../../http/errors.js';
 import type { SecondFactorFailuresRepository, SecondFactorPolicy } from '../../storage/second-factor-failures-repository.js';

@@ -1,5 +1,6 @@
-// GET /interaction/:id — shows what the parked request needs next: the login form, the consent page, or
-// (neither any more) the answer to the client. A stale interaction gets the restart page, never a dead end.
+// GET /interaction/:id — shows what the parked request needs next: the login form, the second factor (the
+// account's, or setting one up when the flow demands one the account lacks), the consent page, or (none of
+// them any more) the answer to the client. A stale interaction gets the restart page, never a dead end.
 import type { FastifyReply } from 'fastify';
 import { OAuthError } from '../../http/errors.js';
 import { restartParameters } from '../../oauth/authorize/authorization-request.js';
@@ -17,6 +18,9 @@ import { needsConsent } from '../requirements.js';
 import { renderSecondFactorPage } from '../mfa/second-factor-page.js';
 import { boundToInteraction } from '../mfa/second-factors.js';
 import { loginPageFederation, usernameHint } from '../federation/login-page-federation.js';
+import { hasFreshProof } from '../mfa/fresh-proof.js';
+import { renderSetUpPage, SET_UP_ERRORS } from '../mfa/set-up-page.js';
+import { secondFactorShortfall } from '../mfa/step-up.js';
 import { passkeyAction, secondFactorOffer, withPasskeyScripts } from '../passkeys/passkey-fragments.js';
 
 export async function showInteraction(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
@@ -29,25 +33,48 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
     return sendPage(reply, renderExpiredPage({ brand: deps.brand, restartUrl, returnTo, clientName: client.name }), 400, headers);
   }
   const action = interactionPath(request.params.id);
+  const failed = (request.query as Record<string, unknown>).failed === '1';
+  const passkey = passkeyAction(`${action}/passkey`, session.csrfToken);
+  const flow = boundToInteraction(interaction.idHash);
+  /** The second-factor page of the user this flow waits for. */
+  const secondFactorPage = async (pendingUser: string) => {
+    const offer = await secondFactorOffer(pendingUser, deps.secondFactors, passkey);
+    const page = renderSecondFactorPage({ brand: deps.brand, action: `${action}/second-factor`, csrfToken: session.csrfToken, continueTo: client.name, failed, offer });
+    return sendPage(reply, page, 200, offer.passkey ? withPasskeyScripts(headers) : headers);
+  };
   if (interaction.loginRequired || !isLoggedIn(session)) {
-    const failed = (request.query as Record<string, unknown>).failed === '1';
-    const passkey = passkeyAction(`${action}/passkey`, session.csrfToken);
-    const pendingUser = await deps.secondFactors.pendingUser(session.idHash, boundToInteraction(interaction.idHash));
-    if (pendingUser !== undefined) {
-      const offer = await secondFactorOffer(pendingUser, deps.secondFactors, passkey);
-      const page = renderSecondFactorPage({ brand: deps.brand, action: `${action}/second-factor`, csrfToken: session.csrfToken, continueTo: client.name, failed, offer });
-      return sendPage(reply, page, 200, offer.passkey ? withPasskeyScripts(headers) : headers);
-    }
+    const pendingUser = await deps.secondFactors.pendingUser(session.idHash, flow);
+    if (pendingUser !== undefined) return secondFactorPage(pendingUser);
     const federation = await loginPageFederation({ id: request.params.id, request: authz }, client, { action: `${action}/federation`, csrfToken: session.csrfToken }, deps);
     if (federation.hinted && !failed) return federation.hinted(reply);
     const username = (failed ? interaction.attemptedUsername : undefined) ?? usernameHint(authz.loginHint);
     const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, passkey, federation, ...(username !== undefined ? { username } : {}) });
     return sendPage(reply, page, 200, withPasskeyScripts(federation.headers(headers)));
   }
+  // Signed in, but short of a second factor this flow demands: use the account's, or set one up here.
+  const shortfall = await secondFactorShortfall(session, authz, client, deps.secondFactors);
+  if (shortfall === 'use') {
+    if ((await deps.secondFactors.pendingUser(session.idHash, flow)) !== session.userId) await deps.secondFactors.awaitSecondFactor(session.idHash, session.userId, flow);
+    return secondFactorPage(session.userId);
+  }
+  if (shortfall === 'set_up') {
+    const error = SET_UP_ERRORS[String((request.query as Record<string, unknown>).error ?? '')];
+    const page = renderSetUpPage({
+      brand: deps.brand,
+      action,
+      csrfToken: session.csrfToken,
+      clientName: client.name,
+      freshProof: await hasFreshProof(session, deps),
+      enrollment: await deps.secondFactors.pendingTotp({ id: session.userId, username: session.username ?? '' }),
+      passkey: passkeyAction(`${action}/set-up/passkey`, session.csrfToken),
+      error,
+    });
+    return sendPage(reply, page, 200, withPasskeyScripts(headers));
+  }
   if (await needsConsent(authz, client, session.userId, deps.consents)) {
     const catalogue = await deps.resources.catalogue();
     const describe = (scope: string) => ({ description: catalogue.description(scope), resource: catalogue.ownerOf(scope)?.name });
     return sendPage(reply, renderConsentPage({ brand: deps.brand, action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, describe, username: session.username ?? '' }), 200, headers);
   }
-  return sendNext(reply, await finishInteraction(request.params.id, session, deps), deps);
+  return sendNext(reply, await finishInteraction(request.params.id, session, deps, { request: interaction.request, client }), deps);
 }

@@ -9,15 +9,18 @@ import { interactionPath } from '../begin.js';
 import { isLoggedIn } from '../complete.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';
 import type { FlowDeps } from '../flow-deps.js';
+import { needsStepUp } from '../mfa/step-up.js';
 import { finishInteraction, loadInteraction, seeOther, type InteractionRequest } from '../interaction-context.js';
 
 export async function submitConsent(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   checkSameOrigin(request, deps.issuer);
-  const { interaction, session } = await loadInteraction(request, deps);
+  const { interaction, client, session } = await loadInteraction(request, deps);
   const back = interactionPath(request.params.id);
   if (!session) return seeOther(reply, back);
   checkCsrfToken(formField(request.body, 'csrf'), session, { href: back, label: 'Back to the consent page' });
   if (interaction.loginRequired || !isLoggedIn(session)) return seeOther(reply, back);
+  // Nothing is approved (or remembered) while the flow still needs a second factor used or set up.
+  if (await needsStepUp(session, interaction.request, client, deps.secondFactors)) return seeOther(reply, back);
 
   const decision = formField(request.body, 'decision');
   if (decision !== 'allow' && decision !== 'deny') throw new PageError('Invalid request', 'Choose Allow or Deny.', 400, {}, { back: { href: back, label: 'Back to the consent page' } });
@@ -28,5 +31,5 @@ export async function submitConsent(request: InteractionRequest, reply: FastifyR
   }
   await deps.consents.grant(session.userId, interaction.clientId, interaction.request.scope);
   await deps.audit.emit({ type: 'consent.given', actor: { kind: 'user', userId: session.userId, clientId: interaction.clientId }, subject: session.userId, clientId: interaction.clientId, details: { scope: interaction.request.scope.join(' ') }, traceId: request.id });
-  return sendNext(reply, await finishInteraction(request.params.id, session, deps), deps);
+  return sendNext(reply, await finishInteraction(request.params.id, session, deps, { request: interaction.request, client }), deps);
 }

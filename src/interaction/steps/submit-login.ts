@@ -1,6 +1,7 @@
 // POST /interaction/:id/login — checks origin and CSRF token, runs the password method through the sign-in
 // pipeline (sign-in/), and then either waits for the account's second factor or signs in (new session id:
-// no fixation) before continuing to consent or straight back to the client.
+// no fixation) before continuing to consent, to setting up a second factor the flow demands, or straight
+// back to the client.
 import type { FastifyReply } from 'fastify';
 import { interactionPath } from '../begin.js';
 import { isLoggedIn } from '../complete.js';
@@ -10,8 +11,6 @@ import { sendNext } from '../answer.js';
 import { finishInteraction, loadInteraction, seeOther, type InteractionRequest } from '../interaction-context.js';
 import { needsConsent } from '../requirements.js';
 import { boundToInteraction } from '../mfa/second-factors.js';
-import { secondFactorDemanded } from '../mfa/acr.js';
-import { secondFactorMissing } from '../mfa/step-up.js';
 import { upstreamForUsername } from '../federation/login-page-federation.js';
 
 export async function submitLogin(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
@@ -35,16 +34,16 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
   }
   const { userId } = outcome;
   // An account with a second factor is not signed in by its password alone (mfa/interaction-second-factor.ts).
-  const hasSecondFactor = await deps.secondFactors.required(userId);
-  if (!hasSecondFactor && secondFactorDemanded(interaction.request, client)) throw secondFactorMissing();
-  if (hasSecondFactor) {
+  // One without, in a flow that demands one, is signed in with its password and offered to set one up next
+  // (mfa/set-up-in-flow.ts): finishInteraction issues no code until the new factor was used.
+  if (await deps.secondFactors.required(userId)) {
     await deps.secondFactors.awaitSecondFactor(session.idHash, userId, boundToInteraction(interaction.idHash));
     return seeOther(reply, back);
   }
   const fresh = await deps.signIn.completeSignIn(context, reply, session, outcome);
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);
   if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, userId, deps.consents))) {
-    return sendNext(reply, await finishInteraction(request.params.id, fresh, deps), deps);
+    return sendNext(reply, await finishInteraction(request.params.id, fresh, deps, { request: interaction.request, client }), deps);
   }
   return seeOther(reply, back);
 }

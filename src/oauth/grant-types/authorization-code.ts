@@ -16,6 +16,8 @@ import type { Grant } from './grant-type.js';
 import type { GrantDeps } from './index.js';
 import { refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from '../issued-tokens/user-token-response.js';
 import type { ResourceRegistry } from '../resources/registry.js';
+import type { OperatorRolesRepository } from '../../storage/operator-roles-repository.js';
+import { consoleScope, isConsoleClient } from '../console-access.js';
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -72,6 +74,8 @@ export function authorizationCodeGrant(deps: {
   accessTokenTtl: number;
   /** amr/acr of the sign-in a code came from (authentication-context.ts). */
   authentications?: AuthenticationLookup;
+  /** Operators of the admin console: what a console code may turn into (../console-access.ts). */
+  operatorRoles?: Pick<OperatorRolesRepository, 'find'>;
 }): Grant {
   return {
     type: 'authorization_code',
@@ -82,7 +86,9 @@ export function authorizationCodeGrant(deps: {
       await refuseUnknownResource(deps.resources, params.resource);
       // The refresh token is minted up front; the redemption stores it only when the code's scope calls
       // for one (offline_access, or plain OAuth: docs/token-formats.md) — see storage/authorization-codes-repository.ts.
-      const refreshToken = client.grantTypes.includes('refresh_token') ? randomToken(REFRESH_TOKEN_BYTES) : undefined;
+      // The console never holds a refresh token, even if its registration were changed: its admin scopes are
+      // decided at each code exchange, from the operator role and the sign-in's acr of that moment.
+      const refreshToken = client.grantTypes.includes('refresh_token') && !isConsoleClient(client) ? randomToken(REFRESH_TOKEN_BYTES) : undefined;
       const accessToken = deps.tokens.accessTokens.prepare();
       const { code, user, refreshIssued } = await redeem(deps.codes, codeValue, client, {
         accessToken,
@@ -91,7 +97,9 @@ export function authorizationCodeGrant(deps: {
       }, verifier);
       try {
         checkBinding(code, params.redirect_uri, verifier, client.id);
-        const { audience, scope, lifetime, server } = await userTokenAudience(deps, { scope: code.scope, requested: params.resource, bound: code.resource, client });
+        const authentication = code.sessionId ? await deps.authentications?.find(code.sessionId) : undefined;
+        const granted = isConsoleClient(client) ? consoleScope(code.scope, user ? await deps.operatorRoles?.find(user.id) : undefined, authentication?.acr) : code.scope;
+        const { audience, scope, lifetime, server } = await userTokenAudience(deps, { scope: granted, requested: params.resource, bound: code.resource, client });
         return await signUserTokens(deps.tokens, {
           client,
           user,
@@ -104,7 +112,7 @@ export function authorizationCodeGrant(deps: {
           nonce: code.nonce,
           dpopJkt,
           refreshToken: refreshIssued ? refreshToken : undefined,
-          authentication: code.sessionId ? await deps.authentications?.find(code.sessionId) : undefined,
+          authentication,
         });
       } catch (error) {
         // The code is spent either way; its grant must not outlive a failed exchange.
@@ -124,4 +132,5 @@ export const authorizationCode = (deps: GrantDeps): Grant =>
     fallbackAudience: deps.config.API_AUDIENCE,
     accessTokenTtl: deps.config.ACCESS_TOKEN_TTL,
     authentications: deps.authentications,
+    operatorRoles: deps.operatorRoles,
   });

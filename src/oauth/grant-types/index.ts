@@ -7,7 +7,7 @@ import { authorizationCode } from './authorization-code.js';
 import { refreshToken } from './refresh-token.js';
 
 /** What a grant is built from (src/services.ts builds each once). */
-export type GrantDeps = Pick<Services, 'config' | 'accessTokens' | 'idTokens' | 'codes' | 'refreshTokens' | 'grantRecords' | 'resources' | 'authentications'>;
+export type GrantDeps = Pick<Services, 'config' | 'accessTokens' | 'idTokens' | 'codes' | 'refreshTokens' | 'grantRecords' | 'resources' | 'authentications' | 'operatorRoles'>;
 
 export type GrantFactory = (deps: GrantDeps) => Grant;
 

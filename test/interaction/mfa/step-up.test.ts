@@ -108,13 +108,13 @@ describe('second-factor policy, step-up, amr and acr', () => {
     toClient(await submitLogin(browser, form, user.username));
   });
 
-  test('a client that requires a second factor refuses an account without one, pointing to the account page', async () => {
+  test('a client that requires a second factor offers an account without one to set one up in the flow, not a dead end (set-up-in-flow.test.ts)', async () => {
     const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const browser = new Browser(t.url);
-    const { form } = await openInteraction(browser, authorizeQuery(strict.client.id, REDIRECT_URI));
-    const refused = await submitLogin(browser, form, user.username);
-    assert.equal(refused.status, 403);
-    assert.match(await refused.text(), /href="\/account"/);
+    const { form, path } = await openInteraction(browser, authorizeQuery(strict.client.id, REDIRECT_URI));
+    const afterPassword = await submitLogin(browser, form, user.username);
+    assert.equal(afterPassword.headers.get('location'), path, 'no code, and no 403 page');
+    assert.match(await (await browser.get(path)).text(), /Set up two-step verification/);
   });
 
   test('a client that requires a second factor steps up a password-only session of an account that has one', async () => {

@@ -23,10 +23,10 @@ describe('the account-wide second-factor budget', () => {
   after(() => t.close());
 
   /** The attacker's browser: the right password (from `from`), then the second-factor form. */
-  async function pastPassword(browser: Browser, user: User, from: string) {
+  async function pastPassword(browser: Browser, user: User, from: string, password = PASSWORD) {
     const at = { 'x-forwarded-for': from };
     const login = parseForm(await (await browser.get('/account', at)).text());
-    assert.equal((await browser.post(login.action, { ...login.hidden, username: user.username, password: PASSWORD }, at)).headers.get('location'), '/account');
+    assert.equal((await browser.post(login.action, { ...login.hidden, username: user.username, password }, at)).headers.get('location'), '/account');
     const form = parseForm(await (await browser.get('/account', at)).text());
     assert.equal(form.action, '/account/second-factor');
     return (otp: string, address: string) => browser.post(form.action, { ...form.hidden, otp }, { 'x-forwarded-for': address });
@@ -77,5 +77,21 @@ describe('the account-wide second-factor budget', () => {
 
     await executeCommand(['users', 'reset-mfa', user.id], t.core);
     assert.equal(await t.core.db.selectFrom('second_factor_failures').select('consecutive').where('user_id', '=', user.id).executeTakeFirst(), undefined, 'the operator’s reset clears the count');
+  });
+
+  test('an operator’s new password is a recovery event: users set-password clears the account-wide second-factor count, a stop included, and the owner signs in with the new password and the code', async () => {
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
+    const { secret } = await enrollTotp(t, user);
+    clock.advance(30_000);
+    // Stopped, as the test above gets there by 100 requests.
+    await t.core.db.insertInto('second_factor_failures').values({ user_id: user.id, consecutive: 100, last_failure_at: new Date(clock.now()) }).execute();
+    const stopped = await (await pastPassword(new Browser(t.url), user, '198.51.100.7'))(totpAt(secret, clock.now()), '192.0.2.7');
+    assert.equal(stopped.status, 429, 'the right code is refused while stopped');
+
+    const newPassword = 'a brand new operator-set password';
+    await executeCommand(['users', 'set-password', user.id, '--password', newPassword], t.core);
+    assert.equal(await t.core.db.selectFrom('second_factor_failures').select('consecutive').where('user_id', '=', user.id).executeTakeFirst(), undefined, 'the operator’s new password clears the count');
+    const signIn = await pastPassword(new Browser(t.url), user, '198.51.100.8', newPassword);
+    assert.equal((await signIn(totpAt(secret, clock.now()), '192.0.2.8')).headers.get('location'), '/account', 'the owner’s authenticator works again, not reset');
   });
 });
