@@ -54,6 +54,9 @@ import { signInPipeline } from './interaction/sign-in/sign-in-pipeline.js';
 import { secondFactorBudget as accountSecondFactorBudget } from './interaction/sign-in/second-factor-budget.js';
 import { secondFactorFailuresRepository } from './storage/second-factor-failures-repository.js';
 import { accountPasswordChange } from './account/account-password.js';
+import { identityProvidersRepository } from './storage/identity-providers-repository.js';
+import { federatedIdentitiesRepository } from './storage/federated-identities-repository.js';
+import { upstreamSignInsRepository } from './storage/upstream-sign-ins-repository.js';
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
 import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
 
@@ -132,6 +135,9 @@ export function createServices(options: ServicesOptions): Services {
   const passkeys = passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name });
   const loginGuard = rateLimitedLogins(core.rateLimits);
   const secondFactorBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock));
+  const federation = { providers: identityProvidersRepository(db), identities: federatedIdentitiesRepository(db), legs: upstreamSignInsRepository(db), users };
+  // Upstream calls go through the outbound policy; client secrets are read from the environment at use.
+  const upstream = { clock, outbound: core.outbound, keySets: core.remoteKeySets, env: process.env };
   const flow: FlowDeps = {
     issuer: config.ISSUER,
     brand,
@@ -151,8 +157,9 @@ export function createServices(options: ServicesOptions): Services {
     codes,
     loginGuard,
     // The one sign-in pipeline both faces use (src/interaction/sign-in/).
-    methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, passkeys }),
+    methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, passkeys, federation: upstream, federatedIdentities: federation.identities, upstreamSignIns: federation.legs }),
     signIn: signInPipeline({ sessions, secondFactors: factors, secondFactorBudget, audit: core.audit }),
+    federation,
   };
 
   // One idempotency store and one cursor codec for both resource-server faces (/v1 and /admin/v1); the

@@ -1,11 +1,12 @@
-// The slice of node-oidc-provider 9's API the peer uses (the package ships no types; @types/oidc-provider
+// The slice of node-oidc-provider 9's API the bench peer and the federation tests' upstream
+// (test/helpers/oidc-upstream.ts) use (the package ships no types; @types/oidc-provider
 // is not installed). Configuration stays loosely typed: it is the library's own documented object.
 declare module 'oidc-provider' {
   import type { IncomingMessage, ServerResponse } from 'node:http';
 
   export type Configuration = Record<string, unknown> & {
     jwks?: { keys: Record<string, unknown>[] };
-    findAccount?: (ctx: unknown, sub: string) => { accountId: string; claims(): Record<string, unknown> };
+    findAccount?: (ctx: unknown, sub: string) => { accountId: string; claims(): Record<string, unknown> } | Promise<{ accountId: string; claims(): Promise<Record<string, unknown>> } | undefined>;
   };
   interface Saveable {
     save(): Promise<string>;
@@ -37,6 +38,8 @@ declare module 'oidc-provider' {
     Grant: new (init: { accountId: string; clientId: string }) => GrantInstance;
     AuthorizationCode: new (init: Record<string, unknown>) => Saveable;
     RefreshToken: new (init: Record<string, unknown>) => Saveable;
+    AccessToken: { find(token: string): Promise<{ accountId: string } | undefined> };
+    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
   }
 }
 

@@ -8,6 +8,7 @@ import type { UserServiceDeps } from './users-service.js';
 import type { SigningKeyServiceDeps } from './signing-keys-service.js';
 import type { UserAccessServiceDeps } from './user-access-service.js';
 import type { ResourceServerServiceDeps } from './resource-servers-service.js';
+import type { IdentityProviderServiceDeps } from './identity-providers-service.js';
 import type { OperatorRoleServiceDeps } from './operator-roles-service.js';
 
 export { AdminFieldErrors, AdminRuleError } from './rule-error.js';
@@ -16,6 +17,7 @@ export * from './users-service.js';
 export * from './signing-keys-service.js';
 export * from './user-access-service.js';
 export * from './resource-servers-service.js';
+export * from './identity-providers-service.js';
 export * from './operator-roles-service.js';
 
 /** The core's sink: the database, plus the server's log (the CLI keeps stdout for its result). */
@@ -42,6 +44,14 @@ export const resourceServerServiceDeps = (core: Core, audit: AuditSink): Resourc
   config: core.config,
   clients: core.clients,
   resources: core.resources,
+  audit,
+});
+
+export const identityProviderServiceDeps = (core: Pick<Core, 'db' | 'clock' | 'config' | 'outbound'>, audit: AuditSink): IdentityProviderServiceDeps => ({
+  db: core.db,
+  clock: core.clock,
+  config: core.config,
+  outbound: core.outbound,
   audit,
 });
 

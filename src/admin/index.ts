@@ -10,7 +10,7 @@ import { installApiConventions } from '../resource-server/conventions.js';
 import { collectOptionsRoutes } from '../resource-server/options-route.js';
 import { limitPerSubject } from '../resource-server/subject-limit.js';
 import { adminAudience } from '../scopes.js';
-import { clientServiceDeps, coreAuditSink, resourceServerServiceDeps, signingKeyServiceDeps, userAccessServiceDeps, userServiceDeps } from '../admin-services/index.js';
+import { clientServiceDeps, coreAuditSink, identityProviderServiceDeps, resourceServerServiceDeps, signingKeyServiceDeps, userAccessServiceDeps, userServiceDeps } from '../admin-services/index.js';
 import { adminClientsRoutes } from './clients/index.js';
 import { auditEventsRoutes } from './audit-events/index.js';
 import { adminUsersRoutes } from './users/index.js';
@@ -19,6 +19,7 @@ import { adminGrantsRoutes } from './grants/index.js';
 import { adminSessionsRoutes } from './sessions/index.js';
 import { adminConsentsRoutes } from './consents/index.js';
 import { adminResourceServersRoutes } from './resource-servers/index.js';
+import { adminIdentityProvidersRoutes } from './identity-providers/index.js';
 import { AUDIT_PURGE_INTERVAL_MS, purgeExpiredAuditEvents } from '../audit/retention.js';
 
 export const ADMIN_PREFIX = '/admin/v1';
@@ -39,5 +40,6 @@ export async function adminApi(app: FastifyInstance, { services: core }: { servi
   await app.register(adminSigningKeysRoutes, { core, services: signingKeyServiceDeps(core, audit) });
   for (const routes of [adminGrantsRoutes, adminSessionsRoutes, adminConsentsRoutes]) await app.register(routes, { core, services: userAccessServiceDeps(core, audit) });
   await app.register(adminResourceServersRoutes, { core, services: resourceServerServiceDeps(core, audit) });
+  await app.register(adminIdentityProvidersRoutes, { core, services: identityProviderServiceDeps(core, audit) });
   registerOptionsRoutes(); // stays last: one OPTIONS route per resource URL registered above
 }

@@ -19,6 +19,10 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.resource_server.created',
   'admin.resource_server.updated',
   'admin.resource_server.deleted',
+  'admin.identity_provider.created',
+  'admin.identity_provider.updated',
+  'admin.identity_provider.deleted',
+  'admin.user.identity_unlinked',
 ] as const;
 
 export const SECURITY_EVENT_TYPES = [
@@ -30,6 +34,10 @@ export const SECURITY_EVENT_TYPES = [
   'account.second_factor_added',
   'account.second_factor_removed',
   'account.recovery_codes_regenerated',
+  // Federation (src/interaction/federation/, src/account/account-identities.ts): links to upstream identities.
+  'account.identity_linked',
+  'account.identity_unlinked',
+  'account.provisioned',
   'consent.given',
   'consent.revoked',
   'refresh_token.reused',

@@ -15,6 +15,7 @@ import type { SecondFactors } from './mfa/second-factors.js';
 import type { PasskeyCeremonies } from './passkeys/passkeys.js';
 import type { SignInMethods } from './sign-in/sign-in-methods.js';
 import type { SignInPipeline } from './sign-in/sign-in-pipeline.js';
+import type { FederationFlowDeps } from './federation/federation-flow-deps.js';
 
 export interface FlowDeps {
   issuer: string;
@@ -41,6 +42,8 @@ export interface FlowDeps {
   /** The proofs a browser signs in with, and the one pipeline that records and completes them (sign-in/). */
   methods: SignInMethods;
   signIn: SignInPipeline;
+  /** Upstream identity providers (federation/, docs/federation.md). */
+  federation: FederationFlowDeps;
 }
 
 /** A started login/consent may take this long (capped by the session lifetime). */

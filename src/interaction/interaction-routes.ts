@@ -8,6 +8,7 @@ import { submitConsent } from './steps/submit-consent.js';
 import { submitLogin } from './steps/submit-login.js';
 import { submitSecondFactor } from './mfa/interaction-second-factor.js';
 import { interactionPasskeyRoutes } from './passkeys/interaction-passkey.js';
+import { federationRoutes } from './federation/federation-routes.js';
 import { setUpInFlowRoutes } from './mfa/set-up-in-flow.js';
 
 type Params = { Params: { id: string } };
@@ -18,5 +19,6 @@ export function interactionRoutes(app: FastifyInstance, deps: FlowDeps): void {
   app.post<Params>('/interaction/:id/second-factor', options, (request, reply) => submitSecondFactor(request, reply, deps));
   app.post<Params>('/interaction/:id/consent', options, (request, reply) => submitConsent(request, reply, deps));
   interactionPasskeyRoutes(app, deps);
+  federationRoutes(app, deps);
   setUpInFlowRoutes(app, deps);
 }

@@ -27,6 +27,8 @@ export interface Client {
   skipConsent: boolean;
   /** Its users always complete a second factor (docs/second-factors.md). */
   requireMfa: boolean;
+  /** The upstream identity providers its login page offers, by slug; null = every enabled one (docs/federation.md). */
+  identityProviders: string[] | null;
   registrationTokenHash: string | null;
   /** What a dynamically registered client may widen itself to by RFC 7592 update; null for operator-made clients. */
   registrationPolicy: { grantTypes: readonly string[]; scopes: readonly string[] } | null;
@@ -44,8 +46,9 @@ export interface Client {
   previousSecretExpiresAt: Date | null;
 }
 
-export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins' | 'defaultResource' | 'version' | 'previousSecretHash' | 'previousSecretExpiresAt' | 'requireMfa'> & {
+export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins' | 'defaultResource' | 'version' | 'previousSecretHash' | 'previousSecretExpiresAt' | 'requireMfa' | 'identityProviders'> & {
   requireMfa?: boolean;
+  identityProviders?: string[] | null;
   allowedOrigins?: string[];
   defaultResource?: string | null;
   registrationTokenHash?: string | null;
@@ -67,6 +70,7 @@ export const toClient = (r: Selectable<ClientsTable>): Client => ({
   idTokenSignedResponseAlg: r.id_token_signed_response_alg as Client['idTokenSignedResponseAlg'],
   skipConsent: r.skip_consent,
   requireMfa: r.require_mfa,
+  identityProviders: r.identity_providers,
   registrationTokenHash: r.registration_token_hash,
   registrationPolicy: r.registration_grant_types && r.registration_scopes ? { grantTypes: r.registration_grant_types, scopes: r.registration_scopes } : null,
   allowedOrigins: r.allowed_origins,
@@ -93,6 +97,7 @@ export const clientColumns = (c: Partial<NewClient>) => ({
   ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
   ...(c.skipConsent !== undefined ? { skip_consent: c.skipConsent } : {}),
   ...(c.requireMfa !== undefined ? { require_mfa: c.requireMfa } : {}),
+  ...(c.identityProviders !== undefined ? { identity_providers: c.identityProviders } : {}),
   ...(c.allowedOrigins !== undefined ? { allowed_origins: c.allowedOrigins } : {}),
   ...(c.defaultResource !== undefined ? { default_resource: c.defaultResource } : {}),
   ...(c.registrationTokenHash !== undefined ? { registration_token_hash: c.registrationTokenHash } : {}),

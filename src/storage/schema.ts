@@ -73,6 +73,7 @@ export interface ClientsTable {
   previous_secret_hash: string | null;
   previous_secret_expires_at: Date | null;
   require_mfa: Generated<boolean>;
+  identity_providers: string[] | null;
 }
 
 export interface ConsentsTable {
@@ -81,6 +82,15 @@ export interface ConsentsTable {
   scopes: string[];
   granted_at: Date;
   id: Generated<string>;
+}
+
+export interface FederatedIdentitiesTable {
+  provider_id: string;
+  subject: string;
+  user_id: string;
+  email: string | null;
+  created_at: Generated<Date>;
+  last_used_at: Date | null;
 }
 
 export interface GrantAccessTokensTable {
@@ -103,6 +113,34 @@ export interface IdempotencyKeysTable {
   expires_at: Date;
 }
 
+export interface IdentityProvidersTable {
+  id: Generated<string>;
+  slug: string;
+  name: string;
+  kind: string;
+  preset: string | null;
+  issuer: string | null;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  userinfo_endpoint: string | null;
+  emails_endpoint: string | null;
+  jwks_uri: string | null;
+  authorization_response_iss: Generated<boolean>;
+  client_id: string;
+  client_secret_env: string;
+  token_endpoint_auth_method: Generated<string>;
+  scopes: string[];
+  domains: Generated<string[]>;
+  tenants: Generated<string[]>;
+  claims: Generated<Json>;
+  provision: Generated<boolean>;
+  link: Generated<string>;
+  enabled: Generated<boolean>;
+  version: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface InitialAccessTokensTable {
   token_hash: string;
   created_at: Date;
@@ -121,6 +159,7 @@ export interface InteractionsTable {
   created_at: Date;
   expires_at: Date;
   attempted_username: string | null;
+  upstream: Json | null;
 }
 
 export interface JobsTable {
@@ -197,6 +236,7 @@ export interface PendingSecondFactorsTable {
   user_id: string;
   bound_to: string;
   expires_at: Date;
+  first_factor: string[] | null;
 }
 
 export interface RecoveryCodesTable {
@@ -352,8 +392,10 @@ export interface DB {
   browser_sessions: BrowserSessionsTable;
   clients: ClientsTable;
   consents: ConsentsTable;
+  federated_identities: FederatedIdentitiesTable;
   grant_access_tokens: GrantAccessTokensTable;
   idempotency_keys: IdempotencyKeysTable;
+  identity_providers: IdentityProvidersTable;
   initial_access_tokens: InitialAccessTokensTable;
   interactions: InteractionsTable;
   jobs: JobsTable;

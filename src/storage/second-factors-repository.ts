@@ -12,6 +12,8 @@ export interface TotpCredential {
 export interface PendingSecondFactor {
   userId: string;
   boundTo: string;
+  /** The amr of the first factor when it was not the password (an upstream provider: ['fed']). */
+  firstFactor?: readonly string[] | null;
 }
 
 export interface SignIn {
@@ -119,12 +121,13 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
       // In the caller's transaction when there is one (the operator's reset commits with its audit event).
       await (db.isTransaction ? run(db) : db.transaction().execute(run));
     },
-    async setPending(sessionHash, { userId, boundTo }, ttlSeconds) {
+    async setPending(sessionHash, { userId, boundTo, firstFactor }, ttlSeconds) {
       const expiresAt = new Date(clock.now() + ttlSeconds * 1000);
+      const first_factor = firstFactor ? [...firstFactor] : null;
       await db
         .insertInto('pending_second_factors')
-        .values({ session_hash: sessionHash, user_id: userId, bound_to: boundTo, expires_at: expiresAt })
-        .onConflict((oc) => oc.column('session_hash').doUpdateSet({ user_id: userId, bound_to: boundTo, expires_at: expiresAt }))
+        .values({ session_hash: sessionHash, user_id: userId, bound_to: boundTo, expires_at: expiresAt, first_factor })
+        .onConflict((oc) => oc.column('session_hash').doUpdateSet({ user_id: userId, bound_to: boundTo, expires_at: expiresAt, first_factor }))
         .execute();
     },
     async findPending(sessionHash) {
@@ -141,9 +144,9 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
         .deleteFrom('pending_second_factors')
         .where('session_hash', '=', sessionHash)
         .where('expires_at', '>', now())
-        .returning(['user_id', 'bound_to'])
+        .returning(['user_id', 'bound_to', 'first_factor'])
         .executeTakeFirst();
-      return row && { userId: row.user_id, boundTo: row.bound_to };
+      return row && { userId: row.user_id, boundTo: row.bound_to, firstFactor: row.first_factor };
     },
     async recordSignIn(sessionHash, { amr, userAgent, ip }) {
       // Bounded and storable (PostgreSQL text cannot hold U+0000): the header is the client's to choose.

@@ -26,6 +26,8 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   tokens: ['oauth', 'api', 'interaction'],
   audit: ['oauth', 'api', 'http', 'interaction', 'admin'],
   account: ['api', 'oauth'],
+  // The upstream round trip is a library the sign-in pipeline and the admin services call, never the reverse.
+  federation: ['oauth', 'api', 'interaction', 'admin', 'admin-services', 'account', 'accounts'],
 };
 
 const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;

@@ -8,6 +8,13 @@ import { usersDeleteAttributeCommand, usersSetAttributeCommand } from './users-a
 import { keysListCommand, keysRotateCommand } from './keys.js';
 import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand } from './clients.js';
 import { registrationTokenCreateCommand } from './registration-tokens.js';
+import {
+  identityProvidersCreateCommand,
+  identityProvidersDeleteCommand,
+  identityProvidersDisableCommand,
+  identityProvidersListCommand,
+  identityProvidersShowCommand,
+} from './identity-providers.js';
 import { applyCommand, exportCommand } from './apply.js';
 import { resourceServersCreateCommand, resourceServersDeleteCommand, resourceServersListCommand } from './resource-servers.js';
 import { consentsListCommand, consentsRevokeCommand, grantsListCommand, grantsRevokeCommand, sessionsEndCommand, sessionsListCommand } from './user-access.js';
@@ -41,6 +48,11 @@ export const commands: Command[] = [
   resourceServersCreateCommand,
   resourceServersListCommand,
   resourceServersDeleteCommand,
+  identityProvidersCreateCommand,
+  identityProvidersListCommand,
+  identityProvidersShowCommand,
+  identityProvidersDeleteCommand,
+  identityProvidersDisableCommand,
   applyCommand,
   exportCommand,
 ];

@@ -1,10 +1,7 @@
-// A GET to a URL a client chose: checked against the outbound policy, connected to the address that was
-// checked (the socket's `lookup` answers with it instead of resolving again), bounded in time from name
-// resolution to the last byte, and in size while the body arrives. Redirects are not followed.
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { checkedTarget, OutboundRefused, type OutboundPolicy, type ResolvedAddress } from './outbound-policy.js';
+// A GET to a URL a client chose (its jwks_uri): a pinned request (pinned-request.ts) of which only a 200 is
+// accepted; redirects are not followed.
+import { pinnedRequest } from './pinned-request.js';
+import { OutboundRefused, type OutboundPolicy } from './outbound-policy.js';
 
 export interface PinnedGetOptions {
   policy: OutboundPolicy;
@@ -20,66 +17,8 @@ export interface PinnedResponse {
   body: Buffer;
 }
 
-const pinnedLookup =
-  ({ address, family }: ResolvedAddress): LookupFunction =>
-  (_hostname, options, callback) => {
-    if (options.all) (callback as (e: null, a: ResolvedAddress[]) => void)(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
-
-function request(target: Awaited<ReturnType<typeof checkedTarget>>, options: PinnedGetOptions, signal: AbortSignal): Promise<PinnedResponse> {
-  const { url, address } = target;
-  const send = url.protocol === 'https:' ? https.request : http.request;
-  return new Promise((resolve, reject) => {
-    const req = send(url, { method: 'GET', headers: options.headers, lookup: pinnedLookup(address), agent: false, signal }, (res) => {
-      if (res.statusCode !== 200) {
-        res.destroy();
-        reject(new OutboundRefused('http_status', `answered ${res.statusCode} (only 200 is accepted; redirects are not followed)`));
-        return;
-      }
-      const declared = Number(res.headers['content-length']);
-      if (declared > options.maxBytes) {
-        res.destroy();
-        reject(new OutboundRefused('too_large', `declares ${declared} bytes, more than ${options.maxBytes}`));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > options.maxBytes) {
-          res.destroy();
-          reject(new OutboundRefused('too_large', `sent more than ${options.maxBytes} bytes`));
-          return;
-        }
-        chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ contentType: res.headers['content-type'], body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 export async function pinnedGet(raw: string, options: PinnedGetOptions): Promise<PinnedResponse> {
-  const deadline = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
-  // A caller's signal that fired because of its own timeout is a timeout too.
-  const timedOut = () => deadline.aborted || (options.signal?.reason as Error | undefined)?.name === 'TimeoutError';
-  const aborted = new Promise<never>((_, reject) => {
-    const fail = () => reject(timedOut() ? new OutboundRefused('timeout', `took longer than ${options.timeoutMs} ms`) : new OutboundRefused('request_failed', 'cancelled'));
-    if (signal.aborted) fail();
-    else signal.addEventListener('abort', fail, { once: true });
-  });
-  aborted.catch(() => {});
-  try {
-    // Name resolution cannot be cancelled, so the deadline races it.
-    const target = await Promise.race([checkedTarget(raw, options.policy), aborted]);
-    return await Promise.race([request(target, options, signal), aborted]);
-  } catch (error) {
-    if (error instanceof OutboundRefused) throw error;
-    if (timedOut()) throw new OutboundRefused('timeout', `took longer than ${options.timeoutMs} ms`);
-    throw new OutboundRefused('request_failed', (error as Error).message);
-  }
+  const answer = await pinnedRequest(raw, { ...options, method: 'GET' });
+  if (answer.status !== 200) throw new OutboundRefused('http_status', `answered ${answer.status} (only 200 is accepted; redirects are not followed)`);
+  return { contentType: answer.headers['content-type'], body: answer.body };
 }

@@ -14,7 +14,7 @@ import type { FlowDeps } from '../flow-deps.js';
 import { finishInteraction, loadInteraction, seeOther, type InteractionRequest } from '../interaction-context.js';
 import { needsConsent } from '../requirements.js';
 import { codeOf } from '../sign-in/one-time-code-methods.js';
-import { boundToInteraction } from './second-factors.js';
+import { afterFirstFactor, boundToInteraction } from './second-factors.js';
 
 export async function submitSecondFactor(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   checkSameOrigin(request, deps.issuer);
@@ -31,9 +31,11 @@ export async function submitSecondFactor(request: InteractionRequest, reply: Fas
   const outcome = await deps.signIn.attempt(context, () => deps.methods[method]({ userId, code, ip: request.ip }));
   if (!outcome.ok) return seeOther(reply, `${back}?failed=1`);
   // Single use of the wait itself: of two parallel successes (an OTP and a recovery code) only one signs in.
-  if ((await deps.secondFactors.consumePending(session.idHash, flow)) !== userId) return seeOther(reply, back);
+  const pending = await deps.secondFactors.consumePendingSignIn(session.idHash, flow);
+  if (pending?.userId !== userId) return seeOther(reply, back);
 
-  const fresh = await deps.signIn.completeSignIn(context, reply, session, outcome);
+  // After an upstream provider (federation) the amr names it, not a password.
+  const fresh = await deps.signIn.completeSignIn(context, reply, session, { userId, amr: afterFirstFactor(outcome.amr, pending.firstFactor) });
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);
   if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, userId, deps.consents))) {
     return sendNext(reply, await finishInteraction(request.params.id, fresh, deps, { request: interaction.request, client }), deps);

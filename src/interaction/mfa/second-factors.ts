@@ -42,11 +42,13 @@ export interface SecondFactors {
   regenerateRecoveryCodes(userId: string): Promise<string[]>;
   removeAll(userId: string): Promise<void>;
   /** After the password: the session waits for this user's second factor, for one flow only. */
-  awaitSecondFactor(sessionHash: string, userId: string, boundTo: string): Promise<void>;
+  awaitSecondFactor(sessionHash: string, userId: string, boundTo: string, firstFactor?: readonly string[]): Promise<void>;
   /** The user whose second factor this session is waiting for in this flow, if any. */
   pendingUser(sessionHash: string, boundTo: string): Promise<string | undefined>;
   /** Single use: ends the wait (only one parallel request gets the user). */
   consumePending(sessionHash: string, boundTo: string): Promise<string | undefined>;
+  /** consumePending, with the first factor's amr when it was not the password (federation: ['fed']). */
+  consumePendingSignIn(sessionHash: string, boundTo: string): Promise<{ userId: string; firstFactor: readonly string[] | null } | undefined>;
   recordSignIn(sessionHash: string, signIn: SignIn): Promise<void>;
   /** The RFC 8176 amr the session signed in with (undefined for sessions older than this record). */
   sessionAmr(sessionHash: string): Promise<string[] | undefined>;
@@ -126,7 +128,7 @@ export function secondFactors(deps: {
     },
     regenerateRecoveryCodes: issueRecoveryCodes,
     removeAll: (userId) => repository.removeAll(userId),
-    awaitSecondFactor: (sessionHash, userId, boundTo) => repository.setPending(sessionHash, { userId, boundTo }, PENDING_SECOND_FACTOR_SECONDS),
+    awaitSecondFactor: (sessionHash, userId, boundTo, firstFactor) => repository.setPending(sessionHash, { userId, boundTo, firstFactor: firstFactor ?? null }, PENDING_SECOND_FACTOR_SECONDS),
     async pendingUser(sessionHash, boundTo) {
       const pending = await repository.findPending(sessionHash);
       return pending?.boundTo === boundTo ? pending.userId : undefined;
@@ -135,12 +137,25 @@ export function secondFactors(deps: {
       const pending = await repository.consumePending(sessionHash);
       return pending?.boundTo === boundTo ? pending.userId : undefined;
     },
+    async consumePendingSignIn(sessionHash, boundTo) {
+      const pending = await repository.consumePending(sessionHash);
+      return pending?.boundTo === boundTo ? { userId: pending.userId, firstFactor: pending.firstFactor ?? null } : undefined;
+    },
     recordSignIn: (sessionHash, signIn) => repository.recordSignIn(sessionHash, signIn),
     sessionAmr: (sessionHash) => repository.findAmr(sessionHash),
     sessionProof: (sessionHash) => repository.findSessionProof(sessionHash),
     recordProof: (sessionHash) => repository.recordProof(sessionHash),
     markBoundFactor: (sessionHash) => repository.markBoundFactor(sessionHash),
   };
+}
+
+/**
+ * The amr of a sign-in completed by a second factor: the code and passkey methods report a password first
+ * (`pwd`); when the first factor was something else (an upstream provider: `fed`), that is what was proved.
+ */
+export function afterFirstFactor(amr: readonly string[], firstFactor: readonly string[] | null): string[] {
+  if (!firstFactor) return [...amr];
+  return [...new Set([...firstFactor, ...amr.filter((value) => value !== 'pwd')])];
 }
 
 /** Binds a pending second factor to one interaction (by its id hash) or to the account page. */

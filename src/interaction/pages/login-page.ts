@@ -17,11 +17,13 @@ export interface LoginPageInput {
   username?: string;
   /** Offers "Sign in with a passkey" (passwordless, discoverable credentials). */
   passkey?: PasskeyAction;
+  /** "Continue with NAME" (federation/login-page-federation.ts); the password may then be optional. */
+  federation?: { section: string; passwordOptional: boolean };
 }
 
 export const LOGIN_FAILED_MESSAGE = 'The username or password is not correct.';
 
-export function renderLoginPage({ brand, action, csrfToken, clientName, failed, username, passkey }: LoginPageInput): string {
+export function renderLoginPage({ brand, action, csrfToken, clientName, failed, username, passkey, federation }: LoginPageInput): string {
   return layout(
     brand,
     'Sign in',
@@ -33,9 +35,9 @@ ${hiddenInput('csrf', csrfToken)}
 <label for="username">Username</label>
 <input id="username" name="username" type="text" autocomplete="username" required value="${escapeHtml(username ?? '')}"${failed ? '' : ' autofocus'}>
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${failed ? ' autofocus' : ''}>
+<input id="password" name="password" type="password" autocomplete="current-password"${federation?.passwordOptional ? '' : ' required'}${failed ? ' autofocus' : ''}>
 <button type="submit">Sign in</button>
-</form>${passkey ? `\n${passkeySignInSection(passkey, 'Sign in with a passkey')}` : ''}`,
+</form>${passkey ? `\n${passkeySignInSection(passkey, 'Sign in with a passkey')}` : ''}${federation?.section ? `\n${federation.section}` : ''}`,
     passkey ? { scriptPaths: PASSKEY_SCRIPTS } : {},
   );
 }

@@ -10,7 +10,7 @@ import { isLoggedIn } from '../complete.js';
 import { checkCsrfToken, checkSameOrigin } from '../csrf.js';
 import type { FlowDeps } from '../flow-deps.js';
 import { interactionRouteOptions, loadInteraction, type InteractionRequest } from '../interaction-context.js';
-import { boundToInteraction } from '../mfa/second-factors.js';
+import { afterFirstFactor, boundToInteraction } from '../mfa/second-factors.js';
 import { passkeyFlowGone, passkeyRefused, passkeyRouteOptions, sendJson, type PasskeyBody } from './passkey-json.js';
 
 type Request = InteractionRequest & { body: PasskeyBody };
@@ -43,8 +43,10 @@ export function interactionPasskeyRoutes(app: FastifyInstance, deps: FlowDeps): 
     const outcome = await deps.signIn.attempt(context, () => deps.methods.passkey({ boundTo: flow, response: request.body.response, pendingUser, ip: request.ip }));
     if (!outcome.ok) throw passkeyRefused(outcome.reason, { client_id: client.id, user_id: outcome.userId, detail: outcome.detail });
     // Single use of the wait itself, as for a code (mfa/interaction-second-factor.ts).
-    if (pendingUser !== undefined && (await deps.secondFactors.consumePending(session.idHash, flow)) !== pendingUser) throw passkeyFlowGone('second_factor_wait_used');
-    const fresh = await deps.signIn.completeSignIn(context, reply, session, outcome);
+    const pending = pendingUser === undefined ? undefined : await deps.secondFactors.consumePendingSignIn(session.idHash, flow);
+    if (pendingUser !== undefined && pending?.userId !== pendingUser) throw passkeyFlowGone('second_factor_wait_used');
+    // After an upstream provider (federation) the amr names it, not a password.
+    const fresh = await deps.signIn.completeSignIn(context, reply, session, { userId: outcome.userId, amr: afterFirstFactor(outcome.amr, pending?.firstFactor ?? null) });
     await deps.interactions.loggedIn(request.params.id, fresh.idHash);
     // The interaction page goes on to consent, or back to the client (steps/show-interaction.ts).
     return sendJson(reply, { redirect: interactionPath(request.params.id) });

@@ -4,7 +4,7 @@
 // A method never signs anyone in and never writes the audit log: sign-in-pipeline.ts does both, once,
 // for every method and both faces (/interaction and /account).
 
-export type SignInMethodName = 'password' | 'totp' | 'recovery_code' | 'passkey';
+export type SignInMethodName = 'password' | 'totp' | 'recovery_code' | 'passkey' | 'federation';
 
 export type MethodOutcome =
   | { ok: true; userId: string; amr: string[] }

@@ -1,9 +1,10 @@
 // The sign-in methods of this server, built once from what they charge and check (sign-in-method.ts).
-// Coming methods (an upstream identity provider, an e-mailed code) join here.
+// Coming methods (an e-mailed code) join here.
 import type { UsersRepository } from '../../storage/users-repository.js';
 import type { LoginGuard } from '../login/login-failures.js';
 import type { SecondFactors } from '../mfa/second-factors.js';
 import type { PasskeyCeremonies } from '../passkeys/passkeys.js';
+import { federationMethod, type FederationAttempt, type FederationMethodDeps, type FederationOutcome } from './federation-method.js';
 import { recoveryCodeMethod, totpMethod, type CodeAttempt } from './one-time-code-methods.js';
 import { passkeyMethod, type PasskeyAttempt } from './passkey-method.js';
 import { passwordMethod, type PasswordAttempt } from './password-method.js';
@@ -15,6 +16,8 @@ export interface SignInMethods {
   totp(attempt: CodeAttempt): Promise<MethodOutcome>;
   recovery_code(attempt: CodeAttempt): Promise<MethodOutcome>;
   passkey(attempt: PasskeyAttempt): Promise<MethodOutcome>;
+  /** An upstream identity provider's answer at its callback; an identity not linked yet answers the linking decision. */
+  federation(attempt: FederationAttempt): Promise<FederationOutcome>;
 }
 
 export function signInMethods(deps: {
@@ -23,6 +26,6 @@ export function signInMethods(deps: {
   secondFactors: Pick<SecondFactors, 'verify'>;
   secondFactorBudget: SecondFactorBudget;
   passkeys: Pick<PasskeyCeremonies, 'claimedUser' | 'authenticate'>;
-}): SignInMethods {
-  return { password: passwordMethod(deps), totp: totpMethod(deps), recovery_code: recoveryCodeMethod(deps), passkey: passkeyMethod(deps) };
+} & FederationMethodDeps): SignInMethods {
+  return { password: passwordMethod(deps), totp: totpMethod(deps), recovery_code: recoveryCodeMethod(deps), passkey: passkeyMethod(deps), federation: federationMethod(deps) };
 }

@@ -17,6 +17,7 @@ import { pageHeadersAllowingRedirectTo } from '../pages/page-headers.js';
 import { needsConsent } from '../requirements.js';
 import { renderSecondFactorPage } from '../mfa/second-factor-page.js';
 import { boundToInteraction } from '../mfa/second-factors.js';
+import { loginPageFederation, usernameHint } from '../federation/login-page-federation.js';
 import { hasFreshProof } from '../mfa/fresh-proof.js';
 import { renderSetUpPage, SET_UP_ERRORS } from '../mfa/set-up-page.js';
 import { secondFactorShortfall } from '../mfa/step-up.js';
@@ -44,9 +45,11 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
   if (interaction.loginRequired || !isLoggedIn(session)) {
     const pendingUser = await deps.secondFactors.pendingUser(session.idHash, flow);
     if (pendingUser !== undefined) return secondFactorPage(pendingUser);
-    const username = (failed ? interaction.attemptedUsername : undefined) ?? authz.loginHint;
-    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, passkey, ...(username !== undefined ? { username } : {}) });
-    return sendPage(reply, page, 200, withPasskeyScripts(headers));
+    const federation = await loginPageFederation({ id: request.params.id, request: authz }, client, { action: `${action}/federation`, csrfToken: session.csrfToken }, deps);
+    if (federation.hinted && !failed) return federation.hinted(reply);
+    const username = (failed ? interaction.attemptedUsername : undefined) ?? usernameHint(authz.loginHint);
+    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, passkey, federation, ...(username !== undefined ? { username } : {}) });
+    return sendPage(reply, page, 200, withPasskeyScripts(federation.headers(headers)));
   }
   // Signed in, but short of a second factor this flow demands: use the account's, or set one up here.
   const shortfall = await secondFactorShortfall(session, authz, client, deps.secondFactors);

@@ -11,6 +11,7 @@ import { sendNext } from '../answer.js';
 import { finishInteraction, loadInteraction, seeOther, type InteractionRequest } from '../interaction-context.js';
 import { needsConsent } from '../requirements.js';
 import { boundToInteraction } from '../mfa/second-factors.js';
+import { upstreamForUsername } from '../federation/login-page-federation.js';
 
 export async function submitLogin(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   checkSameOrigin(request, deps.issuer);
@@ -21,6 +22,9 @@ export async function submitLogin(request: InteractionRequest, reply: FastifyRep
   if (!interaction.loginRequired && isLoggedIn(session)) return seeOther(reply, back);
 
   const username = formField(request.body, 'username') ?? '';
+  // Home-realm discovery: an e-mail of a domain an offered provider claims goes there (the password is not checked).
+  const upstream = await upstreamForUsername({ id: request.params.id, request: interaction.request }, client, username, deps);
+  if (upstream) return upstream(reply);
   const password = formField(request.body, 'password') ?? '';
   const context = { request, face: 'interaction', method: 'password', clientId: client.id, answer: 'form' } as const;
   const outcome = await deps.signIn.attempt(context, () => deps.methods.password({ username, password, ip: request.ip }));

@@ -1,0 +1,36 @@
+// After the upstream proved who the user is, the same road as after a password (steps/submit-login.ts):
+// an account with its own second factor waits for it (the first factor, recorded with the wait, makes the
+// final amr name `fed`, not `pwd`); otherwise the browser is signed in through the one pipeline
+// (completeSignIn) and goes on to consent, to setting up a second factor a flow demands (mfa/set-up-in-flow.ts:
+// finishInteraction issues no code until it was used), or the client.
+import type { FastifyReply } from 'fastify';
+import { sendNext } from '../answer.js';
+import { interactionPath } from '../begin.js';
+import { isLoggedIn } from '../complete.js';
+import type { FlowDeps } from '../flow-deps.js';
+import { finishInteraction, seeOther } from '../interaction-context.js';
+import type { LoadedInteraction } from '../interaction-context.js';
+import { needsConsent } from '../requirements.js';
+import { boundToInteraction } from '../mfa/second-factors.js';
+import type { SignInContext } from '../sign-in/sign-in-pipeline.js';
+
+export async function continueAfterUpstream(
+  context: SignInContext,
+  reply: FastifyReply,
+  loaded: LoadedInteraction & { id: string; session: NonNullable<LoadedInteraction['session']> },
+  proved: { userId: string; amr: readonly string[] },
+  deps: FlowDeps,
+): Promise<FastifyReply> {
+  const { interaction, client, session, id } = loaded;
+  const back = interactionPath(id);
+  if (await deps.secondFactors.required(proved.userId)) {
+    await deps.secondFactors.awaitSecondFactor(session.idHash, proved.userId, boundToInteraction(interaction.idHash), proved.amr);
+    return seeOther(reply, back);
+  }
+  const fresh = await deps.signIn.completeSignIn(context, reply, session, proved);
+  await deps.interactions.loggedIn(id, fresh.idHash);
+  if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, proved.userId, deps.consents))) {
+    return sendNext(reply, await finishInteraction(id, fresh, deps, { request: interaction.request, client }), deps);
+  }
+  return seeOther(reply, back);
+}

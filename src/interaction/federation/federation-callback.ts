@@ -1,0 +1,73 @@
+// GET /federation/:slug/callback — the browser is back from the provider named by the path. The
+// interaction comes from the federation cookie AND the browser-session cookie (federation-cookie.ts); its
+// pending request is taken once (a replayed or parallel callback finds nothing); the federation method
+// checks the answer (state, iss, PKCE, id_token…) and the linking decision says what follows:
+//   linked          → the account's own second factor if it has one, then signed in (amr `fed`);
+//   prove-then-link → the confirmation page (link-confirmation.ts); nothing is linked yet;
+//   provision       → a new account (provision.ts), signed in;
+//   refused / error → a page naming what the user can do; the cause goes to the log and login.failed.
+// Never a 500: every failure of the upstream leg is a value with its page (federation-pages.ts).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PageError } from '../../http/errors.js';
+import { interactionPath } from '../begin.js';
+import type { FlowDeps } from '../flow-deps.js';
+import { seeOther } from '../interaction-context.js';
+import type { SignInContext } from '../sign-in/sign-in-pipeline.js';
+import { continueAfterUpstream } from './after-upstream.js';
+import { takeInteraction } from './federation-cookie.js';
+import { federationFailure } from './federation-pages.js';
+import { linkConfirmationPath } from './link-confirmation.js';
+import { offeredProviders } from './offered-providers.js';
+import { provisionUser } from './provision.js';
+
+type CallbackRequest = FastifyRequest<{ Params: { slug: string } }>;
+
+export const federationCallbackRouteOptions = {
+  config: { face: 'page' as const, limit: 'pages' as const },
+  schema: { params: { type: 'object', properties: { slug: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' } }, required: ['slug'] } },
+};
+
+const notFound = (reason: string) =>
+  new PageError('Sign-in not found', 'This sign-in cannot continue in this browser. Return to the application and start again.', 400, {}, { log: { reason } });
+
+export async function federationCallback(request: CallbackRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
+  const id = takeInteraction(request, reply, deps.issuer);
+  if (!id) throw notFound('federation_no_interaction_cookie');
+  const found = await deps.interactions.findWithSession(id, deps.sessions.cookie(request));
+  const client = found && (await deps.clients.find(found.interaction.clientId));
+  request.clientId = found?.interaction.clientId;
+  const session = found && !found.interaction.expired ? found.session : undefined;
+  if (!found || !client || !session) throw notFound('federation_interaction_not_found');
+  const back = interactionPath(id);
+
+  const provider = await deps.federation.providers.find(request.params.slug);
+  const name = provider?.name ?? request.params.slug;
+  // Single use, whatever follows: a second arrival of this callback (or a parallel one) finds nothing.
+  const leg = await deps.federation.legs.take(id);
+  if (leg?.stage !== 'upstream') throw federationFailure('no_pending', name, back, 'no upstream sign-in is pending for this interaction');
+  if (!provider || provider.slug !== request.params.slug) throw federationFailure('provider_mismatch', name, back, `no identity provider ${request.params.slug}`);
+  if (!(await offeredProviders(client, deps.federation)).some((p) => p.id === provider.id)) throw federationFailure('not_offered', name, back, `${provider.slug} is not offered to client ${client.id}`);
+
+  // Refusals are thrown as pages, whose log line the error edge writes ('json': the pipeline writes none).
+  const context: SignInContext = { request, face: 'interaction', method: 'federation', clientId: client.id, answer: 'json' };
+  const parameters = new URL(request.url, 'http://callback.invalid').searchParams;
+  const outcome = await deps.methods.federation({ provider, pending: leg.pending, parameters });
+  const loaded = { interaction: found.interaction, client, session, id };
+  if (outcome.ok === false) {
+    await deps.signIn.refuseSignIn(context, { ok: false, reason: outcome.reason, detail: outcome.detail });
+    throw federationFailure(outcome.reason, name, back, outcome.detail);
+  }
+  const now = new Date(deps.clock.now());
+  if (outcome.ok === true) {
+    await deps.federation.identities.touch(provider.id, outcome.identity.subject, outcome.identity.email, now);
+    return continueAfterUpstream(context, reply, loaded, outcome, deps);
+  }
+  const { identity, decision } = outcome;
+  if (decision.action === 'prove-then-link') {
+    await deps.federation.legs.put(id, { stage: 'link', identity: { providerId: provider.id, subject: identity.subject, email: identity.email, userId: decision.userId, createdAt: deps.clock.now() } });
+    return seeOther(reply, linkConfirmationPath(id));
+  }
+  const user = await provisionUser(identity, decision.emailVerified, { traceId: request.id, clientId: client.id }, { federation: deps.federation, audit: deps.audit, clock: deps.clock });
+  if (!user) throw federationFailure('link_conflict', name, back, `provisioning for ${provider.slug} lost a race or found no username`);
+  return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: ['fed'] }, deps);
+}

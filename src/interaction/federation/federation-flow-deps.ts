@@ -1,0 +1,15 @@
+// What the federated sign-in needs beyond the rest of the flow (FlowDeps.federation), built once in
+// src/services.ts.
+import type { FederatedIdentitiesRepository } from '../../storage/federated-identities-repository.js';
+import type { IdentityProvidersRepository } from '../../storage/identity-providers-repository.js';
+import type { UpstreamSignInsRepository } from '../../storage/upstream-sign-ins-repository.js';
+import type { UsersRepository } from '../../storage/users-repository.js';
+
+export interface FederationFlowDeps {
+  providers: Pick<IdentityProvidersRepository, 'find' | 'listEnabled'>;
+  identities: FederatedIdentitiesRepository;
+  /** The upstream leg of each interaction (pending request, identity awaiting proof). */
+  legs: UpstreamSignInsRepository;
+  /** Finding the account to prove, creating a provisioned one. */
+  users: Pick<UsersRepository, 'findById' | 'create' | 'delete'>;
+}

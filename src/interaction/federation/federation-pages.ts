@@ -1,0 +1,72 @@
+// What the federated sign-in shows: the "Continue with NAME" buttons on the login page, the confirmation
+// page where the owner of a local account proves it before a link is made, and the page for each way the
+// upstream leg can fail (the cause goes to the log, never to the page).
+import type { Brand } from '../../http/brand.js';
+import { PageError } from '../../http/errors.js';
+import { escapeHtml } from '../../http/html.js';
+import type { FederationOutcome } from '../sign-in/federation-method.js';
+import { hiddenInput, layout } from '../pages/layout.js';
+
+/** The login page's section: one button per offered provider, in one form posting the provider chosen. */
+export function continueWithSection(input: { action: string; csrfToken: string; providers: readonly { slug: string; name: string }[] }): string {
+  if (input.providers.length === 0) return '';
+  const buttons = input.providers
+    .map((p) => `<button type="submit" class="secondary" name="provider" value="${escapeHtml(p.slug)}">Continue with ${escapeHtml(p.name)}</button>`)
+    .join('\n');
+  return `<section aria-label="Other ways to sign in">
+<form method="post" action="${escapeHtml(input.action)}">
+${hiddenInput('csrf', input.csrfToken)}
+${buttons}
+</form>
+</section>`;
+}
+
+export const LINK_FAILED_MESSAGE = 'The password is not correct.';
+
+export function renderLinkConfirmationPage(input: { brand: Brand; action: string; csrfToken: string; providerName: string; email: string; failed: boolean; hasPassword: boolean; cancelHref: string }): string {
+  const { brand, action, csrfToken, providerName, email, failed } = input;
+  const proof = input.hasPassword
+    ? `<form method="post" action="${escapeHtml(action)}">
+${hiddenInput('csrf', csrfToken)}
+<label for="password">Password of your account here</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
+<button type="submit">Link and sign in</button>
+</form>`
+    : `<p>That account has no password. Sign in to it the way you usually do, then link ${escapeHtml(providerName)} from your account page.</p>`;
+  return layout(
+    brand,
+    'Link your account',
+    `<h1>Link your ${escapeHtml(providerName)} sign-in</h1>
+<p>An account with the address <strong>${escapeHtml(email)}</strong> already exists here. To use ${escapeHtml(providerName)} to sign in to it, prove that it is yours. Nothing is linked until you do.</p>
+${failed ? `<p class="error" role="alert">${LINK_FAILED_MESSAGE}</p>` : ''}
+${proof}
+<p><a href="${escapeHtml(input.cancelHref)}">Sign in another way</a></p>`,
+  );
+}
+
+type Failure = Extract<FederationOutcome, { ok: false }>['reason'] | 'no_pending' | 'not_offered' | 'link_conflict';
+
+/** The page for each failure: what the user can do, a way back to the sign-in, and the cause only in the log. */
+export function federationFailure(reason: Failure, providerName: string, back: string, detail?: string): PageError {
+  const name = providerName;
+  const page = (title: string, text: string, status: number) => new PageError(title, text, status, {}, { back: { href: back, label: 'Back to sign-in' }, log: { reason: `federation_${reason}`, ...(detail ? { detail } : {}) } });
+  switch (reason) {
+    case 'upstream_refused':
+      return page(`${name} did not sign you in`, `${name} answered that the sign-in was cancelled or refused. You can try again, or sign in another way.`, 400);
+    case 'upstream_unreachable':
+      return page(`${name} is not answering`, `${name} could not be reached in time. Try again in a moment, or sign in another way.`, 502);
+    case 'upstream_invalid':
+    case 'missing_subject':
+      return page(`${name} sent an answer we cannot use`, `The answer from ${name} could not be accepted. Try again; if it keeps happening, tell the administrator of this site.`, 502);
+    case 'provider_unavailable':
+    case 'not_offered':
+      return page(`${name} is not available`, `Signing in with ${name} is not available here right now. Sign in another way.`, 400);
+    case 'no_account':
+      return page('No account', `There is no account here for the ${name} account you used, and one cannot be created from it. Sign in another way, or ask the administrator of this site for an account.`, 403);
+    case 'link_conflict':
+      return page('Already linked', `Your account here is already linked to another ${name} account, or this ${name} account to another account here. Sign in another way, and manage links on your account page.`, 409);
+    default:
+      // state, iss, nonce, provider mix-up, lifetime, no pending request: nothing the user did wrong to explain.
+      return page('This sign-in cannot continue', `The answer from ${name} does not belong to a sign-in started in this browser, or it took too long. Start the sign-in again.`, 400);
+  }
+}

@@ -1,0 +1,20 @@
+// The ways an account can sign in: a password, passkeys, links to upstream identity providers. An account
+// created from an upstream sign-in (federation) has no password: its stored hash is a marker no password
+// verifies against (argon2 refuses to parse it), never an empty string. The rule every face shares: the
+// last way in is never removed (an unlink that would leave none is refused, docs/federation.md).
+import type { User } from '../storage/users-repository.js';
+
+/** The password_hash of an account that has no password. Not an argon2 string: nothing verifies against it. */
+export const NO_PASSWORD_HASH = '!no-password';
+
+export const hasPassword = (user: Pick<User, 'passwordHash'>): boolean => user.passwordHash.startsWith('$');
+
+export interface SignInWays {
+  password: boolean;
+  passkeys: number;
+  /** Providers linked. */
+  links: number;
+}
+
+/** Whether removing one linked provider still leaves a way to sign in. */
+export const mayUnlinkOne = (ways: SignInWays): boolean => ways.password || ways.passkeys > 0 || ways.links > 1;
