@@ -51,6 +51,10 @@ import { passkeysRepository } from './storage/passkeys-repository.js';
 import { accountPasswordChange } from './account/account-password.js';
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
 import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
+import { createMail, type Mail } from './mail/index.js';
+import { outboxWorker, OUTBOX_PURGE_INTERVAL_MS, type OutboxWorker } from './outbox/outbox.js';
+import { outboxMetrics, type OutboxMetrics } from './outbox/metrics.js';
+import { outboxRepository } from './storage/outbox-repository.js';
 
 export interface Services extends Core {
   readonly brand: Brand;
@@ -94,11 +98,18 @@ export interface Services extends Core {
   readonly cursors: CursorCodec;
   /** The job queue; its periodic tasks and handlers are registered here, its worker by the jobs plugin. */
   readonly jobs: JobQueue;
+  /** E-mail: its outbox channel and, in development without SMTP_URL, the mailbox /dev/mailbox shows. */
+  readonly mail: Mail;
+  /** Delivers the outbox's messages (docs/outbox.md); started and stopped with the app by its plugin. */
+  readonly outboxWorker: OutboxWorker;
+  readonly outboxMetrics: OutboxMetrics;
 }
 
 export interface ServicesOptions extends CoreOptions {
   /** Where the job worker reports failed jobs. */
-  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Tests shorten the outbox lease to see a dead worker's message claimed again. */
+  outboxLeaseMs?: number;
 }
 
 export function createServices(options: ServicesOptions): Services {
@@ -150,6 +161,22 @@ export function createServices(options: ServicesOptions): Services {
   jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
   jobs.handle(REPORT_JOB, reportJobHandler(clock));
 
+  // Everything that leaves the process goes through the outbox (docs/outbox.md): one worker, one channel each.
+  const mail = createMail(config, brand, options.log, () => clock.now());
+  const metrics = outboxMetrics(outboxRepository(db), () => clock.now());
+  const worker = outboxWorker({
+    db,
+    clock,
+    log: options.log,
+    encryption: keyEncryption(core.keyEncryptionKey),
+    channels: mail.channel ? [mail.channel] : [],
+    metrics,
+    retention: { deliveredSeconds: config.OUTBOX_RETENTION, deadSeconds: config.OUTBOX_DEAD_LETTER_RETENTION },
+    ...(options.outboxLeaseMs !== undefined ? { leaseMs: options.outboxLeaseMs } : {}),
+  });
+  core.outbox.onCommitted(() => worker.wake());
+  jobs.every('outbox-purge', OUTBOX_PURGE_INTERVAL_MS, () => worker.purge());
+
   return {
     ...core,
     brand,
@@ -182,5 +209,8 @@ export function createServices(options: ServicesOptions): Services {
     idempotency,
     cursors,
     jobs,
+    mail,
+    outboxWorker: worker,
+    outboxMetrics: metrics,
   };
 }

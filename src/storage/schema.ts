@@ -163,6 +163,24 @@ export interface OrdersTable {
   updated_at: Date;
 }
 
+export interface OutboxMessagesTable {
+  id: Generated<string>;
+  channel: string;
+  kind: string;
+  recipient: string;
+  payload: Json;
+  sealed_secret: string | null;
+  state: Generated<string>;
+  attempts: Generated<number>;
+  max_attempts: number;
+  next_attempt_at: Date;
+  locked_until: Date | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  delivered_at: Date | null;
+}
+
 export interface PasskeyCredentialsTable {
   credential_id: string;
   user_id: string;
@@ -345,6 +363,7 @@ export interface DB {
   jobs: JobsTable;
   oauth_grants: OauthGrantsTable;
   orders: OrdersTable;
+  outbox_messages: OutboxMessagesTable;
   passkey_credentials: PasskeyCredentialsTable;
   payments: PaymentsTable;
   pending_second_factors: PendingSecondFactorsTable;

@@ -1,0 +1,48 @@
+// Settings of outgoing e-mail (docs/email.md) and of the outbox every outgoing message goes through
+// (docs/outbox.md).
+import { nonEmpty, seconds, type Setting } from './setting.js';
+
+const smtpUrl = (raw: string) => {
+  try {
+    const url = new URL(raw.trim());
+    return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '' && !url.hash ? raw.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** `addr@host` or `Display Name <addr@host>`; no line breaks (they would be a header injection). */
+export const MAIL_ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+$/;
+const mailFrom = (raw: string) => {
+  const value = raw.trim();
+  if (/[\r\n\u0000]/.test(value)) return undefined;
+  const named = /^(.{1,100}?)\s*<([^<>]+)>$/.exec(value);
+  if (named) return MAIL_ADDRESS.test(named[2]!) && !/[<>]/.test(named[1]!) ? value : undefined;
+  return MAIL_ADDRESS.test(value) ? value : undefined;
+};
+
+export const mailSettings = {
+  SMTP_URL: {
+    doc: 'Where e-mail is sent: `smtp://user:password@host:587` (STARTTLS required unless the host is loopback) or `smtps://…:465` (docs/email.md). Unset: in development the messages are logged and shown at /dev/mailbox; in production the features that send e-mail (invitations) are off.',
+    expects: 'an smtp:// or smtps:// URL',
+    parse: smtpUrl,
+    fallback: undefined as string | undefined,
+    docDefault: '(no e-mail)',
+  },
+  SMTP_PASSWORD_FILE: {
+    doc: 'A file holding the SMTP password (a mounted secret), used instead of a password in SMTP_URL. Read at start.',
+    expects: 'a file path',
+    parse: nonEmpty,
+    fallback: undefined as string | undefined,
+    docDefault: '(none)',
+  },
+  MAIL_FROM: {
+    doc: 'The From of every message, `address` or `Name <address>`.',
+    expects: 'an e-mail address, optionally as Name <address>',
+    parse: mailFrom,
+    fallback: (p: Record<string, unknown>) => `${String(p.BRAND_NAME).replace(/[<>"]/g, '')} <no-reply@${new URL(String(p.ISSUER)).hostname}>`,
+    docDefault: '$BRAND_NAME <no-reply@ISSUER\'s host>',
+  },
+  OUTBOX_RETENTION: seconds('How long a delivered outbox message (e-mail) stays listed in the admin API before it is purged (docs/outbox.md).', 604_800, 3600, 31_536_000),
+  OUTBOX_DEAD_LETTER_RETENTION: seconds('How long an undeliverable outbox message (a dead letter) stays listed before it is purged.', 7_776_000, 86_400, 31_536_000),
+} satisfies Record<string, Setting<unknown>>;
