@@ -29,6 +29,7 @@ import { registerBuiltInResourceServers } from './startup/built-in-resource-serv
 import { lazySerializers } from './http/lazy-serializers.js';
 import { outboxWorkerPlugin } from './outbox/plugin.js';
 import { devMailboxPage } from './mail/dev-mailbox-page.js';
+import { invitationPages } from './invitations/invitation-page.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -114,6 +115,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   if (services.mail.devMailbox) devMailboxPage(app, { brand, mailbox: services.mail.devMailbox });
   await app.register(authorizationServer, { services });
   await app.register(interactionPages, { services });
+  invitationPages(app, { brand, deps: services });
   await app.register(resourceApi, { services });
   if (config.DEMO_ENABLED) await installDemo(app, services);
 

@@ -43,6 +43,7 @@ export const mailSettings = {
     fallback: (p: Record<string, unknown>) => `${String(p.BRAND_NAME).replace(/[<>"]/g, '')} <no-reply@${new URL(String(p.ISSUER)).hostname}>`,
     docDefault: '$BRAND_NAME <no-reply@ISSUER\'s host>',
   },
+  INVITATION_TTL: seconds('How long an invitation link (gatehouse users invite) stays valid; it works once.', 172_800, 600, 1_209_600),
   OUTBOX_RETENTION: seconds('How long a delivered outbox message (e-mail) stays listed in the admin API before it is purged (docs/outbox.md).', 604_800, 3600, 31_536_000),
   OUTBOX_DEAD_LETTER_RETENTION: seconds('How long an undeliverable outbox message (a dead letter) stays listed before it is purged.', 7_776_000, 86_400, 31_536_000),
 } satisfies Record<string, Setting<unknown>>;

@@ -4,6 +4,19 @@ import type { ColumnType } from 'kysely';
 export type Generated<T> = ColumnType<T, T | undefined, T>;
 export type Json = unknown;
 
+export interface AccountTokensTable {
+  id: Generated<string>;
+  purpose: string;
+  user_id: string;
+  token_hash: string;
+  email: string;
+  password_fingerprint: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+  revoked_at: Date | null;
+}
+
 export interface AuditEventsTable {
   id: string;
   type: string;
@@ -351,6 +364,7 @@ export interface WebauthnChallengesTable {
 }
 
 export interface DB {
+  account_tokens: AccountTokensTable;
   audit_events: AuditEventsTable;
   authorization_codes: AuthorizationCodesTable;
   browser_sessions: BrowserSessionsTable;

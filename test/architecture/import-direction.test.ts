@@ -26,6 +26,10 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   tokens: ['oauth', 'api', 'interaction'],
   audit: ['oauth', 'api', 'http', 'interaction', 'admin'],
   account: ['api', 'oauth'],
+  // What leaves the process (docs/outbox.md) knows no face; e-mail only the HTTP conventions of its pages.
+  outbox: ['oauth', 'api', 'http', 'interaction', 'admin', 'account'],
+  mail: ['oauth', 'api', 'interaction', 'admin', 'account'],
+  invitations: ['oauth', 'api', 'interaction', 'admin', 'account'],
 };
 
 const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
