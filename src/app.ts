@@ -8,6 +8,7 @@ import { createServices, type Services } from './services.js';
 import type { OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { loggerOptions } from './logger.js';
 import { createErrorEdge } from './http/error-edge.js';
+import type { Registry } from 'prom-client';
 import { genReqId, installObservability } from './http/observability.js';
 import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
@@ -19,6 +20,7 @@ import { installJsonParser } from './http/json-body.js';
 import { installRefusalLog } from './http/refusal-log.js';
 import { authorizationServer } from './oauth/index.js';
 import { interactionPages } from './interaction/index.js';
+import { accountPages } from './account/index.js';
 import { resourceApi } from './resource-api.js';
 import { jobWorker } from './jobs/plugin.js';
 import { demoApp } from './demo/index.js';
@@ -37,6 +39,8 @@ declare module 'fastify' {
     brand: Brand;
     /** The app's services, for the process entry (admin socket) and tests; plugins get theirs as arguments. */
     core: Services;
+    /** The app's Prometheus registry, for the process entry (the metrics listener, METRICS_PORT) and tests. */
+    metrics: Registry;
   }
 }
 
@@ -95,7 +99,9 @@ export async function buildApp({ config, database, clock = systemClock, logger =
 
   await app.register(edge.plugin);
   installRefusalLog(app);
-  services.outboxMetrics.register(installObservability(app));
+  const metrics = installObservability(app);
+  app.decorate('metrics', metrics);
+  services.outboxMetrics.register(metrics);
   await installOverloadProtection(app, config, database);
   installAnonymousLimit(app, services.rateLimits);
 
@@ -115,6 +121,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   if (services.mail.devMailbox) devMailboxPage(app, { brand, mailbox: services.mail.devMailbox });
   await app.register(authorizationServer, { services });
   await app.register(interactionPages, { services });
+  await app.register(accountPages, { services });
   invitationPages(app, { brand, deps: services });
   await app.register(resourceApi, { services });
   if (config.DEMO_ENABLED) await installDemo(app, services);

@@ -33,6 +33,13 @@ export const isAdminScope = (value: string): value is AdminScope => (ADMIN_SCOPE
 
 export const adminAudience = (issuer: string): string => `${issuer}/admin`;
 
+/**
+ * The audience that lets an access token into /userinfo. A user token granted `openid` names it next to its
+ * resource (aud = [resource, this]); /userinfo accepts no other token (RFC 8707, RFC 9700 2.3;
+ * docs/security/tokens-and-operator-views.md). Not a resource server: it can be neither registered nor requested.
+ */
+export const userinfoAudience = (issuer: string): string => `${issuer}/userinfo`;
+
 export const adminScopeDescriptions: Record<AdminScope, string> = {
   'admin:read': 'Read Gatehouse configuration, users and the audit log (admin API)',
   'admin:write': 'Change Gatehouse configuration and users (admin API)',

@@ -1,5 +1,5 @@
-// Start-up: config → listen address check → database (with retry) → migrations → app → listen; graceful
-// shutdown on SIGTERM/SIGINT.
+// Start-up: config → listen address checks (main and metrics) → database (with retry) → migrations → app → listen
+// (main, then the metrics listener); graceful shutdown on SIGTERM/SIGINT.
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './app.js';
 import { connectDatabase } from './storage/connect.js';
@@ -7,6 +7,7 @@ import { migrate } from './storage/migrate.js';
 import { startAdminSocket } from './cli/admin-socket.js';
 import { StartupError } from './startup/startup-error.js';
 import { checkListenAddress, listenError } from './startup/listen-address.js';
+import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
 import { PRIVATE_UMASK } from './startup/data-dir.js';
 import { prettyLogStream, wantsPrettyLogs } from './log-format.js';
 
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
   process.umask(PRIVATE_UMASK);
   const config = loadConfig();
   await checkListenAddress(config.HOST, config.PORT);
+  const metricsNames = { host: 'METRICS_HOST', port: 'METRICS_PORT' };
+  if (config.METRICS_PORT !== null && config.METRICS_PORT !== 0) await checkListenAddress(config.METRICS_HOST, config.METRICS_PORT, undefined, metricsNames);
   const database = await connectDatabase(config, (m) => console.error(`gatehouse: ${m}`));
   await migrate(database.db);
   const logger = wantsPrettyLogs(process.stdout.isTTY, config.NODE_ENV) ? prettyLogStream(process.stdout) : true;
@@ -30,15 +33,27 @@ async function main(): Promise<void> {
     await database.close().catch(() => {});
     throw listenError(error, config.HOST, config.PORT);
   }
+  let metrics: MetricsListener | undefined;
+  if (config.METRICS_PORT !== null) {
+    const address = { host: config.METRICS_HOST, port: config.METRICS_PORT };
+    try {
+      metrics = await startMetricsListener(app.metrics, address, (e) => app.log.error({ err: e }, 'metrics could not be collected'));
+    } catch (error) {
+      await app.close().catch(() => {});
+      await database.close().catch(() => {});
+      throw listenError(error, address.host, address.port, metricsNames);
+    }
+  }
   // The embedded database is single-process: the CLI reaches it through the running server.
   const adminSocket = database.kind === 'pglite' ? await startAdminSocket(app.core, (e) => app.log.error({ err: e }, 'CLI command failed')) : undefined;
   app.log.info(
-    { issuer: config.ISSUER, database: database.kind, startup_ms: Math.round(performance.now() - started) },
+    { issuer: config.ISSUER, database: database.kind, metrics: metrics ? `http://${config.METRICS_HOST}:${metrics.port}/metrics` : 'off', startup_ms: Math.round(performance.now() - started) },
     'gatehouse ready',
   );
   if (config.DEMO_ENABLED) app.log.info(`demo application at ${config.ISSUER}/demo (sign in with a user from \`npx gatehouse users create\`)`);
   installShutdown(config, async () => {
     adminSocket?.close();
+    await metrics?.close();
     await app.close();
     await database.close();
   }, (m) => app.log.info(m));

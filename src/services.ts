@@ -48,6 +48,10 @@ import { keyEncryption, } from './crypto/key-encryption.js';
 import { secondFactors } from './interaction/mfa/second-factors.js';
 import { passkeyCeremonies } from './interaction/passkeys/passkeys.js';
 import { passkeysRepository } from './storage/passkeys-repository.js';
+import { signInMethods } from './interaction/sign-in/sign-in-methods.js';
+import { signInPipeline } from './interaction/sign-in/sign-in-pipeline.js';
+import { secondFactorBudget as accountSecondFactorBudget } from './interaction/sign-in/second-factor-budget.js';
+import { secondFactorFailuresRepository } from './storage/second-factor-failures-repository.js';
 import { accountPasswordChange } from './account/account-password.js';
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
 import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
@@ -131,14 +135,18 @@ export function createServices(options: ServicesOptions): Services {
   const users = usersRepository(db, clock);
   const sessions = browserSessions({ repository: browserSessionsRepository(db, clock), issuer: config.ISSUER, ttlSeconds: config.SESSION_TTL, clock });
   const passkeyStore = passkeysRepository(db, clock);
+  const factors = secondFactors({ repository: secondFactorsRepository(db, clock), encryption: keyEncryption(core.keyEncryptionKey), clock, issuerName: brand.name, passkeys: passkeyStore });
+  const passkeys = passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name });
+  const loginGuard = rateLimitedLogins(core.rateLimits);
+  const secondFactorBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock));
   const flow: FlowDeps = {
     issuer: config.ISSUER,
     brand,
     apiAudience: config.API_AUDIENCE,
     resources: core.resources,
     audit: core.audit,
-    secondFactors: secondFactors({ repository: secondFactorsRepository(db, clock), encryption: keyEncryption(core.keyEncryptionKey), clock, issuerName: brand.name, passkeys: passkeyStore }),
-    passkeys: passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name }),
+    secondFactors: factors,
+    passkeys,
     clock,
     interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
     sessions,
@@ -147,7 +155,10 @@ export function createServices(options: ServicesOptions): Services {
     clients: core.clients,
     users,
     codes,
-    loginGuard: rateLimitedLogins(core.rateLimits),
+    loginGuard,
+    // The one sign-in pipeline both faces use (src/interaction/sign-in/).
+    methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, passkeys }),
+    signIn: signInPipeline({ sessions, secondFactors: factors, secondFactorBudget, audit: core.audit }),
   };
 
   // One idempotency store and one cursor codec for both resource-server faces (/v1 and /admin/v1); the

@@ -15,7 +15,8 @@ const POLL_MS = 20;
 
 export async function startBuiltGatehouse(name: string, options: { env: Record<string, string>; port: number; timeoutMs?: number }): Promise<ChildServer> {
   await ensureBuilt({ quiet: true });
-  const child = spawn(process.execPath, [ENTRY], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // METRICS_PORT 0: the metrics listener on a port of the system's choosing, never colliding with another server.
+  const child = spawn(process.execPath, [ENTRY], { env: { ...process.env, METRICS_PORT: '0', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (d: Buffer) => {
     tail = (tail + d.toString()).slice(-8_000);

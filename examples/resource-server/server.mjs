@@ -37,7 +37,8 @@ async function introspect(token) {
     body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
   });
   const result = response.ok ? await response.json() : { active: false };
-  if (result.active !== true || result.aud !== IDENTIFIER) throw new Refusal(401, 'invalid_token');
+  // aud is this API's identifier, or [identifier, {ISSUER}/userinfo] for a user's openid token (RFC 7662 allows an array).
+  if (result.active !== true || ![result.aud].flat().includes(IDENTIFIER)) throw new Refusal(401, 'invalid_token');
 }
 
 async function handle(request) {

@@ -23,6 +23,10 @@ export interface AccountPageInput {
   passkeys: PasskeyCredential[];
   notice: string | undefined;
   error: string | undefined;
+  /** Show the "confirm it is you" form (a factor change was refused for a stale proof, or the proof failed). */
+  reauth: boolean;
+  /** After a password change: list the account's factors so the user can remove any they do not recognise. */
+  reviewFactors: boolean;
 }
 
 /** Messages by the code in the query string after a 303: fixed text, never echoed input. */
@@ -33,6 +37,7 @@ export const ACCOUNT_NOTICES: Record<string, string> = {
   app_revoked: 'The app’s access was revoked.',
   passkey_added: 'The passkey was added.',
   passkey_removed: 'The passkey was removed.',
+  reauth: 'Thank you. For the next few minutes you can add or remove second factors.',
 };
 
 export const ACCOUNT_ERRORS: Record<string, string> = {
@@ -40,8 +45,12 @@ export const ACCOUNT_ERRORS: Record<string, string> = {
   new_password: 'The new password must be 8 to 1024 characters.',
   totp_code: 'That code is not correct. Scan the QR code again or check the time on your device.',
   totp_active: 'An authenticator app is already set up. Remove it first.',
-  reauth: 'To remove your last second factor, sign out and sign in again, then remove it within five minutes.',
+  reauth: 'Confirm it is you before changing your two-step verification: type your password (or a code from your authenticator app) below, then try again.',
+  reauth_failed: 'That was not accepted. Type your current password, or a code from your authenticator app.',
 };
+
+/** Codes whose page shows the "confirm it is you" form. */
+export const REAUTH_ERRORS = new Set(['reauth', 'reauth_failed']);
 
 const post = (action: string, csrf: string, inner: string, className = '') =>
   `<form method="post" action="${escapeHtml(action)}"${className ? ` class="${className}"` : ''}>\n${hiddenInput('csrf', csrf)}\n${inner}\n</form>`;
@@ -93,6 +102,33 @@ ${post('/account/apps/revoke', csrfToken, `${hiddenInput('client_id', a.clientId
   return `<ul class="rows">${items.join('\n')}</ul>`;
 }
 
+/** Re-authentication (docs/security/account-factors.md): the current password, or a code when the account has an authenticator. */
+function reauthSection({ csrfToken: csrf, username, factors }: AccountPageInput): string {
+  const code =
+    factors.totp === 'active'
+      ? `<label for="reauth_otp">Or a code from your authenticator app</label>
+<input id="reauth_otp" name="otp" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="8" autocomplete="one-time-code">`
+      : '';
+  return `<section id="reauth" aria-labelledby="reauth-title"><h2 id="reauth-title">Confirm it is you</h2>
+${post('/account/reauth', csrf, `<input type="text" name="username" autocomplete="username" value="${escapeHtml(username)}" hidden>
+<label for="reauth_password">Your password</label>
+<input id="reauth_password" name="password" type="password" autocomplete="current-password">
+${code}
+<button type="submit">Confirm</button>`)}</section>`;
+}
+
+/** After a password change: every second factor of the account, each removable from the sections below. */
+function factorReview({ factors, passkeys }: AccountPageInput): string {
+  const items = [
+    ...(factors.totp === 'active' ? ['<li>An authenticator app (one-time codes)</li>'] : []),
+    ...(factors.recoveryCodes > 0 ? [`<li>${factors.recoveryCodes} recovery codes</li>`] : []),
+    ...passkeys.map((p) => `<li>Passkey <strong>${escapeHtml(p.name)}</strong>, added ${when(p.createdAt)}</li>`),
+  ];
+  if (items.length === 0) return '<p id="factor-review" class="muted">Your account has no second factors.</p>';
+  return `<div id="factor-review"><p>These second factors can sign in to your account. If you do not recognise one, remove it below now.</p>
+<ul>${items.join('')}</ul></div>`;
+}
+
 export function renderAccountPage(input: AccountPageInput): string {
   const { brand, csrfToken: csrf, username, notice, error } = input;
   return layout(
@@ -101,6 +137,7 @@ export function renderAccountPage(input: AccountPageInput): string {
     `<h1>Your account</h1>
 <p>Signed in as <strong>${escapeHtml(username)}</strong>.</p>
 ${notice ? `<p class="notice" role="status">${escapeHtml(notice)}</p>` : ''}${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+${input.reviewFactors ? factorReview(input) : ''}${input.reauth ? reauthSection(input) : ''}
 <h2>Password</h2>
 ${post('/account/password', csrf, `<input type="text" name="username" autocomplete="username" value="${escapeHtml(username)}" hidden>
 <label for="current_password">Current password</label>

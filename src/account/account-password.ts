@@ -1,13 +1,15 @@
-// The account page's password change goes through the one password-change path (src/accounts/password-change.ts):
+// The account page's password change goes through the one password-change path (src/user-rules/password-change.ts):
 // the user proves the current password (charged to the failed-login budget), and the change ends every other
 // session of the user and revokes every refresh-token family — the session it came from stays signed in.
-import { changePassword, type PasswordChangeDeps } from '../accounts/password-change.js';
+import { changePassword, type PasswordChangeDeps } from '../user-rules/password-change.js';
 import { ProblemError } from '../http/errors.js';
+import type { Db } from '../storage/database.js';
 import type { User } from '../storage/users-repository.js';
 import type { PasswordChangeOutcome } from './account-routes.js';
 
 export function accountPasswordChange(deps: PasswordChangeDeps) {
-  return async (user: User, currentPassword: string, newPassword: string, keepSession: string): Promise<PasswordChangeOutcome> => {
+  /** `onChanged` runs in the change's transaction (the audit event commits with the new password). */
+  return async (user: User, currentPassword: string, newPassword: string, keepSession: string, onChanged?: (tx: Db) => Promise<void>): Promise<PasswordChangeOutcome> => {
     try {
       await changePassword(deps, {
         user,
@@ -15,6 +17,7 @@ export function accountPasswordChange(deps: PasswordChangeDeps) {
         // The page's signed-in user is the account's owner, exactly like a user token of that user on the API.
         authority: { by: 'api', principal: { kind: 'user', sub: user.id }, currentPassword },
         keepSession,
+        ...(onChanged ? { onChanged: (tx: Db) => onChanged(tx) } : {}),
       });
       return 'changed';
     } catch (error) {

@@ -4,31 +4,34 @@
 // codes, the one page that shows them). A session of an account with a second factor that did not use it
 // (it signed in before the factor was added) is stepped up before the page shows anything.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { epochSeconds, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import type { Brand } from '../http/brand.js';
 import { logRefusal } from '../http/refusal-log.js';
 import { isLoggedIn } from '../interaction/complete.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../interaction/csrf.js';
 import { seeOther, sendPage } from '../interaction/interaction-context.js';
-import type { LoginGuard } from '../interaction/login/login-failures.js';
-import { authenticate } from '../interaction/login/authenticate.js';
 import { renderSecondFactorPage } from '../interaction/mfa/second-factor-page.js';
-import { ACCOUNT_FLOW, AMR_PASSWORD, AMR_PASSWORD_AND_OTP, type SecondFactors } from '../interaction/mfa/second-factors.js';
+import { ACCOUNT_FLOW, type SecondFactors } from '../interaction/mfa/second-factors.js';
 import { renderLoginPage } from '../interaction/pages/login-page.js';
 import type { BrowserSessions } from '../interaction/session/browser-sessions.js';
 import type { AccountRepository } from '../storage/account-repository.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
+import type { Db } from '../storage/database.js';
+import { accountEvent } from './account-events.js';
+import { currentPreSession, ensurePreSession } from './pre-session.js';
 import type { User, UsersRepository } from '../storage/users-repository.js';
-import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, renderAccountPage, renderRecoveryCodesPage } from './account-page.js';
+import { fullySignedIn as accountSession, hasFreshProof, type SignedIn } from './account-session.js';
+import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, REAUTH_ERRORS, renderAccountPage, renderRecoveryCodesPage } from './account-page.js';
 import { accountPasskeyRoutes } from './account-passkeys.js';
 import type { PasskeyCeremonies } from '../interaction/passkeys/passkeys.js';
 import { passkeyAction, secondFactorOffer, withPasskeyScripts } from '../interaction/passkeys/passkey-fragments.js';
 import { pageSecurityHeaders } from '../http/html.js';
+import { codeOf } from '../interaction/sign-in/one-time-code-methods.js';
+import type { SignInMethods } from '../interaction/sign-in/sign-in-methods.js';
+import type { SignInPipeline } from '../interaction/sign-in/sign-in-pipeline.js';
 
 export const ACCOUNT_PATH = '/account';
-/** Removing the last second factor needs a sign-in at most this old. */
-export const FRESH_LOGIN_SECONDS = 300;
 
 export type PasswordChangeOutcome = 'changed' | 'wrong_current_password';
 
@@ -38,36 +41,33 @@ export interface AccountDeps {
   clock: Clock;
   sessions: BrowserSessions;
   users: Pick<UsersRepository, 'findByUsername' | 'findById'>;
-  loginGuard: LoginGuard;
+  /** Sign-in: the same methods and pipeline as the authorization flow's pages (src/interaction/sign-in/). */
+  methods: SignInMethods;
+  signIn: SignInPipeline;
   secondFactors: SecondFactors;
   account: AccountRepository;
   /** Security events: an app's access revoked by its user (docs/audit-log.md). */
   audit: AuditSink;
-  /** src/accounts/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
-  changePassword(user: User, currentPassword: string, newPassword: string, keepSession: string): Promise<PasswordChangeOutcome>;
+  /** src/user-rules/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
+  changePassword(user: User, currentPassword: string, newPassword: string, keepSession: string, onChanged?: (tx: Db) => Promise<void>): Promise<PasswordChangeOutcome>;
   /** Passkeys: the account page's list, registration and removal, and passkey sign-in (account-passkeys.ts). */
   passkeys: PasskeyCeremonies;
+  /** Seconds a proof of the account stays fresh for factor changes (REAUTH_MAX_AGE, account-session.ts). */
+  reauthMaxAge: number;
 }
 
-type SignedIn = BrowserSession & { userId: string; authTime: number };
-const options = { config: { face: 'page' as const } };
+/** Every /account route draws on the per-address page budget (src/http/anonymous-limit.ts). */
+const options = { config: { face: 'page' as const, limit: 'pages' as const } };
 const query = (request: FastifyRequest, name: string) => {
   const value = (request.query as Record<string, unknown>)[name];
   return typeof value === 'string' ? value : undefined;
 };
-const signInDevice = (request: FastifyRequest) => ({ userAgent: request.headers['user-agent'], ip: request.ip });
 const back = { href: ACCOUNT_PATH, label: 'Back to your account' };
 
 export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   const { sessions, secondFactors: factors } = deps;
 
-  /** A signed-in session whose second factor (if the account has one) was used; else undefined. */
-  async function fullySignedIn(session: BrowserSession | undefined): Promise<SignedIn | undefined> {
-    if (!isLoggedIn(session)) return undefined;
-    if (!(await factors.required(session.userId))) return session;
-    const amr = (await factors.sessionAmr(session.idHash)) ?? [];
-    return amr.includes('mfa') ? session : undefined;
-  }
+  const fullySignedIn = (session: BrowserSession | undefined) => accountSession(session, factors);
 
   /** Origin, session and CSRF token of a POST; the fully signed-in session, or undefined. */
   async function postSession(request: FastifyRequest): Promise<{ session: BrowserSession | undefined; signedIn: SignedIn | undefined }> {
@@ -79,8 +79,15 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   }
 
   app.get(ACCOUNT_PATH, options, async (request, reply) => {
-    const session = await sessions.ensure(request, reply);
     const failed = query(request, 'failed') === '1';
+    const existing = await sessions.current(request);
+    if (!existing) {
+      // No browser session: the sign-in form, with no server-side state behind it (pre-session.ts).
+      const { csrfToken } = ensurePreSession(request, reply, deps.issuer);
+      const login = renderLoginPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/login`, csrfToken, clientName: 'your account', failed, passkey: passkeyAction(`${ACCOUNT_PATH}/passkey`, csrfToken) });
+      return sendPage(reply, login, 200, withPasskeyScripts(pageSecurityHeaders));
+    }
+    const session = existing;
     const signedIn = await fullySignedIn(session);
     if (!signedIn) {
       // Step-up of a password-only session of an account that has a second factor now.
@@ -109,31 +116,35 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     ]);
     const notice = ACCOUNT_NOTICES[query(request, 'done') ?? ''];
     const error = ACCOUNT_ERRORS[query(request, 'error') ?? ''];
+    const reauth = REAUTH_ERRORS.has(query(request, 'error') ?? '');
+    const reviewFactors = query(request, 'done') === 'password';
     return sendPage(
       reply,
-      renderAccountPage({ brand: deps.brand, csrfToken: signedIn.csrfToken, username: user.username, currentSession: signedIn.idHash, factors: status, enrollment, sessions: list, apps, passkeys, notice, error }),
+      renderAccountPage({ brand: deps.brand, csrfToken: signedIn.csrfToken, username: user.username, currentSession: signedIn.idHash, factors: status, enrollment, sessions: list, apps, passkeys, notice, error, reauth, reviewFactors }),
       200,
       withPasskeyScripts(pageSecurityHeaders),
     );
   });
 
   app.post(`${ACCOUNT_PATH}/login`, options, async (request, reply) => {
-    const { session } = await postSession(request);
-    if (!session) return seeOther(reply, ACCOUNT_PATH);
-    const outcome = await authenticate(
-      { username: formField(request.body, 'username') ?? '', password: formField(request.body, 'password') ?? '', ip: request.ip },
-      { users: deps.users, guard: deps.loginGuard },
-    );
-    if (!outcome.ok) {
-      logRefusal(request, { reason: outcome.reason, user_id: outcome.userId }, 303);
-      return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
-    }
-    if (await factors.required(outcome.user.id)) {
-      await factors.awaitSecondFactor(session.idHash, outcome.user.id, ACCOUNT_FLOW);
+    checkSameOrigin(request, deps.issuer);
+    // The browser's session when it has one (a step-up, a second try), else its pre-session token.
+    const session = await sessions.current(request);
+    const form = session ?? currentPreSession(request, deps.issuer);
+    if (!form) return seeOther(reply, ACCOUNT_PATH);
+    checkCsrfToken(formField(request.body, 'csrf'), form, back);
+    const username = formField(request.body, 'username') ?? '';
+    const password = formField(request.body, 'password') ?? '';
+    const context = { request, face: 'account', method: 'password', answer: 'form' } as const;
+    const outcome = await deps.signIn.attempt(context, () => deps.methods.password({ username, password, ip: request.ip }));
+    if (!outcome.ok) return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
+    if (await factors.required(outcome.userId)) {
+      // The first server-side state of this browser: only after a correct password.
+      const waiting = session ?? (await sessions.ensure(request, reply));
+      await factors.awaitSecondFactor(waiting.idHash, outcome.userId, ACCOUNT_FLOW);
       return seeOther(reply, ACCOUNT_PATH);
     }
-    const fresh = await sessions.login(reply, session, outcome.user.id);
-    await factors.recordSignIn(fresh.idHash, { amr: AMR_PASSWORD, ...signInDevice(request) });
+    await deps.signIn.completeSignIn(context, reply, session, outcome);
     return seeOther(reply, ACCOUNT_PATH);
   });
 
@@ -142,44 +153,70 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     if (!session) return seeOther(reply, ACCOUNT_PATH);
     const userId = await factors.pendingUser(session.idHash, ACCOUNT_FLOW);
     if (userId === undefined) return seeOther(reply, ACCOUNT_PATH);
-    const reservation = await deps.loginGuard.charge({ userId, ip: request.ip });
-    const outcome = await factors.verify(userId, { otp: formField(request.body, 'otp'), recoveryCode: formField(request.body, 'recovery_code') });
-    if (!outcome.ok) {
-      logRefusal(request, { reason: outcome.reason, user_id: userId }, 303);
-      return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
-    }
-    await reservation.refund();
+    const { method, code } = codeOf({ otp: formField(request.body, 'otp'), recoveryCode: formField(request.body, 'recovery_code') });
+    const context = { request, face: 'account', method, userId, answer: 'form' } as const;
+    const outcome = await deps.signIn.attempt(context, () => deps.methods[method]({ userId, code, ip: request.ip }));
+    if (!outcome.ok) return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
     if ((await factors.consumePending(session.idHash, ACCOUNT_FLOW)) !== userId) return seeOther(reply, ACCOUNT_PATH);
-    const fresh = await sessions.login(reply, session, userId);
-    await factors.recordSignIn(fresh.idHash, { amr: outcome.amr, ...signInDevice(request) });
+    await deps.signIn.completeSignIn(context, reply, session, outcome);
     return seeOther(reply, ACCOUNT_PATH);
   });
 
-  /** The POSTs of a signed-in user: each gets the session and the user, or goes back to /account. */
-  const signedInPost = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SignedIn, user: User) => Promise<FastifyReply>) =>
+  /**
+   * The POSTs of a signed-in user: each gets the session and the user, or goes back to /account. A change
+   * of second factors (`needs: 'fresh proof'`) first asks a session whose proof is stale to confirm it is them.
+   */
+  const signedInPost = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SignedIn, user: User) => Promise<FastifyReply>, needs?: 'fresh proof') =>
     app.post(`${ACCOUNT_PATH}${path}`, options, async (request, reply) => {
       const { signedIn } = await postSession(request);
       const user = signedIn && (await deps.users.findById(signedIn.userId));
       if (!signedIn || !user) return seeOther(reply, ACCOUNT_PATH);
+      if (needs === 'fresh proof' && !(await hasFreshProof(signedIn, deps))) {
+        logRefusal(request, { reason: 'reauthentication_required', user_id: user.id }, 303);
+        return seeOther(reply, `${ACCOUNT_PATH}?error=reauth`);
+      }
       return act(request, reply, signedIn, user);
     });
+
+  // Re-authentication: the current password, or a code of the account's authenticator app (a proof like a
+  // sign-in's, through the same methods and budgets). It makes the session's proof fresh; nothing else.
+  signedInPost('/reauth', async (request, reply, session, user) => {
+    const password = formField(request.body, 'password') ?? '';
+    const { method, code } = password !== '' ? { method: 'password' as const, code: '' } : codeOf({ otp: formField(request.body, 'otp'), recoveryCode: formField(request.body, 'recovery_code') });
+    const context = { request, face: 'account', method, userId: user.id, answer: 'form' } as const;
+    const outcome = await deps.signIn.attempt(context, () =>
+      method === 'password' ? deps.methods.password({ username: user.username, password, ip: request.ip }) : deps.methods[method]({ userId: user.id, code, ip: request.ip }),
+    );
+    if (!outcome.ok || outcome.userId !== user.id) return seeOther(reply, `${ACCOUNT_PATH}?error=reauth_failed`);
+    await factors.recordProof(session.idHash);
+    return seeOther(reply, `${ACCOUNT_PATH}?done=reauth`);
+  });
 
   signedInPost('/password', async (request, reply, session, user) => {
     const current = formField(request.body, 'current_password') ?? '';
     const next = formField(request.body, 'new_password') ?? '';
     if (next.length < 8 || next.length > 1024) return seeOther(reply, `${ACCOUNT_PATH}?error=new_password`);
-    const outcome = await deps.changePassword(user, current, next, session.idHash);
-    if (outcome !== 'changed') {
-      logRefusal(request, { reason: outcome, user_id: user.id }, 303);
-      return seeOther(reply, `${ACCOUNT_PATH}?error=current_password`);
-    }
+    // The current password is a proof like a sign-in's: a wrong one is login.failed, a spent budget login.locked_out.
+    const context = { request, face: 'account', method: 'password', userId: user.id, answer: 'form' } as const;
+    const outcome = await deps.signIn.attempt(context, async () => {
+      const changed = await deps.changePassword(user, current, next, session.idHash, (tx) => accountEvent(deps.audit, request, 'account.password_changed', user.id, {}, tx));
+      return changed === 'changed' ? { ok: true, userId: user.id, amr: ['pwd'] } : { ok: false, reason: changed, userId: user.id };
+    });
+    if (!outcome.ok) return seeOther(reply, `${ACCOUNT_PATH}?error=current_password`);
+    // The current password was just proven: the page now lists the account's factors, and removing one it
+    // does not recognise needs no further proof (docs/security/account-factors.md).
+    await factors.recordProof(session.idHash);
     return seeOther(reply, `${ACCOUNT_PATH}?done=password`);
   });
 
-  signedInPost('/totp', async (_request, reply, _session, user) => {
-    const started = await factors.beginTotp(user);
-    return seeOther(reply, started ? ACCOUNT_PATH : `${ACCOUNT_PATH}?error=totp_active`);
-  });
+  signedInPost(
+    '/totp',
+    async (_request, reply, _session, user) => {
+      const started = await factors.beginTotp(user);
+      return seeOther(reply, started ? ACCOUNT_PATH : `${ACCOUNT_PATH}?error=totp_active`);
+    },
+    'fresh proof',
+  );
 
   signedInPost('/totp/confirm', async (request, reply, session, user) => {
     const codes = await factors.confirmTotp(user.id, formField(request.body, 'otp') ?? '');
@@ -187,26 +224,33 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       logRefusal(request, { reason: 'wrong_otp', user_id: user.id }, 303);
       return seeOther(reply, `${ACCOUNT_PATH}?error=totp_code`);
     }
-    // This session just proved the new factor: it counts as signed in with it.
-    await factors.recordSignIn(session.idHash, { amr: AMR_PASSWORD_AND_OTP, ...signInDevice(request) });
+    await accountEvent(deps.audit, request, 'account.second_factor_added', user.id, { factor: 'totp' });
+    // Binding never raises this session's amr (a stolen password-only session must not become an MFA one):
+    // it only keeps the account page open to it.
+    await factors.markBoundFactor(session.idHash);
     return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
-  });
+  }, 'fresh proof');
 
-  signedInPost('/totp/remove', async (request, reply, session, user) => {
-    const status = await factors.status(user.id);
-    // The authenticator is the account's only second factor (no passkey either): removing it needs a recent sign-in.
-    if (status.totp === 'active' && status.passkeys === 0 && epochSeconds(deps.clock) - session.authTime > FRESH_LOGIN_SECONDS) {
-      logRefusal(request, { reason: 'stale_login_for_factor_removal', user_id: user.id }, 303);
-      return seeOther(reply, `${ACCOUNT_PATH}?error=reauth`);
-    }
-    await factors.removeAll(user.id);
-    return seeOther(reply, `${ACCOUNT_PATH}?done=totp_removed`);
-  });
+  signedInPost(
+    '/totp/remove',
+    async (request, reply, _session, user) => {
+      await factors.removeAll(user.id);
+      await accountEvent(deps.audit, request, 'account.second_factor_removed', user.id, { factor: 'totp' });
+      return seeOther(reply, `${ACCOUNT_PATH}?done=totp_removed`);
+    },
+    'fresh proof',
+  );
 
-  signedInPost('/recovery-codes', async (_request, reply, _session, user) => {
-    if ((await factors.status(user.id)).totp !== 'active') return seeOther(reply, ACCOUNT_PATH);
-    return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes: await factors.regenerateRecoveryCodes(user.id) }));
-  });
+  signedInPost(
+    '/recovery-codes',
+    async (request, reply, _session, user) => {
+      if ((await factors.status(user.id)).totp !== 'active') return seeOther(reply, ACCOUNT_PATH);
+      const codes = await factors.regenerateRecoveryCodes(user.id);
+      await accountEvent(deps.audit, request, 'account.recovery_codes_regenerated', user.id);
+      return sendPage(reply, renderRecoveryCodesPage({ brand: deps.brand, codes }));
+    },
+    'fresh proof',
+  );
 
   signedInPost('/sessions/end', async (request, reply, session, user) => {
     const target = formField(request.body, 'session') ?? '';

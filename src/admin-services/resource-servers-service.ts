@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../storage/database.js';
-import { isOidcScope } from '../scopes.js';
+import { isOidcScope, userinfoAudience } from '../scopes.js';
 import { createClient } from '../oauth/clients/create-client.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
 import type { ResourceRegistry } from '../oauth/resources/registry.js';
@@ -137,6 +137,8 @@ export async function createResourceServerRecord(
   as: ActingAs,
 ): Promise<{ server: ResourceServer; secret: string }> {
   const id = checkIdentifier(identifier);
+  // /userinfo's audience must mean /userinfo: a resource server under it would receive every openid token.
+  if (id === userinfoAudience(deps.config.ISSUER)) throw new AdminRuleError('invalid', 'is the UserInfo endpoint of this issuer, not a resource server', 'identifier');
   const checked = checkInput(input, deps.config.ACCESS_TOKEN_TTL);
   const created = await inTransaction(deps.db, async (tx) => {
     const { client, secret } = await createClient(clientsRepository(tx, deps.clock), {

@@ -1,7 +1,7 @@
 // User administration, written once for the CLI (`gatehouse users ...`) and the admin API
 // (/admin/v1/users): the username and password rules, verified flags (both faces are the operator's, so
-// they may raise one — accounts/verified-claims.ts), version-guarded writes (If-Match), a password set by
-// the operator ending the user's sessions and refresh tokens (accounts/password-change.ts), the second-
+// they may raise one — user-rules/verified-claims.ts), version-guarded writes (If-Match), a password set by
+// the operator ending the user's sessions and refresh tokens (user-rules/password-change.ts), the second-
 // factor reset, custom attributes (the whole set, checked by user-attributes.ts, in the same UPDATE), and one
 // audit event per change in the change's transaction — field names only (`attributes.NAME`), never a
 // password or an attribute's value (docs/admin-api.md, docs/audit-log.md).
@@ -10,12 +10,13 @@ import type { Db } from '../storage/database.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { hashPassword } from '../crypto/passwords.js';
 import { usersRepository, UsernameTakenError, type Address, type User, type UserProfile } from '../storage/users-repository.js';
-import { userAdminRepository, type SecondFactorKind } from '../storage/user-admin-repository.js';
+import { userAdminRepository, type SecondFactors } from '../storage/user-admin-repository.js';
 import { passkeysRepository } from '../storage/passkeys-repository.js';
 import { secondFactorsRepository } from '../storage/second-factors-repository.js';
 import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
-import { changePassword } from '../accounts/password-change.js';
-import { verifiedAfterWrite } from '../accounts/verified-claims.js';
+import { grantsRepository } from '../storage/grants-repository.js';
+import { changePassword } from '../user-rules/password-change.js';
+import { verifiedAfterWrite } from '../user-rules/verified-claims.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { changedFields, type ActingAs } from './clients-service.js';
 import { AdminFieldErrors, AdminRuleError } from './rule-error.js';
@@ -140,8 +141,9 @@ export async function findUserByIdOrUsername(deps: Pick<UserServiceDeps, 'db' | 
   return user;
 }
 
-export async function secondFactorKinds(deps: Pick<UserServiceDeps, 'db'>, userIds: readonly string[]): Promise<Map<string, SecondFactorKind[]>> {
-  return userAdminRepository(deps.db).secondFactorKinds(userIds);
+/** Each user's second factors (TOTP, recovery codes, passkeys) and the stamp that moves with any change to them. */
+export async function secondFactorsOf(deps: Pick<UserServiceDeps, 'db'>, userIds: readonly string[]): Promise<Map<string, SecondFactors>> {
+  return userAdminRepository(deps.db).secondFactors(userIds);
 }
 
 /** A page of users, oldest first; `search`: a case-insensitive prefix of the username or the e-mail address. */
@@ -152,7 +154,7 @@ export async function listUserRecords(deps: Pick<UserServiceDeps, 'db'>, page: {
 
 /**
  * Writes the user's members, only if still at `expectedVersion` when given (else `stale`). A verified flag
- * not asked for stays true only for an unchanged address (accounts/verified-claims.ts). Changed attributes
+ * not asked for stays true only for an unchanged address (user-rules/verified-claims.ts). Changed attributes
  * are part of the same UPDATE, which then also holds `current`'s version (they were computed from it), so an
  * attribute set in between (the CLI's set-attribute) makes the write stale instead of being lost.
  */
@@ -193,7 +195,7 @@ export const userFields = (u: User): UserFields => ({
 
 /**
  * The operator sets a new password: in one transaction the hash changes, every browser session ends and
- * every refresh-token family of the user is revoked (accounts/password-change.ts), and the event is written.
+ * every refresh-token family of the user is revoked (user-rules/password-change.ts), and the event is written.
  */
 export async function setUserPassword(deps: UserServiceDeps, id: string, password: string | undefined, as: ActingAs, expectedVersion?: number): Promise<User> {
   const checked = checkPassword(password);
@@ -233,16 +235,20 @@ export async function deleteUserRecord(deps: UserServiceDeps, id: string, as: Ac
 }
 
 /**
- * For a user who lost their authenticator and recovery codes: every second factor is removed and every
- * browser session ends, so no session signed in with the removed factor outlives it (docs/second-factors.md).
- * Returns how many sessions ended.
+ * For a user who lost their authenticator and recovery codes: every second factor is removed, every browser
+ * session ends, and every grant whose sign-in used a second factor (amr `mfa`, so its tokens state the mfa acr)
+ * is revoked with its access tokens: nothing signed in with the removed factors outlives them — a refresh token
+ * would otherwise keep minting mfa tokens (docs/second-factors.md, docs/security/tokens-and-operator-views.md).
+ * Grants from password-only sign-ins stay: the factors played no part in them.
  */
-export async function resetSecondFactors(deps: UserServiceDeps, user: Pick<User, 'id'>, as: ActingAs): Promise<number> {
+export async function resetSecondFactors(deps: UserServiceDeps, user: Pick<User, 'id'>, as: ActingAs): Promise<{ sessionsEnded: number; grantsRevoked: number }> {
   return inTransaction(deps.db, async (tx) => {
     await secondFactorsRepository(tx, deps.clock).removeAll(user.id);
     await passkeysRepository(tx, deps.clock).removeAll(user.id);
     const sessionsEnded = await browserSessionsRepository(tx, deps.clock).endAllOf(user.id);
-    await deps.audit.emit(userChangeEvent('admin.user.second_factors_reset', user.id, as, ['second_factors'], { sessions_ended: sessionsEnded }), { tx });
-    return sessionsEnded;
+    const grantsRevoked = await grantsRepository(tx, deps.clock).revoke({ userId: user.id, signedInWith: 'mfa' });
+    const details = { sessions_ended: sessionsEnded, grants_revoked: grantsRevoked };
+    await deps.audit.emit(userChangeEvent('admin.user.second_factors_reset', user.id, as, ['second_factors'], details), { tx });
+    return { sessionsEnded, grantsRevoked };
   });
 }

@@ -26,6 +26,11 @@ export const SECURITY_EVENT_TYPES = [
   'login.failed',
   'login.locked_out',
   'user.invitation_accepted',
+  // A user's own credential changes on /account (src/account/account-events.ts).
+  'account.password_changed',
+  'account.second_factor_added',
+  'account.second_factor_removed',
+  'account.recovery_codes_regenerated',
   'consent.given',
   'consent.revoked',
   'refresh_token.reused',

@@ -17,6 +17,18 @@ export const serverSettings = {
     parse: nonEmpty,
     fallback: 'localhost',
   },
+  METRICS_PORT: {
+    doc: 'TCP port of the separate Prometheus listener (`GET /metrics`); `off` serves no metrics. The main listener has no `/metrics` (docs/security/tokens-and-operator-views.md).',
+    expects: 'an integer between 0 and 65535, or off',
+    parse: (raw: string): number | null | undefined => (raw.trim().toLowerCase() === 'off' ? null : int(0, 65535)(raw)),
+    fallback: 9464 as number | null,
+  },
+  METRICS_HOST: {
+    doc: 'Interface the metrics listener binds: loopback by default, so only this host (a local Prometheus or agent) can scrape it.',
+    expects: 'a host name or IP address',
+    parse: nonEmpty,
+    fallback: '127.0.0.1',
+  },
   ISSUER: {
     doc: 'Public base URL of the service (`base_url`); the OAuth issuer identifier. No trailing slash, query or fragment.',
     expects: 'an http(s) URL without query or fragment',

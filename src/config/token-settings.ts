@@ -37,6 +37,7 @@ export const tokenSettings = {
     60,
   ),
   SESSION_TTL: seconds('Browser login session lifetime.', 43_200, 60),
+  REAUTH_MAX_AGE: seconds('How recent a proof of the account (the sign-in, the current password or a second factor) must be for /account to add, regenerate or remove a second factor; older sessions are asked to confirm it is them (docs/security/account-factors.md).', 300, 30, 3600),
   CLOCK_SKEW: seconds('Tolerance applied to exp/nbf/iat checks.', 30, 0, 300),
   DPOP_NONCE_REQUIRED: {
     doc: 'Where a DPoP proof must carry a server-provided nonce (RFC 9449 §8, §9): `token` = at /token (a proof without one gets `use_dpop_nonce` and a `DPoP-Nonce` header, which standard clients retry with), `all` = also at /v1 and /userinfo, `off` = nowhere. A nonce that is sent is always checked, and every DPoP response offers a fresh one.',

@@ -1,4 +1,5 @@
-// Trace ids on every response, and Prometheus metrics (request count and latency by route and status).
+// Trace ids on every response, and Prometheus metrics (request count and latency by route and status). The
+// metrics are served by their own listener (metrics-listener.ts), never by the app: its /metrics is a 404.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -35,10 +36,6 @@ export function installObservability(app: FastifyInstance): Registry {
     requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
     done();
-  });
-  app.get('/metrics', { config: { face: 'problem' } }, async (_request, reply) => {
-    reply.type(registry.contentType);
-    return registry.metrics();
   });
   return registry;
 }

@@ -14,7 +14,8 @@ const SAMPLE_INTERVAL_MS = 250;
 
 const overloaded = (detail: string) => new ProblemError('service-unavailable', detail, { headers: { 'retry-after': RETRY_AFTER } });
 
-const exempt = (request: FastifyRequest) => request.url === '/healthz' || request.url === '/metrics';
+// (/metrics has a listener of its own, metrics-listener.ts, which this app's load does not shed.)
+const exempt = (request: FastifyRequest) => request.url === '/healthz';
 // /readyz needs the database, so a full connection queue sheds it too; event-loop pressure does not.
 const exemptFromLoopPressure = (request: FastifyRequest) => exempt(request) || request.url === '/readyz';
 

@@ -18,7 +18,7 @@ export function checkSameOrigin(request: FastifyRequest, issuer: string): void {
 }
 
 /** `back`: where the refusal page leads (the form's own page, reloaded with a fresh token). */
-export function checkCsrfToken(submitted: unknown, session: BrowserSession, back?: PageLink): void {
+export function checkCsrfToken(submitted: unknown, session: Pick<BrowserSession, 'csrfToken'>, back?: PageLink): void {
   if (typeof submitted !== 'string' || submitted === '' || !safeEqual(submitted, session.csrfToken)) {
     throw forbidden('The form has expired or did not come from this site. Go back and try again.', 'csrf_token_mismatch', back);
   }

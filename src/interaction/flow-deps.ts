@@ -13,6 +13,8 @@ import type { LoginGuard } from './login/login-failures.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { SecondFactors } from './mfa/second-factors.js';
 import type { PasskeyCeremonies } from './passkeys/passkeys.js';
+import type { SignInMethods } from './sign-in/sign-in-methods.js';
+import type { SignInPipeline } from './sign-in/sign-in-pipeline.js';
 
 export interface FlowDeps {
   issuer: string;
@@ -34,6 +36,9 @@ export interface FlowDeps {
   audit: AuditSink;
   secondFactors: SecondFactors;
   passkeys: PasskeyCeremonies;
+  /** The proofs a browser signs in with, and the one pipeline that records and completes them (sign-in/). */
+  methods: SignInMethods;
+  signIn: SignInPipeline;
 }
 
 /** A started login/consent may take this long (capped by the session lifetime). */

@@ -7,14 +7,13 @@ import fp from 'fastify-plugin';
 import type { Services } from '../services.js';
 import { ERROR_EDGE_PLUGIN, FORM_BODY_PLUGIN, JOBS_PLUGIN } from '../face-dependencies.js';
 import { installPageHeaders } from '../http/browser-pages.js';
-import { accountRoutes } from '../account/account-routes.js';
 import { interactionRoutes } from './interaction-routes.js';
 import { logoutRoutes } from './logout/logout-routes.js';
 import { passkeyAssetRoutes } from './passkeys/passkey-assets.js';
 
 export { INTERACTION_TTL_SECONDS } from './flow-deps.js';
 
-export type InteractionServices = Pick<Services, 'config' | 'keys' | 'clients' | 'sessions' | 'flow' | 'users' | 'account'>;
+export type InteractionServices = Pick<Services, 'config' | 'keys' | 'clients' | 'sessions' | 'flow' | 'users'>;
 
 async function pages(app: FastifyInstance, { services }: { services: InteractionServices }): Promise<void> {
   // Registered here unless another face already did so at the root (the plugin is not encapsulated).
@@ -26,7 +25,6 @@ async function pages(app: FastifyInstance, { services }: { services: Interaction
   interactionRoutes(app, deps);
   passkeyAssetRoutes(app);
   logoutRoutes(app, { ...hints, brand, sessions, clients });
-  accountRoutes(app, { ...deps, users: services.users, ...services.account });
 }
 
 export const interactionPages = fp(pages, { name: 'gatehouse-interaction', encapsulate: true, dependencies: [ERROR_EDGE_PLUGIN, FORM_BODY_PLUGIN, JOBS_PLUGIN] });

@@ -19,7 +19,7 @@ import { runTransaction } from '../storage/after-commit.js';
 import type { Db } from '../storage/database.js';
 import { accountTokensRepository, type AccountToken } from '../storage/account-tokens-repository.js';
 import { usersRepository, UsernameTakenError, type User } from '../storage/users-repository.js';
-import { endUserAccess } from '../accounts/end-user-access.js';
+import { endUserAccess } from '../user-rules/end-user-access.js';
 import { AdminRuleError } from '../admin-services/rule-error.js';
 import { checkPassword, USERNAME, USERNAME_RULE } from '../admin-services/users-service.js';
 import { userChangeEvent } from '../admin-services/user-events.js';

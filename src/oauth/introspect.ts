@@ -15,7 +15,7 @@ import { resourceServerIntrospection } from './resources/introspection.js';
 export function introspectionEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'tokenTypes' | 'clientAuth' | 'rateLimits' | 'resources' | 'bearerTokens'>): void {
   const handlers = services.tokenTypes;
   const auth = { ...services.clientAuth, methods: INTROSPECTION_AUTH_METHODS };
-  const forResourceServers = resourceServerIntrospection({ resources: services.resources, verify: services.bearerTokens });
+  const forResourceServers = resourceServerIntrospection({ resources: services.resources, verify: services.bearerTokens, issuer: services.config.ISSUER });
   app.post('/introspect', { config: { face: 'oauth' }, bodyLimit: services.config.FORM_BODY_LIMIT }, async (request, reply) => {
     reply.headers(NO_STORE);
     const params = formParameters(request);

@@ -1,14 +1,17 @@
 // OIDC Core 5.3 UserInfo, GET and POST. The access token comes from the Authorization header (RFC 6750 2.1)
 // or, for POST, the form body (2.2) — never the query (RFC 9700 4.3.2) and never both. Errors follow
 // RFC 6750 3: no credentials → 401 with a bare `Bearer` challenge; a bad token → 401 invalid_token; a token
-// without `openid` or without a user (client_credentials) → 403 insufficient_scope. A DPoP-bound token
-// needs the DPoP scheme and a proof (RFC 9449 7), like at the resource API.
+// without `openid` or without a user (client_credentials) → 403 insufficient_scope; a token whose audience does
+// not name the issuer's /userinfo (one issued for a resource server alone) → 401 invalid_token (RFC 8707,
+// RFC 9700 2.3: a token is used only where it was issued for; docs/security/tokens-and-operator-views.md). A
+// DPoP-bound token needs the DPoP scheme and a proof (RFC 9449 7), like at the resource API.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import { OAuthError } from '../http/errors.js';
 import type { UsersRepository } from '../storage/users-repository.js';
 import type { AccessTokenClaims, BearerRefusal, BearerVerifier } from './issued-tokens/bearer-access-token.js';
 import { userClaims } from './issued-tokens/user-claims.js';
+import { namesUserinfo } from './issued-tokens/token-audience.js';
 import { mappedClaims } from './resources/claims.js';
 import type { ResourceCatalogue } from './resources/registry.js';
 import { authorizationCredentials, dpopFailureHeaders, dpopRefusal, possessionFailure, type PresentedToken } from '../tokens/dpop/possession.js';
@@ -26,6 +29,11 @@ const invalidToken = (why: string) =>
   });
 const twoTokens = () =>
   new OAuthError('invalid_request', 'Send the access token in one place only.', { headers: challenge('error="invalid_request"'), log: refusalLog('invalid_request', 'two_tokens') });
+const notForUserinfo = () =>
+  new OAuthError('invalid_token', 'The access token was not issued for the UserInfo endpoint.', {
+    headers: challenge('error="invalid_token", error_description="The access token was not issued for the UserInfo endpoint."'),
+    log: refusalLog('invalid_token', 'audience'),
+  });
 const insufficientScope = () =>
   new OAuthError('insufficient_scope', 'The access token does not carry the openid scope of a user.', {
     headers: challenge('error="insufficient_scope", scope="openid"'),
@@ -47,7 +55,7 @@ function presentedToken(request: FastifyRequest): PresentedToken | undefined {
   return fromHeader ?? (fromBody === undefined ? undefined : { scheme: 'Bearer', token: fromBody });
 }
 
-async function authorize(request: FastifyRequest, verify: BearerVerifier, dpop: DpopDeps & { url: string; requireNonce: boolean }): Promise<AccessTokenClaims> {
+async function authorize(request: FastifyRequest, verify: BearerVerifier, dpop: DpopDeps & { url: string; requireNonce: boolean }, issuer: string): Promise<AccessTokenClaims> {
   const presented = presentedToken(request);
   if (presented === undefined || presented.token === '') throw noToken();
   let why: BearerRefusal = 'invalid';
@@ -57,6 +65,8 @@ async function authorize(request: FastifyRequest, verify: BearerVerifier, dpop: 
   if (failure) throw new OAuthError(failure.error, failure.description, { status: 401, headers: dpopFailureHeaders(failure), log: dpopRefusal(failure) });
   // A user token carries auth_time (access-tokens.ts); client_credentials tokens have no user.
   if (claims.auth_time === undefined || !claims.scope.includes('openid')) throw insufficientScope();
+  // The user-info-audience rule: the token must have been issued for /userinfo too, not only for a resource.
+  if (!namesUserinfo(claims.aud, issuer)) throw notForUserinfo();
   return claims;
 }
 
@@ -71,7 +81,7 @@ async function claimsOf(claims: AccessTokenClaims, users: Pick<UsersRepository, 
 export function userinfoEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'bearerTokens' | 'users' | 'dpop' | 'resources'>): void {
   const { config, bearerTokens: verify, users } = services;
   const dpop = { ...services.dpop, url: `${config.ISSUER}/userinfo`, requireNonce: config.DPOP_NONCE_REQUIRED === 'all' };
-  const handler = async (request: FastifyRequest) => claimsOf(await authorize(request, verify, dpop), users, await services.resources.catalogue());
+  const handler = async (request: FastifyRequest) => claimsOf(await authorize(request, verify, dpop, config.ISSUER), users, await services.resources.catalogue());
   const options = {
     config: { face: 'oauth' as const },
     bodyLimit: config.FORM_BODY_LIMIT,

@@ -6,13 +6,20 @@ import { StartupError } from './startup-error.js';
 
 type Lookup = (host: string) => Promise<{ address: string }>;
 
+/** The settings a listener's address comes from, named in the errors (HOST/PORT, or METRICS_HOST/METRICS_PORT). */
+export interface ListenSettings {
+  host: string;
+  port: string;
+}
+const MAIN_LISTENER: ListenSettings = { host: 'HOST', port: 'PORT' };
+
 /** Resolves HOST and binds PORT on it for an instant; throws a StartupError naming the variable at fault. */
-export async function checkListenAddress(host: string, port: number, resolve: Lookup = lookup): Promise<void> {
+export async function checkListenAddress(host: string, port: number, resolve: Lookup = lookup, names: ListenSettings = MAIN_LISTENER): Promise<void> {
   let address: string;
   try {
     ({ address } = await resolve(host));
   } catch (error) {
-    throw new StartupError(`HOST ${JSON.stringify(host)} cannot be resolved to an address (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`);
+    throw new StartupError(`${names.host} ${JSON.stringify(host)} cannot be resolved to an address (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`);
   }
   const probe = createServer();
   try {
@@ -21,25 +28,25 @@ export async function checkListenAddress(host: string, port: number, resolve: Lo
       probe.listen({ host: address, port, exclusive: true }, done);
     });
   } catch (error) {
-    throw listenError(error, host, port);
+    throw listenError(error, host, port, names);
   } finally {
     await new Promise<void>((done) => (probe.listening ? probe.close(() => done()) : done()));
   }
 }
 
 /** The one-line explanation of a failed listen, or the error itself when it is not about the address. */
-export function listenError(error: unknown, host: string, port: number): Error {
+export function listenError(error: unknown, host: string, port: number, names: ListenSettings = MAIN_LISTENER): Error {
   const where = `${host}:${port}`;
   switch ((error as NodeJS.ErrnoException).code) {
     case 'EADDRINUSE':
-      return new StartupError(`PORT ${port} is already in use on ${host} (another server is running there); stop it or set PORT to a free port`);
+      return new StartupError(`${names.port} ${port} is already in use on ${host} (another server is running there); stop it or set ${names.port} to a free port`);
     case 'EACCES':
-      return new StartupError(`PORT ${port} on ${host} needs privileges this process lacks; choose a PORT above 1023`);
+      return new StartupError(`${names.port} ${port} on ${host} needs privileges this process lacks; choose a ${names.port} above 1023`);
     case 'EADDRNOTAVAIL':
-      return new StartupError(`HOST ${JSON.stringify(host)} is not an address of this machine (cannot listen on ${where})`);
+      return new StartupError(`${names.host} ${JSON.stringify(host)} is not an address of this machine (cannot listen on ${where})`);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new StartupError(`HOST ${JSON.stringify(host)} cannot be resolved to an address`);
+      return new StartupError(`${names.host} ${JSON.stringify(host)} cannot be resolved to an address`);
     default:
       return error instanceof Error ? error : new Error(String(error));
   }

@@ -33,8 +33,11 @@ export interface GrantRecord {
   revokedAt: Date | null;
 }
 
-/** Which grants to revoke: one, every grant of a user or of a client, or those of a user at one client. */
-export type GrantsOf = { grantId: string } | { userId: string; clientId?: string } | { clientId: string };
+/**
+ * Which grants to revoke: one, every grant of a user or of a client, those of a user at one client, or those of
+ * a user whose sign-in recorded an amr value (`signedInWith: 'mfa'`: every grant that states the mfa acr).
+ */
+export type GrantsOf = { grantId: string } | { userId: string; clientId?: string } | { clientId: string } | { userId: string; signedInWith: string };
 
 export interface GrantsRepository {
   /** Marks the grants revoked and revokes their live access tokens; returns how many grants it revoked. Idempotent. */
@@ -54,20 +57,24 @@ function columnsOf(which: GrantsOf): [GrantColumn, string][] {
   if ('grantId' in which) return [['id', which.grantId]];
   const columns: [GrantColumn, string][] = [];
   if ('userId' in which) columns.push(['user_id', which.userId]);
-  if (which.clientId !== undefined) columns.push(['client_id', which.clientId]);
+  if ('clientId' in which && which.clientId !== undefined) columns.push(['client_id', which.clientId]);
   return columns;
+}
+
+/** The condition on the grant (alias `g`) that selects `which`. */
+function conditionOf(which: GrantsOf) {
+  const columns = columnsOf(which).map(([column, value]) => sql<boolean>`${sql.ref(`g.${column}`)} = ${value}`);
+  if ('signedInWith' in which) columns.push(sql<boolean>`${which.signedInWith} = any(g.amr)`);
+  return sql<boolean>`${sql.join(columns, sql` and `)}`;
 }
 
 export function grantsRepository(db: Db, clock: Clock): GrantsRepository {
   const now = () => new Date(clock.now());
   return {
     async revoke(which) {
-      const columns = columnsOf(which);
       const at = now();
-      let update = db.updateTable('oauth_grants').set({ revoked_at: at }).where('revoked_at', 'is', null);
-      for (const [column, value] of columns) update = update.where(column, '=', value);
-      const revoked = await update.executeTakeFirst();
-      const owner = sql.join(columns.map(([column, value]) => sql`${sql.ref(`g.${column}`)} = ${value}`), sql` and `);
+      const owner = conditionOf(which);
+      const revoked = await db.updateTable('oauth_grants as g').set({ revoked_at: at }).where('g.revoked_at', 'is', null).where(owner).executeTakeFirst();
       await sql`
         insert into revoked_access_tokens (jti, expires_at, revoked_at)
         select t.jti, t.expires_at, ${at} from grant_access_tokens t join oauth_grants g on g.id = t.grant_id

@@ -298,12 +298,20 @@ export interface RevokedClientsTable {
   expires_at: Date;
 }
 
+export interface SecondFactorFailuresTable {
+  user_id: string;
+  consecutive: number;
+  last_failure_at: Date;
+}
+
 export interface SessionAuthenticationsTable {
   session_hash: string;
   amr: string[];
   user_agent: string | null;
   ip_address: string | null;
   signed_in_at: Date | null;
+  proved_at: Date | null;
+  bound_factor: Generated<boolean>;
 }
 
 export interface SigningKeysTable {
@@ -389,6 +397,7 @@ export interface DB {
   resource_servers: ResourceServersTable;
   revoked_access_tokens: RevokedAccessTokensTable;
   revoked_clients: RevokedClientsTable;
+  second_factor_failures: SecondFactorFailuresTable;
   session_authentications: SessionAuthenticationsTable;
   signing_keys: SigningKeysTable;
   totp_credentials: TotpCredentialsTable;

@@ -43,6 +43,18 @@ export interface SecondFactorsRepository {
   /** How a session signed in (RFC 8176 amr) and from where, for tokens and the account page. */
   recordSignIn(sessionHash: string, signIn: SignIn): Promise<void>;
   findAmr(sessionHash: string): Promise<string[] | undefined>;
+  /** The session proved the account again now (re-authentication on /account). */
+  recordProof(sessionHash: string): Promise<void>;
+  /** The session bound a new second factor (its amr stays as it was). */
+  markBoundFactor(sessionHash: string): Promise<void>;
+  findSessionProof(sessionHash: string): Promise<SessionProof | undefined>;
+}
+
+export interface SessionProof {
+  amr: string[];
+  /** The latest re-authentication, if any. */
+  provedAt: Date | null;
+  boundFactor: boolean;
 }
 
 export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepository {
@@ -101,6 +113,8 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
       const run = async (trx: Db) => {
         await trx.deleteFrom('totp_credentials').where('user_id', '=', userId).execute();
         await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+        // A reset of the factors (the operator's reset-mfa, the owner removing the app) clears the account-wide count.
+        await trx.deleteFrom('second_factor_failures').where('user_id', '=', userId).execute();
       };
       // In the caller's transaction when there is one (the operator's reset commits with its audit event).
       await (db.isTransaction ? run(db) : db.transaction().execute(run));
@@ -139,6 +153,16 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
         .values({ session_hash: sessionHash, ...values })
         .onConflict((oc) => oc.column('session_hash').doUpdateSet(values))
         .execute();
+    },
+    async recordProof(sessionHash) {
+      await db.updateTable('session_authentications').set({ proved_at: now() }).where('session_hash', '=', sessionHash).execute();
+    },
+    async markBoundFactor(sessionHash) {
+      await db.updateTable('session_authentications').set({ bound_factor: true }).where('session_hash', '=', sessionHash).execute();
+    },
+    async findSessionProof(sessionHash) {
+      const row = await db.selectFrom('session_authentications').select(['amr', 'proved_at', 'bound_factor']).where('session_hash', '=', sessionHash).executeTakeFirst();
+      return row && { amr: row.amr, provedAt: row.proved_at, boundFactor: row.bound_factor };
     },
     async findAmr(sessionHash) {
       const row = await db.selectFrom('session_authentications').select('amr').where('session_hash', '=', sessionHash).executeTakeFirst();

@@ -26,6 +26,9 @@ export interface AccessTokenClaims {
   iat: number;
   scope: string[];
   auth_time?: number;
+  /** RFC 9068 §2.2.1: how the user authenticated (RFC 8176 amr, OIDC acr), when the sign-in recorded it. */
+  amr?: string[];
+  acr?: string;
   /** cnf.jkt of a DPoP-bound token (RFC 9449 §6.1). */
   cnf_jkt?: string;
   kid: string;
@@ -153,6 +156,9 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
   // are checked by the surface that knows the request.
   const jkt = confirmationKey(payload.cnf);
   if (authTime !== undefined && typeof authTime !== 'number') throw invalid('The access token auth_time is malformed.', 'malformed_claim');
+  const { amr, acr } = payload;
+  if (amr !== undefined && !(Array.isArray(amr) && amr.every((v) => typeof v === 'string'))) throw invalid('The access token amr is malformed.', 'malformed_claim');
+  if (acr !== undefined && typeof acr !== 'string') throw invalid('The access token acr is malformed.', 'malformed_claim');
   return {
     iss: payload.iss!,
     aud: payload.aud!,
@@ -163,6 +169,8 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
     iat,
     scope: scope ? scope.split(' ').filter(Boolean) : [],
     ...(authTime !== undefined ? { auth_time: authTime } : {}),
+    ...(amr !== undefined ? { amr: amr as string[] } : {}),
+    ...(acr !== undefined ? { acr: acr as string } : {}),
     ...(jkt !== undefined ? { cnf_jkt: jkt } : {}),
     kid,
   };

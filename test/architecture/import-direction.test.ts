@@ -20,7 +20,7 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   // The two resource-server faces share src/resource-server/, never each other's modules.
   admin: ['api'],
   'resource-server': ['api', 'admin', 'oauth', 'interaction'],
-  interaction: ['api'],
+  interaction: ['api', 'account'],
   http: ['api', 'oauth', 'interaction'],
   crypto: ['oauth', 'api', 'interaction'],
   tokens: ['oauth', 'api', 'interaction'],

@@ -293,7 +293,7 @@ export function passkeySuite(part: PasskeyPart): void {
         await page.waitForSelector('h1:text("Your account")');
         clock.advance(301_000);
         await page.getByRole('button', { name: 'Remove passkey Work laptop' }).press('Enter');
-        await page.waitForSelector('p.error:text("To remove your last second factor")');
+        await page.waitForSelector('p.error:has-text("Confirm it is you")');
         assert.equal(await page.locator('#passkeys li').count(), 1);
 
         await page.getByRole('button', { name: 'Sign out', exact: true }).press('Enter');

@@ -36,6 +36,18 @@ export class Browser {
     this.remember(response);
     return response;
   }
+
+  /** A JSON POST (the passkey endpoints), keeping the cookies it sets. */
+  async postJson(path: string | URL, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    const response = await fetch(new URL(path, this.base), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: this.cookieHeader(), 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    this.remember(response);
+    return response;
+  }
 }
 
 export interface ParsedForm {

@@ -16,6 +16,7 @@ import { clientsRepository } from '../../src/storage/clients-repository.js';
 import { usersRepository } from '../../src/storage/users-repository.js';
 import type { Database } from '../../src/storage/database.js';
 import { createTestDatabase } from '../helpers/database.js';
+import { secondFactorsRepository } from '../../src/storage/second-factors-repository.js';
 
 let database: Database;
 const clock = manualClock(Date.parse('2026-06-01T00:00:00Z'));
@@ -146,6 +147,20 @@ test('anonymous (pre-login) sessions are purged as soon as no interaction refers
   assert.equal(await sessions.find(carrying.id), undefined, 'once its interaction was purged, the anonymous session goes too');
   assert.ok(await sessions.find(loggedIn.id), 'the logged-in session still stays');
   await sessions.end(loggedIn.idHash);
+});
+
+test('an anonymous session waiting for its second factor (after a correct password on /account) is not purged while the wait lasts', async () => {
+  const sessions = browserSessionsRepository(database.db, clock);
+  const factors = secondFactorsRepository(database.db, clock);
+  const waiting = await sessions.start({ userId: null, authTime: null, ttlSeconds: 43_200 });
+  await factors.setPending(waiting.idHash, { userId, boundTo: 'account' }, 300);
+  const pending = pendingLoginsPurge({ db: database.db, clock });
+  clock.advance(ANONYMOUS_GRACE_MS + 1000);
+  await pending();
+  assert.ok(await sessions.find(waiting.id), 'the code may take the user minutes to type');
+  clock.advance(300_000);
+  await pending();
+  assert.equal(await sessions.find(waiting.id), undefined, 'once the wait is over the session goes like any anonymous one');
 });
 
 test('a refresh-token family is purged once it can never refresh again (absolute limit, revoked, idled out, none issued) and its last access token expired, with its refresh tokens; a redeemed code stays exactly as long as its grant', async () => {

@@ -30,7 +30,7 @@ function withUmask<T>(mask: number, run: () => T): T {
 }
 
 const startMain = (env: Record<string, string>) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', KEY_ENCRYPTION_KEY: '', ...env }, encoding: 'utf8', timeout: 90_000, killSignal: 'SIGKILL' });
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', KEY_ENCRYPTION_KEY: '', ...env }, encoding: 'utf8', timeout: 90_000, killSignal: 'SIGKILL' });
 
 test('the embedded database is private to its owner: a new DATA_DIR is created 0700 and everything in it owner-only, said in one log line', async () => {
   const parent = mkdtempSync(join(tmpdir(), 'gatehouse-private-'));

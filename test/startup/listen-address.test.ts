@@ -10,7 +10,7 @@ import { checkListenAddress } from '../../src/startup/listen-address.js';
 import { StartupError } from '../../src/startup/startup-error.js';
 
 const startMain = (env: Record<string, string>) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, KEY_ENCRYPTION_KEY: '', ...env }, encoding: 'utf8', timeout: 90_000, killSignal: 'SIGKILL' });
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, METRICS_PORT: '0', KEY_ENCRYPTION_KEY: '', ...env }, encoding: 'utf8', timeout: 90_000, killSignal: 'SIGKILL' });
 
 async function occupy(): Promise<Server> {
   const server = createServer();

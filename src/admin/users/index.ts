@@ -21,14 +21,14 @@ import {
   findUserRecord,
   listUserRecords,
   resetSecondFactors,
-  secondFactorKinds,
+  secondFactorsOf,
   setUserPassword,
   updateUserRecord,
   type UserFields,
   type UserServiceDeps,
 } from '../../admin-services/users-service.js';
 import type { User } from '../../storage/users-repository.js';
-import type { SecondFactorKind } from '../../storage/user-admin-repository.js';
+import { NO_SECOND_FACTORS, type SecondFactors } from '../../storage/user-admin-repository.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from '../acting-as.js';
 import { asProblems } from '../service-errors.js';
 import { patchedUser, representUser, userInput, userPath, userValidators } from './representation.js';
@@ -37,7 +37,7 @@ import { CreateUserSchema, ListQuery, SetPasswordSchema, UserInputSchema, UserLi
 const tags = ['admin: users'];
 interface Found {
   user: User;
-  kinds: SecondFactorKind[];
+  factors: SecondFactors;
 }
 
 export async function adminUsersRoutes(parent: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: UserServiceDeps }): Promise<void> {
@@ -46,25 +46,25 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
   const prefix = app.prefix;
   const location = (id: string) => `${core.config.ISSUER}${userPath(prefix, id)}`;
 
-  const kindsOf = async (user: User, deps: Pick<UserServiceDeps, 'db'> = services) => (await secondFactorKinds(deps, [user.id])).get(user.id) ?? [];
+  const factorsOf = async (user: User) => (await secondFactorsOf(services, [user.id])).get(user.id) ?? NO_SECOND_FACTORS;
   async function find(id: string): Promise<Found> {
     const user = await asProblems('user', () => findUserRecord(services, id));
-    return { user, kinds: await kindsOf(user) };
+    return { user, factors: await factorsOf(user) };
   }
 
   /** The target of a PUT/PATCH/DELETE: If-Match required and matching; the version it matched is the one written against. */
   async function writeTarget(request: FastifyRequest, reply: FastifyReply, id: string): Promise<Found> {
     requireIfMatch(request);
     const found = await find(id);
-    checkPreconditions(request, reply, userValidators(found.user, found.kinds));
+    checkPreconditions(request, reply, userValidators(found.user, found.factors));
     return found;
   }
 
   /** An optional If-Match (password, second factors): when sent, it pins the change to the version read. */
   async function optionalVersion(request: FastifyRequest, id: string): Promise<number | undefined> {
     if (request.headers['if-match'] === undefined) return undefined;
-    const { user, kinds } = await find(id);
-    if (evaluatePreconditions(request.method, request.headers, userValidators(user, kinds)) === 'failed') {
+    const { user, factors } = await find(id);
+    if (evaluatePreconditions(request.method, request.headers, userValidators(user, factors)) === 'failed') {
       throw new ProblemError('precondition-failed', 'The user changed since it was read; read it again and retry with the new ETag.');
     }
     return user.version;
@@ -79,7 +79,7 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
     ...idempotency.route<{ Body: CreateUserBody }>({ required: true }, async (request, tx) => {
       const { password, ...rest } = request.body;
       const user = await asProblems('user', () => createUserRecord({ ...services, db: tx }, { ...userInput(rest), password }, actingAs(request)));
-      return { status: 201, headers: { location: location(user.id), etag: userValidators(user, []).etag }, body: representUser(user, []) };
+      return { status: 201, headers: { location: location(user.id), etag: userValidators(user, NO_SECOND_FACTORS).etag }, body: representUser(user, NO_SECOND_FACTORS) };
     }),
   });
 
@@ -96,11 +96,11 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
       const page = parsePageQuery(request.query, { codec: cursors, scope });
       const after = page.style === 'cursor' ? page.after : undefined;
       const rows = await listUserRecords(services, { ...(after ? { after } : {}), limit: page.limit + 1, ...(search ? { search } : {}) });
-      const kinds = await secondFactorKinds(services, rows.map((u) => u.id));
+      const factors = await secondFactorsOf(services, rows.map((u) => u.id));
       return sendPage(reply, pagedResponse(rows, page, {
         requestUrl: new URL(request.url, core.config.ISSUER),
         position: (u: User) => ({ createdAt: u.createdAt, id: u.id }),
-        represent: (u: User) => representUser(u, kinds.get(u.id) ?? []),
+        represent: (u: User) => representUser(u, factors.get(u.id) ?? NO_SECOND_FACTORS),
         cursors: { codec: cursors, scope },
       }));
     },
@@ -110,17 +110,17 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
     schema: { tags, summary: 'Read a user (strong ETag)', operationId: 'adminGetUser', params: UserParams, response: { 200: UserSchema, ...notModified, ...problemResponses(401, 403, 404, 406) } },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
-      const { user, kinds } = await find(request.params.id);
-      if (!checkPreconditions(request, reply, userValidators(user, kinds))) return reply.send();
-      setValidators(reply, userValidators(user, kinds));
-      return representUser(user, kinds);
+      const { user, factors } = await find(request.params.id);
+      if (!checkPreconditions(request, reply, userValidators(user, factors))) return reply.send();
+      setValidators(reply, userValidators(user, factors));
+      return representUser(user, factors);
     },
   });
 
   async function update(request: FastifyRequest, reply: FastifyReply, current: Found, fields: UserFields) {
     const updated = await asProblems('user', () => updateUserRecord(services, current.user, fields, actingAs(request), current.user.version));
-    setValidators(reply, userValidators(updated, current.kinds));
-    return representUser(updated, current.kinds);
+    setValidators(reply, userValidators(updated, current.factors));
+    return representUser(updated, current.factors);
   }
 
   const writeResponses = { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 428) };
@@ -140,7 +140,7 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
       const current = await writeTarget(request, reply, request.params.id);
-      return update(request, reply, current, patchedUser(current.user, current.kinds, request.body));
+      return update(request, reply, current, patchedUser(current.user, current.factors, request.body));
     },
   });
 
@@ -166,7 +166,7 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
     handler: async (request, reply) => {
       const expectedVersion = await optionalVersion(request, request.params.id);
       const user = await asProblems('user', () => setUserPassword(services, request.params.id, request.body.password, actingAs(request), expectedVersion));
-      setValidators(reply, userValidators(user, await kindsOf(user)));
+      setValidators(reply, userValidators(user, await factorsOf(user)));
       return reply.code(204).send(null);
     },
   });

@@ -6,28 +6,39 @@ import { ProblemError, type FieldError } from '../../http/errors.js';
 import { mergePatch, type Json } from '../../http/merge-patch.js';
 import { validationFailed } from '../../http/validation.js';
 import type { User } from '../../storage/users-repository.js';
-import type { SecondFactorKind } from '../../storage/user-admin-repository.js';
+import type { PasskeySummary, SecondFactors } from '../../storage/user-admin-repository.js';
 import { userView, type UserFields } from '../../admin-services/users-service.js';
 import { UserInputSchema, WRITABLE_FIELDS, type UserInputBody } from './schemas.js';
 
 export const userPath = (prefix: string, id: string) => `${prefix}/users/${encodeURIComponent(id)}`;
 
-export const representUser = (user: User, kinds: readonly SecondFactorKind[]) => ({
+/** synced: a multi-device (backed-up) passkey; device-bound: one that never leaves its authenticator. */
+const passkeyView = (p: PasskeySummary) => ({
+  name: p.name,
+  kind: p.deviceType === 'multiDevice' ? 'synced' : 'device-bound',
+  created_at: p.createdAt.toISOString(),
+  last_used_at: p.lastUsedAt?.toISOString() ?? null,
+});
+
+export const representUser = (user: User, factors: SecondFactors) => ({
   ...userView(user),
   given_name: user.given_name,
   family_name: user.family_name,
   address: user.address,
-  has_second_factor: kinds.length > 0,
-  second_factors: [...kinds],
+  has_second_factor: factors.kinds.length > 0,
+  second_factors: [...factors.kinds],
+  passkeys: factors.passkeys.map(passkeyView),
   attributes: user.attributes,
 });
 
 /**
- * Strong, from the row's version and the second factors: setting one up on /account does not touch the
- * user row, yet changes the representation. Every attribute write (admin API or CLI) bumps the version.
+ * Strong, from the row's version and the second factors' stamp: adding, removing or using a factor on
+ * /account (or at sign-in) does not touch the user row, yet changes the representation, so the stamp moves
+ * with every such change (the admin-API-shows-every-factor rule, docs/security/). Every attribute write (admin
+ * API or CLI) bumps the version.
  */
-export const userValidators = (user: User, kinds: readonly SecondFactorKind[]): Validators => ({
-  etag: strongEtag('user', user.id, user.version, kinds.join(',')),
+export const userValidators = (user: User, factors: SecondFactors): Validators => ({
+  etag: strongEtag('user', user.id, user.version, factors.stamp),
   lastModified: user.updatedAt,
 });
 
@@ -52,9 +63,9 @@ const isObject = (value: unknown): value is Record<string, Json> => typeof value
  * verified flag counts as asked for only when the patch itself carries it: a patch that moves the e-mail
  * address must not carry the old address's `email_verified: true` over to the new one.
  */
-export function patchedUser(user: User, kinds: readonly SecondFactorKind[], patch: unknown): UserFields {
+export function patchedUser(user: User, factors: SecondFactors, patch: unknown): UserFields {
   if (!isObject(patch)) throw validationFailed([{ field: '', message: 'a merge patch of a user must be a JSON object' }]);
-  const view: Record<string, unknown> = representUser(user, kinds);
+  const view: Record<string, unknown> = representUser(user, factors);
   const errors: FieldError[] = Object.keys(patch)
     .filter((field) => !WRITABLE_FIELDS.includes(field) && (!(field in view) || JSON.stringify(patch[field]) !== JSON.stringify(view[field])))
     .map((field) => ({

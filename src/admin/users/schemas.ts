@@ -59,7 +59,16 @@ export const UserSchema = Type.Object({
   ...userProfileProperties,
   address: Type.Union([Type.Object({}, { additionalProperties: Type.String() }), Type.Null()]),
   has_second_factor: Type.Boolean({ description: 'Whether sign-ins ask for a second factor' }),
-  second_factors: Type.Array(Type.String(), { description: 'The kinds set up: totp, recovery_codes' }),
+  second_factors: Type.Array(Type.String(), { description: 'The kinds set up: totp, recovery_codes, passkey' }),
+  passkeys: Type.Array(
+    Type.Object({
+      name: Type.String({ description: 'The name the user gave it' }),
+      kind: Type.String({ description: 'synced (backed up across devices) or device-bound' }),
+      created_at: Type.String({ format: 'date-time' }),
+      last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    }),
+    { description: 'Every passkey of the user, oldest first (never its credential id or key)' },
+  ),
   attributes: Attributes('Custom attributes (name → JSON value); {} when none'),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),

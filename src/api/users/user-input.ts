@@ -1,7 +1,7 @@
 // Value rules for user input (422 VALIDATION_ERROR, every failing field listed). The schema has already
 // checked JSON types; these are the rules a well-typed value can still break.
 import { fieldErrors } from '../../http/validation.js';
-import { verifiedAfterWrite } from '../../accounts/verified-claims.js';
+import { verifiedAfterWrite } from '../../user-rules/verified-claims.js';
 import type { User } from '../../storage/users-repository.js';
 import type { ReplaceUserBody } from './user-schemas.js';
 

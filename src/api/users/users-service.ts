@@ -1,11 +1,11 @@
 // The users resource's operations, framework-free: visibility (object-level access), create, replace
 // and delete, with storage conflicts turned into problem values. A password change goes through the one
-// account rule (accounts/password-change.ts); verified flags follow accounts/verified-claims.ts.
+// account rule (user-rules/password-change.ts); verified flags follow user-rules/verified-claims.ts.
 import { hashPassword } from '../../crypto/passwords.js';
 import { ProblemError } from '../../http/errors.js';
 import { UsernameTakenError, type User, type UserProfile, type UsersRepository } from '../../storage/users-repository.js';
-import { changePassword, type PasswordChangeDeps } from '../../accounts/password-change.js';
-import { verifiedAfterWrite } from '../../accounts/verified-claims.js';
+import { changePassword, type PasswordChangeDeps } from '../../user-rules/password-change.js';
+import { verifiedAfterWrite } from '../../user-rules/verified-claims.js';
 import type { Principal } from '../../http/principal.js';
 import { canAccessUser, notFound } from '../../resource-server/auth/index.js';
 import type { CreateUserBody, ReplaceUserBody } from './user-schemas.js';

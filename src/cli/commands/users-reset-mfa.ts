@@ -1,6 +1,7 @@
 // `gatehouse users reset-mfa USER`: for a user who lost their authenticator and recovery codes. Removes the
-// TOTP authenticator, every recovery code and every passkey, and ends every browser session of the user, so no session
-// that was signed in with the removed factor outlives it; the next sign-in is by password alone, after
+// TOTP authenticator, every recovery code and every passkey, ends every browser session of the user and revokes
+// every grant (refresh-token family) signed in with a second factor, so nothing signed in with the removed
+// factor outlives it; the next sign-in is by password alone, after
 // which the user can set up a new factor on /account (docs/second-factors.md). The rule is the admin
 // API's too (src/admin-services/users-service.ts).
 import { parseArgs } from 'node:util';
@@ -16,7 +17,7 @@ export const usersResetMfaCommand: Command = {
     const user = await findUserByIdOrUsername(core, positionals[0]!).catch((error: unknown) => {
       throw error instanceof AdminRuleError ? new UsageError(error.message) : error;
     });
-    const sessionsEnded = await resetSecondFactors(userServiceDeps(core, coreAuditSink(core)), user, { actor: cliActor() });
-    return { id: user.id, second_factors_removed: true, sessions_ended: sessionsEnded };
+    const { sessionsEnded, grantsRevoked } = await resetSecondFactors(userServiceDeps(core, coreAuditSink(core)), user, { actor: cliActor() });
+    return { id: user.id, second_factors_removed: true, sessions_ended: sessionsEnded, grants_revoked: grantsRevoked };
   },
 };

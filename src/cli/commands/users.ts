@@ -1,6 +1,6 @@
 // `gatehouse users create|list|update|set-password|delete`: the operator's side of the accounts. The rules
 // are the admin API's (src/admin-services/users-service.ts): only the operator may raise a verified flag
-// (accounts/verified-claims.ts); a password change ends the user's sessions and refresh tokens; delete
+// (user-rules/verified-claims.ts); a password change ends the user's sessions and refresh tokens; delete
 // ends them by the cascade. Every change is audited as the operating-system user who ran the CLI.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Core } from '../../core.js';

@@ -4,7 +4,7 @@
 // with the user id as additional data, so a sealed secret cannot be moved onto another account.
 import type { Clock } from '../../clock.js';
 import type { KeyEncryption } from '../../crypto/key-encryption.js';
-import type { SecondFactorsRepository, SignIn } from '../../storage/second-factors-repository.js';
+import type { SecondFactorsRepository, SessionProof, SignIn } from '../../storage/second-factors-repository.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import { matchTotp, newTotpSecret, qrSvg, totpUri } from './totp.js';
 
@@ -50,6 +50,11 @@ export interface SecondFactors {
   recordSignIn(sessionHash: string, signIn: SignIn): Promise<void>;
   /** The RFC 8176 amr the session signed in with (undefined for sessions older than this record). */
   sessionAmr(sessionHash: string): Promise<string[] | undefined>;
+  /** How the session last proved the account (sign-in amr, later re-authentication, a factor it bound). */
+  sessionProof(sessionHash: string): Promise<SessionProof | undefined>;
+  recordProof(sessionHash: string): Promise<void>;
+  /** The session bound a new factor: the account page stays open to it, its amr does not change. */
+  markBoundFactor(sessionHash: string): Promise<void>;
 }
 
 /** How long a password stays accepted while the second factor is awaited. */
@@ -132,6 +137,9 @@ export function secondFactors(deps: {
     },
     recordSignIn: (sessionHash, signIn) => repository.recordSignIn(sessionHash, signIn),
     sessionAmr: (sessionHash) => repository.findAmr(sessionHash),
+    sessionProof: (sessionHash) => repository.findSessionProof(sessionHash),
+    recordProof: (sessionHash) => repository.recordProof(sessionHash),
+    markBoundFactor: (sessionHash) => repository.markBoundFactor(sessionHash),
   };
 }
 

@@ -2,9 +2,8 @@
 // Two modes, decided by the browser session's state, never by the request: after a correct password (the
 // session waits for this interaction's second factor) the passkey must be that user's and is the second
 // factor; otherwise it is a passwordless sign-in with any discoverable passkey, user verification required.
-// The challenge is bound to this interaction and used once. Each verification is charged to the login
-// failure budget of the passkey's owner (or of the address alone) before it is checked, and refunded on
-// success, like a password or a code (docs/rate-limits.md).
+// The challenge is bound to this interaction and used once. The verification is the passkey method of the
+// sign-in pipeline (sign-in/passkey-method.ts: its budget, docs/rate-limits.md).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { interactionPath } from '../begin.js';
 import { isLoggedIn } from '../complete.js';
@@ -40,21 +39,12 @@ export function interactionPasskeyRoutes(app: FastifyInstance, deps: FlowDeps): 
 
   app.post<{ Params: { id: string }; Body: PasskeyBody }>('/interaction/:id/passkey/verify', options, async (request, reply): Promise<FastifyReply> => {
     const { client, session, flow, pendingUser } = await ceremonyOf(request, deps);
-    const response = request.body.response;
-    const claimed = pendingUser ?? (await deps.passkeys.claimedUser(response));
-    const reservation = await deps.loginGuard.charge({ userId: claimed, ip: request.ip });
-    const outcome = await deps.passkeys.authenticate(flow, response, pendingUser);
-    const system = { actor: { kind: 'system' as const }, clientId: client.id, traceId: request.id };
-    if (!outcome.ok) {
-      await deps.audit.emit({ ...system, type: 'login.failed', ...(claimed ? { subject: claimed } : {}), details: { reason: outcome.reason } });
-      throw passkeyRefused(outcome.reason, { client_id: client.id, user_id: claimed, detail: outcome.detail });
-    }
-    await reservation.refund();
+    const context = { request, face: 'interaction', method: 'passkey', clientId: client.id, userId: pendingUser, answer: 'json' } as const;
+    const outcome = await deps.signIn.attempt(context, () => deps.methods.passkey({ boundTo: flow, response: request.body.response, pendingUser, ip: request.ip }));
+    if (!outcome.ok) throw passkeyRefused(outcome.reason, { client_id: client.id, user_id: outcome.userId, detail: outcome.detail });
     // Single use of the wait itself, as for a code (mfa/interaction-second-factor.ts).
     if (pendingUser !== undefined && (await deps.secondFactors.consumePending(session.idHash, flow)) !== pendingUser) throw passkeyFlowGone('second_factor_wait_used');
-    await deps.audit.emit({ type: 'login.succeeded', actor: { kind: 'user', userId: outcome.userId, clientId: client.id }, subject: outcome.userId, clientId: client.id, traceId: request.id });
-    const fresh = await deps.sessions.login(reply, session, outcome.userId);
-    await deps.secondFactors.recordSignIn(fresh.idHash, { amr: outcome.amr, userAgent: request.headers['user-agent'], ip: request.ip });
+    const fresh = await deps.signIn.completeSignIn(context, reply, session, outcome);
     await deps.interactions.loggedIn(request.params.id, fresh.idHash);
     // The interaction page goes on to consent, or back to the client (steps/show-interaction.ts).
     return sendJson(reply, { redirect: interactionPath(request.params.id) });

@@ -1,20 +1,10 @@
 // Access tokens as seen by /revoke and /introspect: our own at+jwt, verified exactly as a bearer
 // credential is (bearer-access-token.ts: pinned algorithm, typ, iss, aud, times, jti not revoked),
 // and answered only to the client the token was issued to.
-import { decodeJwt } from 'jose';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
 import type { IntrospectionResult, TokenTypeHandler } from '../token-type-handler.js';
 import type { TokenTypeDeps } from '../revocable-token-types.js';
 import type { AccessTokenClaims, BearerVerifier } from './bearer-access-token.js';
-
-/** amr and acr of an already verified token (RFC 9068 2.2.1), read from its payload. */
-function authenticationOf(token: string): { amr?: string[]; acr?: string } {
-  const { amr, acr } = decodeJwt(token);
-  return {
-    ...(Array.isArray(amr) && amr.every((v) => typeof v === 'string') ? { amr: amr as string[] } : {}),
-    ...(typeof acr === 'string' ? { acr } : {}),
-  };
-}
 
 export function accessTokenType(deps: { verifyBearer: BearerVerifier; revocations: Pick<RevocationsRepository, 'revoke'> }): TokenTypeHandler {
   const { verifyBearer } = deps;
@@ -35,12 +25,16 @@ export function accessTokenType(deps: { verifyBearer: BearerVerifier; revocation
     },
     async introspect(token, client): Promise<IntrospectionResult | undefined> {
       const claims = await verify(token, client.id);
-      return claims && { ...introspectionOf(claims), ...authenticationOf(token) };
+      return claims && introspectionOf(claims);
     },
   };
 }
 
-/** The RFC 7662 2.2 answer for a live access token. */
+/**
+ * The RFC 7662 2.2 answer for a live access token, to its client and to its resource server alike. The
+ * authentication context (auth_time, amr, acr: RFC 9068 2.2.1) is included when the token has it, so a
+ * resource server doing its own step-up (RFC 9470) can read it (RFC 7662 2.2 allows further members).
+ */
 export function introspectionOf(claims: AccessTokenClaims): IntrospectionResult {
   const jkt = claims.cnf_jkt;
   return {
@@ -55,6 +49,8 @@ export function introspectionOf(claims: AccessTokenClaims): IntrospectionResult 
     token_type: jkt ? 'DPoP' : 'Bearer',
     jti: claims.jti,
     ...(claims.auth_time !== undefined ? { auth_time: claims.auth_time } : {}),
+    ...(claims.amr !== undefined ? { amr: claims.amr } : {}),
+    ...(claims.acr !== undefined ? { acr: claims.acr } : {}),
     ...(jkt ? { cnf: { jkt } } : {}),
   };
 }

@@ -1,10 +1,12 @@
 // Access tokens: ES256 JWTs with `typ: at+jwt` and the RFC 9068 claims
 // (iss, sub, aud, exp, iat, jti, client_id, scope, + auth_time when a user is present, + cnf.jkt when DPoP-bound).
+// `aud` is the one resource the token is for; a user token granted `openid` also names the issuer's
+// /userinfo (aud = [resource, {ISSUER}/userinfo]), the only tokens /userinfo accepts (docs/token-formats.md).
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { KeyService } from '../../crypto/keys.js';
-import { formatScope } from '../../scopes.js';
+import { formatScope, userinfoAudience } from '../../scopes.js';
 
 export interface AccessTokenInput {
   /** The user id, or the client id for client_credentials. */
@@ -56,6 +58,12 @@ export function accessTokenIssuer(deps: {
     const iat = Math.floor(clock.now() / 1000);
     return { jti: randomUUID(), iat, expiresIn: config.ACCESS_TOKEN_TTL, expiresAt: new Date((iat + config.ACCESS_TOKEN_TTL) * 1000) };
   };
+  const userinfo = userinfoAudience(config.ISSUER);
+  /** RFC 9068 2.2 allows an array: the resource, and /userinfo only for a user who granted `openid`. */
+  const audienceOf = (input: AccessTokenInput): string | string[] => {
+    const resource = input.audience ?? config.API_AUDIENCE;
+    return input.authTime !== undefined && input.scope.includes('openid') && resource !== userinfo ? [resource, userinfo] : resource;
+  };
   return {
     prepare,
     async issue(input, prepared = prepare()) {
@@ -68,7 +76,7 @@ export function accessTokenIssuer(deps: {
           ...input.extraClaims,
           iss: config.ISSUER,
           sub: input.sub,
-          aud: input.audience ?? config.API_AUDIENCE,
+          aud: audienceOf(input),
           exp,
           iat,
           jti,

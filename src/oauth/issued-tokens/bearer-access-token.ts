@@ -3,13 +3,15 @@
 // algorithm, typ, no crit, iss, aud, times, lifetime, claim types, cnf), then the revocation list. Anything
 // invalid — including refresh tokens and id_tokens — is simply `undefined` here: each endpoint answers in
 // its own format. Unavailable keys still throw (503), since the token is not at fault. The audience may be
-// any registered resource server (RFC 8707: the authorization server issued it for one of them).
+// any registered resource server (RFC 8707: the authorization server issued it for one of them), alone or next
+// to the issuer's /userinfo (token-audience.ts); /userinfo itself checks that it is named.
 import { decodeJwt } from 'jose';
 import type { Core } from '../../core.js';
 import { ProblemError } from '../../http/errors.js';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
 import { accessTokenVerifier, type AccessTokenClaims, type TokenRefusal } from '../../tokens/access-token-verifier.js';
 import { keyServiceSource } from '../../tokens/key-source.js';
+import { resourceOfAudience } from './token-audience.js';
 
 export type { AccessTokenClaims };
 
@@ -26,7 +28,7 @@ export function bearerAccessTokenVerifier(
   deps: Pick<Core, 'keys' | 'clock' | 'config' | 'resources'> & { revocations: Pick<RevocationsRepository, 'isRevoked'> },
 ): BearerVerifier {
   const keySource = keyServiceSource(deps.keys);
-  /** The token's own audience when it names a registered resource server (or the default audience). */
+  /** The token's resource when it names a registered resource server (or the default audience). */
   async function registeredAudience(token: string): Promise<string | undefined> {
     let aud: unknown;
     try {
@@ -34,8 +36,9 @@ export function bearerAccessTokenVerifier(
     } catch {
       return undefined;
     }
-    if (typeof aud !== 'string') return undefined;
-    return aud === deps.config.API_AUDIENCE || (await deps.resources.catalogue()).find(aud) ? aud : undefined;
+    const resource = resourceOfAudience(aud, deps.config.ISSUER);
+    if (resource === undefined) return undefined;
+    return resource === deps.config.API_AUDIENCE || (await deps.resources.catalogue()).find(resource) ? resource : undefined;
   }
   return async (token, refused = () => {}) => {
     const audience = await registeredAudience(token);

@@ -7,6 +7,7 @@ import type { BearerVerifier } from '../issued-tokens/bearer-access-token.js';
 import { introspectionOf } from '../issued-tokens/access-token-type.js';
 import type { IntrospectionResult } from '../token-type-handler.js';
 import type { ResourceRegistry } from './registry.js';
+import { resourceOfAudience } from '../issued-tokens/token-audience.js';
 
 export interface ResourceServerIntrospection {
   /** The identifier of the resource server this client introspects for, if it is one. */
@@ -14,15 +15,15 @@ export interface ResourceServerIntrospection {
   introspect(token: string, audience: string): Promise<IntrospectionResult | { active: false }>;
 }
 
-export function resourceServerIntrospection(deps: { resources: Pick<ResourceRegistry, 'catalogue'>; verify: BearerVerifier }): ResourceServerIntrospection {
+export function resourceServerIntrospection(deps: { resources: Pick<ResourceRegistry, 'catalogue'>; verify: BearerVerifier; issuer: string }): ResourceServerIntrospection {
   return {
     async audienceOf(clientId) {
       return (await deps.resources.catalogue()).servers.find((s) => s.clientId === clientId)?.identifier;
     },
     async introspect(token, audience) {
       const claims = await deps.verify(token);
-      const aud = claims ? (Array.isArray(claims.aud) ? claims.aud : [claims.aud]) : [];
-      return claims && aud.length === 1 && aud[0] === audience ? introspectionOf(claims) : { active: false };
+      // Its one resource is this server; the /userinfo audience beside it (a user's openid token) is no other resource server.
+      return claims && resourceOfAudience(claims.aud, deps.issuer) === audience ? introspectionOf(claims) : { active: false };
     },
   };
 }

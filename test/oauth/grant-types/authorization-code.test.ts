@@ -71,7 +71,7 @@ describe('grant_type=authorization_code', () => {
     assert.equal(body.scope, 'openid offline_access profile');
     assert.equal(typeof body.refresh_token, 'string');
     const access = decodeJwt(body.access_token as string);
-    assert.equal(access.aud, t.config.API_AUDIENCE);
+    assert.deepEqual(access.aud, [t.config.API_AUDIENCE, `${t.config.ISSUER}/userinfo`], 'an openid token names /userinfo too');
     assert.equal(access.sub, m.user.id);
     const { payload } = await jwtVerify(body.id_token as string, createLocalJWKSet(await t.core.keys.jwks()), {
       issuer: t.config.ISSUER,

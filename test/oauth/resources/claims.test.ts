@@ -89,12 +89,12 @@ describe('mapping attributes into tokens', () => {
   test('an access token for resource A carries A’s mapped attributes and not B’s; one for B carries B’s and not A’s', async () => {
     const first = await codeTokens(user, 'openid offline_access a:read b:read', a.identifier, [b.identifier]);
     const forA = decodeJwt(first.access_token);
-    assert.equal(forA.aud, a.identifier);
+    assert.deepEqual(forA.aud, [a.identifier, `${t.config.ISSUER}/userinfo`], 'an openid token names /userinfo too');
     assert.equal(forA.department, 'sales');
     assert.equal(forA.level, 3);
     assert.equal('team' in forA, false, 'B’s mapping stays out of A’s token');
     const forB = decodeJwt((await refresh(first.refresh_token!, b.identifier)).access_token);
-    assert.equal(forB.aud, b.identifier);
+    assert.deepEqual(forB.aud, [b.identifier, `${t.config.ISSUER}/userinfo`], 'an openid token names /userinfo too');
     assert.deepEqual(forB.team, ['x', 'y']);
     assert.equal('department' in forB || 'level' in forB, false, 'A’s mappings stay out of B’s token');
   });
@@ -170,7 +170,7 @@ describe('reserved claims can never be overridden', () => {
           assert.notDeepEqual(claims[name], reserved[name as keyof typeof reserved], `${kind}: ${name} never comes from an attribute`);
         }
       }
-      assert.equal(decodeJwt(first.access_token).aud, b.identifier);
+      assert.deepEqual(decodeJwt(first.access_token).aud, [b.identifier, `${t.config.ISSUER}/userinfo`], 'an openid token names /userinfo too');
       assert.equal(decodeJwt(first.access_token).scope, 'openid offline_access b:read');
     } finally {
       await t.core.db.updateTable('resource_server_scopes').set({ claims: JSON.stringify({ access_token: ['team'] }) }).where('name', '=', 'b:read').execute();

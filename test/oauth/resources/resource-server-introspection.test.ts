@@ -2,17 +2,21 @@
 // its own credentials and learns only about tokens of its own audience, revocations included at once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { accessTokenIssuer } from '../../../src/oauth/issued-tokens/access-tokens.js';
+import { ACR_MFA } from '../../../src/oauth/issued-tokens/authentication-context.js';
+import type { User } from '../../../src/storage/users-repository.js';
 import type { TestApp } from '../../helpers/app.js';
 import { basicAuth, postForm } from '../fixtures.js';
 import { resourcesWorld, type Created } from './fixture.js';
 
 let t: TestApp;
 let notes: Created;
+let user: User;
 const world = resourcesWorld();
 const { serviceClient, clientCredentials, introspect } = world;
 
 before(async () => {
-  ({ t, notes } = await world.start());
+  ({ t, notes, user } = await world.start());
 });
 after(() => t.close());
 
@@ -49,5 +53,22 @@ describe('introspection by resource servers (RFC 7662)', () => {
     const revoked = await postForm(`${t.url}/revoke`, { token }, { authorization: basicAuth(svc.id, svc.secret) });
     assert.equal(revoked.status, 200);
     assert.deepEqual((await introspect(notesServer(), token)).body, { active: false });
+  });
+
+  test('a resource server\'s introspection carries the authentication context of a user token (auth_time, amr, acr) for its own step-up (RFC 9470)', async () => {
+    const authTime = Math.floor(t.core.clock.now() / 1000) - 30;
+    // As the code and refresh grants sign it after a password and TOTP sign-in (issued-tokens/user-token-response.ts).
+    const { token } = await accessTokenIssuer(t.core).issue({
+      sub: user.id, clientId: svc.id, scope: ['notes:read'], authTime, audience: notes.identifier, authentication: { amr: ['pwd', 'otp', 'mfa'], acr: ACR_MFA },
+    });
+    const body = ((await introspect(notesServer(), token)).body) as Record<string, unknown>;
+    assert.equal(body.active, true);
+    assert.equal(body.auth_time, authTime);
+    assert.deepEqual(body.amr, ['pwd', 'otp', 'mfa']);
+    assert.equal(body.acr, ACR_MFA);
+    // A client_credentials token has no user, so none of them.
+    const service = ((await introspect(notesServer(), await tokenFor(notes.identifier))).body) as Record<string, unknown>;
+    assert.equal(service.active, true);
+    assert.equal('auth_time' in service || 'amr' in service || 'acr' in service, false);
   });
 });

@@ -232,10 +232,10 @@ describe('RFC 8707 for a user grant spanning two resource servers (oauth4webapi)
   test('a code exchange and a refresh with resource=X each return a token for X alone, with only its scopes', async () => {
     const callback = await authorize('openid offline_access orders:read notes:read', [`${t.url}/v1`, notes.identifier]);
     const first = await exchange(callback, notes.identifier);
-    assert.equal(decodeJwt(first.access_token).aud, notes.identifier);
+    assert.deepEqual(decodeJwt(first.access_token).aud, [notes.identifier, `${t.config.ISSUER}/userinfo`], 'an openid token names /userinfo too');
     assert.equal(first.scope, 'openid offline_access notes:read');
     const second = await oauth.processRefreshTokenResponse(as, rp, await refresh(first.refresh_token!, `${t.url}/v1`));
-    assert.equal(decodeJwt(second.access_token).aud, `${t.url}/v1`);
+    assert.deepEqual(decodeJwt(second.access_token).aud, [`${t.url}/v1`, `${t.config.ISSUER}/userinfo`], 'an openid token names /userinfo too');
     assert.equal(second.scope, 'openid offline_access orders:read');
   });
 
@@ -247,17 +247,17 @@ describe('RFC 8707 for a user grant spanning two resource servers (oauth4webapi)
     const unknown = await refresh(first.refresh_token!, 'https://unknown.example');
     assert.equal(((await unknown.json()) as { error: string }).error, 'invalid_target');
     const ok = await oauth.processRefreshTokenResponse(as, rp, await refresh(first.refresh_token!, notes.identifier));
-    assert.equal(decodeJwt(ok.access_token).aud, notes.identifier);
+    assert.deepEqual(decodeJwt(ok.access_token).aud, [notes.identifier, `${t.config.ISSUER}/userinfo`], 'an openid token names /userinfo too');
   });
 
   test('a resource server without offline access gets no token from a refresh token', async () => {
     const first = await exchange(await authorize('openid offline_access files:read orders:read', []), files.identifier);
-    assert.equal(decodeJwt(first.access_token).aud, files.identifier);
+    assert.deepEqual(decodeJwt(first.access_token).aud, [files.identifier, `${t.config.ISSUER}/userinfo`], 'an openid token names /userinfo too');
     const refused = await refresh(first.refresh_token!, files.identifier);
     assert.equal(((await refused.json()) as { error: string }).error, 'invalid_target');
     // Without resource, the only resource left within reach is /v1.
     const ok = await oauth.processRefreshTokenResponse(as, rp, await refresh(first.refresh_token!));
-    assert.equal(decodeJwt(ok.access_token).aud, `${t.url}/v1`);
+    assert.deepEqual(decodeJwt(ok.access_token).aud, [`${t.url}/v1`, `${t.config.ISSUER}/userinfo`], 'an openid token names /userinfo too');
   });
 
   /** The `error` of /authorize's redirect for this scope and these resource parameters, or the interaction page it leads to. */

@@ -7,7 +7,7 @@ import { executeCommand } from '../../src/cli/execute.js';
 import { UsageError } from '../../src/cli/command.js';
 import { accessTokenIssuer } from '../../src/oauth/issued-tokens/access-tokens.js';
 import { usersRepository, type User } from '../../src/storage/users-repository.js';
-import { verifiedAfterWrite } from '../../src/accounts/verified-claims.js';
+import { verifiedAfterWrite } from '../../src/user-rules/verified-claims.js';
 import { json, problemOf, usersFixture, type UsersFixture } from '../api/users/fixture.js';
 
 let f: UsersFixture;
