@@ -32,6 +32,7 @@ import { lazySerializers } from './http/lazy-serializers.js';
 import { outboxWorkerPlugin } from './outbox/plugin.js';
 import { devMailboxPage } from './mail/dev-mailbox-page.js';
 import { invitationPages } from './invitations/invitation-page.js';
+import { selfServicePages } from './self-service/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -123,6 +124,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   await app.register(interactionPages, { services });
   await app.register(accountPages, { services });
   invitationPages(app, { brand, deps: services });
+  selfServicePages(app, services.selfService);
   await app.register(resourceApi, { services });
   if (config.DEMO_ENABLED) await installDemo(app, services);
 

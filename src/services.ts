@@ -59,6 +59,9 @@ import { createMail, type Mail } from './mail/index.js';
 import { outboxWorker, OUTBOX_PURGE_INTERVAL_MS, type OutboxWorker } from './outbox/outbox.js';
 import { outboxMetrics, type OutboxMetrics } from './outbox/metrics.js';
 import { outboxRepository } from './storage/outbox-repository.js';
+import { registerSelfServiceJobs, securityNotices, signupOpen, type SelfService } from './self-service/index.js';
+import { FORGOT_PATH, SIGNUP_PATH } from './self-service/index.js';
+import { mailMode } from './mail/mail-mode.js';
 
 export interface Services extends Core {
   readonly brand: Brand;
@@ -107,6 +110,8 @@ export interface Services extends Core {
   /** Delivers the outbox's messages (docs/outbox.md); started and stopped with the app by its plugin. */
   readonly outboxWorker: OutboxWorker;
   readonly outboxMetrics: OutboxMetrics;
+  /** Forgotten passwords, sign-up, e-mail change and security notices (src/self-service/, docs/email.md). */
+  readonly selfService: SelfService;
 }
 
 export interface ServicesOptions extends CoreOptions {
@@ -159,6 +164,12 @@ export function createServices(options: ServicesOptions): Services {
     // The one sign-in pipeline both faces use (src/interaction/sign-in/).
     methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, passkeys }),
     signIn: signInPipeline({ sessions, secondFactors: factors, secondFactorBudget, audit: core.audit }),
+    // "Forgot your password?" and "Create an account" under the login form, when e-mail and SIGNUP allow.
+    selfServiceLinks: (interaction) => {
+      if (mailMode(config) === 'off') return {};
+      const query = interaction ? `?interaction=${encodeURIComponent(interaction)}` : '';
+      return { forgotPassword: `${FORGOT_PATH}${query}`, ...(signupOpen({ config }) ? { signup: `${SIGNUP_PATH}${query}` } : {}) };
+    },
   };
 
   // One idempotency store and one cursor codec for both resource-server faces (/v1 and /admin/v1); the
@@ -187,6 +198,18 @@ export function createServices(options: ServicesOptions): Services {
   });
   core.outbox.onCommitted(() => worker.wake());
   jobs.every('outbox-purge', OUTBOX_PURGE_INTERVAL_MS, () => worker.purge());
+
+  const notices = securityNotices({ clock, config, outbox: core.outbox });
+  const selfServiceDeps = { db, clock, config, brand, audit: core.audit, outbox: core.outbox, jobs, rateLimits: core.rateLimits };
+  registerSelfServiceJobs(jobs, selfServiceDeps);
+  const selfService: SelfService = {
+    ...selfServiceDeps,
+    notices,
+    async factorsOf(userId) {
+      const [status, keys] = await Promise.all([factors.status(userId), passkeys.list(userId)]);
+      return { totp: status.totp === 'active', recoveryCodes: status.recoveryCodes, passkeys: keys.map((k) => ({ name: k.name, createdAt: k.createdAt })) };
+    },
+  };
 
   return {
     ...core,
@@ -223,5 +246,6 @@ export function createServices(options: ServicesOptions): Services {
     mail,
     outboxWorker: worker,
     outboxMetrics: metrics,
+    selfService,
   };
 }

@@ -26,6 +26,12 @@ export const SECURITY_EVENT_TYPES = [
   'login.failed',
   'login.locked_out',
   'user.invitation_accepted',
+  // Self-service (src/self-service/, docs/email.md).
+  'user.password_reset_requested',
+  'user.password_reset',
+  'user.signed_up',
+  'account.email_change_requested',
+  'account.email_changed',
   // A user's own credential changes on /account (src/account/account-events.ts).
   'account.password_changed',
   'account.second_factor_added',

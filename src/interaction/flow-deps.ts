@@ -39,6 +39,13 @@ export interface FlowDeps {
   /** The proofs a browser signs in with, and the one pipeline that records and completes them (sign-in/). */
   methods: SignInMethods;
   signIn: SignInPipeline;
+  /** Links under the login form to the self-service pages (src/self-service/), with the interaction to return to. */
+  selfServiceLinks?: (interaction: string | undefined) => LoginLinks;
+}
+
+export interface LoginLinks {
+  forgotPassword?: string;
+  signup?: string;
 }
 
 /** A started login/consent may take this long (capped by the session lifetime). */

@@ -25,7 +25,7 @@ export interface InvitationParams {
   hours: number;
 }
 
-export const MAIL_TEMPLATES = ['invitation'] as const;
+export const MAIL_TEMPLATES = ['invitation', 'password_reset', 'signup_verification', 'signup_existing', 'email_change_verification', 'password_changed', 'email_changed', 'factor_added'] as const;
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
 
 function logoUrl(context: MailContext): string | undefined {
@@ -71,11 +71,46 @@ export function renderInvitation(context: MailContext, params: InvitationParams)
   return { subject: fill(t.subject, values), ...body };
 }
 
+type Params = Record<string, unknown>;
+const text = (params: Params, key: string) => (typeof params[key] === 'string' ? (params[key] as string) : undefined);
+
+/**
+ * The self-service messages and security notices (src/self-service/): each is a body, one action with its
+ * link, and the lines after it, from the catalogue. `required` names the params without which the
+ * message cannot be written (the outbox makes it a dead letter).
+ */
+const SIMPLE: Record<Exclude<MailTemplate, 'invitation'>, { required: string[]; build(t: ReturnType<typeof catalogue>, params: Params): { subject: string; paragraphs: string[]; action: string; after: string[] } }> = {
+  password_reset: { required: ['link', 'username', 'minutes'], build: (t, _p) => ({ subject: t.passwordReset.subject, paragraphs: [t.passwordReset.body], action: t.passwordReset.action, after: [t.passwordReset.expiry, t.passwordReset.ignore] }) },
+  signup_verification: { required: ['link', 'hours'], build: (t) => ({ subject: t.signupVerification.subject, paragraphs: [t.signupVerification.body], action: t.signupVerification.action, after: [t.signupVerification.expiry, t.signupVerification.ignore] }) },
+  signup_existing: { required: ['link', 'username'], build: (t) => ({ subject: t.signupExisting.subject, paragraphs: [t.signupExisting.body], action: t.signupExisting.action, after: [t.signupExisting.ignore] }) },
+  email_change_verification: { required: ['link', 'username', 'hours'], build: (t) => ({ subject: t.emailChangeVerification.subject, paragraphs: [t.emailChangeVerification.body], action: t.emailChangeVerification.action, after: [t.emailChangeVerification.expiry, t.emailChangeVerification.ignore] }) },
+  password_changed: { required: ['link', 'username'], build: (t) => ({ subject: t.notices.passwordChangedSubject, paragraphs: [t.notices.passwordChanged], action: t.notices.action, after: [t.notices.notYou] }) },
+  email_changed: { required: ['link', 'username', 'email'], build: (t) => ({ subject: t.notices.emailChangedSubject, paragraphs: [t.notices.emailChanged], action: t.notices.action, after: [t.notices.notYou] }) },
+  factor_added: {
+    required: ['link', 'username', 'factor'],
+    build: (t, p) => ({ subject: t.notices.factorAddedSubject, paragraphs: [p.factor === 'passkey' ? t.notices.passkeyAdded : t.notices.totpAdded], action: t.notices.action, after: [t.notices.notYou] }),
+  },
+};
+
 /** Renders a template by name from an outbox payload; undefined for an unknown template or bad params. */
-export function renderTemplate(context: MailContext, template: string, params: Record<string, unknown>): RenderedMail | undefined {
+export function renderTemplate(context: MailContext, template: string, params: Params): RenderedMail | undefined {
   if (template === 'invitation') {
     if (typeof params.link !== 'string' || typeof params.hours !== 'number') return undefined;
     return renderInvitation(context, { link: params.link, hours: params.hours, name: typeof params.name === 'string' ? params.name : undefined });
   }
-  return undefined;
+  if (!Object.hasOwn(SIMPLE, template)) return undefined;
+  const spec = SIMPLE[template as keyof typeof SIMPLE];
+  if (spec.required.some((key) => params[key] === undefined || params[key] === null)) return undefined;
+  const values: Record<string, string | number> = { brand: context.brand.name };
+  for (const key of ['username', 'email', 'minutes', 'hours']) {
+    const value = params[key];
+    if (typeof value === 'string' || typeof value === 'number') values[key] = value;
+  }
+  const built = spec.build(catalogue(context.locale), params);
+  const body = layout(context, {
+    paragraphs: built.paragraphs.map((line) => fill(line, values)),
+    action: { label: fill(built.action, values), link: text(params, 'link')! },
+    after: built.after.map((line) => fill(line, values)),
+  });
+  return { subject: fill(built.subject, values), ...body };
 }

@@ -5,7 +5,9 @@ import type { Selectable } from 'kysely';
 import type { Db } from './database.js';
 import type { AccountTokensTable } from './schema.js';
 
-export type AccountTokenPurpose = 'invitation';
+/** invitation: src/invitations/; password_reset and email_change: src/self-service/ (the e-mail column of an
+ * email_change token is the NEW address). */
+export type AccountTokenPurpose = 'invitation' | 'password_reset' | 'email_change';
 
 export interface AccountToken {
   id: string;

@@ -325,6 +325,18 @@ export interface SigningKeysTable {
   expires_at: Date | null;
 }
 
+export interface SignupRequestsTable {
+  id: Generated<string>;
+  email: string;
+  name: string | null;
+  password_hash: string;
+  interaction_id: string | null;
+  locale: string;
+  token_hash: string | null;
+  created_at: Date;
+  expires_at: Date;
+}
+
 export interface TotpCredentialsTable {
   user_id: string;
   secret_sealed: string;
@@ -400,6 +412,7 @@ export interface DB {
   second_factor_failures: SecondFactorFailuresTable;
   session_authentications: SessionAuthenticationsTable;
   signing_keys: SigningKeysTable;
+  signup_requests: SignupRequestsTable;
   totp_credentials: TotpCredentialsTable;
   used_client_assertions: UsedClientAssertionsTable;
   used_dpop_proofs: UsedDpopProofsTable;

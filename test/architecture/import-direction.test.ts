@@ -30,6 +30,9 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   outbox: ['oauth', 'api', 'http', 'interaction', 'admin', 'account'],
   mail: ['oauth', 'api', 'interaction', 'admin', 'account'],
   invitations: ['oauth', 'api', 'interaction', 'admin', 'account'],
+  // Forgotten passwords, sign-up, e-mail change (docs/email.md): pages of their own beside the flow's; the
+  // account face uses them, never the other way round.
+  'self-service': ['oauth', 'api', 'admin', 'account'],
 };
 
 const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;

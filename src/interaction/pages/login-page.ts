@@ -4,6 +4,7 @@
 import type { Brand } from '../../http/brand.js';
 import { escapeHtml } from '../../http/html.js';
 import { hiddenInput, layout } from './layout.js';
+import type { LoginLinks } from '../flow-deps.js';
 import { PASSKEY_SCRIPTS } from '../passkeys/passkey-assets.js';
 import { passkeySignInSection, type PasskeyAction } from '../passkeys/passkey-fragments.js';
 
@@ -17,11 +18,21 @@ export interface LoginPageInput {
   username?: string;
   /** Offers "Sign in with a passkey" (passwordless, discoverable credentials). */
   passkey?: PasskeyAction;
+  /** "Forgot your password?" and "Create an account" (src/self-service/), when offered. */
+  links?: LoginLinks;
 }
 
 export const LOGIN_FAILED_MESSAGE = 'The username or password is not correct.';
 
-export function renderLoginPage({ brand, action, csrfToken, clientName, failed, username, passkey }: LoginPageInput): string {
+function selfServiceLinks(links: LoginLinks | undefined): string {
+  const items = [
+    ...(links?.forgotPassword ? [`<a href="${escapeHtml(links.forgotPassword)}">Forgot your password?</a>`] : []),
+    ...(links?.signup ? [`<a href="${escapeHtml(links.signup)}">Create an account</a>`] : []),
+  ];
+  return items.length > 0 ? `\n<p class="self-service">${items.join(' · ')}</p>` : '';
+}
+
+export function renderLoginPage({ brand, action, csrfToken, clientName, failed, username, passkey, links }: LoginPageInput): string {
   return layout(
     brand,
     'Sign in',
@@ -35,7 +46,7 @@ ${hiddenInput('csrf', csrfToken)}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${failed ? ' autofocus' : ''}>
 <button type="submit">Sign in</button>
-</form>${passkey ? `\n${passkeySignInSection(passkey, 'Sign in with a passkey')}` : ''}`,
+</form>${selfServiceLinks(links)}${passkey ? `\n${passkeySignInSection(passkey, 'Sign in with a passkey')}` : ''}`,
     passkey ? { scriptPaths: PASSKEY_SCRIPTS } : {},
   );
 }

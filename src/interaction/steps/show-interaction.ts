@@ -38,7 +38,7 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
       return sendPage(reply, page, 200, offer.passkey ? withPasskeyScripts(headers) : headers);
     }
     const username = (failed ? interaction.attemptedUsername : undefined) ?? authz.loginHint;
-    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, passkey, ...(username !== undefined ? { username } : {}) });
+    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, passkey, links: deps.selfServiceLinks?.(request.params.id), ...(username !== undefined ? { username } : {}) });
     return sendPage(reply, page, 200, withPasskeyScripts(headers));
   }
   if (await needsConsent(authz, client, session.userId, deps.consents)) {
