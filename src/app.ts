@@ -31,6 +31,10 @@ import { logSubscriber } from './audit/audit-sink.js';
 import { resourceServersRepository } from './storage/resource-servers-repository.js';
 import { registerBuiltInResourceServers } from './startup/built-in-resource-servers.js';
 import { lazySerializers } from './http/lazy-serializers.js';
+import { outboxWorkerPlugin } from './outbox/plugin.js';
+import { devMailboxPage } from './mail/dev-mailbox-page.js';
+import { invitationPages } from './invitations/invitation-page.js';
+import { selfServicePages } from './self-service/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,9 +55,11 @@ export interface AppOptions {
   logger?: boolean | NodeJS.WritableStream;
   /** Where client-steered requests (jwks_uri) may go. Only tests pass one (to reach their loopback servers). */
   outbound?: OutboundPolicy;
+  /** The outbox lease (docs/outbox.md); only tests shorten it, to see a dead worker's message claimed again. */
+  outboxLeaseMs?: number;
 }
 
-export async function buildApp({ config, database, clock = systemClock, logger = true, outbound }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, database, clock = systemClock, logger = true, outbound, outboxLeaseMs }: AppOptions): Promise<FastifyInstance> {
   const edge = createErrorEdge();
   const app = Fastify({
     logger:
@@ -82,6 +88,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
     warn: (message, error) => app.log.warn({ err: error }, message),
     log: app.log,
     ...(outbound ? { outbound } : {}),
+    ...(outboxLeaseMs !== undefined ? { outboxLeaseMs } : {}),
   });
   app.addHook('onClose', async () => {
     services.redis?.disconnect();
@@ -95,7 +102,9 @@ export async function buildApp({ config, database, clock = systemClock, logger =
 
   await app.register(edge.plugin);
   installRefusalLog(app);
-  app.decorate('metrics', installObservability(app));
+  const metrics = installObservability(app);
+  app.decorate('metrics', metrics);
+  services.outboxMetrics.register(metrics);
   await installOverloadProtection(app, config, database);
   installAnonymousLimit(app, services.rateLimits);
 
@@ -110,9 +119,14 @@ export async function buildApp({ config, database, clock = systemClock, logger =
 
   // Each face declares the plugins above it depends on (src/face-dependencies.ts): a missing one fails here.
   await app.register(jobWorker, { jobs: services.jobs });
+  await app.register(outboxWorkerPlugin, { worker: services.outboxWorker, close: () => services.mail.close() });
+  // Development and tests without SMTP_URL only: production has no development mailbox (src/mail/mail-mode.ts).
+  if (services.mail.devMailbox) devMailboxPage(app, { brand, mailbox: services.mail.devMailbox });
   await app.register(authorizationServer, { services });
   await app.register(interactionPages, { services });
   await app.register(accountPages, { services });
+  invitationPages(app, { brand, deps: services });
+  selfServicePages(app, services.selfService);
   await app.register(resourceApi, { services });
   if (config.DEMO_ENABLED) await installDemo(app, services);
   consoleRoutes(app, { issuer: config.ISSUER });

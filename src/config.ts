@@ -10,6 +10,7 @@ import { overloadSettings, requestLimitSettings } from './config/limit-settings.
 import { resourceApiSettings } from './config/api-settings.js';
 import { clientSettings } from './config/client-settings.js';
 import { pageSettings } from './config/page-settings.js';
+import { mailSettings } from './config/mail-settings.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -33,6 +34,7 @@ const settings = {
   ...clientSettings,
   ...overloadSettings,
   ...pageSettings,
+  ...mailSettings,
   ...shutdownSettings,
 };
 

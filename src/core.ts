@@ -18,6 +18,7 @@ import { revocationFeed, type RevocationFeed } from './storage/revocation-feed.j
 import { revocationsRepository } from './storage/revocations-repository.js';
 import { resourceRegistry, type ResourceRegistry } from './oauth/resources/registry.js';
 import { resourceServersRepository } from './storage/resource-servers-repository.js';
+import { outboxWriter, type OutboxWriter } from './outbox/writer.js';
 
 export interface Core {
   readonly config: Config;
@@ -44,6 +45,8 @@ export interface Core {
   readonly redis?: Redis;
   /** The audit log's event sink (docs/audit-log.md): to the database; the server also subscribes its logger. */
   readonly audit: AuditSink;
+  /** Writes outgoing messages (e-mail) in the transaction of their cause (docs/outbox.md); a server's worker delivers. */
+  readonly outbox: OutboxWriter;
 }
 
 export interface CoreOptions {
@@ -88,7 +91,8 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
   const audit = auditSink({ clock, subscribers: [databaseSubscriber(database.db)] });
   const feed = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
   const resources = resourceRegistry(resourceServersRepository(database.db), clock, config.CLIENT_CACHE_TTL);
-  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, keyEncryptionKey, revocationFeed: feed, resources, audit, ...(redis ? { redis } : {}) };
+  const outbox = outboxWriter({ encryption: keyEncryption(keyEncryptionKey), clock });
+  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, keyEncryptionKey, revocationFeed: feed, resources, audit, outbox, ...(redis ? { redis } : {}) };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

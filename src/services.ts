@@ -59,6 +59,13 @@ import { federatedIdentitiesRepository } from './storage/federated-identities-re
 import { upstreamSignInsRepository } from './storage/upstream-sign-ins-repository.js';
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
 import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
+import { createMail, type Mail } from './mail/index.js';
+import { outboxWorker, OUTBOX_PURGE_INTERVAL_MS, type OutboxWorker } from './outbox/outbox.js';
+import { outboxMetrics, type OutboxMetrics } from './outbox/metrics.js';
+import { outboxRepository } from './storage/outbox-repository.js';
+import { registerSelfServiceJobs, securityNotices, signupOpen, type SelfService } from './self-service/index.js';
+import { FORGOT_PATH, SIGNUP_PATH } from './self-service/index.js';
+import { mailMode } from './mail/mail-mode.js';
 
 export interface Services extends Core {
   readonly brand: Brand;
@@ -104,11 +111,20 @@ export interface Services extends Core {
   readonly cursors: CursorCodec;
   /** The job queue; its periodic tasks and handlers are registered here, its worker by the jobs plugin. */
   readonly jobs: JobQueue;
+  /** E-mail: its outbox channel and, in development without SMTP_URL, the mailbox /dev/mailbox shows. */
+  readonly mail: Mail;
+  /** Delivers the outbox's messages (docs/outbox.md); started and stopped with the app by its plugin. */
+  readonly outboxWorker: OutboxWorker;
+  readonly outboxMetrics: OutboxMetrics;
+  /** Forgotten passwords, sign-up, e-mail change and security notices (src/self-service/, docs/email.md). */
+  readonly selfService: SelfService;
 }
 
 export interface ServicesOptions extends CoreOptions {
   /** Where the job worker reports failed jobs. */
-  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Tests shorten the outbox lease to see a dead worker's message claimed again. */
+  outboxLeaseMs?: number;
 }
 
 export function createServices(options: ServicesOptions): Services {
@@ -160,6 +176,12 @@ export function createServices(options: ServicesOptions): Services {
     methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, passkeys, federation: upstream, federatedIdentities: federation.identities, upstreamSignIns: federation.legs }),
     signIn: signInPipeline({ sessions, secondFactors: factors, secondFactorBudget, audit: core.audit }),
     federation,
+    // "Forgot your password?" and "Create an account" under the login form, when e-mail and SIGNUP allow.
+    selfServiceLinks: (interaction) => {
+      if (mailMode(config) === 'off') return {};
+      const query = interaction ? `?interaction=${encodeURIComponent(interaction)}` : '';
+      return { forgotPassword: `${FORGOT_PATH}${query}`, ...(signupOpen({ config }) ? { signup: `${SIGNUP_PATH}${query}` } : {}) };
+    },
   };
 
   // One idempotency store and one cursor codec for both resource-server faces (/v1 and /admin/v1); the
@@ -172,6 +194,34 @@ export function createServices(options: ServicesOptions): Services {
   jobs.every('pending-login-purge', PENDING_LOGIN_PURGE_INTERVAL_MS, pendingLoginsPurge(core));
   jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
   jobs.handle(REPORT_JOB, reportJobHandler(clock));
+
+  // Everything that leaves the process goes through the outbox (docs/outbox.md): one worker, one channel each.
+  const mail = createMail(config, brand, options.log, () => clock.now());
+  const metrics = outboxMetrics(outboxRepository(db), () => clock.now());
+  const worker = outboxWorker({
+    db,
+    clock,
+    log: options.log,
+    encryption: keyEncryption(core.keyEncryptionKey),
+    channels: mail.channel ? [mail.channel] : [],
+    metrics,
+    retention: { deliveredSeconds: config.OUTBOX_RETENTION, deadSeconds: config.OUTBOX_DEAD_LETTER_RETENTION },
+    ...(options.outboxLeaseMs !== undefined ? { leaseMs: options.outboxLeaseMs } : {}),
+  });
+  core.outbox.onCommitted(() => worker.wake());
+  jobs.every('outbox-purge', OUTBOX_PURGE_INTERVAL_MS, () => worker.purge());
+
+  const notices = securityNotices({ clock, config, outbox: core.outbox });
+  const selfServiceDeps = { db, clock, config, brand, audit: core.audit, outbox: core.outbox, jobs, rateLimits: core.rateLimits };
+  registerSelfServiceJobs(jobs, selfServiceDeps);
+  const selfService: SelfService = {
+    ...selfServiceDeps,
+    notices,
+    async factorsOf(userId) {
+      const [status, keys] = await Promise.all([factors.status(userId), passkeys.list(userId)]);
+      return { totp: status.totp === 'active', recoveryCodes: status.recoveryCodes, passkeys: keys.map((k) => ({ name: k.name, createdAt: k.createdAt })) };
+    },
+  };
 
   return {
     ...core,
@@ -206,5 +256,9 @@ export function createServices(options: ServicesOptions): Services {
     idempotency,
     cursors,
     jobs,
+    mail,
+    outboxWorker: worker,
+    outboxMetrics: metrics,
+    selfService,
   };
 }

@@ -21,7 +21,7 @@ let services: Services;
 
 before(async () => {
   database = await createTestDatabase();
-  services = createServices({ config: testConfig(3998), clock: systemClock, database, log: { warn() {}, error() {} } });
+  services = createServices({ config: testConfig(3998), clock: systemClock, database, log: { info() {}, warn() {}, error() {} } });
 });
 after(() => database.close());
 

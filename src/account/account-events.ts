@@ -1,20 +1,45 @@
 // Every credential change a user makes on /account is one security event (docs/audit-log.md), of the shape
 // the sign-in pipeline's events have: the user as actor and subject, the request's trace id, and details
-// naming the face and what changed (a factor's kind, never a secret).
+// naming the face and what changed (a factor's kind, never a secret). The changes the owner must hear of
+// even when someone else made them — a new password, a new second factor or passkey — also write a
+// security notice to the account's address (src/self-service/notices.ts), in the event's transaction: the
+// notice exists exactly when the event committed.
 import type { FastifyRequest } from 'fastify';
 import type { AuditEventType } from '../audit/audit-events.js';
 import type { AuditSink } from '../audit/audit-sink.js';
+import { runTransaction } from '../storage/after-commit.js';
 import type { Db } from '../storage/database.js';
+import type { NoticeKind, SecurityNotices } from '../self-service/notices.js';
 
 export type AccountEventType = Extract<AuditEventType, `account.${string}`>;
 
+export interface AccountEventSink {
+  audit: AuditSink;
+  db: Db;
+  /** Absent: no notices (e-mail is off, or a test without them). */
+  notices?: Pick<SecurityNotices, 'send'> | undefined;
+}
+
+const NOTICE_OF: Partial<Record<AccountEventType, NoticeKind>> = {
+  'account.password_changed': 'password_changed',
+  'account.second_factor_added': 'factor_added',
+};
+
 export function accountEvent(
-  audit: AuditSink,
-  request: Pick<FastifyRequest, 'id'>,
+  sink: AccountEventSink,
+  request: Pick<FastifyRequest, 'id' | 'headers'>,
   type: AccountEventType,
   userId: string,
   details: Record<string, string | number | boolean> = {},
   tx?: Db,
 ): Promise<void> {
-  return audit.emit({ type, actor: { kind: 'user', userId }, subject: userId, traceId: request.id, details: { face: 'account', ...details } }, tx ? { tx } : {});
+  const write = async (db: Db) => {
+    await sink.audit.emit({ type, actor: { kind: 'user', userId }, subject: userId, traceId: request.id, details: { face: 'account', ...details } }, { tx: db });
+    const notice = NOTICE_OF[type];
+    if (notice && sink.notices) {
+      const params: Record<string, string> = typeof details.factor === 'string' ? { factor: details.factor } : {};
+      await sink.notices.send(db, userId, notice, { params, acceptLanguage: request.headers['accept-language'] });
+    }
+  };
+  return tx ? write(tx) : runTransaction(sink.db, write);
 }

@@ -29,11 +29,14 @@ export interface AccountPageInput {
   reauth: boolean;
   /** After a password change: list the account's factors so the user can remove any they do not recognise. */
   reviewFactors: boolean;
+  /** The account's address and the form to change it; absent when e-mail is off. */
+  email?: { address: string | null; verified: boolean } | undefined;
 }
 
 /** Messages by the code in the query string after a 303: fixed text, never echoed input. */
 export const ACCOUNT_NOTICES: Record<string, string> = {
   password: 'Your password was changed. Your other sessions were ended and apps must sign in again.',
+  email_sent: 'We sent a link to the new address. The address changes once you open it.',
   totp_removed: 'The authenticator app was removed.',
   session_ended: 'The session was ended.',
   app_revoked: 'The app’s access was revoked.',
@@ -44,6 +47,9 @@ export const ACCOUNT_NOTICES: Record<string, string> = {
 
 export const ACCOUNT_ERRORS: Record<string, string> = {
   current_password: 'The current password is not correct.',
+  email_invalid: 'Type an e-mail address.',
+  email_same: 'That is already the address of your account.',
+  email_off: 'Changing the e-mail address is not available here.',
   new_password: 'The new password must be 8 to 1024 characters.',
   totp_code: 'That code is not correct. Scan the QR code again or check the time on your device.',
   totp_active: 'An authenticator app is already set up. Remove it first.',
@@ -134,6 +140,19 @@ ${code}
 <button type="submit">Confirm</button>`)}${passkey}</section>`;
 }
 
+/** The address, and the form that mails a link to a new one (a fresh proof is asked first, like a factor change). */
+function emailSection({ csrfToken: csrf, email }: AccountPageInput): string {
+  if (!email) return '';
+  const current = email.address
+    ? `<p>Your address: <strong>${escapeHtml(email.address)}</strong>${email.verified ? ' <span class="muted">(confirmed)</span>' : ' <span class="muted">(not confirmed)</span>'}</p>`
+    : '<p class="muted">Your account has no e-mail address.</p>';
+  return `<h2>E-mail address</h2>
+${current}
+${post('/account/email', csrf, `<label for="new_email">New e-mail address</label>
+<input id="new_email" name="email" type="email" autocomplete="email" maxlength="254" required>
+<button type="submit" class="secondary">Send a confirmation link</button>`)}`;
+}
+
 /** After a password change: every second factor of the account, each removable from the sections below. */
 function factorReview({ factors, passkeys }: AccountPageInput): string {
   const items = [
@@ -155,6 +174,7 @@ export function renderAccountPage(input: AccountPageInput): string {
 <p>Signed in as <strong>${escapeHtml(username)}</strong>.</p>
 ${notice ? `<p class="notice" role="status">${escapeHtml(notice)}</p>` : ''}${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 ${input.reviewFactors ? factorReview(input) : ''}${input.reauth ? reauthSection(input) : ''}
+${emailSection(input)}
 <h2>Password</h2>
 ${post('/account/password', csrf, `<input type="text" name="username" autocomplete="username" value="${escapeHtml(username)}" hidden>
 <label for="current_password">Current password</label>

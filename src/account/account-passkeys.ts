@@ -116,7 +116,7 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
     const signedIn = await mayChangeFactors(await sessionOf(request));
     const outcome = await passkeys.register({ id: signedIn.userId }, boundToSession(signedIn), request.body.response, request.body.name ?? '');
     if (!outcome.ok) throw passkeyRefused(outcome.reason, { user_id: signedIn.userId, detail: outcome.detail });
-    await accountEvent(deps.audit, request, 'account.second_factor_added', signedIn.userId, { factor: 'passkey' });
+    await accountEvent(deps, request, 'account.second_factor_added', signedIn.userId, { factor: 'passkey' });
     // Binding never raises this session's amr: it only keeps the account page open to it (account-session.ts).
     await factors.markBoundFactor(signedIn.idHash);
     return sendJson(reply, { redirect: `${ACCOUNT_PATH}?done=passkey_added` });
@@ -135,7 +135,7 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
       return seeOther(reply, `${ACCOUNT_PATH}?error=reauth`);
     }
     const removed = await passkeys.remove(signedIn.userId, formField(request.body, 'credential') ?? '');
-    if (removed) await accountEvent(deps.audit, request, 'account.second_factor_removed', signedIn.userId, { factor: 'passkey' });
+    if (removed) await accountEvent(deps, request, 'account.second_factor_removed', signedIn.userId, { factor: 'passkey' });
     return seeOther(reply, removed ? `${ACCOUNT_PATH}?done=passkey_removed` : ACCOUNT_PATH);
   });
 }

@@ -30,6 +30,11 @@ import { pageSecurityHeaders } from '../http/html.js';
 import { codeOf } from '../interaction/sign-in/one-time-code-methods.js';
 import type { SignInMethods } from '../interaction/sign-in/sign-in-methods.js';
 import type { SignInPipeline } from '../interaction/sign-in/sign-in-pipeline.js';
+import type { LoginLinks } from '../interaction/flow-deps.js';
+import type { SecurityNotices } from '../self-service/notices.js';
+import type { EmailChangeRequest } from '../self-service/email-change.js';
+import { chargeMailAddress } from '../self-service/mail-budgets.js';
+import type { RateLimits } from '../http/rate-limit.js';
 
 export const ACCOUNT_PATH = '/account';
 
@@ -54,6 +59,15 @@ export interface AccountDeps {
   passkeys: PasskeyCeremonies;
   /** Seconds a proof of the account stays fresh for factor changes (REAUTH_MAX_AGE, account-session.ts). */
   reauthMaxAge: number;
+  /** Where account events are written with their security notices (account-events.ts). */
+  db: Db;
+  notices?: SecurityNotices | undefined;
+  /** "Forgot your password?" under the sign-in form (src/self-service/). */
+  selfServiceLinks?: ((interaction: string | undefined) => LoginLinks) | undefined;
+  /** The e-mail change: the link to the new address (src/self-service/email-change.ts); absent when e-mail is off. */
+  requestEmailChange?: ((user: User, email: string, request: FastifyRequest) => Promise<EmailChangeRequest>) | undefined;
+  /** The per-address budget of pages that send e-mail (src/self-service/mail-budgets.ts). */
+  rateLimits: Pick<RateLimits, 'hit'>;
 }
 
 /** Every /account route draws on the per-address page budget (src/http/anonymous-limit.ts). */
@@ -84,7 +98,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     if (!existing) {
       // No browser session: the sign-in form, with no server-side state behind it (pre-session.ts).
       const { csrfToken } = ensurePreSession(request, reply, deps.issuer);
-      const login = renderLoginPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/login`, csrfToken, clientName: 'your account', failed, passkey: passkeyAction(`${ACCOUNT_PATH}/passkey`, csrfToken) });
+      const login = renderLoginPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/login`, csrfToken, clientName: 'your account', failed, passkey: passkeyAction(`${ACCOUNT_PATH}/passkey`, csrfToken), links: deps.selfServiceLinks?.(undefined) });
       return sendPage(reply, login, 200, withPasskeyScripts(pageSecurityHeaders));
     }
     const session = existing;
@@ -121,7 +135,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     const reviewFactors = query(request, 'done') === 'password';
     return sendPage(
       reply,
-      renderAccountPage({ brand: deps.brand, csrfToken: signedIn.csrfToken, username: user.username, currentSession: signedIn.idHash, factors: status, enrollment, sessions: list, apps, passkeys, notice, error, reauth, reviewFactors }),
+      renderAccountPage({ brand: deps.brand, csrfToken: signedIn.csrfToken, username: user.username, email: deps.requestEmailChange ? { address: user.email, verified: user.email_verified } : undefined, currentSession: signedIn.idHash, factors: status, enrollment, sessions: list, apps, passkeys, notice, error, reauth, reviewFactors }),
       200,
       withPasskeyScripts(pageSecurityHeaders),
     );
@@ -201,7 +215,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     // The current password is a proof like a sign-in's: a wrong one is login.failed, a spent budget login.locked_out.
     const context = { request, face: 'account', method: 'password', userId: user.id, answer: 'form' } as const;
     const outcome = await deps.signIn.attempt(context, async () => {
-      const changed = await deps.changePassword(user, current, next, session.idHash, (tx) => accountEvent(deps.audit, request, 'account.password_changed', user.id, {}, tx));
+      const changed = await deps.changePassword(user, current, next, session.idHash, (tx) => accountEvent(deps, request, 'account.password_changed', user.id, {}, tx));
       return changed === 'changed' ? { ok: true, userId: user.id, amr: ['pwd'] } : { ok: false, reason: changed, userId: user.id };
     });
     if (!outcome.ok) return seeOther(reply, `${ACCOUNT_PATH}?error=current_password`);
@@ -210,6 +224,19 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     await factors.recordProof(session.idHash);
     return seeOther(reply, `${ACCOUNT_PATH}?done=password`);
   });
+
+  // A new e-mail address (src/self-service/email-change.ts): verified before it replaces the old one, and
+  // asked for only with a fresh proof — whoever changes the address controls every link sent to it.
+  signedInPost(
+    '/email',
+    async (request, reply, _session, user) => {
+      if (!deps.requestEmailChange) return seeOther(reply, `${ACCOUNT_PATH}?error=email_off`);
+      await chargeMailAddress(deps.rateLimits, request, reply);
+      const outcome = await deps.requestEmailChange(user, formField(request.body, 'email') ?? '', request);
+      return seeOther(reply, outcome === 'sent' ? `${ACCOUNT_PATH}?done=email_sent` : `${ACCOUNT_PATH}?error=email_${outcome}`);
+    },
+    'fresh proof',
+  );
 
   signedInPost(
     '/totp',
@@ -226,7 +253,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       logRefusal(request, { reason: 'wrong_otp', user_id: user.id }, 303);
       return seeOther(reply, `${ACCOUNT_PATH}?error=totp_code`);
     }
-    await accountEvent(deps.audit, request, 'account.second_factor_added', user.id, { factor: 'totp' });
+    await accountEvent(deps, request, 'account.second_factor_added', user.id, { factor: 'totp' });
     // Binding never raises this session's amr (a stolen password-only session must not become an MFA one):
     // it only keeps the account page open to it.
     await factors.markBoundFactor(session.idHash);
@@ -237,7 +264,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     '/totp/remove',
     async (request, reply, _session, user) => {
       await factors.removeAll(user.id);
-      await accountEvent(deps.audit, request, 'account.second_factor_removed', user.id, { factor: 'totp' });
+      await accountEvent(deps, request, 'account.second_factor_removed', user.id, { factor: 'totp' });
       return seeOther(reply, `${ACCOUNT_PATH}?done=totp_removed`);
     },
     'fresh proof',
@@ -248,7 +275,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     async (request, reply, _session, user) => {
       if ((await factors.status(user.id)).totp !== 'active') return seeOther(reply, ACCOUNT_PATH);
       const codes = await factors.regenerateRecoveryCodes(user.id);
-      await accountEvent(deps.audit, request, 'account.recovery_codes_regenerated', user.id);
+      await accountEvent(deps, request, 'account.recovery_codes_regenerated', user.id);
       return sendPage(reply, renderAccountRecoveryCodesPage({ brand: deps.brand, codes }));
     },
     'fresh proof',

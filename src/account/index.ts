@@ -8,14 +8,27 @@ import type { Services } from '../services.js';
 import { ERROR_EDGE_PLUGIN, FORM_BODY_PLUGIN } from '../face-dependencies.js';
 import { installPageHeaders } from '../http/browser-pages.js';
 import { accountRoutes } from './account-routes.js';
+import { mailMode } from '../mail/mail-mode.js';
+import { requestEmailChange } from '../self-service/index.js';
 
-export type AccountServices = Pick<Services, 'config' | 'flow' | 'users' | 'account'>;
+export type AccountServices = Pick<Services, 'config' | 'flow' | 'users' | 'account' | 'selfService'>;
 
 async function pages(app: FastifyInstance, { services }: { services: AccountServices }): Promise<void> {
   // Registered here unless another face already did so at the root (this plugin is encapsulated).
   if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
   installPageHeaders(app, services.flow.brand);
-  accountRoutes(app, { ...services.flow, users: services.users, ...services.account, reauthMaxAge: services.config.REAUTH_MAX_AGE });
+  const { selfService } = services;
+  const mailOn = mailMode(services.config) !== 'off';
+  accountRoutes(app, {
+    ...services.flow,
+    users: services.users,
+    ...services.account,
+    reauthMaxAge: services.config.REAUTH_MAX_AGE,
+    db: selfService.db,
+    notices: selfService.notices,
+    rateLimits: selfService.rateLimits,
+    requestEmailChange: mailOn ? (user, email, request) => requestEmailChange(selfService, { user, email, acceptLanguage: request.headers['accept-language'], traceId: request.id }) : undefined,
+  });
 }
 
 export const accountPages = fp(pages, { name: 'gatehouse-account', encapsulate: true, dependencies: [ERROR_EDGE_PLUGIN, FORM_BODY_PLUGIN] });

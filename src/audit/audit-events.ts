@@ -14,6 +14,8 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.user.attribute_deleted',
   'admin.user.operator_granted',
   'admin.user.operator_revoked',
+  'admin.user.invited',
+  'admin.user.invitation_revoked',
   'admin.grant.revoked',
   'admin.session.ended',
   'admin.resource_server.created',
@@ -29,6 +31,13 @@ export const SECURITY_EVENT_TYPES = [
   'login.succeeded',
   'login.failed',
   'login.locked_out',
+  'user.invitation_accepted',
+  // Self-service (src/self-service/, docs/email.md).
+  'user.password_reset_requested',
+  'user.password_reset',
+  'user.signed_up',
+  'account.email_change_requested',
+  'account.email_changed',
   // A user's own credential changes on /account (src/account/account-events.ts).
   'account.password_changed',
   'account.second_factor_added',

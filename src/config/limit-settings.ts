@@ -29,6 +29,19 @@ export const requestLimitSettings = {
   RATE_LIMIT_ANONYMOUS: perMinute('Unauthenticated registration requests per address per minute.', 300),
   // A complete login is three to five page requests; 3000 lets a corporate NAT do 300 logins a minute and more.
   RATE_LIMIT_PAGES: perMinute('Browser page requests (/authorize, login, consent, logout) per address per minute.', 3000),
+  // Pages that send e-mail (forgotten password, sign-up, e-mail change; docs/rate-limits.md): per hour.
+  RATE_LIMIT_MAIL_PER_ADDRESS: {
+    doc: 'Requests to pages that send e-mail (forgotten password, sign-up, e-mail change) per client address per hour (429 beyond). A NAT of a few thousand people stays far below it.',
+    expects: 'a positive integer (requests per hour)',
+    parse: int(1, 1_000_000),
+    fallback: 60,
+  },
+  RATE_LIMIT_MAIL_PER_RECIPIENT: {
+    doc: 'E-mails those pages send to one address per hour, whoever asks; past it the page answers as always and sends nothing (no e-mail bombing, no enumeration).',
+    expects: 'a positive integer (messages per hour)',
+    parse: int(1, 1000),
+    fallback: 5,
+  },
   TRUST_PROXY: {
     doc: 'Comma-separated proxy addresses/CIDRs whose X-Forwarded-For is trusted. Empty: the socket address is the client.',
     expects: 'a comma-separated list of IPs or CIDRs',

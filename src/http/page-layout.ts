@@ -11,6 +11,8 @@ export interface LayoutOptions {
   scriptPath?: string;
   /** Script files of our own origin, in order (the passkey pages; their CSP allows script-src 'self'). */
   scriptPaths?: readonly string[];
+  /** The page's language (BCP 47), for pages written in the reader's language (src/mail/catalogue.ts). */
+  lang?: string;
 }
 
 export function pageLayout(brand: Brand, title: string, body: string, options: LayoutOptions = {}): string {
@@ -18,7 +20,7 @@ export function pageLayout(brand: Brand, title: string, body: string, options: L
   const script = paths.map((path) => `<script src="${escapeHtml(path)}" defer></script>`).join('');
   const logo = brand.logoUrl ? `<img class="logo" src="${escapeHtml(brand.logoUrl)}" alt="">` : '';
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · ${escapeHtml(brand.name)}</title>
+<html lang="${escapeHtml(options.lang ?? 'en')}"><head><meta charset="utf-8"><title>${escapeHtml(title)} · ${escapeHtml(brand.name)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/assets/gatehouse.css"><link rel="stylesheet" href="/assets/brand.css">${script}</head>
 <body><main class="card${options.wide ? ' wide' : ''}">

@@ -13,10 +13,16 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { Config } from '../config.js';
 import { ProblemError } from './errors.js';
 
-export const LIMIT_NAMES = ['token', 'client_auth_failures', 'login_failures', 'introspection', 'api', 'anonymous', 'pages'] as const;
+export const LIMIT_NAMES = ['token', 'client_auth_failures', 'login_failures', 'introspection', 'api', 'anonymous', 'pages', 'mail_address', 'mail_recipient'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 const WINDOW_SECONDS = 60;
+/**
+ * The budgets of pages that send e-mail count per hour (docs/rate-limits.md): a minute is too short to
+ * stop someone mailing a victim a reset link every few seconds, and a person asks for such a mail rarely.
+ */
+const HOURLY: ReadonlySet<LimitName> = new Set(['mail_address', 'mail_recipient']);
+export const windowSeconds = (name: LimitName) => (HOURLY.has(name) ? 3600 : WINDOW_SECONDS);
 
 export interface LimitHeaders {
   'ratelimit-policy': string;
@@ -45,6 +51,8 @@ export function limitPoints(config: Config): Record<LimitName, number> {
     api: config.RATE_LIMIT_API,
     anonymous: config.RATE_LIMIT_ANONYMOUS,
     pages: config.RATE_LIMIT_PAGES,
+    mail_address: config.RATE_LIMIT_MAIL_PER_ADDRESS,
+    mail_recipient: config.RATE_LIMIT_MAIL_PER_RECIPIENT,
   };
 }
 
@@ -64,7 +72,7 @@ export function createRateLimits(
   const points = limitPoints(config);
   const limiters = Object.fromEntries(
     LIMIT_NAMES.map((name) => {
-      const options = { keyPrefix: `gatehouse:rl:${name}`, points: points[name], duration: WINDOW_SECONDS };
+      const options = { keyPrefix: `gatehouse:rl:${name}`, points: points[name], duration: windowSeconds(name) };
       const memory = new RateLimiterMemory(options);
       const limiter: RateLimiterAbstract = redis
         ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: memory })
@@ -74,7 +82,7 @@ export function createRateLimits(
   ) as Record<LimitName, RateLimiterAbstract>;
 
   const headers = (name: LimitName, res: RateLimiterRes): LimitHeaders => ({
-    'ratelimit-policy': `"${name}";q=${points[name]};w=${WINDOW_SECONDS}`,
+    'ratelimit-policy': `"${name}";q=${points[name]};w=${windowSeconds(name)}`,
     ratelimit: `"${name}";r=${Math.max(0, res.remainingPoints)};t=${Math.ceil(res.msBeforeNext / 1000)}`,
   });
 

@@ -44,6 +44,13 @@ export interface FlowDeps {
   signIn: SignInPipeline;
   /** Upstream identity providers (federation/, docs/federation.md). */
   federation: FederationFlowDeps;
+  /** Links under the login form to the self-service pages (src/self-service/), with the interaction to return to. */
+  selfServiceLinks?: (interaction: string | undefined) => LoginLinks;
+}
+
+export interface LoginLinks {
+  forgotPassword?: string;
+  signup?: string;
 }
 
 /** A started login/consent may take this long (capped by the session lifetime). */

@@ -4,6 +4,19 @@ import type { ColumnType } from 'kysely';
 export type Generated<T> = ColumnType<T, T | undefined, T>;
 export type Json = unknown;
 
+export interface AccountTokensTable {
+  id: Generated<string>;
+  purpose: string;
+  user_id: string;
+  token_hash: string;
+  email: string;
+  password_fingerprint: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+  revoked_at: Date | null;
+}
+
 export interface AuditEventsTable {
   id: string;
   type: string;
@@ -208,6 +221,24 @@ export interface OrdersTable {
   updated_at: Date;
 }
 
+export interface OutboxMessagesTable {
+  id: Generated<string>;
+  channel: string;
+  kind: string;
+  recipient: string;
+  payload: Json;
+  sealed_secret: string | null;
+  state: Generated<string>;
+  attempts: Generated<number>;
+  max_attempts: number;
+  next_attempt_at: Date;
+  locked_until: Date | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  delivered_at: Date | null;
+}
+
 export interface PasskeyCredentialsTable {
   credential_id: string;
   user_id: string;
@@ -340,6 +371,18 @@ export interface SigningKeysTable {
   expires_at: Date | null;
 }
 
+export interface SignupRequestsTable {
+  id: Generated<string>;
+  email: string;
+  name: string | null;
+  password_hash: string;
+  interaction_id: string | null;
+  locale: string;
+  token_hash: string | null;
+  created_at: Date;
+  expires_at: Date;
+}
+
 export interface TotpCredentialsTable {
   user_id: string;
   secret_sealed: string;
@@ -387,6 +430,7 @@ export interface WebauthnChallengesTable {
 }
 
 export interface DB {
+  account_tokens: AccountTokensTable;
   audit_events: AuditEventsTable;
   authorization_codes: AuthorizationCodesTable;
   browser_sessions: BrowserSessionsTable;
@@ -402,6 +446,7 @@ export interface DB {
   oauth_grants: OauthGrantsTable;
   operator_roles: OperatorRolesTable;
   orders: OrdersTable;
+  outbox_messages: OutboxMessagesTable;
   passkey_credentials: PasskeyCredentialsTable;
   payments: PaymentsTable;
   pending_second_factors: PendingSecondFactorsTable;
@@ -416,6 +461,7 @@ export interface DB {
   second_factor_failures: SecondFactorFailuresTable;
   session_authentications: SessionAuthenticationsTable;
   signing_keys: SigningKeysTable;
+  signup_requests: SignupRequestsTable;
   totp_credentials: TotpCredentialsTable;
   used_client_assertions: UsedClientAssertionsTable;
   used_dpop_proofs: UsedDpopProofsTable;

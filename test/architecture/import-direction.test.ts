@@ -28,6 +28,13 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   account: ['api', 'oauth'],
   // The upstream round trip is a library the sign-in pipeline and the admin services call, never the reverse.
   federation: ['oauth', 'api', 'interaction', 'admin', 'admin-services', 'account', 'accounts'],
+  // What leaves the process (docs/outbox.md) knows no face; e-mail only the HTTP conventions of its pages.
+  outbox: ['oauth', 'api', 'http', 'interaction', 'admin', 'account'],
+  mail: ['oauth', 'api', 'interaction', 'admin', 'account'],
+  invitations: ['oauth', 'api', 'interaction', 'admin', 'account'],
+  // Forgotten passwords, sign-up, e-mail change (docs/email.md): pages of their own beside the flow's; the
+  // account face uses them, never the other way round.
+  'self-service': ['oauth', 'api', 'admin', 'account'],
 };
 
 const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;

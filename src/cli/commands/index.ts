@@ -4,6 +4,7 @@ import { migrateCommand } from './migrate.js';
 import { usersCreateCommand, usersDeleteCommand, usersListCommand, usersSetPasswordCommand, usersUpdateCommand } from './users.js';
 import { usersResetMfaCommand } from './users-reset-mfa.js';
 import { usersGrantAdminCommand, usersRevokeAdminCommand } from './users-admin.js';
+import { usersInvitationsCommand, usersInviteCommand, usersRevokeInvitationCommand } from './users-invite.js';
 import { usersDeleteAttributeCommand, usersSetAttributeCommand } from './users-attributes.js';
 import { keysListCommand, keysRotateCommand } from './keys.js';
 import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand } from './clients.js';
@@ -26,6 +27,9 @@ export const commands: Command[] = [
   usersUpdateCommand,
   usersSetPasswordCommand,
   usersDeleteCommand,
+  usersInviteCommand,
+  usersInvitationsCommand,
+  usersRevokeInvitationCommand,
   usersResetMfaCommand,
   usersSetAttributeCommand,
   usersDeleteAttributeCommand,

@@ -4,6 +4,7 @@
 import type { Brand } from '../../http/brand.js';
 import { escapeHtml } from '../../http/html.js';
 import { hiddenInput, layout } from './layout.js';
+import type { LoginLinks } from '../flow-deps.js';
 import { PASSKEY_SCRIPTS } from '../passkeys/passkey-assets.js';
 import { passkeySignInSection, type PasskeyAction } from '../passkeys/passkey-fragments.js';
 
@@ -19,11 +20,21 @@ export interface LoginPageInput {
   passkey?: PasskeyAction;
   /** "Continue with NAME" (federation/login-page-federation.ts); the password may then be optional. */
   federation?: { section: string; passwordOptional: boolean };
+  /** "Forgot your password?" and "Create an account" (src/self-service/), when offered. */
+  links?: LoginLinks;
 }
 
 export const LOGIN_FAILED_MESSAGE = 'The username or password is not correct.';
 
-export function renderLoginPage({ brand, action, csrfToken, clientName, failed, username, passkey, federation }: LoginPageInput): string {
+function selfServiceLinks(links: LoginLinks | undefined): string {
+  const items = [
+    ...(links?.forgotPassword ? [`<a href="${escapeHtml(links.forgotPassword)}">Forgot your password?</a>`] : []),
+    ...(links?.signup ? [`<a href="${escapeHtml(links.signup)}">Create an account</a>`] : []),
+  ];
+  return items.length > 0 ? `\n<p class="self-service">${items.join(' · ')}</p>` : '';
+}
+
+export function renderLoginPage({ brand, action, csrfToken, clientName, failed, username, passkey, federation, links }: LoginPageInput): string {
   return layout(
     brand,
     'Sign in',
@@ -37,7 +48,7 @@ ${hiddenInput('csrf', csrfToken)}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password"${federation?.passwordOptional ? '' : ' required'}${failed ? ' autofocus' : ''}>
 <button type="submit">Sign in</button>
-</form>${passkey ? `\n${passkeySignInSection(passkey, 'Sign in with a passkey')}` : ''}${federation?.section ? `\n${federation.section}` : ''}`,
+</form>${selfServiceLinks(links)}${passkey ? `\n${passkeySignInSection(passkey, 'Sign in with a passkey')}` : ''}${federation?.section ? `\n${federation.section}` : ''}`,
     passkey ? { scriptPaths: PASSKEY_SCRIPTS } : {},
   );
 }

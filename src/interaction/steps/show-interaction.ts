@@ -48,7 +48,7 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
     const federation = await loginPageFederation({ id: request.params.id, request: authz }, client, { action: `${action}/federation`, csrfToken: session.csrfToken }, deps);
     if (federation.hinted && !failed) return federation.hinted(reply);
     const username = (failed ? interaction.attemptedUsername : undefined) ?? usernameHint(authz.loginHint);
-    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, passkey, federation, ...(username !== undefined ? { username } : {}) });
+    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, passkey, federation, links: deps.selfServiceLinks?.(request.params.id), ...(username !== undefined ? { username } : {}) });
     return sendPage(reply, page, 200, withPasskeyScripts(federation.headers(headers)));
   }
   // Signed in, but short of a second factor this flow demands: use the account's, or set one up here.
