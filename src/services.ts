@@ -55,6 +55,7 @@ import { secondFactorBudget as accountSecondFactorBudget } from './interaction/s
 import { secondFactorFailuresRepository } from './storage/second-factor-failures-repository.js';
 import { accountPasswordChange } from './account/account-password.js';
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
+import { deviceAuthorizationsRepository, type DeviceAuthorizationsRepository } from './storage/device-authorizations-repository.js';
 import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
 
 export interface Services extends Core {
@@ -76,6 +77,8 @@ export interface Services extends Core {
   readonly bearerTokens: BearerVerifier;
   readonly codes: AuthorizationCodeIssuer & AuthorizationCodeRedeemer;
   readonly refreshTokens: RefreshTokens;
+  /** RFC 8628 device authorizations: started at /device_authorization, decided on /device, redeemed at /token. */
+  readonly deviceAuthorizations: DeviceAuthorizationsRepository;
   /** The grant registry, built: what /token serves and discovery advertises. */
   readonly grantTypes: readonly Grant[];
   /** The token types /revoke and /introspect understand. */
@@ -122,7 +125,8 @@ export function createServices(options: ServicesOptions): Services {
   const refresh = refreshTokens(core);
   const authentications = authenticationLookup(secondFactorsRepository(db, clock));
   const operatorRoles = operatorRolesRepository(db);
-  const tokenSide = { operatorRoles, config, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources, authentications };
+  const deviceAuthorizations = deviceAuthorizationsRepository(db, clock);
+  const tokenSide = { operatorRoles, config, clock, deviceAuthorizations, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources, authentications };
   const dpop = dpopDeps(core);
 
   const users = usersRepository(db, clock);
@@ -149,6 +153,7 @@ export function createServices(options: ServicesOptions): Services {
     clients: core.clients,
     users,
     codes,
+    devices: deviceAuthorizations,
     loginGuard,
     // The one sign-in pipeline both faces use (src/interaction/sign-in/).
     methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, passkeys }),
@@ -182,6 +187,7 @@ export function createServices(options: ServicesOptions): Services {
     bearerTokens,
     codes,
     refreshTokens: refresh,
+    deviceAuthorizations,
     grantTypes: grantFactories.map((create) => create(tokenSide)),
     tokenTypes: tokenTypeFactories.map((create) => create(tokenSide)),
     dpop,

@@ -83,6 +83,25 @@ export interface ConsentsTable {
   id: Generated<string>;
 }
 
+export interface DeviceAuthorizationsTable {
+  device_code_hash: string;
+  user_code_hash: string;
+  grant_id: string;
+  client_id: string;
+  scope: string[];
+  resource: string | null;
+  status: Generated<string>;
+  user_id: string | null;
+  auth_time: Date | null;
+  session_id: string | null;
+  interval_seconds: number;
+  last_polled_at: Date | null;
+  entries: Generated<number>;
+  created_at: Date;
+  expires_at: Date;
+  redeemed_at: Date | null;
+}
+
 export interface GrantAccessTokensTable {
   jti: string;
   grant_id: string;
@@ -352,6 +371,7 @@ export interface DB {
   browser_sessions: BrowserSessionsTable;
   clients: ClientsTable;
   consents: ConsentsTable;
+  device_authorizations: DeviceAuthorizationsTable;
   grant_access_tokens: GrantAccessTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   initial_access_tokens: InitialAccessTokensTable;
