@@ -58,6 +58,7 @@ import { identityProvidersRepository } from './storage/identity-providers-reposi
 import { federatedIdentitiesRepository } from './storage/federated-identities-repository.js';
 import { upstreamSignInsRepository } from './storage/upstream-sign-ins-repository.js';
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
+import { deviceAuthorizationsRepository, type DeviceAuthorizationsRepository } from './storage/device-authorizations-repository.js';
 import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
 import { createMail, type Mail } from './mail/index.js';
 import { outboxWorker, OUTBOX_PURGE_INTERVAL_MS, type OutboxWorker } from './outbox/outbox.js';
@@ -86,6 +87,8 @@ export interface Services extends Core {
   readonly bearerTokens: BearerVerifier;
   readonly codes: AuthorizationCodeIssuer & AuthorizationCodeRedeemer;
   readonly refreshTokens: RefreshTokens;
+  /** RFC 8628 device authorizations: started at /device_authorization, decided on /device, redeemed at /token. */
+  readonly deviceAuthorizations: DeviceAuthorizationsRepository;
   /** The grant registry, built: what /token serves and discovery advertises. */
   readonly grantTypes: readonly Grant[];
   /** The token types /revoke and /introspect understand. */
@@ -141,7 +144,8 @@ export function createServices(options: ServicesOptions): Services {
   const refresh = refreshTokens(core);
   const authentications = authenticationLookup(secondFactorsRepository(db, clock));
   const operatorRoles = operatorRolesRepository(db);
-  const tokenSide = { operatorRoles, config, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources, authentications };
+  const deviceAuthorizations = deviceAuthorizationsRepository(db, clock);
+  const tokenSide = { operatorRoles, config, clock, deviceAuthorizations, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources, authentications };
   const dpop = dpopDeps(core);
 
   const users = usersRepository(db, clock);
@@ -171,6 +175,7 @@ export function createServices(options: ServicesOptions): Services {
     clients: core.clients,
     users,
     codes,
+    devices: deviceAuthorizations,
     loginGuard,
     // The one sign-in pipeline both faces use (src/interaction/sign-in/).
     methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, passkeys, federation: upstream, federatedIdentities: federation.identities, upstreamSignIns: federation.legs }),
@@ -239,6 +244,7 @@ export function createServices(options: ServicesOptions): Services {
     bearerTokens,
     codes,
     refreshTokens: refresh,
+    deviceAuthorizations,
     grantTypes: grantFactories.map((create) => create(tokenSide)),
     tokenTypes: tokenTypeFactories.map((create) => create(tokenSide)),
     dpop,

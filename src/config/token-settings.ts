@@ -28,6 +28,8 @@ export const tokenSettings = {
   ACCESS_TOKEN_TTL: seconds('Access token lifetime.', 600, 30, 86_400),
   ID_TOKEN_TTL: seconds('id_token lifetime.', 600, 30, 86_400),
   AUTH_CODE_TTL: seconds('Authorization code lifetime.', 60, 5, 600),
+  DEVICE_CODE_TTL: seconds('Lifetime of a device authorization (RFC 8628): how long the user has to enter the user code and approve (docs/device-flow.md).', 600, 60, 1800),
+  DEVICE_POLL_INTERVAL: seconds('Seconds a device client waits between polls of /token (RFC 8628 `interval`); each poll sooner gets slow_down and 5 s more.', 5, 1, 60),
   REFRESH_TOKEN_IDLE_TTL: seconds('Refresh token idle lifetime (unused for this long → expired).', 1_209_600),
   REFRESH_TOKEN_ABSOLUTE_TTL: seconds('Refresh token family absolute lifetime, counted from the first login.', 2_592_000),
   REFRESH_REUSE_GRACE: seconds(

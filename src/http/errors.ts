@@ -73,7 +73,10 @@ export type OAuthErrorCode =
   | 'request_uri_not_supported'
   | 'server_error'
   | 'temporarily_unavailable'
-  | 'slow_down';
+  | 'slow_down'
+  /** RFC 8628 3.5: the device flow's user has not decided yet / the device_code expired. */
+  | 'authorization_pending'
+  | 'expired_token';
 
 /** An error of the OAuth face, rendered as `{"error", "error_description"}` JSON (RFC 6749 5.2). */
 export class OAuthError extends Error {

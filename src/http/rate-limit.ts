@@ -13,7 +13,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { Config } from '../config.js';
 import { ProblemError } from './errors.js';
 
-export const LIMIT_NAMES = ['token', 'client_auth_failures', 'login_failures', 'introspection', 'api', 'anonymous', 'pages', 'mail_address', 'mail_recipient'] as const;
+export const LIMIT_NAMES = ['token', 'client_auth_failures', 'login_failures', 'user_codes', 'introspection', 'api', 'anonymous', 'pages', 'mail_address', 'mail_recipient'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 const WINDOW_SECONDS = 60;
@@ -47,6 +47,7 @@ export function limitPoints(config: Config): Record<LimitName, number> {
     token: config.RATE_LIMIT_TOKEN,
     client_auth_failures: config.RATE_LIMIT_CLIENT_AUTH_FAILURES,
     login_failures: config.RATE_LIMIT_LOGIN_FAILURES,
+    user_codes: config.RATE_LIMIT_USER_CODES,
     introspection: config.RATE_LIMIT_INTROSPECTION,
     api: config.RATE_LIMIT_API,
     anonymous: config.RATE_LIMIT_ANONYMOUS,

@@ -1,15 +1,21 @@
 // The end of a successful flow: a code bound to the request and the login, delivered in the request's
-// response mode (RFC 6749 4.1.2 with `iss`, RFC 9207).
+// response mode (RFC 6749 4.1.2 with `iss`, RFC 9207) — or, for a flow started on /device, the approval of
+// its device authorization (device/device-outcome.ts).
 import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
 import { successResponse, type AuthorizationResponse } from '../oauth/authorize/redirect.js';
 import type { AuthorizationCodeIssuer } from '../oauth/codes/authorization-codes.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
+import type { DeviceAuthorizationsRepository } from '../storage/device-authorizations-repository.js';
+import type { Next } from './answer.js';
+import { approveDevice, deviceOf } from './device/device-outcome.js';
 
 export async function completeAuthorization(
   request: AuthorizationRequest,
   session: BrowserSession & { userId: string; authTime: number },
-  deps: { codes: AuthorizationCodeIssuer; issuer: string },
-): Promise<AuthorizationResponse> {
+  deps: { codes: AuthorizationCodeIssuer; issuer: string; devices: Pick<DeviceAuthorizationsRepository, 'decide'> },
+): Promise<AuthorizationResponse | Exclude<Next, AuthorizationResponse>> {
+  const device = deviceOf(request);
+  if (device) return approveDevice(device, session, deps.devices);
   const code = await deps.codes.issue({
     clientId: request.clientId,
     redirectUri: request.redirectUri,

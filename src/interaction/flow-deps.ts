@@ -8,6 +8,7 @@ import type { ResourceRegistry } from '../oauth/resources/registry.js';
 import type { ConsentsRepository } from '../storage/consents-repository.js';
 import type { InteractionsRepository } from '../storage/interactions-repository.js';
 import type { UsersRepository } from '../storage/users-repository.js';
+import type { DeviceAuthorizationsRepository } from '../storage/device-authorizations-repository.js';
 import type { BrowserSessions } from './session/browser-sessions.js';
 import type { LoginGuard } from './login/login-failures.js';
 import type { AuditSink } from '../audit/audit-sink.js';
@@ -34,6 +35,8 @@ export interface FlowDeps {
   resources: Pick<ResourceRegistry, 'catalogue'>;
   users: Pick<UsersRepository, 'findByUsername'>;
   codes: AuthorizationCodeIssuer;
+  /** RFC 8628: user codes entered on /device, and the approval or denial that ends such a flow (device/). */
+  devices: Pick<DeviceAuthorizationsRepository, 'enter' | 'findPending' | 'decide'>;
   loginGuard: LoginGuard;
   /** Security events: logins, lockouts, consent (docs/audit-log.md). */
   audit: AuditSink;

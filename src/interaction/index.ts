@@ -10,10 +10,11 @@ import { installPageHeaders } from '../http/browser-pages.js';
 import { interactionRoutes } from './interaction-routes.js';
 import { logoutRoutes } from './logout/logout-routes.js';
 import { passkeyAssetRoutes } from './passkeys/passkey-assets.js';
+import { deviceRoutes } from './device/device-routes.js';
 
 export { INTERACTION_TTL_SECONDS } from './flow-deps.js';
 
-export type InteractionServices = Pick<Services, 'config' | 'keys' | 'clients' | 'sessions' | 'flow' | 'users'>;
+export type InteractionServices = Pick<Services, 'config' | 'keys' | 'clients' | 'sessions' | 'flow' | 'users' | 'rateLimits'>;
 
 async function pages(app: FastifyInstance, { services }: { services: InteractionServices }): Promise<void> {
   // Registered here unless another face already did so at the root (the plugin is not encapsulated).
@@ -23,6 +24,7 @@ async function pages(app: FastifyInstance, { services }: { services: Interaction
   installPageHeaders(app, brand);
   const hints = { issuer: config.ISSUER, sessionTtlSeconds: config.SESSION_TTL, jwks: () => services.keys.jwks() };
   interactionRoutes(app, deps);
+  deviceRoutes(app, deps, services.rateLimits);
   passkeyAssetRoutes(app);
   logoutRoutes(app, { ...hints, brand, sessions, clients });
 }

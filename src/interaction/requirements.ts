@@ -19,6 +19,9 @@ export async function needsConsent(
   userId: string,
   consents: Pick<ConsentsRepository, 'covers'>,
 ): Promise<boolean> {
+  // RFC 8628 5.4 (remote phishing): a device flow always asks, even a first-party client's, and says to
+  // approve only a request the user started on their own device.
+  if (request.device) return true;
   if (client.skipConsent) return false;
   if (request.prompt.includes('consent')) return true;
   return !(await consents.covers(userId, request.clientId, request.scope));

@@ -24,6 +24,8 @@ const ENDPOINTS = {
   introspection_endpoint: ['POST', '/introspect'],
   registration_endpoint: ['POST', '/register'],
   end_session_endpoint: ['GET', '/logout'],
+  // RFC 8628 4.
+  device_authorization_endpoint: ['POST', '/device_authorization'],
 } as const;
 
 /** OIDC Core 5.1 claims Gatehouse can release (id_token and userinfo). */

@@ -14,6 +14,7 @@ import { revocationsRepository } from '../storage/revocations-repository.js';
 import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
 import { interactionsRepository } from '../storage/interactions-repository.js';
 import { initialAccessTokensRepository } from '../storage/initial-access-tokens-repository.js';
+import { deviceAuthorizationsRepository } from '../storage/device-authorizations-repository.js';
 import { authorizationCodesRepository } from '../storage/authorization-codes-repository.js';
 import { grantsRepository } from '../storage/grants-repository.js';
 
@@ -37,6 +38,7 @@ export function expiredRecordsPurge(core: Pick<Core, 'db' | 'clock'>): () => Pro
     initialAccessTokensRepository(db, clock).purgeExpired,
     grants.purgeEnded,
     authorizationCodesRepository(db, clock).purgeExpired,
+    deviceAuthorizationsRepository(db, clock).purgeExpired,
   ]);
 }
 

@@ -13,6 +13,7 @@ import { introspectionEndpoint } from './introspect.js';
 import { registrationEndpoints } from './register/index.js';
 import { userinfoEndpoint } from './userinfo.js';
 import { securityEventLog } from './refresh/security-events.js';
+import { deviceAuthorizationEndpoint } from './device/device-authorization-endpoint.js';
 
 export type OAuthServices = Parameters<typeof corsEndpoints>[1] &
   Parameters<typeof discoveryEndpoints>[1] &
@@ -23,7 +24,8 @@ export type OAuthServices = Parameters<typeof corsEndpoints>[1] &
   Parameters<typeof introspectionEndpoint>[1] &
   Parameters<typeof registrationEndpoints>[1] &
   Parameters<typeof userinfoEndpoint>[1] &
-  Parameters<typeof securityEventLog>[1];
+  Parameters<typeof securityEventLog>[1] &
+  Parameters<typeof deviceAuthorizationEndpoint>[1];
 
 type Registration = (app: FastifyInstance, services: OAuthServices) => void | Promise<void>;
 
@@ -34,6 +36,7 @@ const registrations: readonly Registration[] = [
   authorizationEndpoint,
   jwksEndpoint,
   tokenEndpoint,
+  deviceAuthorizationEndpoint,
   revocationEndpoint,
   introspectionEndpoint,
   registrationEndpoints,

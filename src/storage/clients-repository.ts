@@ -8,7 +8,9 @@ import type { ClientsTable } from './schema.js';
 export type ClientType = 'confidential' | 'public';
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
 export const TOKEN_ENDPOINT_AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+/** RFC 8628 3.4: the grant type of the device flow. */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
 export interface Client {

@@ -97,6 +97,25 @@ export interface ConsentsTable {
   id: Generated<string>;
 }
 
+export interface DeviceAuthorizationsTable {
+  device_code_hash: string;
+  user_code_hash: string;
+  grant_id: string;
+  client_id: string;
+  scope: string[];
+  resource: string | null;
+  status: Generated<string>;
+  user_id: string | null;
+  auth_time: Date | null;
+  session_id: string | null;
+  interval_seconds: number;
+  last_polled_at: Date | null;
+  entries: Generated<number>;
+  created_at: Date;
+  expires_at: Date;
+  redeemed_at: Date | null;
+}
+
 export interface FederatedIdentitiesTable {
   provider_id: string;
   subject: string;
@@ -436,6 +455,7 @@ export interface DB {
   browser_sessions: BrowserSessionsTable;
   clients: ClientsTable;
   consents: ConsentsTable;
+  device_authorizations: DeviceAuthorizationsTable;
   federated_identities: FederatedIdentitiesTable;
   grant_access_tokens: GrantAccessTokensTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -12,8 +12,7 @@
 // only while this session, signed in, really is short of a factor for this flow.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { logRefusal } from '../../http/refusal-log.js';
-import { errorResponse } from '../../oauth/authorize/redirect.js';
-import { sendAuthorizationResponse } from '../answer.js';
+import { refuseFlow } from '../device/device-outcome.js';
 import { interactionPath } from '../begin.js';
 import { isLoggedIn } from '../complete.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';
@@ -133,7 +132,7 @@ export function setUpInFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
     const consumed = await deps.interactions.consume(request.params.id, found.session.idHash);
     if (!consumed) return seeOther(reply, page(request));
     logRefusal(request, { reason: 'second_factor_set_up_declined', client_id: found.client.id, user_id: found.session.userId }, 303);
-    return sendAuthorizationResponse(reply, errorResponse(consumed.request, unmetRequirements(), deps.issuer), deps);
+    return refuseFlow(reply, consumed.request, unmetRequirements(), deps);
   });
 }
 

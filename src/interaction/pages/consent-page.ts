@@ -14,9 +14,11 @@ export interface ConsentPageInput {
   /** A scope's plain-language description and the name of the resource server it belongs to. */
   describe: (scope: string) => { description?: string | undefined; resource?: string | undefined };
   username: string;
+  /** Shown above the buttons: for a device flow, to approve only what the user started (RFC 8628 5.4). */
+  warning?: string;
 }
 
-export function renderConsentPage({ brand, action, csrfToken, clientName, scope, describe, username }: ConsentPageInput): string {
+export function renderConsentPage({ brand, action, csrfToken, clientName, scope, describe, username, warning }: ConsentPageInput): string {
   const items = scope.map((s) => {
     const { description, resource } = describe(s);
     const origin = resource ? `${escapeHtml(resource)}: ` : '';
@@ -29,7 +31,7 @@ export function renderConsentPage({ brand, action, csrfToken, clientName, scope,
 <p><strong>${escapeHtml(clientName)}</strong> asks to:</p>
 <ul class="scopes">${items.join('')}</ul>
 <p class="muted">Signed in as ${escapeHtml(username)}.</p>
-<form method="post" action="${escapeHtml(action)}">
+${warning ? `<p class="notice" role="note"><strong>Check:</strong> ${escapeHtml(warning)}</p>\n` : ''}<form method="post" action="${escapeHtml(action)}">
 ${hiddenInput('csrf', csrfToken)}
 <div class="actions">
 <button type="submit" name="decision" value="allow">Allow</button>

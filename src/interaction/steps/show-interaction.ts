@@ -12,6 +12,8 @@ import { sendNext } from '../answer.js';
 import { finishInteraction, loadInteraction, sendPage, type InteractionRequest } from '../interaction-context.js';
 import { renderConsentPage } from '../pages/consent-page.js';
 import { renderExpiredPage } from '../pages/expired-page.js';
+import { DEVICE_CONSENT_WARNING, renderDeviceExpiredPage } from '../device/device-pages.js';
+import { DEVICE_PAGE_PATH } from '../../oauth/device/device-authorizations.js';
 import { renderLoginPage } from '../pages/login-page.js';
 import { pageHeadersAllowingRedirectTo } from '../pages/page-headers.js';
 import { needsConsent } from '../requirements.js';
@@ -28,6 +30,7 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
   const { request: authz } = interaction;
   const headers = pageHeadersAllowingRedirectTo(authz.redirectUri);
   if (!session) {
+    if (authz.device) return sendPage(reply, renderDeviceExpiredPage(deps.brand, DEVICE_PAGE_PATH), 400, headers);
     const returnTo = errorResponse(authz, new OAuthError('access_denied', 'The sign-in expired before it was completed.'), deps.issuer);
     const restartUrl = `/authorize?${new URLSearchParams(restartParameters(authz)).toString()}`;
     return sendPage(reply, renderExpiredPage({ brand: deps.brand, restartUrl, returnTo, clientName: client.name }), 400, headers);
@@ -74,7 +77,7 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
   if (await needsConsent(authz, client, session.userId, deps.consents)) {
     const catalogue = await deps.resources.catalogue();
     const describe = (scope: string) => ({ description: catalogue.description(scope), resource: catalogue.ownerOf(scope)?.name });
-    return sendPage(reply, renderConsentPage({ brand: deps.brand, action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, describe, username: session.username ?? '' }), 200, headers);
+    return sendPage(reply, renderConsentPage({ brand: deps.brand, action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, describe, username: session.username ?? '', ...(authz.device ? { warning: DEVICE_CONSENT_WARNING } : {}) }), 200, headers);
   }
   return sendNext(reply, await finishInteraction(request.params.id, session, deps, { request: interaction.request, client }), deps);
 }

@@ -3,8 +3,8 @@
 // Either way the interaction is consumed in one statement, so a double submit cannot answer twice.
 import type { FastifyReply } from 'fastify';
 import { OAuthError, PageError } from '../../http/errors.js';
-import { errorResponse } from '../../oauth/authorize/redirect.js';
-import { sendAuthorizationResponse, sendNext } from '../answer.js';
+import { sendNext } from '../answer.js';
+import { refuseFlow } from '../device/device-outcome.js';
 import { interactionPath } from '../begin.js';
 import { isLoggedIn } from '../complete.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';
@@ -27,9 +27,10 @@ export async function submitConsent(request: InteractionRequest, reply: FastifyR
   if (decision === 'deny') {
     const consumed = await deps.interactions.consume(request.params.id, session.idHash);
     if (!consumed) return seeOther(reply, back);
-    return sendAuthorizationResponse(reply, errorResponse(consumed.request, new OAuthError('access_denied', 'The user denied the request.'), deps.issuer), deps);
+    return refuseFlow(reply, consumed.request, new OAuthError('access_denied', 'The user denied the request.'), deps);
   }
-  await deps.consents.grant(session.userId, interaction.clientId, interaction.request.scope);
-  await deps.audit.emit({ type: 'consent.given', actor: { kind: 'user', userId: session.userId, clientId: interaction.clientId }, subject: session.userId, clientId: interaction.clientId, details: { scope: interaction.request.scope.join(' ') }, traceId: request.id });
+  // A device flow's approval is not remembered: each device authorization is asked anew (RFC 8628 5.4).
+  if (!interaction.request.device) await deps.consents.grant(session.userId, interaction.clientId, interaction.request.scope);
+  await deps.audit.emit({ type: 'consent.given', actor: { kind: 'user', userId: session.userId, clientId: interaction.clientId }, subject: session.userId, clientId: interaction.clientId, details: { scope: interaction.request.scope.join(' '), ...(interaction.request.device ? { flow: 'device' } : {}) }, traceId: request.id });
   return sendNext(reply, await finishInteraction(request.params.id, session, deps, { request: interaction.request, client }), deps);
 }

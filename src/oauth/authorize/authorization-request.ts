@@ -27,6 +27,12 @@ export interface AuthorizationRequest {
   /** Absent (requests parked before form_post existed) means query. */
   responseMode?: ResponseMode;
   /**
+   * Present when the flow was started on /device for an RFC 8628 device authorization (src/interaction/device/):
+   * there is no redirect, the consent is always shown, and the end of the flow approves or denies that
+   * authorization (by the hash of its user code) instead of answering a client's redirect_uri.
+   */
+  device?: { userCodeHash: string };
+  /**
    * The request's other (known, length-checked) parameters, those not held above in parsed form, such as
    * id_token_hint: with the fields above they restart the flow when the interaction expired.
    */

@@ -5,9 +5,10 @@ import type { Grant } from './grant-type.js';
 import { clientCredentials } from './client-credentials.js';
 import { authorizationCode } from './authorization-code.js';
 import { refreshToken } from './refresh-token.js';
+import { deviceCode } from './device-code.js';
 
 /** What a grant is built from (src/services.ts builds each once). */
-export type GrantDeps = Pick<Services, 'config' | 'accessTokens' | 'idTokens' | 'codes' | 'refreshTokens' | 'grantRecords' | 'resources' | 'authentications' | 'operatorRoles'>;
+export type GrantDeps = Pick<Services, 'config' | 'accessTokens' | 'idTokens' | 'codes' | 'refreshTokens' | 'grantRecords' | 'resources' | 'authentications' | 'operatorRoles' | 'deviceAuthorizations' | 'clock'>;
 
 export type GrantFactory = (deps: GrantDeps) => Grant;
 
@@ -15,4 +16,5 @@ export const grantFactories: readonly GrantFactory[] = [
   clientCredentials,
   authorizationCode,
   refreshToken,
+  deviceCode,
 ];

@@ -3,7 +3,7 @@
 // what a user grants it at the consent screen: the user-facing grants and the OIDC scopes. A grant without a
 // user (client_credentials) or a resource-API scope needs an operator's explicit allowance on the token;
 // a service client with API scopes is otherwise an operator's job (`gatehouse clients create`).
-import type { GrantType } from '../../storage/clients-repository.js';
+import { DEVICE_CODE_GRANT, type GrantType } from '../../storage/clients-repository.js';
 import { OIDC_SCOPES } from '../../scopes.js';
 import type { ClientMetadata } from '../clients/metadata.js';
 import { ClientMetadataError } from '../clients/metadata.js';
@@ -16,7 +16,8 @@ export interface RegistrationPolicy {
   readonly scopes: readonly string[];
 }
 
-export const DEFAULT_REGISTRATION_GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token'];
+// The device flow is user-facing like the code flow: the user approves it on the consent page.
+export const DEFAULT_REGISTRATION_GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT];
 export const STRICT_POLICY: RegistrationPolicy = { grantTypes: [], scopes: [] };
 
 const allowedGrant = (policy: RegistrationPolicy, grant: string) => DEFAULT_REGISTRATION_GRANTS.includes(grant as GrantType) || policy.grantTypes.includes(grant);

@@ -34,9 +34,12 @@ test('an invalid redirect URI is the RFC 7591 invalid_redirect_uri error', async
 });
 
 test('grant types must be supported ones; implicit and password are not', async () => {
-  for (const grant of ['implicit', 'password', 'urn:ietf:params:oauth:grant-type:device_code']) {
+  for (const grant of ['implicit', 'password', 'urn:ietf:params:oauth:grant-type:jwt-bearer']) {
     await assert.rejects(validateClientMetadata({ grant_types: [grant] }), ClientMetadataError, grant);
   }
+  // RFC 8628 (docs/device-flow.md): supported, and needs no redirect URI.
+  const device = await validateClientMetadata({ grant_types: ['urn:ietf:params:oauth:grant-type:device_code'], token_endpoint_auth_method: 'none', scope: 'openid' });
+  assert.deepEqual(device.grantTypes, ['urn:ietf:params:oauth:grant-type:device_code']);
   await assert.rejects(validateClientMetadata({ ...web, redirect_uris: ['https://a.example/cb'], response_types: ['token'] }), ClientMetadataError);
 });
 
