@@ -169,7 +169,7 @@ test('SMTP down for a while: the failure shows in the admin API and the metrics,
     const listed = (await (await f.api('/admin/v1/outbox?state=pending&channel=email')).json()) as { data: { recipient: string; last_error: string | null; attempts: number }[] };
     const entry = listed.data.find((m) => m.recipient === email);
     assert.ok(entry?.last_error?.includes('SMTP'), JSON.stringify(entry));
-    assert.match(await (await fetch(`${other.t.url}/metrics`)).text(), /outbox_deliveries_total\{channel="email",outcome="retry"\} [1-9]/);
+    assert.match(await other.t.app.metrics.metrics(), /outbox_deliveries_total\{channel="email",outcome="retry"\} [1-9]/);
 
     await outage.start(); // the server is back …
     shift = 60_000; // … and the back-off (10–12 s after the first failure) has passed
