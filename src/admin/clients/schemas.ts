@@ -17,6 +17,7 @@ const writable = {
   skip_consent: Type.Optional(Type.Boolean({ description: 'First-party client: no consent page' })),
   require_mfa: Type.Optional(Type.Boolean({ description: 'Every sign-in for this client completes a second factor' })),
   allowed_origins: Type.Optional(Strings('Browser origins allowed to call the token endpoints with CORS')),
+  disabled: Type.Optional(Type.Boolean({ description: 'true: the client is refused everywhere (invalid_client at /token, an error page at /authorize) and every token it holds stops working; false enables it again. Left out of a PUT: unchanged' })),
 };
 
 export const ClientInputSchema = Type.Object(writable, { additionalProperties: false });
