@@ -42,7 +42,9 @@ test('a client disabled with PATCH disabled:true gets invalid_client at /token a
   assert.equal((await fetch(`${f.t.url}/v1/orders`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
   const res = await patch(client.client_id, { disabled: true });
   assert.equal(res.status, 200, await res.clone().text());
-  assert.equal(((await res.json()) as { disabled: boolean }).disabled, true);
+  const disabled = (await res.json()) as { disabled: boolean; built_in: boolean };
+  assert.equal(disabled.disabled, true);
+  assert.equal(disabled.built_in, false);
   const refused = await f.tokenFor(client.client_id, client.client_secret, 'orders:read');
   assert.equal(refused.status, 401);
   assert.equal(refused.body.error, 'invalid_client');
@@ -108,6 +110,7 @@ test('built-in clients cannot be changed, disabled, rotated or deleted through t
     assert.equal(after.etag, etag, `${id} changed`);
     assert.equal(after.body.disabled, false);
     assert.equal(after.body.client_name, body.client_name);
+    assert.equal(after.body.built_in, true);
   }
 });
 

@@ -41,6 +41,7 @@ export const ClientSchema = Type.Object({
   require_mfa: Type.Boolean(),
   allowed_origins: Type.Array(Type.String()),
   disabled: Type.Boolean(),
+  built_in: Type.Boolean({ description: 'Registered by Gatehouse itself at each start (gatehouse-console, gatehouse-demo): read-only, a change is 409' }),
   previous_secret_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'After a rotation: when the previous secret stops being accepted' })),
   client_id_issued_at: Type.Integer(),
   updated_at: Type.String({ format: 'date-time' }),
