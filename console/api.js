@@ -1,7 +1,8 @@
 // @ts-check
 // The admin API as the console calls it: the operator's bearer token, the API's conventions (If-Match on
 // changes, Idempotency-Key on creates, cursor pages) and its Problem Details turned into sentences.
-import { accessToken, signIn } from './auth.js';
+import { accessToken, signIn, tokenType } from './auth.js';
+import { dpopProof, noteNonce, wantsNonce } from './dpop.js';
 
 export const API = '/admin/v1';
 
@@ -34,12 +35,26 @@ export function describeProblem(status, problem) {
  * @returns {Promise<{ status: number, body: any, etag: string | null }>}
  */
 export async function api(path, options = {}) {
-  /** @type {Record<string, string>} */
-  const headers = { accept: 'application/json', authorization: `Bearer ${accessToken()}` };
-  if (options.body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
-  if (options.etag) headers['if-match'] = options.etag;
-  if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-  const response = await fetch(`${API}${path}`, { method: options.method ?? 'GET', headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const method = options.method ?? 'GET';
+  const url = new URL(`${API}${path}`, location.origin).href;
+  const send = async () => {
+    const token = accessToken();
+    /** @type {Record<string, string>} */
+    const headers = { accept: 'application/json', authorization: `${tokenType()} ${token}` };
+    // A DPoP-bound token works only with a proof of its key for this very request (RFC 9449 §7).
+    if (tokenType() === 'DPoP') headers.dpop = await dpopProof(method, url, token);
+    if (options.body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+    if (options.etag) headers['if-match'] = options.etag;
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    const answer = await fetch(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    noteNonce(answer);
+    return answer;
+  };
+  let response = await send();
+  if (response.status === 401 && tokenType() === 'DPoP' && wantsNonce(response, await response.clone().json().catch(() => null))) {
+    // The API wants proofs with its nonce (DPOP_NONCE_REQUIRED=all), which this answer carried: once more.
+    response = await send();
+  }
   if (response.status === 401) {
     // The token expired or was revoked (an operator's access changed): sign in again, back to this page.
     await signIn();

@@ -4,8 +4,10 @@
 // a reload or a new tab signs in again (a redirect round trip while the Gatehouse session lasts). Only the
 // PKCE verifier, the state and the page to come back to are kept in sessionStorage across the redirect.
 // admin:write is given only after a second factor: `stepUp()` asks again with acr_values of the MFA class.
-// DPoP is not used yet (docs/console.md).
+// The token is DPoP-bound when the browser has WebCrypto (dpop.js): the key pair is made here, after the
+// redirect back, so it never has to survive a page load; PKCE protects the code on its way.
 import { randomId } from './dom.js';
+import { dpopProof, noteNonce, prepareDpop, wantsNonce } from './dpop.js';
 
 const ACR_MFA = 'urn:gatehouse:acr:mfa';
 const PENDING = 'gatehouse-console-sign-in';
@@ -14,10 +16,12 @@ const issuer = body.issuer ?? location.origin;
 const clientId = body.clientId ?? 'gatehouse-console';
 const redirectUri = body.redirectUri ?? `${location.origin}/console/callback`;
 
-/** @type {{ token: string, scope: string[], acr: string | undefined, subject: string | undefined, expiresAt: number } | undefined} */
+/** @type {{ token: string, type: 'DPoP' | 'Bearer', scope: string[], acr: string | undefined, subject: string | undefined, expiresAt: number } | undefined} */
 let session;
 
 export const accessToken = () => session?.token ?? '';
+/** The Authorization scheme the token needs: DPoP for a bound token (then every call carries a proof). */
+export const tokenType = () => session?.type ?? 'Bearer';
 export const signedIn = () => session !== undefined && session.expiresAt > Date.now();
 export const canWrite = () => session?.scope.includes('admin:write') === true;
 /** Whether the sign-in already reached the second-factor class (a read-only operator stays read-only then). */
@@ -69,18 +73,29 @@ export async function finishSignIn() {
   sessionStorage.removeItem(PENDING);
   if (params.get('error')) throw new Error(params.get('error_description') ?? `Sign-in failed (${params.get('error')}).`);
   if (!pending || pending.state !== params.get('state')) throw new Error('This sign-in was not started here (or was already used). Start again.');
-  const response = await fetch('/token', {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code') ?? '', redirect_uri: redirectUri, client_id: clientId, code_verifier: pending.verifier }),
-  });
-  const answer = await response.json().catch(() => ({}));
+  const tokenUrl = new URL('/token', issuer).href;
+  const dpop = await prepareDpop();
+  const exchange = async () => {
+    /** @type {Record<string, string>} */
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    if (dpop) headers.dpop = await dpopProof('POST', tokenUrl);
+    const response = await fetch(tokenUrl, {
+      method: 'POST',
+      headers,
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code') ?? '', redirect_uri: redirectUri, client_id: clientId, code_verifier: pending.verifier }),
+    });
+    noteNonce(response);
+    return { response, answer: await response.json().catch(() => ({})) };
+  };
+  let { response, answer } = await exchange();
+  // The token endpoint wants a proof with its nonce (DPOP_NONCE_REQUIRED): the code is still unspent, ask again once.
+  if (dpop && wantsNonce(response, answer)) ({ response, answer } = await exchange());
   if (!response.ok) {
     if (answer.error === 'invalid_scope') throw new Error('Your account is not an operator of this Gatehouse, so it cannot use the console. An operator can give you access with `gatehouse users grant-admin`.');
     throw new Error(answer.error_description ?? 'Sign-in failed. Start again.');
   }
   const claims = claimsOf(answer.id_token);
-  session = { token: answer.access_token, scope: String(answer.scope ?? '').split(' '), acr: claims.acr, subject: claims.sub, expiresAt: Date.now() + (Number(answer.expires_in) - 30) * 1000 };
+  session = { token: answer.access_token, type: String(answer.token_type).toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', scope: String(answer.scope ?? '').split(' '), acr: claims.acr, subject: claims.sub, expiresAt: Date.now() + (Number(answer.expires_in) - 30) * 1000 };
   return typeof pending.returnTo === 'string' && pending.returnTo.startsWith('/console') && !pending.returnTo.startsWith('/console/callback') ? pending.returnTo : '/console/';
 }
 

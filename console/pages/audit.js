@@ -1,6 +1,8 @@
 // @ts-check
-// The audit log, newest first, filtered by type, subject, client (or the admin client that acted) and time,
-// with the filter in the address so a filtered view can be shared; "Show older" follows the cursor.
+// The audit log, newest first, filtered by type, subject, client (or the admin client that acted), actor and
+// time, with the filter in the address so a filtered view can be shared; "Show older" follows the cursor.
+// New events are followed: every few seconds the page asks for events since the newest it shows (same
+// filter), adds the unseen ones at the top and says how many in a polite live region; a button pauses it.
 import { api } from '../api.js';
 import { field, formValues, h, replace, table, when } from '../dom.js';
 import { link, navigate, section, showError } from '../ui.js';
@@ -17,7 +19,7 @@ export const actorText = (actor) => (actor.kind === 'cli' ? `CLI (${actor.user})
 
 /** @param {any} e */
 export const auditRow = (e) =>
-  h('tr', null, h('td', null, when(e.occurred_at)), h('td', null, h('code', null, e.type)), h('td', null, actorText(e.actor)), h('td', null, e.subject ? link(`/console/users/${encodeURIComponent(e.subject)}`, e.subject) : '—'), h('td', null, e.client_id ?? '—'), h('td', null, (e.changed_fields ?? []).join(', ')));
+  h('tr', { 'data-id': e.id, 'data-at': e.occurred_at }, h('td', null, when(e.occurred_at)), h('td', null, h('code', null, e.type)), h('td', null, actorText(e.actor)), h('td', null, e.subject ? link(`/console/users/${encodeURIComponent(e.subject)}`, e.subject) : '—'), h('td', null, e.client_id ?? '—'), h('td', null, (e.changed_fields ?? []).join(', ')));
 
 export const AUDIT_HEADINGS = ['When', 'Type', 'Actor', 'Subject', 'Client', 'Changed'];
 
@@ -27,12 +29,13 @@ const rfc3339 = (value) => (typeof value === 'string' && value ? new Date(value)
 /** @param {HTMLElement} main @param {string[]} _params @param {URLSearchParams} query */
 export async function auditPage(main, _params, query) {
   const filter = new URLSearchParams();
-  for (const name of ['type', 'subject', 'client_id', 'since', 'until']) if (query.get(name)) filter.set(name, /** @type {string} */ (query.get(name)));
+  for (const name of ['type', 'subject', 'client_id', 'actor', 'since', 'until']) if (query.get(name)) filter.set(name, /** @type {string} */ (query.get(name)));
   const local = (/** @type {string | null} */ iso) => (iso ? new Date(new Date(iso).getTime() - new Date(iso).getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '');
   const form = /** @type {HTMLFormElement} */ (h('form', { class: 'filters', 'aria-label': 'Filter the audit log' },
     field('Type', { tag: 'select', name: 'type', value: query.get('type') ?? '' }, { options: EVENT_TYPES }),
     field('Subject (user or resource id)', { name: 'subject', value: query.get('subject') ?? '' }),
     field('Client (or the admin client that acted)', { name: 'client_id', value: query.get('client_id') ?? '' }),
+    field('Actor (user id, or the CLI user)', { name: 'actor', value: query.get('actor') ?? '' }, { hint: 'Who made the change: a user, an operator through the console, or the person at the CLI.' }),
     field('From', { name: 'since', type: 'datetime-local', value: local(query.get('since')) }),
     field('Until', { name: 'until', type: 'datetime-local', value: local(query.get('until')) }),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter'))));
@@ -40,7 +43,7 @@ export async function auditPage(main, _params, query) {
     event.preventDefault();
     const v = formValues(form);
     const next = new URLSearchParams();
-    for (const name of ['type', 'subject', 'client_id']) if (v[name]) next.set(name, String(v[name]));
+    for (const name of ['type', 'subject', 'client_id', 'actor']) if (v[name]) next.set(name, String(v[name]));
     if (rfc3339(v.since)) next.set('since', rfc3339(v.since));
     if (rfc3339(v.until)) next.set('until', rfc3339(v.until));
     navigate(`/console/audit${next.size ? `?${next}` : ''}`);
@@ -60,6 +63,53 @@ export async function auditPage(main, _params, query) {
     more.onclick = () => load(body.pagination.next_cursor).catch((error) => showError(status, error));
   };
   await load(null);
-  replace(main, h('h1', null, 'Audit log'), form, section('Events', table('Audit events, newest first', AUDIT_HEADINGS, tbody), status, more));
+  replace(main, h('h1', null, 'Audit log'), form, filter.has('until') ? null : follower(filter, tbody), section('Events', table('Audit events, newest first', AUDIT_HEADINGS, tbody), status, more));
   return 'Audit log';
+}
+
+/** How often the page asks for new events while following. */
+const FOLLOW_MS = 5000;
+
+/**
+ * Follows new events matching `filter` into the top of `tbody`. The cursor is the newest event shown: the
+ * page asks for `since` its time (inclusive, so an event in the same millisecond is not missed) and skips
+ * ids it already shows. Stops by itself once the page is gone.
+ * @param {URLSearchParams} filter @param {HTMLElement} tbody
+ */
+function follower(filter, tbody) {
+  const seen = new Set(Array.from(tbody.querySelectorAll('tr')).map((tr) => tr.dataset.id));
+  // Nothing shown yet: everything matching the filter is new (no browser clock involved).
+  let newest = /** @type {HTMLElement | null} */ (tbody.firstElementChild)?.dataset.at ?? filter.get('since') ?? '1970-01-01T00:00:00.000Z';
+  let paused = false;
+  const live = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' }, 'Following new events.');
+  const button = h('button', { type: 'button', class: 'secondary small', 'aria-pressed': 'false' }, 'Pause following');
+  button.addEventListener('click', () => {
+    paused = !paused;
+    button.setAttribute('aria-pressed', String(paused));
+    button.textContent = paused ? 'Resume following' : 'Pause following';
+    live.textContent = paused ? 'Following paused.' : 'Following new events.';
+  });
+  const tick = async () => {
+    if (!tbody.isConnected) return;
+    if (!paused) {
+      try {
+        const params = new URLSearchParams(filter);
+        params.set('since', newest);
+        params.set('limit', '100');
+        const { body } = await api(`/audit-events?${params}`);
+        const fresh = body.data.filter((/** @type {any} */ e) => !seen.has(e.id));
+        if (fresh.length) {
+          for (const e of fresh) seen.add(e.id);
+          newest = fresh[0].occurred_at > newest ? fresh[0].occurred_at : newest;
+          tbody.prepend(...fresh.map(auditRow));
+          live.textContent = fresh.length === 1 ? '1 new event.' : `${fresh.length} new events.`;
+        }
+      } catch (error) {
+        showError(live, error);
+      }
+    }
+    if (tbody.isConnected) setTimeout(tick, FOLLOW_MS);
+  };
+  setTimeout(tick, FOLLOW_MS);
+  return h('div', { class: 'follow' }, live, button);
 }

@@ -1,6 +1,7 @@
 // @ts-check
-// Applications (OAuth clients): list, create (the secret is shown once), edit, rotate the secret, delete,
-// and a try-it authorization URL for clients that sign users in.
+// Applications (OAuth clients): list, create (the secret is shown once), edit, disable or enable, rotate the
+// secret, delete, and a try-it authorization URL for clients that sign users in. The built-in clients
+// (the console's own, the demo's) are shown read-only: the API refuses changes to them (409).
 import { api, etagOf, walk } from '../api.js';
 import { checkbox, field, formValues, h, idempotencyKey, lines, randomId, replace, table, when } from '../dom.js';
 import { canWrite } from '../auth.js';
@@ -82,14 +83,17 @@ export async function clientPage(main, [id = '']) {
   const read = await api(path);
   const c = read.body;
   let etag = read.etag;
-  const writable = canWrite();
+  // The console's own client cannot be changed through the API (a disabled one would lock every operator out).
+  const writable = canWrite() && !c.built_in;
   const rotated = h('div');
   const rotateKey = idempotencyKey();
   replace(
     main,
     h('p', { class: 'crumbs' }, link('/console/clients', 'Applications'), ' / ', c.client_name),
     h('h1', null, `Application ${c.client_name}`),
-    h('p', { class: 'muted' }, 'Client id ', h('code', null, c.client_id), ` · ${c.client_type} · ${c.token_endpoint_auth_method} · updated `, when(c.updated_at), c.disabled ? ' · disabled' : ''),
+    h('p', { class: 'muted' }, 'Client id ', h('code', null, c.client_id), ` · ${c.client_type} · ${c.token_endpoint_auth_method} · updated `, when(c.updated_at)),
+    c.disabled ? h('p', { class: 'notice warning' }, h('strong', null, 'This application is disabled. '), 'Sign-ins and token requests for it are refused.') : null,
+    c.built_in ? h('p', { class: 'notice' }, 'Built into Gatehouse: it is registered at each start and cannot be changed here.') : null,
     writable
       ? section('Settings', actionForm({
           label: 'Application settings',
@@ -117,6 +121,19 @@ export async function clientPage(main, [id = '']) {
             return 'Rotated.';
           },
         }))
+      : null,
+    writable
+      ? section(c.disabled ? 'Enable' : 'Disable', c.disabled
+          ? actionForm({ label: 'Enable this application', submit: 'Enable application', fields: [h('p', null, 'Users can sign in to it and it can get tokens again. Tokens ended when it was disabled stay ended.')], action: async () => {
+              await api(path, { method: 'PATCH', body: { disabled: false }, etag, contentType: 'application/merge-patch+json' });
+              rerender('Enabled.');
+              return 'Enabled.';
+            } })
+          : actionForm({ label: 'Disable this application', submit: 'Disable application', danger: true, confirm: `Disable ${c.client_name}? Every token it holds stops working, and it cannot sign users in or get tokens until enabled again.`, fields: [h('p', null, 'Every token it holds stops working at once; its settings are kept, so it can be enabled again.')], action: async () => {
+              await api(path, { method: 'PATCH', body: { disabled: true }, etag, contentType: 'application/merge-patch+json' });
+              rerender('Disabled.');
+              return 'Disabled.';
+            } }))
       : null,
     writable
       ? section('Delete', actionForm({ label: 'Delete this application', submit: 'Delete application', danger: true, confirm: `Delete ${c.client_name}? Its grants are revoked.`, fields: [], action: async () => {

@@ -15,11 +15,18 @@ const userRow = (u) => h('tr', null, h('td', null, link(`/console/users/${encode
 /** @param {HTMLElement} main @param {string[]} _params @param {URLSearchParams} query */
 export async function usersPage(main, _params, query) {
   const q = query.get('q') ?? '';
-  const search = /** @type {HTMLFormElement} */ (h('form', { role: 'search', 'aria-label': 'Search users' }, field('Username or e-mail (beginning), or user id', { name: 'q', type: 'search', value: q }), h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Search'))));
+  const attribute = query.get('attribute') ?? '';
+  const search = /** @type {HTMLFormElement} */ (h('form', { role: 'search', 'aria-label': 'Search users' },
+    field('Username or e-mail (beginning), or user id', { name: 'q', type: 'search', value: q }),
+    field('Attribute', { name: 'attribute', type: 'search', value: attribute, placeholder: 'team:blue' }, { hint: 'NAME:VALUE — users whose attribute is that value (or a list holding it).' }),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Search'))));
   search.addEventListener('submit', (event) => {
     event.preventDefault();
-    const value = String(formValues(search).q).trim();
-    navigate(value ? `/console/users?q=${encodeURIComponent(value)}` : '/console/users');
+    const v = formValues(search);
+    const next = new URLSearchParams();
+    if (String(v.q).trim()) next.set('q', String(v.q).trim());
+    if (String(v.attribute).trim()) next.set('attribute', String(v.attribute).trim());
+    navigate(next.size ? `/console/users?${next}` : '/console/users');
   });
   const tbody = h('tbody');
   const status = h('p', { role: 'status' });
@@ -28,6 +35,7 @@ export async function usersPage(main, _params, query) {
   const load = async (cursor) => {
     const params = new URLSearchParams({ limit: '25' });
     if (q) params.set('q', q);
+    if (attribute) params.set('attribute', attribute);
     if (cursor) params.set('cursor', cursor);
     const { body } = await api(`/users?${params}`);
     tbody.append(...body.data.map(userRow));
@@ -35,7 +43,7 @@ export async function usersPage(main, _params, query) {
     more.onclick = () => load(body.pagination.next_cursor).catch((error) => showError(status, error));
     status.textContent = tbody.children.length ? `${tbody.children.length} users shown.` : 'No users match.';
   };
-  if (UUID.test(q)) {
+  if (UUID.test(q) && !attribute) {
     // An id is not a prefix of a username or address: look it up directly.
     try {
       tbody.append(userRow((await api(`/users/${encodeURIComponent(q)}`)).body));
@@ -43,13 +51,18 @@ export async function usersPage(main, _params, query) {
       /* not a user id after all: the prefix search below still runs */
     }
   }
-  await load(null);
+  try {
+    await load(null);
+  } catch (error) {
+    // A malformed search (the API's 400 names the parameter) is said beside the form, not as a broken page.
+    showError(status, error);
+  }
   const key = idempotencyKey();
   replace(
     main,
     h('h1', null, 'Users'),
     search,
-    table(q ? `Users matching “${q}”` : 'Users, oldest first', ['Username', 'Name', 'E-mail', 'Second factor', 'Created'], tbody),
+    table(q || attribute ? `Users matching “${[q, attribute].filter(Boolean).join('” and “')}”` : 'Users, oldest first', ['Username', 'Name', 'E-mail', 'Second factor', 'Created'], tbody),
     status,
     more,
     canWrite()

@@ -10,7 +10,10 @@ import { clientsRepository, type Client } from '../storage/clients-repository.js
 import { clientAdminRepository } from '../storage/client-admin-repository.js';
 import { validateClientMetadata, type ClientMetadataInput } from '../oauth/clients/metadata.js';
 import { clientMetadataView, createClient, MIN_IMPORTED_SECRET_LENGTH, usesSecret } from '../oauth/clients/create-client.js';
-import { endClient, type ClientEnding } from '../oauth/clients/end-client.js';
+import { endClient, revokeEveryTokenOf, type ClientEnding } from '../oauth/clients/end-client.js';
+import { CONSOLE_CLIENT_ID } from '../oauth/clients/console-client.js';
+import { DEMO_CLIENT_ID } from '../oauth/clients/demo-client.js';
+import { revocationsRepository } from '../storage/revocations-repository.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
 import { allowedOriginProblem } from '../oauth/cors/origins.js';
 import type { OutboundPolicy } from '../http/outbound/outbound-policy.js';
@@ -48,6 +51,25 @@ export interface ClientInput {
   defaultResource?: string | null;
   /** A client_id chosen by the operator (`--client-id`, `gatehouse apply`) instead of a random one; only at creation. */
   clientId?: string;
+  /**
+   * Refused everywhere while true: /token answers invalid_client, /authorize an error page, and disabling
+   * ends every token the client holds. Undefined leaves it as it is: a document written before the member
+   * existed must not enable a client again.
+   */
+  disabled?: boolean;
+}
+
+/**
+ * The clients Gatehouse registers itself at each start. The console's would lock every operator out if it
+ * were disabled (upsert keeps `disabled`, so a restart would not help), and the demo's secret is derived,
+ * not stored: neither is the operator's to change, disable or delete.
+ */
+export const BUILT_IN_CLIENT_IDS: ReadonlySet<string> = new Set([CONSOLE_CLIENT_ID, DEMO_CLIENT_ID]);
+
+function refuseBuiltIn(id: string): void {
+  if (BUILT_IN_CLIENT_IDS.has(id)) {
+    throw new AdminRuleError('conflict', `${id} is built in: Gatehouse registers it at each start from its settings, so it cannot be changed, disabled or deleted`);
+  }
 }
 
 /** An operator-chosen client_id: RFC 6749 VSCHARs that survive a URL path and a command line unquoted. */
@@ -118,12 +140,15 @@ export async function createClientRecord(deps: ClientServiceDeps, input: ClientI
     if (input.clientId !== undefined && (await clientAdminRepository(tx, deps.clock).findAny(input.clientId))) {
       throw new AdminRuleError('conflict', `a client ${input.clientId} exists already`, 'client_id');
     }
-    const result = await createClient(clientsRepository(tx, deps.clock), metadata, {
+    const made = await createClient(clientsRepository(tx, deps.clock), metadata, {
       ...(input.clientId !== undefined ? { id: input.clientId } : {}),
       skipConsent: input.skipConsent,
       requireMfa: input.requireMfa ?? false,
       ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}),
     });
+    // Made disabled (prepared before it goes live): nothing was issued yet, so there is nothing to revoke.
+    const client = input.disabled ? await clientAdminRepository(tx, deps.clock).updateIfVersion(made.client.id, { disabled: true }, made.client.version) : made.client;
+    const result = { ...made, client: client ?? made.client };
     await deps.audit.emit(changeEvent('admin.client.created', result.client, as, Object.keys(clientView(result.client)).filter((k) => k !== 'updated_at').sort()), { tx });
     return result;
   });
@@ -154,6 +179,7 @@ export async function listClientRecords(deps: Pick<ClientServiceDeps, 'db' | 'cl
  * switch to a secret method here (it would need a secret nobody has seen): rotate after creating anew.
  */
 export async function replaceClientRecord(deps: ClientServiceDeps, current: Client, input: ClientInput, expectedVersion: number, as: ActingAs): Promise<Client> {
+  refuseBuiltIn(current.id);
   const origins = checkedOrigins(input.allowedOrigins);
   const catalogue = await deps.resources.catalogue();
   const metadata = await validateClientMetadata(input.metadata, { outbound: deps.outbound, catalogue, operator: true });
@@ -161,6 +187,8 @@ export async function replaceClientRecord(deps: ClientServiceDeps, current: Clie
   if (metadata.type !== current.type) throw new AdminRuleError('invalid', 'the client type (public or confidential) cannot change', 'token_endpoint_auth_method');
   if (usesSecret(metadata) && !current.secretHash) throw new AdminRuleError('invalid', 'a client without a secret cannot switch to a secret method', 'token_endpoint_auth_method');
   const secretless = usesSecret(metadata) ? {} : { secretHash: null };
+  const disabling = input.disabled === true && !current.disabled;
+  if (input.disabled === false && current.disabled) await checkEnablable(deps, current.id);
   const updated = await inTransaction(deps.db, async (tx) => {
     const written = await clientAdminRepository(tx, deps.clock).updateIfVersion(current.id, {
       ...metadata,
@@ -169,8 +197,11 @@ export async function replaceClientRecord(deps: ClientServiceDeps, current: Clie
       skipConsent: input.skipConsent,
       ...(input.requireMfa !== undefined ? { requireMfa: input.requireMfa } : {}),
       ...(input.defaultResource !== undefined ? { defaultResource: input.defaultResource } : {}),
+      ...(input.disabled !== undefined ? { disabled: input.disabled } : {}),
     }, expectedVersion);
     if (!written) return undefined;
+    // In the write's transaction: a client is never disabled with its tokens still working.
+    if (disabling) await revokeEveryTokenOf(tx, deps, current.id);
     await deps.audit.emit(changeEvent('admin.client.updated', written, as, changedFields(clientView(current), clientView(written))), { tx });
     return written;
   });
@@ -180,8 +211,22 @@ export async function replaceClientRecord(deps: ClientServiceDeps, current: Clie
   throw new AdminRuleError('not-found', `no client ${current.id}`);
 }
 
+/**
+ * Enabling a client again waits until its disabling's revocation window has passed (disabled at T: every
+ * token issued until T + CLIENT_CACHE_TTL is refused). Each instance's copy of that window only widens, so a
+ * token issued inside it after an enable would be handed out and then refused by every resource server;
+ * `conflict` says when to retry instead (seconds: the window is CLIENT_CACHE_TTL, 5 s by default).
+ */
+async function checkEnablable(deps: Pick<ClientServiceDeps, 'db' | 'clock'>, id: string): Promise<void> {
+  const until = await revocationsRepository(deps.db, deps.clock).clientCoveredUntil(id);
+  if (until && until.getTime() >= deps.clock.now()) {
+    throw new AdminRuleError('conflict', `the client was disabled moments ago and tokens issued until ${until.toISOString()} are being refused; enable it again after that time`);
+  }
+}
+
 /** Deletes or disables the client and ends all its tokens; with `expectedVersion`, only if still at that version. */
 export async function endClientRecord(deps: ClientServiceDeps, id: string, how: ClientEnding, as: ActingAs, expectedVersion?: number): Promise<void> {
+  refuseBuiltIn(id);
   const ended = await endClient(deps, id, how, {
     ...(expectedVersion !== undefined ? { expectedVersion } : {}),
     onEnded: (tx) => deps.audit.emit(changeEvent(how === 'delete' ? 'admin.client.deleted' : 'admin.client.updated', { id }, as, how === 'disable' ? ['disabled'] : []), { tx }),
@@ -200,6 +245,7 @@ export async function rotateClientSecret(
   options: { previousExpiresAt?: Date; expectedVersion?: number; /** The operator's own secret (`gatehouse apply`), else a random one. */ importedSecret?: string },
   as: ActingAs,
 ): Promise<{ client: Client; secret: string }> {
+  refuseBuiltIn(id);
   const now = deps.clock.now();
   const previousExpiresAt = options.previousExpiresAt ?? new Date(now);
   if (previousExpiresAt.getTime() < now || previousExpiresAt.getTime() > now + MAX_SECRET_OVERLAP_SECONDS * 1000) {

@@ -146,8 +146,14 @@ export async function secondFactorsOf(deps: Pick<UserServiceDeps, 'db'>, userIds
   return userAdminRepository(deps.db).secondFactors(userIds);
 }
 
-/** A page of users, oldest first; `search`: a case-insensitive prefix of the username or the e-mail address. */
-export async function listUserRecords(deps: Pick<UserServiceDeps, 'db'>, page: { after?: { createdAt: Date; id: string }; limit: number; search?: string }): Promise<User[]> {
+/**
+ * A page of users, oldest first; `search`: a case-insensitive prefix of the username or the e-mail address;
+ * `attribute`: an attribute equal to one of the values or an array holding one (both filters together: both hold).
+ */
+export async function listUserRecords(
+  deps: Pick<UserServiceDeps, 'db'>,
+  page: { after?: { createdAt: Date; id: string }; limit: number; search?: string; attribute?: { name: string; values: readonly unknown[] } },
+): Promise<User[]> {
   const { search, ...rest } = page;
   return userAdminRepository(deps.db).page({ ...rest, ...(search ? { prefix: search.toLowerCase() } : {}) });
 }

@@ -10,6 +10,8 @@ export interface AuditEventFilter {
   subject?: string;
   /** Matches the event's client or the acting admin client. */
   clientId?: string;
+  /** The acting user: a user id (themself, or an operator through an admin client) or the CLI's OS user (index of migration 0490). */
+  actor?: string;
   since?: Date;
   until?: Date;
 }
@@ -79,6 +81,7 @@ export function auditEventsRepository(db: Db): AuditEventsRepository {
       if (filter.type) query = query.where('type', '=', filter.type);
       if (filter.subject) query = query.where((eb) => eb.or([eb('subject', '=', filter.subject!), eb('resource_id', '=', filter.subject!)]));
       if (filter.clientId) query = query.where((eb) => eb.or([eb('client_id', '=', filter.clientId!), eb('actor_client_id', '=', filter.clientId!)]));
+      if (filter.actor) query = query.where('actor_user_id', '=', filter.actor);
       if (filter.since) query = query.where('occurred_at', '>=', filter.since);
       if (filter.until) query = query.where('occurred_at', '<', filter.until);
       if (before) {

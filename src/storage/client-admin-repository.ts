@@ -17,7 +17,7 @@ export interface ClientAdminRepository {
   findAny(id: string): Promise<Client | undefined>;
   page(request: ClientPageRequest): Promise<Client[]>;
   /** The write happens only when the stored version is still `expectedVersion`; undefined otherwise (or no such client). */
-  updateIfVersion(id: string, changes: Partial<NewClient>, expectedVersion: number): Promise<Client | undefined>;
+  updateIfVersion(id: string, changes: Partial<NewClient> & { disabled?: boolean }, expectedVersion: number): Promise<Client | undefined>;
   /** The current secret becomes the previous one (accepted until `previousExpiresAt`), the new hash the current one. */
   rotateSecret(id: string, newSecretHash: string, previousExpiresAt: Date, expectedVersion?: number): Promise<Client | undefined>;
   /** The client's version, its row locked until the transaction ends; undefined when there is no such client. */
@@ -43,7 +43,7 @@ export function clientAdminRepository(db: Db, clock: Clock): ClientAdminReposito
     async updateIfVersion(id, changes, expectedVersion) {
       const row = await db
         .updateTable('clients')
-        .set({ ...clientColumns(changes), updated_at: new Date(clock.now()), version: sql`version + 1` })
+        .set({ ...clientColumns(changes), ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}), updated_at: new Date(clock.now()), version: sql`version + 1` })
         .where('id', '=', id)
         .where('version', '=', expectedVersion)
         .returningAll()

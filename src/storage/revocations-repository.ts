@@ -39,6 +39,11 @@ export interface RevocationsRepository {
   revokeClient(client: RevokedClient): Promise<void>;
   /** The token's jti is revoked, or its client was deleted or disabled after it was issued. One round trip. */
   isRevoked(token: PresentedAccessToken): Promise<boolean>;
+  /**
+   * Until when the client's tokens are refused by issue time (covers_issued_until), if it is listed. Each
+   * instance's copy only ever widens an entry (revocation-feed.ts), so a client enabled again cannot narrow it.
+   */
+  clientCoveredUntil(clientId: string): Promise<Date | undefined>;
   /** Every entry whose tokens have not expired yet: what an in-memory copy starts from. */
   live(): Promise<LiveRevocations>;
   /** Drops entries whose tokens have expired anyway; returns how many. */
@@ -75,6 +80,10 @@ export function revocationsRepository(db: Db, clock: Clock): RevocationsReposito
             or exists (select 1 from revoked_clients where client_id = ${clientId} and covers_issued_until >= ${new Date(iat * 1000)})
             as revoked`.execute(db);
       return rows[0]?.revoked === true;
+    },
+    async clientCoveredUntil(clientId) {
+      const row = await db.selectFrom('revoked_clients').select('covers_issued_until').where('client_id', '=', clientId).executeTakeFirst();
+      return row?.covers_issued_until;
     },
     async live() {
       const at = new Date(clock.now());

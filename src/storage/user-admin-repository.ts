@@ -1,5 +1,6 @@
 // What the admin API and the CLI need of users beyond the login's reads: pages in a stable order with a
-// case-insensitive prefix search on username or e-mail (indexes of migration 0310), the kinds of second
+// case-insensitive prefix search on username or e-mail (indexes of migration 0310) and a search by attribute
+// value (migration 0490), the kinds of second
 // factors each user has (with a stamp that moves on every change to them), and a version lock for If-Match
 // deletes (docs/admin-api.md).
 import { sql } from 'kysely';
@@ -12,6 +13,8 @@ export interface UserPageRequest {
   limit: number;
   /** Lower-case prefix of the username or the e-mail address. */
   prefix?: string;
+  /** Users whose attribute `name` equals one of `values`, or is an array holding one of them. */
+  attribute?: { name: string; values: readonly unknown[] };
 }
 
 /** The second factors a user has set up (a pending TOTP enrollment is not one yet). */
@@ -51,8 +54,13 @@ const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${
 
 export function userAdminRepository(db: Db): UserAdminRepository {
   return {
-    async page({ after, limit, prefix }) {
+    async page({ after, limit, prefix, attribute }) {
       let query = db.selectFrom('users').selectAll();
+      if (attribute !== undefined) {
+        // Containment only, so the GIN index of migration 0490 answers it (jsonb_path_ops): equal, or held by an array.
+        const documents = attribute.values.flatMap((value) => [{ [attribute.name]: value }, { [attribute.name]: [value] }]);
+        query = query.where((eb) => eb.or(documents.map((doc) => eb(sql`attributes`, '@>', sql`${JSON.stringify(doc)}::jsonb`))));
+      }
       if (prefix !== undefined) {
         const pattern = likePrefix(prefix);
         // Two index-friendly conditions (text_pattern_ops), or-ed: a bitmap OR of two index scans.

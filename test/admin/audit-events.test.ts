@@ -119,6 +119,20 @@ test('filters: type, subject, client and time range; an unknown type or a bad ti
   assert.equal((await f.api('/admin/v1/audit-events?since=yesterday')).status, 400);
 });
 
+test('the actor filter finds what one user or CLI user did, and nothing of anyone else; a cursor is bound to it', async () => {
+  const fromCli = await f.cli('clients', 'create', '--name', 'By actor', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read');
+  const [byCli] = await events(`subject=${fromCli.client_id}&type=admin.client.created`);
+  const cliUser = String(byCli!.actor.user);
+  await f.api('/admin/v1/clients', createBody(SERVICE_CLIENT, crypto.randomUUID()));
+  const mine = await events(`actor=${encodeURIComponent(cliUser)}&limit=100`);
+  assert.ok(mine.some((e) => e.resource_id === fromCli.client_id));
+  assert.ok(mine.every((e) => e.actor.kind === 'cli' && e.actor.user === cliUser), 'only the CLI user\'s events');
+  assert.deepEqual(await events('actor=nobody-at-all'), []);
+  const first = (await (await f.api(`/admin/v1/audit-events?actor=${encodeURIComponent(cliUser)}&limit=1`)).json()) as Page;
+  const foreign = await f.api(`/admin/v1/audit-events?actor=someone-else&cursor=${first.pagination.next_cursor}`);
+  assert.equal((await problemOf(foreign)).code, 'invalid-cursor');
+});
+
 test('pages: newest first, Link rel="next", a cursor is bound to its filter', async () => {
   for (let i = 0; i < 3; i++) await f.api('/admin/v1/clients', createBody({ ...SERVICE_CLIENT, client_name: `Page ${i}` }, crypto.randomUUID()));
   const first = await f.api('/admin/v1/audit-events?type=admin.client.created&limit=2');

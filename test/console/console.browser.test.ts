@@ -44,13 +44,19 @@ describe('the admin console in a real browser', () => {
 
   /** Opens /console, signs in on Gatehouse's pages (the TOTP page when the account has one), back at the overview. */
   async function signIn(context: BrowserContext, user: { username: string }, totpSecret?: string): Promise<Page> {
+    // The server runs on a manual clock and DPoP proofs carry the browser's time (iat): the browser's clock is
+    // the server's, paused, and moves only with it (sync()).
+    await context.clock.install({ time: clock.now() });
     const page = await context.newPage();
+    // (pauseAt resolves only once the context has a page; the installed clock ran meanwhile)
+    await context.clock.pauseAt((await page.evaluate<number>('Date.now()')) + 2_000);
     await page.goto(`${f.t.url}/console/`);
     await page.getByLabel('Username', { exact: true }).fill(user.username);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Password', { exact: true }).press('Enter');
     if (totpSecret) {
       clock.advance(30_000);
+      await context.clock.setSystemTime(clock.now());
       const code = page.getByLabel('Code from your authenticator app', { exact: true });
       await code.fill(totpAt(totpSecret, clock.now()));
       await code.press('Enter');
@@ -79,10 +85,22 @@ describe('the admin console in a real browser', () => {
   /** axe-core in the page (evaluated over the DevTools protocol, so the console's CSP stays as it is). */
   async function accessible(page: Page, label: string): Promise<void> {
     await page.evaluate(axeSource);
-    const result = await page.evaluate<{ id: string; impact: string; help: string; nodes: { target: string[] }[] }[]>(
+    const result = await withRunningClock(page, () => page.evaluate<{ id: string; impact: string; help: string; nodes: { target: string[] }[] }[]>(
       "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
-    );
+    ));
     assert.deepEqual(result, [], `${label}: ${JSON.stringify(result, null, 1)}`);
+  }
+
+  /** axe waits on timers, which the paused clock holds: let it run, then put the page's time back where it was. */
+  async function withRunningClock<T>(page: Page, work: () => Promise<T>): Promise<T> {
+    const paused = await page.evaluate<number>('Date.now()');
+    await page.clock.resume();
+    try {
+      return await work();
+    } finally {
+      await page.clock.pauseAt((await page.evaluate<number>('Date.now()')) + 2_000);
+      await page.clock.setSystemTime(paused);
+    }
   }
 
   /** The page at both widths and both colour schemes: axe passes, no sideways scrolling, a screenshot each width. */
@@ -143,11 +161,12 @@ describe('the admin console in a real browser', () => {
 
     // Search finds it by prefix and by id.
     await nav(page, 'Users');
-    await page.getByRole('searchbox').fill(username.slice(0, 16));
-    await page.getByRole('searchbox').press('Enter');
+    const searchbox = page.getByLabel('Username or e-mail (beginning), or user id');
+    await searchbox.fill(username.slice(0, 16));
+    await searchbox.press('Enter');
     await page.getByRole('link', { name: username }).waitFor();
-    await page.getByRole('searchbox').fill(id);
-    await page.getByRole('searchbox').press('Enter');
+    await searchbox.fill(id);
+    await searchbox.press('Enter');
     await page.getByRole('link', { name: username }).click();
     await heading(page, `User ${username}`);
 
@@ -285,8 +304,132 @@ describe('the admin console in a real browser', () => {
     await heading(page, `User ${writer.username}`);
     assert.equal(await page.locator('main button').count(), 0, 'no button on a user page');
     // The same token the page holds, used directly: the API refuses the change.
-    const status = await page.evaluate<number>(`import('/console/assets/auth.js').then((auth) => fetch('/admin/v1/users', { method: 'POST', headers: { authorization: 'Bearer ' + auth.accessToken(), 'content-type': 'application/json', 'idempotency-key': 'ro-1' }, body: JSON.stringify({ username: 'nope', password: 'long enough pw' }) })).then((r) => r.status)`);
+    const status = await page.evaluate<number>(`Promise.all([import('/console/assets/auth.js'), import('/console/assets/dpop.js')]).then(async ([auth, dpop]) => {
+      const url = location.origin + '/admin/v1/users';
+      const proof = await dpop.dpopProof('POST', url, auth.accessToken());
+      const r = await fetch(url, { method: 'POST', headers: { authorization: 'DPoP ' + auth.accessToken(), dpop: proof, 'content-type': 'application/json', 'idempotency-key': 'ro-1' }, body: JSON.stringify({ username: 'nope', password: 'long enough pw' }) });
+      return r.status;
+    })`);
     assert.equal(status, 403);
+    await context.close();
+  });
+
+  test('the console\'s token is DPoP-bound to a key made in the page: every API call carries a proof, and the token alone (as Bearer) is refused', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const seen: { authorization: string; dpop: string | undefined }[] = [];
+    context.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/admin/v1/')) seen.push({ authorization: request.headers().authorization ?? '', dpop: request.headers().dpop });
+    });
+    const page = await signIn(context, writer, writer.secret);
+    await heading(page, 'Overview');
+    assert.ok(seen.length > 0);
+    for (const call of seen) {
+      assert.match(call.authorization, /^DPoP /, 'the DPoP scheme');
+      assert.ok(call.dpop, 'a proof with every call');
+    }
+    const header = JSON.parse(Buffer.from(seen[0]!.dpop!.split('.')[0]!, 'base64url').toString()) as { alg: string; jwk: Record<string, string> };
+    assert.equal(header.alg, 'ES256');
+    assert.deepEqual(Object.keys(header.jwk).sort(), ['crv', 'kty', 'x', 'y'], 'only the public key travels');
+    const token = seen[0]!.authorization.slice('DPoP '.length);
+    const asBearer = await fetch(`${f.t.url}/admin/v1/users?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(asBearer.status, 401, 'a stolen console token is useless without the key');
+    const extractable = await page.evaluate<boolean>(`crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']).then((pair) => pair.privateKey.extractable)`);
+    assert.equal(extractable, false);
+    await context.close();
+  });
+
+  test('applications: disable and enable a client from the console; a built-in client shows no change controls', async () => {
+    const made = await f.api('/admin/v1/clients', createBody({ client_name: 'Switchable', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()));
+    const client = (await made.json()) as { client_id: string; client_secret: string };
+    const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
+    const page = await signIn(context, writer, writer.secret);
+    await heading(page, 'Overview');
+    await page.goto(`${f.t.url}/console/clients/${client.client_id}`);
+    await heading(page, 'Application Switchable');
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.getByRole('button', { name: 'Disable application' }).click();
+    await page.getByText('Disabled.', { exact: true }).waitFor();
+    await page.getByText('Sign-ins and token requests for it are refused.').waitFor();
+    assert.equal((await f.tokenFor(client.client_id, client.client_secret, 'orders:read')).status, 401);
+    await check(page, 'application-disabled');
+    // Past the disabling's revocation window (CLIENT_CACHE_TTL), on both clocks.
+    clock.advance(6_000);
+    await context.clock.setSystemTime(clock.now());
+    await page.getByRole('button', { name: 'Enable application' }).click();
+    await page.getByText('Enabled.', { exact: true }).waitFor();
+    assert.equal((await f.tokenFor(client.client_id, client.client_secret, 'orders:read')).status, 200);
+
+    await page.goto(`${f.t.url}/console/clients/gatehouse-console`);
+    await heading(page, 'Application Gatehouse admin console');
+    await page.getByText('Built into Gatehouse').waitFor();
+    assert.equal(await page.locator('main form button[type=submit]').count(), 0, 'no change control on a built-in client');
+    await context.close();
+  });
+
+  test('users: search by attribute (NAME:VALUE); a malformed search is said in words', async () => {
+    const blue = await createUser(f.t.core.db, f.t.core.clock, SIGN_IN);
+    await f.cli('users', 'set-attribute', blue.username, 'squad', 'falcons');
+    const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
+    const page = await signIn(context, writer, writer.secret);
+    await heading(page, 'Overview');
+    await nav(page, 'Users');
+    await page.getByLabel('Attribute', { exact: true }).fill('squad:falcons');
+    await page.getByLabel('Attribute', { exact: true }).press('Enter');
+    await page.getByRole('link', { name: blue.username }).waitFor();
+    await page.getByText('1 users shown.').waitFor();
+    assert.match(page.url(), /attribute=squad%3Afalcons/);
+    await check(page, 'users-attribute-search');
+    await page.getByLabel('Attribute', { exact: true }).fill('squad');
+    await page.getByLabel('Attribute', { exact: true }).press('Enter');
+    await page.getByRole('alert').getByText('must be NAME:VALUE').waitFor();
+    await context.close();
+  });
+
+  test('audit log: filter by actor; new events are followed into a live region, and following pauses', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await signIn(context, writer, writer.secret);
+    await heading(page, 'Overview');
+    // Something the operator does through the console, to find by actor.
+    const target = await f.api('/admin/v1/clients', createBody({ client_name: 'Renamed by operator', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()));
+    const targetId = ((await target.json()) as { client_id: string }).client_id;
+    await page.goto(`${f.t.url}/console/clients/${targetId}`);
+    await heading(page, 'Application Renamed by operator');
+    await page.getByLabel('Name', { exact: true }).fill('Renamed in console');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await heading(page, 'Application Renamed in console');
+
+    await nav(page, 'Audit log');
+    await page.getByLabel('Actor (user id, or the CLI user)').fill(writer.id);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText(/\d+ events shown\./).waitFor();
+    assert.match(page.url(), new RegExp(`actor=${writer.id}`));
+    // (the manual clock stands still, so the sign-in and the rename share a time: look for the rename among them)
+    await until(async () => (await page.locator('tbody tr').allTextContents()).some((row) => row.includes('admin.client.updated') && row.includes(targetId)), 'the operator\'s rename, found by actor');
+    for (const row of await page.locator('tbody tr').allTextContents()) assert.ok(row.includes(writer.id), `only the operator's events: ${row}`);
+
+    await nav(page, 'Audit log');
+    await page.getByText('Following new events.').waitFor();
+    const rows = await page.locator('tbody tr').count();
+    const tick = async () => {
+      clock.advance(5_000);
+      await context.clock.runFor(5_000);
+    };
+    await f.api('/admin/v1/clients', createBody({ client_name: 'Followed', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()));
+    await tick();
+    await page.getByRole('status').getByText('1 new event.').waitFor();
+    assert.equal(await page.locator('tbody tr').count(), rows + 1);
+    assert.match((await page.locator('tbody tr').first().textContent()) ?? '', /admin\.client\.created/);
+    await check(page, 'audit-log-following');
+
+    await page.getByRole('button', { name: 'Pause following' }).click();
+    assert.equal(await page.getByRole('button', { name: 'Resume following' }).getAttribute('aria-pressed'), 'true');
+    await f.api('/admin/v1/clients', createBody({ client_name: 'Not yet', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()));
+    await tick();
+    assert.equal(await page.locator('tbody tr').count(), rows + 1, 'nothing added while paused');
+    await page.getByRole('button', { name: 'Resume following' }).click();
+    await tick();
+    await page.getByRole('status').getByText('1 new event.').waitFor();
+    await until(async () => (await page.locator('tbody tr').count()) === rows + 2, 'the held-back event arrives on resume');
     await context.close();
   });
 

@@ -1,4 +1,4 @@
-// GET /admin/v1/audit-events: the audit log, newest first, filtered by type, subject, client and time
+// GET /admin/v1/audit-events: the audit log, newest first, filtered by type, subject, client, actor and time
 // range, in cursor pages bound to their filter (docs/audit-log.md). Read-only: there is no route that
 // changes an event.
 import type { FastifyInstance } from 'fastify';
@@ -20,6 +20,7 @@ const Query = Type.Object(
     type: Type.Optional(Type.String({ description: `One of: ${AUDIT_EVENT_TYPES.join(', ')}` })),
     subject: Type.Optional(Type.String({ maxLength: 200, description: 'The user or resource id the event concerns' })),
     client_id: Type.Optional(Type.String({ maxLength: 200, description: 'The client the event concerns, or the admin client that acted' })),
+    actor: Type.Optional(Type.String({ maxLength: 200, description: 'Who acted: a user id (the user, or an operator through the console) or the CLI\'s operating-system user; an admin client acting alone is found with client_id' })),
     since: Type.Optional(Type.String({ description: 'RFC 3339; events at or after' })),
     until: Type.Optional(Type.String({ description: 'RFC 3339; events before' })),
     limit: pageQueryProperties.limit,
@@ -66,6 +67,7 @@ function filterOf(query: Static<typeof Query>): AuditEventFilter {
     ...(query.type !== undefined ? { type: query.type as AuditEventFilter['type'] } : {}),
     ...(query.subject !== undefined ? { subject: query.subject } : {}),
     ...(query.client_id !== undefined ? { clientId: query.client_id } : {}),
+    ...(query.actor !== undefined ? { actor: query.actor } : {}),
     ...(since ? { since } : {}),
     ...(until ? { until } : {}),
   };

@@ -3,12 +3,12 @@
 import { strongEtag, type Validators } from '../../http/conditional.js';
 import type { Static } from '@sinclair/typebox';
 import type { Client } from '../../storage/clients-repository.js';
-import { clientView } from '../../admin-services/clients-service.js';
+import { BUILT_IN_CLIENT_IDS, clientView } from '../../admin-services/clients-service.js';
 import { mergePatched } from '../merge-patched.js';
 import { ClientInputSchema, WRITABLE_FIELDS, type ClientInputBody, type ClientSchema } from './schemas.js';
 
 /** Typed as ClientSchema, which serialises it: the service's view (shared with the CLI) is an untyped record. */
-export const representClient = (client: Client) => ({ ...clientView(client), require_mfa: client.requireMfa }) as Static<typeof ClientSchema>;
+export const representClient = (client: Client) => ({ ...clientView(client), require_mfa: client.requireMfa, built_in: BUILT_IN_CLIENT_IDS.has(client.id) }) as Static<typeof ClientSchema>;
 
 /** Strong: the version changes with every write, including secret rotation and disabling. */
 export const clientValidators = (client: Client): Validators => ({ etag: strongEtag('client', client.id, client.version), lastModified: client.updatedAt });
@@ -27,11 +27,12 @@ export const patchedClient = (client: Client, patch: unknown): ClientInputBody =
 
 /** The service input of a PUT/PATCH/POST document (RFC 7591 member names). */
 export function clientInput(body: ClientInputBody) {
-  const { allowed_origins, skip_consent, require_mfa, ...metadata } = body;
+  const { allowed_origins, skip_consent, require_mfa, disabled, ...metadata } = body;
   return {
     metadata: { ...metadata, jwks: metadata.jwks ?? undefined, jwks_uri: metadata.jwks_uri ?? undefined },
     allowedOrigins: allowed_origins ?? [],
     skipConsent: skip_consent ?? false,
     requireMfa: require_mfa ?? false,
+    ...(disabled !== undefined ? { disabled } : {}),
   };
 }

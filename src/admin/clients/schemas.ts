@@ -17,6 +17,7 @@ const writable = {
   skip_consent: Type.Optional(Type.Boolean({ description: 'First-party client: no consent page' })),
   require_mfa: Type.Optional(Type.Boolean({ description: 'Every sign-in for this client completes a second factor' })),
   allowed_origins: Type.Optional(Strings('Browser origins allowed to call the token endpoints with CORS')),
+  disabled: Type.Optional(Type.Boolean({ description: 'true: the client is refused everywhere (invalid_client at /token, an error page at /authorize) and every token it holds stops working; false enables it again. Left out of a PUT: unchanged' })),
 };
 
 export const ClientInputSchema = Type.Object(writable, { additionalProperties: false });
@@ -40,6 +41,7 @@ export const ClientSchema = Type.Object({
   require_mfa: Type.Boolean(),
   allowed_origins: Type.Array(Type.String()),
   disabled: Type.Boolean(),
+  built_in: Type.Boolean({ description: 'Registered by Gatehouse itself at each start (gatehouse-console, gatehouse-demo): read-only, a change is 409' }),
   previous_secret_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'After a rotation: when the previous secret stops being accepted' })),
   client_id_issued_at: Type.Integer(),
   updated_at: Type.String({ format: 'date-time' }),

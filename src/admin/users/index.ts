@@ -28,6 +28,7 @@ import { NO_SECOND_FACTORS, type SecondFactors } from '../../storage/user-admin-
 import { actingAs, ADMIN_WRITE } from '../acting-as.js';
 import { asProblems } from '../service-errors.js';
 import { versionedResource } from '../versioned-resource.js';
+import { attributeSearchOf } from './attribute-search.js';
 import { patchedUser, representUser, userInput, userValidators } from './representation.js';
 import { CreateUserSchema, SetPasswordSchema, UserInputSchema, UserSchema } from './schemas.js';
 
@@ -38,7 +39,10 @@ interface Found {
   factors: SecondFactors;
 }
 
-const SearchQuery = { q: Type.Optional(Type.String({ description: 'Case-insensitive prefix of the username or the e-mail address', maxLength: 200 })) };
+const SearchQuery = {
+  q: Type.Optional(Type.String({ description: 'Case-insensitive prefix of the username or the e-mail address', maxLength: 200 })),
+  attribute: Type.Optional(Type.String({ description: 'NAME:VALUE — users whose custom attribute NAME equals VALUE (text, or the number or boolean it reads as) or is an array holding it', maxLength: 1000 })),
+};
 const searchOf = (query: { q?: string | undefined }) => query.q?.trim() || undefined;
 
 export async function adminUsersRoutes(parent: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: UserServiceDeps }): Promise<void> {
@@ -58,13 +62,14 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
     },
     conflicts: true,
     list: {
-      summary: 'List users, oldest first (cursor pages; q: prefix of username or e-mail)',
+      summary: 'List users, oldest first (cursor pages; q: prefix of username or e-mail; attribute: NAME:VALUE)',
       query: SearchQuery,
       // A cursor is bound to its search: it cannot continue a page of another one.
-      scope: (query) => `admin-users\n${searchOf(query)?.toLowerCase() ?? ''}`,
+      scope: (query) => `admin-users\n${searchOf(query)?.toLowerCase() ?? ''}\n${query.attribute ?? ''}`,
       rows: async (query, page) => {
         const search = searchOf(query);
-        const rows = await listUserRecords(services, { ...page, ...(search ? { search } : {}) });
+        const attribute = attributeSearchOf(query.attribute);
+        const rows = await listUserRecords(services, { ...page, ...(search ? { search } : {}), ...(attribute ? { attribute } : {}) });
         const factors = await secondFactorsOf(services, rows.map((u) => u.id));
         return rows.map((user) => ({ user, factors: factors.get(user.id) ?? NO_SECOND_FACTORS }));
       },

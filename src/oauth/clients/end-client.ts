@@ -31,12 +31,26 @@ export interface EndClientOptions {
 }
 
 /** Deletes or disables the client and revokes all its tokens; false when there is no such client. */
-export async function endClient(deps: EndClientDeps, clientId: string, how: ClientEnding, options: EndClientOptions = {}): Promise<boolean | 'stale'> {
+/**
+ * Puts the client on the revocation list: every token it was issued until every instance has forgotten
+ * it is refused. Runs in the transaction that deletes or disables it.
+ */
+export async function listAsRevoked(trx: Db, deps: Pick<EndClientDeps, 'clock' | 'config'>, clientId: string): Promise<void> {
   const { clock, config } = deps;
-  const now = clock.now();
   // A stale cache elsewhere may still mint a client_credentials token until it forgets the client.
-  const coversIssuedUntil = now + config.CLIENT_CACHE_TTL * 1000;
+  const coversIssuedUntil = clock.now() + config.CLIENT_CACHE_TTL * 1000;
   const expiresAt = coversIssuedUntil + (config.ACCESS_TOKEN_TTL + config.CLOCK_SKEW) * 1000;
+  await revocationsRepository(trx, clock).revokeClient({ clientId, coversIssuedUntil: new Date(coversIssuedUntil), expiresAt: new Date(expiresAt) });
+}
+
+/** Disabling in a caller's transaction (the admin API's `disabled: true`): every grant revoked, the client listed as revoked. */
+export async function revokeEveryTokenOf(trx: Db, deps: Pick<EndClientDeps, 'clock' | 'config'>, clientId: string): Promise<void> {
+  await grantsRepository(trx, deps.clock).revoke({ clientId });
+  await listAsRevoked(trx, deps, clientId);
+}
+
+export async function endClient(deps: EndClientDeps, clientId: string, how: ClientEnding, options: EndClientOptions = {}): Promise<boolean | 'stale'> {
+  const { clock } = deps;
   // runTransaction joins a caller's transaction (`gatehouse apply`): the ending commits with everything else or not at all.
   const ended = await runTransaction(deps.db, async (trx): Promise<boolean | 'stale'> => {
     const clients = clientsRepository(trx, clock);
@@ -48,11 +62,11 @@ export async function endClient(deps: EndClientDeps, clientId: string, how: Clie
     if (how === 'delete') {
       // The repository revokes its grants (and their access tokens) before the delete cascades them away.
       if (!(await clients.delete(clientId))) return false;
+      await listAsRevoked(trx, deps, clientId);
     } else {
       if (!(await clients.disable(clientId))) return false;
-      await grantsRepository(trx, clock).revoke({ clientId });
+      await revokeEveryTokenOf(trx, deps, clientId);
     }
-    await revocationsRepository(trx, clock).revokeClient({ clientId, coversIssuedUntil: new Date(coversIssuedUntil), expiresAt: new Date(expiresAt) });
     await options.onEnded?.(trx);
     return true;
   });
