@@ -4,7 +4,7 @@
 // backend, /proc), WAL bytes, statements with pg_stat_statements execution and planning time, and how many
 // row updates were HOT. A diagnostic for docs/embedded-database.md (issue 36), not part of `npm run bench`:
 //
-//   node --import tsx bench/db-write-path.ts [--server embedded|debian] [--ops 4000] [--parallel 20] [--pool 20]
+//   node --import tsx bench/db-write-path.ts [--server embedded|debian] [--ops 4000] [--parallel 20] [--pool 20] [--read-first]
 //
 // `embedded` is the embedded server with its durable settings (fsync on every commit); `debian` the bench's
 // throwaway Debian server (scripts/pg-cluster.mjs: fsync off). Extra server settings: --set name=value.
@@ -37,6 +37,8 @@ const { values } = parseArgs({
     set: { type: 'string', multiple: true, default: [] },
     // Statements run after the migrations, to try a schema change: --sql 'alter table … '
     sql: { type: 'string', multiple: true, default: [] },
+    // Read the token's grant before rotating, as the refresh grant did on every request before issue 36.
+    'read-first': { type: 'boolean', default: false },
     // Linux perf over the server's processes during each measured phase: <dir>/<phase>.perf.data
     perf: { type: 'string' },
   },
@@ -167,8 +169,9 @@ await report('code exchange (codes.redeem: one statement)', () =>
     firstTokens.push(token);
   }),
 );
-await report('refresh rotation (refreshTokens.rotate: one statement)', () =>
+await report(values['read-first'] ? 'refresh rotation (refreshTokens.findLive, then rotate: two statements)' : 'refresh rotation (refreshTokens.rotate: one statement)', () =>
   inParallel(firstTokens, async (token) => {
+    if (values['read-first'] && !(await refresh.findLive(token))) throw new Error('the token is not live');
     const r = await refresh.rotate({ token, clientId: client.id, scope: [], accessToken: accessToken() });
     if (r.kind !== 'rotated') throw new Error(`rotation failed: ${JSON.stringify(r)}`);
   }),
