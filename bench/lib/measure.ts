@@ -4,7 +4,7 @@
 import { measureUsage, processTreeCpuSeconds } from './proc-stats.js';
 import { runLoad } from './load.js';
 import { median } from './stats.js';
-import type { Environment } from './environment.js';
+import type { Environment, StatementTotals } from './environment.js';
 import type { RunRecord, Settings, Subject, SubjectSummary } from '../scenarios/scenario.js';
 
 export async function measure(
@@ -77,10 +77,24 @@ function databaseUsage(pid: number, start: { at: number; cpu: number }): { dbCpu
 /** Requests per CPU-second; NaN when no CPU was measured. */
 const perCpuSecond = (rps: number, cpuPercent: number) => (cpuPercent > 0 ? rps / (cpuPercent / 100) : Number.NaN);
 
-/** Statement calls made during a run, per request (the harness's own pg_stat_statements reads are excluded). */
-function perRequest(before: Map<string, number>, after: Map<string, number>, requests: number): { query: string; perRequest: number }[] {
+/**
+ * Statement calls made during a run, per request, with each statement's mean execution and planning time
+ * (µs per call, inside the backend) and WAL bytes per call (the harness's own pg_stat_statements reads are excluded).
+ */
+function perRequest(before: Map<string, StatementTotals>, after: Map<string, StatementTotals>, requests: number): NonNullable<RunRecord['statements']> {
+  const round = (n: number) => Math.round(n * 10) / 10;
   return [...after]
-    .map(([query, calls]) => ({ query: query.replace(/\s+/g, ' ').slice(0, 160), perRequest: (calls - (before.get(query) ?? 0)) / requests }))
+    .map(([query, a]) => {
+      const b = before.get(query) ?? { calls: 0, execMs: 0, planMs: 0, walBytes: 0 };
+      const calls = a.calls - b.calls;
+      return {
+        query: query.replace(/\s+/g, ' ').slice(0, 160),
+        perRequest: calls / requests,
+        execUs: calls > 0 ? round(((a.execMs - b.execMs) * 1000) / calls) : 0,
+        planUs: calls > 0 ? round(((a.planMs - b.planMs) * 1000) / calls) : 0,
+        walBytes: calls > 0 ? Math.round((a.walBytes - b.walBytes) / calls) : 0,
+      };
+    })
     .filter((s) => s.perRequest > 0 && !s.query.includes('pg_stat_statements'))
     .sort((a, b) => b.perRequest - a.perRequest);
 }

@@ -68,8 +68,11 @@ export function formatScenario(record: ScenarioRecord, quick: boolean): string {
     for (const s of o.subjects.filter((x) => x.role === 'gatehouse')) {
       const statements = s.runs.at(-1)?.statements ?? [];
       if (statements.length === 0) continue;
-      lines.push(`   SQL per request, ${s.label} (last run):`);
-      for (const st of statements.slice(0, 6)) lines.push(`     ${st.perRequest.toFixed(2)} × ${st.query.slice(0, 110)}`);
+      lines.push(`   SQL per request, ${s.label} (last run; per call: execution µs, planning µs, WAL bytes):`);
+      for (const st of statements.slice(0, 6)) {
+        const cost = st.execUs !== undefined ? `${lpad(num(st.execUs, 1), 6)} ${lpad(num(st.planUs ?? 0, 1), 5)} ${lpad(num(st.walBytes ?? 0, 0), 5)}  ` : '';
+        lines.push(`     ${st.perRequest.toFixed(2)} × ${cost}${st.query.slice(0, 110)}`);
+      }
     }
   }
   for (const n of o.notes) lines.push(`   note: ${n}`);

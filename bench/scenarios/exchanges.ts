@@ -10,6 +10,10 @@ import type { Scenario, ScenarioContext, ScenarioOutcome, Subject, SubjectSummar
 import { unlessNotRunnable } from './subjects.js';
 import { exchangeSubject, gatehouseSide, peerSide, probeExchange } from './user-grant.js';
 
+/** Database-server CPU milliseconds per request (the issue-36 figure: PostgreSQL's share of a request). */
+const dbCpuMsPerRequest = (s: SubjectSummary | undefined) =>
+  s && s.median.dbCpuPercent !== undefined && s.median.rps > 0 ? Math.round((s.median.dbCpuPercent / 100 / s.median.rps) * 1000 * 1000) / 1000 : Number.NaN;
+
 /** CPU milliseconds per request of the server and its database server together. */
 const cpuMsPerRequest = (s: SubjectSummary | undefined) => (s && s.median.perCpuSecondWithDb > 0 ? Math.round((1000 / s.median.perCpuSecondWithDb) * 100) / 100 : Number.NaN);
 
@@ -59,6 +63,11 @@ async function exchangeScenario(context: ScenarioContext, kind: 'codes' | 'refre
         ['peer (Redis) + redis-server', by('peer-redis')],
         ['peer (memory)', by('peer')],
       ].map(([label, s]) => ({ label: `CPU per request, ${label as string}`, value: cpuMsPerRequest(s as SubjectSummary | undefined), unit: 'ms' })),
+      ...[
+        ['PostgreSQL server', by('gatehouse-postgres')],
+        ['embedded server', by('gatehouse-embedded')],
+        ['redis-server', by('peer-redis')],
+      ].map(([label, s]) => ({ label: `database CPU per request (medians: db cpu % ÷ req/s), ${label as string}`, value: dbCpuMsPerRequest(s as SubjectSummary | undefined), unit: 'ms' })),
     ],
     notes: [
       kind === 'codes'

@@ -52,8 +52,11 @@ export interface RunRecord {
   load: LoadResult;
   usage: Omit<UsageWindow, 'samples'>;
   statementsPerRequest?: number;
-  /** The statements behind statementsPerRequest: text (truncated) and calls per request, most frequent first. */
-  statements?: { query: string; perRequest: number }[];
+  /**
+   * The statements behind statementsPerRequest: text (truncated) and calls per request, most frequent first, with
+   * pg_stat_statements' mean execution and planning time per call (µs, inside the backend) and WAL bytes per call.
+   */
+  statements?: { query: string; perRequest: number; execUs?: number; planUs?: number; walBytes?: number }[];
 }
 
 export interface SubjectSummary {

@@ -14,6 +14,7 @@ import type { Grant, TokenResponse } from './grant-type.js';
 import type { GrantDeps } from './index.js';
 import { grantGone, refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from '../issued-tokens/user-token-response.js';
 import type { ResourceRegistry } from '../resources/registry.js';
+import { offlineAudienceMayRefuse } from '../resources/audience.js';
 import { acrOf } from '../issued-tokens/authentication-context.js';
 
 function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: string): OAuthError {
@@ -56,11 +57,15 @@ export function refreshTokenGrant(deps: {
       }
       // Refuse a wrong `resource` (or scopes of several resources without one) before rotating: a refused
       // request must not burn the client's token. Rotation below decides again on what it actually read.
+      // Reading the grant first costs a statement; it is skipped when no grant of this client can be refused
+      // (no `resource`, and the catalogue rules a refusal out), so a rotation is one statement.
       await refuseUnknownResource(deps.resources, params.resource);
-      const live = await deps.refresh.findLive(token);
-      if (live && live.grant.clientId === client.id) {
-        const scope = (requested.length > 0 ? requested : live.grant.scope).filter(stillAllowed);
-        if (scope.length > 0) await userTokenAudience(deps, { scope, requested: params.resource, bound: live.grant.resource, client, offline: true });
+      if (params.resource !== undefined || offlineAudienceMayRefuse(await deps.resources.catalogue(), client.scopes)) {
+        const live = await deps.refresh.findLive(token);
+        if (live && live.grant.clientId === client.id) {
+          const scope = (requested.length > 0 ? requested : live.grant.scope).filter(stillAllowed);
+          if (scope.length > 0) await userTokenAudience(deps, { scope, requested: params.resource, bound: live.grant.resource, client, offline: true });
+        }
       }
       const accessToken = deps.tokens.accessTokens.prepare();
       const rotation = await deps.refresh.rotate({ token, clientId: client.id, scope: requested, accessToken, dpopJkt });

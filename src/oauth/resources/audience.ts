@@ -77,3 +77,21 @@ export function chooseAudience(input: AudienceRequest): Audience {
 /** The access-token lifetime for an audience: the resource server's own, never above the server-wide one. */
 export const accessTokenLifetime = (server: ResourceServer | undefined, serverWide: number): number =>
   Math.min(server?.accessTokenTtl ?? serverWide, serverWide);
+
+/**
+ * Whether chooseAudience could refuse a refresh request (offline) without `resource` for some grant of this
+ * client — true unless the catalogue rules it out for every grant at once. It refuses a grant bound at
+ * /authorize to a resource server without offline access (any server but an operator-only one can be bound,
+ * whatever the client's scopes), a granted API scope of such a server, and API scopes of several servers. The
+ * scope a refresh issues is always within the client's current scopes, so "at most one owner among the
+ * client's scopes, and it allows offline access" holds for whatever the grant turns out to be.
+ */
+export function offlineAudienceMayRefuse(catalogue: ResourceCatalogue, clientScopes: readonly string[]): boolean {
+  if (catalogue.servers.some((s) => !s.offlineAccess && !s.operatorOnly)) return true;
+  const owners = new Set<ResourceServer>();
+  for (const scope of clientScopes) {
+    const owner = catalogue.ownerOf(scope);
+    if (owner) owners.add(owner);
+  }
+  return owners.size > 1 || [...owners].some((s) => !s.offlineAccess);
+}

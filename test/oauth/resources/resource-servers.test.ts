@@ -260,6 +260,15 @@ describe('RFC 8707 for a user grant spanning two resource servers (oauth4webapi)
     assert.deepEqual(decodeJwt(ok.access_token).aud, [`${t.url}/v1`, `${t.config.ISSUER}/userinfo`], 'an openid token names /userinfo too');
   });
 
+  test('a refresh without resource of a grant bound to a resource server without offline access is invalid_target and does not spend the refresh token', async () => {
+    const first = await exchange(await authorize('openid offline_access files:read', [files.identifier]), files.identifier);
+    for (let i = 0; i < 2; i++) {
+      // A spent token would answer invalid_grant the second time (reuse), and revoke the grant.
+      const refused = await refresh(first.refresh_token!);
+      assert.equal(((await refused.json()) as { error: string }).error, 'invalid_target');
+    }
+  });
+
   /** The `error` of /authorize's redirect for this scope and these resource parameters, or the interaction page it leads to. */
   const redirect = async (scope: string, resources: string[]) => {
     const url = new URL(as.authorization_endpoint!);
