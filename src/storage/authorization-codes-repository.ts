@@ -9,10 +9,10 @@
 import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from './database.js';
-import type { IssuedAccessTokenRecord } from './grants-repository.js';
+import { redeemIntoGrant, type GrantRedemptionWrites } from './grant-redemption.js';
 import { precompiled } from './precompiled.js';
 import type { AuthorizationCodesTable } from './schema.js';
-import { joinedUserColumns, userFromJoin, type JoinedUserRow, type UserRecord } from './users-repository.js';
+import { userFromJoin, type UserRecord } from './users-repository.js';
 
 export interface StoredCode {
   grantId: string;
@@ -30,16 +30,8 @@ export interface StoredCode {
   redeemedAt: Date | null;
 }
 
-/** What the redemption statement creates besides the grant. */
-export interface RedemptionWrites {
-  grantLifetimeSeconds: number;
-  /** The access token about to be signed, recorded under the new grant (absent for module callers that only mint grants). */
-  accessToken?: IssuedAccessTokenRecord;
-  /** The first refresh token of the family, inserted only when the code's scope calls for one (see below). */
-  refresh?: { tokenHash: string; idleSeconds: number };
-  /** Thumbprint of the redeeming request's DPoP proof key, if it carried one. */
-  dpopJkt?: string | undefined;
-}
+/** What the redemption statement creates besides the grant (storage/grant-redemption.ts). */
+export type RedemptionWrites = GrantRedemptionWrites;
 
 export interface ConsumedCode {
   code: StoredCode;
@@ -120,40 +112,18 @@ export function authorizationCodesRepository(db: Db, clock: Clock): Authorizatio
         expiresAt: code.expiresAt,
       });
     },
-    async consume(codeHash, clientId, { grantLifetimeSeconds, accessToken, refresh, dpopJkt }) {
+    async consume(codeHash, clientId, writes) {
       const now = new Date(clock.now());
-      const jkt = dpopJkt ?? null;
-      const lifetime = sql`make_interval(secs => ${grantLifetimeSeconds}::double precision)`;
-      // docs/token-formats.md: a refresh token comes with offline_access (OIDC) or for plain OAuth (no openid); the
-      // caller passes `refresh` only when the client is registered for the refresh_token grant.
-      const { rows } = await sql<CodeRow & JoinedUserRow & { refresh_issued: boolean }>`
-        with redeemed as (
-          update authorization_codes set redeemed_at = ${now}
+      const jkt = writes.dpopJkt ?? null;
+      const row = await redeemIntoGrant<CodeRow>(
+        db,
+        now,
+        sql`update authorization_codes set redeemed_at = ${now}
           where code_hash = ${codeHash} and client_id = ${clientId} and redeemed_at is null and expires_at > ${now}
             and (dpop_jkt is null or dpop_jkt = ${jkt}::text)
-          returning *
-        ), granted as (
-          insert into oauth_grants (id, client_id, user_id, scope, auth_time, session_id, amr, resource, created_at, expires_at)
-          select grant_id, client_id, user_id, scope, auth_time, session_id,
-                 (select a.amr from session_authentications a where a.session_hash = redeemed.session_id),
-                 resource, ${now}, auth_time + ${lifetime}
-          from redeemed
-        ), recorded as (
-          insert into grant_access_tokens (jti, grant_id, expires_at)
-          select ${accessToken?.jti ?? null}::text, grant_id, ${accessToken?.expiresAt ?? null}::timestamptz
-          from redeemed where ${accessToken !== undefined}
-        ), first_refresh as (
-          insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at, dpop_jkt)
-          select ${refresh?.tokenHash ?? null}::text, grant_id, ${now},
-                 least(${now}::timestamptz + make_interval(secs => ${refresh?.idleSeconds ?? 0}::double precision), auth_time + ${lifetime}),
-                 ${jkt}::text
-          from redeemed
-          where ${refresh !== undefined} and ('offline_access' = any(scope) or not 'openid' = any(scope))
-          returning grant_id
-        )
-        select r.*, ${joinedUserColumns}, exists (select 1 from first_refresh) as refresh_issued
-        from redeemed r left join users u on u.id = r.user_id`.execute(db);
-      const row = rows[0];
+          returning *`,
+        writes,
+      );
       if (!row) return undefined;
       return { code: toCode(row), user: userFromJoin(row), refreshIssued: row.refresh_issued };
     },

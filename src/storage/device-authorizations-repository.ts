@@ -3,15 +3,16 @@
 //   - `enter` charges the code's entry budget and reads it (the charge comes before any answer);
 //   - `decide` moves a pending authorization to approved or denied once;
 //   - `redeem` consumes an approved authorization, creates its grant, records the access token about to be
-//     signed and starts the refresh-token family when one is due, like the authorization code's redemption
-//     (authorization-codes-repository.ts): of any number of parallel polls exactly one gets tokens;
+//     signed and starts the refresh-token family when one is due, with the authorization code's redemption
+//     statement (grant-redemption.ts): of any number of parallel polls exactly one gets tokens;
 //   - `poll` records a poll that got no tokens and grows the interval when it came too soon (slow_down).
 import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from './database.js';
 import type { IssuedAccessTokenRecord } from './grants-repository.js';
+import { redeemIntoGrant, type GrantRedemptionWrites } from './grant-redemption.js';
 import type { DeviceAuthorizationsTable } from './schema.js';
-import { joinedUserColumns, userFromJoin, type JoinedUserRow, type UserRecord } from './users-repository.js';
+import { userFromJoin, type UserRecord } from './users-repository.js';
 
 export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'denied';
 
@@ -48,14 +49,8 @@ export interface DeviceApproval {
   sessionId: string;
 }
 
-export interface DeviceRedemptionWrites {
-  grantLifetimeSeconds: number;
-  accessToken: IssuedAccessTokenRecord;
-  /** The first refresh token of the family; inserted only when the scope calls for one (docs/token-formats.md). */
-  refresh?: { tokenHash: string; idleSeconds: number };
-  /** Thumbprint of the redeeming request's DPoP proof key: binds the first refresh token (RFC 9449 5). */
-  dpopJkt?: string | undefined;
-}
+/** The device grant always records its access token (storage/grant-redemption.ts). */
+export type DeviceRedemptionWrites = GrantRedemptionWrites & { accessToken: IssuedAccessTokenRecord };
 
 export interface RedeemedDevice {
   authorization: DeviceAuthorization;
@@ -164,39 +159,19 @@ export function deviceAuthorizationsRepository(db: Db, clock: Clock): DeviceAuth
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
-    async redeem(deviceCodeHash, clientId, { grantLifetimeSeconds, accessToken, refresh, dpopJkt }) {
+    async redeem(deviceCodeHash, clientId, writes) {
       const at = now();
-      const jkt = dpopJkt ?? null;
-      const lifetime = sql`make_interval(secs => ${grantLifetimeSeconds}::double precision)`;
       // The where clause is the whole rule: approved, not yet redeemed, unexpired, this client. A parallel poll
       // waits for the row lock, then finds redeemed_at set and redeems nothing.
-      const { rows } = await sql<Row & JoinedUserRow & { refresh_issued: boolean }>`
-        with redeemed as (
-          update device_authorizations set redeemed_at = ${at}
+      const row = await redeemIntoGrant<Row>(
+        db,
+        at,
+        sql`update device_authorizations set redeemed_at = ${at}
           where device_code_hash = ${deviceCodeHash} and client_id = ${clientId} and status = 'approved'
             and redeemed_at is null and expires_at > ${at}
-          returning *
-        ), granted as (
-          insert into oauth_grants (id, client_id, user_id, scope, auth_time, session_id, amr, resource, created_at, expires_at)
-          select grant_id, client_id, user_id, scope, auth_time, session_id,
-                 (select a.amr from session_authentications a where a.session_hash = redeemed.session_id),
-                 resource, ${at}, auth_time + ${lifetime}
-          from redeemed
-        ), recorded as (
-          insert into grant_access_tokens (jti, grant_id, expires_at)
-          select ${accessToken.jti}::text, grant_id, ${accessToken.expiresAt}::timestamptz from redeemed
-        ), first_refresh as (
-          insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at, dpop_jkt)
-          select ${refresh?.tokenHash ?? null}::text, grant_id, ${at},
-                 least(${at}::timestamptz + make_interval(secs => ${refresh?.idleSeconds ?? 0}::double precision), auth_time + ${lifetime}),
-                 ${jkt}::text
-          from redeemed
-          where ${refresh !== undefined} and ('offline_access' = any(scope) or not 'openid' = any(scope))
-          returning grant_id
-        )
-        select r.*, ${joinedUserColumns}, exists (select 1 from first_refresh) as refresh_issued
-        from redeemed r left join users u on u.id = r.user_id`.execute(db);
-      const row = rows[0];
+          returning *`,
+        writes,
+      );
       if (!row) return undefined;
       return { authorization: toAuthorization(row), user: userFromJoin(row), refreshIssued: row.refresh_issued };
     },
