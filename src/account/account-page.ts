@@ -12,6 +12,7 @@ import { PASSKEY_SCRIPTS } from '../interaction/passkeys/passkey-assets.js';
 import { passkeyAction, passkeySignInSection } from '../interaction/passkeys/passkey-fragments.js';
 import { passkeysSection } from './account-passkeys-page.js';
 import { renderRecoveryCodesPage } from '../interaction/mfa/recovery-codes-page.js';
+import { totpKeyFragment } from '../interaction/mfa/totp-key-fragment.js';
 
 export interface AccountPageInput {
   brand: Brand;
@@ -86,12 +87,7 @@ ${post('/account/totp/remove', csrf, '<button type="submit" class="secondary">Re
 </div>`;
   }
   if (enrollment) {
-    return `<p>Scan this QR code with your authenticator app, then type the code it shows.</p>
-<figure class="qr" aria-label="QR code of the authenticator key">${enrollment.svg}</figure>
-<details><summary>Can’t scan it? Enter the key by hand</summary>
-<p>Key: <code id="totp-secret">${escapeHtml(enrollment.secret)}</code></p>
-<p class="muted">URI: <code id="totp-uri">${escapeHtml(enrollment.uri)}</code></p>
-</details>
+    return `${totpKeyFragment(enrollment)}
 ${post('/account/totp/confirm', csrf, `<label for="otp">Code from your authenticator app</label>
 <input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="8" autocomplete="one-time-code" required>
 <div class="actions"><button type="submit">Turn on</button></div>`)}

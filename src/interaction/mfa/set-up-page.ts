@@ -8,6 +8,7 @@ import { hiddenInput, layout } from '../pages/layout.js';
 import { PASSKEY_SCRIPTS } from '../passkeys/passkey-assets.js';
 import { passkeyRegisterSection, type PasskeyAction } from '../passkeys/passkey-fragments.js';
 import type { TotpEnrollment } from './second-factors.js';
+import { totpKeyFragment } from './totp-key-fragment.js';
 
 export interface SetUpPageInput {
   brand: Brand;
@@ -53,12 +54,7 @@ ${post(`${action}/set-up/reauth`, csrf, `<label for="reauth_password">Your passw
 
 function setUpChoices({ action, csrfToken: csrf, enrollment, passkey }: SetUpPageInput): string {
   if (enrollment) {
-    return `<p>Scan this QR code with your authenticator app, then type the code it shows.</p>
-<figure class="qr" aria-label="QR code of the authenticator key">${enrollment.svg}</figure>
-<details><summary>Can’t scan it? Enter the key by hand</summary>
-<p>Key: <code id="totp-secret">${escapeHtml(enrollment.secret)}</code></p>
-<p class="muted">URI: <code id="totp-uri">${escapeHtml(enrollment.uri)}</code></p>
-</details>
+    return `${totpKeyFragment(enrollment)}
 ${post(`${action}/set-up/totp/confirm`, csrf, `<label for="otp">Code from your authenticator app</label>
 <input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="8" autocomplete="one-time-code" required autofocus>
 <button type="submit">Turn on</button>`)}`;
