@@ -11,7 +11,7 @@ import { identityProvidersRepository, type IdentityProvider, type NewIdentityPro
 import { freePort } from '../../scripts/pg-cluster.mjs';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
-import { startOidcUpstream, type OidcUpstream } from '../helpers/oidc-upstream.js';
+import { startOidcUpstream, upstreamProviderSettings, type OidcUpstream } from '../helpers/oidc-upstream.js';
 
 export const LOOPBACK: OutboundPolicy = { ...STRICT_OUTBOUND, allowedClasses: ['loopback'], allowHttp: true };
 export const SECRET_ENV = 'FEDERATION_E2E_UPSTREAM_SECRET';
@@ -55,14 +55,7 @@ export async function startFederationWorld(): Promise<FederationWorld> {
         preset: null,
         ...discovered,
         emailsEndpoint: null,
-        clientId: upstream.clientId,
-        clientSecretEnv: SECRET_ENV,
-        scopes: ['openid', 'email', 'profile'],
-        domains: [],
-        tenants: [],
-        claims: {},
-        provision: false,
-        link: 'verified-email',
+        ...upstreamProviderSettings(upstream, SECRET_ENV),
         ...over,
       });
       if (!created) throw new Error(`provider ${over.slug} exists`);

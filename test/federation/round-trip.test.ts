@@ -16,7 +16,7 @@ import { completeUpstreamSignIn, type FederationDeps, type UpstreamResult } from
 import { discoverProvider } from '../../src/federation/discovery.js';
 import { federationRedirectUri } from '../../src/federation/callback-uri.js';
 import { DEFAULT_UPSTREAM_LIMITS } from '../../src/federation/upstream-fetch.js';
-import { startOidcUpstream, type OidcUpstream } from '../helpers/oidc-upstream.js';
+import { startOidcUpstream, upstreamProviderSettings, type OidcUpstream } from '../helpers/oidc-upstream.js';
 
 const ISSUER = 'https://gatehouse.test';
 const SECRET_ENV = 'FEDERATION_TEST_UPSTREAM_SECRET';
@@ -53,15 +53,8 @@ function record(over: Partial<IdentityProvider>): IdentityProvider {
     emailsEndpoint: null,
     jwksUri: null,
     authorizationResponseIss: false,
-    clientId: upstream.clientId,
-    clientSecretEnv: SECRET_ENV,
+    ...upstreamProviderSettings(upstream, SECRET_ENV),
     tokenEndpointAuthMethod: 'client_secret_basic',
-    scopes: ['openid', 'email', 'profile'],
-    domains: [],
-    tenants: [],
-    claims: {},
-    provision: false,
-    link: 'verified-email',
     enabled: true,
     version: 1,
     createdAt: new Date(),

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { freePort } from '../../scripts/pg-cluster.mjs';
+import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
 
 /** The part of oidc-provider's request context the grant hook reads. */
 interface GrantContext {
@@ -127,4 +128,22 @@ async function follow(start: string, issuer: string): Promise<URL> {
     if (url.origin !== new URL(issuer).origin) return url;
   }
   throw new Error('too many redirects at the upstream');
+}
+
+/**
+ * The settings every test registration of this upstream shares: our client at the upstream (its secret read
+ * from the environment variable `clientSecretEnv`), the usual scopes, no domain or tenant limits, no claim
+ * mapping, no provisioning, and linking by verified e-mail. Tests spread their endpoints and overrides around it.
+ */
+export function upstreamProviderSettings(upstream: OidcUpstream, clientSecretEnv: string) {
+  return {
+    clientId: upstream.clientId,
+    clientSecretEnv,
+    scopes: ['openid', 'email', 'profile'],
+    domains: [],
+    tenants: [],
+    claims: {},
+    provision: false,
+    link: 'verified-email',
+  } satisfies Pick<IdentityProvider, 'clientId' | 'clientSecretEnv' | 'scopes' | 'domains' | 'tenants' | 'claims' | 'provision' | 'link'>;
 }
