@@ -5,6 +5,7 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/database.js';
 import { jobsRepository, type Job } from '../storage/jobs-repository.js';
+import { claimedAttempts } from './claimed-attempts.js';
 
 export interface JobHandler {
   run(payload: unknown, context: { db: Db }): Promise<void>;
@@ -41,7 +42,6 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
   const repository = jobsRepository(db);
   const handlers = new Map<string, JobHandler>();
   const periodic = new Map<string, { intervalMs: number; task: () => Promise<unknown>; lastRun: number }>();
-  const inFlight = new Set<Promise<unknown>>();
   let running = false;
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
@@ -81,21 +81,9 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
     return periodicPass;
   }
 
-  // The whole attempt, claim included, counts as in flight: a drain() that finds nothing to claim while
-  // the background loop has just claimed a job must still wait for that job to finish.
-  function runOnce(): Promise<boolean> {
-    const attempt = (async () => {
-      const now = clock.now();
-      const job = await repository.claim(new Date(now), new Date(now + LEASE_MS));
-      if (!job) return false;
-      await execute(job);
-      return true;
-    })();
-    inFlight.add(attempt);
-    const settled = () => void inFlight.delete(attempt);
-    attempt.then(settled, settled);
-    return attempt;
-  }
+  // The whole attempt, claim included, counts as in flight (claimed-attempts.ts).
+  const attempts = claimedAttempts({ clock, leaseMs: LEASE_MS, claim: (now, leaseUntil) => repository.claim(now, leaseUntil), process: execute });
+  const { runOnce } = attempts;
 
   const idle = () =>
     new Promise<void>((resolve) => {
@@ -127,13 +115,7 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
       await periodicPass;
       await periodicOnce();
     },
-    async drain() {
-      for (;;) {
-        const worked = await runOnce();
-        await Promise.allSettled(inFlight);
-        if (!worked && inFlight.size === 0) return;
-      }
-    },
+    drain: attempts.drain,
     start() {
       if (running) return;
       running = true;
@@ -143,7 +125,7 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
       running = false;
       wakeUp?.();
       await loop;
-      await Promise.allSettled(inFlight);
+      await attempts.settle();
     },
   };
 }

@@ -6,6 +6,7 @@
 // died mid-delivery is claimed again once its lease passes. Old delivered and dead messages are purged.
 import type { Clock } from '../clock.js';
 import type { KeyEncryption } from '../crypto/key-encryption.js';
+import { claimedAttempts } from '../jobs/claimed-attempts.js';
 import type { Db } from '../storage/database.js';
 import { outboxRepository, type ClaimedOutboxMessage, type OutboxRepository } from '../storage/outbox-repository.js';
 import { retryDelayMs } from './backoff.js';
@@ -53,7 +54,6 @@ export function outboxWorker(deps: OutboxDeps): OutboxWorker {
   const repository: OutboxRepository = outboxRepository(db);
   const channels = new Map(deps.channels.map((c) => [c.name, c]));
   const leaseMs = deps.leaseMs ?? LEASE_MS;
-  const inFlight = new Set<Promise<unknown>>();
   let running = false;
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
@@ -108,19 +108,8 @@ export function outboxWorker(deps: OutboxDeps): OutboxWorker {
   }
 
   // The whole attempt, claim included, counts as in flight (as in the job queue): drain() waits for it.
-  function runOnce(): Promise<boolean> {
-    const attempt = (async () => {
-      const at = clock.now();
-      const message = await repository.claim(new Date(at), new Date(at + leaseMs));
-      if (!message) return false;
-      await deliver(message);
-      return true;
-    })();
-    inFlight.add(attempt);
-    const settled = () => void inFlight.delete(attempt);
-    attempt.then(settled, settled);
-    return attempt;
-  }
+  const attempts = claimedAttempts({ clock, leaseMs, claim: (at, leaseUntil) => repository.claim(at, leaseUntil), process: deliver });
+  const { runOnce } = attempts;
 
   const idle = () =>
     new Promise<void>((resolve) => {
@@ -150,13 +139,7 @@ export function outboxWorker(deps: OutboxDeps): OutboxWorker {
   return {
     wake,
     runOnce,
-    async drain() {
-      for (;;) {
-        const worked = await runOnce();
-        await Promise.allSettled(inFlight);
-        if (!worked && inFlight.size === 0) return;
-      }
-    },
+    drain: attempts.drain,
     purge() {
       const at = clock.now();
       return repository.purge({
@@ -173,7 +156,7 @@ export function outboxWorker(deps: OutboxDeps): OutboxWorker {
       running = false;
       wakeUp?.();
       await loop;
-      await Promise.allSettled(inFlight);
+      await attempts.settle();
     },
   };
 }
