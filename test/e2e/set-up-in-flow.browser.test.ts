@@ -19,6 +19,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { secretOfUri, totpAt } from '../helpers/totp.js';
 import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
+import { startOpenidClientFlow } from './openid-client-flow.js';
 
 const OUTPUT = join(process.cwd(), 'test-output', 'set-up-in-flow');
 
@@ -47,23 +48,11 @@ describe('setting up a second factor inside the flow, in a real browser, with op
 
   /** Sends the browser to the RP's authorization URL asking for the MFA class and signs in with the password. */
   async function passwordAtStrictRp(page: Page, username: string) {
-    const codeVerifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: redirectUri,
-      scope: 'openid',
-      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
-      acr_values: ACR_MFA,
-    });
-    await page.goto(url.href);
+    const { state, finish } = await startOpenidClientFlow(page, config, redirectUri, { scope: 'openid', acr_values: ACR_MFA });
     await typeInto(page, 'Username', username);
     await typeInto(page, 'Password', PASSWORD, true);
     await page.waitForSelector('h1:text("Set up two-step verification")');
-    return { state, finish: () => oidc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: codeVerifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true }) };
+    return { state, finish };
   }
 
   test('a password-only user asked for acr mfa sets up an authenticator app inside the flow, uses it once, and openid-client gets acr mfa', async () => {

@@ -16,6 +16,7 @@ import { createClient, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { totpAt } from '../helpers/totp.js';
 import { enrollTotp } from '../interaction/mfa/enroll.js';
 import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
+import { startOpenidClientFlow } from './openid-client-flow.js';
 
 describe('step-up and app revocation in a real browser, with openid-client', () => {
   let t: TestApp;
@@ -42,22 +43,10 @@ describe('step-up and app revocation in a real browser, with openid-client', () 
 
   /** Sends the browser to the RP's authorization URL; returns what the code exchange needs. */
   async function startFlow(page: Page, extra: Record<string, string> = {}) {
-    const codeVerifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: redirectUri,
-      scope: 'openid offline_access',
-      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
-      ...extra,
-    });
-    await page.goto(url.href);
+    const { finish } = await startOpenidClientFlow(page, config, redirectUri, { scope: 'openid offline_access', ...extra });
     return async () => {
       await page.waitForURL((at) => at.href.startsWith(redirectUri));
-      return oidc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: codeVerifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+      return finish();
     };
   }
 
