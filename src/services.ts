@@ -58,6 +58,8 @@ import { identityProvidersRepository } from './storage/identity-providers-reposi
 import { federatedIdentitiesRepository } from './storage/federated-identities-repository.js';
 import { upstreamSignInsRepository } from './storage/upstream-sign-ins-repository.js';
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
+import { accountLinkRequestsRepository } from './storage/account-link-requests-repository.js';
+import { unlinkProvider, type UnlinkProvider } from './user-rules/unlink-provider.js';
 import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
 
 export interface Services extends Core {
@@ -91,7 +93,7 @@ export interface Services extends Core {
   readonly sessions: BrowserSessions;
   readonly flow: FlowDeps;
   /** The /account page's own stores: grants per app, and the password change with its budget. */
-  readonly account: { account: AccountRepository; changePassword: ReturnType<typeof accountPasswordChange> };
+  readonly account: { account: AccountRepository; changePassword: ReturnType<typeof accountPasswordChange>; unlinkProvider: UnlinkProvider };
   /** amr/acr of the sign-in an authorization code came from. */
   readonly authentications: AuthenticationLookup;
   /** Operators of the admin console (gatehouse users grant-admin): read at the console's code exchange. */
@@ -135,9 +137,9 @@ export function createServices(options: ServicesOptions): Services {
   const passkeys = passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name });
   const loginGuard = rateLimitedLogins(core.rateLimits);
   const secondFactorBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock));
-  const federation = { providers: identityProvidersRepository(db), identities: federatedIdentitiesRepository(db), legs: upstreamSignInsRepository(db), users };
-  // Upstream calls go through the outbound policy; client secrets are read from the environment at use.
   const upstream = { clock, outbound: core.outbound, keySets: core.remoteKeySets, env: process.env };
+  const federation = { providers: identityProvidersRepository(db), identities: federatedIdentitiesRepository(db), legs: upstreamSignInsRepository(db), accountLinks: accountLinkRequestsRepository(db), upstream, users };
+  // Upstream calls go through the outbound policy; client secrets are read from the environment at use.
   const flow: FlowDeps = {
     issuer: config.ISSUER,
     brand,
@@ -195,7 +197,11 @@ export function createServices(options: ServicesOptions): Services {
     clientAuth: clientAuthDeps(core),
     sessions,
     flow,
-    account: { account: accountRepository(db, clock), changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits }) },
+    account: {
+      account: accountRepository(db, clock),
+      changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits }),
+      unlinkProvider: (target, event) => unlinkProvider({ db, audit: core.audit }, target, event),
+    },
     authentications,
     operatorRoles,
     authorization: {

@@ -70,3 +70,7 @@ export function federationFailure(reason: Failure, providerName: string, back: s
       return page('This sign-in cannot continue', `The answer from ${name} does not belong to a sign-in started in this browser, or it took too long. Start the sign-in again.`, 400);
   }
 }
+
+/** The callback found no sign-in (or link) of this browser to continue. */
+export const notFound = (reason: string) =>
+  new PageError('Sign-in not found', 'This sign-in cannot continue in this browser. Return to the application and start again.', 400, {}, { log: { reason } });
