@@ -28,6 +28,7 @@ import { NO_SECOND_FACTORS, type SecondFactors } from '../../storage/user-admin-
 import { actingAs, ADMIN_WRITE } from '../acting-as.js';
 import { asProblems } from '../service-errors.js';
 import { versionedResource } from '../versioned-resource.js';
+import { userIdentitiesRoutes } from './identities-routes.js';
 import { patchedUser, representUser, userInput, userValidators } from './representation.js';
 import { CreateUserSchema, SetPasswordSchema, UserInputSchema, UserSchema } from './schemas.js';
 
@@ -118,4 +119,6 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
       return reply.code(204).send(null);
     },
   });
+
+  userIdentitiesRoutes(parent, services);
 }
