@@ -27,11 +27,12 @@ export const patchedClient = (client: Client, patch: unknown): ClientInputBody =
 
 /** The service input of a PUT/PATCH/POST document (RFC 7591 member names). */
 export function clientInput(body: ClientInputBody) {
-  const { allowed_origins, skip_consent, require_mfa, ...metadata } = body;
+  const { allowed_origins, skip_consent, require_mfa, identity_providers, ...metadata } = body;
   return {
     metadata: { ...metadata, jwks: metadata.jwks ?? undefined, jwks_uri: metadata.jwks_uri ?? undefined },
     allowedOrigins: allowed_origins ?? [],
     skipConsent: skip_consent ?? false,
     requireMfa: require_mfa ?? false,
+    identityProviders: identity_providers ?? null,
   };
 }

@@ -17,6 +17,7 @@ const writable = {
   skip_consent: Type.Optional(Type.Boolean({ description: 'First-party client: no consent page' })),
   require_mfa: Type.Optional(Type.Boolean({ description: 'Every sign-in for this client completes a second factor' })),
   allowed_origins: Type.Optional(Strings('Browser origins allowed to call the token endpoints with CORS')),
+  identity_providers: Type.Optional(Type.Union([Strings('Slugs of the upstream identity providers its login page offers'), Type.Null()], { description: 'null (the default): every enabled provider' })),
 };
 
 export const ClientInputSchema = Type.Object(writable, { additionalProperties: false });
@@ -39,6 +40,7 @@ export const ClientSchema = Type.Object({
   skip_consent: Type.Boolean(),
   require_mfa: Type.Boolean(),
   allowed_origins: Type.Array(Type.String()),
+  identity_providers: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Slugs of the providers its login page offers; null: every enabled one' }),
   disabled: Type.Boolean(),
   previous_secret_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'After a rotation: when the previous secret stops being accepted' })),
   client_id_issued_at: Type.Integer(),
