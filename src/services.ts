@@ -59,6 +59,8 @@ import { federatedIdentitiesRepository } from './storage/federated-identities-re
 import { upstreamSignInsRepository } from './storage/upstream-sign-ins-repository.js';
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
 import { deviceAuthorizationsRepository, type DeviceAuthorizationsRepository } from './storage/device-authorizations-repository.js';
+import { accountLinkRequestsRepository } from './storage/account-link-requests-repository.js';
+import { unlinkProvider, type UnlinkProvider } from './user-rules/unlink-provider.js';
 import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
 import { createMail, type Mail } from './mail/index.js';
 import { outboxWorker, OUTBOX_PURGE_INTERVAL_MS, type OutboxWorker } from './outbox/outbox.js';
@@ -101,7 +103,7 @@ export interface Services extends Core {
   readonly sessions: BrowserSessions;
   readonly flow: FlowDeps;
   /** The /account page's own stores: grants per app, and the password change with its budget. */
-  readonly account: { account: AccountRepository; changePassword: ReturnType<typeof accountPasswordChange> };
+  readonly account: { account: AccountRepository; changePassword: ReturnType<typeof accountPasswordChange>; unlinkProvider: UnlinkProvider };
   /** amr/acr of the sign-in an authorization code came from. */
   readonly authentications: AuthenticationLookup;
   /** Operators of the admin console (gatehouse users grant-admin): read at the console's code exchange. */
@@ -155,9 +157,9 @@ export function createServices(options: ServicesOptions): Services {
   const passkeys = passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name });
   const loginGuard = rateLimitedLogins(core.rateLimits);
   const secondFactorBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock));
-  const federation = { providers: identityProvidersRepository(db), identities: federatedIdentitiesRepository(db), legs: upstreamSignInsRepository(db), users };
-  // Upstream calls go through the outbound policy; client secrets are read from the environment at use.
   const upstream = { clock, outbound: core.outbound, keySets: core.remoteKeySets, env: process.env };
+  const federation = { providers: identityProvidersRepository(db), identities: federatedIdentitiesRepository(db), legs: upstreamSignInsRepository(db), accountLinks: accountLinkRequestsRepository(db), upstream, users };
+  // Upstream calls go through the outbound policy; client secrets are read from the environment at use.
   const flow: FlowDeps = {
     issuer: config.ISSUER,
     brand,
@@ -251,7 +253,11 @@ export function createServices(options: ServicesOptions): Services {
     clientAuth: clientAuthDeps(core),
     sessions,
     flow,
-    account: { account: accountRepository(db, clock), changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits }) },
+    account: {
+      account: accountRepository(db, clock),
+      changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits }),
+      unlinkProvider: (target, event) => unlinkProvider({ db, audit: core.audit }, target, event),
+    },
     authentications,
     operatorRoles,
     authorization: {

@@ -24,6 +24,8 @@ export interface AccountPageInput {
   sessions: AccountSession[];
   apps: GrantedApp[];
   passkeys: PasskeyCredential[];
+  /** The sign-in providers section (account-identities.ts). */
+  providers: string;
   notice: string | undefined;
   error: string | undefined;
   /** Show the "confirm it is you" form (a factor change was refused for a stale proof, or the proof failed). */
@@ -43,7 +45,9 @@ export const ACCOUNT_NOTICES: Record<string, string> = {
   app_revoked: 'The app’s access was revoked.',
   passkey_added: 'The passkey was added.',
   passkey_removed: 'The passkey was removed.',
-  reauth: 'Thank you. For the next few minutes you can add or remove second factors.',
+  reauth: 'Thank you. For the next few minutes you can add or remove second factors and sign-in providers.',
+  identity_linked: 'The sign-in provider was linked.',
+  identity_unlinked: 'The sign-in provider was unlinked.',
 };
 
 export const ACCOUNT_ERRORS: Record<string, string> = {
@@ -54,10 +58,12 @@ export const ACCOUNT_ERRORS: Record<string, string> = {
   new_password: 'The new password must be 8 to 1024 characters.',
   totp_code: 'That code is not correct. Scan the QR code again or check the time on your device.',
   totp_active: 'An authenticator app is already set up. Remove it first.',
+  not_linkable: 'That provider cannot be linked: it is not available, or already linked.',
+  last_way_in: 'That provider is the only way to sign in to your account. Add a passkey or link another provider before unlinking it.',
 };
 
 /** Codes whose page shows the "confirm it is you" form. */
-export const REAUTH_ERRORS = new Set(['reauth', 'reauth_failed']);
+export const REAUTH_ERRORS = new Set(['reauth', 'reauth_link', 'reauth_failed']);
 
 /** The ways this account can confirm it is them: the password, and only the factors it has. */
 function reauthWays(factors: SecondFactorStatus): string {
@@ -67,9 +73,9 @@ function reauthWays(factors: SecondFactorStatus): string {
 
 /** The message of a re-authentication code (REAUTH_ERRORS), naming only what the account can use. */
 export function reauthMessage(code: string, factors: SecondFactorStatus): string {
-  return code === 'reauth_failed'
-    ? `That was not accepted. Use ${reauthWays(factors)}.`
-    : `Confirm it is you before changing your two-step verification: use ${reauthWays(factors)} below, then try again.`;
+  if (code === 'reauth_failed') return `That was not accepted. Use ${reauthWays(factors)}.`;
+  const what = code === 'reauth_link' ? 'linking or unlinking a sign-in provider' : 'changing your two-step verification';
+  return `Confirm it is you before ${what}: use ${reauthWays(factors)} below, then try again. An account without a password or second factor confirms it by signing in again.`;
 }
 
 const post = (action: string, csrf: string, inner: string, className = '') =>
@@ -182,6 +188,8 @@ ${post('/account/password', csrf, `<input type="text" name="username" autocomple
 ${twoStepSection(input)}
 <h2>Passkeys</h2>
 ${passkeysSection(input.passkeys, csrf)}
+<h2>Sign-in providers</h2>
+${input.providers}
 <h2>Where you are signed in</h2>
 ${sessionsSection(input)}
 <h2>Apps with access</h2>

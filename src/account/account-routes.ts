@@ -35,6 +35,9 @@ import type { SecurityNotices } from '../self-service/notices.js';
 import type { EmailChangeRequest } from '../self-service/email-change.js';
 import { chargeMailAddress } from '../self-service/mail-budgets.js';
 import type { RateLimits } from '../http/rate-limit.js';
+import type { FederationFlowDeps } from '../interaction/federation/federation-flow-deps.js';
+import type { UnlinkProvider } from '../user-rules/unlink-provider.js';
+import { accountIdentityRoutes, identitiesSection, linkedProviders, withLinkTargets } from './account-identities.js';
 
 export const ACCOUNT_PATH = '/account';
 
@@ -57,6 +60,10 @@ export interface AccountDeps {
   changePassword(user: User, currentPassword: string, newPassword: string, keepSession: string, onChanged?: (tx: Db) => Promise<void>): Promise<PasswordChangeOutcome>;
   /** Passkeys: the account page's list, registration and removal, and passkey sign-in (account-passkeys.ts). */
   passkeys: PasskeyCeremonies;
+  /** Upstream providers: the account's links, linking one (account-identities.ts). */
+  federation: FederationFlowDeps;
+  /** src/user-rules/unlink-provider.ts: never the last way in. */
+  unlinkProvider: UnlinkProvider;
   /** Seconds a proof of the account stays fresh for factor changes (REAUTH_MAX_AGE, account-session.ts). */
   reauthMaxAge: number;
   /** Where account events are written with their security notices (account-events.ts). */
@@ -121,12 +128,13 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       await sessions.end(reply, signedIn);
       return seeOther(reply, ACCOUNT_PATH);
     }
-    const [status, enrollment, list, apps, passkeys] = await Promise.all([
+    const [status, enrollment, list, apps, passkeys, providers] = await Promise.all([
       factors.status(user.id),
       factors.pendingTotp(user),
       deps.account.sessions(user.id),
       deps.account.apps(user.id),
       deps.passkeys.list(user.id),
+      linkedProviders(user.id, deps),
     ]);
     const notice = ACCOUNT_NOTICES[query(request, 'done') ?? ''];
     const code = query(request, 'error') ?? '';
@@ -135,9 +143,25 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     const reviewFactors = query(request, 'done') === 'password';
     return sendPage(
       reply,
-      renderAccountPage({ brand: deps.brand, csrfToken: signedIn.csrfToken, username: user.username, email: deps.requestEmailChange ? { address: user.email, verified: user.email_verified } : undefined, currentSession: signedIn.idHash, factors: status, enrollment, sessions: list, apps, passkeys, notice, error, reauth, reviewFactors }),
+      renderAccountPage({
+        brand: deps.brand,
+        csrfToken: signedIn.csrfToken,
+        username: user.username,
+        email: deps.requestEmailChange ? { address: user.email, verified: user.email_verified } : undefined,
+        currentSession: signedIn.idHash,
+        factors: status,
+        enrollment,
+        sessions: list,
+        apps,
+        passkeys,
+        providers: identitiesSection(providers, signedIn.csrfToken),
+        notice,
+        error,
+        reauth,
+        reviewFactors,
+      }),
       200,
-      withPasskeyScripts(pageSecurityHeaders),
+      withLinkTargets(withPasskeyScripts(pageSecurityHeaders), providers),
     );
   });
 
@@ -181,14 +205,18 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
    * The POSTs of a signed-in user: each gets the session and the user, or goes back to /account. A change
    * of second factors (`needs: 'fresh proof'`) first asks a session whose proof is stale to confirm it is them.
    */
-  const signedInPost = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SignedIn, user: User) => Promise<FastifyReply>, needs?: 'fresh proof') =>
+  const signedInPost = (
+    path: string,
+    act: (request: FastifyRequest, reply: FastifyReply, session: SignedIn, user: User) => Promise<FastifyReply>,
+    needs?: 'fresh proof' | 'fresh proof to link',
+  ) =>
     app.post(`${ACCOUNT_PATH}${path}`, options, async (request, reply) => {
       const { signedIn } = await postSession(request);
       const user = signedIn && (await deps.users.findById(signedIn.userId));
       if (!signedIn || !user) return seeOther(reply, ACCOUNT_PATH);
-      if (needs === 'fresh proof' && !(await hasFreshProof(signedIn, deps))) {
+      if (needs !== undefined && !(await hasFreshProof(signedIn, deps))) {
         logRefusal(request, { reason: 'reauthentication_required', user_id: user.id }, 303);
-        return seeOther(reply, `${ACCOUNT_PATH}?error=reauth`);
+        return seeOther(reply, `${ACCOUNT_PATH}?error=${needs === 'fresh proof' ? 'reauth' : 'reauth_link'}`);
       }
       return act(request, reply, signedIn, user);
     });
@@ -300,6 +328,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   });
 
   accountPasskeyRoutes(app, deps);
+  accountIdentityRoutes(signedInPost, deps);
 
   app.post(`${ACCOUNT_PATH}/logout`, options, async (request, reply) => {
     const { session } = await postSession(request);

@@ -95,6 +95,7 @@ function desiredClient(entry: ClientEntry): Record<string, unknown> {
     require_mfa: entry.require_mfa ?? false,
     allowed_origins: sorted(entry.allowed_origins ?? []),
     default_resource: entry.default_resource ?? null,
+    identity_providers: entry.identity_providers ? sorted(entry.identity_providers) : null,
   };
 }
 
@@ -113,6 +114,7 @@ function currentClient(client: Client): Record<string, unknown> {
     require_mfa: client.requireMfa,
     allowed_origins: sorted(client.allowedOrigins),
     default_resource: client.defaultResource ?? null,
+    identity_providers: client.identityProviders ? sorted(client.identityProviders) : null,
   };
 }
 
@@ -135,6 +137,7 @@ function clientInput(entry: ClientEntry): ClientInput {
     skipConsent: entry.skip_consent ?? false,
     requireMfa: entry.require_mfa ?? false,
     defaultResource: entry.default_resource ?? null,
+    identityProviders: entry.identity_providers ?? null,
   };
 }
 

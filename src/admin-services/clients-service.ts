@@ -2,6 +2,7 @@
 // (/admin/v1/clients): validation (the RFC 7591 rules of POST /register plus the operator-only parts),
 // version-guarded writes (If-Match), secret rotation with an overlap window, and one audit event per
 // change — field names only, never a secret (docs/admin-api.md, docs/audit-log.md).
+import { identityProvidersRepository } from '../storage/identity-providers-repository.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../storage/database.js';
@@ -49,6 +50,8 @@ export interface ClientInput {
   requireMfa?: boolean;
   /** The audience of tokens requested without `resource`: a registered resource server (null: none; a replace leaves it when undefined). */
   defaultResource?: string | null;
+  /** Slugs of the upstream identity providers its login page offers (null: every enabled one; a replace leaves it when undefined). */
+  identityProviders?: string[] | null;
   /** A client_id chosen by the operator (`--client-id`, `gatehouse apply`) instead of a random one; only at creation. */
   clientId?: string;
   /**
@@ -83,6 +86,7 @@ export function clientView(client: Client): Record<string, unknown> {
   return {
     ...clientMetadataView(client),
     allowed_origins: client.allowedOrigins,
+    identity_providers: client.identityProviders,
     disabled: client.disabled,
     ...(client.previousSecretExpiresAt ? { previous_secret_expires_at: client.previousSecretExpiresAt.toISOString() } : {}),
     updated_at: client.updatedAt.toISOString(),
@@ -136,6 +140,7 @@ export async function createClientRecord(deps: ClientServiceDeps, input: ClientI
     ...(input.defaultResource != null ? { defaultResource: input.defaultResource } : {}),
   };
   checkImportedSecret(metadata, input.importedSecret);
+  const identityProviders = await checkedIdentityProviders(deps.db, input.identityProviders);
   const created = await inTransaction(deps.db, async (tx) => {
     if (input.clientId !== undefined && (await clientAdminRepository(tx, deps.clock).findAny(input.clientId))) {
       throw new AdminRuleError('conflict', `a client ${input.clientId} exists already`, 'client_id');
@@ -144,6 +149,7 @@ export async function createClientRecord(deps: ClientServiceDeps, input: ClientI
       ...(input.clientId !== undefined ? { id: input.clientId } : {}),
       skipConsent: input.skipConsent,
       requireMfa: input.requireMfa ?? false,
+      ...(identityProviders !== undefined ? { identityProviders } : {}),
       ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}),
     });
     // Made disabled (prepared before it goes live): nothing was issued yet, so there is nothing to revoke.
@@ -155,6 +161,17 @@ export async function createClientRecord(deps: ClientServiceDeps, input: ClientI
   // A lookup of this id may have been remembered as unknown, and the origins index predates the client.
   deps.clients.forget(created.client.id);
   return created;
+}
+
+/** Each slug names a configured provider (disabled ones too: enabling one later needs no client change). */
+async function checkedIdentityProviders(db: ClientServiceDeps['db'], slugs: readonly string[] | null | undefined): Promise<string[] | null | undefined> {
+  if (slugs == null) return slugs;
+  const unique = [...new Set(slugs)];
+  const providers = identityProvidersRepository(db);
+  for (const slug of unique) {
+    if (!(await providers.find(slug))) throw new AdminRuleError('invalid', `${JSON.stringify(slug.slice(0, 64))} is not a configured identity provider`, 'identity_providers');
+  }
+  return unique;
 }
 
 function checkDefaultResource(value: string | null | undefined, catalogue: { find(identifier: string): unknown }): void {
@@ -189,6 +206,7 @@ export async function replaceClientRecord(deps: ClientServiceDeps, current: Clie
   const secretless = usesSecret(metadata) ? {} : { secretHash: null };
   const disabling = input.disabled === true && !current.disabled;
   if (input.disabled === false && current.disabled) await checkEnablable(deps, current.id);
+  const identityProviders = await checkedIdentityProviders(deps.db, input.identityProviders);
   const updated = await inTransaction(deps.db, async (tx) => {
     const written = await clientAdminRepository(tx, deps.clock).updateIfVersion(current.id, {
       ...metadata,
@@ -198,6 +216,7 @@ export async function replaceClientRecord(deps: ClientServiceDeps, current: Clie
       ...(input.requireMfa !== undefined ? { requireMfa: input.requireMfa } : {}),
       ...(input.defaultResource !== undefined ? { defaultResource: input.defaultResource } : {}),
       ...(input.disabled !== undefined ? { disabled: input.disabled } : {}),
+      ...(identityProviders !== undefined ? { identityProviders } : {}),
     }, expectedVersion);
     if (!written) return undefined;
     // In the write's transaction: a client is never disabled with its tokens still working.

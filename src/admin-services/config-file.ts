@@ -33,6 +33,8 @@ const ClientEntry = Type.Object(
     require_mfa: Type.Optional(Type.Boolean()),
     allowed_origins: Type.Optional(Strings()),
     default_resource: Type.Optional(Type.String({ maxLength: 512 })),
+    /** Slugs of the upstream identity providers its login page offers; absent: every enabled one. */
+    identity_providers: Type.Optional(Strings()),
   },
   { additionalProperties: false },
 );

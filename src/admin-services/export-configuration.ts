@@ -32,6 +32,7 @@ function clientEntry(c: Client): ClientEntry {
     ...(c.requireMfa ? { require_mfa: true } : {}),
     ...(c.allowedOrigins.length > 0 ? { allowed_origins: c.allowedOrigins } : {}),
     ...(c.defaultResource ? { default_resource: c.defaultResource } : {}),
+    ...(c.identityProviders ? { identity_providers: c.identityProviders } : {}),
   };
 }
 

@@ -58,6 +58,7 @@ export interface BrowserSessionsTable {
   csrf_token: string;
   created_at: Date;
   expires_at: Date;
+  upstream_link: Json | null;
 }
 
 export interface ClientsTable {

@@ -124,7 +124,7 @@ describe('federated sign-in in a real browser', () => {
     await page.fill('input[name="password"]', 'not the password');
     await page.click('button[type="submit"]');
     await page.waitForURL(/\/link\?failed=1$/);
-    assert.match(await pageText(page), /The password is not correct/);
+    assert.match(await pageText(page), /That was not accepted/);
     assert.equal(await linkOf(upstream.id, 'alice-upstream'), undefined, 'a wrong password links nothing');
     await page.fill('input[name="password"]', PASSWORD);
     await page.click('button[type="submit"]');
@@ -132,6 +132,25 @@ describe('federated sign-in in a real browser', () => {
     assert.equal((await linkOf(upstream.id, 'alice-upstream'))?.user_id, local.id);
     assert.deepEqual(await lastAmr(local.id), ['fed', 'pwd']);
     assert.ok((await auditTypes(local.id)).includes('account.identity_linked'));
+    await page.close();
+  });
+
+  test('linking after proof by the account\'s authenticator app: a code links, and with the upstream makes two factors (amr fed otp mfa, no further factor asked)', async () => {
+    const local = await createUser(w.t.core.db, w.t.core.clock, { password: PASSWORD, profile: { email: 'coded@example.org', email_verified: true } });
+    const { secret } = await enrollTotp(w.t, local);
+    w.upstream.next = { sub: 'coded-upstream', email: 'coded@example.org', email_verified: true };
+    const page = await freshPage();
+    await page.click('text=Continue with Upstream');
+    await page.waitForURL(/\/link$/);
+    await page.fill('input[name="otp"]', '000000');
+    await page.click('button[type="submit"]');
+    await page.waitForURL(/\/link\?failed=1$/);
+    assert.equal(await linkOf(upstream.id, 'coded-upstream'), undefined, 'a wrong code links nothing');
+    await page.fill('input[name="otp"]', totpAt(secret, Date.now() + 30_000));
+    await page.click('button[type="submit"]');
+    await landedAtClient(page);
+    assert.equal((await linkOf(upstream.id, 'coded-upstream'))?.user_id, local.id);
+    assert.deepEqual(await lastAmr(local.id), ['fed', 'otp', 'mfa']);
     await page.close();
   });
 

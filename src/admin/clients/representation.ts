@@ -27,12 +27,13 @@ export const patchedClient = (client: Client, patch: unknown): ClientInputBody =
 
 /** The service input of a PUT/PATCH/POST document (RFC 7591 member names). */
 export function clientInput(body: ClientInputBody) {
-  const { allowed_origins, skip_consent, require_mfa, disabled, ...metadata } = body;
+  const { allowed_origins, skip_consent, require_mfa, disabled, identity_providers, ...metadata } = body;
   return {
     metadata: { ...metadata, jwks: metadata.jwks ?? undefined, jwks_uri: metadata.jwks_uri ?? undefined },
     allowedOrigins: allowed_origins ?? [],
     skipConsent: skip_consent ?? false,
     requireMfa: require_mfa ?? false,
     ...(disabled !== undefined ? { disabled } : {}),
+    identityProviders: identity_providers ?? null,
   };
 }

@@ -29,6 +29,7 @@ import { actingAs, ADMIN_WRITE } from '../acting-as.js';
 import { asProblems } from '../service-errors.js';
 import { versionedResource } from '../versioned-resource.js';
 import { attributeSearchOf } from './attribute-search.js';
+import { userIdentitiesRoutes } from './identities-routes.js';
 import { patchedUser, representUser, userInput, userValidators } from './representation.js';
 import { CreateUserSchema, SetPasswordSchema, UserInputSchema, UserSchema } from './schemas.js';
 
@@ -123,4 +124,6 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
       return reply.code(204).send(null);
     },
   });
+
+  userIdentitiesRoutes(parent, services);
 }

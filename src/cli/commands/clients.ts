@@ -57,6 +57,7 @@ const createOptions = {
   'allowed-origin': { type: 'string', multiple: true },
   'default-resource': { type: 'string' },
   'client-id': { type: 'string' },
+  'identity-providers': { type: 'string' },
 } as const;
 
 function readJwksFile(path: string): unknown {
@@ -95,7 +96,7 @@ const parseCreate = (args: string[]) => parseArgs({ args, options: createOptions
 export const clientsCreateCommand: Command = {
   name: 'clients create',
   usage:
-    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--require-mfa] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource) [--client-id ID] (a chosen client_id instead of a random one)',
+    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--require-mfa] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource) [--client-id ID] (a chosen client_id instead of a random one) [--identity-providers SLUG,...] (the upstream providers its login page offers; default all)',
   async run(args, core) {
     const values = parseCreate(args);
     return asUsage(async () => {
@@ -109,10 +110,11 @@ export const clientsCreateCommand: Command = {
         requireMfa: values['require-mfa'] ?? false,
         ...(values.secret !== undefined ? { importedSecret: values.secret } : {}),
         ...(values['client-id'] !== undefined ? { clientId: values['client-id'] } : {}),
+        ...(values['identity-providers'] !== undefined ? { identityProviders: values['identity-providers'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       };
       const { client, secret } = await createClientRecord(services(core), input, { actor: cliActor() });
       const tryOut = tryIt(client, core.config.ISSUER, secret);
-      return { client_id: client.id, ...(secret !== undefined ? { client_secret: secret } : {}), ...clientMetadataView(client), ...(tryOut ? { try_it: tryOut } : {}) };
+      return { client_id: client.id, ...(secret !== undefined ? { client_secret: secret } : {}), ...clientMetadataView(client), ...(client.identityProviders ? { identity_providers: client.identityProviders } : {}), ...(tryOut ? { try_it: tryOut } : {}) };
     });
   },
 };

@@ -20,10 +20,12 @@ export async function continueAfterUpstream(
   loaded: LoadedInteraction & { id: string; session: NonNullable<LoadedInteraction['session']> },
   proved: { userId: string; amr: readonly string[] },
   deps: FlowDeps,
+  /** The proof already included the account's own second factor (a code on the link confirmation page). */
+  options: { secondFactorDone?: boolean } = {},
 ): Promise<FastifyReply> {
   const { interaction, client, session, id } = loaded;
   const back = interactionPath(id);
-  if (await deps.secondFactors.required(proved.userId)) {
+  if (!options.secondFactorDone && (await deps.secondFactors.required(proved.userId))) {
     await deps.secondFactors.awaitSecondFactor(session.idHash, proved.userId, boundToInteraction(interaction.idHash), proved.amr);
     return seeOther(reply, back);
   }

@@ -8,31 +8,29 @@
 //   refused / error → a page naming what the user can do; the cause goes to the log and login.failed.
 // Never a 500: every failure of the upstream leg is a value with its page (federation-pages.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PageError } from '../../http/errors.js';
 import { interactionPath } from '../begin.js';
 import type { FlowDeps } from '../flow-deps.js';
 import { seeOther } from '../interaction-context.js';
 import type { SignInContext } from '../sign-in/sign-in-pipeline.js';
 import { continueAfterUpstream } from './after-upstream.js';
-import { takeInteraction } from './federation-cookie.js';
-import { federationFailure } from './federation-pages.js';
+import { accountLinkCallback } from './account-link-callback.js';
+import { ACCOUNT_LINK, takeInteraction } from './federation-cookie.js';
+import { federationFailure, notFound } from './federation-pages.js';
 import { linkConfirmationPath } from './link-confirmation.js';
 import { offeredProviders } from './offered-providers.js';
 import { provisionUser } from './provision.js';
 
-type CallbackRequest = FastifyRequest<{ Params: { slug: string } }>;
+export type CallbackRequest = FastifyRequest<{ Params: { slug: string } }>;
 
 export const federationCallbackRouteOptions = {
   config: { face: 'page' as const, limit: 'pages' as const },
   schema: { params: { type: 'object', properties: { slug: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' } }, required: ['slug'] } },
 };
 
-const notFound = (reason: string) =>
-  new PageError('Sign-in not found', 'This sign-in cannot continue in this browser. Return to the application and start again.', 400, {}, { log: { reason } });
-
 export async function federationCallback(request: CallbackRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   const id = takeInteraction(request, reply, deps.issuer);
   if (!id) throw notFound('federation_no_interaction_cookie');
+  if (id === ACCOUNT_LINK) return accountLinkCallback(request, reply, deps);
   const found = await deps.interactions.findWithSession(id, deps.sessions.cookie(request));
   const client = found && (await deps.clients.find(found.interaction.clientId));
   request.clientId = found?.interaction.clientId;

@@ -14,9 +14,17 @@ export function rememberInteraction(reply: FastifyReply, issuer: string, interac
   reply.setCookie(federationCookieName(issuer), interactionId, { ...options(issuer), maxAge: PENDING_UPSTREAM_TTL_MS / 1000 });
 }
 
-/** The interaction id, once: the cookie is cleared as it is read. */
+/** The cookie's value while a provider is being linked from /account (the pending request is on the session). */
+export const ACCOUNT_LINK = 'account';
+
+/** A link from /account: replaces any earlier interaction's value, so the callback looks at the session. */
+export function rememberAccountLink(reply: FastifyReply, issuer: string): void {
+  reply.setCookie(federationCookieName(issuer), ACCOUNT_LINK, { ...options(issuer), maxAge: PENDING_UPSTREAM_TTL_MS / 1000 });
+}
+
+/** The interaction id (or ACCOUNT_LINK), once: the cookie is cleared as it is read. */
 export function takeInteraction(request: FastifyRequest, reply: FastifyReply, issuer: string): string | undefined {
   const value = request.cookies[federationCookieName(issuer)];
   if (value !== undefined) reply.clearCookie(federationCookieName(issuer), options(issuer));
-  return value !== undefined && /^[A-Za-z0-9_-]{16,64}$/.test(value) ? value : undefined;
+  return value !== undefined && (value === ACCOUNT_LINK || /^[A-Za-z0-9_-]{16,64}$/.test(value)) ? value : undefined;
 }

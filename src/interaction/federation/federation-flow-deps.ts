@@ -1,5 +1,7 @@
 // What the federated sign-in needs beyond the rest of the flow (FlowDeps.federation), built once in
 // src/services.ts.
+import type { FederationDeps } from '../../federation/callback.js';
+import type { AccountLinkRequestsRepository } from '../../storage/account-link-requests-repository.js';
 import type { FederatedIdentitiesRepository } from '../../storage/federated-identities-repository.js';
 import type { IdentityProvidersRepository } from '../../storage/identity-providers-repository.js';
 import type { UpstreamSignInsRepository } from '../../storage/upstream-sign-ins-repository.js';
@@ -10,6 +12,10 @@ export interface FederationFlowDeps {
   identities: FederatedIdentitiesRepository;
   /** The upstream leg of each interaction (pending request, identity awaiting proof). */
   legs: UpstreamSignInsRepository;
+  /** The pending request of a provider being linked from /account, on the signed-in browser session. */
+  accountLinks: AccountLinkRequestsRepository;
+  /** The upstream round trip itself (state, iss, PKCE, tokens), for a link from /account, which is not a sign-in. */
+  upstream: FederationDeps;
   /** Finding the account to prove, creating a provisioned one. */
   users: Pick<UsersRepository, 'findById' | 'create' | 'delete'>;
 }

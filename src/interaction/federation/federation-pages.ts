@@ -21,18 +21,28 @@ ${buttons}
 </section>`;
 }
 
-export const LINK_FAILED_MESSAGE = 'The password is not correct.';
+export const LINK_FAILED_MESSAGE = 'That was not accepted.';
 
-export function renderLinkConfirmationPage(input: { brand: Brand; action: string; csrfToken: string; providerName: string; email: string; failed: boolean; hasPassword: boolean; cancelHref: string }): string {
+/** The proofs offered: the account's password, and a code of its authenticator app when it has one. */
+export function renderLinkConfirmationPage(input: { brand: Brand; action: string; csrfToken: string; providerName: string; email: string; failed: boolean; hasPassword: boolean; hasTotp: boolean; cancelHref: string }): string {
   const { brand, action, csrfToken, providerName, email, failed } = input;
-  const proof = input.hasPassword
-    ? `<form method="post" action="${escapeHtml(action)}">
+  const password = input.hasPassword
+    ? `<label for="password">Password of your account here</label>
+<input id="password" name="password" type="password" autocomplete="current-password"${input.hasTotp ? '' : ' required autofocus'}>`
+    : '';
+  const otp = input.hasTotp
+    ? `<label for="otp">${input.hasPassword ? 'Or a' : 'A'} code from the authenticator app of your account here</label>
+<input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="8" autocomplete="one-time-code">`
+    : '';
+  const proof =
+    input.hasPassword || input.hasTotp
+      ? `<form method="post" action="${escapeHtml(action)}">
 ${hiddenInput('csrf', csrfToken)}
-<label for="password">Password of your account here</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
+${password}
+${otp}
 <button type="submit">Link and sign in</button>
 </form>`
-    : `<p>That account has no password. Sign in to it the way you usually do, then link ${escapeHtml(providerName)} from your account page.</p>`;
+      : `<p>That account has no password. Sign in to it the way you usually do, then link ${escapeHtml(providerName)} from your account page.</p>`;
   return layout(
     brand,
     'Link your account',
@@ -70,3 +80,7 @@ export function federationFailure(reason: Failure, providerName: string, back: s
       return page('This sign-in cannot continue', `The answer from ${name} does not belong to a sign-in started in this browser, or it took too long. Start the sign-in again.`, 400);
   }
 }
+
+/** The callback found no sign-in (or link) of this browser to continue. */
+export const notFound = (reason: string) =>
+  new PageError('Sign-in not found', 'This sign-in cannot continue in this browser. Return to the application and start again.', 400, {}, { log: { reason } });

@@ -15,6 +15,8 @@ import { loadInteraction, seeOther, sendPage, type InteractionRequest } from '..
 import type { SignInContext } from '../sign-in/sign-in-pipeline.js';
 import { pageHeadersAllowingRedirectTo } from '../pages/page-headers.js';
 import { continueAfterUpstream } from './after-upstream.js';
+import { afterFirstFactor } from '../mfa/second-factors.js';
+import { AMR_FEDERATED } from '../sign-in/federation-method.js';
 import { federationFailure, renderLinkConfirmationPage } from './federation-pages.js';
 
 export const linkConfirmationPath = (interactionId: string): string => `${interactionPath(interactionId)}/link`;
@@ -41,6 +43,7 @@ export async function showLinkConfirmation(request: InteractionRequest, reply: F
     email: identity.email ?? '',
     failed,
     hasPassword: hasPassword(user),
+    hasTotp: (await deps.secondFactors.status(user.id)).totp === 'active',
     cancelHref: back,
   });
   // Its POST may end in a 303 to the client (CSP form-action applies to it).
@@ -58,9 +61,15 @@ export async function submitLinkConfirmation(request: InteractionRequest, reply:
   checkCsrfToken(formField(request.body, 'csrf'), session, { href: here, label: 'Back' });
   if (!identity || !provider || !user) return seeOther(reply, back);
 
+  // The password, or a code of the account's authenticator app (its own second factor: with the upstream's
+  // proof, two factors — no further second factor is asked). Each through its method and budgets.
   const password = formField(request.body, 'password') ?? '';
-  const proof: SignInContext = { request, face: 'interaction', method: 'password', clientId: client.id, userId: user.id, answer: 'form' };
-  const outcome = await deps.signIn.attempt(proof, () => deps.methods.password({ username: user.username, password, ip: request.ip }));
+  const otp = formField(request.body, 'otp') ?? '';
+  const byCode = password === '' && otp.trim() !== '';
+  const proof: SignInContext = { request, face: 'interaction', method: byCode ? 'totp' : 'password', clientId: client.id, userId: user.id, answer: 'form' };
+  const outcome = await deps.signIn.attempt(proof, () =>
+    byCode ? deps.methods.totp({ userId: user.id, code: otp, ip: request.ip }) : deps.methods.password({ username: user.username, password, ip: request.ip }),
+  );
   if (!outcome.ok || outcome.userId !== user.id) return seeOther(reply, `${here}?failed=1`);
 
   // Single use: of two parallel correct proofs only one links and signs in.
@@ -74,8 +83,10 @@ export async function submitLinkConfirmation(request: InteractionRequest, reply:
     subject: user.id,
     clientId: client.id,
     traceId: request.id,
-    details: { provider: provider.slug, how: 'proved_password' },
+    details: { provider: provider.slug, how: byCode ? 'proved_totp' : 'proved_password' },
   });
   const context: SignInContext = { request, face: 'interaction', method: 'federation', clientId: client.id, answer: 'form' };
-  return continueAfterUpstream(context, reply, { interaction, client, session, id: request.params.id }, { userId: user.id, amr: ['fed', 'pwd'] }, deps);
+  const loaded = { interaction, client, session, id: request.params.id };
+  if (byCode) return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: afterFirstFactor(outcome.amr, AMR_FEDERATED) }, deps, { secondFactorDone: true });
+  return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: ['fed', 'pwd'] }, deps);
 }

@@ -6,7 +6,7 @@ import type { IdentityProvider } from '../../storage/identity-providers-reposito
 import type { FederationFlowDeps } from './federation-flow-deps.js';
 
 /** More providers than a login page can sensibly show is a configuration no one has. */
-const MAX_OFFERED = 50;
+export const MAX_OFFERED = 50;
 
 /** The documented authorization parameter: `login_hint=idp:SLUG` goes straight to that provider. */
 export const IDP_LOGIN_HINT_PREFIX = 'idp:';

@@ -18,7 +18,7 @@ export const usesSecret = (metadata: Pick<ClientMetadata, 'authMethod'>): boolea
 export async function createClient(
   clients: Pick<ClientsRepository, 'create'>,
   metadata: ClientMetadata,
-  options: { id?: string; skipConsent?: boolean; requireMfa?: boolean; importedSecret?: string; registrationTokenHash?: string; registrationPolicy?: Client['registrationPolicy'] } = {},
+  options: { id?: string; skipConsent?: boolean; requireMfa?: boolean; identityProviders?: string[] | null; importedSecret?: string; registrationTokenHash?: string; registrationPolicy?: Client['registrationPolicy'] } = {},
 ): Promise<CreatedClient> {
   const secret = usesSecret(metadata) ? (options.importedSecret ?? randomToken(32)) : undefined;
   const client = await clients.create({
@@ -27,6 +27,7 @@ export async function createClient(
     secretHash: secret === undefined ? null : sha256(secret),
     skipConsent: options.skipConsent ?? false,
     requireMfa: options.requireMfa ?? false,
+    identityProviders: options.identityProviders ?? null,
     registrationTokenHash: options.registrationTokenHash ?? null,
     registrationPolicy: options.registrationPolicy ?? null,
   });

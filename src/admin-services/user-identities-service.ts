@@ -1,0 +1,51 @@
+// A user's links to upstream identity providers (docs/federation.md), for /admin/v1/users/{id}/identities and
+// `gatehouse users identities`. A link is named by its provider's id (a user has at most one per provider).
+// Removing one follows the rule every face shares (user-rules/unlink-provider.ts): never the user's last way
+// to sign in — then a conflict, and the operator sets a password first. `admin.user.identity_unlinked`.
+import { federatedIdentitiesRepository, type FederatedIdentity } from '../storage/federated-identities-repository.js';
+import { identityProvidersRepository, type IdentityProvider } from '../storage/identity-providers-repository.js';
+import { usersRepository } from '../storage/users-repository.js';
+import { unlinkProvider } from '../user-rules/unlink-provider.js';
+import type { ActingAs } from './clients-service.js';
+import { AdminRuleError } from './rule-error.js';
+import type { UserAccessServiceDeps } from './user-access-service.js';
+
+export interface UserIdentity extends FederatedIdentity {
+  provider: Pick<IdentityProvider, 'id' | 'slug' | 'name'> | null;
+}
+
+export async function listUserIdentities(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, userId: string): Promise<UserIdentity[]> {
+  if (!(await usersRepository(deps.db, deps.clock).findById(userId))) throw new AdminRuleError('not-found', `no user ${userId}`);
+  const links = await federatedIdentitiesRepository(deps.db).forUser(userId);
+  const providers = identityProvidersRepository(deps.db);
+  return Promise.all(
+    links.map(async (link) => {
+      const provider = await providers.find(link.providerId);
+      return { ...link, provider: provider ? { id: provider.id, slug: provider.slug, name: provider.name } : null };
+    }),
+  );
+}
+
+/** By the provider's id or slug. */
+export async function findUserIdentity(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, userId: string, provider: string): Promise<UserIdentity> {
+  const found = (await listUserIdentities(deps, userId)).find((l) => l.providerId === provider || l.provider?.slug === provider);
+  if (!found) throw new AdminRuleError('not-found', `user ${userId} has no link to ${provider}`);
+  return found;
+}
+
+export async function removeUserIdentity(deps: UserAccessServiceDeps, identity: UserIdentity, as: ActingAs): Promise<void> {
+  const outcome = await unlinkProvider(
+    deps,
+    { userId: identity.userId, providerId: identity.providerId },
+    {
+      type: 'admin.user.identity_unlinked',
+      actor: as.actor,
+      resource: 'user',
+      resourceId: identity.userId,
+      ...(as.traceId ? { traceId: as.traceId } : {}),
+      details: { provider: identity.provider?.slug ?? identity.providerId },
+    },
+  );
+  if (outcome === 'last_way_in') throw new AdminRuleError('conflict', 'This link is the user’s last way to sign in (no password, no passkey, no other link). Set a password first.');
+  if (outcome !== 'unlinked') throw new AdminRuleError('not-found', `user ${identity.userId} has no link to ${identity.providerId}`);
+}

@@ -1,0 +1,77 @@
+// /admin/v1/users/{id}/identities (docs/federation.md): a user's links to upstream providers, read with a
+// strong ETag and removed under If-Match (428 without, 412 stale), audited as admin.user.identity_unlinked;
+// never the user's last way to sign in (409), as on /account (user-rules/unlink-provider.ts).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { identityProvidersRepository, type IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
+import { createUser, PASSWORD } from '../helpers/users.js';
+import { adminFixture, problemOf, type AdminFixture, type ListPage } from './fixture.js';
+
+let f: AdminFixture;
+let a: IdentityProvider;
+let b: IdentityProvider;
+before(async () => {
+  f = await adminFixture();
+  const provider = async (slug: string) =>
+    (await identityProvidersRepository(f.t.core.db).create({
+      name: `Provider ${slug}`, slug, kind: 'oidc', preset: null, issuer: `https://${slug}.example`, authorizationEndpoint: `https://${slug}.example/auth`, tokenEndpoint: `https://${slug}.example/token`,
+      userinfoEndpoint: null, jwksUri: `https://${slug}.example/jwks`, emailsEndpoint: null, authorizationResponseIss: false, clientId: 'c', clientSecretEnv: 'X',
+      tokenEndpointAuthMethod: 'client_secret_basic', scopes: ['openid'], domains: [], tenants: [], claims: {}, provision: false, link: 'never',
+    }))!;
+  a = await provider('admin-a');
+  b = await provider('admin-b');
+});
+after(() => f.t.close());
+
+async function linkedUser(options: { password: boolean; providers: IdentityProvider[] }) {
+  const user = await createUser(f.t.core.db, f.t.core.clock, { password: PASSWORD });
+  if (!options.password) await f.t.core.db.updateTable('users').set({ password_hash: NO_PASSWORD_HASH }).where('id', '=', user.id).execute();
+  for (const p of options.providers) {
+    await f.t.core.db.insertInto('federated_identities').values({ provider_id: p.id, subject: `sub-${user.id}`, user_id: user.id, email: 'someone@example.org', created_at: new Date(), last_used_at: null }).execute();
+  }
+  return user;
+}
+
+type Identity = { id: string; user_id: string; provider: { slug: string; name: string }; subject: string; email: string };
+
+test('the admin API lists a user\'s links and reads one with a strong ETag (by the provider\'s id or slug)', async () => {
+  const user = await linkedUser({ password: true, providers: [a, b] });
+  const list = (await (await f.api(`/admin/v1/users/${user.id}/identities`, { token: f.readToken })).json()) as ListPage<Identity>;
+  assert.deepEqual(list.data.map((i) => [i.id, i.provider.slug, i.subject, i.email]), [[a.id, 'admin-a', `sub-${user.id}`, 'someone@example.org'], [b.id, 'admin-b', `sub-${user.id}`, 'someone@example.org']]);
+  assert.equal(list.pagination.has_more, false);
+  const one = await f.api(`/admin/v1/users/${user.id}/identities/admin-b`, { token: f.readToken });
+  assert.equal(one.status, 200);
+  assert.match(one.headers.get('etag') ?? '', /^"/);
+  assert.equal(((await one.json()) as Identity).id, b.id);
+  assert.equal((await f.api(`/admin/v1/users/${user.id}/identities/nope`)).status, 404);
+  assert.equal((await problemOf(await f.api('/admin/v1/users/00000000-0000-0000-0000-000000000000/identities'))).status, 404);
+});
+
+test('removing a link needs If-Match (428 without, 412 stale), needs admin:write, and is audited', async () => {
+  const user = await linkedUser({ password: true, providers: [a] });
+  const path = `/admin/v1/users/${user.id}/identities/${a.id}`;
+  const etag = (await f.api(path)).headers.get('etag')!;
+  assert.equal((await f.api(path, { method: 'DELETE' })).status, 428);
+  assert.equal((await f.api(path, { method: 'DELETE', headers: { 'if-match': '"stale"' } })).status, 412);
+  assert.equal((await f.api(path, { method: 'DELETE', headers: { 'if-match': etag }, token: f.readToken })).status, 403);
+  assert.equal((await f.api(path, { method: 'DELETE', headers: { 'if-match': etag } })).status, 204);
+  assert.equal((await f.api(path, { method: 'DELETE', headers: { 'if-match': etag } })).status, 404);
+  const events = await f.t.core.db.selectFrom('audit_events').selectAll().where('type', '=', 'admin.user.identity_unlinked').where('subject', '=', user.id).execute();
+  assert.equal(events.length, 1);
+  assert.equal((events[0]!.details as { provider: string }).provider, 'admin-a');
+});
+
+test('never the last way to sign in: the admin API refuses to remove the only link of a password-less account (409), and removes one of two', async () => {
+  const user = await linkedUser({ password: false, providers: [a, b] });
+  const del = async (p: IdentityProvider) => {
+    const path = `/admin/v1/users/${user.id}/identities/${p.id}`;
+    const etag = (await f.api(path)).headers.get('etag')!;
+    return f.api(path, { method: 'DELETE', headers: { 'if-match': etag } });
+  };
+  assert.equal((await del(a)).status, 204);
+  const refused = await del(b);
+  assert.equal(refused.status, 409);
+  assert.equal((await problemOf(refused)).code, 'conflict');
+  assert.equal((await f.t.core.db.selectFrom('federated_identities').select('provider_id').where('user_id', '=', user.id).execute()).length, 1);
+});
