@@ -183,6 +183,8 @@ export function createServices(options: ServicesOptions): Services {
     methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, passkeys, federation: upstream, federatedIdentities: federation.identities, upstreamSignIns: federation.legs }),
     signIn: signInPipeline({ sessions, secondFactors: factors, secondFactorBudget, audit: core.audit }),
     federation,
+    // Called at request time, when `notices` (below) exists.
+    providerLinkedNotice: (userId, provider, acceptLanguage) => notices.send(db, userId, 'factor_added', { params: { factor: 'provider', provider }, acceptLanguage }),
     // "Forgot your password?" and "Create an account" under the login form, when e-mail and SIGNUP allow.
     selfServiceLinks: (interaction) => {
       if (mailMode(config) === 'off') return {};

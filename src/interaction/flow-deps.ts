@@ -49,6 +49,8 @@ export interface FlowDeps {
   federation: FederationFlowDeps;
   /** Links under the login form to the self-service pages (src/self-service/), with the interaction to return to. */
   selfServiceLinks?: (interaction: string | undefined) => LoginLinks;
+  /** Tells the account's address that signing in with a provider was added (a security notice; docs/email.md). */
+  providerLinkedNotice?: (userId: string, provider: string, acceptLanguage: string | undefined) => Promise<void>;
 }
 
 export interface LoginLinks {

@@ -46,6 +46,7 @@ export interface Catalogue {
     factorAddedSubject: string;
     totpAdded: string;
     passkeyAdded: string;
+    providerLinked: string;
     notYou: string;
     action: string;
   };
@@ -111,6 +112,7 @@ const en: Catalogue = {
     factorAddedSubject: 'A sign-in method was added to your {brand} account',
     totpAdded: 'An authenticator app was added to your account {username} at {brand}.',
     passkeyAdded: 'A passkey was added to your account {username} at {brand}.',
+    providerLinked: 'Signing in with {provider} was added to your account {username} at {brand}.',
     notYou: 'If this was not you, reset your password and review the sign-in methods on your account page at once.',
     action: 'Open your account',
   },
@@ -176,6 +178,7 @@ const de: Catalogue = {
     factorAddedSubject: 'Ihrem Konto bei {brand} wurde eine Anmeldemethode hinzugefügt',
     totpAdded: 'Ihrem Konto {username} bei {brand} wurde eine Authenticator-App hinzugefügt.',
     passkeyAdded: 'Ihrem Konto {username} bei {brand} wurde ein Passkey hinzugefügt.',
+    providerLinked: 'Ihrem Konto {username} bei {brand} wurde die Anmeldung mit {provider} hinzugefügt.',
     notYou: 'Falls Sie das nicht waren, setzen Sie sofort Ihr Passwort zurück und prüfen Sie die Anmeldemethoden auf Ihrer Kontoseite.',
     action: 'Konto öffnen',
   },

@@ -88,7 +88,7 @@ const SIMPLE: Record<Exclude<MailTemplate, 'invitation'>, { required: string[]; 
   email_changed: { required: ['link', 'username', 'email'], build: (t) => ({ subject: t.notices.emailChangedSubject, paragraphs: [t.notices.emailChanged], action: t.notices.action, after: [t.notices.notYou] }) },
   factor_added: {
     required: ['link', 'username', 'factor'],
-    build: (t, p) => ({ subject: t.notices.factorAddedSubject, paragraphs: [p.factor === 'passkey' ? t.notices.passkeyAdded : t.notices.totpAdded], action: t.notices.action, after: [t.notices.notYou] }),
+    build: (t, p) => ({ subject: t.notices.factorAddedSubject, paragraphs: [p.factor === 'passkey' ? t.notices.passkeyAdded : p.factor === 'provider' ? t.notices.providerLinked : t.notices.totpAdded], action: t.notices.action, after: [t.notices.notYou] }),
   },
 };
 
@@ -102,7 +102,7 @@ export function renderTemplate(context: MailContext, template: string, params: P
   const spec = SIMPLE[template as keyof typeof SIMPLE];
   if (spec.required.some((key) => params[key] === undefined || params[key] === null)) return undefined;
   const values: Record<string, string | number> = { brand: context.brand.name };
-  for (const key of ['username', 'email', 'minutes', 'hours']) {
+  for (const key of ['username', 'email', 'minutes', 'hours', 'provider']) {
     const value = params[key];
     if (typeof value === 'string' || typeof value === 'number') values[key] = value;
   }

@@ -68,6 +68,9 @@ describe('linked providers on /account in a real browser', () => {
     const [linked] = await auditOf(userId, 'account.identity_linked').then((rows) => rows.filter((r) => (r.details as { how?: string }).how === 'linked_from_account'));
     assert.ok(linked, 'account.identity_linked from /account');
     assert.equal((linked.details as { provider: string }).provider, 'other');
+    // The security notice: the account's address is told a way to sign in was added (through the outbox).
+    const notices = await w.t.core.db.selectFrom('outbox_messages').select(['kind', 'recipient']).where('recipient', '=', 'link-1@example.org').where('kind', '=', 'factor_added').execute();
+    assert.equal(notices.length, 1, 'one "a sign-in method was added" notice to the account address');
 
     await page.click('button[aria-label="Unlink Upstream"]');
     await page.waitForURL(/done=identity_unlinked/);

@@ -43,6 +43,6 @@ export async function accountLinkCallback(request: CallbackRequest, reply: Fasti
     traceId: request.id,
     details: { face: 'account', provider: provider.slug, how: 'linked_from_account' },
   });
-  // Hook: the "a provider was linked to your account" e-mail notice, once the e-mail notices exist (docs/federation.md).
+  await deps.providerLinkedNotice?.(session.userId, name, request.headers['accept-language']);
   return seeOther(reply, `${ACCOUNT}?done=identity_linked`);
 }

@@ -85,6 +85,7 @@ export async function submitLinkConfirmation(request: InteractionRequest, reply:
     traceId: request.id,
     details: { provider: provider.slug, how: byCode ? 'proved_totp' : 'proved_password' },
   });
+  await deps.providerLinkedNotice?.(user.id, provider.name, request.headers['accept-language']);
   const context: SignInContext = { request, face: 'interaction', method: 'federation', clientId: client.id, answer: 'form' };
   const loaded = { interaction, client, session, id: request.params.id };
   if (byCode) return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: afterFirstFactor(outcome.amr, AMR_FEDERATED) }, deps, { secondFactorDone: true });
