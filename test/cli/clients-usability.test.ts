@@ -70,7 +70,7 @@ test('a mistyped value names the valid ones: client type, grant type, scope, aut
   assert.match(await usageError([...base, '--type', 'confidental', '--grant-types', 'client_credentials']), /^--type must be one of confidential, public \(got "confidental"\) \(did you mean confidential\?\)$/);
   assert.equal(
     await usageError([...base, '--type', 'confidential', '--grant-types', 'client_credential', '--scope', 'orders:read']),
-    'invalid_client_metadata: grant type client_credential is not supported (did you mean client_credentials?); supported: authorization_code, refresh_token, client_credentials',
+    'invalid_client_metadata: grant type client_credential is not supported (did you mean client_credentials?); supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code',
   );
   assert.match(await usageError([...base, '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'order:read']), /scope order:read is not supported \(did you mean orders:read\?\); supported: openid .* payments:read /);
   assert.match(await usageError([...base, '--type', 'confidential', '--grant-types', 'client_credentials', '--auth-method', 'client_secret_basik']), /did you mean client_secret_basic\?/);
