@@ -11,6 +11,7 @@ import { resourceApiSettings } from './config/api-settings.js';
 import { clientSettings } from './config/client-settings.js';
 import { pageSettings } from './config/page-settings.js';
 import { mailSettings } from './config/mail-settings.js';
+import { webhookSettings } from './config/webhook-settings.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -35,6 +36,7 @@ const settings = {
   ...overloadSettings,
   ...pageSettings,
   ...mailSettings,
+  ...webhookSettings,
   ...shutdownSettings,
 };
 

@@ -19,6 +19,7 @@ import { revocationsRepository } from './storage/revocations-repository.js';
 import { resourceRegistry, type ResourceRegistry } from './oauth/resources/registry.js';
 import { resourceServersRepository } from './storage/resource-servers-repository.js';
 import { outboxWriter, type OutboxWriter } from './outbox/writer.js';
+import { webhookSubscriber } from './webhooks/webhook-subscriber.js';
 
 export interface Core {
   readonly config: Config;
@@ -88,10 +89,11 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
     },
   };
   const remoteKeys = remoteKeySets(config, outbound);
-  const audit = auditSink({ clock, subscribers: [databaseSubscriber(database.db)] });
+  const outbox = outboxWriter({ encryption: keyEncryption(keyEncryptionKey), clock });
+  // Audit events that stand for webhook events enqueue them in the same transaction (docs/webhooks.md).
+  const audit = auditSink({ clock, subscribers: [databaseSubscriber(database.db), webhookSubscriber(database.db, outbox)] });
   const feed = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
   const resources = resourceRegistry(resourceServersRepository(database.db), clock, config.CLIENT_CACHE_TTL);
-  const outbox = outboxWriter({ encryption: keyEncryption(keyEncryptionKey), clock });
   return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, keyEncryptionKey, revocationFeed: feed, resources, audit, outbox, ...(redis ? { redis } : {}) };
 }
 

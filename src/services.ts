@@ -69,6 +69,7 @@ import { outboxRepository } from './storage/outbox-repository.js';
 import { registerSelfServiceJobs, securityNotices, signupOpen, type SelfService } from './self-service/index.js';
 import { FORGOT_PATH, SIGNUP_PATH } from './self-service/index.js';
 import { mailMode } from './mail/mail-mode.js';
+import { outboundChannels } from './outbound-channels.js';
 
 export interface Services extends Core {
   readonly brand: Brand;
@@ -212,7 +213,7 @@ export function createServices(options: ServicesOptions): Services {
     clock,
     log: options.log,
     encryption: keyEncryption(core.keyEncryptionKey),
-    channels: mail.channel ? [mail.channel] : [],
+    channels: [...(mail.channel ? [mail.channel] : []), ...outboundChannels(core)],
     metrics,
     retention: { deliveredSeconds: config.OUTBOX_RETENTION, deadSeconds: config.OUTBOX_DEAD_LETTER_RETENTION },
     ...(options.outboxLeaseMs !== undefined ? { leaseMs: options.outboxLeaseMs } : {}),

@@ -10,6 +10,7 @@ import type { UserAccessServiceDeps } from './user-access-service.js';
 import type { ResourceServerServiceDeps } from './resource-servers-service.js';
 import type { IdentityProviderServiceDeps } from './identity-providers-service.js';
 import type { OperatorRoleServiceDeps } from './operator-roles-service.js';
+import type { WebhookServiceDeps } from './webhooks-service.js';
 
 export { AdminFieldErrors, AdminRuleError } from './rule-error.js';
 export * from './clients-service.js';
@@ -19,6 +20,7 @@ export * from './user-access-service.js';
 export * from './resource-servers-service.js';
 export * from './identity-providers-service.js';
 export * from './operator-roles-service.js';
+export * from './webhooks-service.js';
 
 /** The core's sink: the database, plus the server's log (the CLI keeps stdout for its result). */
 export const coreAuditSink = (core: Pick<Core, 'audit'>): AuditSink => core.audit;
@@ -52,6 +54,15 @@ export const identityProviderServiceDeps = (core: Pick<Core, 'db' | 'clock' | 'c
   clock: core.clock,
   config: core.config,
   outbound: core.outbound,
+  audit,
+});
+
+export const webhookServiceDeps = (core: Pick<Core, 'db' | 'clock' | 'config' | 'outbound' | 'keyEncryptionKey'>, audit: AuditSink): WebhookServiceDeps => ({
+  db: core.db,
+  clock: core.clock,
+  config: core.config,
+  outbound: core.outbound,
+  keyEncryptionKey: core.keyEncryptionKey,
   audit,
 });
 

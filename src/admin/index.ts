@@ -10,7 +10,7 @@ import { installApiConventions } from '../resource-server/conventions.js';
 import { collectOptionsRoutes } from '../resource-server/options-route.js';
 import { limitPerSubject } from '../resource-server/subject-limit.js';
 import { adminAudience } from '../scopes.js';
-import { clientServiceDeps, coreAuditSink, identityProviderServiceDeps, resourceServerServiceDeps, signingKeyServiceDeps, userAccessServiceDeps, userServiceDeps } from '../admin-services/index.js';
+import { clientServiceDeps, coreAuditSink, identityProviderServiceDeps, resourceServerServiceDeps, signingKeyServiceDeps, userAccessServiceDeps, userServiceDeps, webhookServiceDeps } from '../admin-services/index.js';
 import { adminClientsRoutes } from './clients/index.js';
 import { auditEventsRoutes } from './audit-events/index.js';
 import { adminOutboxRoutes } from './outbox/index.js';
@@ -23,6 +23,7 @@ import { adminSessionsRoutes } from './sessions/index.js';
 import { adminConsentsRoutes } from './consents/index.js';
 import { adminResourceServersRoutes } from './resource-servers/index.js';
 import { adminIdentityProvidersRoutes } from './identity-providers/index.js';
+import { adminWebhooksRoutes } from './webhooks/index.js';
 import { AUDIT_PURGE_INTERVAL_MS, purgeExpiredAuditEvents } from '../audit/retention.js';
 
 export const ADMIN_PREFIX = '/admin/v1';
@@ -47,5 +48,6 @@ export async function adminApi(app: FastifyInstance, { services: core }: { servi
   for (const routes of [adminGrantsRoutes, adminSessionsRoutes, adminConsentsRoutes]) await app.register(routes, { core, services: userAccessServiceDeps(core, audit) });
   await app.register(adminResourceServersRoutes, { core, services: resourceServerServiceDeps(core, audit) });
   await app.register(adminIdentityProvidersRoutes, { core, services: identityProviderServiceDeps(core, audit) });
+  await app.register(adminWebhooksRoutes, { core, services: webhookServiceDeps(core, audit) });
   registerOptionsRoutes(); // stays last: one OPTIONS route per resource URL registered above
 }

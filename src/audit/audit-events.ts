@@ -25,6 +25,12 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.identity_provider.updated',
   'admin.identity_provider.deleted',
   'admin.user.identity_unlinked',
+  // Webhook endpoints (docs/webhooks.md).
+  'admin.webhook.created',
+  'admin.webhook.updated',
+  'admin.webhook.deleted',
+  'admin.webhook.secret_rotated',
+  'admin.webhook.redelivered',
 ] as const;
 
 export const SECURITY_EVENT_TYPES = [
@@ -53,6 +59,8 @@ export const SECURITY_EVENT_TYPES = [
   'authorization_code.reused',
   'signing_key.rotated',
   'client.secret_rotated',
+  // A user signed out (the logout page or /account): their session ended.
+  'session.ended',
 ] as const;
 
 export const AUDIT_EVENT_TYPES = [...ADMIN_CHANGE_TYPES, ...SECURITY_EVENT_TYPES] as const;

@@ -19,6 +19,11 @@ export interface OutboxMessageInput {
   /** Sealed under the key-encryption key until delivery; removed from the row once delivered or dead. */
   secret?: Record<string, unknown>;
   maxAttempts?: number;
+  /**
+   * Messages with the same key are delivered one after the other in the order they were written (a webhook
+   * endpoint and the user it is about): none is claimed while an earlier one is still undelivered.
+   */
+  orderingKey?: string;
 }
 
 export interface OutboxWriter {
@@ -44,6 +49,7 @@ export function outboxWriter({ encryption, clock }: { encryption: KeyEncryption;
         recipient: message.recipient,
         payload: message.payload,
         maxAttempts: message.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),
         now: new Date(clock.now()),
       });
       afterCommit(tx, () => {

@@ -23,6 +23,8 @@ export interface NewOutboxMessage {
   /** Sealed secret part (a link carrying a token), opened only by the worker. */
   sealedSecret?: string;
   maxAttempts: number;
+  /** Per-subject order: not claimed while an earlier message with the same key is undelivered. */
+  orderingKey?: string;
   now: Date;
 }
 
@@ -58,6 +60,7 @@ export interface OutboxMessageView {
 export interface OutboxFilter {
   state?: OutboxState;
   channel?: string;
+  recipient?: string;
 }
 
 export interface OutboxRepository {
@@ -66,6 +69,10 @@ export interface OutboxRepository {
   delivered(message: ClaimedOutboxMessage, now: Date): Promise<boolean>;
   retryLater(message: ClaimedOutboxMessage, error: string, nextAttemptAt: Date, now: Date): Promise<boolean>;
   dead(message: ClaimedOutboxMessage, error: string, now: Date): Promise<boolean>;
+  /** A dead letter of `channel` made due again with a fresh attempt budget (an operator's redelivery); false when it is not dead. */
+  redeliver(id: string, channel: string, now: Date): Promise<boolean>;
+  /** One message as operators see it. */
+  find(id: string): Promise<OutboxMessageView | undefined>;
   /** Deletes delivered messages finished before `deliveredBefore` and dead ones before `deadBefore`. */
   purge(cutoffs: { deliveredBefore: Date; deadBefore: Date }): Promise<number>;
   /** Newest first; rows strictly before `before` (created_at, id). */
@@ -128,6 +135,7 @@ export function outboxRepository(db: Db): OutboxRepository {
           payload: JSON.stringify(message.payload),
           sealed_secret: message.sealedSecret ?? null,
           max_attempts: message.maxAttempts,
+          ordering_key: message.orderingKey ?? null,
           next_attempt_at: message.now,
           created_at: message.now,
           updated_at: message.now,
@@ -140,11 +148,16 @@ export function outboxRepository(db: Db): OutboxRepository {
       const { rows } = await sql<Row>`
         update outbox_messages set state = 'delivering', attempts = attempts + 1, locked_until = ${lockedUntil}, updated_at = ${now}
         where id = (
-          select id from outbox_messages
-          where (state = 'pending' and next_attempt_at <= ${now}) or (state = 'delivering' and locked_until <= ${now})
-          order by next_attempt_at
+          select m.id from outbox_messages m
+          where ((m.state = 'pending' and m.next_attempt_at <= ${now}) or (m.state = 'delivering' and m.locked_until <= ${now}))
+            -- Per-subject order: wait while an earlier message with the same key is undelivered (it may be
+            -- waiting for its retry, or in another worker's hands).
+            and (m.ordering_key is null or not exists (
+              select 1 from outbox_messages e
+              where e.ordering_key = m.ordering_key and e.seq < m.seq and e.state in ('pending', 'delivering')))
+          order by m.next_attempt_at
           limit 1
-          for update skip locked
+          for update of m skip locked
         )
         returning *`.execute(db);
       const row = rows[0];
@@ -171,6 +184,21 @@ export function outboxRepository(db: Db): OutboxRepository {
     async dead(message, error, now) {
       return updatedOne(await fenced(message).set({ state: 'dead', locked_until: null, sealed_secret: null, last_error: clip(error), updated_at: now }).executeTakeFirst());
     },
+    async redeliver(id, channel, now) {
+      return updatedOne(
+        await db
+          .updateTable('outbox_messages')
+          .set({ state: 'pending', attempts: 0, next_attempt_at: now, locked_until: null, updated_at: now })
+          .where('id', '=', id)
+          .where('channel', '=', channel)
+          .where('state', '=', 'dead')
+          .executeTakeFirst(),
+      );
+    },
+    async find(id) {
+      const row = await db.selectFrom('outbox_messages').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toView(row as Row) : undefined;
+    },
     purge({ deliveredBefore, deadBefore }) {
       return inBatches(async (limit) => {
         const { rows } = await sql<{ id: string }>`
@@ -187,6 +215,7 @@ export function outboxRepository(db: Db): OutboxRepository {
       let query = db.selectFrom('outbox_messages').selectAll();
       if (filter.state) query = query.where('state', '=', filter.state);
       if (filter.channel) query = query.where('channel', '=', filter.channel);
+      if (filter.recipient) query = query.where('recipient', '=', filter.recipient);
       if (before) {
         query = query.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
       }

@@ -88,6 +88,8 @@ export interface ClientsTable {
   previous_secret_expires_at: Date | null;
   require_mfa: Generated<boolean>;
   identity_providers: string[] | null;
+  backchannel_logout_uri: string | null;
+  backchannel_logout_session_required: Generated<boolean>;
 }
 
 export interface ConsentsTable {
@@ -257,6 +259,8 @@ export interface OutboxMessagesTable {
   created_at: Date;
   updated_at: Date;
   delivered_at: Date | null;
+  ordering_key: string | null;
+  seq: Generated<number>;
 }
 
 export interface PasskeyCredentialsTable {
@@ -449,6 +453,22 @@ export interface WebauthnChallengesTable {
   expires_at: Date;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  name: string;
+  url: string;
+  description: Generated<string>;
+  event_types: Generated<string[]>;
+  enabled: Generated<boolean>;
+  sealed_secret: string;
+  sealed_previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  secret_env: string | null;
+  version: Generated<number>;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface DB {
   account_tokens: AccountTokensTable;
   audit_events: AuditEventsTable;
@@ -488,4 +508,5 @@ export interface DB {
   used_dpop_proofs: UsedDpopProofsTable;
   users: UsersTable;
   webauthn_challenges: WebauthnChallengesTable;
+  webhook_endpoints: WebhookEndpointsTable;
 }

@@ -17,6 +17,7 @@ import {
   identityProvidersShowCommand,
 } from './identity-providers.js';
 import { applyCommand, exportCommand } from './apply.js';
+import { webhooksCreateCommand, webhooksDeleteCommand, webhooksListCommand, webhooksRotateSecretCommand, webhooksShowCommand, webhooksUpdateCommand } from './webhooks.js';
 import { resourceServersCreateCommand, resourceServersDeleteCommand, resourceServersListCommand } from './resource-servers.js';
 import { consentsListCommand, consentsRevokeCommand, grantsListCommand, grantsRevokeCommand, sessionsEndCommand, sessionsListCommand } from './user-access.js';
 
@@ -57,6 +58,12 @@ export const commands: Command[] = [
   identityProvidersShowCommand,
   identityProvidersDeleteCommand,
   identityProvidersDisableCommand,
+  webhooksCreateCommand,
+  webhooksListCommand,
+  webhooksShowCommand,
+  webhooksUpdateCommand,
+  webhooksDeleteCommand,
+  webhooksRotateSecretCommand,
   applyCommand,
   exportCommand,
 ];

@@ -16,6 +16,11 @@ export interface OutboundPolicy {
   readonly allowHttp: boolean;
   /** Every address of a host name. */
   readonly resolve: (hostname: string) => Promise<ResolvedAddress[]>;
+  /**
+   * Host names or IP addresses an operator declared internal receivers (WEBHOOK_ALLOWED_HOSTS): reachable
+   * whatever their addresses are, over http too. Nothing else is, unless `allowedClasses` says so.
+   */
+  readonly allowedHosts?: readonly string[];
 }
 
 export const STRICT_OUTBOUND: OutboundPolicy = {
@@ -49,10 +54,16 @@ export interface CheckedTarget {
   address: ResolvedAddress;
 }
 
+const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+
+/** Whether the operator allow-listed this URL's host (an internal receiver). */
+export const allowListed = (url: URL, policy: Pick<OutboundPolicy, 'allowedHosts'>): boolean => (policy.allowedHosts ?? []).includes(bareHost(url));
+
 function checkedUrl(raw: string, policy: OutboundPolicy): URL {
   if (!URL.canParse(raw)) throw new OutboundRefused('url_refused', 'not an absolute URL');
   const url = new URL(raw);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) throw new OutboundRefused('url_refused', 'must use https');
+  const httpAllowed = policy.allowHttp || allowListed(url, policy);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && httpAllowed)) throw new OutboundRefused('url_refused', 'must use https');
   if (url.username || url.password) throw new OutboundRefused('url_refused', 'must not contain user information');
   if (url.hash) throw new OutboundRefused('url_refused', 'must not contain a fragment');
   if (!url.hostname) throw new OutboundRefused('url_refused', 'must name a host');
@@ -81,7 +92,10 @@ async function addressesOf(host: string, policy: OutboundPolicy): Promise<Resolv
 export async function checkedTarget(raw: string, policy: OutboundPolicy): Promise<CheckedTarget> {
   const url = checkedUrl(raw, policy);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const addresses = await addressesOf(host, policy);
+  const listed = allowListed(url, policy);
+  const addresses = await addressesOf(host, listed ? { ...policy, allowedClasses: [...policy.allowedClasses, 'loopback'] } : policy);
+  // An allow-listed host is the operator's own receiver: its addresses are whatever the operator made them.
+  if (listed) return { url, address: addresses[0]! };
   for (const { address } of addresses) {
     const kind = classifyAddress(address);
     if (kind !== 'public' && !policy.allowedClasses.includes(kind)) throw new OutboundRefused('address_refused', `${host} is or resolves to a ${kind} address`);

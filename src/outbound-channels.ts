@@ -1,0 +1,17 @@
+// The outbox channels that POST to other servers (docs/webhooks.md, docs/backchannel-logout.md), built
+// once per app beside the e-mail channel: signed webhooks and back-channel logout tokens. Both obey the
+// outbound address rules with the operator's allow-list of internal receivers (WEBHOOK_ALLOWED_HOSTS).
+import type { Core } from './core.js';
+import { keyEncryption } from './crypto/key-encryption.js';
+import type { OutboxChannel } from './outbox/channel.js';
+import { webhookPolicy } from './admin-services/webhooks-service.js';
+import { webhookChannel } from './webhooks/webhook-channel.js';
+
+export function outboundChannels(core: Core): OutboxChannel[] {
+  const policy = webhookPolicy(core);
+  const timeoutMs = core.config.WEBHOOK_TIMEOUT * 1000;
+  const userAgent = `Gatehouse (+${core.config.ISSUER})`;
+  return [
+    webhookChannel({ db: core.db, clock: core.clock, encryption: keyEncryption(core.keyEncryptionKey), policy, timeoutMs, userAgent }),
+  ];
+}

@@ -1,0 +1,34 @@
+// The audit sink's webhook subscriber (docs/webhooks.md): for an audit event that stands for a webhook event
+// (event-types.ts), one outbox message per enabled endpoint that wants it, written in the transaction of the
+// change (the audit event's own), so a webhook exists exactly when its change committed. Order is kept per
+// endpoint and subject (the user, or the client / resource server): the outbox delivers a subject's
+// messages to an endpoint one after the other.
+import type { AuditSubscriber } from '../audit/audit-sink.js';
+import type { OutboxWriter } from '../outbox/writer.js';
+import { runTransaction } from '../storage/after-commit.js';
+import type { Db } from '../storage/database.js';
+import { webhookEndpointsRepository } from '../storage/webhook-endpoints-repository.js';
+import { webhookEventOf } from './event-types.js';
+
+export const WEBHOOK_CHANNEL = 'webhook';
+
+export const webhookSubscriber =
+  (db: Db, outbox: Pick<OutboxWriter, 'enqueue'>): AuditSubscriber =>
+  async (auditEvent, { tx }) => {
+    const mapped = webhookEventOf(auditEvent);
+    if (!mapped) return;
+    const write = async (trx: Db) => {
+      for (const endpoint of await webhookEndpointsRepository(trx).subscribedTo(mapped.event.type)) {
+        await outbox.enqueue(trx, {
+          channel: WEBHOOK_CHANNEL,
+          kind: mapped.event.type,
+          recipient: endpoint.id,
+          payload: { event: mapped.event },
+          orderingKey: `webhook:${endpoint.id}:${mapped.subject}`,
+        });
+      }
+    };
+    // An event emitted outside a transaction (a sign-in) was written on its own: so are its webhooks.
+    if (tx) await write(tx);
+    else await runTransaction(db, write);
+  };
