@@ -4,7 +4,9 @@
 import type { Core } from './core.js';
 import { keyEncryption } from './crypto/key-encryption.js';
 import type { OutboxChannel } from './outbox/channel.js';
+import { logoutTokenChannel } from './oauth/backchannel-logout/logout-token-channel.js';
 import { webhookPolicy } from './admin-services/webhooks-service.js';
+import { clientsRepository } from './storage/clients-repository.js';
 import { webhookChannel } from './webhooks/webhook-channel.js';
 
 export function outboundChannels(core: Core): OutboxChannel[] {
@@ -13,5 +15,7 @@ export function outboundChannels(core: Core): OutboxChannel[] {
   const userAgent = `Gatehouse (+${core.config.ISSUER})`;
   return [
     webhookChannel({ db: core.db, clock: core.clock, encryption: keyEncryption(core.keyEncryptionKey), policy, timeoutMs, userAgent }),
+    // The client is read at delivery (uncached: a disabled or changed client is seen at once).
+    logoutTokenChannel({ issuer: core.config.ISSUER, clock: core.clock, keys: core.keys, clients: clientsRepository(core.db, core.clock), policy, timeoutMs, userAgent }),
   ];
 }

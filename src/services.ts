@@ -70,6 +70,7 @@ import { registerSelfServiceJobs, securityNotices, signupOpen, type SelfService 
 import { FORGOT_PATH, SIGNUP_PATH } from './self-service/index.js';
 import { mailMode } from './mail/mail-mode.js';
 import { outboundChannels } from './outbound-channels.js';
+import { endOwnSession, signOut } from './user-rules/sign-out.js';
 
 export interface Services extends Core {
   readonly brand: Brand;
@@ -152,7 +153,8 @@ export function createServices(options: ServicesOptions): Services {
   const dpop = dpopDeps(core);
 
   const users = usersRepository(db, clock);
-  const sessions = browserSessions({ repository: browserSessionsRepository(db, clock), issuer: config.ISSUER, ttlSeconds: config.SESSION_TTL, clock });
+  // Signing out ends the session, queues its logout tokens and audits it in one transaction (user-rules/sign-out.ts).
+  const sessions = browserSessions({ repository: browserSessionsRepository(db, clock), issuer: config.ISSUER, ttlSeconds: config.SESSION_TTL, clock, ending: signOut(core) });
   const passkeyStore = passkeysRepository(db, clock);
   const factors = secondFactors({ repository: secondFactorsRepository(db, clock), encryption: keyEncryption(core.keyEncryptionKey), clock, issuerName: brand.name, passkeys: passkeyStore });
   const passkeys = passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name });
@@ -257,8 +259,9 @@ export function createServices(options: ServicesOptions): Services {
     sessions,
     flow,
     account: {
-      account: accountRepository(db, clock),
-      changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits }),
+      // Ending another of one's sessions on /account also tells its clients (docs/backchannel-logout.md).
+      account: { ...accountRepository(db, clock), endSession: endOwnSession(core) },
+      changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits, outbox: core.outbox }),
       unlinkProvider: (target, event) => unlinkProvider({ db, audit: core.audit }, target, event),
     },
     authentications,

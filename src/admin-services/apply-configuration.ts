@@ -19,21 +19,27 @@ import { resourceServersRepository, type ResourceServer } from '../storage/resou
 import type { AuditSink } from '../audit/audit-sink.js';
 import { createClientRecord, endClientRecord, replaceClientRecord, rotateClientSecret, type ActingAs, type ClientInput, type ClientServiceDeps } from './clients-service.js';
 import { createResourceServerRecord, deleteResourceServerRecord, isBuiltIn, replaceResourceServerRecord, type ResourceServerInput, type ResourceServerServiceDeps } from './resource-servers-service.js';
-import type { ClientEntry, ConfigFile, ResourceServerEntry } from './config-file.js';
+import type { ClientEntry, ConfigFile, ResourceServerEntry, WebhookEntry } from './config-file.js';
+import { keyEncryption } from '../crypto/key-encryption.js';
+import { webhookEndpointsRepository } from '../storage/webhook-endpoints-repository.js';
+import { openWebhookSecret } from '../webhooks/secrets.js';
+import { createWebhookRecord, deleteWebhookRecord, rotateWebhookSecret, updateWebhookRecord, type WebhookInput, type WebhookServiceDeps } from './webhooks-service.js';
 import { AdminRuleError } from './rule-error.js';
 import { runTransaction } from '../storage/after-commit.js';
 
 export interface ApplyDeps {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'CLOCK_SKEW' | 'CLIENT_CACHE_TTL' | 'ISSUER' | 'API_AUDIENCE'>;
+  config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'CLOCK_SKEW' | 'CLIENT_CACHE_TTL' | 'ISSUER' | 'API_AUDIENCE' | 'WEBHOOK_ALLOWED_HOSTS'>;
   clients: Pick<ClientLookup, 'forget'>;
   resources: Pick<ResourceRegistry, 'forget'>;
   outbound: OutboundPolicy;
+  /** Opens and seals webhook secrets (compared with the file's, sealed when new). */
+  keyEncryptionKey: Buffer;
   audit: AuditSink;
 }
 
-export type PlanStep = { action: 'create' | 'update' | 'delete'; resource: 'resource_server' | 'client'; id: string; fields?: string[] };
+export type PlanStep = { action: 'create' | 'update' | 'delete'; resource: 'resource_server' | 'client' | 'webhook'; id: string; fields?: string[] };
 
 export interface ApplyResult {
   dry_run: boolean;
@@ -77,6 +83,34 @@ export function resolveSecrets(file: ConfigFile, env: Readonly<Record<string, st
   return secrets;
 }
 
+/** Webhook secrets named by the file (secret_env, required), read before anything changes. */
+export function resolveWebhookSecrets(file: ConfigFile, env: Readonly<Record<string, string | undefined>>): Map<string, string> {
+  const secrets = new Map<string, string>();
+  (file.webhooks ?? []).forEach((entry, index) => {
+    const path = `webhooks[${index}].secret_env`;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(entry.secret_env)) throw new AdminRuleError('invalid', 'must be the name of an environment variable', path);
+    const value = env[entry.secret_env];
+    if (value === undefined || value === '') throw new AdminRuleError('invalid', `the environment variable ${entry.secret_env} is not set`, path);
+    secrets.set(entry.name, value);
+  });
+  return secrets;
+}
+
+const webhookInput = (entry: WebhookEntry): WebhookInput => ({
+  name: entry.name,
+  url: entry.url,
+  description: entry.description ?? '',
+  eventTypes: entry.event_types ?? [],
+  enabled: entry.enabled ?? true,
+});
+
+const comparableWebhook = (w: { url: string; description: string; eventTypes: readonly string[]; enabled: boolean }) => ({
+  url: w.url,
+  description: w.description.trim(),
+  event_types: sorted(w.eventTypes),
+  enabled: w.enabled,
+});
+
 const sorted = (values: readonly string[]) => [...new Set(values)].sort();
 
 /** The comparable settings of a file entry, defaults filled in as the services fill them. */
@@ -96,6 +130,8 @@ function desiredClient(entry: ClientEntry): Record<string, unknown> {
     allowed_origins: sorted(entry.allowed_origins ?? []),
     default_resource: entry.default_resource ?? null,
     identity_providers: entry.identity_providers ? sorted(entry.identity_providers) : null,
+    backchannel_logout_uri: entry.backchannel_logout_uri ?? null,
+    backchannel_logout_session_required: entry.backchannel_logout_session_required ?? false,
   };
 }
 
@@ -115,6 +151,8 @@ function currentClient(client: Client): Record<string, unknown> {
     allowed_origins: sorted(client.allowedOrigins),
     default_resource: client.defaultResource ?? null,
     identity_providers: client.identityProviders ? sorted(client.identityProviders) : null,
+    backchannel_logout_uri: client.backchannelLogoutUri,
+    backchannel_logout_session_required: client.backchannelLogoutSessionRequired,
   };
 }
 
@@ -132,6 +170,8 @@ function clientInput(entry: ClientEntry): ClientInput {
       ...(entry.jwks !== undefined ? { jwks: entry.jwks } : {}),
       ...(entry.jwks_uri !== undefined ? { jwks_uri: entry.jwks_uri } : {}),
       ...(entry.id_token_signed_response_alg !== undefined ? { id_token_signed_response_alg: entry.id_token_signed_response_alg } : {}),
+      ...(entry.backchannel_logout_uri !== undefined ? { backchannel_logout_uri: entry.backchannel_logout_uri } : {}),
+      ...(entry.backchannel_logout_session_required !== undefined ? { backchannel_logout_session_required: entry.backchannel_logout_session_required } : {}),
     },
     allowedOrigins: entry.allowed_origins ?? [],
     skipConsent: entry.skip_consent ?? false,
@@ -180,6 +220,7 @@ export async function applyConfiguration(
   as: ActingAs,
 ): Promise<ApplyResult> {
   const secrets = resolveSecrets(file, env);
+  const webhookSecrets = resolveWebhookSecrets(file, env);
   const touchedClients = new Set<string>();
   // runTransaction: the audit events of every change log their lines only once the whole run has committed.
   const result = await runTransaction(deps.db, async (tx) => {
@@ -189,6 +230,7 @@ export async function applyConfiguration(
     const serverSteps: (() => Promise<void>)[] = [];
     const clientSteps: (() => Promise<void>)[] = [];
     const deleteSteps: (() => Promise<void>)[] = [];
+    const webhookSteps: (() => Promise<void>)[] = [];
     const credentials: NonNullable<ApplyResult['introspection_credentials']> = [];
     // Within the transaction: the catalogue includes the resource servers this run creates (a client may use their scopes).
     const serverDeps: ResourceServerServiceDeps = { ...deps, db: tx, resources: { forget: () => {} } };
@@ -236,6 +278,40 @@ export async function applyConfiguration(
       });
     });
 
+    // Webhooks only when the file has the list: a file without `webhooks:` leaves them alone, even with --prune.
+    const webhookDeps: WebhookServiceDeps = { ...deps, db: tx };
+    const endpoints = file.webhooks ? await webhookEndpointsRepository(tx).page({ limit: 10_000 }) : [];
+    const encryption = keyEncryption(deps.keyEncryptionKey);
+    (file.webhooks ?? []).forEach((entry, index) => {
+      const path = `webhooks[${index}]`;
+      const secret = webhookSecrets.get(entry.name)!;
+      const input = webhookInput(entry);
+      const current = endpoints.find((e) => e.name === entry.name);
+      if (!current) {
+        plan.push({ action: 'create', resource: 'webhook', id: entry.name });
+        webhookSteps.push(async () => {
+          await at(path, () => createWebhookRecord(webhookDeps, { ...input, secret, secretEnv: entry.secret_env }, as));
+        });
+        return;
+      }
+      const fields = differing(comparableWebhook({ ...input, description: input.description ?? '', eventTypes: input.eventTypes ?? [], enabled: input.enabled ?? true }), comparableWebhook(current));
+      let currentSecret: string | undefined;
+      try {
+        currentSecret = openWebhookSecret(encryption, current.id, current.sealedSecret);
+      } catch {
+        currentSecret = undefined; // sealed under another key-encryption key: the file's secret replaces it
+      }
+      const newSecret = currentSecret !== secret;
+      if (fields.length === 0 && !newSecret) return;
+      plan.push({ action: 'update', resource: 'webhook', id: entry.name, fields: [...fields, ...(newSecret ? ['secret'] : [])].sort() });
+      webhookSteps.push(async () => {
+        if (fields.length > 0) await at(path, () => updateWebhookRecord(webhookDeps, current, input, current.version, as));
+        // The previous secret keeps signing (a second signature) for the default grace period.
+        if (newSecret) await at(path, async () => rotateWebhookSecret(webhookDeps, (await webhookEndpointsRepository(tx).find(current.id))!, { secret, secretEnv: entry.secret_env }, undefined, as));
+      });
+    });
+    const extraWebhooks = file.webhooks ? endpoints.filter((e) => !file.webhooks!.some((w) => w.name === e.name)) : [];
+
     const extraClients = state.clients.filter((c) => !file.clients.some((e) => e.client_id === c.id));
     const extraServers = state.servers.filter((s) => !isBuiltIn(deps.config, s.identifier) && !file.resource_servers.some((e) => e.identifier === s.identifier));
     if (options.prune) {
@@ -248,13 +324,23 @@ export async function applyConfiguration(
         plan.push({ action: 'delete', resource: 'resource_server', id: server.identifier });
         deleteSteps.push(async () => deleteResourceServerRecord(serverDeps, server.identifier, undefined, as));
       }
+      for (const endpoint of extraWebhooks) {
+        plan.push({ action: 'delete', resource: 'webhook', id: endpoint.name });
+        deleteSteps.push(async () => deleteWebhookRecord(webhookDeps, endpoint, undefined, as));
+      }
     }
     // Resource servers first (clients may name their scopes), deletions last (nothing still refers to them).
-    if (!options.dryRun) for (const step of [...serverSteps, ...clientSteps, ...deleteSteps]) await step();
+    if (!options.dryRun) for (const step of [...serverSteps, ...clientSteps, ...webhookSteps, ...deleteSteps]) await step();
     return {
       plan,
       credentials,
-      notDeleted: options.prune ? undefined : [...extraClients.map((c) => ({ resource: 'client' as const, id: c.id })), ...extraServers.map((s) => ({ resource: 'resource_server' as const, id: s.identifier }))],
+      notDeleted: options.prune
+        ? undefined
+        : [
+            ...extraClients.map((c) => ({ resource: 'client' as const, id: c.id })),
+            ...extraServers.map((s) => ({ resource: 'resource_server' as const, id: s.identifier })),
+            ...extraWebhooks.map((w) => ({ resource: 'webhook' as const, id: w.name })),
+          ],
     };
   });
   // Committed: this instance forgets what it cached (the services did too, but a request may have re-read

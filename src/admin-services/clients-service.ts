@@ -27,7 +27,7 @@ import { inTransaction } from './transaction.js';
 export interface ClientServiceDeps {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'CLOCK_SKEW' | 'CLIENT_CACHE_TTL'>;
+  config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'CLOCK_SKEW' | 'CLIENT_CACHE_TTL' | 'WEBHOOK_ALLOWED_HOSTS'>;
   /** This instance's client cache (forgotten after every change). */
   clients: Pick<ClientLookup, 'forget'>;
   outbound: OutboundPolicy;
@@ -135,7 +135,7 @@ export async function createClientRecord(deps: ClientServiceDeps, input: ClientI
   }
   // Both faces are the operator's: operator-only scopes (admin:*) may be given here, never at /register.
   const metadata = {
-    ...(await validateClientMetadata(input.metadata, { outbound: deps.outbound, catalogue, operator: true })),
+    ...(await validateClientMetadata(input.metadata, { outbound: deps.outbound, receivers: { ...deps.outbound, allowedHosts: deps.config.WEBHOOK_ALLOWED_HOSTS }, catalogue, operator: true })),
     allowedOrigins: origins,
     ...(input.defaultResource != null ? { defaultResource: input.defaultResource } : {}),
   };
@@ -199,7 +199,7 @@ export async function replaceClientRecord(deps: ClientServiceDeps, current: Clie
   refuseBuiltIn(current.id);
   const origins = checkedOrigins(input.allowedOrigins);
   const catalogue = await deps.resources.catalogue();
-  const metadata = await validateClientMetadata(input.metadata, { outbound: deps.outbound, catalogue, operator: true });
+  const metadata = await validateClientMetadata(input.metadata, { outbound: deps.outbound, receivers: { ...deps.outbound, allowedHosts: deps.config.WEBHOOK_ALLOWED_HOSTS }, catalogue, operator: true });
   checkDefaultResource(input.defaultResource, catalogue);
   if (metadata.type !== current.type) throw new AdminRuleError('invalid', 'the client type (public or confidential) cannot change', 'token_endpoint_auth_method');
   if (usesSecret(metadata) && !current.secretHash) throw new AdminRuleError('invalid', 'a client without a secret cannot switch to a secret method', 'token_endpoint_auth_method');

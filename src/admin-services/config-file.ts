@@ -10,6 +10,7 @@ import { AdminRuleError } from './rule-error.js';
 /** A configuration file is a few hundred entries at most; anything far larger is a mistake or an attack. */
 export const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
 const MAX_CLIENTS = 1_000;
+const MAX_WEBHOOKS = 100;
 /** YAML aliases expand (the "billion laughs"): a handful is all a hand-written file needs. */
 const MAX_ALIASES = 100;
 
@@ -35,6 +36,23 @@ const ClientEntry = Type.Object(
     default_resource: Type.Optional(Type.String({ maxLength: 512 })),
     /** Slugs of the upstream identity providers its login page offers; absent: every enabled one. */
     identity_providers: Type.Optional(Strings()),
+    /** OpenID Connect Back-Channel Logout (docs/backchannel-logout.md). */
+    backchannel_logout_uri: Type.Optional(Type.String({ maxLength: 2048 })),
+    backchannel_logout_session_required: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const WebhookEntry = Type.Object(
+  {
+    name: Type.String({ maxLength: 63 }),
+    url: Type.String({ maxLength: 2048 }),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    /** Absent or empty: every event type. */
+    event_types: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })),
+    enabled: Type.Optional(Type.Boolean()),
+    /** The NAME of the environment variable holding the signing secret (whsec_…), never the secret. */
+    secret_env: Type.String({ maxLength: 128 }),
   },
   { additionalProperties: false },
 );
@@ -55,15 +73,19 @@ const ConfigFileSchema = Type.Object(
     version: Type.Optional(Type.Literal(1)),
     resource_servers: Type.Optional(Type.Array(ResourceServerEntry, { maxItems: MAX_RESOURCE_SERVERS })),
     clients: Type.Optional(Type.Array(ClientEntry, { maxItems: MAX_CLIENTS })),
+    webhooks: Type.Optional(Type.Array(WebhookEntry, { maxItems: MAX_WEBHOOKS })),
   },
   { additionalProperties: false },
 );
 
 export type ClientEntry = Static<typeof ClientEntry>;
 export type ResourceServerEntry = Static<typeof ResourceServerEntry>;
+export type WebhookEntry = Static<typeof WebhookEntry>;
 export interface ConfigFile {
   resource_servers: ResourceServerEntry[];
   clients: ClientEntry[];
+  /** Absent from a file: webhooks are left alone (and never pruned). */
+  webhooks?: WebhookEntry[];
 }
 
 /** "/clients/2/redirect_uris" → "clients[2].redirect_uris": the path as an operator reads the file. */
@@ -79,16 +101,18 @@ const LITERAL_SECRET_KEYS = ['client_secret', 'secret'];
 
 /** A secret written into the file would end up in version control: refused, naming where. */
 function refuseLiteralSecrets(document: unknown): void {
-  const clients = (document as { clients?: unknown })?.clients;
-  if (!Array.isArray(clients)) return;
-  clients.forEach((entry, index) => {
-    if (typeof entry !== 'object' || entry === null) return;
-    for (const key of LITERAL_SECRET_KEYS) {
-      if (key in entry) {
-        throw new AdminRuleError('invalid', 'a secret is never written in the file: name the environment variable that holds it with client_secret_env', `clients[${index}].${key}`);
+  for (const [list, member] of [['clients', 'client_secret_env'], ['webhooks', 'secret_env']] as const) {
+    const entries = (document as Record<string, unknown> | undefined)?.[list];
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((entry, index) => {
+      if (typeof entry !== 'object' || entry === null) return;
+      for (const key of LITERAL_SECRET_KEYS) {
+        if (key in entry) {
+          throw new AdminRuleError('invalid', `a secret is never written in the file: name the environment variable that holds it with ${member}`, `${list}[${index}].${key}`);
+        }
       }
-    }
-  });
+    });
+  }
 }
 
 /** Parses and checks the file; every error names its place (`clients[2].redirect_uris`). */
@@ -110,8 +134,9 @@ export function parseConfigFile(text: string): ConfigFile {
     throw new AdminRuleError('invalid', unknown ? 'is not a known key' : first.message.toLowerCase(), readablePath(first.path) || '(top level)');
   }
   const file = document as Static<typeof ConfigFileSchema>;
-  const result = { resource_servers: file.resource_servers ?? [], clients: file.clients ?? [] };
+  const result: ConfigFile = { resource_servers: file.resource_servers ?? [], clients: file.clients ?? [], ...(file.webhooks ? { webhooks: file.webhooks } : {}) };
   refuseDuplicates(result.clients.map((c) => c.client_id), 'clients', 'client_id');
+  refuseDuplicates((result.webhooks ?? []).map((w) => w.name), 'webhooks', 'name');
   refuseDuplicates(result.resource_servers.map((s) => s.identifier), 'resource_servers', 'identifier');
   return result;
 }
@@ -124,6 +149,6 @@ function refuseDuplicates(keys: readonly string[], list: string, member: string)
   });
 }
 
-const HEADER = '# Gatehouse configuration (gatehouse export). Apply with: gatehouse apply -f FILE [--dry-run] [--prune]\n# Secrets are read from the environment variables named by client_secret_env; never write a secret here.\n';
+const HEADER = '# Gatehouse configuration (gatehouse export). Apply with: gatehouse apply -f FILE [--dry-run] [--prune]\n# Secrets are read from the environment variables named by client_secret_env and secret_env; never write a secret here.\n';
 
 export const formatConfigFile = (file: ConfigFile): string => HEADER + stringify({ version: 1, ...file }, { lineWidth: 0 });

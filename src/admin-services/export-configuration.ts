@@ -10,7 +10,8 @@ import type { Client } from '../storage/clients-repository.js';
 import type { ResourceServer } from '../storage/resource-servers-repository.js';
 import { isBuiltIn } from './resource-servers-service.js';
 import { readState } from './apply-configuration.js';
-import type { ClientEntry, ConfigFile, ResourceServerEntry } from './config-file.js';
+import type { ClientEntry, ConfigFile, ResourceServerEntry, WebhookEntry } from './config-file.js';
+import { webhookEndpointsRepository, type WebhookEndpoint } from '../storage/webhook-endpoints-repository.js';
 
 /** The variable name export proposes for a client's secret: GATEHOUSE_SECRET_ and the client_id in capitals. */
 export const secretEnvName = (clientId: string): string => `GATEHOUSE_SECRET_${clientId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
@@ -33,8 +34,22 @@ function clientEntry(c: Client): ClientEntry {
     ...(c.allowedOrigins.length > 0 ? { allowed_origins: c.allowedOrigins } : {}),
     ...(c.defaultResource ? { default_resource: c.defaultResource } : {}),
     ...(c.identityProviders ? { identity_providers: c.identityProviders } : {}),
+    ...(c.backchannelLogoutUri ? { backchannel_logout_uri: c.backchannelLogoutUri } : {}),
+    ...(c.backchannelLogoutSessionRequired ? { backchannel_logout_session_required: true } : {}),
   };
 }
+
+/** The variable export proposes for a webhook secret when `apply` did not name one: GATEHOUSE_WEBHOOK_SECRET_ and the name in capitals. */
+export const webhookSecretEnvName = (name: string): string => `GATEHOUSE_WEBHOOK_SECRET_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+
+const webhookEntry = (w: WebhookEndpoint): WebhookEntry => ({
+  name: w.name,
+  url: w.url,
+  ...(w.description ? { description: w.description } : {}),
+  ...(w.eventTypes.length > 0 ? { event_types: w.eventTypes } : {}),
+  ...(!w.enabled ? { enabled: false } : {}),
+  secret_env: w.secretEnv ?? webhookSecretEnvName(w.name),
+});
 
 const serverEntry = (s: ResourceServer): ResourceServerEntry => ({
   identifier: s.identifier,
@@ -50,5 +65,6 @@ export async function exportConfiguration(deps: { db: Db; clock: Clock; config: 
   return {
     resource_servers: state.servers.filter((s) => !isBuiltIn(deps.config, s.identifier)).map(serverEntry),
     clients: state.clients.map(clientEntry),
+    webhooks: (await webhookEndpointsRepository(deps.db).page({ limit: 10_000 })).map(webhookEntry),
   };
 }

@@ -35,11 +35,11 @@ export const clientServiceDeps = (core: Core, audit: AuditSink): ClientServiceDe
   audit,
 });
 
-export const userServiceDeps = (core: Core, audit: AuditSink): UserServiceDeps => ({ db: core.db, clock: core.clock, rateLimits: core.rateLimits, audit });
+export const userServiceDeps = (core: Core, audit: AuditSink): UserServiceDeps => ({ db: core.db, clock: core.clock, rateLimits: core.rateLimits, audit, outbox: core.outbox });
 export const signingKeyServiceDeps = (core: Pick<Core, 'db' | 'keys'>, audit: AuditSink): SigningKeyServiceDeps => ({ db: core.db, keys: core.keys, audit });
 
 export const operatorRoleServiceDeps = (core: Pick<Core, 'db' | 'clock'>, audit: AuditSink): OperatorRoleServiceDeps => ({ db: core.db, clock: core.clock, audit });
-export const userAccessServiceDeps = (core: Pick<Core, 'db' | 'clock'>, audit: AuditSink): UserAccessServiceDeps => ({ db: core.db, clock: core.clock, audit });
+export const userAccessServiceDeps = (core: Pick<Core, 'db' | 'clock'> & Partial<Pick<Core, 'outbox'>>, audit: AuditSink): UserAccessServiceDeps => ({ db: core.db, clock: core.clock, audit, outbox: core.outbox });
 export const resourceServerServiceDeps = (core: Core, audit: AuditSink): ResourceServerServiceDeps => ({
   db: core.db,
   clock: core.clock,

@@ -4,6 +4,8 @@
 //
 // Of two parallel ends of one thing with the same ETag, exactly one succeeds; the other finds it gone and
 // is `not-found` (a revoked grant or an ended session has no state left to be stale against).
+import type { OutboxWriter } from '../outbox/writer.js';
+import { announceLogout } from '../user-rules/backchannel-logout.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/database.js';
 import type { GrantRecord } from '../storage/grants-repository.js';
@@ -18,6 +20,8 @@ export interface UserAccessServiceDeps {
   db: Db;
   clock: Clock;
   audit: AuditSink;
+  /** Where the logout tokens of an ended session are queued (docs/backchannel-logout.md). */
+  outbox?: Pick<OutboxWriter, 'enqueue'> | undefined;
 }
 
 const repository = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>) => userAccessAdminRepository(deps.db, deps.clock);
@@ -93,6 +97,8 @@ export async function findSession(deps: Pick<UserAccessServiceDeps, 'db' | 'cloc
 /** Ends a signed-in browser session: its cookie finds nothing any more, so the browser must sign in again. */
 export async function endSession(deps: UserAccessServiceDeps, session: AdminSession, as: ActingAs): Promise<void> {
   await inTransaction(deps.db, async (tx) => {
+    // The session's id is its hash: the grants it gave still name it.
+    if (deps.outbox) await announceLogout({ outbox: deps.outbox, clock: deps.clock }, tx, { sessionHash: session.id });
     if (!(await repository({ ...deps, db: tx }).endSession(session.id))) throw new AdminRuleError('not-found', 'no such session');
     await deps.audit.emit(event('admin.session.ended', 'session', session.id, session, as), { tx });
   });

@@ -5,6 +5,8 @@
 // factor reset, custom attributes (the whole set, checked by user-attributes.ts, in the same UPDATE), and one
 // audit event per change in the change's transaction — field names only (`attributes.NAME`), never a
 // password or an attribute's value (docs/admin-api.md, docs/audit-log.md).
+import type { OutboxWriter } from '../outbox/writer.js';
+import { announceLogout } from '../user-rules/backchannel-logout.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/database.js';
 import type { RateLimits } from '../http/rate-limit.js';
@@ -30,6 +32,8 @@ export interface UserServiceDeps {
   /** Only an API password change by the user spends login attempts; the operator's does not (password-change.ts). */
   rateLimits: Pick<RateLimits, 'hit'>;
   audit: AuditSink;
+  /** Where logout tokens to the clients of ended sessions are queued (docs/backchannel-logout.md). */
+  outbox?: Pick<OutboxWriter, 'enqueue'> | undefined;
 }
 
 export const USERNAME = /^[A-Za-z0-9._@+-]{1,64}$/;
@@ -230,6 +234,8 @@ export async function deleteUserRecord(deps: UserServiceDeps, id: string, as: Ac
         if (version === undefined) throw new AdminRuleError('not-found', `no user ${id}`);
         if (version !== expectedVersion) throw new AdminRuleError('stale', 'the user changed since it was read');
       }
+      // Before the cascade takes the grants that say which clients the user was signed in to.
+      if (deps.outbox) await announceLogout({ outbox: deps.outbox, clock: deps.clock }, tx, { userId: id });
       if (!(await usersRepository(tx, deps.clock).delete(id))) throw new AdminRuleError('not-found', `no user ${id}`);
       await deps.audit.emit(userChangeEvent('admin.user.deleted', id, as, []), { tx });
     });
@@ -251,6 +257,7 @@ export async function resetSecondFactors(deps: UserServiceDeps, user: Pick<User,
   return inTransaction(deps.db, async (tx) => {
     await secondFactorsRepository(tx, deps.clock).removeAll(user.id);
     await passkeysRepository(tx, deps.clock).removeAll(user.id);
+    if (deps.outbox) await announceLogout({ outbox: deps.outbox, clock: deps.clock }, tx, { userId: user.id });
     const sessionsEnded = await browserSessionsRepository(tx, deps.clock).endAllOf(user.id);
     const grantsRevoked = await grantsRepository(tx, deps.clock).revoke({ userId: user.id, signedInWith: 'mfa' });
     const details = { sessions_ended: sessionsEnded, grants_revoked: grantsRevoked };

@@ -30,7 +30,7 @@ const ENDPOINTS = {
 
 /** OIDC Core 5.1 claims Gatehouse can release (id_token and userinfo). */
 export const CLAIMS_SUPPORTED = [
-  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'amr', 'acr',
+  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'amr', 'acr', 'sid',
   'name', 'given_name', 'family_name', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address',
 ];
 
@@ -88,6 +88,10 @@ export function discoveryDocument(
     // OIDC Core 5.5, as far as docs/claims-parameter.md says (authorize/check-claims.ts).
     claims_parameter_supported: true,
     dpop_signing_alg_values_supported: [...DPOP_ALGS],
+    // OpenID Connect Back-Channel Logout 1.0, 2.1: logout tokens to clients' backchannel_logout_uri, with sid
+    // (docs/backchannel-logout.md).
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
   };
 }
 

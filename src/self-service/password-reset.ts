@@ -114,7 +114,7 @@ export async function resetPassword(deps: SelfServiceDeps & { notices: SecurityN
       const updated = await users.update(current.id, { passwordHash }, current.version);
       if (!updated) throw new VoidLink();
       // Whoever held a session or a refresh token with the old password holds nothing now.
-      await endUserAccess({ db: tx, clock: deps.clock }, updated.id);
+      await endUserAccess({ db: tx, clock: deps.clock, outbox: deps.outbox }, updated.id);
       // The owner proved the mailbox and chose a password: the account-wide count of wrong second-factor
       // codes starts again (the factors themselves stay, and are still asked for).
       await secondFactorFailuresRepository(tx, deps.clock).clear(updated.id);

@@ -31,6 +31,9 @@ export interface Client {
   requireMfa: boolean;
   /** The upstream identity providers its login page offers, by slug; null = every enabled one (docs/federation.md). */
   identityProviders: string[] | null;
+  /** OpenID Connect Back-Channel Logout: where logout tokens are POSTed (null: none), and whether they must carry sid. */
+  backchannelLogoutUri: string | null;
+  backchannelLogoutSessionRequired: boolean;
   registrationTokenHash: string | null;
   /** What a dynamically registered client may widen itself to by RFC 7592 update; null for operator-made clients. */
   registrationPolicy: { grantTypes: readonly string[]; scopes: readonly string[] } | null;
@@ -48,8 +51,10 @@ export interface Client {
   previousSecretExpiresAt: Date | null;
 }
 
-export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins' | 'defaultResource' | 'version' | 'previousSecretHash' | 'previousSecretExpiresAt' | 'requireMfa' | 'identityProviders'> & {
+export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins' | 'defaultResource' | 'version' | 'previousSecretHash' | 'previousSecretExpiresAt' | 'requireMfa' | 'identityProviders' | 'backchannelLogoutUri' | 'backchannelLogoutSessionRequired'> & {
   requireMfa?: boolean;
+  backchannelLogoutUri?: string | null;
+  backchannelLogoutSessionRequired?: boolean;
   identityProviders?: string[] | null;
   allowedOrigins?: string[];
   defaultResource?: string | null;
@@ -73,6 +78,8 @@ export const toClient = (r: Selectable<ClientsTable>): Client => ({
   skipConsent: r.skip_consent,
   requireMfa: r.require_mfa,
   identityProviders: r.identity_providers,
+  backchannelLogoutUri: r.backchannel_logout_uri,
+  backchannelLogoutSessionRequired: r.backchannel_logout_session_required,
   registrationTokenHash: r.registration_token_hash,
   registrationPolicy: r.registration_grant_types && r.registration_scopes ? { grantTypes: r.registration_grant_types, scopes: r.registration_scopes } : null,
   allowedOrigins: r.allowed_origins,
@@ -100,6 +107,8 @@ export const clientColumns = (c: Partial<NewClient>) => ({
   ...(c.skipConsent !== undefined ? { skip_consent: c.skipConsent } : {}),
   ...(c.requireMfa !== undefined ? { require_mfa: c.requireMfa } : {}),
   ...(c.identityProviders !== undefined ? { identity_providers: c.identityProviders } : {}),
+  ...(c.backchannelLogoutUri !== undefined ? { backchannel_logout_uri: c.backchannelLogoutUri } : {}),
+  ...(c.backchannelLogoutSessionRequired !== undefined ? { backchannel_logout_session_required: c.backchannelLogoutSessionRequired } : {}),
   ...(c.allowedOrigins !== undefined ? { allowed_origins: c.allowedOrigins } : {}),
   ...(c.defaultResource !== undefined ? { default_resource: c.defaultResource } : {}),
   ...(c.registrationTokenHash !== undefined ? { registration_token_hash: c.registrationTokenHash } : {}),

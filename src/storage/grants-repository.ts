@@ -28,6 +28,8 @@ export interface GrantRecord {
   /** RFC 8176 amr of the sign-in the grant came from (migrations/0450), null when none was recorded. */
   amr: string[] | null;
   resource: string | null;
+  /** The browser session it came from (its hash), where the reader selected it: refreshed id_tokens carry its sid. */
+  sessionId?: string | null;
   createdAt: Date;
   expiresAt: Date;
   revokedAt: Date | null;

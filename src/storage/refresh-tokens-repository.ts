@@ -66,6 +66,7 @@ interface GrantRow {
   auth_time: Date;
   amr: string[] | null;
   resource: string | null;
+  session_id?: string | null;
   grant_created_at: Date;
   expires_at: Date;
   revoked_at: Date | null;
@@ -79,6 +80,7 @@ const toGrant = (r: GrantRow): GrantRecord => ({
   authTime: r.auth_time,
   amr: r.amr,
   resource: r.resource,
+  ...(r.session_id !== undefined ? { sessionId: r.session_id } : {}),
   createdAt: r.grant_created_at,
   expiresAt: r.expires_at,
   revokedAt: r.revoked_at,
@@ -108,7 +110,7 @@ export function refreshTokensRepository(db: Db, clock: Clock): RefreshTokensRepo
             and g.revoked_at is null and g.expires_at > ${at}
             and g.client_id = ${clientId} and ${[...scope]}::text[] <@ g.scope
             and (r.dpop_jkt is null or r.dpop_jkt = ${jkt}::text)
-          returning g.id as grant_id, g.client_id, g.user_id, g.scope, g.auth_time, g.amr, g.resource,
+          returning g.id as grant_id, g.client_id, g.user_id, g.scope, g.auth_time, g.amr, g.resource, g.session_id,
                     g.created_at as grant_created_at, g.expires_at, g.revoked_at, coalesce(r.dpop_jkt, ${jkt}::text) as dpop_jkt
         ), successor as (
           insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at, dpop_jkt)

@@ -61,7 +61,7 @@ export async function changePassword(deps: PasswordChangeDeps, change: PasswordC
   // runTransaction: the caller's onChanged may write an audit event, whose log line waits for the commit.
   const updated = await runTransaction(deps.db, async (trx) => {
     const user = await usersRepository(trx, deps.clock).update(change.user.id, { ...change.alsoChange, passwordHash }, change.expectedVersion);
-    if (user) await endUserAccess({ db: trx, clock: deps.clock }, user.id, change.keepSession);
+    if (user) await endUserAccess({ db: trx, clock: deps.clock, outbox: deps.outbox }, user.id, change.keepSession);
     // An operator's new password is a recovery event (NIST SP 800-63B): whoever spent the account-wide
     // second-factor count held the old password, which no longer works, so the owner's factor is usable
     // again. Not the owner's own change: a holder of the password could otherwise buy new guesses with it

@@ -3,6 +3,10 @@
 // and apply/export. Delivery is test/webhooks/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { exportConfiguration } from '../../src/admin-services/export-configuration.js';
+import { formatConfigFile, parseConfigFile } from '../../src/admin-services/config-file.js';
+import { applyConfiguration } from '../../src/admin-services/apply-configuration.js';
+import { coreAuditSink } from '../../src/admin-services/index.js';
 import { adminFixture, createBody, patchBody, SERVICE_CLIENT, type AdminFixture } from './fixture.js';
 
 let f: AdminFixture;
@@ -25,7 +29,7 @@ async function create(fixture: AdminFixture, body: Record<string, unknown>) {
   return { res, body: (await res.json()) as Record<string, unknown> & { id: string; secret: string } };
 }
 
-test('create answers 201 with the whsec_ secret once; GET, the list and the CLI never show it, and the database holds it sealed', async () => {
+test('create answers 201 with the whsec_ secret once; GET, the list, the CLI and export never show it, and the database holds it sealed', async () => {
   const { res, body } = await create(f, endpoint());
   assert.equal(res.status, 201, JSON.stringify(body));
   assert.match(body.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -39,6 +43,10 @@ test('create answers 201 with the whsec_ secret once; GET, the list and the CLI 
   assert.equal(list.includes(body.secret) || list.includes(body.secret.slice(6)), false);
   const shown = JSON.stringify(await f.cli('webhooks', 'show', String(body.name)));
   assert.equal(shown.includes(body.secret.slice(6)), false);
+  const exported = formatConfigFile(await exportConfiguration(f.t.core));
+  assert.ok(exported.includes(`name: ${String(body.name)}`));
+  assert.equal(exported.includes(body.secret.slice(6)), false);
+  assert.match(exported, /secret_env: GATEHOUSE_WEBHOOK_SECRET_HOOK_\d+/);
   const row = await f.t.core.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
   assert.equal(JSON.stringify(row).includes(body.secret.slice(6)), false);
 });
@@ -119,4 +127,23 @@ test('the CLI creates, updates, rotates and deletes an endpoint by name, with th
   assert.equal(listed.includes(String(rotated.secret).slice(6)), false);
   await f.cli('webhooks', 'delete', name);
   await assert.rejects(f.cli('webhooks', 'show', name), /no webhook endpoint/);
+});
+
+test('apply creates webhooks with the secret from secret_env, a second run plans nothing, a changed secret rotates it; a literal secret in the file is refused', async () => {
+  const name = `applied-${++serial}`;
+  const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+  const text = `webhooks:\n  - name: ${name}\n    url: http://127.0.0.1:9/applied\n    event_types: [user.created]\n    secret_env: HOOK_SECRET\n`;
+  const deps = { ...f.t.core, audit: coreAuditSink(f.t.core) };
+  const as = { actor: { kind: 'cli' as const, user: 'test' } };
+  const first = await applyConfiguration(deps, parseConfigFile(text), { HOOK_SECRET: secret }, { dryRun: false, prune: false }, as);
+  assert.deepEqual(first.plan.filter((s) => s.resource === 'webhook'), [{ action: 'create', resource: 'webhook', id: name }]);
+  const again = await applyConfiguration(deps, parseConfigFile(text), { HOOK_SECRET: secret }, { dryRun: false, prune: false }, as);
+  assert.equal(again.plan.filter((s) => s.resource === 'webhook').length, 0);
+  const next = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+  const third = await applyConfiguration(deps, parseConfigFile(text), { HOOK_SECRET: next }, { dryRun: false, prune: false }, as);
+  assert.deepEqual(third.plan.filter((s) => s.resource === 'webhook'), [{ action: 'update', resource: 'webhook', id: name, fields: ['secret'] }]);
+  const exported = formatConfigFile(await exportConfiguration(f.t.core));
+  assert.ok(exported.includes('secret_env: HOOK_SECRET'));
+  assert.equal(exported.includes(next.slice(6)), false);
+  assert.throws(() => parseConfigFile(`webhooks:\n  - name: x\n    url: https://example.com/\n    secret: ${secret}\n    secret_env: X\n`), /never written in the file/);
 });

@@ -210,3 +210,41 @@ test('outbox history is bounded: delivered messages are purged after their reten
   await w.purge();
   assert.equal(await rowOf(deadId!), undefined);
 });
+
+test('outbox per-subject order: a message is not claimed while an earlier one with its ordering key is undelivered; two workers keep each key in order, other keys pass', async () => {
+  const clock = manualClock();
+  const writer = writerFor(clock);
+  const ids = await runTransaction(database.db, async (tx) => {
+    const out: string[] = [];
+    for (let i = 0; i < 12; i++) out.push(await writer.enqueue(tx, { channel: 'ordered', kind: 'test', recipient: 'r', payload: { i }, orderingKey: `subject-${i % 3}` }));
+    out.push(await writer.enqueue(tx, { channel: 'ordered', kind: 'test', recipient: 'r', payload: { free: true } }));
+    return out;
+  });
+  // Subject 0's first message fails once: everything of subject 0 waits for its retry, the others go on.
+  let failed = false;
+  const accepted: number[] = [];
+  const slow = () => new Promise<void>((resolve) => setTimeout(resolve, 2));
+  const behaviour = async (m: OutboundMessage) => {
+    await slow();
+    const { i } = m.payload as { i?: number };
+    if (i === 0 && !failed) {
+      failed = true;
+      throw new Error('receiver down');
+    }
+    if (i !== undefined) accepted.push(i);
+  };
+  const a = recordingChannel('ordered', behaviour);
+  const b = recordingChannel('ordered', behaviour);
+  const [wa, wb] = [worker(clock, [a]), worker(clock, [b])];
+  await Promise.all([wa.drain(), wb.drain()]);
+  const delivered = () => [...a.received, ...b.received];
+  assert.equal(delivered().some((m) => (m.payload as { i?: number }).i !== undefined && (m.payload as { i: number }).i % 3 === 0), false, 'subject 0 waits behind its failed first message');
+  assert.ok(delivered().some((m) => (m.payload as { free?: boolean }).free), 'a message without a key is not held');
+  clock.advance(3600_000);
+  await Promise.all([wa.drain(), wb.drain()]);
+  assert.equal(delivered().length, ids.length);
+  // Per subject, the receiver accepted the messages in the order they were written, though two workers raced.
+  for (const subject of [0, 1, 2]) {
+    assert.deepEqual(accepted.filter((i) => i % 3 === subject), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].filter((i) => i % 3 === subject), `subject-${subject}`);
+  }
+});

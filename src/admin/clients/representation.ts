@@ -29,7 +29,7 @@ export const patchedClient = (client: Client, patch: unknown): ClientInputBody =
 export function clientInput(body: ClientInputBody) {
   const { allowed_origins, skip_consent, require_mfa, disabled, identity_providers, ...metadata } = body;
   return {
-    metadata: { ...metadata, jwks: metadata.jwks ?? undefined, jwks_uri: metadata.jwks_uri ?? undefined },
+    metadata: { ...metadata, jwks: metadata.jwks ?? undefined, jwks_uri: metadata.jwks_uri ?? undefined, backchannel_logout_uri: metadata.backchannel_logout_uri ?? undefined },
     allowedOrigins: allowed_origins ?? [],
     skipConsent: skip_consent ?? false,
     requireMfa: require_mfa ?? false,

@@ -19,6 +19,8 @@ const writable = {
   allowed_origins: Type.Optional(Strings('Browser origins allowed to call the token endpoints with CORS')),
   disabled: Type.Optional(Type.Boolean({ description: 'true: the client is refused everywhere (invalid_client at /token, an error page at /authorize) and every token it holds stops working; false enables it again. Left out of a PUT: unchanged' })),
   identity_providers: Type.Optional(Type.Union([Strings('Slugs of the upstream identity providers its login page offers'), Type.Null()], { description: 'null (the default): every enabled provider' })),
+  backchannel_logout_uri: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'OpenID Connect Back-Channel Logout: where logout tokens are POSTed (https on a public address, unless its host is in WEBHOOK_ALLOWED_HOSTS); null: none' })),
+  backchannel_logout_session_required: Type.Optional(Type.Boolean({ description: 'Its logout tokens must carry sid (default false)' })),
 };
 
 export const ClientInputSchema = Type.Object(writable, { additionalProperties: false });
@@ -42,6 +44,8 @@ export const ClientSchema = Type.Object({
   require_mfa: Type.Boolean(),
   allowed_origins: Type.Array(Type.String()),
   identity_providers: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Slugs of the providers its login page offers; null: every enabled one' }),
+  backchannel_logout_uri: Type.Optional(Type.String()),
+  backchannel_logout_session_required: Type.Optional(Type.Boolean()),
   disabled: Type.Boolean(),
   built_in: Type.Boolean({ description: 'Registered by Gatehouse itself at each start (gatehouse-console, gatehouse-demo): read-only, a change is 409' }),
   previous_secret_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'After a rotation: when the previous secret stops being accepted' })),

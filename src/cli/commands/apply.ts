@@ -18,6 +18,7 @@ const applyDeps = (core: Core): ApplyDeps => ({
   clients: core.clients,
   resources: core.resources,
   outbound: core.outbound,
+  keyEncryptionKey: core.keyEncryptionKey,
   audit: coreAuditSink(core),
 });
 

@@ -58,6 +58,8 @@ const createOptions = {
   'default-resource': { type: 'string' },
   'client-id': { type: 'string' },
   'identity-providers': { type: 'string' },
+  'backchannel-logout-uri': { type: 'string' },
+  'backchannel-logout-session-required': { type: 'boolean' },
 } as const;
 
 function readJwksFile(path: string): unknown {
@@ -88,6 +90,8 @@ function metadataFromFlags(values: ReturnType<typeof parseCreate>): ClientMetada
     ...(values['jwks-uri'] !== undefined ? { jwks_uri: values['jwks-uri'] } : {}),
     ...(values.jwks !== undefined ? { jwks: readJwksFile(values.jwks) } : {}),
     ...(values['id-token-alg'] !== undefined ? { id_token_signed_response_alg: values['id-token-alg'] } : {}),
+    ...(values['backchannel-logout-uri'] !== undefined ? { backchannel_logout_uri: values['backchannel-logout-uri'] } : {}),
+    ...(values['backchannel-logout-session-required'] ? { backchannel_logout_session_required: true } : {}),
   };
 }
 
@@ -96,7 +100,7 @@ const parseCreate = (args: string[]) => parseArgs({ args, options: createOptions
 export const clientsCreateCommand: Command = {
   name: 'clients create',
   usage:
-    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--require-mfa] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource) [--client-id ID] (a chosen client_id instead of a random one) [--identity-providers SLUG,...] (the upstream providers its login page offers; default all)',
+    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--require-mfa] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource) [--client-id ID] (a chosen client_id instead of a random one) [--identity-providers SLUG,...] (the upstream providers its login page offers; default all) [--backchannel-logout-uri URL [--backchannel-logout-session-required]] (OpenID Connect Back-Channel Logout)',
   async run(args, core) {
     const values = parseCreate(args);
     return asUsage(async () => {

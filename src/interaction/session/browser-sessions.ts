@@ -17,7 +17,14 @@ export interface BrowserSessions {
   end(reply: FastifyReply, session: BrowserSession | undefined): Promise<void>;
 }
 
-export function browserSessions(deps: { repository: BrowserSessionsRepository; issuer: string; ttlSeconds: number; clock: Clock }): BrowserSessions {
+export function browserSessions(deps: {
+  repository: BrowserSessionsRepository;
+  issuer: string;
+  ttlSeconds: number;
+  clock: Clock;
+  /** Ends a session with what must happen with it (logout tokens, the audit event); default: the row is deleted. */
+  ending?: (session: BrowserSession) => Promise<void>;
+}): BrowserSessions {
   const { repository, issuer, ttlSeconds, clock } = deps;
   const name = sessionCookieName(issuer);
   const setCookie = (reply: FastifyReply, id: string) => reply.setCookie(name, id, sessionCookieOptions(issuer, ttlSeconds));
@@ -44,7 +51,7 @@ export function browserSessions(deps: { repository: BrowserSessionsRepository; i
       return session;
     },
     async end(reply, session) {
-      if (session) await repository.end(session.idHash);
+      if (session) await (deps.ending ? deps.ending(session) : repository.end(session.idHash));
       reply.clearCookie(name, sessionCookieOptions(issuer, 0));
     },
   };

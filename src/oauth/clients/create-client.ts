@@ -64,6 +64,7 @@ export function clientMetadataView(client: Client): Record<string, unknown> {
     ...(client.requireMfa ? { require_mfa: true } : {}),
     ...(client.allowedOrigins.length > 0 ? { allowed_origins: client.allowedOrigins } : {}),
     ...(client.defaultResource ? { default_resource: client.defaultResource } : {}),
+    ...(client.backchannelLogoutUri ? { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: client.backchannelLogoutSessionRequired } : {}),
     client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
   };
 }

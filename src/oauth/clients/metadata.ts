@@ -21,6 +21,8 @@ export interface ClientMetadataInput {
   jwks?: unknown;
   jwks_uri?: unknown;
   id_token_signed_response_alg?: unknown;
+  backchannel_logout_uri?: unknown;
+  backchannel_logout_session_required?: unknown;
 }
 
 export type ClientMetadata = Omit<NewClient, 'id' | 'secretHash' | 'skipConsent' | 'registrationTokenHash' | 'registrationPolicy'>;
@@ -113,10 +115,33 @@ async function keySource(input: ClientMetadataInput, method: TokenEndpointAuthMe
 export interface MetadataOptions {
   /** Where a jwks_uri may point (the app's Core.outbound); strict by default. */
   outbound?: OutboundPolicy;
+  /** Where a backchannel_logout_uri may point: `outbound` plus the operator's internal receivers (WEBHOOK_ALLOWED_HOSTS). */
+  receivers?: OutboundPolicy;
   /** The registered scopes a client may be given. */
   catalogue: ResourceCatalogue;
   /** `gatehouse clients create`: operator-only scopes may be given (never through /register). */
   operator?: boolean;
+}
+
+/**
+ * OpenID Connect Back-Channel Logout 1.0, 2.2: an absolute https URI without a fragment (a query is kept) that
+ * the server will POST logout tokens to — so under the same address rules as a jwks_uri, unless its host is
+ * an allow-listed internal receiver. A name that does not resolve yet passes: each delivery checks again.
+ */
+async function backchannelLogout(input: ClientMetadataInput, receivers: OutboundPolicy): Promise<Pick<ClientMetadata, 'backchannelLogoutUri' | 'backchannelLogoutSessionRequired'>> {
+  const uri = optionalString(input.backchannel_logout_uri, 'backchannel_logout_uri');
+  const required = input.backchannel_logout_session_required;
+  if (required !== undefined && required !== null && typeof required !== 'boolean') fail('backchannel_logout_session_required must be a boolean');
+  if (uri !== undefined) {
+    if (uri.length > 2048) fail('backchannel_logout_uri is too long');
+    try {
+      await checkedTarget(uri, receivers);
+    } catch (error) {
+      if (!(error instanceof OutboundRefused)) throw error;
+      if (error.code !== 'resolution_failed') fail(`backchannel_logout_uri ${error.message}`);
+    }
+  }
+  return { backchannelLogoutUri: uri ?? null, backchannelLogoutSessionRequired: required === true };
 }
 
 export async function validateClientMetadata(input: ClientMetadataInput, options: MetadataOptions): Promise<ClientMetadata> {
@@ -148,5 +173,6 @@ export async function validateClientMetadata(input: ClientMetadataInput, options
     scopes: granted,
     ...(await keySource(input, method, options.outbound ?? STRICT_OUTBOUND)),
     idTokenSignedResponseAlg: alg as SigningAlg,
+    ...(await backchannelLogout(input, options.receivers ?? options.outbound ?? STRICT_OUTBOUND)),
   };
 }

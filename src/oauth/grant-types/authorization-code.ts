@@ -113,6 +113,7 @@ export function authorizationCodeGrant(deps: {
           dpopJkt,
           refreshToken: refreshIssued ? refreshToken : undefined,
           authentication,
+          sessionHash: code.sessionId,
         });
       } catch (error) {
         // The code is spent either way; its grant must not outlive a failed exchange.

@@ -80,6 +80,7 @@ export function deviceCodeGrant(deps: {
           dpopJkt,
           refreshToken: refreshIssued ? refreshToken : undefined,
           authentication,
+          sessionHash: authorization.sessionId,
         });
       } catch (error) {
         // The authorization is spent either way; its grant must not outlive a failed exchange.

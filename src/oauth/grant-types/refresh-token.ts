@@ -96,6 +96,8 @@ export function refreshTokenGrant(deps: {
         // The successor's binding: the proof's key, which rotation matched against the presented token's.
         dpopJkt: rotation.dpopJkt ?? undefined,
         refreshToken: rotation.refreshToken,
+        // OIDC Core 12.2 again: the sid of the sign-in's session (Back-Channel Logout 2.1).
+        sessionHash: grant.sessionId,
       });
       await deps.refresh.rememberSuccessor(token, JSON.stringify(response));
       return response;

@@ -7,6 +7,7 @@ import type { KeyService } from '../../crypto/keys.js';
 import type { Client } from '../../storage/clients-repository.js';
 import type { UserRecord } from '../../storage/users-repository.js';
 import { userClaims } from './user-claims.js';
+import { sidOf } from '../../tokens/session-id.js';
 
 export interface IdTokenInput {
   client: Pick<Client, 'id' | 'idTokenSignedResponseAlg'>;
@@ -24,6 +25,8 @@ export interface IdTokenInput {
   extraAudiences?: readonly string[];
   /** Claims the granted scopes map from user attributes (resources/claims.ts); never reserved or standard ones. */
   extraClaims?: Record<string, unknown>;
+  /** The hash of the browser session of the sign-in: its `sid` (docs/backchannel-logout.md). */
+  sessionHash?: string | null | undefined;
 }
 
 export interface Authentication {
@@ -61,6 +64,7 @@ export function idTokenIssuer(deps: {
           auth_time: input.authTime,
           ...(input.authentication ? { amr: [...input.authentication.amr], acr: input.authentication.acr } : {}),
           ...(input.nonce !== undefined && input.nonce !== null ? { nonce: input.nonce } : {}),
+          ...(input.sessionHash ? { sid: sidOf(input.sessionHash) } : {}),
           ...(audiences.length > 1 ? { azp: input.client.id } : {}),
           ...(input.accessToken !== undefined ? { at_hash: atHash(input.accessToken) } : {}),
         },

@@ -39,6 +39,8 @@ export interface UserTokensInput {
   refreshToken?: string | undefined;
   /** amr and acr of the sign-in the grant came from, when it recorded them (docs/second-factors.md). */
   authentication?: Authentication | undefined;
+  /** The browser session of the sign-in (its hash): the id_token's sid. */
+  sessionHash?: string | null | undefined;
 }
 
 export const grantGone = () => new OAuthError('invalid_grant', 'The authorization grant is no longer valid.');
@@ -63,7 +65,7 @@ export async function signUserTokens(deps: UserTokensDeps, input: UserTokensInpu
     input.accessToken,
   );
   const idToken = input.scope.includes('openid')
-    ? await deps.idTokens.issue({ client: input.client, user, scope: input.scope, authTime: input.authTime, nonce: input.nonce ?? null, accessToken: access.token, authentication: input.authentication, extraClaims: mappedClaims(definitions, input.scope, 'id_token', user.attributes) })
+    ? await deps.idTokens.issue({ client: input.client, user, scope: input.scope, authTime: input.authTime, nonce: input.nonce ?? null, accessToken: access.token, authentication: input.authentication, extraClaims: mappedClaims(definitions, input.scope, 'id_token', user.attributes), sessionHash: input.sessionHash })
     : undefined;
   return {
     access_token: access.token,

@@ -32,12 +32,12 @@ async function asRegistrationError<T>(request: FastifyRequest, step: () => T | P
 }
 
 /** Metadata that passes both the shared rules and the registration policy. */
-async function validated(request: FastifyRequest, policy: RegistrationPolicy, outbound: OutboundPolicy, resources: ResourceRegistry): Promise<ClientMetadata> {
+async function validated(request: FastifyRequest, policy: RegistrationPolicy, outbound: OutboundPolicy, resources: ResourceRegistry, allowedReceivers: readonly string[]): Promise<ClientMetadata> {
   const body = request.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object.');
   return asRegistrationError(request, async () => {
     // Never operator-only scopes here: those are granted by `gatehouse clients create` alone.
-    const metadata = await validateClientMetadata(body as ClientMetadataInput, { outbound, catalogue: await resources.catalogue() });
+    const metadata = await validateClientMetadata(body as ClientMetadataInput, { outbound, receivers: { ...outbound, allowedHosts: allowedReceivers }, catalogue: await resources.catalogue() });
     enforceRegistrationPolicy(metadata, policy);
     return metadata;
   });
@@ -73,7 +73,7 @@ export function registrationEndpoints(app: FastifyInstance, core: RegistrationSe
   app.post('/register', route, async (request, reply) => {
     noStore(reply);
     const { tokenHash, policy } = await requireInitialAccessToken(request.headers.authorization, initialTokens);
-    const metadata = await validated(request, policy, core.outbound, core.resources);
+    const metadata = await validated(request, policy, core.outbound, core.resources, core.config.WEBHOOK_ALLOWED_HOSTS);
     const registrationToken = randomToken(32);
     // The use is spent in the transaction that creates the client: a refused or failed registration costs none.
     const { client, secret } = await core.db.transaction().execute(async (tx) => {
@@ -97,7 +97,7 @@ export function registrationEndpoints(app: FastifyInstance, core: RegistrationSe
     if ((request.body as { client_id?: unknown } | null)?.client_id !== client.id) {
       throw new OAuthError('invalid_client_metadata', 'The body must carry the same client_id (RFC 7592 2.2).');
     }
-    const metadata = await validated(request, client.registrationPolicy ?? STRICT_POLICY, core.outbound, core.resources);
+    const metadata = await validated(request, client.registrationPolicy ?? STRICT_POLICY, core.outbound, core.resources, core.config.WEBHOOK_ALLOWED_HOSTS);
     const { secret, secretHash } = secretChange(client, metadata);
     const updated = await clients.update(client.id, { ...metadata, secretHash });
     core.clients.forget(client.id);

@@ -1,0 +1,37 @@
+// Announcing ended sessions to the clients that asked (OpenID Connect Back-Channel Logout 1.0,
+// docs/backchannel-logout.md): one outbox message per client and session, written in the transaction that
+// ends the sessions — so a logout token is sent exactly when the logout committed — and called BEFORE the
+// sessions, grants or user go (afterwards nothing says which clients were signed in). The token itself is
+// signed by the outbox's `backchannel_logout` channel when it is delivered (src/oauth/backchannel-logout/).
+import type { Clock } from '../clock.js';
+import type { OutboxWriter } from '../outbox/writer.js';
+import type { Db } from '../storage/database.js';
+import { logoutTargets, type EndingSessions } from '../storage/backchannel-logout-repository.js';
+import { sidOf } from '../tokens/session-id.js';
+
+export const BACKCHANNEL_LOGOUT_CHANNEL = 'backchannel_logout';
+
+export interface LogoutAnnouncement {
+  outbox: Pick<OutboxWriter, 'enqueue'>;
+  clock: Clock;
+}
+
+/** Returns how many logout tokens were queued. `tx` must be the transaction that ends the sessions. */
+export async function announceLogout(deps: LogoutAnnouncement, tx: Db, ending: EndingSessions): Promise<number> {
+  const targets = await logoutTargets(tx, ending, new Date(deps.clock.now()));
+  let queued = 0;
+  for (const target of targets) {
+    // A client that requires sid learns nothing from a token without one (a grant not tied to a session).
+    if (target.sessionRequired && target.sessionHash === null) continue;
+    await deps.outbox.enqueue(tx, {
+      channel: BACKCHANNEL_LOGOUT_CHANNEL,
+      kind: 'logout',
+      recipient: target.clientId,
+      payload: { sub: target.userId, ...(target.sessionHash !== null ? { sid: sidOf(target.sessionHash) } : {}) },
+      // A client hears about one user's sessions in the order they ended.
+      orderingKey: `${BACKCHANNEL_LOGOUT_CHANNEL}:${target.clientId}:${target.userId}`,
+    });
+    queued += 1;
+  }
+  return queued;
+}

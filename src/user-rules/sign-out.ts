@@ -1,0 +1,36 @@
+// A user signs out (the logout page, or "sign out" on /account): in one transaction the logout tokens of the
+// session's clients are queued (before its row goes: the grants name it), the session ends, and — when it
+// was signed in — the audit event `session.ended` is written, which is also the `session.ended` webhook.
+// Ending another of one's own sessions on /account does the same.
+import type { Core } from '../core.js';
+import { runTransaction } from '../storage/after-commit.js';
+import { browserSessionsRepository, type BrowserSession } from '../storage/browser-sessions-repository.js';
+import { accountRepository } from '../storage/account-repository.js';
+import { announceLogout } from './backchannel-logout.js';
+
+export const signOut =
+  (core: Pick<Core, 'db' | 'clock' | 'outbox' | 'audit'>) =>
+  (session: BrowserSession): Promise<void> =>
+    runTransaction(core.db, async (tx) => {
+      if (session.userId) await announceLogout(core, tx, { sessionHash: session.idHash });
+      await browserSessionsRepository(tx, core.clock).end(session.idHash);
+      if (session.userId) {
+        await core.audit.emit({ type: 'session.ended', actor: { kind: 'user', userId: session.userId }, resource: 'session', subject: session.userId }, { tx });
+      }
+    });
+
+/**
+ * A user ends another of their own sessions on /account: the session must be theirs (nothing is announced
+ * otherwise); its grants outlive the row, so the logout tokens are queued right after it is gone.
+ */
+export const endOwnSession =
+  (core: Pick<Core, 'db' | 'clock' | 'outbox' | 'audit'>) =>
+  (userId: string, idHash: string): Promise<boolean> =>
+    runTransaction(core.db, async (tx) => {
+      const ended = await accountRepository(tx, core.clock).endSession(userId, idHash);
+      if (ended) {
+        await announceLogout(core, tx, { sessionHash: idHash });
+        await core.audit.emit({ type: 'session.ended', actor: { kind: 'user', userId }, resource: 'session', subject: userId }, { tx });
+      }
+      return ended;
+    });
