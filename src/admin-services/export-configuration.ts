@@ -62,9 +62,11 @@ const serverEntry = (s: ResourceServer): ResourceServerEntry => ({
 /** Built-ins are left out: they exist on every server, and apply never deletes them. */
 export async function exportConfiguration(deps: { db: Db; clock: Clock; config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'> }): Promise<ConfigFile> {
   const state = await readState(deps.db, deps.clock);
+  const webhooks = (await webhookEndpointsRepository(deps.db).page({ limit: 10_000 })).map(webhookEntry);
   return {
     resource_servers: state.servers.filter((s) => !isBuiltIn(deps.config, s.identifier)).map(serverEntry),
     clients: state.clients.map(clientEntry),
-    webhooks: (await webhookEndpointsRepository(deps.db).page({ limit: 10_000 })).map(webhookEntry),
+    // Left out when there are none: the file then leaves webhooks alone when applied.
+    ...(webhooks.length > 0 ? { webhooks } : {}),
   };
 }

@@ -18,6 +18,7 @@ import { createUser, SIGN_IN } from '../../helpers/users.js';
 import { authorizeQuery, loginAndConsent } from '../../interaction/browserless.js';
 import { basicAuth, postForm } from '../fixtures.js';
 import { startReceiver, type Receiver } from '../../webhooks/receiver.js';
+import { freshClientAddress, linkIn, postForm as selfServicePost, settle } from '../../self-service/self-service-world.js';
 
 const REDIRECT_URI = 'https://rp.example/cb';
 const SECRET = 'a-relying-party-secret-of-forty-characters';
@@ -29,7 +30,7 @@ let clientId: string;
 const cli = (...argv: string[]) => executeCommand(argv, t.core) as Promise<Record<string, unknown>>;
 
 before(async () => {
-  t = await startTestApp({ env: { ...NO_LIMITS, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } });
+  t = await startTestApp({ env: { ...NO_LIMITS, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', TRUST_PROXY: '127.0.0.1' } });
   rp = await startReceiver('/backchannel-logout');
   const client = await cli(
     'clients', 'create', '--name', 'Relying party', '--type', 'confidential', '--redirect-uri', REDIRECT_URI,
@@ -46,8 +47,8 @@ after(async () => {
 const worker = () => t.app.core.outboxWorker;
 
 /** Signs a new user in to the RP; the browser (with its session) and the tokens of the code exchange. */
-async function signedIn(): Promise<{ browser: Browser; userId: string; idToken: string; refreshToken: string }> {
-  const user = await createUser(t.core.db, t.core.clock, { ...SIGN_IN, username: `bcl-${crypto.randomUUID().slice(0, 8)}` });
+async function signedIn(email?: string): Promise<{ browser: Browser; userId: string; idToken: string; refreshToken: string }> {
+  const user = await createUser(t.core.db, t.core.clock, { ...SIGN_IN, username: `bcl-${crypto.randomUUID().slice(0, 8)}`, ...(email ? { profile: { name: 'R', email, email_verified: true } } : {}) });
   const browser = new Browser(t.url);
   const redirect = await loginAndConsent(browser, authorizeQuery(clientId, REDIRECT_URI, { scope: 'openid profile offline_access', prompt: 'consent' }), user);
   const code = redirect.searchParams.get('code')!;
@@ -131,6 +132,17 @@ test('a password change by the operator, reset-mfa and deleting the user each se
   // Each message once: the jti (the outbox message id) is not repeated.
   const jtis = rp.received.map((r) => decodeJwt(new URLSearchParams(r.body).get('logout_token')!).jti);
   assert.equal(new Set(jtis).size, jtis.length);
+});
+
+test('a forgotten-password reset ends the sessions and sends their logout tokens', async () => {
+  const email = `bcl-reset-${crypto.randomUUID().slice(0, 8)}@example.test`;
+  const { userId, idToken } = await signedIn(email);
+  const forgot = await selfServicePost(t, '/password/forgot', { email }, { 'x-forwarded-for': freshClientAddress() });
+  assert.equal(forgot.status, 200);
+  await settle(t);
+  const token = new URL(linkIn(t, email, '/password/reset')).searchParams.get('token')!;
+  assert.equal((await selfServicePost(t, '/password/reset', { token, password: 'after the reset', confirm: 'after the reset' })).status, 200);
+  assert.equal((await logoutTokensFor(userId, 1))[0]!.sid, decodeJwt(idToken).sid);
 });
 
 test('SSRF rule: a backchannel_logout_uri at a loopback or cloud-metadata address is refused at /register and in the admin API unless its host is allow-listed', async () => {
