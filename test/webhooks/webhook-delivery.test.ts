@@ -172,3 +172,14 @@ test('a receiver that keeps failing: the message becomes a dead letter, visible 
   const twice = await f.api(`/admin/v1/webhooks/${id}/deliveries/${page.data[0]!.id}/redeliver`, { method: 'POST' });
   assert.equal(twice.status, 409);
 });
+
+test('key rotation, client changes and resource-server changes are webhook events too (one mapping from their audit events)', async () => {
+  const { secret } = await endpoint(receiver.url, ['signing_key.rotated', 'client.created', 'resource_server.created']);
+  await f.cli('keys', 'rotate', '--alg', 'ES256');
+  const client = await f.cli('clients', 'create', '--name', 'Hooked', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read');
+  await f.cli('resource-servers', 'create', '--identifier', `https://hooked-${serial}.example/api`, '--name', 'Hooked', '--scope', `hooked${serial}:read=Read things`);
+  const got = await receiver.waitFor(3);
+  const types = got.map((r) => (new Webhook(secret).verify(r.body, headersOf(r)) as { type: string; data: Record<string, unknown> }));
+  assert.deepEqual(types.map((e) => e.type).sort(), ['client.created', 'resource_server.created', 'signing_key.rotated']);
+  assert.equal(types.find((e) => e.type === 'client.created')!.data.id, client.client_id);
+});
