@@ -9,7 +9,7 @@ import { isOidcScope, userinfoAudience } from '../scopes.js';
 import { createClient } from '../oauth/clients/create-client.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
 import type { ResourceRegistry } from '../oauth/resources/registry.js';
-import { builtInResourceServers } from '../startup/built-in-resource-servers.js';
+import { builtInResourceServers } from './built-in-resource-servers.js';
 import { clientsRepository } from '../storage/clients-repository.js';
 import { resourceServersRepository, type ResourceScope, type ResourceServer } from '../storage/resource-servers-repository.js';
 import type { AuditEventInput } from '../audit/audit-events.js';

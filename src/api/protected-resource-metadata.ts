@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { DPOP_ALGS } from '../tokens/dpop/proof.js';
-import { API_SCOPES } from './scopes.js';
+import { API_SCOPES } from '../scopes.js';
 
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/v1';
 

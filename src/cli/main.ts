@@ -4,7 +4,7 @@ import { createCore, type Core } from '../core.js';
 import { connectDatabase, dataDirOwner, StartupError, usesSingleProcessDatabase } from '../storage/connect.js';
 import { migrate } from '../storage/migrate.js';
 import { resourceServersRepository } from '../storage/resource-servers-repository.js';
-import { registerBuiltInResourceServers } from '../startup/built-in-resource-servers.js';
+import { registerBuiltInResourceServers } from '../admin-services/built-in-resource-servers.js';
 import { systemClock } from '../clock.js';
 import { executeCommand, findCommand, unknownCommand, usage } from './execute.js';
 import { UsageError } from './command.js';
