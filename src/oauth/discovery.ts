@@ -2,7 +2,7 @@
 // comes from the policy objects the endpoints enforce (grant registry, client-auth methods, algorithms,
 // scope catalogue), and an endpoint is listed only once its route is actually served.
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.js';
+import type { OAuthDeps } from './deps.js';
 import { SIGNING_ALGS } from '../crypto/keys.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../storage/clients-repository.js';
 import { CLIENT_ASSERTION_ALGS } from './clients/client-keys.js';
@@ -58,7 +58,7 @@ function endpoints(app: FastifyInstance, issuer: string): Record<string, string>
 const idTokenClaimNames = (catalogue: ResourceCatalogue): string[] =>
   catalogue.servers.filter((s) => !s.operatorOnly).flatMap((s) => s.scopes.flatMap((x) => (x.claims.id_token ?? []).filter((n) => claimNameProblem(n) === undefined)));
 
-type DiscoveryServices = Pick<Services, 'config' | 'grantTypes'>;
+type DiscoveryServices = Pick<OAuthDeps, 'config' | 'grantTypes'>;
 
 export function discoveryDocument(
   app: FastifyInstance,
@@ -91,7 +91,7 @@ export function discoveryDocument(
   };
 }
 
-export function discoveryEndpoints(app: FastifyInstance, services: DiscoveryServices & Pick<Services, 'resources'>): void {
+export function discoveryEndpoints(app: FastifyInstance, services: DiscoveryServices & Pick<OAuthDeps, 'resources'>): void {
   // Built when the registry changed (or first asked, when every face has registered its routes).
   let built: { catalogue: unknown; document: string } | undefined;
   const handler = async (_request: unknown, reply: { header(n: string, v: string): unknown; type(t: string): unknown }) => {

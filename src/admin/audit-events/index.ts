@@ -4,8 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { ProblemError } from '../../http/errors.js';
 import { canonicalJson } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
@@ -95,7 +95,7 @@ export function representEvent(event: StoredAuditEvent) {
   };
 }
 
-export async function auditEventsRoutes(parent: FastifyInstance, { core }: { core: Core & Pick<Services, 'cursors'> }): Promise<void> {
+export async function auditEventsRoutes(parent: FastifyInstance, { core }: { core: AdminCore & Pick<AdminDeps, 'cursors'> }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { cursors } = core;
   const events = auditEventsRepository(core.db);

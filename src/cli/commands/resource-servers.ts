@@ -3,7 +3,7 @@
 // secret is printed once and stored as a hash, exactly like a client secret (it is one). The rules are the
 // service's (src/admin-services/resource-servers-service.ts), shared with /admin/v1 and `gatehouse apply`.
 import { parseArgs } from 'node:util';
-import type { Core } from '../../core.js';
+import type { CliDeps } from '../deps.js';
 import { MAX_RESOURCE_SERVERS } from '../../oauth/resources/registry.js';
 import { resourceServersRepository, type ResourceScope } from '../../storage/resource-servers-repository.js';
 import {
@@ -95,7 +95,7 @@ export const resourceServersListCommand: Command = {
 export const resourceServersDeleteCommand: Command = {
   name: 'resource-servers delete',
   usage: 'resource-servers delete IDENTIFIER',
-  async run(args, core: Core) {
+  async run(args, core: CliDeps) {
     const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
     if (positionals.length !== 1) throw new UsageError('usage: gatehouse resource-servers delete IDENTIFIER');
     const target = positionals[0]!;
