@@ -1,9 +1,9 @@
 // The composition root (docs/design.md): every repository, issuer, verifier, cache, signal and job of one
-// app is built here, once, from configuration, the database and the clock. Endpoints and plugins receive a
-// narrow `Pick<Services, …>` of what they use and never build a service themselves, so there is exactly one
-// of each per app (one DPoP nonce key, one client cache, one job queue) and what a module depends on is
-// visible in its signature. What each face needs is declared by the face (oauth/deps.ts, interaction/deps.ts,
-// account/deps.ts, api/deps.ts, admin/deps.ts); `Services` extends those, so no face imports this file.
+// app is built here, once, from configuration, the database and the clock. What each face needs is declared
+// by the face (oauth/deps.ts, interaction/deps.ts, account/deps.ts, api/deps.ts, admin/deps.ts); `Services`
+// extends those, so no face imports this file. Endpoints and plugins receive a narrow `Pick` of their face's
+// interface and never build a service themselves, so there is exactly one of each per app (one DPoP nonce
+// key, one client cache, one job queue) and what a module depends on is visible in its signature.
 import { operatorRolesRepository } from './storage/operator-roles-repository.js';
 import { createCore, type Core, type CoreOptions } from './core.js';
 import type { OAuthDeps } from './oauth/deps.js';
