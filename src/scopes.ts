@@ -44,7 +44,7 @@ export type ApiScope = keyof typeof API_SCOPES;
 
 // The admin API's scopes and audience: read by the authorization server (who may hold them, which audience
 // a token gets: oauth/admin-access.ts) and by the admin API and its documentation, so they live here.
-export const ADMIN_SCOPES = ['admin:read', 'admin:write'] as const;
+const ADMIN_SCOPES = ['admin:read', 'admin:write'] as const;
 export type AdminScope = (typeof ADMIN_SCOPES)[number];
 
 export const isAdminScope = (value: string): value is AdminScope => (ADMIN_SCOPES as readonly string[]).includes(value);

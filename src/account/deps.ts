@@ -10,7 +10,7 @@ import type { UnlinkProvider } from '../user-rules/unlink-provider.js';
 import type { accountPasswordChange } from './account-password.js';
 
 /** The /account page's own stores: grants per app, the password change with its budget, unlinking a provider. */
-export interface AccountStores {
+interface AccountStores {
   readonly account: AccountRepository;
   readonly changePassword: ReturnType<typeof accountPasswordChange>;
   readonly unlinkProvider: UnlinkProvider;

@@ -17,7 +17,7 @@ import type { ActingAs } from '../admin-services/clients-service.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from './acting-as.js';
 import { asProblems } from './service-errors.js';
 
-export const Id = Type.Object({ id: Type.String({ maxLength: 200 }) });
+const Id = Type.Object({ id: Type.String({ maxLength: 200 }) });
 
 export interface UserAccessResource<Row> {
   /** Path segment and OpenAPI names: `grants` → adminListGrants, adminGetGrant, adminDeleteGrant. */

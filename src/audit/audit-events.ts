@@ -3,7 +3,7 @@
 // security events say whom they concern (subject, client). Adding a type here is the whole registration.
 import type { AuditActor } from '../storage/audit-events-repository.js';
 
-export const ADMIN_CHANGE_TYPES = [
+const ADMIN_CHANGE_TYPES = [
   'admin.client.created',
   'admin.client.updated',
   'admin.client.deleted',
@@ -29,7 +29,7 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.user.identity_unlinked',
 ] as const;
 
-export const SECURITY_EVENT_TYPES = [
+const SECURITY_EVENT_TYPES = [
   'login.succeeded',
   'login.failed',
   'login.locked_out',

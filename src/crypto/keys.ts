@@ -105,7 +105,7 @@ const sleep = async (ms: number) => {
   if (ms > 0) await sleepFor(ms);
 };
 
-export const DEFAULT_KEY_REFRESH_MS = 30_000;
+const DEFAULT_KEY_REFRESH_MS = 30_000;
 export const DEFAULT_UNKNOWN_KID_COOLDOWN_MS = 1_000;
 
 /**
@@ -113,7 +113,7 @@ export const DEFAULT_UNKNOWN_KID_COOLDOWN_MS = 1_000;
  * interval, so one interval after the insert every instance serves the key; a verifier that fetched a
  * JWKS just before that keeps it for JWKS_CACHE_TTL; instance clocks may disagree by CLOCK_SKEW.
  */
-export const rotationMarginMs = (o: Pick<KeyServiceOptions, 'publishDelaySeconds' | 'clockSkewSeconds' | 'refreshIntervalMs'>): number =>
+const rotationMarginMs = (o: Pick<KeyServiceOptions, 'publishDelaySeconds' | 'clockSkewSeconds' | 'refreshIntervalMs'>): number =>
   (o.publishDelaySeconds + o.clockSkewSeconds) * 1000 + (o.refreshIntervalMs ?? DEFAULT_KEY_REFRESH_MS);
 
 export function keyService(options: KeyServiceOptions): KeyService {

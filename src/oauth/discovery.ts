@@ -29,13 +29,13 @@ const ENDPOINTS = {
 } as const;
 
 /** OIDC Core 5.1 claims Gatehouse can release (id_token and userinfo). */
-export const CLAIMS_SUPPORTED = [
+const CLAIMS_SUPPORTED = [
   'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'amr', 'acr',
   'name', 'given_name', 'family_name', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address',
 ];
 
 /** Policies of /authorize (RFC 7636 S256 only; code flow only; RFC 9207 iss in responses). */
-export const AUTHORIZATION_POLICY = {
+const AUTHORIZATION_POLICY = {
   response_types_supported: ['code'],
   response_modes_supported: RESPONSE_MODES,
   code_challenge_methods_supported: ['S256'],
@@ -60,7 +60,7 @@ const idTokenClaimNames = (catalogue: ResourceCatalogue): string[] =>
 
 type DiscoveryServices = Pick<OAuthDeps, 'config' | 'grantTypes'>;
 
-export function discoveryDocument(
+function discoveryDocument(
   app: FastifyInstance,
   services: DiscoveryServices,
   scopesSupported: readonly string[],

@@ -73,7 +73,7 @@ function filterOf(query: Static<typeof Query>): AuditEventFilter {
   };
 }
 
-export function representEvent(event: StoredAuditEvent) {
+function representEvent(event: StoredAuditEvent) {
   const { actor } = event;
   return {
     id: event.id,

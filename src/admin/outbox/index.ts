@@ -55,7 +55,7 @@ function filterOf(query: Static<typeof Query>): OutboxFilter {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export const representOutboxMessage = (m: OutboxMessageView) => ({
+const representOutboxMessage = (m: OutboxMessageView) => ({
   id: m.id,
   channel: m.channel,
   kind: m.kind,

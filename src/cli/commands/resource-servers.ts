@@ -22,7 +22,7 @@ import { parseClaimMapping, withClaimMappings } from '../../admin-services/scope
 const FLAG_OF: Record<string, string> = { identifier: '--identifier', name: '--name', scopes: '--scope:', access_token_ttl: '--access-token-ttl' };
 
 /** Runs a resource-server service call, turning its rule errors into usage errors in the CLI's words. */
-export async function asUsage<T>(work: () => Promise<T>): Promise<T> {
+async function asUsage<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -34,7 +34,7 @@ export async function asUsage<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** "name=Description words name2=Description2": a word with "=" starts the next scope (the service checks them). */
-export function parseScopeDefinitions(values: readonly string[] | undefined): ResourceScope[] {
+function parseScopeDefinitions(values: readonly string[] | undefined): ResourceScope[] {
   const scopes: ResourceScope[] = [];
   for (const word of (values ?? []).join(' ').split(/\s+/).filter(Boolean)) {
     const at = word.indexOf('=');

@@ -16,7 +16,7 @@ import { NO_STORE } from '../no-store.js';
 import { DEVICE_PAGE_PATH, deviceAuthorizationStarter } from './device-authorizations.js';
 import { formatUserCode } from './user-code.js';
 
-export const DEVICE_AUTHORIZATION_PATH = '/device_authorization';
+const DEVICE_AUTHORIZATION_PATH = '/device_authorization';
 
 const responseSchema = {
   type: 'object',

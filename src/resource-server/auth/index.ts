@@ -11,11 +11,11 @@ import { accessTokenVerifier } from '../../tokens/access-token-verifier.js';
 import { proofOfPossession, type PossessionCheck } from './proof-of-possession.js';
 import type { DpopDeps } from '../../tokens/dpop/proof.js';
 
-export { bearerAuthenticator, principalOf, type Authenticator } from './authenticator.js';
-export { keyServiceSource, localKeySource, remoteKeySource, type KeySource } from '../../tokens/key-source.js';
-export { accessTokenVerifier, ACCESS_TOKEN_ALGORITHMS } from '../../tokens/access-token-verifier.js';
-export { authenticateRequests, refuseTokenInBody, requireAnyScope, requireScope, scopesOfRoute, securityOfRoute, authenticatedPrincipal, type ScopeCheck } from './hooks.js';
-export { canAccessUser, assertCanAccessUser, notFound } from './object-access.js';
+export { bearerAuthenticator, type Authenticator } from './authenticator.js';
+export { localKeySource, type KeySource } from '../../tokens/key-source.js';
+export { accessTokenVerifier } from '../../tokens/access-token-verifier.js';
+export { authenticateRequests, refuseTokenInBody, requireAnyScope, requireScope, securityOfRoute, authenticatedPrincipal, type ScopeCheck } from './hooks.js';
+export { canAccessUser, notFound } from './object-access.js';
 
 export interface ResourceServerAuth {
   authenticator: Authenticator;

@@ -14,7 +14,7 @@ import { dpopNonces, type DpopNonces } from './nonce.js';
 
 export const DPOP_ALGS = ['ES256', 'RS256', 'PS256'] as const;
 /** How old a proof may be (RFC 9449 11.1 leaves the window to the server). */
-export const DPOP_PROOF_MAX_AGE_SECONDS = 60;
+const DPOP_PROOF_MAX_AGE_SECONDS = 60;
 
 export class DpopProofError extends Error {
   override readonly name: string = 'DpopProofError';
