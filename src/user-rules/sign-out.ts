@@ -2,14 +2,25 @@
 // session's clients are queued (before its row goes: the grants name it), the session ends, and — when it
 // was signed in — the audit event `session.ended` is written, which is also the `session.ended` webhook.
 // Ending another of one's own sessions on /account does the same.
-import type { Core } from '../core.js';
+import type { AuditSink } from '../audit/audit-sink.js';
+import type { Clock } from '../clock.js';
+import type { OutboxWriter } from '../outbox/writer.js';
+import type { Db } from '../storage/database.js';
 import { runTransaction } from '../storage/after-commit.js';
 import { browserSessionsRepository, type BrowserSession } from '../storage/browser-sessions-repository.js';
 import { accountRepository } from '../storage/account-repository.js';
 import { announceLogout } from './backchannel-logout.js';
 
+/** What ending a session needs: the database, the clock, where logout tokens go, and the audit sink. */
+export interface SignOutDeps {
+  db: Db;
+  clock: Clock;
+  outbox: Pick<OutboxWriter, 'enqueue'>;
+  audit: AuditSink;
+}
+
 export const signOut =
-  (core: Pick<Core, 'db' | 'clock' | 'outbox' | 'audit'>) =>
+  (core: SignOutDeps) =>
   (session: BrowserSession): Promise<void> =>
     runTransaction(core.db, async (tx) => {
       if (session.userId) await announceLogout(core, tx, { sessionHash: session.idHash });
@@ -24,7 +35,7 @@ export const signOut =
  * otherwise); its grants outlive the row, so the logout tokens are queued right after it is gone.
  */
 export const endOwnSession =
-  (core: Pick<Core, 'db' | 'clock' | 'outbox' | 'audit'>) =>
+  (core: SignOutDeps) =>
   (userId: string, idHash: string): Promise<boolean> =>
     runTransaction(core.db, async (tx) => {
       const ended = await accountRepository(tx, core.clock).endSession(userId, idHash);

@@ -7,8 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { strongEtag, type Validators } from '../../http/conditional.js';
 import { ProblemError } from '../../http/errors.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
@@ -77,7 +77,7 @@ const representDelivery = (m: OutboxMessageView): Static<typeof DeliverySchema> 
   delivered_at: iso(m.deliveredAt),
 });
 
-export async function adminWebhooksRoutes(parent: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: WebhookServiceDeps }): Promise<void> {
+export async function adminWebhooksRoutes(parent: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: WebhookServiceDeps }): Promise<void> {
   const represent = (e: WebhookEndpoint) => webhookView(e, core.clock.now()) as Static<typeof WebhookSchema>;
   const webhooks = versionedResource(parent, core, {
     path: 'webhooks',

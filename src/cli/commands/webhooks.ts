@@ -3,7 +3,7 @@
 // (src/admin-services/webhooks-service.ts). The signing secret is printed by `create` and `rotate-secret`
 // only; `list` and `show` never hold it. An endpoint is named by its id or its name.
 import { parseArgs } from 'node:util';
-import type { Core } from '../../core.js';
+import type { CliDeps } from '../deps.js';
 import {
   AdminRuleError,
   cliActor,
@@ -33,9 +33,9 @@ async function asUsage<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-const services = (core: Core) => webhookServiceDeps(core, coreAuditSink(core));
+const services = (core: CliDeps) => webhookServiceDeps(core, coreAuditSink(core));
 const events = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((e) => e.trim()).filter(Boolean));
-const view = (core: Core, endpoint: Parameters<typeof webhookView>[0]) => webhookView(endpoint, core.clock.now());
+const view = (core: CliDeps, endpoint: Parameters<typeof webhookView>[0]) => webhookView(endpoint, core.clock.now());
 
 function target(positionals: string[], usage: string): string {
   if (positionals.length !== 1) throw new UsageError(`usage: gatehouse ${usage}`);
