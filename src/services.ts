@@ -69,6 +69,7 @@ import { outboxRepository } from './storage/outbox-repository.js';
 import { registerSelfServiceJobs, securityNotices, signupOpen, type SelfService } from './self-service/index.js';
 import { FORGOT_PATH, SIGNUP_PATH } from './self-service/index.js';
 import { mailMode } from './mail/mail-mode.js';
+import { writeCheckpoint } from './audit/checkpoints.js';
 
 export interface Services extends Core {
   readonly brand: Brand;
@@ -203,6 +204,9 @@ export function createServices(options: ServicesOptions): Services {
   jobs.every('pending-login-purge', PENDING_LOGIN_PURGE_INTERVAL_MS, pendingLoginsPurge(core));
   jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
   jobs.handle(REPORT_JOB, reportJobHandler(clock));
+  // Once for the whole deployment, decided under a lock from rows (docs/audit-log.md).
+  const checkpointMs = config.AUDIT_CHECKPOINT_INTERVAL * 1000;
+  jobs.every('audit-checkpoint', Math.min(checkpointMs, 60_000), () => writeCheckpoint({ db, clock, keys: core.keys, audit: core.audit, issuer: config.ISSUER }, { minIntervalMs: checkpointMs }));
 
   // Everything that leaves the process goes through the outbox (docs/outbox.md): one worker, one channel each.
   const mail = createMail(config, brand, options.log, () => clock.now());

@@ -53,6 +53,8 @@ export const SECURITY_EVENT_TYPES = [
   'authorization_code.reused',
   'signing_key.rotated',
   'client.secret_rotated',
+  // The audit log's own signed checkpoints (src/audit/checkpoints.ts).
+  'audit.checkpoint',
 ] as const;
 
 export const AUDIT_EVENT_TYPES = [...ADMIN_CHANGE_TYPES, ...SECURITY_EVENT_TYPES] as const;

@@ -7,6 +7,7 @@ import { corsEndpoints } from './cors/cors.js';
 import { authorizationEndpoint } from './authorize/index.js';
 import { discoveryEndpoints } from './discovery.js';
 import { jwksEndpoint } from './jwks.js';
+import { auditCheckpointsEndpoint } from './audit-checkpoints.js';
 import { tokenEndpoint } from './token-endpoint/index.js';
 import { revocationEndpoint } from './revoke.js';
 import { introspectionEndpoint } from './introspect.js';
@@ -19,6 +20,7 @@ export type OAuthServices = Parameters<typeof corsEndpoints>[1] &
   Parameters<typeof discoveryEndpoints>[1] &
   Parameters<typeof authorizationEndpoint>[1] &
   Parameters<typeof jwksEndpoint>[1] &
+  Parameters<typeof auditCheckpointsEndpoint>[1] &
   Parameters<typeof tokenEndpoint>[1] &
   Parameters<typeof revocationEndpoint>[1] &
   Parameters<typeof introspectionEndpoint>[1] &
@@ -35,6 +37,7 @@ const registrations: readonly Registration[] = [
   discoveryEndpoints,
   authorizationEndpoint,
   jwksEndpoint,
+  auditCheckpointsEndpoint,
   tokenEndpoint,
   deviceAuthorizationEndpoint,
   revocationEndpoint,
