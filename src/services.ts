@@ -70,6 +70,7 @@ import { registerSelfServiceJobs, securityNotices, signupOpen, type SelfService 
 import { FORGOT_PATH, SIGNUP_PATH } from './self-service/index.js';
 import { mailMode } from './mail/mail-mode.js';
 import { writeCheckpoint } from './audit/checkpoints.js';
+import { KEY_ROTATION_CHECK_MS, rotateKeysWhenDue } from './admin-services/scheduled-key-rotation.js';
 
 export interface Services extends Core {
   readonly brand: Brand;
@@ -204,9 +205,12 @@ export function createServices(options: ServicesOptions): Services {
   jobs.every('pending-login-purge', PENDING_LOGIN_PURGE_INTERVAL_MS, pendingLoginsPurge(core));
   jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
   jobs.handle(REPORT_JOB, reportJobHandler(clock));
-  // Once for the whole deployment, decided under a lock from rows (docs/audit-log.md).
+  // Once for the whole deployment, decided under a lock from rows (docs/audit-log.md, docs/key-rotation.md).
   const checkpointMs = config.AUDIT_CHECKPOINT_INTERVAL * 1000;
   jobs.every('audit-checkpoint', Math.min(checkpointMs, 60_000), () => writeCheckpoint({ db, clock, keys: core.keys, audit: core.audit, issuer: config.ISSUER }, { minIntervalMs: checkpointMs }));
+  if (config.KEY_ROTATION_INTERVAL > 0) {
+    jobs.every('key-rotation', KEY_ROTATION_CHECK_MS, () => rotateKeysWhenDue({ db, clock, keys: core.keys, audit: core.audit }, config.KEY_ROTATION_INTERVAL));
+  }
 
   // Everything that leaves the process goes through the outbox (docs/outbox.md): one worker, one channel each.
   const mail = createMail(config, brand, options.log, () => clock.now());
