@@ -70,6 +70,7 @@ import { registerSelfServiceJobs, securityNotices, signupOpen, type SelfService 
 import { FORGOT_PATH, SIGNUP_PATH } from './self-service/index.js';
 import { mailMode } from './mail/mail-mode.js';
 import { writeCheckpoint } from './audit/checkpoints.js';
+import { oauthMetrics, type OAuthMetrics } from './oauth/oauth-metrics.js';
 import { KEY_ROTATION_CHECK_MS, rotateKeysWhenDue } from './admin-services/scheduled-key-rotation.js';
 
 export interface Services extends Core {
@@ -123,6 +124,8 @@ export interface Services extends Core {
   /** Delivers the outbox's messages (docs/outbox.md); started and stopped with the app by its plugin. */
   readonly outboxWorker: OutboxWorker;
   readonly outboxMetrics: OutboxMetrics;
+  /** Tokens issued, refusals, refresh reuse, sign-ins (src/oauth/oauth-metrics.ts); registered by the app. */
+  readonly oauthMetrics: OAuthMetrics;
   /** Forgotten passwords, sign-up, e-mail change and security notices (src/self-service/, docs/email.md). */
   readonly selfService: SelfService;
 }
@@ -228,6 +231,9 @@ export function createServices(options: ServicesOptions): Services {
   core.outbox.onCommitted(() => worker.wake());
   jobs.every('outbox-purge', OUTBOX_PURGE_INTERVAL_MS, () => worker.purge());
 
+  const signals = oauthMetrics();
+  core.audit.subscribe(signals.auditSubscriber);
+
   const notices = securityNotices({ clock, config, outbox: core.outbox });
   const selfServiceDeps = { db, clock, config, brand, audit: core.audit, outbox: core.outbox, jobs, rateLimits: core.rateLimits };
   registerSelfServiceJobs(jobs, selfServiceDeps);
@@ -281,6 +287,7 @@ export function createServices(options: ServicesOptions): Services {
     mail,
     outboxWorker: worker,
     outboxMetrics: metrics,
+    oauthMetrics: signals,
     selfService,
   };
 }

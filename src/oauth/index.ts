@@ -8,6 +8,7 @@ import { authorizationEndpoint } from './authorize/index.js';
 import { discoveryEndpoints } from './discovery.js';
 import { jwksEndpoint } from './jwks.js';
 import { auditCheckpointsEndpoint } from './audit-checkpoints.js';
+import { oauthRefusalMetrics } from './oauth-metrics.js';
 import { tokenEndpoint } from './token-endpoint/index.js';
 import { revocationEndpoint } from './revoke.js';
 import { introspectionEndpoint } from './introspect.js';
@@ -27,6 +28,7 @@ export type OAuthServices = Parameters<typeof corsEndpoints>[1] &
   Parameters<typeof registrationEndpoints>[1] &
   Parameters<typeof userinfoEndpoint>[1] &
   Parameters<typeof securityEventLog>[1] &
+  Parameters<typeof oauthRefusalMetrics>[1] &
   Parameters<typeof deviceAuthorizationEndpoint>[1];
 
 type Registration = (app: FastifyInstance, services: OAuthServices) => void | Promise<void>;
@@ -45,6 +47,7 @@ const registrations: readonly Registration[] = [
   registrationEndpoints,
   userinfoEndpoint,
   securityEventLog,
+  oauthRefusalMetrics,
 ];
 
 async function endpoints(app: FastifyInstance, { services }: { services: OAuthServices }): Promise<void> {
