@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { systemClock } from '../src/clock.js';
 import { auditSink, databaseSubscriber } from '../src/audit/audit-sink.js';
-import { eventDigest } from '../src/audit/canonical-event.js';
+import { eventDigest } from '../src/storage/audit-chain-digest.js';
 import { openPostgres } from '../src/storage/database.js';
 import { runTransaction } from '../src/storage/after-commit.js';
 import { startEmbeddedPostgres } from '../src/storage/embedded-postgres.js';

@@ -42,7 +42,7 @@ type Settings = typeof settings;
 type ValueOf<S> = S extends Setting<infer T> ? T : never;
 export type Config = { readonly [K in keyof Settings]: ValueOf<Settings[K]> };
 
-export const settingNames = Object.keys(settings) as (keyof Settings)[];
+const settingNames = Object.keys(settings) as (keyof Settings)[];
 
 /** Parses and validates every setting; throws a ConfigError whose message names the first bad variable. */
 export function parseConfig(env: Env): Config {

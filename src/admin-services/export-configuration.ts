@@ -13,7 +13,7 @@ import { readState } from './apply-configuration.js';
 import type { ClientEntry, ConfigFile, ResourceServerEntry } from './config-file.js';
 
 /** The variable name export proposes for a client's secret: GATEHOUSE_SECRET_ and the client_id in capitals. */
-export const secretEnvName = (clientId: string): string => `GATEHOUSE_SECRET_${clientId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+const secretEnvName = (clientId: string): string => `GATEHOUSE_SECRET_${clientId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 
 function clientEntry(c: Client): ClientEntry {
   return {

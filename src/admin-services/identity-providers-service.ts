@@ -70,7 +70,7 @@ const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
 const invalid = (field: string, message: string, value?: string) => new AdminRuleError('invalid', message, field, value);
 
 /** A name's slug: lower case, dashes between words ("Acme SSO" → "acme-sso"). */
-export const slugOf = (name: string): string =>
+const slugOf = (name: string): string =>
   name
     .toLowerCase()
     .normalize('NFKD')
@@ -108,7 +108,7 @@ function checkDomains(domains: readonly string[]): string[] {
 }
 
 /** The stored record this input describes: presets applied, an OpenID provider's endpoints discovered. */
-export async function resolveIdentityProvider(deps: IdentityProviderServiceDeps, input: IdentityProviderInput): Promise<NewIdentityProvider> {
+async function resolveIdentityProvider(deps: IdentityProviderServiceDeps, input: IdentityProviderInput): Promise<NewIdentityProvider> {
   const preset = input.preset ? presetOf(input.preset) : undefined;
   const kind = input.kind ?? preset?.kind ?? 'oidc';
   if (preset && preset.kind !== kind) throw invalid('kind', `the ${input.preset} preset is ${preset.kind}`);

@@ -9,7 +9,7 @@ import { isOidcScope, userinfoAudience } from '../scopes.js';
 import { createClient } from '../oauth/clients/create-client.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
 import type { ResourceRegistry } from '../oauth/resources/registry.js';
-import { builtInResourceServers } from '../startup/built-in-resource-servers.js';
+import { builtInResourceServers } from './built-in-resource-servers.js';
 import { clientsRepository } from '../storage/clients-repository.js';
 import { resourceServersRepository, type ResourceScope, type ResourceServer } from '../storage/resource-servers-repository.js';
 import type { AuditEventInput } from '../audit/audit-events.js';
@@ -47,7 +47,7 @@ const MIN_TTL = 30;
 const SCOPE_NAME = /^[A-Za-z0-9:._/-]{1,64}$/;
 
 /** RFC 8707 2: an absolute URI without a fragment; https, or http on a loopback host for development. */
-export function checkIdentifier(value: string): string {
+function checkIdentifier(value: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -62,7 +62,7 @@ export function checkIdentifier(value: string): string {
 }
 
 /** Scope names and descriptions (the consent page shows them); the names' uniqueness across servers is the database's. */
-export function checkScopes(scopes: readonly ResourceScope[]): ResourceScope[] {
+function checkScopes(scopes: readonly ResourceScope[]): ResourceScope[] {
   if (scopes.length === 0) throw new AdminRuleError('invalid', 'at least one scope is required', 'scopes');
   if (scopes.length > MAX_SCOPES) throw new AdminRuleError('invalid', `at most ${MAX_SCOPES} scopes`, 'scopes');
   const seen = new Set<string>();
@@ -81,7 +81,7 @@ export function checkScopes(scopes: readonly ResourceScope[]): ResourceScope[] {
 }
 
 /** Key retention, verifiers' maximum token age and the revocation list are bounded by ACCESS_TOKEN_TTL (docs/resource-servers.md). */
-export function checkAccessTokenTtl(value: number | null, ceiling: number): number | null {
+function checkAccessTokenTtl(value: number | null, ceiling: number): number | null {
   if (value === null) return null;
   if (!Number.isSafeInteger(value) || value < MIN_TTL || value > ceiling) {
     throw new AdminRuleError('invalid', `must be a whole number of seconds between ${MIN_TTL} and ${ceiling} (ACCESS_TOKEN_TTL, the server-wide ceiling)`, 'access_token_ttl');

@@ -13,7 +13,7 @@ export interface ClaimMapping {
 }
 
 /** Attributes one scope may release. */
-export const MAX_CLAIMS_PER_SCOPE = 20;
+const MAX_CLAIMS_PER_SCOPE = 20;
 const TARGETS: readonly ClaimTarget[] = ['access_token', 'id_token'];
 
 /** `SCOPE@ATTRIBUTE=access_token,id_token` (neither a scope nor an attribute name contains `@` or `=`). */

@@ -6,7 +6,7 @@
 // show up as breaks.
 import type { Db } from '../storage/database.js';
 import { auditChainRepository, type AuditChainRepository, type ChainState } from '../storage/audit-chain-repository.js';
-import { eventDigest, GENESIS_HASH, linkHash } from './canonical-event.js';
+import { eventDigest, GENESIS_HASH, linkHash } from '../storage/audit-chain-digest.js';
 import { verifyCheckpoint } from './checkpoints.js';
 
 export interface BrokenLink {

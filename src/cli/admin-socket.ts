@@ -5,7 +5,7 @@
 import { createConnection, createServer, type Server } from 'node:net';
 import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Core } from '../core.js';
+import type { CliDeps } from './deps.js';
 import { executeCommand } from './execute.js';
 import { CommandFailure, UsageError } from './command.js';
 
@@ -18,7 +18,7 @@ interface Reply {
   usage?: boolean;
 }
 
-export async function startAdminSocket(core: Core, log: (error: unknown) => void): Promise<Server> {
+export async function startAdminSocket(core: CliDeps, log: (error: unknown) => void): Promise<Server> {
   const path = adminSocketPath(core.config.DATA_DIR);
   if (existsSync(path)) rmSync(path);
   const server = createServer((socket) => {

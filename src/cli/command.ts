@@ -1,5 +1,5 @@
 // A CLI command: parses its own arguments and returns a JSON-serialisable result (printed on stdout).
-import type { Core } from '../core.js';
+import type { CliDeps } from './deps.js';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -20,5 +20,5 @@ export interface Command {
   /** e.g. "users create" */
   readonly name: string;
   readonly usage: string;
-  run(args: string[], core: Core): Promise<unknown>;
+  run(args: string[], core: CliDeps): Promise<unknown>;
 }

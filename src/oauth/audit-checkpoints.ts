@@ -3,7 +3,7 @@
 // database and later prove with `gatehouse audit verify --from JWS` that nothing before them was changed.
 // A checkpoint reveals a position and a hash, never an event.
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.js';
+import type { OAuthDeps } from './deps.js';
 import { CHECKPOINTS_PATH } from '../audit/checkpoints.js';
 import { auditChainRepository } from '../storage/audit-chain-repository.js';
 import { JWKS_PATH } from './jwks.js';
@@ -17,7 +17,7 @@ const checkpoint = {
   properties: { seq: { type: 'integer' }, hash: { type: 'string' }, issued_at: { type: 'string' }, jws: { type: 'string' } },
 } as const;
 
-export function auditCheckpointsEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'db'>): void {
+export function auditCheckpointsEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'db'>): void {
   app.get(
     CHECKPOINTS_PATH,
     {

@@ -2,7 +2,7 @@
 // verifier, the signed checkpoints, and the retention purge that keeps the chain verifiable (it deletes
 // only a prefix a checkpoint covers, and that checkpoint becomes the anchor).
 import type { Db } from './database.js';
-import type { ChainedColumns } from '../audit/canonical-event.js';
+import type { ChainedColumns } from './audit-chain-digest.js';
 
 export interface ChainState {
   headSeq: number;

@@ -4,11 +4,34 @@
 import type { Selectable } from 'kysely';
 import type { Db } from './database.js';
 import type { AuditEventsTable } from './schema.js';
-import type { Actor, AuditEvent, AuditEventType } from '../audit/audit-events.js';
-import { eventDigest, type ChainedColumns } from '../audit/canonical-event.js';
+import { eventDigest, type ChainedColumns } from './audit-chain-digest.js';
+
+// The row as stored. The vocabulary of event types (src/audit/audit-events.ts) is the audit sink's; storage
+// keeps a type as the text it is, so the layer below the sink does not import it.
+
+/** Who did it: an admin API client (and the user it acts for, when present), the CLI's OS user, a user, or Gatehouse itself. */
+export type AuditActor =
+  | { kind: 'admin-client'; clientId: string; userId?: string }
+  | { kind: 'cli'; user: string }
+  | { kind: 'user'; userId: string; clientId?: string }
+  | { kind: 'system' };
+
+export interface StoredAuditEvent {
+  id: string;
+  occurredAt: Date;
+  type: string;
+  actor: AuditActor;
+  resource?: string;
+  resourceId?: string;
+  subject?: string;
+  clientId?: string;
+  changedFields?: readonly string[];
+  details?: Record<string, string | number | boolean | null>;
+  traceId?: string;
+}
 
 export interface AuditEventFilter {
-  type?: AuditEventType;
+  type?: string;
   /** Matches the subject or the changed resource's id. */
   subject?: string;
   /** Matches the event's client or the acting admin client. */
@@ -20,12 +43,12 @@ export interface AuditEventFilter {
 }
 
 export interface AuditEventsRepository {
-  append(event: AuditEvent): Promise<void>;
+  append(event: StoredAuditEvent): Promise<void>;
   /** Newest first; rows strictly before `before` (occurred_at, id). */
-  page(filter: AuditEventFilter, request: { before?: { createdAt: Date; id: string }; limit: number }): Promise<AuditEvent[]>;
+  page(filter: AuditEventFilter, request: { before?: { createdAt: Date; id: string }; limit: number }): Promise<StoredAuditEvent[]>;
 }
 
-const actorOf = (r: Selectable<AuditEventsTable>): Actor => {
+const actorOf = (r: Selectable<AuditEventsTable>): AuditActor => {
   switch (r.actor_kind) {
     case 'admin-client':
       return { kind: 'admin-client', clientId: r.actor_client_id ?? '', ...(r.actor_user_id ? { userId: r.actor_user_id } : {}) };
@@ -38,9 +61,9 @@ const actorOf = (r: Selectable<AuditEventsTable>): Actor => {
   }
 };
 
-const toEvent = (r: Selectable<AuditEventsTable>): AuditEvent => ({
+const toEvent = (r: Selectable<AuditEventsTable>): StoredAuditEvent => ({
   id: r.id,
-  type: r.type as AuditEventType,
+  type: r.type,
   occurredAt: r.occurred_at,
   actor: actorOf(r),
   ...(r.resource !== null ? { resource: r.resource } : {}),
@@ -48,11 +71,11 @@ const toEvent = (r: Selectable<AuditEventsTable>): AuditEvent => ({
   ...(r.subject !== null ? { subject: r.subject } : {}),
   ...(r.client_id !== null ? { clientId: r.client_id } : {}),
   changedFields: r.changed_fields,
-  details: r.details as AuditEvent['details'],
+  details: r.details as StoredAuditEvent['details'],
   ...(r.trace_id !== null ? { traceId: r.trace_id } : {}),
 });
 
-const actorColumns = (actor: Actor) => ({
+const actorColumns = (actor: AuditActor) => ({
   actor_kind: actor.kind,
   actor_client_id: actor.kind === 'admin-client' || actor.kind === 'user' ? (actor.clientId ?? null) : null,
   actor_user_id: actor.kind === 'admin-client' ? (actor.userId ?? null) : actor.kind === 'user' ? actor.userId : actor.kind === 'cli' ? actor.user : null,

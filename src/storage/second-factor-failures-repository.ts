@@ -22,7 +22,7 @@ export interface SecondFactorFailuresRepository {
 }
 
 /** Seconds an account with `consecutive` failures waits after the last one before the next attempt. */
-export const delayAfter = (consecutive: number, policy: SecondFactorPolicy): number =>
+const delayAfter = (consecutive: number, policy: SecondFactorPolicy): number =>
   consecutive < policy.free ? 0 : Math.min(policy.maxDelaySeconds, 2 ** (consecutive - policy.free));
 
 export function secondFactorFailuresRepository(db: Db, clock: Clock): SecondFactorFailuresRepository {

@@ -12,7 +12,7 @@ import { CommandFailure } from '../../src/cli/command.js';
 import { CHECKPOINT_TYP, writeCheckpoint } from '../../src/audit/checkpoints.js';
 import { purgeExpiredAuditEvents } from '../../src/audit/retention.js';
 import { runTransaction } from '../../src/storage/after-commit.js';
-import { eventDigest, linkHash } from '../../src/audit/canonical-event.js';
+import { eventDigest, linkHash } from '../../src/storage/audit-chain-digest.js';
 import type { Verdict } from '../../src/audit/verify.js';
 import type { Db } from '../../src/storage/database.js';
 import { startTestApp } from '../helpers/app.js';

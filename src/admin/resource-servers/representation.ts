@@ -23,7 +23,7 @@ export const resourceServerValidators = (server: ResourceServer): Validators => 
 });
 
 /** The writable members of the current resource server, as a PUT body would carry them (claims are not written here). */
-export function writableView(server: ResourceServer): ResourceServerInputBody {
+function writableView(server: ResourceServer): ResourceServerInputBody {
   return {
     name: server.name,
     scopes: server.scopes.map((s) => ({ name: s.name, description: s.description })),

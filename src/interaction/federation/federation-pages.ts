@@ -21,7 +21,7 @@ ${buttons}
 </section>`;
 }
 
-export const LINK_FAILED_MESSAGE = 'That was not accepted.';
+const LINK_FAILED_MESSAGE = 'That was not accepted.';
 
 /** The proofs offered: the account's password, and a code of its authenticator app when it has one. */
 export function renderLinkConfirmationPage(input: { brand: Brand; action: string; csrfToken: string; providerName: string; email: string; failed: boolean; hasPassword: boolean; hasTotp: boolean; cancelHref: string }): string {

@@ -9,7 +9,7 @@ import { ProblemError } from '../../http/errors.js';
 import type { SecondFactorFailuresRepository, SecondFactorPolicy } from '../../storage/second-factor-failures-repository.js';
 
 /** 5 free, then 1 s, 2 s, 4 s … up to a minute between attempts, and a stop at 100 (docs/rate-limits.md). */
-export const SECOND_FACTOR_POLICY: SecondFactorPolicy = { free: 5, maxDelaySeconds: 60, stop: 100 };
+const SECOND_FACTOR_POLICY: SecondFactorPolicy = { free: 5, maxDelaySeconds: 60, stop: 100 };
 export interface SecondFactorBudget {
   /** Counts one attempt for the account; throws a 429 ProblemError while the account must wait or is stopped. */
   charge(userId: string): Promise<void>;

@@ -1,15 +1,17 @@
-// `gatehouse <command>`: JSON on stdout, errors on stderr, exit code 0 / 1 (failure) / 2 (usage).
-import { ConfigError, loadConfig } from '../config.js';
-import { createCore, type Core } from '../core.js';
-import { connectDatabase, dataDirOwner, StartupError, usesSingleProcessDatabase } from '../storage/connect.js';
-import { migrate } from '../storage/migrate.js';
-import { resourceServersRepository } from '../storage/resource-servers-repository.js';
-import { registerBuiltInResourceServers } from '../startup/built-in-resource-servers.js';
-import { systemClock } from '../clock.js';
-import { executeCommand, findCommand, unknownCommand, usage } from './execute.js';
-import { CommandFailure, UsageError } from './command.js';
-import { sendToAdminSocket } from './admin-socket.js';
-import { PRIVATE_UMASK } from '../startup/data-dir.js';
+// `gatehouse <command>`: JSON on stdout, errors on stderr, exit code 0 / 1 (failure) / 2 (usage). Part of the
+// composition root (like server.ts for the server): it builds the core a command runs against, or hands the
+// command to a running server's admin socket; the commands themselves live in src/cli/.
+import { ConfigError, loadConfig } from './config.js';
+import { createCore, type Core } from './core.js';
+import { connectDatabase, dataDirOwner, StartupError, usesSingleProcessDatabase } from './storage/connect.js';
+import { migrate } from './storage/migrate.js';
+import { resourceServersRepository } from './storage/resource-servers-repository.js';
+import { registerBuiltInResourceServers } from './admin-services/built-in-resource-servers.js';
+import { systemClock } from './clock.js';
+import { executeCommand, findCommand, unknownCommand, usage } from './cli/execute.js';
+import { CommandFailure, UsageError } from './cli/command.js';
+import { sendToAdminSocket } from './cli/admin-socket.js';
+import { PRIVATE_UMASK } from './startup/data-dir.js';
 
 export async function runCli(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
