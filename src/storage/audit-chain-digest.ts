@@ -35,7 +35,7 @@ const VERSION = 'gatehouse.audit.v1';
 export const GENESIS_HASH: Buffer = createHash('sha256').update('gatehouse audit chain v1', 'utf8').digest();
 
 /** JSON with object keys sorted at every level (RFC 8785 for strings, numbers, booleans, null, arrays, objects). */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     // A member whose value is undefined is left out, as JSON.stringify leaves it out of the stored jsonb.
@@ -48,7 +48,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-export function canonicalEvent(row: ChainedColumns): string {
+function canonicalEvent(row: ChainedColumns): string {
   return canonicalJson([
     VERSION,
     row.id,
