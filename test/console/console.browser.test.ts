@@ -14,6 +14,10 @@ import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
 import { totpAt } from '../helpers/totp.js';
 import { enrollTotp } from '../interaction/mfa/enroll.js';
 import { adminFixture, createBody, type AdminFixture } from '../admin/fixture.js';
+import { userWithGrant } from '../admin/user-access-fixture.js';
+import { consentsRepository } from '../../src/storage/consents-repository.js';
+import { STRICT_OUTBOUND } from '../../src/http/outbound/outbound-policy.js';
+import { startOidcUpstream, type OidcUpstream } from '../helpers/oidc-upstream.js';
 
 // axe-core is a devDependency; required (not imported) so that the source text of its browser bundle is read.
 const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
@@ -25,9 +29,14 @@ describe('the admin console in a real browser', () => {
   let browser: Browser;
   let writer: { username: string; id: string; secret: string };
   let reader: { username: string; id: string };
+  // A real OpenID provider on loopback: identity providers are registered against its discovery document.
+  let upstream: OidcUpstream;
   before(async () => {
     mkdirSync(OUTPUT, { recursive: true });
-    f = await adminFixture({ clock });
+    f = await adminFixture({ clock, outbound: { ...STRICT_OUTBOUND, allowedClasses: ['loopback'], allowHttp: true } });
+    upstream = await startOidcUpstream({ redirectUris: [] });
+    const provider = await f.api('/admin/v1/identity-providers', createBody({ slug: 'corp-sso', name: 'Corp SSO', issuer: upstream.issuer, client_id: 'gatehouse', client_secret_env: 'CORP_SSO_SECRET', domains: ['corp.example'] }, crypto.randomUUID()));
+    assert.equal(provider.status, 201, await provider.clone().text());
     const w = await createUser(f.t.core.db, f.t.core.clock, SIGN_IN);
     const { secret } = await enrollTotp(f.t, w);
     await f.cli('users', 'grant-admin', w.username);
@@ -39,6 +48,7 @@ describe('the admin console in a real browser', () => {
   });
   after(async () => {
     await browser?.close();
+    await upstream?.close();
     await f.t.close();
   });
 
@@ -137,6 +147,11 @@ describe('the admin console in a real browser', () => {
     await page.getByRole('link', { name: 'Gatehouse administration API' }).click();
     await heading(page, 'API Gatehouse administration API');
     await check(page, 'api');
+    await nav(page, 'Identity providers');
+    await check(page, 'identity-providers');
+    await page.getByRole('link', { name: 'Corp SSO' }).click();
+    await heading(page, 'Identity provider Corp SSO');
+    await check(page, 'identity-provider');
     await nav(page, 'Signing keys');
     await check(page, 'signing-keys');
     await nav(page, 'Audit log');
@@ -276,18 +291,241 @@ describe('the admin console in a real browser', () => {
     await context.close();
   });
 
-  test('APIs: a resource server’s settings change from the console', async () => {
-    const created = await f.api('/admin/v1/resource-servers', createBody({ identifier: 'https://notes.example/api', name: 'Notes', scopes: [{ name: 'notes:read', description: 'Read notes' }] }, crypto.randomUUID()));
-    assert.equal(created.status, 201, await created.clone().text());
+  test('APIs: register one (double click → one API, the introspection secret shown once), edit its scopes and claim mappings, settings, delete', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
     const page = await signIn(context, writer, writer.secret);
     await heading(page, 'Overview');
     await nav(page, 'APIs');
-    await page.getByRole('link', { name: 'Notes' }).click();
+    const identifier = 'https://notes.example/api';
+    await page.getByLabel('Identifier', { exact: true }).fill(identifier);
+    await page.getByLabel('Name', { exact: true }).fill('Notes');
+    await page.getByLabel('Scope name', { exact: true }).fill('notes:read');
+    await page.getByLabel('Description', { exact: true }).fill('Read your notes');
+    await page.getByLabel('Attributes in access tokens', { exact: true }).fill('department');
+    await page.getByRole('button', { name: 'Register API' }).dblclick();
+    const secret = await page.locator('[data-secret]').textContent();
+    assert.ok(secret && secret.length > 20, 'the introspection secret is shown');
+    const list = (await (await f.api('/admin/v1/resource-servers?limit=100')).json()) as { data: { identifier: string }[] };
+    assert.equal(list.data.filter((x) => x.identifier === identifier).length, 1, 'a double click registers one API');
+    await check(page, 'api-registered');
+    await page.locator('.notice a').click();
     await heading(page, 'API Notes');
+    assert.equal(await page.locator('[data-secret]').count(), 0, 'the secret is not shown again');
+    const read = async () => (await (await f.api(`/admin/v1/resource-servers/${encodeURIComponent(identifier)}`)).json()) as { name: string; scopes: { name: string; description: string; claims?: unknown }[] };
+    assert.deepEqual((await read()).scopes, [{ name: 'notes:read', description: 'Read your notes', claims: { access_token: ['department'] } }]);
+
+    // A second scope, and the first one's mapping changed: one PATCH of the scopes.
+    await page.getByRole('button', { name: 'Add a scope' }).click();
+    const added = page.locator('fieldset[data-scope]').nth(1);
+    await added.getByLabel('Scope name', { exact: true }).fill('notes:write');
+    await added.getByLabel('Description', { exact: true }).fill('Change your notes');
+    const first = page.locator('fieldset[data-scope]').first();
+    await first.getByLabel('Attributes in access tokens', { exact: true }).fill('department level');
+    await first.getByLabel('Attributes in ID tokens and /userinfo', { exact: true }).fill('department');
+    await page.getByRole('button', { name: 'Save scopes' }).click();
+    await page.getByText('Scopes saved.').waitFor();
+    assert.deepEqual((await read()).scopes, [
+      { name: 'notes:read', description: 'Read your notes', claims: { access_token: ['department', 'level'], id_token: ['department'] } },
+      { name: 'notes:write', description: 'Change your notes' },
+    ]);
+    await page.getByRole('table', { name: 'Scopes of Notes' }).getByText('access token: department, level; ID token: department').waitFor();
+    await check(page, 'api-scopes');
+
+    // A claim the server sets itself is refused by the API, and said in words beside the form.
+    await page.locator('fieldset[data-scope]').first().getByLabel('Attributes in access tokens', { exact: true }).fill('sub');
+    await page.getByRole('button', { name: 'Save scopes' }).click();
+    await page.getByRole('alert').getByText('reserved claim').waitFor();
+    assert.equal((await read()).scopes.length, 2, 'the refused save changed nothing');
+    await page.locator('fieldset[data-scope]').first().getByLabel('Attributes in access tokens', { exact: true }).fill('department');
+    await page.getByRole('button', { name: 'Remove scope notes:write' }).click();
+    await page.getByRole('button', { name: 'Save scopes' }).click();
+    await page.getByRole('button', { name: 'Remove scope notes:write' }).waitFor({ state: 'detached' });
+    await until(async () => (await page.getByRole('table', { name: 'Scopes of Notes' }).locator('tbody tr').count()) === 1, 'the page shows the saved scopes');
+    assert.deepEqual((await read()).scopes.map((x) => x.name), ['notes:read'], 'a removed scope is gone');
+
     await page.getByLabel('Name', { exact: true }).fill('Notes service');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await heading(page, 'API Notes service');
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.getByRole('button', { name: 'Delete API' }).click();
+    await heading(page, 'APIs');
+    assert.equal((await f.api(`/admin/v1/resource-servers/${encodeURIComponent(identifier)}`)).status, 404);
+
+    // A built-in API keeps its scope names: only descriptions and mappings are editable, and it has no delete.
+    await page.getByRole('link', { name: 'Gatehouse administration API' }).click();
+    await heading(page, 'API Gatehouse administration API');
+    assert.equal(await page.getByLabel('Scope name', { exact: true }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Delete API' }).count(), 0);
+    await context.close();
+  });
+
+  test('identity providers: add from a preset and as any OpenID Connect or OAuth 2.0 provider, the redirect URI to register, edit, disable and enable, delete', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await signIn(context, writer, writer.secret);
+    await heading(page, 'Overview');
+    await nav(page, 'Identity providers');
+    const read = async (slug: string) => f.api(`/admin/v1/identity-providers/${slug}`);
+
+    // The GitLab preset for a self-managed GitLab: the issuer is the one field it needs besides the client.
+    await page.getByLabel('Provider', { exact: true }).selectOption('gitlab');
+    await page.getByLabel('Issuer', { exact: true }).fill(upstream.issuer);
+    await page.getByLabel('Client id', { exact: true }).fill('gitlab-client');
+    await page.getByLabel('Client secret variable', { exact: true }).fill('GITLAB_CLIENT_SECRET');
+    await page.getByRole('button', { name: 'Add identity provider' }).dblclick();
+    await heading(page, 'Identity provider GitLab');
+    const gitlab = (await (await read('gitlab')).json()) as { preset: string; token_endpoint: string; redirect_uri: string };
+    assert.match(gitlab.redirect_uri, /\/federation\/gitlab\/callback$/);
+    assert.equal(await page.locator('main [data-redirect-uri]').textContent(), gitlab.redirect_uri, 'the redirect URI to register is shown');
+    assert.deepEqual([gitlab.preset, gitlab.token_endpoint], ['gitlab', `${upstream.issuer}/token`], 'the endpoints come from discovery');
+    const all = (await (await f.api('/admin/v1/identity-providers?limit=100')).json()) as { data: { slug: string }[] };
+    assert.equal(all.data.filter((p) => p.slug === 'gitlab').length, 1, 'a double click adds one provider');
+
+    // Any OpenID Connect provider.
+    await nav(page, 'Identity providers');
+    await page.getByLabel('Provider', { exact: true }).selectOption('oidc');
+    await page.getByLabel('Display name', { exact: true }).fill('Partner login');
+    await page.getByLabel('Slug', { exact: true }).fill('partner');
+    await page.getByLabel('Issuer', { exact: true }).fill(upstream.issuer);
+    await page.getByLabel('Client id', { exact: true }).fill('partner-client');
+    await page.getByLabel('Client secret variable', { exact: true }).fill('PARTNER_SECRET');
+    await page.getByLabel('E-mail domains', { exact: true }).fill('partner.example');
+    await page.getByRole('button', { name: 'Add identity provider' }).click();
+    await heading(page, 'Identity provider Partner login');
+    assert.match((await page.locator('main [data-redirect-uri]').textContent()) ?? '', /\/federation\/partner\/callback$/);
+
+    // Edit: a rename and a second domain (the whole document goes back with PUT and If-Match).
+    await page.getByLabel('Display name', { exact: true }).fill('Partner SSO');
+    await page.getByLabel('E-mail domains', { exact: true }).fill('partner.example\npartner.test');
+    await page.getByLabel('Create a local user on a first sign-in').check();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await heading(page, 'Identity provider Partner SSO');
+    const edited = (await (await read('partner')).json()) as { name: string; domains: string[]; provision: boolean; client_id: string };
+    assert.deepEqual([edited.name, edited.domains, edited.provision, edited.client_id], ['Partner SSO', ['partner.example', 'partner.test'], true, 'partner-client']);
+    await check(page, 'identity-provider-edited');
+
+    // Disable, enable.
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.getByRole('button', { name: 'Disable identity provider' }).click();
+    await page.getByText('This provider is disabled.').waitFor();
+    assert.equal(((await (await read('partner')).json()) as { enabled: boolean }).enabled, false);
+    await page.getByRole('button', { name: 'Enable identity provider' }).click();
+    await page.getByRole('button', { name: 'Disable identity provider' }).waitFor();
+    const enabled = (await (await read('partner')).json()) as { enabled: boolean; domains: string[] };
+    assert.deepEqual([enabled.enabled, enabled.domains], [true, ['partner.example', 'partner.test']], 'enabling changes nothing else');
+
+    // Delete.
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.getByRole('button', { name: 'Delete identity provider' }).click();
+    await heading(page, 'Identity providers');
+    assert.equal((await read('partner')).status, 404);
+
+    // A plain OAuth 2.0 provider: its endpoints and which user-info member fills each claim.
+    await page.getByLabel('Provider', { exact: true }).selectOption('oauth2');
+    await page.getByLabel('Display name', { exact: true }).fill('Forge');
+    await page.getByLabel('Authorization endpoint', { exact: true }).fill(`${upstream.issuer}/auth`);
+    await page.getByLabel('Token endpoint', { exact: true }).fill(`${upstream.issuer}/token`);
+    await page.getByLabel('User-info endpoint', { exact: true }).fill(`${upstream.issuer}/me`);
+    await page.getByLabel('Claim mappings', { exact: true }).fill('sub=id\npreferred_username=login');
+    await page.getByLabel('Scopes', { exact: true }).fill('read:user');
+    await page.getByLabel('Client id', { exact: true }).fill('forge-client');
+    await page.getByLabel('Client secret variable', { exact: true }).fill('FORGE_SECRET');
+    await check(page, 'identity-providers-add-oauth2');
+    await page.getByRole('button', { name: 'Add identity provider' }).click();
+    await heading(page, 'Identity provider Forge');
+    const forge = (await (await read('forge')).json()) as { kind: string; claims: Record<string, string>; userinfo_endpoint: string };
+    assert.deepEqual([forge.kind, forge.claims, forge.userinfo_endpoint], ['oauth2', { sub: 'id', preferred_username: 'login' }, `${upstream.issuer}/me`]);
+
+    // A broken document is said in words: an OAuth 2.0 provider without a subject mapping.
+    await nav(page, 'Identity providers');
+    await page.getByLabel('Provider', { exact: true }).selectOption('oauth2');
+    await page.getByLabel('Display name', { exact: true }).fill('Broken');
+    await page.getByLabel('Authorization endpoint', { exact: true }).fill(`${upstream.issuer}/auth`);
+    await page.getByLabel('Token endpoint', { exact: true }).fill(`${upstream.issuer}/token`);
+    await page.getByLabel('User-info endpoint', { exact: true }).fill(`${upstream.issuer}/me`);
+    await page.getByLabel('Claim mappings', { exact: true }).fill('name=name');
+    await page.getByLabel('Scopes', { exact: true }).fill('read:user');
+    await page.getByLabel('Client id', { exact: true }).fill('x');
+    await page.getByLabel('Client secret variable', { exact: true }).fill('X_SECRET');
+    await page.getByRole('button', { name: 'Add identity provider' }).click();
+    await page.getByRole('alert').getByText('claims').waitFor();
+    await context.close();
+  });
+
+  test('users: a user\'s grants and consents are listed and revoked from the console', async () => {
+    const g = await userWithGrant(f);
+    await consentsRepository(f.t.core.db, f.t.core.clock).grant(g.user.id, g.client.client.id, ['openid', 'orders:read']);
+    const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
+    const page = await signIn(context, writer, writer.secret);
+    await heading(page, 'Overview');
+    await page.goto(`${f.t.url}/console/users/${g.user.id}`);
+    await heading(page, `User ${g.user.username}`);
+    await page.getByRole('table', { name: 'Grants' }).getByText(g.client.client.id).waitFor();
+    await page.getByRole('table', { name: 'Consents' }).getByText('openid orders:read').waitFor();
+    await check(page, 'user-with-grants');
+    await page.getByRole('button', { name: /^Revoke grant / }).click();
+    await page.getByRole('button', { name: /^Revoke grant / }).waitFor({ state: 'detached' });
+    assert.equal(((await (await f.api(`/admin/v1/grants?user_id=${g.user.id}`)).json()) as { data: unknown[] }).data.length, 0, 'the grant is revoked');
+    await page.getByRole('button', { name: /^Revoke consent / }).click();
+    await page.getByRole('button', { name: /^Revoke consent / }).waitFor({ state: 'detached' });
+    assert.equal(((await (await f.api(`/admin/v1/consents?user_id=${g.user.id}`)).json()) as { data: unknown[] }).data.length, 0, 'the consent is revoked');
+    const trail = page.getByRole('table', { name: `The latest events about ${g.user.username}` });
+    await trail.getByText('admin.grant.revoked').waitFor();
+    await context.close();
+  });
+
+  test('overview: counts, the latest sign-ins and failed sign-ins, and the signing-key changes due', async () => {
+    // A failed sign-in of someone at /account.
+    const victim = await createUser(f.t.core.db, f.t.core.clock, SIGN_IN);
+    const other = await browser.newContext();
+    const otherPage = await other.newPage();
+    await otherPage.goto(`${f.t.url}/account`);
+    await otherPage.getByLabel('Username', { exact: true }).fill(victim.username);
+    await otherPage.getByLabel('Password', { exact: true }).fill('not the password at all');
+    await otherPage.getByLabel('Password', { exact: true }).press('Enter');
+    await otherPage.waitForLoadState('load');
+    await other.close();
+    const rotation = await f.api('/admin/v1/signing-keys/rotations', createBody({}, crypto.randomUUID()));
+    assert.equal(rotation.status, 201);
+    const rotated = ((await rotation.json()) as { rotated: { kid: string }[] }).rotated;
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await signIn(context, writer, writer.secret);
+    await heading(page, 'Overview');
+    const counts = page.getByRole('list', { name: 'Counts' });
+    const users = ((await (await f.api('/admin/v1/users?limit=100')).json()) as { data: unknown[] }).data.length;
+    await counts.getByRole('link', { name: `${users} users` }).waitFor();
+    await counts.getByRole('link', { name: /^\d+ applications$/ }).waitFor();
+    await counts.getByRole('link', { name: /^\d+ APIs$/ }).waitFor();
+    await page.getByRole('table', { name: 'The last five successful sign-ins' }).getByText(writer.id).first().waitFor();
+    await page.getByRole('table', { name: 'The last five failed sign-ins' }).getByText(victim.id).waitFor();
+    const due = page.getByRole('list', { name: 'Key changes due' });
+    for (const { kid } of rotated) await due.getByText(`${kid} `, { exact: false }).first().waitFor();
+    assert.match((await due.textContent()) ?? '', /starts signing/);
+    await check(page, 'overview-busy');
+    await context.close();
+  });
+
+  test('admin:write needs a second factor: a write operator signed in with a password alone is read-only, and steps up with TOTP', async () => {
+    const u = await createUser(f.t.core.db, f.t.core.clock, SIGN_IN);
+    await f.cli('users', 'grant-admin', u.username);
+    const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
+    const page = await signIn(context, u);
+    await heading(page, 'Overview');
+    assert.equal(await page.getByText('Read-only').count(), 1);
+    await nav(page, 'Users');
+    assert.equal(await page.getByRole('button', { name: 'Create user' }).count(), 0, 'no change control without the second factor');
+    await check(page, 'users-before-step-up');
+    // The operator sets up TOTP (on /account, here directly), then asks for write access: the TOTP page, back with admin:write.
+    const { secret } = await enrollTotp(f.t, u);
+    await page.getByRole('button', { name: 'Use a second factor to make changes' }).click();
+    clock.advance(30_000);
+    await context.clock.setSystemTime(clock.now());
+    const code = page.getByLabel('Code from your authenticator app', { exact: true });
+    await code.fill(totpAt(secret, clock.now()));
+    await code.press('Enter');
+    await heading(page, 'Users');
+    assert.equal(await page.getByText('Can make changes').count(), 1);
+    await page.getByRole('button', { name: 'Create user' }).waitFor();
     await context.close();
   });
 
@@ -296,13 +534,18 @@ describe('the admin console in a real browser', () => {
     const page = await signIn(context, reader);
     await heading(page, 'Overview');
     assert.equal(await page.getByText('Read-only').count(), 1);
-    for (const [label, h1] of [['Users', 'Users'], ['Applications', 'Applications'], ['Signing keys', 'Signing keys']] as const) {
+    for (const [label, h1] of [['Users', 'Users'], ['Applications', 'Applications'], ['APIs', 'APIs'], ['Identity providers', 'Identity providers'], ['Signing keys', 'Signing keys']] as const) {
       await nav(page, label, h1);
       assert.equal(await page.locator('main form button[type=submit]').filter({ hasNotText: /^(Search|Filter)$/ }).count(), 0, `${label}: no change button`);
     }
     await page.goto(`${f.t.url}/console/users/${writer.id}`);
     await heading(page, `User ${writer.username}`);
     assert.equal(await page.locator('main button').count(), 0, 'no button on a user page');
+    for (const [path, h1] of [['/console/identity-providers/corp-sso', 'Identity provider Corp SSO'], [`/console/apis/${encodeURIComponent(`${f.t.config.ISSUER}/admin`)}`, 'API Gatehouse administration API']] as [string, string][]) {
+      await page.goto(`${f.t.url}${path}`);
+      await heading(page, h1);
+      assert.equal(await page.locator('main button').count(), 0, `no button at ${path}`);
+    }
     // The same token the page holds, used directly: the API refuses the change.
     const status = await page.evaluate<number>(`Promise.all([import('/console/assets/auth.js'), import('/console/assets/dpop.js')]).then(async ([auth, dpop]) => {
       const url = location.origin + '/admin/v1/users';
