@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'admin.client.created', 'admin.client.updated', 'admin.client.deleted', 'admin.user.created', 'admin.user.updated', 'admin.user.deleted', 'admin.user.password_set', 'admin.user.second_factors_reset',
   'admin.user.attribute_set', 'admin.user.attribute_deleted', 'admin.user.operator_granted', 'admin.user.operator_revoked', 'admin.grant.revoked', 'admin.session.ended',
   'admin.resource_server.created', 'admin.resource_server.updated', 'admin.resource_server.deleted',
+  'admin.identity_provider.created', 'admin.identity_provider.updated', 'admin.identity_provider.deleted',
 ];
 
 /** @param {any} actor */

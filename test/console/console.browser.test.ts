@@ -1,7 +1,7 @@
 // The admin console (/console, docs/console.md) in a real browser (Debian's chromium through playwright-core):
 // operators sign in through Gatehouse's own pages (TOTP for admin:write), then every task runs against the
 // public admin API. Each console page passes axe-core with no serious or critical violation, in light and
-// dark, and is kept as a screenshot at 390 px and 1280 px in test-output/console/.
+// dark, and is kept as a screenshot at 390 px and 1280 px, light and dark, in test-output/console/ (git-ignored).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -113,14 +113,14 @@ describe('the admin console in a real browser', () => {
     }
   }
 
-  /** The page at both widths and both colour schemes: axe passes, no sideways scrolling, a screenshot each width. */
+  /** The page at both widths and both colour schemes: axe passes, no sideways scrolling, a screenshot of each (NAME-WIDTH[-dark].png). */
   async function check(page: Page, label: string): Promise<void> {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       for (const width of [390, 1280]) {
         await page.setViewportSize({ width, height: 900 });
         await accessible(page, `${label} ${scheme} ${width}px`);
-        if (scheme === 'light') await fitsAndShoot(page, OUTPUT, `${label}-${width}`);
+        await fitsAndShoot(page, OUTPUT, `${label}-${width}${scheme === 'dark' ? '-dark' : ''}`);
       }
     }
     await page.emulateMedia({ colorScheme: 'light' });
