@@ -59,7 +59,8 @@ export async function auditPage(main, _params, query) {
     if (cursor) params.set('cursor', cursor);
     const { body } = await api(`/audit-events?${params}`);
     tbody.append(...body.data.map(auditRow));
-    status.textContent = tbody.children.length ? `${tbody.children.length} events shown.` : 'No events match.';
+    const shown = tbody.children.length;
+    status.textContent = shown ? `${shown} ${shown === 1 ? 'event' : 'events'} shown.` : 'No events match.';
     more.hidden = !body.pagination.has_more;
     more.onclick = () => load(body.pagination.next_cursor).catch((error) => showError(status, error));
   };

@@ -41,7 +41,8 @@ export async function usersPage(main, _params, query) {
     tbody.append(...body.data.map(userRow));
     more.hidden = !body.pagination.has_more;
     more.onclick = () => load(body.pagination.next_cursor).catch((error) => showError(status, error));
-    status.textContent = tbody.children.length ? `${tbody.children.length} users shown.` : 'No users match.';
+    const shown = tbody.children.length;
+    status.textContent = shown ? `${shown} ${shown === 1 ? 'user' : 'users'} shown.` : 'No users match.';
   };
   if (UUID.test(q) && !attribute) {
     // An id is not a prefix of a username or address: look it up directly.

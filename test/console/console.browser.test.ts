@@ -224,7 +224,7 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
     await nav(page, 'Audit log');
     await page.getByLabel('Actor (user id, or the CLI user)').fill(world.writer.id);
     await page.getByRole('button', { name: 'Filter' }).click();
-    await page.getByText(/\d+ events shown\./).waitFor();
+    await page.getByText(/\d+ events? shown\./).waitFor();
     assert.match(page.url(), new RegExp(`actor=${world.writer.id}`));
     // (the manual clock stands still, so the sign-in and the rename share a time: look for the rename among them)
     await until(async () => (await page.locator('tbody tr').allTextContents()).some((row) => row.includes('admin.client.updated') && row.includes(targetId)), 'the operator\'s rename, found by actor');
@@ -266,7 +266,7 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
     await page.getByLabel('Attribute', { exact: true }).fill('squad:falcons');
     await page.getByLabel('Attribute', { exact: true }).press('Enter');
     await page.getByRole('link', { name: blue.username }).waitFor();
-    await page.getByText('1 users shown.').waitFor();
+    await page.getByText('1 user shown.').waitFor();
     assert.match(page.url(), /attribute=squad%3Afalcons/);
     await check(page, 'users-attribute-search');
     await page.getByLabel('Attribute', { exact: true }).fill('squad');
