@@ -105,6 +105,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   const metrics = installObservability(app);
   app.decorate('metrics', metrics);
   services.outboxMetrics.register(metrics);
+  services.oauthMetrics.register(metrics);
   await installOverloadProtection(app, config, database);
   installAnonymousLimit(app, services.rateLimits);
 

@@ -9,7 +9,7 @@ import { resourceServersRepository } from './storage/resource-servers-repository
 import { registerBuiltInResourceServers } from './admin-services/built-in-resource-servers.js';
 import { systemClock } from './clock.js';
 import { executeCommand, findCommand, unknownCommand, usage } from './cli/execute.js';
-import { UsageError } from './cli/command.js';
+import { CommandFailure, UsageError } from './cli/command.js';
 import { sendToAdminSocket } from './cli/admin-socket.js';
 import { PRIVATE_UMASK } from './startup/data-dir.js';
 
@@ -30,6 +30,7 @@ export async function runCli(argv: string[]): Promise<number> {
         console.log(JSON.stringify(reply.result, null, 2));
         return 0;
       }
+      if (reply.result !== undefined) console.log(JSON.stringify(reply.result, null, 2));
       console.error(`gatehouse: ${reply.error}`);
       return reply.usage ? 2 : 1;
     }
@@ -53,6 +54,11 @@ export async function runCli(argv: string[]): Promise<number> {
       await database.close();
     }
   } catch (error) {
+    if (error instanceof CommandFailure) {
+      console.log(JSON.stringify(error.result, null, 2));
+      console.error(`gatehouse: ${error.message}`);
+      return 1;
+    }
     if (error instanceof UsageError || error instanceof ConfigError || error instanceof StartupError) {
       console.error(`gatehouse: ${error.message}`);
       return error instanceof UsageError ? 2 : 1;

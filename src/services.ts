@@ -73,6 +73,9 @@ import { FORGOT_PATH, SIGNUP_PATH } from './self-service/index.js';
 import { mailMode } from './mail/mail-mode.js';
 import { outboundChannels } from './outbound-channels.js';
 import { endOwnSession, signOut } from './user-rules/sign-out.js';
+import { writeCheckpoint } from './audit/checkpoints.js';
+import { oauthMetrics } from './oauth/oauth-metrics.js';
+import { KEY_ROTATION_CHECK_MS, rotateKeysWhenDue } from './admin-services/scheduled-key-rotation.js';
 
 /**
  * One object that satisfies what every face declares it needs (their deps.ts): the authorization server, the
@@ -166,6 +169,12 @@ export function createServices(options: ServicesOptions): Services {
   jobs.every('pending-login-purge', PENDING_LOGIN_PURGE_INTERVAL_MS, pendingLoginsPurge(core));
   jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
   jobs.handle(REPORT_JOB, reportJobHandler(clock));
+  // Once for the whole deployment, decided under a lock from rows (docs/audit-log.md, docs/key-rotation.md).
+  const checkpointMs = config.AUDIT_CHECKPOINT_INTERVAL * 1000;
+  jobs.every('audit-checkpoint', Math.min(checkpointMs, 60_000), () => writeCheckpoint({ db, clock, keys: core.keys, audit: core.audit, issuer: config.ISSUER }, { minIntervalMs: checkpointMs }));
+  if (config.KEY_ROTATION_INTERVAL > 0) {
+    jobs.every('key-rotation', KEY_ROTATION_CHECK_MS, () => rotateKeysWhenDue({ db, clock, keys: core.keys, audit: core.audit }, config.KEY_ROTATION_INTERVAL));
+  }
 
   // Everything that leaves the process goes through the outbox (docs/outbox.md): one worker, one channel each.
   const mail = createMail(config, brand, options.log, () => clock.now());
@@ -182,6 +191,9 @@ export function createServices(options: ServicesOptions): Services {
   });
   core.outbox.onCommitted(() => worker.wake());
   jobs.every('outbox-purge', OUTBOX_PURGE_INTERVAL_MS, () => worker.purge());
+
+  const signals = oauthMetrics();
+  core.audit.subscribe(signals.auditSubscriber);
 
   const notices = securityNotices({ clock, config, outbox: core.outbox });
   const selfServiceDeps = { db, clock, config, brand, audit: core.audit, outbox: core.outbox, jobs, rateLimits: core.rateLimits };
@@ -237,6 +249,7 @@ export function createServices(options: ServicesOptions): Services {
     mail,
     outboxWorker: worker,
     outboxMetrics: metrics,
+    oauthMetrics: signals,
     selfService,
   };
 }

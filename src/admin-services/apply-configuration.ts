@@ -183,7 +183,8 @@ function clientInput(entry: ClientEntry): ClientInput {
 
 const serverInput = (entry: ResourceServerEntry): ResourceServerInput => ({
   name: entry.name,
-  scopes: entry.scopes.map((s) => ({ name: s.name, description: s.description, claims: {} })),
+  // Without claims: a configuration file does not carry mappings yet, so apply keeps the ones set elsewhere.
+  scopes: entry.scopes.map((s) => ({ name: s.name, description: s.description })),
   accessTokenTtl: entry.access_token_ttl ?? null,
   offlineAccess: entry.offline_access ?? true,
 });

@@ -63,6 +63,8 @@ const SECURITY_EVENT_TYPES = [
   'client.secret_rotated',
   // A user signed out (the logout page or /account): their session ended.
   'session.ended',
+  // The audit log's own signed checkpoints (src/audit/checkpoints.ts).
+  'audit.checkpoint',
 ] as const;
 
 export const AUDIT_EVENT_TYPES = [...ADMIN_CHANGE_TYPES, ...SECURITY_EVENT_TYPES] as const;

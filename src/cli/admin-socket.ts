@@ -7,7 +7,7 @@ import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliDeps } from './deps.js';
 import { executeCommand } from './execute.js';
-import { UsageError } from './command.js';
+import { CommandFailure, UsageError } from './command.js';
 
 export const adminSocketPath = (dataDir: string): string => join(dataDir, 'admin.sock');
 
@@ -39,6 +39,7 @@ export async function startAdminSocket(core: CliDeps, log: (error: unknown) => v
         (result) => answer({ ok: true, result }),
         (error: unknown) => {
           if (error instanceof UsageError) return answer({ ok: false, error: error.message, usage: true });
+          if (error instanceof CommandFailure) return answer({ ok: false, error: error.message, result: error.result });
           log(error);
           return answer({ ok: false, error: 'the command failed; see the server log' });
         },

@@ -31,6 +31,7 @@ import type { IdTokenIssuer } from './issued-tokens/id-token.js';
 import type { RefreshTokens } from './refresh/index.js';
 import type { ResourceRegistry } from './resources/registry.js';
 import type { TokenTypeHandler } from './token-type-handler.js';
+import type { OAuthMetrics } from './oauth-metrics.js';
 
 export interface OAuthDeps {
   readonly config: Config;
@@ -72,6 +73,8 @@ export interface OAuthDeps {
   readonly dpop: DpopDeps;
   /** Client authentication as /token uses it; /revoke and /introspect narrow `methods`. */
   readonly clientAuth: ClientAuthDeps;
+  /** Tokens issued, refusals, refresh-token reuse, sign-ins (src/oauth/oauth-metrics.ts); registered by the app. */
+  readonly oauthMetrics: OAuthMetrics;
   /** amr/acr of the sign-in an authorization code came from. */
   readonly authentications: AuthenticationLookup;
   /** Operators of the admin console (gatehouse users grant-admin): read at the console's code exchange. */

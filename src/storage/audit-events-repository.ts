@@ -1,7 +1,10 @@
-// Audit events: append-only rows (a trigger refuses UPDATE), read newest first with filters, purged by age.
+// Audit events: append-only rows (a trigger refuses UPDATE but the link into the chain), read newest first with
+// filters, purged by age. Each row is written with the digest of its canonical form; the database links it into
+// the deployment's chain when its transaction commits (migration 0740, docs/audit-log.md).
 import type { Selectable } from 'kysely';
 import type { Db } from './database.js';
 import type { AuditEventsTable } from './schema.js';
+import { eventDigest, type ChainedColumns } from './audit-chain-digest.js';
 
 // The row as stored. The vocabulary of event types (src/audit/audit-events.ts) is the audit sink's; storage
 // keeps a type as the text it is, so the layer below the sink does not import it.
@@ -43,7 +46,6 @@ export interface AuditEventsRepository {
   append(event: StoredAuditEvent): Promise<void>;
   /** Newest first; rows strictly before `before` (occurred_at, id). */
   page(filter: AuditEventFilter, request: { before?: { createdAt: Date; id: string }; limit: number }): Promise<StoredAuditEvent[]>;
-  purgeOlderThan(cutoff: Date): Promise<number>;
 }
 
 const actorOf = (r: Selectable<AuditEventsTable>): AuditActor => {
@@ -82,21 +84,22 @@ const actorColumns = (actor: AuditActor) => ({
 export function auditEventsRepository(db: Db): AuditEventsRepository {
   return {
     async append(event) {
+      const row: ChainedColumns = {
+        id: event.id,
+        type: event.type,
+        occurred_at: event.occurredAt,
+        ...actorColumns(event.actor),
+        resource: event.resource ?? null,
+        resource_id: event.resourceId ?? null,
+        subject: event.subject ?? null,
+        client_id: event.clientId ?? null,
+        changed_fields: [...(event.changedFields ?? [])],
+        details: event.details ?? {},
+        trace_id: event.traceId ?? null,
+      };
       await db
         .insertInto('audit_events')
-        .values({
-          id: event.id,
-          type: event.type,
-          occurred_at: event.occurredAt,
-          ...actorColumns(event.actor),
-          resource: event.resource ?? null,
-          resource_id: event.resourceId ?? null,
-          subject: event.subject ?? null,
-          client_id: event.clientId ?? null,
-          changed_fields: [...(event.changedFields ?? [])],
-          details: JSON.stringify(event.details ?? {}),
-          trace_id: event.traceId ?? null,
-        })
+        .values({ ...row, changed_fields: [...row.changed_fields], details: JSON.stringify(row.details), chain_digest: eventDigest(row) })
         .execute();
     },
     async page(filter, { before, limit }) {
@@ -113,10 +116,6 @@ export function auditEventsRepository(db: Db): AuditEventsRepository {
         );
       }
       return (await query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(limit).execute()).map(toEvent);
-    },
-    async purgeOlderThan(cutoff) {
-      const result = await db.deleteFrom('audit_events').where('occurred_at', '<', cutoff).executeTakeFirst();
-      return Number(result.numDeletedRows);
     },
   };
 }
