@@ -60,7 +60,7 @@ import { upstreamSignInsRepository } from './storage/upstream-sign-ins-repositor
 import { accountRepository, type AccountRepository } from './storage/account-repository.js';
 import { deviceAuthorizationsRepository, type DeviceAuthorizationsRepository } from './storage/device-authorizations-repository.js';
 import { accountLinkRequestsRepository } from './storage/account-link-requests-repository.js';
-import { unlinkProvider, type UnlinkProvider } from './user-rules/unlink-provider.js';
+import { removePasskey, unlinkProvider, type RemovePasskey, type UnlinkProvider } from './user-rules/unlink-provider.js';
 import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
 import { createMail, type Mail } from './mail/index.js';
 import { outboxWorker, OUTBOX_PURGE_INTERVAL_MS, type OutboxWorker } from './outbox/outbox.js';
@@ -103,7 +103,7 @@ export interface Services extends Core {
   readonly sessions: BrowserSessions;
   readonly flow: FlowDeps;
   /** The /account page's own stores: grants per app, and the password change with its budget. */
-  readonly account: { account: AccountRepository; changePassword: ReturnType<typeof accountPasswordChange>; unlinkProvider: UnlinkProvider };
+  readonly account: { account: AccountRepository; changePassword: ReturnType<typeof accountPasswordChange>; unlinkProvider: UnlinkProvider; removePasskey: RemovePasskey };
   /** amr/acr of the sign-in an authorization code came from. */
   readonly authentications: AuthenticationLookup;
   /** Operators of the admin console (gatehouse users grant-admin): read at the console's code exchange. */
@@ -259,6 +259,7 @@ export function createServices(options: ServicesOptions): Services {
       account: accountRepository(db, clock),
       changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits }),
       unlinkProvider: (target, event) => unlinkProvider({ db, audit: core.audit }, target, event),
+      removePasskey: (target, event) => removePasskey({ db, audit: core.audit }, target, event),
     },
     authentications,
     operatorRoles,
