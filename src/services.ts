@@ -51,7 +51,7 @@ import { passkeyCeremonies } from './interaction/passkeys/passkeys.js';
 import { passkeysRepository } from './storage/passkeys-repository.js';
 import { signInMethods } from './interaction/sign-in/sign-in-methods.js';
 import { signInPipeline } from './interaction/sign-in/sign-in-pipeline.js';
-import { secondFactorBudget as accountSecondFactorBudget } from './interaction/sign-in/second-factor-budget.js';
+import { LINK_PROOF_POLICY, secondFactorBudget as accountSecondFactorBudget } from './interaction/sign-in/second-factor-budget.js';
 import { secondFactorFailuresRepository } from './storage/second-factor-failures-repository.js';
 import { accountPasswordChange } from './account/account-password.js';
 import { identityProvidersRepository } from './storage/identity-providers-repository.js';
@@ -157,6 +157,8 @@ export function createServices(options: ServicesOptions): Services {
   const passkeys = passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name });
   const loginGuard = rateLimitedLogins(core.rateLimits);
   const secondFactorBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock));
+  // Codes typed on the federation's link page: a count of their own, so an upstream cannot stop the owner's codes.
+  const linkProofBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock, 'link_proof_failures'), LINK_PROOF_POLICY);
   const upstream = { clock, outbound: core.outbound, keySets: core.remoteKeySets, env: process.env };
   const federation = { providers: identityProvidersRepository(db), identities: federatedIdentitiesRepository(db), legs: upstreamSignInsRepository(db), accountLinks: accountLinkRequestsRepository(db), upstream, users };
   // Upstream calls go through the outbound policy; client secrets are read from the environment at use.
@@ -180,7 +182,7 @@ export function createServices(options: ServicesOptions): Services {
     devices: deviceAuthorizations,
     loginGuard,
     // The one sign-in pipeline both faces use (src/interaction/sign-in/).
-    methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, passkeys, federation: upstream, federatedIdentities: federation.identities, upstreamSignIns: federation.legs }),
+    methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, linkProofBudget, passkeys, federation: upstream, federatedIdentities: federation.identities, upstreamSignIns: federation.legs }),
     signIn: signInPipeline({ sessions, secondFactors: factors, secondFactorBudget, audit: core.audit }),
     federation,
     // Called at request time, when `notices` (below) exists.

@@ -208,6 +208,12 @@ export interface JobsTable {
   updated_at: Date;
 }
 
+export interface LinkProofFailuresTable {
+  user_id: string;
+  consecutive: number;
+  last_failure_at: Date;
+}
+
 export interface OauthGrantsTable {
   id: string;
   client_id: string;
@@ -464,6 +470,7 @@ export interface DB {
   initial_access_tokens: InitialAccessTokensTable;
   interactions: InteractionsTable;
   jobs: JobsTable;
+  link_proof_failures: LinkProofFailuresTable;
   oauth_grants: OauthGrantsTable;
   operator_roles: OperatorRolesTable;
   orders: OrdersTable;
