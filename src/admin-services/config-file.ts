@@ -5,6 +5,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
 import { parseDocument, stringify } from 'yaml';
 import { MAX_RESOURCE_SERVERS } from '../oauth/resources/registry.js';
+import { MAX_IDENTITY_PROVIDERS } from './identity-providers-service.js';
 import { AdminRuleError } from './rule-error.js';
 
 /** A configuration file is a few hundred entries at most; anything far larger is a mistake or an attack. */
@@ -39,6 +40,33 @@ const ClientEntry = Type.Object(
   { additionalProperties: false },
 );
 
+/** An upstream identity provider (docs/federation.md), with the admin API's member names; the slug is its key. */
+const IdentityProviderEntry = Type.Object(
+  {
+    slug: Type.String({ maxLength: 63 }),
+    name: Type.Optional(Type.String({ maxLength: 100 })),
+    kind: Type.Optional(Type.Union([Type.Literal('oidc'), Type.Literal('oauth2')])),
+    preset: Type.Optional(Type.Union([Type.Literal('google'), Type.Literal('microsoft'), Type.Literal('github'), Type.Literal('gitlab')])),
+    issuer: Type.Optional(Type.String({ maxLength: 2048 })),
+    client_id: Type.String({ maxLength: 512 }),
+    /** The NAME of the environment variable the server reads the client secret from, never the secret. */
+    client_secret_env: Type.String({ maxLength: 128 }),
+    scopes: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 50 })),
+    domains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 50 })),
+    tenants: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })),
+    provision: Type.Optional(Type.Boolean()),
+    link: Type.Optional(Type.Union([Type.Literal('verified-email'), Type.Literal('never')])),
+    authorization_endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+    token_endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+    userinfo_endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+    emails_endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+    token_endpoint_auth_method: Type.Optional(Type.Union([Type.Literal('client_secret_basic'), Type.Literal('client_secret_post')])),
+    claims: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 128 }))),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
 const ResourceServerEntry = Type.Object(
   {
     identifier: Type.String({ maxLength: 512 }),
@@ -54,6 +82,7 @@ const ConfigFileSchema = Type.Object(
   {
     version: Type.Optional(Type.Literal(1)),
     resource_servers: Type.Optional(Type.Array(ResourceServerEntry, { maxItems: MAX_RESOURCE_SERVERS })),
+    identity_providers: Type.Optional(Type.Array(IdentityProviderEntry, { maxItems: MAX_IDENTITY_PROVIDERS })),
     clients: Type.Optional(Type.Array(ClientEntry, { maxItems: MAX_CLIENTS })),
   },
   { additionalProperties: false },
@@ -61,8 +90,10 @@ const ConfigFileSchema = Type.Object(
 
 export type ClientEntry = Static<typeof ClientEntry>;
 export type ResourceServerEntry = Static<typeof ResourceServerEntry>;
+export type IdentityProviderEntry = Static<typeof IdentityProviderEntry>;
 export interface ConfigFile {
   resource_servers: ResourceServerEntry[];
+  identity_providers: IdentityProviderEntry[];
   clients: ClientEntry[];
 }
 
@@ -79,16 +110,18 @@ const LITERAL_SECRET_KEYS = ['client_secret', 'secret'];
 
 /** A secret written into the file would end up in version control: refused, naming where. */
 function refuseLiteralSecrets(document: unknown): void {
-  const clients = (document as { clients?: unknown })?.clients;
-  if (!Array.isArray(clients)) return;
-  clients.forEach((entry, index) => {
-    if (typeof entry !== 'object' || entry === null) return;
-    for (const key of LITERAL_SECRET_KEYS) {
-      if (key in entry) {
-        throw new AdminRuleError('invalid', 'a secret is never written in the file: name the environment variable that holds it with client_secret_env', `clients[${index}].${key}`);
+  for (const list of ['clients', 'identity_providers'] as const) {
+    const entries = (document as Record<string, unknown> | null)?.[list];
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((entry, index) => {
+      if (typeof entry !== 'object' || entry === null) return;
+      for (const key of LITERAL_SECRET_KEYS) {
+        if (key in entry) {
+          throw new AdminRuleError('invalid', 'a secret is never written in the file: name the environment variable that holds it with client_secret_env', `${list}[${index}].${key}`);
+        }
       }
-    }
-  });
+    });
+  }
 }
 
 /** Parses and checks the file; every error names its place (`clients[2].redirect_uris`). */
@@ -110,9 +143,10 @@ export function parseConfigFile(text: string): ConfigFile {
     throw new AdminRuleError('invalid', unknown ? 'is not a known key' : first.message.toLowerCase(), readablePath(first.path) || '(top level)');
   }
   const file = document as Static<typeof ConfigFileSchema>;
-  const result = { resource_servers: file.resource_servers ?? [], clients: file.clients ?? [] };
+  const result = { resource_servers: file.resource_servers ?? [], identity_providers: file.identity_providers ?? [], clients: file.clients ?? [] };
   refuseDuplicates(result.clients.map((c) => c.client_id), 'clients', 'client_id');
   refuseDuplicates(result.resource_servers.map((s) => s.identifier), 'resource_servers', 'identifier');
+  refuseDuplicates(result.identity_providers.map((p) => p.slug), 'identity_providers', 'slug');
   return result;
 }
 
@@ -124,6 +158,6 @@ function refuseDuplicates(keys: readonly string[], list: string, member: string)
   });
 }
 
-const HEADER = '# Gatehouse configuration (gatehouse export). Apply with: gatehouse apply -f FILE [--dry-run] [--prune]\n# Secrets are read from the environment variables named by client_secret_env; never write a secret here.\n';
+const HEADER = '# Gatehouse configuration (gatehouse export). Apply with: gatehouse apply -f FILE [--dry-run] [--prune]\n# Secrets are read from the environment variables named by client_secret_env (read by apply for a client,\n# by the server at each use for an identity provider); never write a secret here.\n';
 
 export const formatConfigFile = (file: ConfigFile): string => HEADER + stringify({ version: 1, ...file }, { lineWidth: 0 });
