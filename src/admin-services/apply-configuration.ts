@@ -113,6 +113,7 @@ function providerInput(entry: IdentityProviderEntry): IdentityProviderInput {
     ...(entry.emails_endpoint !== undefined ? { emailsEndpoint: entry.emails_endpoint } : {}),
     ...(entry.token_endpoint_auth_method !== undefined ? { tokenEndpointAuthMethod: entry.token_endpoint_auth_method } : {}),
     ...(entry.claims !== undefined ? { claims: entry.claims } : {}),
+    ...(entry.trust_mfa !== undefined ? { trustMfa: entry.trust_mfa } : {}),
   };
 }
 
@@ -140,6 +141,7 @@ function comparableProvider(p: NewIdentityProvider, enabled: boolean): Record<st
     claims: sortedKeys(p.claims),
     provision: p.provision,
     link: p.link,
+    trust_mfa: p.trustMfa ?? false,
     enabled,
   };
 }

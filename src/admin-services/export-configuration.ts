@@ -75,6 +75,7 @@ function providerEntry(p: IdentityProvider): IdentityProviderEntry {
     ...(Object.keys(p.claims).length > 0 ? { claims: p.claims } : {}),
     ...(p.provision ? { provision: true } : {}),
     ...(p.link !== 'verified-email' ? { link: p.link } : {}),
+    ...(p.trustMfa ? { trust_mfa: true } : {}),
     ...(!p.enabled ? { enabled: false } : {}),
   };
 }

@@ -58,6 +58,8 @@ export interface IdentityProviderInput {
   emailsEndpoint?: string;
   tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
   claims?: Record<string, string>;
+  /** Its id_token's amr `mfa` satisfies the local second factor (OpenID Connect only; default false). */
+  trustMfa?: boolean;
   enabled?: boolean;
 }
 
@@ -137,7 +139,10 @@ export async function resolveIdentityProvider(deps: IdentityProviderServiceDeps,
     tenants: tenants.length === 1 ? [] : tenants,
     provision: input.provision ?? false,
     link: input.link ?? 'verified-email',
+    trustMfa: input.trustMfa ?? false,
   } as const;
+  // Only an id_token says how the user signed in upstream; a plain OAuth 2.0 user document does not.
+  if (common.trustMfa && kind !== 'oidc') throw invalid('trust_mfa', 'only an OpenID Connect provider can be trusted for the second factor (its id_token says how the user signed in)');
 
   if (kind === 'oidc') {
     if (input.authorizationEndpoint || input.tokenEndpoint || input.emailsEndpoint) throw invalid('authorization_endpoint', 'an OpenID Connect provider\'s endpoints come from its discovery document');
@@ -211,6 +216,7 @@ export function identityProviderView(p: IdentityProvider, issuer: string): Recor
     claims: p.claims,
     provision: p.provision,
     link: p.link,
+    trust_mfa: p.trustMfa,
     enabled: p.enabled,
   };
 }

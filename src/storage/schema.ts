@@ -172,6 +172,7 @@ export interface IdentityProvidersTable {
   version: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  trust_mfa: Generated<boolean>;
 }
 
 export interface InitialAccessTokensTable {

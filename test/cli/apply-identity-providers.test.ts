@@ -138,6 +138,18 @@ test('export → apply --dry-run is an empty plan for identity providers; export
   assert.deepEqual(await planOf('-f', json, '--dry-run'), []);
 });
 
+test('trust_mfa round-trips through apply and export, and a plain OAuth 2.0 entry cannot be trusted for the second factor', async () => {
+  const base = baseFile({ acmeName: 'Acme Single Sign-On', acmeDomains: 'acme.example, acme.test', ghEnabled: false });
+  const trusted = base.replace('    provision: true', '    provision: true\n    trust_mfa: true');
+  assert.deepEqual(await planOf('-f', fileOf(trusted)), [{ action: 'update', resource: 'identity_provider', id: 'acme', fields: ['trust_mfa'] }]);
+  assert.equal((await provider('acme'))?.trust_mfa, true);
+  const exported = ((await run('export')).identity_providers as { slug: string; trust_mfa?: boolean }[]).find((p) => p.slug === 'acme');
+  assert.equal(exported?.trust_mfa, true);
+  assert.deepEqual(await planOf('-f', fileOf(base)), [{ action: 'update', resource: 'identity_provider', id: 'acme', fields: ['trust_mfa'] }], 'absent means off');
+  const oauth2Trusted = base.replace('    link: never', '    link: never\n    trust_mfa: true');
+  await assert.rejects(run('apply', '-f', fileOf(oauth2Trusted)), (error: Error) => /identity_providers\[1\]\.trust_mfa: only an OpenID Connect provider/.test(error.message));
+});
+
 test('a literal secret in an identity_providers entry is refused, naming where, before any change', async () => {
   const text = baseFile().replace(`client_id: gh-client`, 'client_id: gh-client\n    client_secret: hunter2');
   const before = await t.core.db.selectFrom('audit_events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();

@@ -99,7 +99,8 @@ describe('Gatehouse federating to another Gatehouse process', () => {
     await typeInto(page, 'Password', UPSTREAM_PASSWORD, true);
     // A page of ours, not a redirect on to the client: the redirect chain from the upstream's login form is
     // checked against that form's CSP form-action, which names only our callback's origin.
-    assert.equal((await callback).status(), 200);
+    const answer = await callback;
+    assert.equal(answer.status(), 200, `the callback answered ${answer.status()} ${answer.headers().location ?? ''}`);
     await page.waitForURL((url) => url.href.startsWith(redirectUri));
     return new URL(page.url());
   }
@@ -118,9 +119,9 @@ describe('Gatehouse federating to another Gatehouse process', () => {
     assert.ok((claims.amr as string[]).includes('fed'), `amr ${JSON.stringify(claims.amr)}`);
 
     const local = await t.core.db.selectFrom('users').selectAll().where('id', '=', String(claims.sub)).executeTakeFirstOrThrow();
-    assert.equal(local.email, upstreamUser.email);
+    assert.equal(local.email, upstreamUser.email, 'the e-mail from the upstream\'s claims');
     assert.equal(local.email_verified, true, 'the upstream Gatehouse asserted the address as verified');
-    assert.equal(local.name, 'Grace Two');
+    assert.equal(local.name, 'Grace Two', 'the name from the upstream\'s claims');
     assert.ok(!local.password_hash.startsWith('$'), 'a provisioned account has no password here');
     const link = await t.core.db
       .selectFrom('federated_identities as f')

@@ -21,6 +21,7 @@ import { federationFailure, notFound } from './federation-pages.js';
 import { linkConfirmationPath } from './link-confirmation.js';
 import { offeredProviders } from './offered-providers.js';
 import { provisionUser } from './provision.js';
+import { upstreamAssertsMfa } from '../../federation/trusted-mfa.js';
 
 export type CallbackRequest = FastifyRequest<{ Params: { slug: string } }>;
 
@@ -60,6 +61,11 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
   const now = new Date(deps.clock.now());
   if (outcome.ok === true) {
     await deps.federation.identities.touch(provider.id, outcome.identity.subject, outcome.identity.email, now);
+    // A provider trusted for the second factor (--trust-mfa) whose id_token says the user passed several
+    // factors there: the account's own second factor is satisfied (amr `fed mfa`); otherwise it follows.
+    if (provider.trustMfa && provider.kind === 'oidc' && upstreamAssertsMfa(outcome.identity.claims)) {
+      return continueAfterUpstream(context, reply, loaded, { userId: outcome.userId, amr: [...outcome.amr, 'mfa'] }, deps, { fromCallback: true, secondFactorDone: true });
+    }
     return continueAfterUpstream(context, reply, loaded, outcome, deps, { fromCallback: true });
   }
   const { identity, decision } = outcome;
