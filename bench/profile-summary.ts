@@ -1,7 +1,8 @@
 // `node --import tsx bench/profile-summary.ts <file.cpuprofile> [top]`: self and inclusive time per function
 // from a V8 CPU profile written by `npm run bench -- <scenario> --cpu-prof`, to name hot spots precisely.
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 interface Node {
   id: number;
@@ -23,6 +24,8 @@ if (!file) {
   process.exit(2);
 }
 const top = Number(topArg ?? 30);
+// Paths inside this checkout print relative to it, wherever it is.
+const checkout = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
@@ -34,7 +37,7 @@ const total = [...self.values()].reduce((a, b) => a + b, 0);
 
 const label = (n: Node) => {
   const url = n.callFrame.url.replace(/^file:\/\//, '');
-  const where = url ? `${url.includes('/work/main/') ? relative('/work/main', url) : url}:${n.callFrame.lineNumber + 1}` : '(native)';
+  const where = url ? `${url.startsWith(checkout + sep) ? relative(checkout, url) : url}:${n.callFrame.lineNumber + 1}` : '(native)';
   return `${n.callFrame.functionName || '(anonymous)'} ${where}`;
 };
 

@@ -9,5 +9,5 @@ if (problem) {
   console.error(`gatehouse: ${problem}`);
   process.exit(1);
 }
-const { runCli } = await import('../dist/src/cli/main.js');
+const { runCli } = await import('../dist/src/cli.js');
 process.exitCode = await runCli(process.argv.slice(2));

@@ -9,6 +9,7 @@ import { overviewPage } from './pages/overview.js';
 import { usersPage, userPage } from './pages/users.js';
 import { clientsPage, clientPage } from './pages/clients.js';
 import { resourceServersPage, resourceServerPage } from './pages/resource-servers.js';
+import { identityProvidersPage, identityProviderPage } from './pages/identity-providers.js';
 import { signingKeysPage } from './pages/signing-keys.js';
 import { auditPage } from './pages/audit.js';
 
@@ -23,6 +24,8 @@ const routes = [
   [/^\/console\/clients\/([^/]+)$/, clientPage],
   [/^\/console\/apis$/, resourceServersPage],
   [/^\/console\/apis\/([^/]+)$/, resourceServerPage],
+  [/^\/console\/identity-providers$/, identityProvidersPage],
+  [/^\/console\/identity-providers\/([^/]+)$/, identityProviderPage],
   [/^\/console\/keys$/, signingKeysPage],
   [/^\/console\/audit$/, auditPage],
 ];
@@ -32,6 +35,7 @@ const NAV = [
   ['/console/users', 'Users'],
   ['/console/clients', 'Applications'],
   ['/console/apis', 'APIs'],
+  ['/console/identity-providers', 'Identity providers'],
   ['/console/keys', 'Signing keys'],
   ['/console/audit', 'Audit log'],
 ];

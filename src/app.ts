@@ -29,7 +29,7 @@ import { ensureConsoleClient } from './oauth/clients/console-client.js';
 import { consoleRoutes } from './console/index.js';
 import { logSubscriber } from './audit/audit-sink.js';
 import { resourceServersRepository } from './storage/resource-servers-repository.js';
-import { registerBuiltInResourceServers } from './startup/built-in-resource-servers.js';
+import { registerBuiltInResourceServers } from './admin-services/built-in-resource-servers.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { outboxWorkerPlugin } from './outbox/plugin.js';
 import { devMailboxPage } from './mail/dev-mailbox-page.js';
@@ -105,6 +105,7 @@ export async function buildApp({ config, database, clock = systemClock, logger =
   const metrics = installObservability(app);
   app.decorate('metrics', metrics);
   services.outboxMetrics.register(metrics);
+  services.oauthMetrics.register(metrics);
   await installOverloadProtection(app, config, database);
   installAnonymousLimit(app, services.rateLimits);
 

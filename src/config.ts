@@ -42,7 +42,7 @@ type Settings = typeof settings;
 type ValueOf<S> = S extends Setting<infer T> ? T : never;
 export type Config = { readonly [K in keyof Settings]: ValueOf<Settings[K]> };
 
-export const settingNames = Object.keys(settings) as (keyof Settings)[];
+const settingNames = Object.keys(settings) as (keyof Settings)[];
 
 /** Parses and validates every setting; throws a ConfigError whose message names the first bad variable. */
 export function parseConfig(env: Env): Config {
@@ -61,6 +61,13 @@ export function parseConfig(env: Env): Config {
     out[name] = value;
   }
   const config = out as Config;
+  const rotationMargin = config.JWKS_CACHE_TTL + config.KEY_REFRESH_INTERVAL + config.CLOCK_SKEW;
+  if (config.KEY_ROTATION_INTERVAL > 0 && config.KEY_ROTATION_INTERVAL <= rotationMargin) {
+    // A key rotated before the previous one signs would retire it unused (docs/key-rotation.md, "Limits").
+    throw new ConfigError(
+      `Invalid configuration: KEY_ROTATION_INTERVAL (${config.KEY_ROTATION_INTERVAL} s) must be longer than JWKS_CACHE_TTL + KEY_REFRESH_INTERVAL + CLOCK_SKEW (${rotationMargin} s), the time a rotated key waits before it signs`,
+    );
+  }
   if (config.NODE_ENV === 'production') {
     if (!config.KEY_ENCRYPTION_KEY) {
       throw new ConfigError('Invalid configuration: KEY_ENCRYPTION_KEY is required when NODE_ENV=production');

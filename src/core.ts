@@ -1,52 +1,42 @@
 // The shared services both faces use, built once per app from configuration and the database.
+import type { AdminCore } from './admin-services/deps.js';
 import type { Config } from './config.js';
 import type { Clock } from './clock.js';
-import type { Database, Db } from './storage/database.js';
+import type { Database } from './storage/database.js';
 import { keyEncryption, resolveKeyEncryptionKey } from './crypto/key-encryption.js';
-import { keyService, type KeyService } from './crypto/keys.js';
+import { keyService } from './crypto/keys.js';
 import { signingKeysRepository } from './storage/signing-keys-repository.js';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
-import { createRateLimits, type RateLimits } from './http/rate-limit.js';
+import { createRateLimits } from './http/rate-limit.js';
 import { cachedClients, type ClientLookup } from './oauth/clients/client-cache.js';
 import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
 import { clientsRepository } from './storage/clients-repository.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
-import { auditSink, databaseSubscriber, type AuditSink } from './audit/audit-sink.js';
+import { auditSink, databaseSubscriber } from './audit/audit-sink.js';
 import { revocationFeed, type RevocationFeed } from './storage/revocation-feed.js';
 import { revocationsRepository } from './storage/revocations-repository.js';
-import { resourceRegistry, type ResourceRegistry } from './oauth/resources/registry.js';
+import { resourceRegistry } from './oauth/resources/registry.js';
 import { resourceServersRepository } from './storage/resource-servers-repository.js';
-import { outboxWriter, type OutboxWriter } from './outbox/writer.js';
+import { outboxWriter } from './outbox/writer.js';
 
-export interface Core {
-  readonly config: Config;
-  readonly clock: Clock;
+/**
+ * The shared part of an app, built once: what the CLI runs its commands against (the administration services'
+ * core, declared by src/admin-services/deps.ts) and what the server's services are built from.
+ */
+export interface Core extends AdminCore {
   readonly database: Database;
-  readonly db: Db;
-  readonly keys: KeyService;
-  readonly rateLimits: RateLimits;
-  /** Client registrations as read by /token, /authorize and the login pages (CLIENT_CACHE_TTL). */
-  readonly clients: ClientLookup;
   /** Every origin some client may call the token endpoints from (CORS preflights), same freshness as `clients`. */
   readonly corsOrigins: OriginIndex;
-  /** Where requests steered by clients (jwks_uri) may go; strict outside tests. */
-  readonly outbound: OutboundPolicy;
   /** Key sets of clients registered with a jwks_uri (bounded, per app). */
   readonly remoteKeySets: RemoteKeySets;
   /** The key that seals private keys and TOTP secrets and keys cursors and DPoP nonces (docs/secrets-storage.md). */
   readonly keyEncryptionKey: Buffer;
   /** Revoked access tokens held in memory, kept current by the database's announcements (per app). */
   readonly revocationFeed: RevocationFeed;
-  /** Registered resource servers and their scopes (same freshness as `clients`). */
-  readonly resources: ResourceRegistry;
   /** Shared counters for several instances (REDIS_URL); absent on a single instance. */
   readonly redis?: Redis;
-  /** The audit log's event sink (docs/audit-log.md): to the database; the server also subscribes its logger. */
-  readonly audit: AuditSink;
-  /** Writes outgoing messages (e-mail) in the transaction of their cause (docs/outbox.md); a server's worker delivers. */
-  readonly outbox: OutboxWriter;
 }
 
 export interface CoreOptions {

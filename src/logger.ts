@@ -3,7 +3,7 @@
 import type { FastifyRequest, FastifyReply } from 'fastify';
 import type { LoggerOptions } from 'pino';
 
-export const redactedPaths = [
+const redactedPaths = [
   'password',
   'client_secret',
   'code',

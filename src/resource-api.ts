@@ -7,14 +7,15 @@ import type { FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
 import fp from 'fastify-plugin';
 import { ERROR_EDGE_PLUGIN, JOBS_PLUGIN } from './face-dependencies.js';
-import { adminScopeDescriptions } from './scopes.js';
-import { API_SCOPES, v1Api, type ApiServices } from './api/index.js';
-import { adminApi, ADMIN_PREFIX, type AdminServices } from './admin/index.js';
+import { adminScopeDescriptions, API_SCOPES } from './scopes.js';
+import { v1Api, type ApiServices } from './api/index.js';
+import { adminApi, ADMIN_PREFIX } from './admin/index.js';
+import type { AdminDeps } from './admin/deps.js';
 import { registerOpenApi } from './resource-server/docs/openapi.js';
 import { docsRoutes } from './resource-server/docs/docs-page.js';
 import { problemPages } from './resource-server/docs/problem-pages.js';
 
-async function resourceFaces(app: FastifyInstance, { services }: { services: ApiServices & AdminServices }): Promise<void> {
+async function resourceFaces(app: FastifyInstance, { services }: { services: ApiServices & AdminDeps }): Promise<void> {
   // Accept-Encoding (RFC 9110 §12.5.3); a moderate brotli quality keeps compression cheap per request.
   await app.register(compress, { encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } } });
   await registerOpenApi(app, services.config, { ...API_SCOPES, ...adminScopeDescriptions });

@@ -1,51 +1,53 @@
 // The composition root (docs/design.md): every repository, issuer, verifier, cache, signal and job of one
-// app is built here, once, from configuration, the database and the clock. Endpoints and plugins receive a
-// narrow `Pick<Services, …>` of what they use and never build a service themselves, so there is exactly one
-// of each per app (one DPoP nonce key, one client cache, one job queue) and what a module depends on is
-// visible in its signature.
-import { operatorRolesRepository, type OperatorRolesRepository } from './storage/operator-roles-repository.js';
+// app is built here, once, from configuration, the database and the clock. What each face needs is declared
+// by the face (oauth/deps.ts, interaction/deps.ts, account/deps.ts, api/deps.ts, admin/deps.ts); `Services`
+// extends those, so no face imports this file. Endpoints and plugins receive a narrow `Pick` of their face's
+// interface and never build a service themselves, so there is exactly one of each per app (one DPoP nonce
+// key, one client cache, one job queue) and what a module depends on is visible in its signature.
+import { operatorRolesRepository } from './storage/operator-roles-repository.js';
 import { createCore, type Core, type CoreOptions } from './core.js';
-import { brandFromConfig, type Brand } from './http/brand.js';
-import { cursorCodec, cursorKey, type CursorCodec } from './http/pagination/index.js';
-import { jobQueue, type JobQueue } from './jobs/worker.js';
-import { idempotency as idempotencyStore, IDEMPOTENCY_PURGE_INTERVAL_MS, type Idempotency } from './http/idempotency/index.js';
-import { resourceServerAuth, type ResourceServerAuth } from './resource-server/auth/index.js';
+import type { OAuthDeps } from './oauth/deps.js';
+import type { InteractionDeps } from './interaction/deps.js';
+import type { AccountDeps } from './account/deps.js';
+import type { ApiDeps } from './api/deps.js';
+import type { AdminDeps } from './admin/deps.js';
+import { brandFromConfig } from './http/brand.js';
+import { cursorCodec, cursorKey } from './http/pagination/index.js';
+import { jobQueue } from './jobs/worker.js';
+import { idempotency as idempotencyStore, IDEMPOTENCY_PURGE_INTERVAL_MS } from './http/idempotency/index.js';
+import { resourceServerAuth } from './resource-server/auth/index.js';
 import { REPORT_JOB, reportJobHandler } from './api/reports/report-job.js';
-import { clientAuthDeps, type ClientAuthDeps } from './oauth/client-auth/index.js';
+import { clientAuthDeps } from './oauth/client-auth/index.js';
 import { authorizationCodes } from './oauth/codes/index.js';
-import type { AuthorizationCodeIssuer, AuthorizationCodeRedeemer } from './oauth/codes/index.js';
-import { dpopDeps, type DpopDeps } from './tokens/dpop/proof.js';
+import { dpopDeps } from './tokens/dpop/proof.js';
 import { grantFactories } from './oauth/grant-types/index.js';
-import type { Grant } from './oauth/grant-types/grant-type.js';
 import { expiredRecordsPurge, OAUTH_PURGE_INTERVAL_MS, pendingLoginsPurge, PENDING_LOGIN_PURGE_INTERVAL_MS } from './oauth/housekeeping.js';
-import { grantsRepository, type GrantsRepository } from './storage/grants-repository.js';
-import { refreshTokens, type RefreshTokens } from './oauth/refresh/index.js';
+import { grantsRepository } from './storage/grants-repository.js';
+import { refreshTokens } from './oauth/refresh/index.js';
 import { tokenTypeFactories } from './oauth/revocable-token-types.js';
-import type { TokenTypeHandler } from './oauth/token-type-handler.js';
-import { accessTokenIssuer, type AccessTokenIssuer } from './oauth/issued-tokens/access-tokens.js';
-import { bearerAccessTokenVerifier, type BearerVerifier } from './oauth/issued-tokens/bearer-access-token.js';
-import { idTokenIssuer, type IdTokenIssuer } from './oauth/issued-tokens/id-token.js';
+import { accessTokenIssuer } from './oauth/issued-tokens/access-tokens.js';
+import { bearerAccessTokenVerifier } from './oauth/issued-tokens/bearer-access-token.js';
+import { idTokenIssuer } from './oauth/issued-tokens/id-token.js';
 import type { AuthorizationRequest } from './oauth/authorize/authorization-request.js';
-import type { BeginAuthorization, Respond } from './oauth/authorize/authorize-route.js';
 import { sendNext } from './interaction/answer.js';
 import { beginAuthorization } from './interaction/begin.js';
 import type { FlowDeps } from './interaction/flow-deps.js';
 import { INTERACTION_TTL_SECONDS } from './interaction/flow-deps.js';
 import { rateLimitedLogins } from './interaction/login/rate-limited-logins.js';
-import { browserSessions, type BrowserSessions } from './interaction/session/browser-sessions.js';
+import { browserSessions } from './interaction/session/browser-sessions.js';
 import { browserSessionsRepository } from './storage/browser-sessions-repository.js';
-import { clientsRepository, type ClientsRepository } from './storage/clients-repository.js';
+import { clientsRepository } from './storage/clients-repository.js';
 import { consentsRepository } from './storage/consents-repository.js';
-import { initialAccessTokensRepository, type InitialAccessTokensRepository } from './storage/initial-access-tokens-repository.js';
+import { initialAccessTokensRepository } from './storage/initial-access-tokens-repository.js';
 import { interactionsRepository } from './storage/interactions-repository.js';
-import { ordersRepository, type OrdersRepository } from './storage/orders-repository.js';
-import { paymentsRepository, type PaymentsRepository } from './storage/payments-repository.js';
-import { reportsRepository, type ReportsRepository } from './storage/reports-repository.js';
-import { revocationsRepository, type RevocationsRepository } from './storage/revocations-repository.js';
-import { usersRepository, type UsersRepository } from './storage/users-repository.js';
+import { ordersRepository } from './storage/orders-repository.js';
+import { paymentsRepository } from './storage/payments-repository.js';
+import { reportsRepository } from './storage/reports-repository.js';
+import { revocationsRepository } from './storage/revocations-repository.js';
+import { usersRepository } from './storage/users-repository.js';
 
 import { secondFactorsRepository } from './storage/second-factors-repository.js';
-import { keyEncryption, } from './crypto/key-encryption.js';
+import { keyEncryption } from './crypto/key-encryption.js';
 import { secondFactors } from './interaction/mfa/second-factors.js';
 import { passkeyCeremonies } from './interaction/passkeys/passkeys.js';
 import { passkeysRepository } from './storage/passkeys-repository.js';
@@ -57,11 +59,11 @@ import { accountPasswordChange } from './account/account-password.js';
 import { identityProvidersRepository } from './storage/identity-providers-repository.js';
 import { federatedIdentitiesRepository } from './storage/federated-identities-repository.js';
 import { upstreamSignInsRepository } from './storage/upstream-sign-ins-repository.js';
-import { accountRepository, type AccountRepository } from './storage/account-repository.js';
-import { deviceAuthorizationsRepository, type DeviceAuthorizationsRepository } from './storage/device-authorizations-repository.js';
+import { accountRepository } from './storage/account-repository.js';
+import { deviceAuthorizationsRepository } from './storage/device-authorizations-repository.js';
 import { accountLinkRequestsRepository } from './storage/account-link-requests-repository.js';
-import { removePasskey, unlinkProvider, type RemovePasskey, type UnlinkProvider } from './user-rules/unlink-provider.js';
-import { authenticationLookup, type AuthenticationLookup } from './oauth/issued-tokens/authentication-context.js';
+import { removePasskey, unlinkProvider } from './user-rules/unlink-provider.js';
+import { authenticationLookup } from './oauth/issued-tokens/authentication-context.js';
 import { createMail, type Mail } from './mail/index.js';
 import { outboxWorker, OUTBOX_PURGE_INTERVAL_MS, type OutboxWorker } from './outbox/outbox.js';
 import { outboxMetrics, type OutboxMetrics } from './outbox/metrics.js';
@@ -69,60 +71,21 @@ import { outboxRepository } from './storage/outbox-repository.js';
 import { registerSelfServiceJobs, securityNotices, signupOpen, type SelfService } from './self-service/index.js';
 import { FORGOT_PATH, SIGNUP_PATH } from './self-service/index.js';
 import { mailMode } from './mail/mail-mode.js';
+import { writeCheckpoint } from './audit/checkpoints.js';
+import { oauthMetrics } from './oauth/oauth-metrics.js';
+import { KEY_ROTATION_CHECK_MS, rotateKeysWhenDue } from './admin-services/scheduled-key-rotation.js';
 
-export interface Services extends Core {
-  readonly brand: Brand;
-  // Repositories (outside transactions; a transaction builds its own from `tx`).
-  readonly users: UsersRepository;
-  /** The uncached client registrations (RFC 7591/7592 writes); reads go through `clients`. */
-  readonly clientRegistrations: ClientsRepository;
-  readonly initialAccessTokens: InitialAccessTokensRepository;
-  readonly revocations: RevocationsRepository;
-  readonly grantRecords: GrantsRepository;
-  readonly orders: OrdersRepository;
-  readonly payments: PaymentsRepository;
-  readonly reports: ReportsRepository;
-  // The authorization server.
-  readonly accessTokens: AccessTokenIssuer;
-  readonly idTokens: IdTokenIssuer;
-  /** Our own access tokens presented to /userinfo, /revoke and /introspect. */
-  readonly bearerTokens: BearerVerifier;
-  readonly codes: AuthorizationCodeIssuer & AuthorizationCodeRedeemer;
-  readonly refreshTokens: RefreshTokens;
-  /** RFC 8628 device authorizations: started at /device_authorization, decided on /device, redeemed at /token. */
-  readonly deviceAuthorizations: DeviceAuthorizationsRepository;
-  /** The grant registry, built: what /token serves and discovery advertises. */
-  readonly grantTypes: readonly Grant[];
-  /** The token types /revoke and /introspect understand. */
-  readonly tokenTypes: readonly TokenTypeHandler[];
-  /** One nonce key and one replay store for every DPoP check (token endpoint, /userinfo, the API). */
-  readonly dpop: DpopDeps;
-  /** Client authentication as /token uses it; /revoke and /introspect narrow `methods`. */
-  readonly clientAuth: ClientAuthDeps;
-  // The browser face.
-  readonly sessions: BrowserSessions;
-  readonly flow: FlowDeps;
-  /** The /account page's own stores: grants per app, and the password change with its budget. */
-  readonly account: { account: AccountRepository; changePassword: ReturnType<typeof accountPasswordChange>; unlinkProvider: UnlinkProvider; removePasskey: RemovePasskey };
-  /** amr/acr of the sign-in an authorization code came from. */
-  readonly authentications: AuthenticationLookup;
-  /** Operators of the admin console (gatehouse users grant-admin): read at the console's code exchange. */
-  readonly operatorRoles: OperatorRolesRepository;
-  /** What /authorize (the authorization server's) hands a valid request to: the interaction flow. */
-  readonly authorization: { begin: BeginAuthorization; respond: Respond };
-  // The resource API.
-  readonly resourceAuth: ResourceServerAuth;
-  readonly idempotency: Idempotency;
-  readonly cursors: CursorCodec;
-  /** The job queue; its periodic tasks and handlers are registered here, its worker by the jobs plugin. */
-  readonly jobs: JobQueue;
+/**
+ * One object that satisfies what every face declares it needs (their deps.ts): the authorization server, the
+ * browser flow and /account, the resource API and the admin API. No face imports this file; each names its
+ * own slice, and the compiler checks here that the root provides all of them.
+ */
+export interface Services extends Core, OAuthDeps, InteractionDeps, AccountDeps, ApiDeps, AdminDeps {
   /** E-mail: its outbox channel and, in development without SMTP_URL, the mailbox /dev/mailbox shows. */
   readonly mail: Mail;
   /** Delivers the outbox's messages (docs/outbox.md); started and stopped with the app by its plugin. */
   readonly outboxWorker: OutboxWorker;
   readonly outboxMetrics: OutboxMetrics;
-  /** Forgotten passwords, sign-up, e-mail change and security notices (src/self-service/, docs/email.md). */
-  readonly selfService: SelfService;
 }
 
 export interface ServicesOptions extends CoreOptions {
@@ -205,6 +168,12 @@ export function createServices(options: ServicesOptions): Services {
   jobs.every('pending-login-purge', PENDING_LOGIN_PURGE_INTERVAL_MS, pendingLoginsPurge(core));
   jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
   jobs.handle(REPORT_JOB, reportJobHandler(clock));
+  // Once for the whole deployment, decided under a lock from rows (docs/audit-log.md, docs/key-rotation.md).
+  const checkpointMs = config.AUDIT_CHECKPOINT_INTERVAL * 1000;
+  jobs.every('audit-checkpoint', Math.min(checkpointMs, 60_000), () => writeCheckpoint({ db, clock, keys: core.keys, audit: core.audit, issuer: config.ISSUER }, { minIntervalMs: checkpointMs }));
+  if (config.KEY_ROTATION_INTERVAL > 0) {
+    jobs.every('key-rotation', KEY_ROTATION_CHECK_MS, () => rotateKeysWhenDue({ db, clock, keys: core.keys, audit: core.audit }, config.KEY_ROTATION_INTERVAL));
+  }
 
   // Everything that leaves the process goes through the outbox (docs/outbox.md): one worker, one channel each.
   const mail = createMail(config, brand, options.log, () => clock.now());
@@ -221,6 +190,9 @@ export function createServices(options: ServicesOptions): Services {
   });
   core.outbox.onCommitted(() => worker.wake());
   jobs.every('outbox-purge', OUTBOX_PURGE_INTERVAL_MS, () => worker.purge());
+
+  const signals = oauthMetrics();
+  core.audit.subscribe(signals.auditSubscriber);
 
   const notices = securityNotices({ clock, config, outbox: core.outbox });
   const selfServiceDeps = { db, clock, config, brand, audit: core.audit, outbox: core.outbox, jobs, rateLimits: core.rateLimits };
@@ -276,6 +248,7 @@ export function createServices(options: ServicesOptions): Services {
     mail,
     outboxWorker: worker,
     outboxMetrics: metrics,
+    oauthMetrics: signals,
     selfService,
   };
 }

@@ -1,6 +1,6 @@
 // "Did you mean …?" for a mistyped name: the closest candidate by edit distance, if it is close enough to
 // be the likely intent (a third of the word's length, at least two edits).
-export function closest(input: string, candidates: readonly string[]): string | undefined {
+function closest(input: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(input.length / 3)) + 1;
   for (const candidate of candidates) {

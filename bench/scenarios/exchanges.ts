@@ -72,7 +72,7 @@ async function exchangeScenario(context: ScenarioContext, kind: 'codes' | 'refre
     notes: [
       kind === 'codes'
         ? 'codes minted before each run: Gatehouse through its real issuer (src/oauth/codes), the peer through its AuthorizationCode model'
-        : 'refresh tokens minted before each run through module APIs: Gatehouse code issue → redeem → refreshTokens.issueFirst; the peer through its RefreshToken model',
+        : 'refresh tokens minted before each run through module APIs: Gatehouse code issue → redeem with the hash of the first refresh token (as /token does); the peer through its RefreshToken model',
       'peer (Redis): its Redis adapter (bench/peer/redis-adapter.ts, atomic consume) on a throwaway redis-server, appendonly yes, appendfsync everysec',
       'db cpu % = PostgreSQL for Gatehouse, redis-server for the peer on Redis; sql/req = pg_stat_statements calls (including BEGIN/COMMIT) per request',
     ],

@@ -2,6 +2,7 @@
 // own PostgreSQL server in DATA_DIR) or PGlite (DATABASE_URL=pglite:), with RATE_LIMIT_ENABLED=false and
 // LOG_LEVEL=warn set by the parent. Set-up calls (clients, users, codes, seed rows) run in-process through the
 // real modules: PGlite serves one process only.
+import { randomUUID } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
@@ -10,6 +11,8 @@ import { migrate } from '../../src/storage/migrate.js';
 import { commands } from '../../src/cli/commands/index.js';
 import { accessTokenIssuer, type AccessTokenInput } from '../../src/oauth/issued-tokens/access-tokens.js';
 import type { Core } from '../../src/core.js';
+import { randomToken, sha256 } from '../../src/crypto/random.js';
+import { REFRESH_TOKEN_BYTES } from '../../src/oauth/refresh/index.js';
 import { reportStartFailure, serveRpc } from '../lib/child-rpc.js';
 import { NotRunnable, srcFunction } from './optional.js';
 import { mountBenchRoutes } from './gatehouse-bench-routes.js';
@@ -25,11 +28,12 @@ interface CodeInput {
   resource?: string;
 }
 type Deps = { db: Core['db']; clock: Core['clock']; config: Core['config'] };
+/** What the token endpoint hands the redeemer: the access token's record and the first refresh token's hash. */
+type RedemptionIssue = { accessToken: { jti: string; expiresAt: Date }; refreshTokenHash?: string };
 type CodeIssuerFactory = (deps: Deps) => {
   issue(input: CodeInput): Promise<string>;
-  redeem(code: string, clientId: string): Promise<{ ok: true; code: { grantId: string } } | { ok: false; reason: string }>;
+  redeem(code: string, clientId: string, issue?: RedemptionIssue): Promise<{ ok: true; code: { grantId: string } } | { ok: false; reason: string }>;
 };
-type RefreshTokensFactory = (deps: Deps) => { issueFirst(grantId: string): Promise<string> };
 
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
@@ -83,16 +87,18 @@ async function main(): Promise<void> {
         return forEach(count, () => issuer.issue(input));
       },
       /**
-       * Refresh tokens minted directly through the module APIs: a code from the real issuer, redeemed by the
-       * real redeemer (which creates the grant = family), then the family's first refresh token.
+       * Refresh tokens minted directly through the module APIs, as the code exchange mints them: a code from the
+       * real issuer, redeemed by the real redeemer, which creates the grant (the family) and its first refresh
+       * token in one statement from the hash it is handed.
        */
       mintRefreshTokens: async ({ count, input }: { count: number; input: CodeInput }) => {
         const codes = (await srcFunction<CodeIssuerFactory>('oauth/codes/index.ts', 'authorizationCodes'))({ db: core.db, clock: core.clock, config: core.config });
-        const refresh = (await srcFunction<RefreshTokensFactory>('oauth/refresh/index.ts', 'refreshTokens'))({ db: core.db, clock: core.clock, config: core.config });
         return forEach(count, async () => {
-          const redeemed = await codes.redeem(await codes.issue(input), input.clientId);
+          const token = randomToken(REFRESH_TOKEN_BYTES);
+          const accessToken = { jti: randomUUID(), expiresAt: new Date(Date.now() + core.config.ACCESS_TOKEN_TTL * 1000) };
+          const redeemed = await codes.redeem(await codes.issue(input), input.clientId, { accessToken, refreshTokenHash: sha256(token) });
           if (!redeemed.ok) throw new Error(`could not redeem a freshly minted code: ${redeemed.reason}`);
-          return refresh.issueFirst(redeemed.code.grantId);
+          return token;
         });
       },
       sql: async ({ text, params }: { text: string; params?: unknown[] }) =>

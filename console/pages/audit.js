@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'admin.client.created', 'admin.client.updated', 'admin.client.deleted', 'admin.user.created', 'admin.user.updated', 'admin.user.deleted', 'admin.user.password_set', 'admin.user.second_factors_reset',
   'admin.user.attribute_set', 'admin.user.attribute_deleted', 'admin.user.operator_granted', 'admin.user.operator_revoked', 'admin.grant.revoked', 'admin.session.ended',
   'admin.resource_server.created', 'admin.resource_server.updated', 'admin.resource_server.deleted',
+  'admin.identity_provider.created', 'admin.identity_provider.updated', 'admin.identity_provider.deleted',
 ];
 
 /** @param {any} actor */
@@ -58,7 +59,8 @@ export async function auditPage(main, _params, query) {
     if (cursor) params.set('cursor', cursor);
     const { body } = await api(`/audit-events?${params}`);
     tbody.append(...body.data.map(auditRow));
-    status.textContent = tbody.children.length ? `${tbody.children.length} events shown.` : 'No events match.';
+    const shown = tbody.children.length;
+    status.textContent = shown ? `${shown} ${shown === 1 ? 'event' : 'events'} shown.` : 'No events match.';
     more.hidden = !body.pagination.has_more;
     more.onclick = () => load(body.pagination.next_cursor).catch((error) => showError(status, error));
   };

@@ -41,7 +41,8 @@ export async function usersPage(main, _params, query) {
     tbody.append(...body.data.map(userRow));
     more.hidden = !body.pagination.has_more;
     more.onclick = () => load(body.pagination.next_cursor).catch((error) => showError(status, error));
-    status.textContent = tbody.children.length ? `${tbody.children.length} users shown.` : 'No users match.';
+    const shown = tbody.children.length;
+    status.textContent = shown ? `${shown} ${shown === 1 ? 'user' : 'users'} shown.` : 'No users match.';
   };
   if (UUID.test(q) && !attribute) {
     // An id is not a prefix of a username or address: look it up directly.
@@ -107,6 +108,39 @@ async function accessList(title, path, headings, cells, endLabel) {
   return section(title, table(title, canWrite() ? [...headings, ''] : headings, rows), status);
 }
 
+/**
+ * The user's links to identity providers ("Continue with …"), each with an Unlink button: DELETE with the
+ * link's ETag; the API refuses (409, said in words) to remove the user's last way to sign in.
+ * @param {string} id @param {string} username
+ */
+async function identitiesSection(id, username) {
+  const path = `/users/${encodeURIComponent(id)}/identities`;
+  const { body } = await api(path);
+  if (body.data.length === 0) return section('Sign-in providers', h('p', null, 'Not linked to any identity provider.'));
+  const status = h('p', { role: 'status' });
+  const rows = body.data.map((/** @type {any} */ link) => {
+    const name = link.provider?.name ?? 'a deleted provider';
+    const unlink = canWrite()
+      ? h('button', { type: 'button', class: 'secondary small', 'aria-label': `Unlink ${name}`, onclick: async (/** @type {Event} */ event) => {
+          const button = /** @type {HTMLButtonElement} */ (event.currentTarget);
+          if (!window.confirm(`Unlink ${name} from ${username}? They can no longer sign in with it.`)) return;
+          button.disabled = true;
+          try {
+            const item = `${path}/${encodeURIComponent(link.id)}`;
+            await api(item, { method: 'DELETE', etag: await etagOf(item) });
+            rerender('Unlinked.');
+          } catch (error) {
+            showError(status, error);
+            button.disabled = false;
+          }
+        } }, 'Unlink')
+      : null;
+    return h('tr', null, h('td', null, name), h('td', null, h('code', null, link.subject)), h('td', null, link.email ?? '—'), h('td', null, when(link.created_at)), h('td', null, when(link.last_used_at)), canWrite() ? h('td', null, unlink) : null);
+  });
+  const headings = ['Provider', 'Subject there', 'E-mail there', 'Linked', 'Last used'];
+  return section('Sign-in providers', table(`Identity providers ${username} signs in with`, canWrite() ? [...headings, ''] : headings, rows), status);
+}
+
 let currentUser = '';
 
 /** @param {HTMLElement} main @param {string[]} params */
@@ -159,7 +193,8 @@ export async function userPage(main, [id = '']) {
         },
       })
     : h('pre', null, JSON.stringify(user.attributes, null, 2));
-  const [sessions, grants, consents, trail] = await Promise.all([
+  const [identities, sessions, grants, consents, trail] = await Promise.all([
+    identitiesSection(id, user.username),
     accessList('Sessions', 'sessions', ['Device', 'Signed in', 'Expires'], (s) => [`${s.user_agent ?? 'Unknown browser'}${s.ip_address ? ` (${s.ip_address})` : ''}`, when(s.signed_in_at ?? s.created_at), when(s.expires_at)], 'End session'),
     accessList('Grants', 'grants', ['Application', 'Scope', 'Created'], (g) => [g.client_id, g.scope ?? '', when(g.created_at)], 'Revoke grant'),
     accessList('Consents', 'consents', ['Application', 'Scope', 'Given'], (c) => [c.client_id, c.scope, when(c.granted_at)], 'Revoke consent'),
@@ -195,6 +230,7 @@ export async function userPage(main, [id = '']) {
             : h('p', null, 'No second factor is set up.'),
         )
       : null,
+    identities,
     sessions,
     grants,
     consents,

@@ -132,7 +132,7 @@ export function printTotals(label, totals) {
   );
   if (totals.failures.length) {
     console.log('\n✖ failing tests:');
-    for (const f of totals.failures) console.log(`  ${f.file} › ${f.name}: ${f.error}`);
+    for (const f of totals.failures) console.log(`  ${f.file} › ${f.name}: ${f.error.replaceAll('\n', '\n      ')}`);
   }
   return failed;
 }

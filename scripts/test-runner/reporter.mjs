@@ -3,7 +3,14 @@
 // the parent prints each file in one piece although several processes run at once.
 import { spec } from 'node:test/reporters';
 
-const firstLine = (error) => String(error?.cause?.message ?? error?.message ?? error ?? '').split('\n')[0];
+// The spec reporter prints a failure's details only in its end-of-run summary, which a shared process never
+// reaches per file; so the failure's whole message (bounded) travels with the counts, and a CI log says why a
+// test failed, not only that it did.
+const MAX_FAILURE_TEXT = 4000;
+const failureText = (error) => {
+  const text = String(error?.cause?.message ?? error?.message ?? error ?? '');
+  return text.length > MAX_FAILURE_TEXT ? `${text.slice(0, MAX_FAILURE_TEXT)}…` : text;
+};
 
 function newFile() {
   return { text: '', tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0, failures: [] };
@@ -15,7 +22,7 @@ function count(file, type, data) {
     const failureType = data.details.error?.failureType;
     if (type === 'test:fail' && failureType !== 'subtestsFailed' && failureType !== 'cancelledByParent') {
       file.fail += 1;
-      file.failures.push({ name: data.name, error: firstLine(data.details.error) });
+      file.failures.push({ name: data.name, error: failureText(data.details.error) });
     }
     return;
   }
@@ -29,7 +36,7 @@ function count(file, type, data) {
     file.failures.push({ name: data.name, error: 'cancelled' });
   } else {
     file.fail += 1;
-    file.failures.push({ name: data.name, error: firstLine(data.details?.error) });
+    file.failures.push({ name: data.name, error: failureText(data.details?.error) });
   }
 }
 

@@ -4,16 +4,14 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Services } from '../services.js';
+import type { AccountDeps } from './deps.js';
 import { ERROR_EDGE_PLUGIN, FORM_BODY_PLUGIN } from '../face-dependencies.js';
 import { installPageHeaders } from '../http/browser-pages.js';
 import { accountRoutes } from './account-routes.js';
 import { mailMode } from '../mail/mail-mode.js';
 import { requestEmailChange } from '../self-service/index.js';
 
-export type AccountServices = Pick<Services, 'config' | 'flow' | 'users' | 'account' | 'selfService'>;
-
-async function pages(app: FastifyInstance, { services }: { services: AccountServices }): Promise<void> {
+async function pages(app: FastifyInstance, { services }: { services: AccountDeps }): Promise<void> {
   // Registered here unless another face already did so at the root (this plugin is encapsulated).
   if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
   installPageHeaders(app, services.flow.brand);

@@ -8,7 +8,7 @@ import { randomToken } from '../crypto/random.js';
 import { sha256 } from '../crypto/random.js';
 
 const isHttps = (issuer: string) => issuer.startsWith('https://');
-export const preSessionCookieName = (issuer: string): string => (isHttps(issuer) ? '__Host-gatehouse_presign' : 'gatehouse_presign');
+const preSessionCookieName = (issuer: string): string => (isHttps(issuer) ? '__Host-gatehouse_presign' : 'gatehouse_presign');
 /** Long enough to type a password; a stale form is refused and the page reloaded. */
 const PRE_SESSION_SECONDS = 3600;
 

@@ -75,7 +75,7 @@ async function at<T>(path: string, work: () => Promise<T>): Promise<T> {
 }
 
 /** Secrets named by the file, read before anything changes: a missing variable stops the run. */
-export function resolveSecrets(file: ConfigFile, env: Readonly<Record<string, string | undefined>>): Map<string, string> {
+function resolveSecrets(file: ConfigFile, env: Readonly<Record<string, string | undefined>>): Map<string, string> {
   const secrets = new Map<string, string>();
   file.clients.forEach((entry, index) => {
     const path = `clients[${index}]`;
@@ -229,7 +229,8 @@ function clientInput(entry: ClientEntry): ClientInput {
 
 const serverInput = (entry: ResourceServerEntry): ResourceServerInput => ({
   name: entry.name,
-  scopes: entry.scopes.map((s) => ({ name: s.name, description: s.description, claims: {} })),
+  // Without claims: a configuration file does not carry mappings yet, so apply keeps the ones set elsewhere.
+  scopes: entry.scopes.map((s) => ({ name: s.name, description: s.description })),
   accessTokenTtl: entry.access_token_ttl ?? null,
   offlineAccess: entry.offline_access ?? true,
 });
@@ -246,7 +247,7 @@ const comparableServer = (s: ResourceServerInput) => ({
  * their server), not clients registered at /register (their owners manage them, RFC 7592), not the built-in
  * demo and console clients.
  */
-export function managedClients(all: readonly Client[], servers: readonly ResourceServer[]): Client[] {
+function managedClients(all: readonly Client[], servers: readonly ResourceServer[]): Client[] {
   const introspection = new Set(servers.map((s) => s.clientId).filter((id): id is string => id !== null));
   return all.filter((c) => !introspection.has(c.id) && c.id !== DEMO_CLIENT_ID && c.id !== CONSOLE_CLIENT_ID && c.registrationTokenHash === null && c.registrationPolicy === null);
 }

@@ -79,7 +79,7 @@ function refuseBuiltIn(id: string): void {
 const CLIENT_ID = /^[A-Za-z0-9._~][A-Za-z0-9._~-]{0,127}$/;
 
 /** The longest overlap a rotated secret may keep: a forgotten old secret must not live on for months. */
-export const MAX_SECRET_OVERLAP_SECONDS = 30 * 24 * 3600;
+const MAX_SECRET_OVERLAP_SECONDS = 30 * 24 * 3600;
 
 /** The representation both faces show: RFC 7591 metadata plus the operator's fields; never a secret or its hash. */
 export function clientView(client: Client): Record<string, unknown> {

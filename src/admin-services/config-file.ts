@@ -99,7 +99,7 @@ export interface ConfigFile {
 }
 
 /** "/clients/2/redirect_uris" → "clients[2].redirect_uris": the path as an operator reads the file. */
-export function readablePath(pointer: string): string {
+function readablePath(pointer: string): string {
   return pointer
     .split('/')
     .slice(1)

@@ -15,7 +15,7 @@ import type { ClientEntry, ConfigFile, IdentityProviderEntry, ResourceServerEntr
 import type { IdentityProvider } from '../storage/identity-providers-repository.js';
 
 /** The variable name export proposes for a client's secret: GATEHOUSE_SECRET_ and the client_id in capitals. */
-export const secretEnvName = (clientId: string): string => `GATEHOUSE_SECRET_${clientId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+const secretEnvName = (clientId: string): string => `GATEHOUSE_SECRET_${clientId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 
 function clientEntry(c: Client): ClientEntry {
   return {

@@ -72,7 +72,7 @@ const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
 const invalid = (field: string, message: string, value?: string) => new AdminRuleError('invalid', message, field, value);
 
 /** A name's slug: lower case, dashes between words ("Acme SSO" → "acme-sso"). */
-export const slugOf = (name: string): string =>
+const slugOf = (name: string): string =>
   name
     .toLowerCase()
     .normalize('NFKD')

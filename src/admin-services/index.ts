@@ -1,6 +1,6 @@
-// The administration services both faces call (CLI commands and /admin/v1), built from a Core.
+// The administration services both faces call (CLI commands and /admin/v1), built from an AdminCore (deps.ts).
 import { userInfo } from 'node:os';
-import type { Core } from '../core.js';
+import type { AdminCore } from './deps.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { Actor } from '../audit/audit-events.js';
 import type { ClientServiceDeps } from './clients-service.js';
@@ -19,11 +19,12 @@ export * from './user-access-service.js';
 export * from './resource-servers-service.js';
 export * from './identity-providers-service.js';
 export * from './operator-roles-service.js';
+export type { AdminCore } from './deps.js';
 
 /** The core's sink: the database, plus the server's log (the CLI keeps stdout for its result). */
-export const coreAuditSink = (core: Pick<Core, 'audit'>): AuditSink => core.audit;
+export const coreAuditSink = (core: Pick<AdminCore, 'audit'>): AuditSink => core.audit;
 
-export const clientServiceDeps = (core: Core, audit: AuditSink): ClientServiceDeps => ({
+export const clientServiceDeps = (core: AdminCore, audit: AuditSink): ClientServiceDeps => ({
   db: core.db,
   clock: core.clock,
   config: core.config,
@@ -33,12 +34,12 @@ export const clientServiceDeps = (core: Core, audit: AuditSink): ClientServiceDe
   audit,
 });
 
-export const userServiceDeps = (core: Core, audit: AuditSink): UserServiceDeps => ({ db: core.db, clock: core.clock, rateLimits: core.rateLimits, audit });
-export const signingKeyServiceDeps = (core: Pick<Core, 'db' | 'keys'>, audit: AuditSink): SigningKeyServiceDeps => ({ db: core.db, keys: core.keys, audit });
+export const userServiceDeps = (core: AdminCore, audit: AuditSink): UserServiceDeps => ({ db: core.db, clock: core.clock, rateLimits: core.rateLimits, audit });
+export const signingKeyServiceDeps = (core: Pick<AdminCore, 'db' | 'keys'>, audit: AuditSink): SigningKeyServiceDeps => ({ db: core.db, keys: core.keys, audit });
 
-export const operatorRoleServiceDeps = (core: Pick<Core, 'db' | 'clock'>, audit: AuditSink): OperatorRoleServiceDeps => ({ db: core.db, clock: core.clock, audit });
-export const userAccessServiceDeps = (core: Pick<Core, 'db' | 'clock'>, audit: AuditSink): UserAccessServiceDeps => ({ db: core.db, clock: core.clock, audit });
-export const resourceServerServiceDeps = (core: Core, audit: AuditSink): ResourceServerServiceDeps => ({
+export const operatorRoleServiceDeps = (core: Pick<AdminCore, 'db' | 'clock'>, audit: AuditSink): OperatorRoleServiceDeps => ({ db: core.db, clock: core.clock, audit });
+export const userAccessServiceDeps = (core: Pick<AdminCore, 'db' | 'clock'>, audit: AuditSink): UserAccessServiceDeps => ({ db: core.db, clock: core.clock, audit });
+export const resourceServerServiceDeps = (core: AdminCore, audit: AuditSink): ResourceServerServiceDeps => ({
   db: core.db,
   clock: core.clock,
   config: core.config,
@@ -47,7 +48,7 @@ export const resourceServerServiceDeps = (core: Core, audit: AuditSink): Resourc
   audit,
 });
 
-export const identityProviderServiceDeps = (core: Pick<Core, 'db' | 'clock' | 'config' | 'outbound'>, audit: AuditSink): IdentityProviderServiceDeps => ({
+export const identityProviderServiceDeps = (core: Pick<AdminCore, 'db' | 'clock' | 'config' | 'outbound'>, audit: AuditSink): IdentityProviderServiceDeps => ({
   db: core.db,
   clock: core.clock,
   config: core.config,

@@ -48,5 +48,3 @@ export async function revokeAdmin(deps: OperatorRoleServiceDeps, user: Pick<User
     return { id: user.id, username: user.username, operator: false, scopes: [], console_grants_revoked: revoked };
   });
 }
-
-export const operatorRole = (deps: Pick<OperatorRoleServiceDeps, 'db'>, userId: string): Promise<OperatorRole | undefined> => operatorRolesRepository(deps.db).find(userId);

@@ -9,13 +9,14 @@ import { isOidcScope, userinfoAudience } from '../scopes.js';
 import { createClient } from '../oauth/clients/create-client.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
 import type { ResourceRegistry } from '../oauth/resources/registry.js';
-import { builtInResourceServers } from '../startup/built-in-resource-servers.js';
+import { builtInResourceServers } from './built-in-resource-servers.js';
 import { clientsRepository } from '../storage/clients-repository.js';
-import { resourceServersRepository, type ResourceScope, type ResourceServer } from '../storage/resource-servers-repository.js';
+import { resourceServersRepository, type ResourceScope, type ResourceServer, type ScopeClaims } from '../storage/resource-servers-repository.js';
 import type { AuditEventInput } from '../audit/audit-events.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { ActingAs } from './clients-service.js';
 import { AdminRuleError } from './rule-error.js';
+import { checkedScopeClaims } from './scope-claims.js';
 import { inTransaction } from './transaction.js';
 
 export interface ResourceServerServiceDeps {
@@ -29,9 +30,16 @@ export interface ResourceServerServiceDeps {
   audit: AuditSink;
 }
 
+/** A scope as a write gives it: without `claims`, a replace keeps the scope's current mapping (a new scope has none). */
+export interface ResourceScopeInput {
+  name: string;
+  description: string;
+  claims?: ScopeClaims;
+}
+
 export interface ResourceServerInput {
   name: string;
-  scopes: ResourceScope[];
+  scopes: ResourceScopeInput[];
   /** Seconds; null: the server-wide ACCESS_TOKEN_TTL. */
   accessTokenTtl: number | null;
   offlineAccess: boolean;
@@ -47,7 +55,7 @@ const MIN_TTL = 30;
 const SCOPE_NAME = /^[A-Za-z0-9:._/-]{1,64}$/;
 
 /** RFC 8707 2: an absolute URI without a fragment; https, or http on a loopback host for development. */
-export function checkIdentifier(value: string): string {
+function checkIdentifier(value: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -61,8 +69,11 @@ export function checkIdentifier(value: string): string {
   return value;
 }
 
-/** Scope names and descriptions (the consent page shows them); the names' uniqueness across servers is the database's. */
-export function checkScopes(scopes: readonly ResourceScope[]): ResourceScope[] {
+/**
+ * Scope names, descriptions (the consent page shows them) and the claim mappings given; the names'
+ * uniqueness across servers is the database's.
+ */
+function checkScopes(scopes: readonly ResourceScopeInput[]): ResourceScopeInput[] {
   if (scopes.length === 0) throw new AdminRuleError('invalid', 'at least one scope is required', 'scopes');
   if (scopes.length > MAX_SCOPES) throw new AdminRuleError('invalid', `at most ${MAX_SCOPES} scopes`, 'scopes');
   const seen = new Set<string>();
@@ -76,12 +87,12 @@ export function checkScopes(scopes: readonly ResourceScope[]): ResourceScope[] {
     if (description === '' || description.length > MAX_DESCRIPTION_LENGTH) {
       throw new AdminRuleError('invalid', `${s.name} needs a description of 1-${MAX_DESCRIPTION_LENGTH} characters (shown on the consent page)`, 'scopes');
     }
-    return { ...s, description };
+    return { ...s, description, ...(s.claims ? { claims: checkedScopeClaims(s.name, s.claims, 'scopes') } : {}) };
   });
 }
 
 /** Key retention, verifiers' maximum token age and the revocation list are bounded by ACCESS_TOKEN_TTL (docs/resource-servers.md). */
-export function checkAccessTokenTtl(value: number | null, ceiling: number): number | null {
+function checkAccessTokenTtl(value: number | null, ceiling: number): number | null {
   if (value === null) return null;
   if (!Number.isSafeInteger(value) || value < MIN_TTL || value > ceiling) {
     throw new AdminRuleError('invalid', `must be a whole number of seconds between ${MIN_TTL} and ${ceiling} (ACCESS_TOKEN_TTL, the server-wide ceiling)`, 'access_token_ttl');
@@ -154,7 +165,8 @@ export async function createResourceServerRecord(
       idTokenSignedResponseAlg: 'RS256',
     }, { skipConsent: false, ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}) });
     const repository = resourceServersRepository(tx);
-    if (!(await repository.create({ identifier: id, ...checked, operatorOnly: false, clientId: client.id }))) {
+    const scopes = checked.scopes.map((s): ResourceScope => ({ ...s, claims: s.claims ?? {} }));
+    if (!(await repository.create({ identifier: id, ...checked, scopes, operatorOnly: false, clientId: client.id }))) {
       throw new AdminRuleError('conflict', `${id} is already registered, or one of its scope names belongs to another resource server`);
     }
     const server = (await repository.find(id))!;
@@ -176,7 +188,7 @@ export function listResourceServerRecords(deps: Pick<ResourceServerServiceDeps, 
 }
 
 /**
- * Replaces a resource server's name, scopes, lifetime and offline access, only while it is still at
+ * Replaces a resource server's name, scopes (with their claim mappings, where given), lifetime and offline access, only while it is still at
  * `expectedVersion` (any version when undefined: the CLI's `apply` holds its lock). Built-ins keep the
  * scopes the code declares: the API and the admin face check exactly those.
  */
@@ -198,7 +210,8 @@ export async function replaceResourceServerRecord(
     if (isBuiltIn(deps.config, identifier) && JSON.stringify(before.scopes.map((s) => s.name)) !== JSON.stringify(checked.scopes.map((s) => s.name))) {
       throw new AdminRuleError('invalid', 'the scope names of a built-in resource server are the ones its code checks; only their descriptions may change', 'scopes');
     }
-    const scopes = checked.scopes.map((s) => ({ ...s, claims: before.scopes.find((x) => x.name === s.name)?.claims ?? s.claims }));
+    // A scope given without claims keeps its mapping (PUT/PATCH documents that only rename or describe).
+    const scopes = checked.scopes.map((s): ResourceScope => ({ ...s, claims: s.claims ?? before.scopes.find((x) => x.name === s.name)?.claims ?? {} }));
     const result = await repository.updateIfVersion(identifier, { ...checked, scopes }, expectedVersion, new Date(deps.clock.now()));
     if (result === 'missing') throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
     if (result === 'stale') throw new AdminRuleError('stale', 'the resource server changed since it was read');

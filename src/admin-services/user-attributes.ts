@@ -23,7 +23,7 @@ export const MAX_ATTRIBUTE_VALUE_BYTES = 4096;
 /** Bytes of all of a user's attributes together: every one may end up in the same token. */
 export const MAX_ATTRIBUTES_TOTAL_BYTES = 16_384;
 /** Nesting of arrays and objects in one value (`[1]` is 1, `{"a":[1]}` is 2). */
-export const MAX_ATTRIBUTE_DEPTH = 5;
+const MAX_ATTRIBUTE_DEPTH = 5;
 
 export interface UserAttributeDeps {
   db: Db;
@@ -63,7 +63,7 @@ export function attributeNameProblem(name: string): AdminRuleError | undefined {
 }
 
 /** The value serialised, once it is known to be a storable attribute. */
-export function validateAttribute(name: string, value: unknown): string {
+function validateAttribute(name: string, value: unknown): string {
   const nameProblem = attributeNameProblem(name);
   if (nameProblem) throw nameProblem;
   if (value === null || value === undefined) throw new AdminRuleError('invalid', 'The value must not be null; delete the attribute instead', 'value');

@@ -3,8 +3,7 @@
 // required Idempotency-Key on creates, cursor pages (docs/admin-api.md). Routes call the services the CLI
 // calls (src/admin-services/).
 import type { FastifyInstance } from 'fastify';
-import type { Core } from '../core.js';
-import type { Services } from '../services.js';
+import type { AdminDeps } from './deps.js';
 import { resourceServerAuth } from '../resource-server/auth/index.js';
 import { installApiConventions } from '../resource-server/conventions.js';
 import { collectOptionsRoutes } from '../resource-server/options-route.js';
@@ -27,10 +26,7 @@ import { AUDIT_PURGE_INTERVAL_MS, purgeExpiredAuditEvents } from '../audit/reten
 
 export const ADMIN_PREFIX = '/admin/v1';
 
-/** The admin face's slice: the core (its routes and the CLI's services take a Core) plus DPoP and the job queue. */
-export type AdminServices = Core & Pick<Services, 'dpop' | 'jobs' | 'idempotency' | 'cursors'>;
-
-export async function adminApi(app: FastifyInstance, { services: core }: { services: AdminServices }): Promise<void> {
+export async function adminApi(app: FastifyInstance, { services: core }: { services: AdminDeps }): Promise<void> {
   // Always this process's own keys: the admin API lives in the authorization server.
   installApiConventions(app, resourceServerAuth({ ...core, revocations: core.revocationFeed }, { audience: adminAudience(core.config.ISSUER) }));
   limitPerSubject(app, core.rateLimits);

@@ -5,7 +5,7 @@ import { validationFailed } from '../http/validation.js';
 import { AdminFieldErrors, AdminRuleError } from '../admin-services/rule-error.js';
 import { ClientMetadataError } from '../oauth/clients/metadata.js';
 
-export function asProblem(error: unknown, resource: string): unknown {
+function asProblem(error: unknown, resource: string): unknown {
   if (error instanceof ClientMetadataError) {
     return validationFailed([{ field: error.error === 'invalid_redirect_uri' ? 'redirect_uris' : 'metadata', message: error.message }]);
   }

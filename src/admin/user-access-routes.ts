@@ -4,8 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
-import type { Services } from '../services.js';
-import type { Core } from '../core.js';
+import type { AdminDeps } from './deps.js';
+import type { AdminCore } from '../admin-services/deps.js';
 import { checkPreconditions, requireIfMatch, setValidators, type Validators } from '../http/conditional.js';
 import { ProblemError } from '../http/errors.js';
 import { canonicalJson } from '../http/idempotency/index.js';
@@ -17,7 +17,7 @@ import type { ActingAs } from '../admin-services/clients-service.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from './acting-as.js';
 import { asProblems } from './service-errors.js';
 
-export const Id = Type.Object({ id: Type.String({ maxLength: 200 }) });
+const Id = Type.Object({ id: Type.String({ maxLength: 200 }) });
 
 export interface UserAccessResource<Row> {
   /** Path segment and OpenAPI names: `grants` → adminListGrants, adminGetGrant, adminDeleteGrant. */
@@ -36,7 +36,7 @@ export interface UserAccessResource<Row> {
   position(row: Row): { createdAt: Date; id: string };
 }
 
-export function userAccessRoutes<Row>(parent: FastifyInstance, core: Core & Pick<Services, 'cursors'>, resource: UserAccessResource<Row>): void {
+export function userAccessRoutes<Row>(parent: FastifyInstance, core: AdminCore & Pick<AdminDeps, 'cursors'>, resource: UserAccessResource<Row>): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { cursors } = core;
   const tags = [`admin: ${resource.path}`];

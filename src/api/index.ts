@@ -2,7 +2,6 @@
 // metadata. Mounted by src/resource-api.ts next to /admin/v1, under one OpenAPI document.
 import type { FastifyInstance } from 'fastify';
 import { apiVersion, type ApiServices } from './version.js';
-import { API_SCOPES } from './scopes.js';
 import { challengeWithResourceMetadata, protectedResourceMetadataRoutes } from './protected-resource-metadata.js';
 
 export async function v1Api(app: FastifyInstance, { services }: { services: ApiServices }): Promise<void> {
@@ -16,4 +15,4 @@ export async function v1Api(app: FastifyInstance, { services }: { services: ApiS
   );
 }
 
-export { API_SCOPES, type ApiServices };
+export type { ApiServices };

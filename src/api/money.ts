@@ -6,7 +6,7 @@ const DECIMAL = /^(0|[1-9]\d{0,17})(?:\.(\d+))?$/;
 // Building an Intl.NumberFormat costs far more than a payment's SQL round trip; currencies are few.
 const digitsByCurrency = new Map<string, number>();
 
-export function minorDigits(currency: string): number {
+function minorDigits(currency: string): number {
   let digits = digitsByCurrency.get(currency);
   if (digits === undefined) {
     digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;

@@ -5,11 +5,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { DPOP_ALGS } from '../tokens/dpop/proof.js';
-import { API_SCOPES } from './scopes.js';
+import { API_SCOPES } from '../scopes.js';
 
-export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/v1';
+const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/v1';
 
-export function protectedResourceMetadata(config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>): Record<string, unknown> {
+function protectedResourceMetadata(config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>): Record<string, unknown> {
   return {
     resource: config.API_AUDIENCE,
     authorization_servers: [config.ISSUER],
@@ -22,7 +22,7 @@ export function protectedResourceMetadata(config: Pick<Config, 'ISSUER' | 'API_A
 }
 
 /** Adds `resource_metadata` to a 401's (Bearer or DPoP) challenge, after its own parameters. */
-export function withResourceMetadata(challenge: string, url: string): string {
+function withResourceMetadata(challenge: string, url: string): string {
   if (!/^(Bearer|DPoP)(\s|$)/.test(challenge) || challenge.includes('resource_metadata=')) return challenge;
   const parameter = `resource_metadata="${url}"`;
   return /^(Bearer|DPoP)$/.test(challenge) ? `${challenge} ${parameter}` : `${challenge}, ${parameter}`;

@@ -1,7 +1,7 @@
 // One API version: its deprecation policy, bearer authentication, the shared HTTP conventions, and the
 // resources. The same plugin can be mounted under another prefix (tests mount a deprecated /v0).
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.js';
+import type { ApiDeps } from './deps.js';
 import { installVersionPolicy } from '../http/versioning.js';
 import type { ResourceServerAuth } from '../resource-server/auth/index.js';
 import { installApiConventions } from '../resource-server/conventions.js';
@@ -13,7 +13,7 @@ import { paymentsRoutes, type PaymentsServices } from './payments/index.js';
 import { reportsRoutes, type ReportsServices } from './reports/index.js';
 
 /** What one version of the API uses: the resources' slices and the shared conventions'. */
-export type ApiServices = Pick<Services, 'config' | 'clock' | 'rateLimits' | 'resourceAuth'> &
+export type ApiServices = Pick<ApiDeps, 'config' | 'clock' | 'rateLimits' | 'resourceAuth'> &
   UsersServices & OrdersServices & PaymentsServices & ReportsServices;
 
 export interface ApiVersionOptions {

@@ -1,7 +1,9 @@
 // The audit log's event types (docs/audit-log.md). Admin changes say who (actor), what (resource, id and
 // the NAMES of changed fields — never values, so a secret can never reach the log) and the trace id;
 // security events say whom they concern (subject, client). Adding a type here is the whole registration.
-export const ADMIN_CHANGE_TYPES = [
+import type { AuditActor } from '../storage/audit-events-repository.js';
+
+const ADMIN_CHANGE_TYPES = [
   'admin.client.created',
   'admin.client.updated',
   'admin.client.deleted',
@@ -27,7 +29,7 @@ export const ADMIN_CHANGE_TYPES = [
   'admin.user.identity_unlinked',
 ] as const;
 
-export const SECURITY_EVENT_TYPES = [
+const SECURITY_EVENT_TYPES = [
   'login.succeeded',
   'login.failed',
   'login.locked_out',
@@ -53,6 +55,8 @@ export const SECURITY_EVENT_TYPES = [
   'authorization_code.reused',
   'signing_key.rotated',
   'client.secret_rotated',
+  // The audit log's own signed checkpoints (src/audit/checkpoints.ts).
+  'audit.checkpoint',
 ] as const;
 
 export const AUDIT_EVENT_TYPES = [...ADMIN_CHANGE_TYPES, ...SECURITY_EVENT_TYPES] as const;
@@ -63,12 +67,8 @@ export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 export const isAuditEventType = (value: string): value is AuditEventType => (AUDIT_EVENT_TYPES as readonly string[]).includes(value);
 
-/** Who did it: an admin API client (and the user it acts for, when present), the CLI's OS user, a user, or Gatehouse itself. */
-export type Actor =
-  | { kind: 'admin-client'; clientId: string; userId?: string }
-  | { kind: 'cli'; user: string }
-  | { kind: 'user'; userId: string; clientId?: string }
-  | { kind: 'system' };
+/** Who did it: an admin API client (and the user it acts for, when present), the CLI's OS user, a user, or Gatehouse itself (as stored). */
+export type Actor = AuditActor;
 
 export interface AuditEventInput {
   type: AuditEventType;

@@ -43,5 +43,3 @@ export const logSubscriber = (log: { info(object: object, message: string): void
   else write();
 };
 
-/** For code paths that have no sink wired (tests of single modules): events go nowhere. */
-export const NO_AUDIT: AuditSink = { emit: async () => {}, subscribe: () => {} };

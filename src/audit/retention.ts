@@ -1,11 +1,13 @@
-// Audit retention (AUDIT_RETENTION): events older than the window are deleted by a periodic job; the
-// only deletion audit_events ever sees (docs/audit-log.md).
+// Audit retention (AUDIT_RETENTION): a periodic job deletes old events — the only deletion audit_events ever
+// sees — without breaking the chain: it deletes only the prefix the newest checkpoint issued before the cutoff
+// covers, and that signed checkpoint becomes the chain's anchor, where `audit verify` begins
+// (docs/audit-log.md). An event therefore outlives the window by at most one checkpoint interval.
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/database.js';
-import { auditEventsRepository } from '../storage/audit-events-repository.js';
+import { auditChainRepository } from '../storage/audit-chain-repository.js';
 
 export const AUDIT_PURGE_INTERVAL_MS = 3600_000;
 
 export function purgeExpiredAuditEvents(deps: { db: Db; clock: Clock; retentionSeconds: number }): Promise<number> {
-  return auditEventsRepository(deps.db).purgeOlderThan(new Date(deps.clock.now() - deps.retentionSeconds * 1000));
+  return auditChainRepository(deps.db).purgeThroughCheckpoint(new Date(deps.clock.now() - deps.retentionSeconds * 1000));
 }

@@ -5,9 +5,9 @@
 import { createConnection, createServer, type Server } from 'node:net';
 import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Core } from '../core.js';
+import type { CliDeps } from './deps.js';
 import { executeCommand } from './execute.js';
-import { UsageError } from './command.js';
+import { CommandFailure, UsageError } from './command.js';
 
 export const adminSocketPath = (dataDir: string): string => join(dataDir, 'admin.sock');
 
@@ -18,7 +18,7 @@ interface Reply {
   usage?: boolean;
 }
 
-export async function startAdminSocket(core: Core, log: (error: unknown) => void): Promise<Server> {
+export async function startAdminSocket(core: CliDeps, log: (error: unknown) => void): Promise<Server> {
   const path = adminSocketPath(core.config.DATA_DIR);
   if (existsSync(path)) rmSync(path);
   const server = createServer((socket) => {
@@ -39,6 +39,7 @@ export async function startAdminSocket(core: Core, log: (error: unknown) => void
         (result) => answer({ ok: true, result }),
         (error: unknown) => {
           if (error instanceof UsageError) return answer({ ok: false, error: error.message, usage: true });
+          if (error instanceof CommandFailure) return answer({ ok: false, error: error.message, result: error.result });
           log(error);
           return answer({ ok: false, error: 'the command failed; see the server log' });
         },

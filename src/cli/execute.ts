@@ -1,4 +1,4 @@
-import type { Core } from '../core.js';
+import type { CliDeps } from './deps.js';
 import { commands } from './commands/index.js';
 import { UsageError, type Command } from './command.js';
 import { didYouMean } from '../suggest.js';
@@ -38,7 +38,7 @@ function unknownOption(message: string, command: Command, args: string[]): strin
 }
 
 /** Runs a command against a core; UsageErrors and argument errors come back as UsageError. */
-export async function executeCommand(argv: string[], core: Core): Promise<unknown> {
+export async function executeCommand(argv: string[], core: CliDeps): Promise<unknown> {
   const found = findCommand(argv);
   if (!found) throw new UsageError(unknownCommand(argv));
   try {

@@ -79,3 +79,20 @@ export const perMinute = (doc: string, fallback: number): Setting<number> => ({
   parse: int(1, 1_000_000),
   fallback,
 });
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
+/** `off`, or an integer with a unit (s, m, h, d, w): `90d`, `12h`. Seconds; 0 = off. */
+export const durationOrOff = (doc: string, min: number): Setting<number> => ({
+  doc,
+  expects: `"off" or an integer followed by s, m, h, d or w (e.g. 90d), at least ${min} seconds`,
+  parse: (raw) => {
+    const value = raw.trim().toLowerCase();
+    if (value === 'off') return 0;
+    const match = /^(\d{1,9})([smhdw])$/.exec(value);
+    if (!match) return undefined;
+    const total = Number(match[1]) * UNIT_SECONDS[match[2]!]!;
+    return total >= min ? total : undefined;
+  },
+  fallback: 0,
+  docDefault: 'off',
+});

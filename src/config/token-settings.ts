@@ -1,7 +1,7 @@
 // Settings of keys and tokens: the key-encryption key, audiences and remote key sets, token and session
 // lifetimes, clock skew, DPoP nonces, and how long registrations and keys are cached (docs/token-formats.md,
 // docs/key-rotation.md).
-import { oneOf, httpUrl, base64Key, seconds, type Setting } from './setting.js';
+import { oneOf, httpUrl, base64Key, seconds, durationOrOff, type Setting } from './setting.js';
 
 export const tokenSettings = {
   KEY_ENCRYPTION_KEY: {
@@ -64,5 +64,9 @@ export const tokenSettings = {
     30,
     1,
     300,
+  ),
+  KEY_ROTATION_INTERVAL: durationOrOff(
+    'Rotate the signing keys automatically this long after the newest was published (e.g. 90d), on the staged schedule of `keys rotate`, once for the whole deployment (docs/key-rotation.md). Must exceed JWKS_CACHE_TTL + KEY_REFRESH_INTERVAL + CLOCK_SKEW.',
+    3600,
   ),
 } satisfies Record<string, Setting<unknown>>;

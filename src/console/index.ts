@@ -15,7 +15,7 @@ import { CONSOLE_CLIENT_ID, CONSOLE_PATH, consoleRedirectUri } from '../oauth/cl
 import { escapeHtml } from '../http/html.js';
 
 /** The console's pages may load only their own files and call only this origin (the admin API, /token). */
-export const CONSOLE_CSP =
+const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const CONTENT_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };

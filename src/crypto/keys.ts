@@ -11,7 +11,27 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import type { Clock } from '../clock.js';
 import type { KeyEncryption } from './key-encryption.js';
-import type { SigningKeyRow, SigningKeysRepository } from '../storage/signing-keys-repository.js';
+
+/** A signing key as stored (src/storage/signing-keys-repository.ts): the private JWK only sealed. */
+export interface SigningKeyRow {
+  kid: string;
+  alg: 'ES256' | 'RS256';
+  publicJwk: Record<string, unknown>;
+  sealedPrivateJwk: string;
+  createdAt: Date;
+  activatesAt: Date;
+  retiresAt: Date | null;
+  expiresAt: Date | null;
+}
+
+/** The store the key service needs, implemented in src/storage/. */
+export interface SigningKeysRepository {
+  /** Keys still published at `now` (not yet past expires_at), oldest first. */
+  listPublished(now: Date): Promise<SigningKeyRow[]>;
+  listAll(): Promise<SigningKeyRow[]>;
+  /** Inserts a key and, atomically, schedules the retirement of the keys of that alg it supersedes. */
+  insertAndSupersede(key: SigningKeyRow, supersede: { retiresAt: Date; expiresAt: Date } | null): Promise<void>;
+}
 
 export type SigningAlg = 'ES256' | 'RS256';
 export const SIGNING_ALGS: readonly SigningAlg[] = ['ES256', 'RS256'];
@@ -85,7 +105,7 @@ const sleep = async (ms: number) => {
   if (ms > 0) await sleepFor(ms);
 };
 
-export const DEFAULT_KEY_REFRESH_MS = 30_000;
+const DEFAULT_KEY_REFRESH_MS = 30_000;
 export const DEFAULT_UNKNOWN_KID_COOLDOWN_MS = 1_000;
 
 /**
@@ -93,7 +113,7 @@ export const DEFAULT_UNKNOWN_KID_COOLDOWN_MS = 1_000;
  * interval, so one interval after the insert every instance serves the key; a verifier that fetched a
  * JWKS just before that keeps it for JWKS_CACHE_TTL; instance clocks may disagree by CLOCK_SKEW.
  */
-export const rotationMarginMs = (o: Pick<KeyServiceOptions, 'publishDelaySeconds' | 'clockSkewSeconds' | 'refreshIntervalMs'>): number =>
+const rotationMarginMs = (o: Pick<KeyServiceOptions, 'publishDelaySeconds' | 'clockSkewSeconds' | 'refreshIntervalMs'>): number =>
   (o.publishDelaySeconds + o.clockSkewSeconds) * 1000 + (o.refreshIntervalMs ?? DEFAULT_KEY_REFRESH_MS);
 
 export function keyService(options: KeyServiceOptions): KeyService {

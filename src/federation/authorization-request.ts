@@ -5,21 +5,14 @@
 import * as oauth from 'oauth4webapi';
 import type { Clock } from '../clock.js';
 import type { IdentityProvider } from '../storage/identity-providers-repository.js';
+import type { PendingUpstream } from '../storage/upstream-sign-ins-repository.js';
 import { federationRedirectUri } from './callback-uri.js';
+
+// What the callback needs is stored with the interaction, so its shape is declared where it is stored.
+export type { PendingUpstream };
 
 /** How long a user may take at the upstream (consent screens, a forgotten password, a second factor there). */
 export const PENDING_UPSTREAM_TTL_MS = 10 * 60 * 1000;
-
-export interface PendingUpstream {
-  providerId: string;
-  state: string;
-  /** Null for oauth2 providers (no id_token). */
-  nonce: string | null;
-  codeVerifier: string;
-  redirectUri: string;
-  /** Epoch milliseconds. */
-  createdAt: number;
-}
 
 export interface UpstreamAuthorizationRequest {
   /** Where to send the browser (303). */

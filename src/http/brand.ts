@@ -23,12 +23,12 @@ export function brandFromConfig(config: Pick<Config, 'BRAND_NAME' | 'BRAND_LOGO_
 }
 
 /** The origin an https logo is loaded from, for the pages' img-src; undefined for a path ('self' covers it). */
-export function logoOrigin(brand: Brand): string | undefined {
+function logoOrigin(brand: Brand): string | undefined {
   return brand.logoUrl?.startsWith('https://') ? new URL(brand.logoUrl).origin : undefined;
 }
 
 /** Adds the logo's origin to a page CSP's img-src (the one source of images besides 'self'); idempotent. */
-export function withLogoSource(csp: string, brand: Brand): string {
+function withLogoSource(csp: string, brand: Brand): string {
   const origin = logoOrigin(brand);
   return origin ? csp.replace("img-src 'self';", `img-src 'self' ${origin};`) : csp;
 }

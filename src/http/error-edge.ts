@@ -24,7 +24,7 @@ export type { Face } from './route-facts.js';
 const RETRY_AFTER_SECONDS = '5';
 
 /** Turns anything thrown into one of the three error values. */
-export function classify(error: unknown, request: FastifyRequest): ProblemError | OAuthError | PageError {
+function classify(error: unknown, request: FastifyRequest): ProblemError | OAuthError | PageError {
   if (error instanceof ProblemError || error instanceof OAuthError || error instanceof PageError) return error;
   const fe = error as Partial<FastifyError> & { validation?: { keyword?: string; instancePath?: string; message?: string; params?: Record<string, unknown> }[] };
   if (fe?.validation) {
@@ -97,7 +97,7 @@ function asProblem(error: ProblemError | OAuthError | PageError): ProblemError {
   return new ProblemError(error.status === 404 ? 'not-found' : 'bad-request', error.detail, { status: error.status, headers: error.headers });
 }
 
-export function sendError(face: Face, error: ProblemError | OAuthError | PageError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function sendError(face: Face, error: ProblemError | OAuthError | PageError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   // A bug is already logged with its stack by classify(); every other answer here is a refusal.
   if (!(error instanceof ProblemError && error.code === 'internal-error')) logRefusedError(request, error);
   if (face === 'oauth') {
@@ -138,7 +138,7 @@ export function sendError(face: Face, error: ProblemError | OAuthError | PageErr
     .send(JSON.stringify(body));
 }
 
-export const faceOf = (request: FastifyRequest): Face => request.routeOptions.config?.face ?? 'problem';
+const faceOf = (request: FastifyRequest): Face => request.routeOptions.config?.face ?? 'problem';
 
 /** Installs the error handler and the 404/405 handler, learning each route's face as it is registered. */
 function installErrorEdge(app: FastifyInstance, routes: RouteFacts): void {

@@ -10,7 +10,7 @@ export interface HomePageOptions {
   demoEnabled: boolean;
 }
 
-export function renderHomePage({ brand, demoEnabled }: HomePageOptions): string {
+function renderHomePage({ brand, demoEnabled }: HomePageOptions): string {
   const demo = demoEnabled
     ? `<p>See a sign-in work end to end: the <a href="/demo">demo application</a> signs you in here, shows the tokens it received and calls the API with them.</p>`
     : '';

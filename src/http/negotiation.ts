@@ -71,7 +71,7 @@ export function chooseMediaType(request: FastifyRequest, reply: FastifyReply, of
   return chosen;
 }
 
-export const JSON_MEDIA_TYPES = ['application/json'] as const;
+const JSON_MEDIA_TYPES = ['application/json'] as const;
 
 /** Hook for JSON-only resources: 406 unless the client accepts application/json. */
 export async function acceptJsonOnly(request: FastifyRequest, reply: FastifyReply): Promise<void> {

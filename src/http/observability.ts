@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export const TRACE_HEADER = 'x-request-id';
+const TRACE_HEADER = 'x-request-id';
 
 export const genReqId = (): string => randomUUID();
 

@@ -2,7 +2,7 @@
 // the standard error responses every authenticated route can produce.
 import { Type } from '@sinclair/typebox';
 
-export const ProblemSchema = Type.Object(
+const ProblemSchema = Type.Object(
   {
     type: Type.String({ format: 'uri' }),
     title: Type.String(),

@@ -13,7 +13,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { Config } from '../config.js';
 import { ProblemError } from './errors.js';
 
-export const LIMIT_NAMES = ['token', 'client_auth_failures', 'login_failures', 'user_codes', 'introspection', 'api', 'anonymous', 'pages', 'mail_address', 'mail_recipient'] as const;
+const LIMIT_NAMES = ['token', 'client_auth_failures', 'login_failures', 'user_codes', 'introspection', 'api', 'anonymous', 'pages', 'mail_address', 'mail_recipient'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 const WINDOW_SECONDS = 60;
@@ -22,7 +22,7 @@ const WINDOW_SECONDS = 60;
  * stop someone mailing a victim a reset link every few seconds, and a person asks for such a mail rarely.
  */
 const HOURLY: ReadonlySet<LimitName> = new Set(['mail_address', 'mail_recipient']);
-export const windowSeconds = (name: LimitName) => (HOURLY.has(name) ? 3600 : WINDOW_SECONDS);
+const windowSeconds = (name: LimitName) => (HOURLY.has(name) ? 3600 : WINDOW_SECONDS);
 
 export interface LimitHeaders {
   'ratelimit-policy': string;
@@ -42,7 +42,7 @@ export interface RateLimits {
   reserve(name: LimitName, key: string): Promise<Reservation>;
 }
 
-export function limitPoints(config: Config): Record<LimitName, number> {
+function limitPoints(config: Config): Record<LimitName, number> {
   return {
     token: config.RATE_LIMIT_TOKEN,
     client_auth_failures: config.RATE_LIMIT_CLIENT_AUTH_FAILURES,

@@ -4,7 +4,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Services } from '../services.js';
+import type { InteractionDeps } from './deps.js';
 import { ERROR_EDGE_PLUGIN, FORM_BODY_PLUGIN, JOBS_PLUGIN } from '../face-dependencies.js';
 import { installPageHeaders } from '../http/browser-pages.js';
 import { interactionRoutes } from './interaction-routes.js';
@@ -14,9 +14,7 @@ import { deviceRoutes } from './device/device-routes.js';
 
 export { INTERACTION_TTL_SECONDS } from './flow-deps.js';
 
-export type InteractionServices = Pick<Services, 'config' | 'keys' | 'clients' | 'sessions' | 'flow' | 'users' | 'rateLimits'>;
-
-async function pages(app: FastifyInstance, { services }: { services: InteractionServices }): Promise<void> {
+async function pages(app: FastifyInstance, { services }: { services: InteractionDeps }): Promise<void> {
   // Registered here unless another face already did so at the root (the plugin is not encapsulated).
   if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
   const { config, clients, sessions, flow: deps } = services;

@@ -3,7 +3,7 @@
 // object of the same shape (the type makes a missing text a compile error). The language of a message is
 // the recipient's when known, else the first supported one the browser (or admin request) asks for.
 
-export const LOCALES = ['en', 'de'] as const;
+const LOCALES = ['en', 'de'] as const;
 export type Locale = (typeof LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'en';
 

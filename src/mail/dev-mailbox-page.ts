@@ -7,7 +7,7 @@ import { escapeHtml, pageSecurityHeaders } from '../http/html.js';
 import { pageLayout } from '../http/page-layout.js';
 import type { DevMailbox } from './dev-mailbox.js';
 
-export const DEV_MAILBOX_PATH = '/dev/mailbox';
+const DEV_MAILBOX_PATH = '/dev/mailbox';
 
 /** The text body with its links made clickable (everything else escaped). */
 function linkify(text: string): string {
@@ -17,7 +17,7 @@ function linkify(text: string): string {
     .join('');
 }
 
-export function renderDevMailbox(brand: Brand, mailbox: DevMailbox): string {
+function renderDevMailbox(brand: Brand, mailbox: DevMailbox): string {
   const messages = mailbox.messages();
   const list = messages.length === 0
     ? '<p>No messages yet.</p>'

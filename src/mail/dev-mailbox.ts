@@ -3,7 +3,7 @@
 // followed at once. Never in production: there, no SMTP_URL means no e-mail features (docs/email.md).
 import type { MailSender, OutgoingMail } from './mail-sender.js';
 
-export const DEV_MAILBOX_SIZE = 50;
+const DEV_MAILBOX_SIZE = 50;
 
 export interface DevMailbox extends MailSender {
   /** Newest first. */

@@ -39,7 +39,3 @@ export function createMail(config: Config, brand: Brand, log: Log, now: () => nu
   const sender = smtpSender(smtpOptions(config.SMTP_URL!, password));
   return { mode, channel: emailChannel({ sender, from: config.MAIL_FROM, brand, issuer: config.ISSUER }), close: () => sender.close() };
 }
-
-export { EMAIL_CHANNEL } from './email-channel.js';
-export { mailMode, MAIL_OFF_REASON } from './mail-mode.js';
-export { chooseLocale, type Locale } from './catalogue.js';

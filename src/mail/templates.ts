@@ -25,7 +25,7 @@ export interface InvitationParams {
   hours: number;
 }
 
-export const MAIL_TEMPLATES = ['invitation', 'password_reset', 'signup_verification', 'signup_existing', 'email_change_verification', 'password_changed', 'email_changed', 'factor_added'] as const;
+const MAIL_TEMPLATES = ['invitation', 'password_reset', 'signup_verification', 'signup_existing', 'email_change_verification', 'password_changed', 'email_changed', 'factor_added'] as const;
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
 
 function logoUrl(context: MailContext): string | undefined {

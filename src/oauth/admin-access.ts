@@ -1,5 +1,5 @@
 // What a client holding admin scopes may be. The admin API `{ISSUER}/admin` is a built-in, operator-only
-// resource server (src/startup/built-in-resource-servers.ts), so the registry already keeps its scopes away
+// resource server (src/admin-services/built-in-resource-servers.ts), so the registry already keeps its scopes away
 // from /register and from user tokens and gives its tokens their audience; these rules add what a client
 // made by an operator must still be: a confidential client_credentials-only client holding admin scopes
 // alone (a token has one audience, so mixing them with API scopes could never yield a token).

@@ -2,7 +2,7 @@
 // comes from the policy objects the endpoints enforce (grant registry, client-auth methods, algorithms,
 // scope catalogue), and an endpoint is listed only once its route is actually served.
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.js';
+import type { OAuthDeps } from './deps.js';
 import { SIGNING_ALGS } from '../crypto/keys.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../storage/clients-repository.js';
 import { CLIENT_ASSERTION_ALGS } from './clients/client-keys.js';
@@ -29,13 +29,13 @@ const ENDPOINTS = {
 } as const;
 
 /** OIDC Core 5.1 claims Gatehouse can release (id_token and userinfo). */
-export const CLAIMS_SUPPORTED = [
+const CLAIMS_SUPPORTED = [
   'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'amr', 'acr',
   'name', 'given_name', 'family_name', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address',
 ];
 
 /** Policies of /authorize (RFC 7636 S256 only; code flow only; RFC 9207 iss in responses). */
-export const AUTHORIZATION_POLICY = {
+const AUTHORIZATION_POLICY = {
   response_types_supported: ['code'],
   response_modes_supported: RESPONSE_MODES,
   code_challenge_methods_supported: ['S256'],
@@ -58,9 +58,9 @@ function endpoints(app: FastifyInstance, issuer: string): Record<string, string>
 const idTokenClaimNames = (catalogue: ResourceCatalogue): string[] =>
   catalogue.servers.filter((s) => !s.operatorOnly).flatMap((s) => s.scopes.flatMap((x) => (x.claims.id_token ?? []).filter((n) => claimNameProblem(n) === undefined)));
 
-type DiscoveryServices = Pick<Services, 'config' | 'grantTypes'>;
+type DiscoveryServices = Pick<OAuthDeps, 'config' | 'grantTypes'>;
 
-export function discoveryDocument(
+function discoveryDocument(
   app: FastifyInstance,
   services: DiscoveryServices,
   scopesSupported: readonly string[],
@@ -91,7 +91,7 @@ export function discoveryDocument(
   };
 }
 
-export function discoveryEndpoints(app: FastifyInstance, services: DiscoveryServices & Pick<Services, 'resources'>): void {
+export function discoveryEndpoints(app: FastifyInstance, services: DiscoveryServices & Pick<OAuthDeps, 'resources'>): void {
   // Built when the registry changed (or first asked, when every face has registered its routes).
   let built: { catalogue: unknown; document: string } | undefined;
   const handler = async (_request: unknown, reply: { header(n: string, v: string): unknown; type(t: string): unknown }) => {

@@ -7,7 +7,7 @@
 // is purged every minute, so a flood of /authorize requests costs storage only for as long as an
 // interaction lives (plus a few minutes), never for a day or a session lifetime.
 import { passkeysRepository } from '../storage/passkeys-repository.js';
-import type { Core } from '../core.js';
+import type { OAuthDeps } from './deps.js';
 import { clientAssertionsRepository } from '../storage/client-assertions-repository.js';
 import { dpopProofsRepository } from '../storage/dpop-proofs-repository.js';
 import { revocationsRepository } from '../storage/revocations-repository.js';
@@ -28,7 +28,7 @@ const sequence = (steps: (() => Promise<number>)[]) => async (): Promise<number>
 };
 
 /** Deletes every record of the authorization server whose lifetime is over; returns how many. */
-export function expiredRecordsPurge(core: Pick<Core, 'db' | 'clock'>): () => Promise<number> {
+export function expiredRecordsPurge(core: Pick<OAuthDeps, 'db' | 'clock'>): () => Promise<number> {
   const { db, clock } = core;
   const grants = grantsRepository(db, clock);
   // Families go before codes: a redeemed code is kept exactly as long as its grant.
@@ -43,7 +43,7 @@ export function expiredRecordsPurge(core: Pick<Core, 'db' | 'clock'>): () => Pro
 }
 
 /** Deletes expired interactions, then the anonymous sessions they leave behind, and expired passkey challenges; returns how many. */
-export function pendingLoginsPurge(core: Pick<Core, 'db' | 'clock'>): () => Promise<number> {
+export function pendingLoginsPurge(core: Pick<OAuthDeps, 'db' | 'clock'>): () => Promise<number> {
   const { db, clock } = core;
   return sequence([interactionsRepository(db, clock).purgeExpired, browserSessionsRepository(db, clock).purgeAnonymous, passkeysRepository(db, clock).purgeExpiredChallenges]);
 }

@@ -7,6 +7,8 @@ import { corsEndpoints } from './cors/cors.js';
 import { authorizationEndpoint } from './authorize/index.js';
 import { discoveryEndpoints } from './discovery.js';
 import { jwksEndpoint } from './jwks.js';
+import { auditCheckpointsEndpoint } from './audit-checkpoints.js';
+import { oauthRefusalMetrics } from './oauth-metrics.js';
 import { tokenEndpoint } from './token-endpoint/index.js';
 import { revocationEndpoint } from './revoke.js';
 import { introspectionEndpoint } from './introspect.js';
@@ -19,12 +21,14 @@ export type OAuthServices = Parameters<typeof corsEndpoints>[1] &
   Parameters<typeof discoveryEndpoints>[1] &
   Parameters<typeof authorizationEndpoint>[1] &
   Parameters<typeof jwksEndpoint>[1] &
+  Parameters<typeof auditCheckpointsEndpoint>[1] &
   Parameters<typeof tokenEndpoint>[1] &
   Parameters<typeof revocationEndpoint>[1] &
   Parameters<typeof introspectionEndpoint>[1] &
   Parameters<typeof registrationEndpoints>[1] &
   Parameters<typeof userinfoEndpoint>[1] &
   Parameters<typeof securityEventLog>[1] &
+  Parameters<typeof oauthRefusalMetrics>[1] &
   Parameters<typeof deviceAuthorizationEndpoint>[1];
 
 type Registration = (app: FastifyInstance, services: OAuthServices) => void | Promise<void>;
@@ -35,6 +39,7 @@ const registrations: readonly Registration[] = [
   discoveryEndpoints,
   authorizationEndpoint,
   jwksEndpoint,
+  auditCheckpointsEndpoint,
   tokenEndpoint,
   deviceAuthorizationEndpoint,
   revocationEndpoint,
@@ -42,6 +47,7 @@ const registrations: readonly Registration[] = [
   registrationEndpoints,
   userinfoEndpoint,
   securityEventLog,
+  oauthRefusalMetrics,
 ];
 
 async function endpoints(app: FastifyInstance, { services }: { services: OAuthServices }): Promise<void> {

@@ -2,7 +2,7 @@
 // tokens: anything else — unknown, expired, revoked, another client's — is {"active": false} (RFC 7662 2.2).
 // A resource server's own client asks about the access tokens of its audience instead (resources/introspection.ts).
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.js';
+import type { OAuthDeps } from './deps.js';
 import { authenticateClient } from './client-auth/index.js';
 import { formParameters } from './form-parameters.js';
 import { NO_STORE } from './no-store.js';
@@ -12,7 +12,7 @@ import type { IntrospectionResult } from './token-type-handler.js';
 import { inHintOrder, INTROSPECTION_AUTH_METHODS } from './revocable-token-types.js';
 import { resourceServerIntrospection } from './resources/introspection.js';
 
-export function introspectionEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'tokenTypes' | 'clientAuth' | 'rateLimits' | 'resources' | 'bearerTokens'>): void {
+export function introspectionEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'tokenTypes' | 'clientAuth' | 'rateLimits' | 'resources' | 'bearerTokens'>): void {
   const handlers = services.tokenTypes;
   const auth = { ...services.clientAuth, methods: INTROSPECTION_AUTH_METHODS };
   const forResourceServers = resourceServerIntrospection({ resources: services.resources, verify: services.bearerTokens, issuer: services.config.ISSUER });

@@ -1,12 +1,12 @@
 // The token types /revoke and /introspect understand, one factory each (the refresh-token module adds its own).
-import type { Services } from '../services.js';
+import type { OAuthDeps } from './deps.js';
 import type { TokenEndpointAuthMethod } from '../storage/clients-repository.js';
 import type { TokenTypeHandler } from './token-type-handler.js';
 import { accessTokens } from './issued-tokens/access-token-type.js';
 import { refreshTokenHandler } from './refresh/refresh-token-type.js';
 
 /** What a token type is built from (src/services.ts builds each once). */
-export type TokenTypeDeps = Pick<Services, 'config' | 'bearerTokens' | 'revocations' | 'refreshTokens'>;
+export type TokenTypeDeps = Pick<OAuthDeps, 'config' | 'bearerTokens' | 'revocations' | 'refreshTokens'>;
 
 export type TokenTypeFactory = (deps: TokenTypeDeps) => TokenTypeHandler;
 

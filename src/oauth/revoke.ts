@@ -1,7 +1,7 @@
 // POST /revoke (RFC 7009). The client authenticates; each token type is asked in hint order. Unknown,
 // garbage, already revoked and other clients' tokens all answer 200 with no effect (RFC 7009 2.2).
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.js';
+import type { OAuthDeps } from './deps.js';
 import { OAuthError } from '../http/errors.js';
 import { authenticateClient } from './client-auth/index.js';
 import { formParameters } from './form-parameters.js';
@@ -14,7 +14,7 @@ export function requireToken(params: Readonly<Record<string, string>>): string {
   return params.token;
 }
 
-export function revocationEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'tokenTypes' | 'clientAuth' | 'rateLimits'>): void {
+export function revocationEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'tokenTypes' | 'clientAuth' | 'rateLimits'>): void {
   const handlers = services.tokenTypes;
   const auth = { ...services.clientAuth, methods: REVOCATION_AUTH_METHODS };
   app.post('/revoke', { config: { face: 'oauth' }, bodyLimit: services.config.FORM_BODY_LIMIT }, async (request, reply) => {

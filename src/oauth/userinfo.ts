@@ -6,7 +6,7 @@
 // RFC 9700 2.3: a token is used only where it was issued for; docs/security/tokens-and-operator-views.md). A
 // DPoP-bound token needs the DPoP scheme and a proof (RFC 9449 7), like at the resource API.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../services.js';
+import type { OAuthDeps } from './deps.js';
 import { OAuthError } from '../http/errors.js';
 import type { UsersRepository } from '../storage/users-repository.js';
 import type { AccessTokenClaims, BearerRefusal, BearerVerifier } from './issued-tokens/bearer-access-token.js';
@@ -78,7 +78,7 @@ async function claimsOf(claims: AccessTokenClaims, users: Pick<UsersRepository, 
   return { ...mappedClaims(definitions, claims.scope, 'id_token', user.attributes), ...userClaims(user, claims.scope) };
 }
 
-export function userinfoEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'bearerTokens' | 'users' | 'dpop' | 'resources'>): void {
+export function userinfoEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'bearerTokens' | 'users' | 'dpop' | 'resources'>): void {
   const { config, bearerTokens: verify, users } = services;
   const dpop = { ...services.dpop, url: `${config.ISSUER}/userinfo`, requireNonce: config.DPOP_NONCE_REQUIRED === 'all' };
   const handler = async (request: FastifyRequest) => claimsOf(await authorize(request, verify, dpop, config.ISSUER), users, await services.resources.catalogue());

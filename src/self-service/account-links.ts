@@ -8,7 +8,6 @@ import type { Db } from '../storage/database.js';
 import type { User } from '../storage/users-repository.js';
 
 /** What the link was issued under: the password hash and the current address (same digest as invitations'). */
-export const passwordFingerprint = (user: Pick<User, 'passwordHash'>) => sha256(`password:${user.passwordHash}`);
 const stateFingerprint = (user: Pick<User, 'passwordHash' | 'email'>) => sha256(`password:${user.passwordHash}\u0000email:${user.email ?? ''}`);
 
 /**

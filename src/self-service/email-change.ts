@@ -20,7 +20,7 @@ import { recipientBudgetAllows } from './mail-budgets.js';
 import type { SecurityNotices } from './notices.js';
 import { field, hidden, linkButton, pageRoute, sendSelfServicePage, type Form } from './page.js';
 
-export const EMAIL_VERIFY_PATH = '/email/verify';
+const EMAIL_VERIFY_PATH = '/email/verify';
 const PURPOSE = 'email_change';
 
 export type EmailChangeRequest = 'sent' | 'invalid' | 'same';
@@ -54,7 +54,7 @@ async function usableChange(deps: Pick<SelfServiceDeps, 'db' | 'clock'>, token: 
 
 class VoidLink extends Error {}
 
-export async function confirmEmailChange(deps: SelfServiceDeps & { notices: SecurityNotices }, token: string, context: { acceptLanguage?: string | undefined; traceId: string }): Promise<User | undefined> {
+async function confirmEmailChange(deps: SelfServiceDeps & { notices: SecurityNotices }, token: string, context: { acceptLanguage?: string | undefined; traceId: string }): Promise<User | undefined> {
   if (!plausibleToken(token)) return undefined;
   try {
     return await runTransaction(deps.db, async (tx) => {

@@ -11,7 +11,7 @@ import { PASSWORD_RESET_JOB, passwordResetJob } from './password-reset.js';
 import { signupPages } from './signup-pages.js';
 import { purgeExpiredSignups, SIGNUP_JOB, signupJob } from './signup.js';
 
-export const SIGNUP_PURGE_INTERVAL_MS = 3_600_000;
+const SIGNUP_PURGE_INTERVAL_MS = 3_600_000;
 
 export type SelfService = SelfServiceDeps & { notices: SecurityNotices; factorsOf(userId: string): Promise<AccountFactors> };
 

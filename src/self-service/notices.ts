@@ -21,7 +21,7 @@ export interface SecurityNotices {
   send(tx: Db, userId: string, kind: NoticeKind, options?: { to?: string | null; params?: Record<string, string>; acceptLanguage?: string | undefined }): Promise<void>;
 }
 
-export const ACCOUNT_PAGE = '/account';
+const ACCOUNT_PAGE = '/account';
 
 export function securityNotices(deps: { clock: Clock; config: Pick<Config, 'ISSUER' | 'NODE_ENV' | 'SMTP_URL'>; outbox: OutboxWriter }): SecurityNotices {
   return {

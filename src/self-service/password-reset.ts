@@ -51,7 +51,7 @@ export async function requestPasswordReset(deps: SelfServiceDeps, input: { email
   deps.jobs.wake();
 }
 
-export function resetLink(issuer: string, token: string, interaction: string | undefined): string {
+function resetLink(issuer: string, token: string, interaction: string | undefined): string {
   const query = new URLSearchParams({ token, ...(interaction ? { interaction } : {}) });
   return `${issuer}${RESET_PATH}?${query.toString()}`;
 }

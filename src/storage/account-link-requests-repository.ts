@@ -2,7 +2,7 @@
 // kept on the signed-in browser session that asked for it, found at the provider's callback only with that
 // session's cookie (never by `state` alone) and taken once: of two parallel callbacks only one gets it.
 import { sql } from 'kysely';
-import type { PendingUpstream } from '../federation/authorization-request.js';
+import type { PendingUpstream } from './upstream-sign-ins-repository.js';
 import type { Db } from './database.js';
 
 export interface AccountLinkRequestsRepository {

@@ -99,7 +99,7 @@ const toAuthorization = (r: Row): DeviceAuthorization => ({
 });
 
 /** RFC 8628 3.5: "the client MUST increase the polling interval by 5 seconds for all subsequent requests". */
-export const SLOW_DOWN_STEP_SECONDS = 5;
+const SLOW_DOWN_STEP_SECONDS = 5;
 
 /** Expired rows are kept a while, so a late poll still learns expired_token rather than invalid_grant. */
 const KEEP_EXPIRED_MS = 24 * 3600_000;

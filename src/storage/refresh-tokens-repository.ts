@@ -50,8 +50,6 @@ export interface RotatedGrant {
 }
 
 export interface RefreshTokensRepository {
-  /** The first token of a grant's family. */
-  insertFirst(tokenHash: string, grantId: string, idleSeconds: number, dpopJkt?: string): Promise<void>;
   /** Rotates atomically; the grant when the presented token was live and matched, undefined otherwise. */
   rotate(input: RotationInput): Promise<RotatedGrant | undefined>;
   find(tokenHash: string): Promise<RefreshTokenRecord | undefined>;
@@ -87,13 +85,6 @@ const toGrant = (r: GrantRow): GrantRecord => ({
 export function refreshTokensRepository(db: Db, clock: Clock): RefreshTokensRepository {
   const now = () => new Date(clock.now());
   return {
-    async insertFirst(tokenHash, grantId, idleSeconds, dpopJkt) {
-      const at = now();
-      await sql`
-        insert into refresh_tokens (token_hash, grant_id, created_at, idle_expires_at, dpop_jkt)
-        select ${tokenHash}, id, ${at}, least(${at}::timestamptz + make_interval(secs => ${idleSeconds}::double precision), expires_at), ${dpopJkt ?? null}::text
-        from oauth_grants where id = ${grantId}`.execute(db);
-    },
     async rotate({ oldHash, newHash, clientId, scope, idleSeconds, accessToken, dpopJkt }) {
       const at = now();
       const jkt = dpopJkt ?? null;

@@ -17,6 +17,24 @@ export interface AccountTokensTable {
   revoked_at: Date | null;
 }
 
+export interface AuditChainTable {
+  singleton: Generated<boolean>;
+  head_seq: number;
+  head_hash: Uint8Array;
+  anchor_seq: number;
+  anchor_hash: Uint8Array;
+  anchor_checkpoint: string | null;
+  started_at: Date;
+  before_chain_count: number;
+}
+
+export interface AuditCheckpointsTable {
+  seq: number;
+  hash: Uint8Array;
+  issued_at: Date;
+  jws: string;
+}
+
 export interface AuditEventsTable {
   id: string;
   type: string;
@@ -31,6 +49,10 @@ export interface AuditEventsTable {
   changed_fields: Generated<string[]>;
   details: Generated<Json>;
   trace_id: string | null;
+  before_chain: Generated<boolean>;
+  chain_digest: Uint8Array | null;
+  chain_seq: number | null;
+  chain_hash: Uint8Array | null;
 }
 
 export interface AuthorizationCodesTable {
@@ -458,6 +480,8 @@ export interface WebauthnChallengesTable {
 
 export interface DB {
   account_tokens: AccountTokensTable;
+  audit_chain: AuditChainTable;
+  audit_checkpoints: AuditCheckpointsTable;
   audit_events: AuditEventsTable;
   authorization_codes: AuthorizationCodesTable;
   browser_sessions: BrowserSessionsTable;

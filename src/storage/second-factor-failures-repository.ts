@@ -24,7 +24,7 @@ export interface SecondFactorFailuresRepository {
 }
 
 /** Seconds an account with `consecutive` failures waits after the last one before the next attempt. */
-export const delayAfter = (consecutive: number, policy: SecondFactorPolicy): number =>
+const delayAfter = (consecutive: number, policy: SecondFactorPolicy): number =>
   consecutive < policy.free ? 0 : Math.min(policy.maxDelaySeconds, 2 ** (consecutive - policy.free));
 
 /** Which count: the account's sign-in codes, or the codes typed to prove the account before linking a provider. */

@@ -27,7 +27,7 @@ const toRequest = (r: Selectable<SignupRequestsTable>): SignupRequest => ({
 });
 
 /** At most this many accounts share one address (admins may give several accounts one); each gets its own mail. */
-export const ACCOUNTS_PER_ADDRESS = 5;
+const ACCOUNTS_PER_ADDRESS = 5;
 
 export interface SelfServiceRepository {
   /** Accounts whose address is `email` (case-insensitive), oldest first. */

@@ -1,23 +1,6 @@
 import type { Db } from './database.js';
-
-export interface SigningKeyRow {
-  kid: string;
-  alg: 'ES256' | 'RS256';
-  publicJwk: Record<string, unknown>;
-  sealedPrivateJwk: string;
-  createdAt: Date;
-  activatesAt: Date;
-  retiresAt: Date | null;
-  expiresAt: Date | null;
-}
-
-export interface SigningKeysRepository {
-  /** Keys still published at `now` (not yet past expires_at), oldest first. */
-  listPublished(now: Date): Promise<SigningKeyRow[]>;
-  listAll(): Promise<SigningKeyRow[]>;
-  /** Inserts a key and, atomically, schedules the retirement of the keys of that alg it supersedes. */
-  insertAndSupersede(key: SigningKeyRow, supersede: { retiresAt: Date; expiresAt: Date } | null): Promise<void>;
-}
+// The key service (src/crypto/keys.ts) declares the store it needs; this is that store.
+import type { SigningKeyRow, SigningKeysRepository } from '../crypto/keys.js';
 
 export function signingKeysRepository(db: Db): SigningKeysRepository {
   const toRow = (r: {

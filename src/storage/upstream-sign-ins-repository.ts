@@ -4,8 +4,19 @@
 // (a double click, a replayed URL) only one gets it.
 import { sql } from 'kysely';
 import { sha256 } from '../crypto/random.js';
-import type { PendingUpstream } from '../federation/authorization-request.js';
 import type { Db } from './database.js';
+
+/** What the federation callback needs of the first leg (src/federation/authorization-request.ts), kept bound to this browser. */
+export interface PendingUpstream {
+  providerId: string;
+  state: string;
+  /** Null for oauth2 providers (no id_token). */
+  nonce: string | null;
+  codeVerifier: string;
+  redirectUri: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
 
 /** A verified upstream identity that the user must link by proving the local account (the confirmation page). */
 export interface IdentityAwaitingProof {

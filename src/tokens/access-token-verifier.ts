@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 import type { KeySource } from './key-source.js';
 
 /** The only signing algorithm accepted for access tokens (docs/token-formats.md). */
-export const ACCESS_TOKEN_ALGORITHMS = ['ES256'] as const;
+const ACCESS_TOKEN_ALGORITHMS = ['ES256'] as const;
 const MAX_KID_LENGTH = 256;
 
 export interface AccessTokenClaims {

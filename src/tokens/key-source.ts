@@ -22,7 +22,7 @@ export interface RefreshPolicy {
   cooldownMs: number;
 }
 
-export const DEFAULT_REFRESH: RefreshPolicy = { maxAgeMs: 300_000, cooldownMs: 30_000 };
+const DEFAULT_REFRESH: RefreshPolicy = { maxAgeMs: 300_000, cooldownMs: 30_000 };
 
 /** The in-process JWKS (KeyService.jwks()), timed by the injected clock. */
 export function localKeySource(

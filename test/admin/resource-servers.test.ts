@@ -149,6 +149,49 @@ test('PATCH with the current ETag applies a merge patch (name, scopes, lifetime,
   assert.equal(catalogue.find(body.identifier)?.name, 'Renamed', 'the registry snapshot of this instance has the change at once');
 });
 
+test('claim mappings: create and PATCH write a scope\'s claims, a scope sent without claims keeps its mapping, and the registry has them at once', async () => {
+  const document = NOTES();
+  const scope = document.scopes[0]!.name;
+  const { body } = await create({ ...document, scopes: [{ ...document.scopes[0]!, claims: { access_token: ['department'], id_token: [] } }] });
+  assert.deepEqual((body.scopes as { claims?: unknown }[])[0]!.claims, { access_token: ['department'] }, 'an empty list is not stored');
+  const { etag } = await read(body.identifier);
+  const mapped = await f.api(path(body.identifier), patchBody({ scopes: [{ name: scope, description: 'Read your notes', claims: { access_token: ['department', 'level'], id_token: ['department'] } }] }, etag));
+  assert.equal(mapped.status, 200, await mapped.clone().text());
+  const claims = { access_token: ['department', 'level'], id_token: ['department'] };
+  assert.deepEqual(((await mapped.json()) as { scopes: { claims?: unknown }[] }).scopes[0]!.claims, claims);
+  assert.deepEqual((await f.t.core.resources.catalogue()).find(body.identifier)?.scopes.find((s) => s.name === scope)?.claims, claims, 'issuance reads the new mapping');
+  // A document that only describes the scope (as before claims were writable here) leaves the mapping alone.
+  const described = await f.api(path(body.identifier), patchBody({ scopes: [{ name: scope, description: 'Read the notes' }] }, mapped.headers.get('etag')!));
+  assert.equal(described.status, 200, await described.clone().text());
+  assert.deepEqual(((await described.json()) as { scopes: { claims?: unknown }[] }).scopes[0]!.claims, claims);
+  // An empty mapping removes it.
+  const cleared = await f.api(path(body.identifier), patchBody({ scopes: [{ name: scope, description: 'Read the notes', claims: {} }] }, described.headers.get('etag')!));
+  assert.equal(cleared.status, 200);
+  assert.equal(((await cleared.json()) as { scopes: { claims?: unknown }[] }).scopes[0]!.claims, undefined);
+  const events = (await (await f.api(`/admin/v1/audit-events?type=admin.resource_server.updated&subject=${encodeURIComponent(body.identifier)}`)).json()) as { data: { changed_fields: string[] }[] };
+  assert.ok(events.data.length >= 2 && events.data.every((e) => e.changed_fields.includes('scopes')), 'each mapping change is audited as a change of scopes');
+});
+
+test('a claim mapping must name a claimable attribute: a reserved or standard claim, a name given twice, a bad name or an unknown token is refused (422 naming scopes, 400 for the shape)', async () => {
+  const document = NOTES();
+  const withClaims = (claims: unknown) => ({ ...document, scopes: [{ ...document.scopes[0]!, claims }] });
+  for (const claims of [{ access_token: ['sub'] }, { id_token: ['email'] }, { access_token: ['team', 'team'] }, { access_token: ['has space'] }, { access_token: ['__proto__'] }]) {
+    const res = await f.api('/admin/v1/resource-servers', createBody(withClaims(claims), crypto.randomUUID()));
+    assert.equal(res.status, 422, JSON.stringify(claims));
+    assert.equal((await problemOf(res)).errors?.[0]?.field, 'scopes');
+  }
+  const shape = await f.api('/admin/v1/resource-servers', createBody(withClaims({ refresh_token: ['team'] }), crypto.randomUUID()));
+  assert.equal(shape.status, 400);
+  assert.equal((await f.t.core.db.selectFrom('resource_servers').select('identifier').where('identifier', '=', document.identifier).execute()).length, 0, 'nothing registered');
+  // The same rule on a write to an existing resource server.
+  const { body } = await create();
+  const { etag } = await read(body.identifier);
+  const scope = (body.scopes as { name: string; description: string }[])[0]!;
+  const res = await f.api(path(body.identifier), patchBody({ scopes: [{ ...scope, claims: { id_token: ['acr'] } }] }, etag));
+  assert.equal(res.status, 422);
+  assert.equal((await read(body.identifier)).etag, etag, 'unchanged');
+});
+
 test('a merge patch changing a read-only member is 422; a lifetime above ACCESS_TOKEN_TTL is 422', async () => {
   const { body } = await create();
   const { etag } = await read(body.identifier);

@@ -1,79 +1,60 @@
-// Dependencies point one way (docs/design.md, "Layers"): storage knows no protocol, the authorization server
-// and the resource API know nothing of each other, /v1 and /admin/v1 know nothing of each other (what they share
-// is src/resource-server/, which knows neither), shared HTTP conventions know no face, crypto and the shared
-// token code know neither, and the audit log and the /account pages know no resource. Every relative import
-// (and re-export, and dynamic import) of src/**/*.ts is checked.
+// Dependencies point one way (docs/design.md, "Layers"). Every folder of src/ and every file at its root has a
+// row in LAYERS (test/architecture/import-graph.ts), lowest first: storage knows no protocol, the shared HTTP
+// conventions know no face, the protocol core knows no face, and no folder imports the composition root
+// (core.ts, services.ts, app.ts, server.ts, …): each face declares what it needs in its deps.ts and the root
+// satisfies it. On top of the table, a few pairs that share a row or sit in the same order must still not
+// meet (FORBIDDEN), and the folder graph has no circle at all. Every relative import (and re-export, and
+// dynamic import) of src/**/*.ts is checked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { COMPOSITION_ROOT, LAYERS, circles, crossImports, folderGraph, importsOf, layerOf, src, upwardImports } from './import-graph.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const src = join(root, 'src');
-
-/** Top-level folder of src/ → the top-level folders it must never import from. */
+/** Folders that may not know each other although the layer table alone would allow it. */
 const FORBIDDEN: Record<string, readonly string[]> = {
-  storage: ['oauth', 'api', 'http', 'interaction'],
-  oauth: ['api'],
-  api: ['oauth', 'interaction', 'admin'],
   // The two resource-server faces share src/resource-server/, never each other's modules.
-  admin: ['api'],
-  'resource-server': ['api', 'admin', 'oauth', 'interaction'],
-  interaction: ['api', 'account'],
-  http: ['api', 'oauth', 'interaction'],
-  crypto: ['oauth', 'api', 'interaction'],
-  tokens: ['oauth', 'api', 'interaction'],
-  audit: ['oauth', 'api', 'http', 'interaction', 'admin'],
-  account: ['api', 'oauth'],
-  // The upstream round trip is a library the sign-in pipeline and the admin services call, never the reverse.
-  federation: ['oauth', 'api', 'interaction', 'admin', 'admin-services', 'account', 'accounts'],
-  // What leaves the process (docs/outbox.md) knows no face; e-mail only the HTTP conventions of its pages.
-  outbox: ['oauth', 'api', 'http', 'interaction', 'admin', 'account'],
-  mail: ['oauth', 'api', 'interaction', 'admin', 'account'],
-  invitations: ['oauth', 'api', 'interaction', 'admin', 'account'],
-  // Forgotten passwords, sign-up, e-mail change (docs/email.md): pages of their own beside the flow's; the
-  // account face uses them, never the other way round.
+  api: ['admin', 'oauth', 'interaction', 'account', 'console', 'demo', 'cli'],
+  admin: ['api', 'account', 'interaction', 'console', 'demo', 'cli'],
+  console: ['api', 'admin', 'account', 'interaction', 'demo', 'cli'],
+  demo: ['api', 'admin', 'account', 'interaction', 'console', 'cli'],
+  cli: ['api', 'admin', 'account', 'interaction', 'console', 'demo'],
+  // The /account page and the pages beside the flow's know no protocol endpoint: they sign in through the
+  // flow's pipeline (src/interaction/sign-in/) and reach the authorization server only through it.
+  account: ['oauth', 'api', 'admin'],
   'self-service': ['oauth', 'api', 'admin', 'account'],
+  invitations: ['oauth', 'interaction', 'account'],
+  http: ['audit', 'jobs'],
+  // The upstream round trip and what leaves the process are libraries, used by faces, never the reverse.
+  federation: ['tokens', 'outbox', 'user-rules'],
+  outbox: ['tokens', 'federation', 'user-rules'],
+  mail: ['resource-server'],
 };
 
-const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+const imports = crossImports();
+const describe = (list: readonly { file: string; specifier: string; from: string; to: string }[]) => list.map((i) => `${i.file} imports ${i.specifier} (${i.from} → ${i.to})`);
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith('.ts') ? [path] : [];
-  });
-}
+test('import direction: every folder of src/ and every file at its root has a row in the layer table', () => {
+  const nodes = readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory() || name.endsWith('.ts'));
+  assert.deepEqual(nodes.filter((node) => layerOf(node) < 0), []);
+  assert.deepEqual(LAYERS.flat().filter((node) => !nodes.includes(node) && node !== 'cli.ts'), [], 'a row names a folder or file that does not exist');
+});
 
-const layerOf = (file: string): string | undefined => {
-  const parts = relative(src, file).split(sep);
-  return parts.length > 1 ? parts[0] : undefined;
-};
+test('import direction: no module imports from a higher layer (storage lowest, then libraries, the protocol core, the faces, the composition root)', () => {
+  assert.deepEqual(describe(upwardImports(imports)), []);
+});
 
-/** Relative specifiers of a source file, comments removed so an example in a comment does not count. */
-export function importsOf(text: string): string[] {
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-  return [...code.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3]!).filter((s) => s.startsWith('.'));
-}
+test('import direction: no folder imports the composition root (core.ts, services.ts, app.ts, server.ts, main.ts, …); faces declare their deps', () => {
+  assert.deepEqual(describe(imports.filter((i) => !i.from.endsWith('.ts') && COMPOSITION_ROOT.includes(i.to))), []);
+});
 
-export function forbiddenImports(files = sources(src)): string[] {
-  const found: string[] = [];
-  for (const file of files) {
-    const from = layerOf(file);
-    const forbidden = from ? FORBIDDEN[from] : undefined;
-    if (!forbidden) continue;
-    for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
-      const to = layerOf(resolve(dirname(file), specifier));
-      if (to !== undefined && forbidden.includes(to)) found.push(`${relative(root, file)} imports ${specifier} (${from} → ${to})`);
-    }
-  }
-  return found;
-}
+test('import direction: faces that share a layer know nothing of each other (api ↔ admin, …), nor libraries of their row', () => {
+  assert.deepEqual(describe(imports.filter((i) => FORBIDDEN[i.from]?.includes(i.to))), []);
+});
 
-test('import direction: no module imports from a layer it must not know (storage, oauth ↔ api, api ↔ admin, resource-server, interaction, http, crypto, tokens, audit, account)', () => {
-  assert.deepEqual(forbiddenImports(), []);
+test('import direction: the folder graph has no circle', () => {
+  const found = circles(folderGraph(imports));
+  assert.deepEqual(found.map((circle) => circle.join(' → ')), []);
 });
 
 test('import direction: the check sees imports, re-exports and dynamic imports, and ignores comments', () => {
@@ -85,4 +66,14 @@ test('import direction: the check sees imports, re-exports and dynamic imports, 
     "import { z } from 'kysely';",
   ].join('\n');
   assert.deepEqual(importsOf(code), ['../../api/principal.js', '../oauth/scopes.js', '../api/index.js']);
+});
+
+test('import direction: the circle check finds a circle and names its path', () => {
+  const graph = new Map([
+    ['storage', new Set(['crypto'])],
+    ['crypto', new Set(['oauth'])],
+    ['oauth', new Set(['storage', 'http'])],
+    ['http', new Set<string>()],
+  ]);
+  assert.deepEqual(circles(graph), [['crypto', 'oauth', 'storage', 'crypto']]);
 });

@@ -41,6 +41,13 @@ test('every outcome is counted: pass, fail, skip, a failing hook, a timeout', as
   ]);
 });
 
+test("a failure's whole message reaches the totals, not only its first line (a CI log must say why)", async () => {
+  const { totals } = await run(['outcomes']);
+  const fails = totals.failures.find((f) => f.name === 'fails');
+  assert.ok(fails, 'the failing test is listed');
+  assert.match(fails.error, /strictly equal[\s\S]*1 !== 2/);
+});
+
 test('a file that throws while it loads is a failure, not a file without tests', async () => {
   const { totals } = await run(['load-error']);
   assert.deepEqual(failed(totals), ['load-error.fixture.ts › the file loads']);

@@ -4,15 +4,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { ProblemError } from '../../http/errors.js';
 import { canonicalJson } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { pagedResponse, sendPage, pageQueryProperties, parsePageQuery } from '../../http/pagination/index.js';
 import { requireScope } from '../../resource-server/auth/index.js';
-import { auditEventsRepository, type AuditEventFilter } from '../../storage/audit-events-repository.js';
-import { AUDIT_EVENT_TYPES, isAuditEventType, type AuditEvent } from '../../audit/audit-events.js';
+import { auditEventsRepository, type AuditEventFilter, type StoredAuditEvent } from '../../storage/audit-events-repository.js';
+import { AUDIT_EVENT_TYPES, isAuditEventType } from '../../audit/audit-events.js';
 import { ADMIN_READ } from '../acting-as.js';
 
 const Query = Type.Object(
@@ -73,7 +73,7 @@ function filterOf(query: Static<typeof Query>): AuditEventFilter {
   };
 }
 
-export function representEvent(event: AuditEvent) {
+function representEvent(event: StoredAuditEvent) {
   const { actor } = event;
   return {
     id: event.id,
@@ -95,7 +95,7 @@ export function representEvent(event: AuditEvent) {
   };
 }
 
-export async function auditEventsRoutes(parent: FastifyInstance, { core }: { core: Core & Pick<Services, 'cursors'> }): Promise<void> {
+export async function auditEventsRoutes(parent: FastifyInstance, { core }: { core: AdminCore & Pick<AdminDeps, 'cursors'> }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { cursors } = core;
   const events = auditEventsRepository(core.db);
@@ -110,7 +110,7 @@ export async function auditEventsRoutes(parent: FastifyInstance, { core }: { cor
       const rows = await events.page(filter, { ...(before ? { before } : {}), limit: page.limit + 1 });
       return sendPage(reply, pagedResponse(rows, page, {
         requestUrl: new URL(request.url, core.config.ISSUER),
-        position: (e: AuditEvent) => ({ createdAt: e.occurredAt, id: e.id }),
+        position: (e: StoredAuditEvent) => ({ createdAt: e.occurredAt, id: e.id }),
         represent: representEvent,
         cursors: { codec: cursors, scope },
       }));

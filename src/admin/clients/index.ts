@@ -5,8 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { validationFailed } from '../../http/validation.js';
@@ -20,7 +20,7 @@ import { ClientInputSchema, ClientParams, ClientSchema, CreatedClientSchema, Rot
 
 type Rotate = { Params: Static<typeof ClientParams>; Body: Static<typeof RotateSecretSchema> };
 
-export async function adminClientsRoutes(parent: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: ClientServiceDeps }): Promise<void> {
+export async function adminClientsRoutes(parent: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: ClientServiceDeps }): Promise<void> {
   const clients = versionedResource(parent, core, {
     path: 'clients',
     name: 'client',

@@ -14,7 +14,7 @@ export const representClient = (client: Client) => ({ ...clientView(client), req
 export const clientValidators = (client: Client): Validators => ({ etag: strongEtag('client', client.id, client.version), lastModified: client.updatedAt });
 
 /** The writable members of the current client, as a PUT body would carry them. */
-export function writableView(client: Client): ClientInputBody {
+function writableView(client: Client): ClientInputBody {
   const view = clientView(client);
   const body: Record<string, unknown> = {};
   for (const field of WRITABLE_FIELDS) if (view[field] !== undefined) body[field] = view[field];

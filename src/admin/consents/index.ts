@@ -3,8 +3,8 @@
 // Rules: src/admin-services/user-access-service.ts.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { strongEtag } from '../../http/conditional.js';
 import { consentView, findConsent, listConsents, revokeConsent, type UserAccessServiceDeps } from '../../admin-services/user-access-service.js';
 import { userAccessRoutes } from '../user-access-routes.js';
@@ -18,7 +18,7 @@ const ConsentSchema = Type.Object({
 });
 
 
-export async function adminConsentsRoutes(app: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
+export async function adminConsentsRoutes(app: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
   userAccessRoutes(app, core, {
     path: 'consents',
     singular: 'consent',

@@ -3,8 +3,8 @@
 // refused at once (docs/grant-revocation.md, docs/revocation-feed.md). Rules: src/admin-services/user-access-service.ts.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { strongEtag } from '../../http/conditional.js';
 import { findGrant, grantView, listGrants, revokeGrant, type UserAccessServiceDeps } from '../../admin-services/user-access-service.js';
 import { userAccessRoutes } from '../user-access-routes.js';
@@ -21,7 +21,7 @@ const GrantSchema = Type.Object({
 });
 
 
-export async function adminGrantsRoutes(app: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
+export async function adminGrantsRoutes(app: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
   userAccessRoutes(app, core, {
     path: 'grants',
     singular: 'grant',

@@ -5,8 +5,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { checkPreconditions, requireIfMatch, setValidators } from '../../http/conditional.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { notModified, problemResponses } from '../../http/openapi-schemas.js';
@@ -39,7 +39,7 @@ const RESOURCE = 'identity provider';
 
 export async function adminIdentityProvidersRoutes(
   parent: FastifyInstance,
-  { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: IdentityProviderServiceDeps },
+  { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: IdentityProviderServiceDeps },
 ): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, cursors } = core;

@@ -5,8 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { pagedResponse, sendPage, pageQueryProperties, parsePageQuery } from '../../http/pagination/index.js';
@@ -46,7 +46,7 @@ const Params = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 const represent = (i: Invitation) => ({ id: i.id, user_id: i.userId, email: i.email, created_at: i.createdAt.toISOString(), expires_at: i.expiresAt.toISOString() });
 
-export async function adminInvitationsRoutes(parent: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: InvitationDeps }): Promise<void> {
+export async function adminInvitationsRoutes(parent: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: InvitationDeps }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, cursors } = core;
 

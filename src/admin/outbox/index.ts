@@ -5,8 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { ProblemError } from '../../http/errors.js';
 import { canonicalJson } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
@@ -55,7 +55,7 @@ function filterOf(query: Static<typeof Query>): OutboxFilter {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export const representOutboxMessage = (m: OutboxMessageView) => ({
+const representOutboxMessage = (m: OutboxMessageView) => ({
   id: m.id,
   channel: m.channel,
   kind: m.kind,
@@ -70,7 +70,7 @@ export const representOutboxMessage = (m: OutboxMessageView) => ({
   delivered_at: iso(m.deliveredAt),
 });
 
-export async function adminOutboxRoutes(parent: FastifyInstance, { core }: { core: Core & Pick<Services, 'cursors'> }): Promise<void> {
+export async function adminOutboxRoutes(parent: FastifyInstance, { core }: { core: AdminCore & Pick<AdminDeps, 'cursors'> }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { cursors } = core;
   const messages = outboxRepository(core.db);

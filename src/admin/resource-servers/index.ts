@@ -5,8 +5,8 @@
 // shared with the CLI (docs/admin-api.md).
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import {
   createResourceServerRecord,
   deleteResourceServerRecord,
@@ -22,7 +22,7 @@ import { CreatedResourceServerSchema, CreateResourceServerSchema, ResourceServer
 
 export async function adminResourceServersRoutes(
   parent: FastifyInstance,
-  { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: ResourceServerServiceDeps },
+  { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: ResourceServerServiceDeps },
 ): Promise<void> {
   const represent = representResourceServer(core.config);
   versionedResource(parent, core, {

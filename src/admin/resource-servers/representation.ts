@@ -22,11 +22,11 @@ export const resourceServerValidators = (server: ResourceServer): Validators => 
   lastModified: server.updatedAt,
 });
 
-/** The writable members of the current resource server, as a PUT body would carry them (claims are not written here). */
-export function writableView(server: ResourceServer): ResourceServerInputBody {
+/** The writable members of the current resource server, as a PUT body would carry them. */
+function writableView(server: ResourceServer): ResourceServerInputBody {
   return {
     name: server.name,
-    scopes: server.scopes.map((s) => ({ name: s.name, description: s.description })),
+    scopes: server.scopes.map((s) => ({ name: s.name, description: s.description, ...(Object.keys(s.claims).length > 0 ? { claims: s.claims } : {}) })),
     access_token_ttl: server.accessTokenTtl,
     offline_access: server.offlineAccess,
   };
@@ -39,7 +39,7 @@ export const patchedResourceServer = (server: ResourceServer, patch: unknown, vi
 /** The service input of a PUT/PATCH/POST document. */
 export const resourceServerInput = (body: ResourceServerInputBody): ResourceServerInput => ({
   name: body.name,
-  scopes: body.scopes.map((s) => ({ name: s.name, description: s.description, claims: {} })),
+  scopes: body.scopes.map((s) => ({ name: s.name, description: s.description, ...(s.claims ? { claims: s.claims } : {}) })),
   accessTokenTtl: body.access_token_ttl ?? null,
   offlineAccess: body.offline_access ?? true,
 });

@@ -4,8 +4,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_IDENTIFIER_LENGTH } from '../../admin-services/resource-servers-service.js';
 
+const ClaimNames = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 });
+/** The attributes a scope releases into each token (docs/resource-servers.md, "Claims"). */
+const ScopeClaims = Type.Object(
+  { access_token: Type.Optional(ClaimNames), id_token: Type.Optional(ClaimNames) },
+  { additionalProperties: false, description: 'User attributes this scope releases as claims, per token; left out on a write: the current mapping is kept' },
+);
+
 const ScopeInput = Type.Object(
-  { name: Type.String({ maxLength: 64 }), description: Type.String({ maxLength: 200, description: 'Shown on the consent page' }) },
+  { name: Type.String({ maxLength: 64 }), description: Type.String({ maxLength: 200, description: 'Shown on the consent page' }), claims: Type.Optional(ScopeClaims) },
   { additionalProperties: false },
 );
 
@@ -28,7 +35,7 @@ export type CreateResourceServerBody = Static<typeof CreateResourceServerSchema>
 export const ResourceServerSchema = Type.Object({
   identifier: Type.String(),
   name: Type.String(),
-  scopes: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), claims: Type.Optional(Type.Unknown()) })),
+  scopes: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), claims: Type.Optional(ScopeClaims) })),
   access_token_ttl: Type.Union([Type.Integer(), Type.Null()]),
   offline_access: Type.Boolean(),
   operator_only: Type.Boolean(),

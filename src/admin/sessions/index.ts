@@ -2,8 +2,8 @@
 // browser's session cookie then finds nothing and it must sign in again. Rules: src/admin-services/user-access-service.ts.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { strongEtag } from '../../http/conditional.js';
 import { endSession, findSession, listSessions, sessionView, type UserAccessServiceDeps } from '../../admin-services/user-access-service.js';
 import { userAccessRoutes } from '../user-access-routes.js';
@@ -20,7 +20,7 @@ const SessionSchema = Type.Object({
 });
 
 
-export async function adminSessionsRoutes(app: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
+export async function adminSessionsRoutes(app: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
   userAccessRoutes(app, core, {
     path: 'sessions',
     singular: 'session',

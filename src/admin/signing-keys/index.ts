@@ -4,8 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { checkPreconditions, setValidators, strongEtag, type Validators } from '../../http/conditional.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { notModified, problemResponses } from '../../http/openapi-schemas.js';
@@ -52,7 +52,7 @@ const after = (k: KeyScheduleEntry, p: { createdAt: Date; id: string }) => {
   return at > p.createdAt.getTime() || (at === p.createdAt.getTime() && k.kid > p.id);
 };
 
-export async function adminSigningKeysRoutes(parent: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: SigningKeyServiceDeps }): Promise<void> {
+export async function adminSigningKeysRoutes(parent: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: SigningKeyServiceDeps }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, cursors } = core;
 

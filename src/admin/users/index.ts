@@ -7,8 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
-import type { Core } from '../../core.js';
+import type { AdminDeps } from '../deps.js';
+import type { AdminCore } from '../../admin-services/deps.js';
 import { setValidators } from '../../http/conditional.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { requireScope } from '../../resource-server/auth/index.js';
@@ -46,7 +46,7 @@ const SearchQuery = {
 };
 const searchOf = (query: { q?: string | undefined }) => query.q?.trim() || undefined;
 
-export async function adminUsersRoutes(parent: FastifyInstance, { core, services }: { core: Core & Pick<Services, 'idempotency' | 'cursors'>; services: UserServiceDeps }): Promise<void> {
+export async function adminUsersRoutes(parent: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: UserServiceDeps }): Promise<void> {
   const factorsOf = async (user: User) => (await secondFactorsOf(services, [user.id])).get(user.id) ?? NO_SECOND_FACTORS;
 
   const users = versionedResource(parent, core, {

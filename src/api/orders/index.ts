@@ -2,7 +2,7 @@
 // cursor or offset paging, read with ETag, and the state moves cancel and payment (docs/api-conventions.md).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Services } from '../../services.js';
+import type { ApiDeps } from '../deps.js';
 import { ProblemError } from '../../http/errors.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { canonicalJson, idempotencyKeyHeader } from '../../http/idempotency/index.js';
@@ -30,7 +30,7 @@ async function requireUserToken(request: FastifyRequest): Promise<void> {
   if (authenticatedPrincipal(request).kind !== 'user') throw new ProblemError('forbidden', 'Orders are placed with a user token.');
 }
 
-export type OrdersServices = Pick<Services, 'config' | 'clock' | 'db' | 'orders' | 'idempotency' | 'cursors'>;
+export type OrdersServices = Pick<ApiDeps, 'config' | 'clock' | 'db' | 'orders' | 'idempotency' | 'cursors'>;
 
 export async function ordersRoutes(parent: FastifyInstance, { services: core }: { services: OrdersServices }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();

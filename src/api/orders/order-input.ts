@@ -9,7 +9,7 @@ export interface OrderBody {
   items: { sku: string; quantity: number; unit_price: string | number }[];
 }
 
-export const MAX_ITEMS = 100;
+const MAX_ITEMS = 100;
 const MAX_QUANTITY = 10_000;
 const SKU = /^[\x21-\x7E]{1,64}$/;
 

@@ -9,7 +9,7 @@ interface Link {
   method?: 'POST';
 }
 
-export function orderLinks(order: Order, prefix: string): Record<string, Link> {
+function orderLinks(order: Order, prefix: string): Record<string, Link> {
   const self = `${prefix}/orders/${order.id}`;
   switch (order.status) {
     case 'pending':

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Services } from '../../services.js';
+import type { ApiDeps } from '../deps.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { guardedPaymentInsert, type Payment } from '../../storage/payments-repository.js';
 import type { Principal } from '../../http/principal.js';
@@ -28,7 +28,7 @@ const standAlone = (principal: Principal, input: PaymentInput, now: Date): Omit<
   createdAt: now,
 });
 
-export type PaymentsServices = Pick<Services, 'config' | 'clock' | 'payments' | 'idempotency'>;
+export type PaymentsServices = Pick<ApiDeps, 'config' | 'clock' | 'payments' | 'idempotency'>;
 
 export async function paymentsRoutes(parent: FastifyInstance, { services: core }: { services: PaymentsServices }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();

@@ -3,7 +3,7 @@
 // or text/csv by `Accept` (Vary: Accept; 406 otherwise), with a strong ETag.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Services } from '../../services.js';
+import type { ApiDeps } from '../deps.js';
 import { checkPreconditions, setValidators, strongEtag } from '../../http/conditional.js';
 import { chooseMediaType } from '../../http/negotiation.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
@@ -21,7 +21,7 @@ const DONE_TYPES = ['application/json', 'text/csv'] as const;
 type Create = { Body: CreateReportBody };
 const tags = ['reports'];
 
-export type ReportsServices = Pick<Services, 'clock' | 'reports' | 'idempotency' | 'jobs'>;
+export type ReportsServices = Pick<ApiDeps, 'clock' | 'reports' | 'idempotency' | 'jobs'>;
 
 export async function reportsRoutes(parent: FastifyInstance, { services: core }: { services: ReportsServices }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../../services.js';
+import type { ApiDeps } from '../deps.js';
 import type { User } from '../../storage/users-repository.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { MERGE_PATCH } from '../../http/json-body.js';
@@ -18,7 +18,7 @@ import { ProblemError } from '../../http/errors.js';
 
 const tags = ['users'];
 
-export type UsersServices = Pick<Services, 'config' | 'clock' | 'db' | 'rateLimits' | 'users'>;
+export type UsersServices = Pick<ApiDeps, 'config' | 'clock' | 'db' | 'rateLimits' | 'users'>;
 
 export async function usersRoutes(parent: FastifyInstance, { services: core }: { services: UsersServices }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();

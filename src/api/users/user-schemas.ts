@@ -6,7 +6,7 @@ import { userProfileProperties } from '../../resource-server/user-profile-schema
 
 const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
-export const AddressSchema = Type.Object(
+const AddressSchema = Type.Object(
   {
     formatted: Type.Optional(Type.String()),
     street_address: Type.Optional(Type.String()),

@@ -4,14 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Core } from '../../core.js';
+import type { CliDeps } from '../deps.js';
 import { AdminRuleError, cliActor, coreAuditSink } from '../../admin-services/index.js';
 import { applyConfiguration, type ApplyDeps } from '../../admin-services/apply-configuration.js';
 import { formatConfigFile, MAX_CONFIG_FILE_BYTES, parseConfigFile } from '../../admin-services/config-file.js';
 import { exportConfiguration } from '../../admin-services/export-configuration.js';
 import { UsageError, type Command } from '../command.js';
 
-const applyDeps = (core: Core): ApplyDeps => ({
+const applyDeps = (core: CliDeps): ApplyDeps => ({
   db: core.db,
   clock: core.clock,
   config: core.config,

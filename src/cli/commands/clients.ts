@@ -7,7 +7,7 @@ import { ClientMetadataError, type ClientMetadataInput } from '../../oauth/clien
 import { clientMetadataView } from '../../oauth/clients/create-client.js';
 import { SIGNING_ALGS } from '../../crypto/keys.js';
 import { didYouMean } from '../../suggest.js';
-import type { Core } from '../../core.js';
+import type { CliDeps } from '../deps.js';
 import { AdminRuleError, checkedOrigins, clientServiceDeps, cliActor, coreAuditSink, createClientRecord, endClientRecord, findClientRecord } from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
 import { tryIt } from './try-it.js';
@@ -30,7 +30,7 @@ async function asUsage<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-const services = (core: Core) => clientServiceDeps(core, coreAuditSink(core));
+const services = (core: CliDeps) => clientServiceDeps(core, coreAuditSink(core));
 
 const CLIENT_TYPES = ['confidential', 'public'] as const;
 

@@ -3,7 +3,7 @@
 // shared with /admin/v1 and `gatehouse apply`. The client secret is never given here: only the name of the
 // environment variable the server reads it from (--client-secret-env).
 import { parseArgs } from 'node:util';
-import type { Core } from '../../core.js';
+import type { CliDeps } from '../deps.js';
 import { PRESETS } from '../../federation/presets.js';
 import type { IdentityProviderPreset } from '../../storage/identity-providers-repository.js';
 import { didYouMean } from '../../suggest.js';
@@ -54,7 +54,7 @@ async function asUsage<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-const services = (core: Core) => identityProviderServiceDeps(core, coreAuditSink(core));
+const services = (core: CliDeps) => identityProviderServiceDeps(core, coreAuditSink(core));
 
 function oneOf<T extends string>(flag: string, value: string | undefined, valid: readonly T[]): T | undefined {
   if (value === undefined || (valid as readonly string[]).includes(value)) return value as T | undefined;

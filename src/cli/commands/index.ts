@@ -7,6 +7,7 @@ import { usersGrantAdminCommand, usersRevokeAdminCommand } from './users-admin.j
 import { usersInvitationsCommand, usersInviteCommand, usersRevokeInvitationCommand } from './users-invite.js';
 import { usersDeleteAttributeCommand, usersSetAttributeCommand } from './users-attributes.js';
 import { keysListCommand, keysRotateCommand } from './keys.js';
+import { auditVerifyCommand } from './audit.js';
 import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand } from './clients.js';
 import { registrationTokenCreateCommand } from './registration-tokens.js';
 import {
@@ -43,6 +44,7 @@ export const commands: Command[] = [
   consentsRevokeCommand,
   keysListCommand,
   keysRotateCommand,
+  auditVerifyCommand,
   clientsCreateCommand,
   clientsListCommand,
   clientsShowCommand,

@@ -3,7 +3,7 @@
 // secret is printed once and stored as a hash, exactly like a client secret (it is one). The rules are the
 // service's (src/admin-services/resource-servers-service.ts), shared with /admin/v1 and `gatehouse apply`.
 import { parseArgs } from 'node:util';
-import type { Core } from '../../core.js';
+import type { CliDeps } from '../deps.js';
 import { MAX_RESOURCE_SERVERS } from '../../oauth/resources/registry.js';
 import { resourceServersRepository, type ResourceScope } from '../../storage/resource-servers-repository.js';
 import {
@@ -22,7 +22,7 @@ import { parseClaimMapping, withClaimMappings } from '../../admin-services/scope
 const FLAG_OF: Record<string, string> = { identifier: '--identifier', name: '--name', scopes: '--scope:', access_token_ttl: '--access-token-ttl' };
 
 /** Runs a resource-server service call, turning its rule errors into usage errors in the CLI's words. */
-export async function asUsage<T>(work: () => Promise<T>): Promise<T> {
+async function asUsage<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -34,7 +34,7 @@ export async function asUsage<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** "name=Description words name2=Description2": a word with "=" starts the next scope (the service checks them). */
-export function parseScopeDefinitions(values: readonly string[] | undefined): ResourceScope[] {
+function parseScopeDefinitions(values: readonly string[] | undefined): ResourceScope[] {
   const scopes: ResourceScope[] = [];
   for (const word of (values ?? []).join(' ').split(/\s+/).filter(Boolean)) {
     const at = word.indexOf('=');
@@ -95,7 +95,7 @@ export const resourceServersListCommand: Command = {
 export const resourceServersDeleteCommand: Command = {
   name: 'resource-servers delete',
   usage: 'resource-servers delete IDENTIFIER',
-  async run(args, core: Core) {
+  async run(args, core: CliDeps) {
     const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
     if (positionals.length !== 1) throw new UsageError('usage: gatehouse resource-servers delete IDENTIFIER');
     const target = positionals[0]!;

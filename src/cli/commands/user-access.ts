@@ -23,7 +23,7 @@ import {
   sessionView,
   userAccessServiceDeps,
 } from '../../admin-services/index.js';
-import type { Core } from '../../core.js';
+import type { CliDeps } from '../deps.js';
 import type { OwnerFilter, PageAfter } from '../../storage/user-access-admin-repository.js';
 import { UsageError, type Command } from '../command.js';
 
@@ -48,7 +48,7 @@ async function walk<Row>(list: (page: PageAfter) => Promise<Row[]>, position: (r
 }
 
 /** --user (id or username) and --client, as the list filter; the service refuses a list without an owner. */
-async function ownerOf(core: Core, args: string[], usage: string, owners: readonly ('user' | 'client')[]): Promise<OwnerFilter> {
+async function ownerOf(core: CliDeps, args: string[], usage: string, owners: readonly ('user' | 'client')[]): Promise<OwnerFilter> {
   const options = Object.fromEntries(owners.map((o) => [o, { type: 'string' as const }]));
   const { values, positionals } = parseArgs({ args, options, strict: true, allowPositionals: true });
   if (positionals.length > 0 || owners.every((o) => values[o] === undefined)) throw new UsageError(`usage: gatehouse ${usage}`);
@@ -62,7 +62,7 @@ function oneId(args: string[], usage: string): string {
   return positionals[0]!;
 }
 
-const deps = (core: Core) => userAccessServiceDeps(core, coreAuditSink(core));
+const deps = (core: CliDeps) => userAccessServiceDeps(core, coreAuditSink(core));
 const as = () => ({ actor: cliActor() });
 
 /** `NOUN list --user … | --client …`: the whole list, in the admin API's view. */
@@ -70,7 +70,7 @@ function listCommand<Row>(
   noun: string,
   usage: string,
   owners: readonly ('user' | 'client')[],
-  list: (core: Core, owner: OwnerFilter, page: PageAfter) => Promise<Row[]>,
+  list: (core: CliDeps, owner: OwnerFilter, page: PageAfter) => Promise<Row[]>,
   position: (row: Row) => { createdAt: Date; id: string },
   view: (row: Row) => Record<string, unknown>,
 ): Command {
@@ -90,8 +90,8 @@ function endCommand<Row extends { id: string }>(
   noun: string,
   verb: string,
   usage: string,
-  find: (core: Core, id: string) => Promise<Row>,
-  end: (core: Core, row: Row) => Promise<void>,
+  find: (core: CliDeps, id: string) => Promise<Row>,
+  end: (core: CliDeps, row: Row) => Promise<void>,
   answer: string,
 ): Command {
   return {

@@ -3,10 +3,10 @@
 // docs/console.md.
 import { parseArgs } from 'node:util';
 import { AdminRuleError, cliActor, coreAuditSink, findUserByIdOrUsername, grantAdmin, operatorRoleServiceDeps, revokeAdmin } from '../../admin-services/index.js';
-import type { Core } from '../../core.js';
+import type { CliDeps } from '../deps.js';
 import { UsageError, type Command } from '../command.js';
 
-async function userNamed(core: Core, args: string[], usage: string, options: { 'read-only'?: { type: 'boolean' } } = {}) {
+async function userNamed(core: CliDeps, args: string[], usage: string, options: { 'read-only'?: { type: 'boolean' } } = {}) {
   const { positionals, values } = parseArgs({ args, options, strict: true, allowPositionals: true });
   if (positionals.length !== 1) throw new UsageError(`usage: gatehouse ${usage}`);
   const user = await findUserByIdOrUsername(core, positionals[0]!).catch((error: unknown) => {

@@ -5,11 +5,11 @@ import { parseArgs } from 'node:util';
 import { AdminRuleError } from '../../admin-services/rule-error.js';
 import { deleteUserAttribute, parseAttributeValue, setUserAttribute } from '../../admin-services/user-attributes.js';
 import { cliActor } from '../../admin-services/index.js';
-import type { Core } from '../../core.js';
+import type { CliDeps } from '../deps.js';
 import { usersRepository } from '../../storage/users-repository.js';
 import { UsageError, type Command } from '../command.js';
 
-async function findUser(core: Core, idOrUsername: string) {
+async function findUser(core: CliDeps, idOrUsername: string) {
   const users = usersRepository(core.db, core.clock);
   const user = (await users.findById(idOrUsername)) ?? (await users.findByUsername(idOrUsername));
   if (!user) throw new UsageError(`no user ${JSON.stringify(idOrUsername.slice(0, 200))}`);
@@ -26,7 +26,7 @@ async function asUsage<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function removeAttribute(core: Core, idOrUsername: string, name: string) {
+async function removeAttribute(core: CliDeps, idOrUsername: string, name: string) {
   const user = await findUser(core, idOrUsername);
   await asUsage(() => deleteUserAttribute(core, user.id, name, { actor: cliActor() }));
   return { id: user.id, deleted: name };

@@ -3,7 +3,7 @@
 // (user-rules/verified-claims.ts); a password change ends the user's sessions and refresh tokens; delete
 // ends them by the cascade. Every change is audited as the operating-system user who ran the CLI.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Core } from '../../core.js';
+import type { CliDeps } from '../deps.js';
 import { usersRepository } from '../../storage/users-repository.js';
 import {
   AdminFieldErrors,
@@ -23,7 +23,7 @@ import {
 } from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
 
-const services = (core: Core) => userServiceDeps(core, coreAuditSink(core));
+const services = (core: CliDeps) => userServiceDeps(core, coreAuditSink(core));
 
 /** Runs a user service call; its rule errors become usage errors in the CLI's words (`flag`: how a field error reads). */
 async function asUsage<T>(work: () => Promise<T>, flag: (field: string) => string = (field) => field): Promise<T> {

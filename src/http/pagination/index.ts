@@ -1,3 +1,3 @@
 export { cursorCodec, cursorKey, type CursorCodec, type CursorPosition } from './cursor.js';
-export { parsePageQuery, pageQueryProperties, DEFAULT_LIMIT, MAX_LIMIT, type PageQuery, type PageRequest } from './page-query.js';
+export { parsePageQuery, pageQueryProperties, type PageQuery, type PageRequest } from './page-query.js';
 export { pagedResponse, sendPage, type Page, type Pagination } from './paged-response.js';

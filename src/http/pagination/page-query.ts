@@ -5,8 +5,8 @@ import { Type } from '@sinclair/typebox';
 import { ProblemError } from '../errors.js';
 import type { CursorCodec, CursorPosition } from './cursor.js';
 
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 100;
 const MAX_OFFSET = 1_000_000_000;
 
 export interface PageQuery {

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomToken } from '../../crypto/random.js';
 
 const isHttps = (issuer: string) => issuer.startsWith('https://');
-export const deviceCsrfCookieName = (issuer: string): string => (isHttps(issuer) ? '__Host-gatehouse_device' : 'gatehouse_device');
+const deviceCsrfCookieName = (issuer: string): string => (isHttps(issuer) ? '__Host-gatehouse_device' : 'gatehouse_device');
 /** Long enough to read a code off a screen and type it. */
 const TOKEN_SECONDS = 1800;
 const WELL_FORMED = /^[A-Za-z0-9_-]{43}$/;

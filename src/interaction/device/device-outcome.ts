@@ -13,7 +13,7 @@ import { seeOther } from '../interaction-context.js';
 export const DEVICE_RESULT_PATH = '/device/result';
 export type DeviceOutcome = 'approved' | 'denied' | 'gone';
 
-export const deviceResultPath = (outcome: DeviceOutcome): string => `${DEVICE_RESULT_PATH}?outcome=${outcome}`;
+const deviceResultPath = (outcome: DeviceOutcome): string => `${DEVICE_RESULT_PATH}?outcome=${outcome}`;
 
 /** The device authorization of a flow started on /device, if this is one. */
 export const deviceOf = (request: AuthorizationRequest): { userCodeHash: string } | undefined => request.device;

@@ -25,10 +25,10 @@ import { DEVICE_RESULT_PATH, type DeviceOutcome } from './device-outcome.js';
 import { renderDeviceEntryPage, renderDeviceResultPage } from './device-pages.js';
 
 /** How many times one user code may be entered; more means someone else is trying it too. */
-export const MAX_ENTRIES_PER_CODE = 5;
+const MAX_ENTRIES_PER_CODE = 5;
 
-export const USER_CODE_NOT_VALID = 'That code is not valid. Check the code on your device and try again.';
-export const USER_CODE_ENTERED_TOO_OFTEN = 'This code was entered too many times. Start again on your device to get a new code.';
+const USER_CODE_NOT_VALID = 'That code is not valid. Check the code on your device and try again.';
+const USER_CODE_ENTERED_TOO_OFTEN = 'This code was entered too many times. Start again on your device to get a new code.';
 
 const options = { config: { face: 'page' as const, limit: 'pages' as const } };
 

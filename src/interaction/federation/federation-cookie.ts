@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PENDING_UPSTREAM_TTL_MS } from '../../federation/authorization-request.js';
 
 const isHttps = (issuer: string) => issuer.startsWith('https://');
-export const federationCookieName = (issuer: string): string => (isHttps(issuer) ? '__Host-gatehouse_federation' : 'gatehouse_federation');
+const federationCookieName = (issuer: string): string => (isHttps(issuer) ? '__Host-gatehouse_federation' : 'gatehouse_federation');
 
 const options = (issuer: string) => ({ httpOnly: true, sameSite: 'lax' as const, path: '/', secure: isHttps(issuer) });
 

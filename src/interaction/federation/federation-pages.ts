@@ -23,8 +23,8 @@ ${buttons}
 </section>`;
 }
 
-export const LINK_FAILED_MESSAGE = 'That was not accepted.';
-export const LINK_CODES_PAUSED_MESSAGE =
+const LINK_FAILED_MESSAGE = 'That was not accepted.';
+const LINK_CODES_PAUSED_MESSAGE =
   'Too many wrong codes have been typed here to link this account. Use your password or a passkey, or sign in as usual and link the provider from your account page.';
 
 /**

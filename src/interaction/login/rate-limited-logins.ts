@@ -9,7 +9,7 @@
 import type { RateLimits } from '../../http/rate-limit.js';
 import type { LoginAttempt, LoginGuard } from './login-failures.js';
 
-export const loginFailureKey = ({ userId, ip }: LoginAttempt): string => (userId === undefined ? `ip:${ip}` : `user:${userId}|ip:${ip}`);
+const loginFailureKey = ({ userId, ip }: LoginAttempt): string => (userId === undefined ? `ip:${ip}` : `user:${userId}|ip:${ip}`);
 
 export function rateLimitedLogins(limits: Pick<RateLimits, 'reserve'>): LoginGuard {
   return {

@@ -30,7 +30,7 @@ const limitedPage = { config: { face: 'page' as const, limit: 'pages' as const }
 
 /** The RP-Initiated Logout 1.0 §2 parameters read; others are ignored. (The lengths are informative: logout stores nothing.) */
 const LOGOUT_PARAMETERS = { id_token_hint: 4096, post_logout_redirect_uri: 2048, state: 2048, client_id: 200 } as const;
-export const LOGGED_OUT_PATH = '/logout/done';
+const LOGGED_OUT_PATH = '/logout/done';
 
 export function logoutRoutes(app: FastifyInstance, deps: LogoutDeps): void {
   const sendPage = (reply: FastifyReply, html: string) => reply.headers(pageSecurityHeaders).type('text/html; charset=utf-8').send(html);

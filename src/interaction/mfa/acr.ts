@@ -29,7 +29,7 @@ function essentialAcr(claims: string | undefined): string[] {
 }
 
 /** Whether the relying party asked for a second factor (acr_values, or an essential acr claim). */
-export function requestsSecondFactor(request: Pick<AuthorizationRequest, 'parameters'>): boolean {
+function requestsSecondFactor(request: Pick<AuthorizationRequest, 'parameters'>): boolean {
   const essential = essentialAcr(request.parameters.claims);
   if (essential.length > 0) return essential.every((value) => value === ACR_MFA);
   const preferred = (request.parameters.acr_values ?? '').split(' ').find(supported);

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { sha256 } from '../../crypto/random.js';
 
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 function newCode(): string {

@@ -18,7 +18,7 @@ export interface SecondFactorPageInput {
   offer?: { totp: boolean; recoveryCodes: boolean; passkey: PasskeyAction | undefined };
 }
 
-export const SECOND_FACTOR_FAILED_MESSAGE = 'That code is not correct, or it was already used.';
+const SECOND_FACTOR_FAILED_MESSAGE = 'That code is not correct, or it was already used.';
 
 export function renderSecondFactorPage({ brand, action, csrfToken, continueTo, failed, offer }: SecondFactorPageInput): string {
   const { totp, recoveryCodes, passkey } = offer ?? { totp: true, recoveryCodes: true, passkey: undefined };

@@ -10,7 +10,7 @@ import { matchTotp, newTotpSecret, qrSvg, totpUri } from './totp.js';
 
 /** RFC 8176 amr values of a password followed by a one-time code. */
 export const AMR_PASSWORD = ['pwd'] as const;
-export const AMR_PASSWORD_AND_OTP = ['pwd', 'otp', 'mfa'] as const;
+const AMR_PASSWORD_AND_OTP = ['pwd', 'otp', 'mfa'] as const;
 
 export type CodeOutcome = { ok: true; amr: string[] } | { ok: false; reason: 'wrong_otp' | 'replayed_otp' | 'wrong_recovery_code' | 'no_code' };
 
@@ -60,7 +60,7 @@ export interface SecondFactors {
 }
 
 /** How long a password stays accepted while the second factor is awaited. */
-export const PENDING_SECOND_FACTOR_SECONDS = 300;
+const PENDING_SECOND_FACTOR_SECONDS = 300;
 
 export function secondFactors(deps: {
   repository: SecondFactorsRepository;

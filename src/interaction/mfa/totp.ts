@@ -5,8 +5,8 @@
 import { Secret, TOTP } from 'otpauth';
 import type { Clock } from '../../clock.js';
 
-export const TOTP_PERIOD_SECONDS = 30;
-export const TOTP_DIGITS = 6;
+const TOTP_PERIOD_SECONDS = 30;
+const TOTP_DIGITS = 6;
 const WINDOW = 1;
 /** 160 bits: the HMAC-SHA-1 key length RFC 4226 4 recommends. */
 const SECRET_BYTES = 20;

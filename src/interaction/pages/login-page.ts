@@ -24,7 +24,7 @@ export interface LoginPageInput {
   links?: LoginLinks;
 }
 
-export const LOGIN_FAILED_MESSAGE = 'The username or password is not correct.';
+const LOGIN_FAILED_MESSAGE = 'The username or password is not correct.';
 
 function selfServiceLinks(links: LoginLinks | undefined): string {
   const items = [

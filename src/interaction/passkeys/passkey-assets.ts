@@ -6,8 +6,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 
-export const WEBAUTHN_BUNDLE_PATH = '/assets/simplewebauthn-browser.js';
-export const PASSKEY_SCRIPT_PATH = '/assets/passkeys.js';
+const WEBAUTHN_BUNDLE_PATH = '/assets/simplewebauthn-browser.js';
+const PASSKEY_SCRIPT_PATH = '/assets/passkeys.js';
 /** In the order the pages load them (`defer` keeps it): the library first. */
 export const PASSKEY_SCRIPTS = [WEBAUTHN_BUNDLE_PATH, PASSKEY_SCRIPT_PATH] as const;
 

@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { ProblemError } from '../../http/errors.js';
 import type { PasskeyFailure } from './passkeys.js';
 
-export const PASSKEY_BODY_LIMIT = 32 * 1024;
+const PASSKEY_BODY_LIMIT = 32 * 1024;
 
 const body = {
   type: 'object',

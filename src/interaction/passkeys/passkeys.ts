@@ -17,9 +17,9 @@ import {
 import type { ChallengePurpose, PasskeyCredential, PasskeysRepository } from '../../storage/passkeys-repository.js';
 
 /** How long a ceremony's challenge stays usable (also the browser's timeout). */
-export const PASSKEY_CHALLENGE_SECONDS = 300;
-export const MAX_PASSKEYS_PER_USER = 20;
-export const MAX_PASSKEY_NAME_LENGTH = 64;
+const PASSKEY_CHALLENGE_SECONDS = 300;
+const MAX_PASSKEYS_PER_USER = 20;
+const MAX_PASSKEY_NAME_LENGTH = 64;
 
 export type PasskeyFailure =
   | 'malformed_response'
@@ -56,9 +56,9 @@ const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url'
 /** RFC 8176: a key bound to one authenticator is hardware-held (`hwk`); a synced passkey is a software key (`swk`). */
 const keyAmr = (deviceType: string) => (deviceType === 'multiDevice' ? 'swk' : 'hwk');
 /** After the password: something known, then something held. */
-export const passkeySecondFactorAmr = (deviceType: string): string[] => ['pwd', keyAmr(deviceType), 'mfa'];
+const passkeySecondFactorAmr = (deviceType: string): string[] => ['pwd', keyAmr(deviceType), 'mfa'];
 /** Passwordless with user verification: the key held plus the PIN or biometric that unlocked it (two factors). */
-export const passkeyPasswordlessAmr = (deviceType: string): string[] => [keyAmr(deviceType), 'user', 'mfa'];
+const passkeyPasswordlessAmr = (deviceType: string): string[] => [keyAmr(deviceType), 'user', 'mfa'];
 
 /** Storable, bounded text (PostgreSQL text cannot hold U+0000; control characters have no place in a name). */
 const plainText = (value: string, max: number) => value.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, max);

@@ -4,7 +4,7 @@
 // Always HttpOnly, SameSite=Lax (a top-level redirect back from the client still carries it), Path=/.
 import type { CookieSerializeOptions } from '@fastify/cookie';
 
-export const SECURE_SESSION_COOKIE = '__Host-gatehouse_session';
+const SECURE_SESSION_COOKIE = '__Host-gatehouse_session';
 export const PLAIN_HTTP_SESSION_COOKIE = 'gatehouse_session';
 
 const isHttps = (issuer: string) => issuer.startsWith('https://');

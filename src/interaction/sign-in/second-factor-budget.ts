@@ -9,7 +9,7 @@ import { ProblemError } from '../../http/errors.js';
 import type { SecondFactorFailuresRepository, SecondFactorPolicy } from '../../storage/second-factor-failures-repository.js';
 
 /** 5 free, then 1 s, 2 s, 4 s … up to a minute between attempts, and a stop at 100 (docs/rate-limits.md). */
-export const SECOND_FACTOR_POLICY: SecondFactorPolicy = { free: 5, maxDelaySeconds: 60, stop: 100 };
+const SECOND_FACTOR_POLICY: SecondFactorPolicy = { free: 5, maxDelaySeconds: 60, stop: 100 };
 /**
  * The link confirmation page's own count of authenticator codes (docs/rate-limits.md): the same figures, but
  * never cleared by a sign-in, only by replacing the authenticator — 100 guesses per authenticator secret in all.

@@ -5,11 +5,11 @@
 // (the browser session) as in the interaction face, and nowhere else in this face.
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services.js';
+import type { OAuthDeps } from '../deps.js';
 import { installPageHeaders } from '../../http/browser-pages.js';
 import { authorizeRoutes } from './authorize-route.js';
 
-export type AuthorizeServices = Pick<Services, 'config' | 'keys' | 'clients' | 'brand' | 'authorization' | 'resources'>;
+export type AuthorizeServices = Pick<OAuthDeps, 'config' | 'keys' | 'clients' | 'brand' | 'authorization' | 'resources'>;
 
 export async function authorizationEndpoint(app: FastifyInstance, services: AuthorizeServices): Promise<void> {
   const { config } = services;

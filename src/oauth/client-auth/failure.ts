@@ -2,7 +2,7 @@
 // from a wrong secret (RFC 6749 5.2: one body for all) and so rate limiting can count failures in one place.
 import { OAuthError, type RefusalDetails } from '../../http/errors.js';
 
-export const CLIENT_AUTH_FAILED = 'Client authentication failed.';
+const CLIENT_AUTH_FAILED = 'Client authentication failed.';
 
 export class ClientAuthFailure extends Error {
   override readonly name = 'ClientAuthFailure';

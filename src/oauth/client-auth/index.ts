@@ -2,7 +2,7 @@
 // RFC 7662 2.1). Only the method the client registered is accepted. Every failure is the same
 // 401 invalid_client (see failure.ts), whose log line names the reason; `hooks` is where the failure budget
 // is charged (rate-limited.ts).
-import type { Core } from '../../core.js';
+import type { OAuthDeps } from '../deps.js';
 import type { Client, ClientsRepository, TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
 import { clientAssertionsRepository } from '../../storage/client-assertions-repository.js';
 import type { FormParameters } from '../form-parameters.js';
@@ -32,7 +32,7 @@ export interface ClientAuthDeps extends AssertionDeps {
   hooks?: ClientAuthHooks;
 }
 
-export function clientAuthDeps(core: Pick<Core, 'clock' | 'config' | 'clients' | 'db' | 'remoteKeySets' | 'rateLimits'>, options: Pick<ClientAuthDeps, 'methods' | 'hooks'> = {}): ClientAuthDeps {
+export function clientAuthDeps(core: Pick<OAuthDeps, 'clock' | 'config' | 'clients' | 'db' | 'remoteKeySets' | 'rateLimits'>, options: Pick<ClientAuthDeps, 'methods' | 'hooks'> = {}): ClientAuthDeps {
   return {
     clock: core.clock,
     config: core.config,

@@ -5,7 +5,7 @@ import type { FormParameters } from '../form-parameters.js';
 import { isBasic, parseBasic } from './basic.js';
 import { ClientAuthFailure } from './failure.js';
 
-export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 export type PresentedCredentials =
   | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; secret: string }

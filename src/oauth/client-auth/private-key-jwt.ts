@@ -17,7 +17,7 @@ import type { RemoteKeySets } from './remote-key-sets.js';
  * RFC 7523 3 leaves the lifetime to the server. Client libraries send up to an hour (Authlib: exp = iat +
  * 3600), so that is accepted; every jti is kept until its exp, which this bounds.
  */
-export const MAX_ASSERTION_LIFETIME_SECONDS = 3600;
+const MAX_ASSERTION_LIFETIME_SECONDS = 3600;
 
 export interface AssertionDeps {
   clock: Clock;

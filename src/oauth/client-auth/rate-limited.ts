@@ -11,7 +11,7 @@ import type { ClientAuthHooks } from './index.js';
 import type { ClientAuthRequest } from './presented.js';
 
 // No address (only in unit tests that call authenticateClient directly) still gets one shared budget.
-export const clientAuthFailureKey = (clientId: string | undefined, request: Pick<ClientAuthRequest, 'ip'>): string =>
+const clientAuthFailureKey = (clientId: string | undefined, request: Pick<ClientAuthRequest, 'ip'>): string =>
   clientId === undefined ? `ip:${request.ip ?? '-'}` : `client:${clientId}|ip:${request.ip ?? '-'}`;
 
 export function rateLimitedClientAuth(limits: Pick<RateLimits, 'reserve'>): ClientAuthHooks {

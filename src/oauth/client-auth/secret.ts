@@ -7,7 +7,7 @@ import type { Client } from '../../storage/clients-repository.js';
 
 const DUMMY_SECRET_HASH = sha256(randomToken(32));
 
-export function secretMatches(storedHash: string | null | undefined, presented: string): boolean {
+function secretMatches(storedHash: string | null | undefined, presented: string): boolean {
   const matches = digestsEqual(sha256(presented), storedHash ?? DUMMY_SECRET_HASH);
   return matches && typeof storedHash === 'string';
 }

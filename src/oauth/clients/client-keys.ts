@@ -8,7 +8,7 @@ export type ClientAssertionAlg = (typeof CLIENT_ASSERTION_ALGS)[number];
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 
 /** The assertion algorithms one registered key may verify. */
-export function algorithmsForKey(jwk: JWK): ClientAssertionAlg[] {
+function algorithmsForKey(jwk: JWK): ClientAssertionAlg[] {
   const candidates: ClientAssertionAlg[] = jwk.kty === 'EC' && jwk.crv === 'P-256' ? ['ES256'] : jwk.kty === 'RSA' ? ['RS256', 'PS256'] : [];
   return jwk.alg ? candidates.filter((alg) => alg === jwk.alg) : candidates;
 }

@@ -7,7 +7,7 @@ import { sha256 } from '../../crypto/random.js';
 import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
 
 export const DEMO_CLIENT_ID = 'gatehouse-demo';
-export const DEMO_SCOPE = 'openid profile email offline_access users:read';
+const DEMO_SCOPE = 'openid profile email offline_access users:read';
 
 export interface DemoRegistration {
   clientId: string;

@@ -35,7 +35,7 @@ export interface EndClientOptions {
  * Puts the client on the revocation list: every token it was issued until every instance has forgotten
  * it is refused. Runs in the transaction that deletes or disables it.
  */
-export async function listAsRevoked(trx: Db, deps: Pick<EndClientDeps, 'clock' | 'config'>, clientId: string): Promise<void> {
+async function listAsRevoked(trx: Db, deps: Pick<EndClientDeps, 'clock' | 'config'>, clientId: string): Promise<void> {
   const { clock, config } = deps;
   // A stale cache elsewhere may still mint a client_credentials token until it forgets the client.
   const coversIssuedUntil = clock.now() + config.CLIENT_CACHE_TTL * 1000;

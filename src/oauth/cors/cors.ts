@@ -11,9 +11,9 @@
 // client's responses; /userinfo names no client and is checked against all of them. An origin that fails
 // gets no CORS headers: the browser then withholds the answer from the page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../services.js';
+import type { OAuthDeps } from '../deps.js';
 
-type CorsServices = Pick<Services, 'clients' | 'corsOrigins'>;
+type CorsServices = Pick<OAuthDeps, 'clients' | 'corsOrigins'>;
 import { JWKS_PATH } from '../jwks.js';
 import { isBasic, parseBasic } from '../client-auth/basic.js';
 import { clientOrigins, isSerializedOrigin } from './origins.js';

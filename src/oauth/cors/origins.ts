@@ -6,12 +6,12 @@
 import { LOOPBACK_HOSTS } from '../clients/redirect-uris.js';
 
 /** Longer Origin headers are refused before any parsing (no real origin comes close). */
-export const MAX_ORIGIN_LENGTH = 300;
+const MAX_ORIGIN_LENGTH = 300;
 
 const ORIGIN_SHAPE = /^https?:\/\/[A-Za-z0-9.\-[\]:]+$/;
 
 /** The serialized origin of a URL as browsers send it, or undefined when it is not an http(s) origin. */
-export function originOf(uri: string): string | undefined {
+function originOf(uri: string): string | undefined {
   try {
     const url = new URL(uri);
     return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : undefined;

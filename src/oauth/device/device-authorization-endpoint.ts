@@ -4,7 +4,7 @@
 // answer names the page where the user enters the code; verification_uri_complete carries the code, but the
 // page still asks the user to confirm it (RFC 8628 5.4, docs/device-flow.md).
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services.js';
+import type { OAuthDeps } from '../deps.js';
 import { OAuthError } from '../../http/errors.js';
 import { limitRequest } from '../../http/limit-request.js';
 import { DEVICE_CODE_GRANT } from '../../storage/clients-repository.js';
@@ -16,7 +16,7 @@ import { NO_STORE } from '../no-store.js';
 import { DEVICE_PAGE_PATH, deviceAuthorizationStarter } from './device-authorizations.js';
 import { formatUserCode } from './user-code.js';
 
-export const DEVICE_AUTHORIZATION_PATH = '/device_authorization';
+const DEVICE_AUTHORIZATION_PATH = '/device_authorization';
 
 const responseSchema = {
   type: 'object',
@@ -31,7 +31,7 @@ const responseSchema = {
   },
 } as const;
 
-export function deviceAuthorizationEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'clock' | 'clientAuth' | 'rateLimits' | 'resources' | 'deviceAuthorizations'>): void {
+export function deviceAuthorizationEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'clock' | 'clientAuth' | 'rateLimits' | 'resources' | 'deviceAuthorizations'>): void {
   const { config, clientAuth, rateLimits, resources } = services;
   const start = deviceAuthorizationStarter({ repository: services.deviceAuthorizations, clock: services.clock, config });
   const verificationUri = `${config.ISSUER}${DEVICE_PAGE_PATH}`;

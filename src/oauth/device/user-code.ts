@@ -6,8 +6,8 @@
 import { randomInt } from 'node:crypto';
 
 /** RFC 8628 6.1's example alphabet: BCDFGHJKLMNPQRSTVWXZ. */
-export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
-export const USER_CODE_LENGTH = 8;
+const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+const USER_CODE_LENGTH = 8;
 
 /** A fresh user code, normalized (8 letters, no dash): draw each letter uniformly (randomInt has no modulo bias). */
 export function newUserCode(): string {

@@ -65,7 +65,7 @@ function checkBinding(code: StoredCode, redirectUri: string | undefined, verifie
   }
 }
 
-export function authorizationCodeGrant(deps: {
+function authorizationCodeGrant(deps: {
   codes: AuthorizationCodeRedeemer;
   grants: Pick<GrantsRepository, 'revoke'>;
   tokens: UserTokensDeps;

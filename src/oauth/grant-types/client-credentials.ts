@@ -21,7 +21,7 @@ function requestedScope(requested: string | undefined, client: Client, catalogue
   return scope;
 }
 
-export function clientCredentialsGrant(deps: {
+function clientCredentialsGrant(deps: {
   issuer: AccessTokenIssuer;
   resources: Pick<ResourceRegistry, 'catalogue'>;
   fallbackAudience: string;

@@ -34,7 +34,7 @@ async function refusal(devices: Pick<DeviceAuthorizationsRepository, 'poll'>, de
   return new OAuthError('invalid_grant', 'The device_code was already used.', { log: { reason: 'device_code_reused', client_id: client.id } });
 }
 
-export function deviceCodeGrant(deps: {
+function deviceCodeGrant(deps: {
   devices: Pick<DeviceAuthorizationsRepository, 'redeem' | 'poll'>;
   grants: Pick<GrantsRepository, 'revoke'>;
   tokens: UserTokensDeps;

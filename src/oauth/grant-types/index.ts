@@ -1,6 +1,6 @@
 // The grant registry: every grant /token offers, one factory each. Discovery's grant_types_supported is
 // read from this same list, so what is advertised is what the endpoint does.
-import type { Services } from '../../services.js';
+import type { OAuthDeps } from '../deps.js';
 import type { Grant } from './grant-type.js';
 import { clientCredentials } from './client-credentials.js';
 import { authorizationCode } from './authorization-code.js';
@@ -8,7 +8,7 @@ import { refreshToken } from './refresh-token.js';
 import { deviceCode } from './device-code.js';
 
 /** What a grant is built from (src/services.ts builds each once). */
-export type GrantDeps = Pick<Services, 'config' | 'accessTokens' | 'idTokens' | 'codes' | 'refreshTokens' | 'grantRecords' | 'resources' | 'authentications' | 'operatorRoles' | 'deviceAuthorizations' | 'clock'>;
+export type GrantDeps = Pick<OAuthDeps, 'config' | 'accessTokens' | 'idTokens' | 'codes' | 'refreshTokens' | 'grantRecords' | 'resources' | 'authentications' | 'operatorRoles' | 'deviceAuthorizations' | 'clock'>;
 
 export type GrantFactory = (deps: GrantDeps) => Grant;
 

@@ -36,7 +36,7 @@ function refusal(rotation: Extract<Rotation, { kind: 'refused' }>, clientId: str
   }
 }
 
-export function refreshTokenGrant(deps: {
+function refreshTokenGrant(deps: {
   refresh: Pick<RefreshTokens, 'rotate' | 'rememberSuccessor' | 'revokeFamily' | 'findLive'>;
   tokens: UserTokensDeps;
   resources: Pick<ResourceRegistry, 'catalogue'>;

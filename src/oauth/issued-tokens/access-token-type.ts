@@ -6,7 +6,7 @@ import type { IntrospectionResult, TokenTypeHandler } from '../token-type-handle
 import type { TokenTypeDeps } from '../revocable-token-types.js';
 import type { AccessTokenClaims, BearerVerifier } from './bearer-access-token.js';
 
-export function accessTokenType(deps: { verifyBearer: BearerVerifier; revocations: Pick<RevocationsRepository, 'revoke'> }): TokenTypeHandler {
+function accessTokenType(deps: { verifyBearer: BearerVerifier; revocations: Pick<RevocationsRepository, 'revoke'> }): TokenTypeHandler {
   const { verifyBearer } = deps;
 
   /** The claims of a valid, unrevoked access token issued to `clientId`, or undefined for anything else. */

@@ -6,7 +6,7 @@
 // any registered resource server (RFC 8707: the authorization server issued it for one of them), alone or next
 // to the issuer's /userinfo (token-audience.ts); /userinfo itself checks that it is named.
 import { decodeJwt } from 'jose';
-import type { Core } from '../../core.js';
+import type { OAuthDeps } from '../deps.js';
 import { ProblemError } from '../../http/errors.js';
 import type { RevocationsRepository } from '../../storage/revocations-repository.js';
 import { accessTokenVerifier, type AccessTokenClaims, type TokenRefusal } from '../../tokens/access-token-verifier.js';
@@ -25,7 +25,7 @@ export type BearerRefusal = TokenRefusal | 'unregistered_audience' | 'revoked';
 export type BearerVerifier = (token: string, refused?: (why: BearerRefusal) => void) => Promise<AccessTokenClaims | undefined>;
 
 export function bearerAccessTokenVerifier(
-  deps: Pick<Core, 'keys' | 'clock' | 'config' | 'resources'> & { revocations: Pick<RevocationsRepository, 'isRevoked'> },
+  deps: Pick<OAuthDeps, 'keys' | 'clock' | 'config' | 'resources'> & { revocations: Pick<RevocationsRepository, 'isRevoked'> },
 ): BearerVerifier {
   const keySource = keyServiceSource(deps.keys);
   /** The token's resource when it names a registered resource server (or the default audience). */

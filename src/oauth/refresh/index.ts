@@ -25,8 +25,6 @@ export type Rotation =
   | { kind: 'refused'; reason: RotationFailure; grantId?: string };
 
 export interface RefreshTokens {
-  /** The first refresh token of a grant's family. */
-  issueFirst(grantId: string): Promise<string>;
   /** `accessToken`: the jti about to be signed, recorded under the grant by the rotation itself. */
   /** `dpopJkt`: thumbprint of the request's verified DPoP proof key, if it carried one. */
   rotate(input: { token: string; clientId: string; scope: readonly string[]; accessToken: IssuedAccessTokenRecord; dpopJkt?: string | undefined }): Promise<Rotation>;
@@ -95,11 +93,6 @@ export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
   }
 
   return {
-    async issueFirst(grantId) {
-      const token = randomToken(REFRESH_TOKEN_BYTES);
-      await store.insertFirst(sha256(token), grantId, config.REFRESH_TOKEN_IDLE_TTL);
-      return token;
-    },
     async rotate({ token, clientId, scope, accessToken, dpopJkt }) {
       const successor = randomToken(REFRESH_TOKEN_BYTES);
       const rotated = await store.rotate({

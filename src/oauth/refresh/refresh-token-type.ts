@@ -7,7 +7,7 @@ import type { RefreshTokens } from './index.js';
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-export function refreshTokenType(deps: { refresh: Pick<RefreshTokens, 'find' | 'findLive' | 'revokeFamily'>; issuer: string }): TokenTypeHandler {
+function refreshTokenType(deps: { refresh: Pick<RefreshTokens, 'find' | 'findLive' | 'revokeFamily'>; issuer: string }): TokenTypeHandler {
   return {
     hint: 'refresh_token',
     async revoke(token, client) {

@@ -14,7 +14,7 @@ const invalidToken = () =>
     headers: { 'www-authenticate': 'Bearer realm="gatehouse", error="invalid_token"' },
   });
 
-export function bearerToken(authorization: string | undefined): string {
+function bearerToken(authorization: string | undefined): string {
   const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization ?? '');
   if (!match) throw invalidToken();
   return match[1]!;

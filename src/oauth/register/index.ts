@@ -4,7 +4,7 @@
 // then through the registration policy of the initial access token (policy.ts), which the client keeps
 // for its later RFC 7592 updates.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../services.js';
+import type { OAuthDeps } from '../deps.js';
 import { OAuthError } from '../../http/errors.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { clientsRepository, type Client } from '../../storage/clients-repository.js';
@@ -61,7 +61,7 @@ function secretChange(client: Client, metadata: ClientMetadata): { secret?: stri
   return { secret, secretHash: sha256(secret) };
 }
 
-type RegistrationServices = Pick<Services, 'config' | 'clock' | 'db' | 'outbound' | 'clients' | 'clientRegistrations' | 'initialAccessTokens' | 'resources'>;
+type RegistrationServices = Pick<OAuthDeps, 'config' | 'clock' | 'db' | 'outbound' | 'clients' | 'clientRegistrations' | 'initialAccessTokens' | 'resources'>;
 
 export function registrationEndpoints(app: FastifyInstance, core: RegistrationServices): void {
   if (!core.config.REGISTRATION_ENABLED) return;

@@ -17,7 +17,7 @@ export interface RegistrationPolicy {
 }
 
 // The device flow is user-facing like the code flow: the user approves it on the consent page.
-export const DEFAULT_REGISTRATION_GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT];
+const DEFAULT_REGISTRATION_GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT];
 export const STRICT_POLICY: RegistrationPolicy = { grantTypes: [], scopes: [] };
 
 const allowedGrant = (policy: RegistrationPolicy, grant: string) => DEFAULT_REGISTRATION_GRANTS.includes(grant as GrantType) || policy.grantTypes.includes(grant);

@@ -1,7 +1,7 @@
 // POST /token (RFC 6749 3.2). Only POST (other methods get 405 from the error edge) with a form body;
 // every response, success or error, carries Cache-Control: no-store and Pragma: no-cache.
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services.js';
+import type { OAuthDeps } from '../deps.js';
 import { authenticateClient } from '../client-auth/index.js';
 import { formParameters } from '../form-parameters.js';
 import type { TokenResponse } from '../grant-types/grant-type.js';
@@ -23,7 +23,7 @@ const tokenResponseSchema = {
   },
 } as const;
 
-export function tokenEndpoint(app: FastifyInstance, services: Pick<Services, 'config' | 'grantTypes' | 'clientAuth' | 'dpop' | 'rateLimits'>): void {
+export function tokenEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'grantTypes' | 'clientAuth' | 'dpop' | 'rateLimits' | 'oauthMetrics'>): void {
   const { config, clientAuth: auth, rateLimits } = services;
   const grants = new Map(services.grantTypes.map((grant) => [grant.type as string, grant]));
   const dpop = { ...services.dpop, requireNonce: config.DPOP_NONCE_REQUIRED !== 'off' };
@@ -43,7 +43,9 @@ export function tokenEndpoint(app: FastifyInstance, services: Pick<Services, 'co
       const grant = supportedGrant(grantType, grants);
       checkClientRegisteredFor(client, grant);
       const dpopJkt = await dpopBinding(request.headers.dpop, tokenEndpointUrl, dpop);
-      return grant.handle({ client, params: declaredParameters(params, grant), ...(dpopJkt ? { dpopJkt } : {}) });
+      const response = await grant.handle({ client, params: declaredParameters(params, grant), ...(dpopJkt ? { dpopJkt } : {}) });
+      services.oauthMetrics.tokenIssued(grant.type, client.id);
+      return response;
     },
   );
 }

@@ -103,7 +103,7 @@ function acceptedClaims(verification: AccessTokenVerification): AccessTokenClaim
 }
 
 /** RFC 9068 §2.2: `sub` is the user for user tokens and the client itself for client_credentials. */
-export function principalOf(claims: AccessTokenClaims): Principal {
+function principalOf(claims: AccessTokenClaims): Principal {
   const isService = claims.auth_time === undefined && claims.sub === claims.client_id;
   return {
     kind: isService ? 'service' : 'user',

@@ -56,12 +56,6 @@ export function securityOfRoute(preHandler: unknown): { oauth2: string[] }[] {
   return all.length > 0 ? [{ oauth2: all }] : [];
 }
 
-/** The scopes the route's requireScope preHandler(s) demand (for documentation). */
-export function scopesOfRoute(preHandler: unknown): string[] {
-  const handlers = Array.isArray(preHandler) ? preHandler : preHandler ? [preHandler] : [];
-  return handlers.flatMap((h: { requiredScopes?: readonly string[] }) => [...(h.requiredScopes ?? [])]);
-}
-
 /** The principal set by authentication; a route outside the authenticated tree is a programming error. */
 export function authenticatedPrincipal(request: FastifyRequest): Principal {
   if (!request.principal) throw new Error('route is not behind bearer authentication');

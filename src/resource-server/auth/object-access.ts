@@ -8,9 +8,4 @@ export function canAccessUser(principal: Principal, userId: string): boolean {
   return principal.kind === 'service' || principal.sub === userId;
 }
 
-/** Throws the same 404 an absent object gets when the principal may not see this user's object. */
-export function assertCanAccessUser(principal: Principal, userId: string, what = 'resource'): void {
-  if (!canAccessUser(principal, userId)) throw notFound(what);
-}
-
 export const notFound = (what = 'resource'): ProblemError => new ProblemError('not-found', `No such ${what}.`);

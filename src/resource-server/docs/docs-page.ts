@@ -36,7 +36,7 @@ function operationRow(path: string, method: string, op: Operation): string {
   return `<tr><td class="method">${escapeHtml(method)}</td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(op.summary ?? '')}${media ? `<br><small>body: <code>${escapeHtml(media)}</code></small>` : ''}</td><td><code>${escapeHtml(scopes)}</code></td><td>${escapeHtml(statuses)}</td></tr>`;
 }
 
-export function renderDocs(doc: OpenApiDocument): string {
+function renderDocs(doc: OpenApiDocument): string {
   const rows = Object.entries(doc.paths ?? {}).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => operationRow(path, method, op)),
   );

@@ -6,7 +6,7 @@ import { withCode } from './markup.js';
 import { ProblemError } from '../../http/errors.js';
 import { isProblemCode, problemTypes } from '../../http/problem-types.js';
 
-export function renderProblemPage(code: string, p: { status: number; title: string; description: string }): string {
+function renderProblemPage(code: string, p: { status: number; title: string; description: string }): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(p.title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/assets/gatehouse.css"></head>
 <body><main class="card"><h1>${escapeHtml(p.title)}</h1><p>HTTP status <strong>${p.status}</strong>, code <code>${escapeHtml(code)}</code>.</p>

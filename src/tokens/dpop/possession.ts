@@ -66,7 +66,7 @@ export async function possessionFailure(
 }
 
 /** The `WWW-Authenticate` value for a failure that concerns DPoP (RFC 9449 §7.1). */
-export const dpopChallenge = ({ error, description }: PossessionFailure): string =>
+const dpopChallenge = ({ error, description }: PossessionFailure): string =>
   `DPoP algs="${DPOP_ALGS.join(' ')}", error="${error}", error_description="${safeDescription(description)}"`;
 
 /** The refusal log fields of a DPoP failure: its class and its fixed sentence (never the proof or the token). */

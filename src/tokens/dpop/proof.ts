@@ -5,15 +5,16 @@
 // accepted once per key.
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK, type JWTVerifyResult } from 'jose';
 import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
 // sha256 here is base64url(SHA-256), which is also exactly RFC 9449 4.2's `ath`.
 import { sha256 } from '../../crypto/random.js';
-import type { Core } from '../../core.js';
+import type { Db } from '../../storage/database.js';
 import { dpopProofsRepository, type DpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
 import { dpopNonces, type DpopNonces } from './nonce.js';
 
 export const DPOP_ALGS = ['ES256', 'RS256', 'PS256'] as const;
 /** How old a proof may be (RFC 9449 11.1 leaves the window to the server). */
-export const DPOP_PROOF_MAX_AGE_SECONDS = 60;
+const DPOP_PROOF_MAX_AGE_SECONDS = 60;
 
 export class DpopProofError extends Error {
   override readonly name: string = 'DpopProofError';
@@ -44,7 +45,7 @@ export interface DpopDeps {
 }
 
 /** What every proof check of this app (token endpoint, resource API, /userinfo) works with. */
-export const dpopDeps = (core: Pick<Core, 'clock' | 'config' | 'db' | 'keyEncryptionKey'>): DpopDeps => ({
+export const dpopDeps = (core: { clock: Clock; config: Config; db: Db; keyEncryptionKey: Buffer }): DpopDeps => ({
   clock: core.clock,
   clockSkewSeconds: core.config.CLOCK_SKEW,
   proofs: dpopProofsRepository(core.db, core.clock),

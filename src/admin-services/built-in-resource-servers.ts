@@ -2,9 +2,8 @@
 // that the registry, not the code, is what tokens are granted from: the resource API /v1 with the scopes it
 // declares, and the operator-only administration API. An existing registration is left as it is.
 // docs/resource-servers.md
-import { API_SCOPES } from '../api/scopes.js';
 import type { Config } from '../config.js';
-import { adminAudience, adminScopeDescriptions } from '../scopes.js';
+import { adminAudience, adminScopeDescriptions, API_SCOPES } from '../scopes.js';
 import type { NewResourceServer, ResourceServersRepository } from '../storage/resource-servers-repository.js';
 
 const scopes = (declared: Record<string, string>) => Object.entries(declared).map(([name, description]) => ({ name, description, claims: {} }));

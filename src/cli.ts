@@ -1,15 +1,17 @@
-// `gatehouse <command>`: JSON on stdout, errors on stderr, exit code 0 / 1 (failure) / 2 (usage).
-import { ConfigError, loadConfig } from '../config.js';
-import { createCore, type Core } from '../core.js';
-import { connectDatabase, dataDirOwner, StartupError, usesSingleProcessDatabase } from '../storage/connect.js';
-import { migrate } from '../storage/migrate.js';
-import { resourceServersRepository } from '../storage/resource-servers-repository.js';
-import { registerBuiltInResourceServers } from '../startup/built-in-resource-servers.js';
-import { systemClock } from '../clock.js';
-import { executeCommand, findCommand, unknownCommand, usage } from './execute.js';
-import { UsageError } from './command.js';
-import { sendToAdminSocket } from './admin-socket.js';
-import { PRIVATE_UMASK } from '../startup/data-dir.js';
+// `gatehouse <command>`: JSON on stdout, errors on stderr, exit code 0 / 1 (failure) / 2 (usage). Part of the
+// composition root (like server.ts for the server): it builds the core a command runs against, or hands the
+// command to a running server's admin socket; the commands themselves live in src/cli/.
+import { ConfigError, loadConfig } from './config.js';
+import { createCore, type Core } from './core.js';
+import { connectDatabase, dataDirOwner, StartupError, usesSingleProcessDatabase } from './storage/connect.js';
+import { migrate } from './storage/migrate.js';
+import { resourceServersRepository } from './storage/resource-servers-repository.js';
+import { registerBuiltInResourceServers } from './admin-services/built-in-resource-servers.js';
+import { systemClock } from './clock.js';
+import { executeCommand, findCommand, unknownCommand, usage } from './cli/execute.js';
+import { CommandFailure, UsageError } from './cli/command.js';
+import { sendToAdminSocket } from './cli/admin-socket.js';
+import { PRIVATE_UMASK } from './startup/data-dir.js';
 
 export async function runCli(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
@@ -28,6 +30,7 @@ export async function runCli(argv: string[]): Promise<number> {
         console.log(JSON.stringify(reply.result, null, 2));
         return 0;
       }
+      if (reply.result !== undefined) console.log(JSON.stringify(reply.result, null, 2));
       console.error(`gatehouse: ${reply.error}`);
       return reply.usage ? 2 : 1;
     }
@@ -51,6 +54,11 @@ export async function runCli(argv: string[]): Promise<number> {
       await database.close();
     }
   } catch (error) {
+    if (error instanceof CommandFailure) {
+      console.log(JSON.stringify(error.result, null, 2));
+      console.error(`gatehouse: ${error.message}`);
+      return 1;
+    }
     if (error instanceof UsageError || error instanceof ConfigError || error instanceof StartupError) {
       console.error(`gatehouse: ${error.message}`);
       return error instanceof UsageError ? 2 : 1;

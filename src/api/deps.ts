@@ -1,0 +1,32 @@
+// What the resource API /v1 needs, declared here and satisfied by the composition root (src/services.ts):
+// each resource takes a `Pick<ApiDeps, …>` of what it uses.
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { CursorCodec } from '../http/pagination/index.js';
+import type { Idempotency } from '../http/idempotency/index.js';
+import type { RateLimits } from '../http/rate-limit.js';
+import type { JobQueue } from '../jobs/worker.js';
+import type { ResourceServerAuth } from '../resource-server/auth/index.js';
+import type { Db } from '../storage/database.js';
+import type { OrdersRepository } from '../storage/orders-repository.js';
+import type { PaymentsRepository } from '../storage/payments-repository.js';
+import type { ReportsRepository } from '../storage/reports-repository.js';
+import type { UsersRepository } from '../storage/users-repository.js';
+
+export interface ApiDeps {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly db: Db;
+  readonly rateLimits: RateLimits;
+  /** Bearer authentication of /v1: in-process keys, or a remote JWKS (JWKS_URL). */
+  readonly resourceAuth: ResourceServerAuth;
+  /** Shared with /admin/v1: one idempotency store and one cursor codec (docs/idempotency.md). */
+  readonly idempotency: Idempotency;
+  readonly cursors: CursorCodec;
+  /** The job queue reports are generated on. */
+  readonly jobs: JobQueue;
+  readonly users: UsersRepository;
+  readonly orders: OrdersRepository;
+  readonly payments: PaymentsRepository;
+  readonly reports: ReportsRepository;
+}
