@@ -53,7 +53,7 @@ import { passkeyCeremonies } from './interaction/passkeys/passkeys.js';
 import { passkeysRepository } from './storage/passkeys-repository.js';
 import { signInMethods } from './interaction/sign-in/sign-in-methods.js';
 import { signInPipeline } from './interaction/sign-in/sign-in-pipeline.js';
-import { secondFactorBudget as accountSecondFactorBudget } from './interaction/sign-in/second-factor-budget.js';
+import { LINK_PROOF_POLICY, secondFactorBudget as accountSecondFactorBudget } from './interaction/sign-in/second-factor-budget.js';
 import { secondFactorFailuresRepository } from './storage/second-factor-failures-repository.js';
 import { accountPasswordChange } from './account/account-password.js';
 import { identityProvidersRepository } from './storage/identity-providers-repository.js';
@@ -62,7 +62,7 @@ import { upstreamSignInsRepository } from './storage/upstream-sign-ins-repositor
 import { accountRepository } from './storage/account-repository.js';
 import { deviceAuthorizationsRepository } from './storage/device-authorizations-repository.js';
 import { accountLinkRequestsRepository } from './storage/account-link-requests-repository.js';
-import { unlinkProvider } from './user-rules/unlink-provider.js';
+import { removePasskey, unlinkProvider } from './user-rules/unlink-provider.js';
 import { authenticationLookup } from './oauth/issued-tokens/authentication-context.js';
 import { createMail, type Mail } from './mail/index.js';
 import { outboxWorker, OUTBOX_PURGE_INTERVAL_MS, type OutboxWorker } from './outbox/outbox.js';
@@ -123,6 +123,8 @@ export function createServices(options: ServicesOptions): Services {
   const passkeys = passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name });
   const loginGuard = rateLimitedLogins(core.rateLimits);
   const secondFactorBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock));
+  // Codes typed on the federation's link page: a count of their own, so an upstream cannot stop the owner's codes.
+  const linkProofBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock, 'link_proof_failures'), LINK_PROOF_POLICY);
   const upstream = { clock, outbound: core.outbound, keySets: core.remoteKeySets, env: process.env };
   const federation = { providers: identityProvidersRepository(db), identities: federatedIdentitiesRepository(db), legs: upstreamSignInsRepository(db), accountLinks: accountLinkRequestsRepository(db), upstream, users };
   // Upstream calls go through the outbound policy; client secrets are read from the environment at use.
@@ -146,7 +148,7 @@ export function createServices(options: ServicesOptions): Services {
     devices: deviceAuthorizations,
     loginGuard,
     // The one sign-in pipeline both faces use (src/interaction/sign-in/).
-    methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, passkeys, federation: upstream, federatedIdentities: federation.identities, upstreamSignIns: federation.legs }),
+    methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, linkProofBudget, passkeys, federation: upstream, federatedIdentities: federation.identities, upstreamSignIns: federation.legs }),
     signIn: signInPipeline({ sessions, secondFactors: factors, secondFactorBudget, audit: core.audit }),
     federation,
     // Called at request time, when `notices` (below) exists.
@@ -235,6 +237,7 @@ export function createServices(options: ServicesOptions): Services {
       account: { ...accountRepository(db, clock), endSession: endOwnSession(core) },
       changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits, outbox: core.outbox }),
       unlinkProvider: (target, event) => unlinkProvider({ db, audit: core.audit }, target, event),
+      removePasskey: (target, event) => removePasskey({ db, audit: core.audit }, target, event),
     },
     authentications,
     operatorRoles,

@@ -60,6 +60,7 @@ export const ACCOUNT_ERRORS: Record<string, string> = {
   totp_active: 'An authenticator app is already set up. Remove it first.',
   not_linkable: 'That provider cannot be linked: it is not available, or already linked.',
   last_way_in: 'That provider is the only way to sign in to your account. Add a passkey or link another provider before unlinking it.',
+  passkey_last_way_in: 'That passkey is the only way to sign in to your account. Set a password, add another passkey or link a provider before removing it.',
 };
 
 /** Codes whose page shows the "confirm it is you" form. */

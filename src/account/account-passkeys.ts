@@ -134,9 +134,17 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
       logRefusal(request, { reason: 'reauthentication_required', user_id: signedIn.userId }, 303);
       return seeOther(reply, `${ACCOUNT_PATH}?error=reauth`);
     }
-    const removed = await passkeys.remove(signedIn.userId, formField(request.body, 'credential') ?? '');
-    if (removed) await accountEvent(deps, request, 'account.second_factor_removed', signedIn.userId, { factor: 'passkey' });
-    return seeOther(reply, removed ? `${ACCOUNT_PATH}?done=passkey_removed` : ACCOUNT_PATH);
+    // Never the last way in (user-rules/sign-in-ways.ts): an account without a password or a linked provider
+    // keeps its last passkey. Checked and removed holding the user's row, like an unlink.
+    const outcome = await deps.removePasskey(
+      { userId: signedIn.userId, credentialId: formField(request.body, 'credential') ?? '' },
+      { type: 'account.second_factor_removed', actor: { kind: 'user', userId: signedIn.userId }, traceId: request.id, details: { face: 'account', factor: 'passkey' } },
+    );
+    if (outcome === 'last_way_in') {
+      logRefusal(request, { reason: 'last_way_in', user_id: signedIn.userId }, 303);
+      return seeOther(reply, `${ACCOUNT_PATH}?error=passkey_last_way_in`);
+    }
+    return seeOther(reply, outcome === 'removed' ? `${ACCOUNT_PATH}?done=passkey_removed` : ACCOUNT_PATH);
   });
 }
 

@@ -36,7 +36,7 @@ import type { EmailChangeRequest } from '../self-service/email-change.js';
 import { chargeMailAddress } from '../self-service/mail-budgets.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import type { FederationFlowDeps } from '../interaction/federation/federation-flow-deps.js';
-import type { UnlinkProvider } from '../user-rules/unlink-provider.js';
+import type { RemovePasskey, UnlinkProvider } from '../user-rules/unlink-provider.js';
 import { accountIdentityRoutes, identitiesSection, linkedProviders, withLinkTargets } from './account-identities.js';
 
 export const ACCOUNT_PATH = '/account';
@@ -64,6 +64,7 @@ export interface AccountDeps {
   federation: FederationFlowDeps;
   /** src/user-rules/unlink-provider.ts: never the last way in. */
   unlinkProvider: UnlinkProvider;
+  removePasskey: RemovePasskey;
   /** Seconds a proof of the account stays fresh for factor changes (REAUTH_MAX_AGE, account-session.ts). */
   reauthMaxAge: number;
   /** Where account events are written with their security notices (account-events.ts). */

@@ -6,14 +6,18 @@ import type { FlowDeps } from '../interaction/flow-deps.js';
 import type { SelfService } from '../self-service/index.js';
 import type { AccountRepository } from '../storage/account-repository.js';
 import type { UsersRepository } from '../storage/users-repository.js';
-import type { UnlinkProvider } from '../user-rules/unlink-provider.js';
+import type { RemovePasskey, UnlinkProvider } from '../user-rules/unlink-provider.js';
 import type { accountPasswordChange } from './account-password.js';
 
-/** The /account page's own stores: grants per app, the password change with its budget, unlinking a provider. */
+/**
+ * The /account page's own stores: grants per app, the password change with its budget, unlinking a provider
+ * and removing a passkey (both never the last way in).
+ */
 interface AccountStores {
   readonly account: AccountRepository;
   readonly changePassword: ReturnType<typeof accountPasswordChange>;
   readonly unlinkProvider: UnlinkProvider;
+  readonly removePasskey: RemovePasskey;
 }
 
 export interface AccountDeps {

@@ -1,7 +1,10 @@
-// `gatehouse apply`: brings clients and resource servers to what a configuration file declares, in one
+// `gatehouse apply`: brings resource servers, upstream identity providers and clients to what a
+// configuration file declares, in one
 // transaction, through the same service functions as the CLI and the admin API (so the same validation and
 // the same audit events). The plan is computed under a lock against the committed state, so a second run
-// finds nothing to do and two parallel runs end in one state (docs/configuration-as-code.md).
+// finds nothing to do and two parallel runs end in one state (docs/configuration-as-code.md). An OpenID
+// identity provider's endpoints come from its discovery document, read (through the outbound policy) for
+// every entry before the transaction starts, so no database connection waits on an upstream.
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../storage/database.js';
@@ -19,11 +22,21 @@ import { resourceServersRepository, type ResourceServer } from '../storage/resou
 import type { AuditSink } from '../audit/audit-sink.js';
 import { createClientRecord, endClientRecord, replaceClientRecord, rotateClientSecret, type ActingAs, type ClientInput, type ClientServiceDeps } from './clients-service.js';
 import { createResourceServerRecord, deleteResourceServerRecord, isBuiltIn, replaceResourceServerRecord, type ResourceServerInput, type ResourceServerServiceDeps } from './resource-servers-service.js';
-import type { ClientEntry, ConfigFile, ResourceServerEntry, WebhookEntry } from './config-file.js';
 import { keyEncryption } from '../crypto/key-encryption.js';
 import { webhookEndpointsRepository } from '../storage/webhook-endpoints-repository.js';
 import { openWebhookSecret } from '../webhooks/secrets.js';
 import { createWebhookRecord, deleteWebhookRecord, rotateWebhookSecret, updateWebhookRecord, type WebhookInput, type WebhookServiceDeps } from './webhooks-service.js';
+import type { ClientEntry, ConfigFile, IdentityProviderEntry, ResourceServerEntry, WebhookEntry } from './config-file.js';
+import {
+  createResolvedIdentityProvider,
+  deleteIdentityProviderRecord,
+  MAX_IDENTITY_PROVIDERS,
+  replaceResolvedIdentityProvider,
+  resolveIdentityProvider,
+  type IdentityProviderInput,
+  type IdentityProviderServiceDeps,
+} from './identity-providers-service.js';
+import { identityProvidersRepository, type IdentityProvider, type NewIdentityProvider } from '../storage/identity-providers-repository.js';
 import { AdminRuleError } from './rule-error.js';
 import { runTransaction } from '../storage/after-commit.js';
 
@@ -39,7 +52,7 @@ export interface ApplyDeps {
   audit: AuditSink;
 }
 
-export type PlanStep = { action: 'create' | 'update' | 'delete'; resource: 'resource_server' | 'client' | 'webhook'; id: string; fields?: string[] };
+export type PlanStep = { action: 'create' | 'update' | 'delete'; resource: 'resource_server' | 'identity_provider' | 'client' | 'webhook'; id: string; fields?: string[] };
 
 export interface ApplyResult {
   dry_run: boolean;
@@ -52,6 +65,8 @@ export interface ApplyResult {
   not_deleted?: { resource: PlanStep['resource']; id: string }[];
   /** New resource servers' /introspect credentials: the secret is shown here once, as by `resource-servers create`. */
   introspection_credentials?: { identifier: string; client_id: string; client_secret: string }[];
+  /** What needs the operator's attention but changes nothing (an identity provider's secret variable unset here). */
+  warnings?: string[];
 }
 
 /** A service error, re-labelled with the file position of the entry it concerns. */
@@ -110,6 +125,76 @@ const comparableWebhook = (w: { url: string; description: string; eventTypes: re
   event_types: sorted(w.eventTypes),
   enabled: w.enabled,
 });
+/** The service input of an identity-provider entry (the admin API's member names, as in the file). */
+function providerInput(entry: IdentityProviderEntry): IdentityProviderInput {
+  return {
+    slug: entry.slug,
+    clientId: entry.client_id,
+    clientSecretEnv: entry.client_secret_env,
+    ...(entry.name !== undefined ? { name: entry.name } : {}),
+    ...(entry.kind !== undefined ? { kind: entry.kind } : {}),
+    ...(entry.preset !== undefined ? { preset: entry.preset } : {}),
+    ...(entry.issuer !== undefined ? { issuer: entry.issuer } : {}),
+    ...(entry.scopes !== undefined ? { scopes: entry.scopes } : {}),
+    ...(entry.domains !== undefined ? { domains: entry.domains } : {}),
+    ...(entry.tenants !== undefined ? { tenants: entry.tenants } : {}),
+    ...(entry.provision !== undefined ? { provision: entry.provision } : {}),
+    ...(entry.link !== undefined ? { link: entry.link } : {}),
+    ...(entry.authorization_endpoint !== undefined ? { authorizationEndpoint: entry.authorization_endpoint } : {}),
+    ...(entry.token_endpoint !== undefined ? { tokenEndpoint: entry.token_endpoint } : {}),
+    ...(entry.userinfo_endpoint !== undefined ? { userinfoEndpoint: entry.userinfo_endpoint } : {}),
+    ...(entry.emails_endpoint !== undefined ? { emailsEndpoint: entry.emails_endpoint } : {}),
+    ...(entry.token_endpoint_auth_method !== undefined ? { tokenEndpointAuthMethod: entry.token_endpoint_auth_method } : {}),
+    ...(entry.claims !== undefined ? { claims: entry.claims } : {}),
+    ...(entry.trust_mfa !== undefined ? { trustMfa: entry.trust_mfa } : {}),
+  };
+}
+
+const sortedKeys = (record: Record<string, string>) => Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+
+/** The comparable settings of a provider, stored or resolved from an entry, in the admin API's member names. */
+function comparableProvider(p: NewIdentityProvider, enabled: boolean): Record<string, unknown> {
+  return {
+    name: p.name,
+    kind: p.kind,
+    preset: p.preset,
+    issuer: p.issuer,
+    authorization_endpoint: p.authorizationEndpoint,
+    token_endpoint: p.tokenEndpoint,
+    userinfo_endpoint: p.userinfoEndpoint,
+    emails_endpoint: p.emailsEndpoint,
+    jwks_uri: p.jwksUri,
+    authorization_response_iss_parameter_supported: p.authorizationResponseIss,
+    client_id: p.clientId,
+    client_secret_env: p.clientSecretEnv,
+    token_endpoint_auth_method: p.tokenEndpointAuthMethod,
+    scopes: p.scopes,
+    domains: sorted(p.domains),
+    tenants: sorted(p.tenants),
+    claims: sortedKeys(p.claims),
+    provision: p.provision,
+    link: p.link,
+    trust_mfa: p.trustMfa ?? false,
+    enabled,
+  };
+}
+
+/**
+ * Each identity-provider entry resolved as the service would (presets, checks, an OpenID provider's
+ * discovery document), before the transaction; errors name the entry.
+ */
+async function resolveProviders(deps: IdentityProviderServiceDeps, entries: readonly IdentityProviderEntry[]): Promise<NewIdentityProvider[]> {
+  const resolved: NewIdentityProvider[] = [];
+  for (const [index, entry] of entries.entries()) resolved.push(await at(`identity_providers[${index}]`, () => resolveIdentityProvider(deps, providerInput(entry))));
+  return resolved;
+}
+
+/** The server reads a provider's secret at each use, not apply: a variable unset where apply runs is only a warning. */
+function providerSecretWarnings(entries: readonly IdentityProviderEntry[], env: Readonly<Record<string, string | undefined>>): string[] {
+  return entries.flatMap((entry, index) =>
+    env[entry.client_secret_env] ? [] : [`identity_providers[${index}].client_secret_env: ${entry.client_secret_env} is not set here; the server reads it at each sign-in with ${entry.slug}, so set it in the server's environment`],
+  );
+}
 
 const sorted = (values: readonly string[]) => [...new Set(values)].sort();
 
@@ -207,10 +292,11 @@ function managedClients(all: readonly Client[], servers: readonly ResourceServer
 }
 
 /** Every client (disabled ones too) and resource server, as the transaction sees them. */
-export async function readState(db: Db, clock: Clock): Promise<{ clients: Client[]; servers: ResourceServer[] }> {
+export async function readState(db: Db, clock: Clock): Promise<{ clients: Client[]; servers: ResourceServer[]; providers: IdentityProvider[] }> {
   const servers = await resourceServersRepository(db).list(MAX_RESOURCE_SERVERS);
   const all = await clientAdminRepository(db, clock).page({ limit: 100_000 });
-  return { servers, clients: managedClients(all, servers) };
+  const providers = await identityProvidersRepository(db).page({ limit: MAX_IDENTITY_PROVIDERS });
+  return { servers, clients: managedClients(all, servers), providers };
 }
 
 export async function applyConfiguration(
@@ -222,6 +308,9 @@ export async function applyConfiguration(
 ): Promise<ApplyResult> {
   const secrets = resolveSecrets(file, env);
   const webhookSecrets = resolveWebhookSecrets(file, env);
+  const providerDeps: IdentityProviderServiceDeps = { db: deps.db, clock: deps.clock, config: deps.config, outbound: deps.outbound, audit: deps.audit };
+  const resolvedProviders = await resolveProviders(providerDeps, file.identity_providers);
+  const warnings = providerSecretWarnings(file.identity_providers, env);
   const touchedClients = new Set<string>();
   // runTransaction: the audit events of every change log their lines only once the whole run has committed.
   const result = await runTransaction(deps.db, async (tx) => {
@@ -229,6 +318,7 @@ export async function applyConfiguration(
     const state = await readState(tx, deps.clock);
     const plan: PlanStep[] = [];
     const serverSteps: (() => Promise<void>)[] = [];
+    const providerSteps: (() => Promise<void>)[] = [];
     const clientSteps: (() => Promise<void>)[] = [];
     const deleteSteps: (() => Promise<void>)[] = [];
     const webhookSteps: (() => Promise<void>)[] = [];
@@ -254,6 +344,28 @@ export async function applyConfiguration(
       plan.push({ action: 'update', resource: 'resource_server', id: entry.identifier, fields });
       serverSteps.push(async () => {
         await at(path, () => replaceResourceServerRecord(serverDeps, entry.identifier, input, undefined, as));
+      });
+    });
+
+    const txProviderDeps: IdentityProviderServiceDeps = { ...providerDeps, db: tx };
+    file.identity_providers.forEach((entry, index) => {
+      const path = `identity_providers[${index}]`;
+      const resolved = resolvedProviders[index]!;
+      // Declarative: an entry without `enabled` is enabled (export writes `enabled: false` for a disabled one).
+      const enabled = entry.enabled ?? true;
+      const current = state.providers.find((p) => p.slug === entry.slug);
+      if (!current) {
+        plan.push({ action: 'create', resource: 'identity_provider', id: entry.slug });
+        providerSteps.push(async () => {
+          await at(path, () => createResolvedIdentityProvider(txProviderDeps, resolved, enabled, as));
+        });
+        return;
+      }
+      const fields = differing(comparableProvider(resolved, enabled), comparableProvider(current, current.enabled)).sort();
+      if (fields.length === 0) return;
+      plan.push({ action: 'update', resource: 'identity_provider', id: entry.slug, fields });
+      providerSteps.push(async () => {
+        await at(path, () => replaceResolvedIdentityProvider(txProviderDeps, current, resolved, enabled, current.version, as));
       });
     });
 
@@ -314,6 +426,7 @@ export async function applyConfiguration(
     const extraWebhooks = file.webhooks ? endpoints.filter((e) => !file.webhooks!.some((w) => w.name === e.name)) : [];
 
     const extraClients = state.clients.filter((c) => !file.clients.some((e) => e.client_id === c.id));
+    const extraProviders = state.providers.filter((p) => !file.identity_providers.some((e) => e.slug === p.slug));
     const extraServers = state.servers.filter((s) => !isBuiltIn(deps.config, s.identifier) && !file.resource_servers.some((e) => e.identifier === s.identifier));
     if (options.prune) {
       for (const client of extraClients) {
@@ -329,9 +442,17 @@ export async function applyConfiguration(
         plan.push({ action: 'delete', resource: 'webhook', id: endpoint.name });
         deleteSteps.push(async () => deleteWebhookRecord(webhookDeps, endpoint, undefined, as));
       }
+      // Deleting a provider deletes the links of users to it (the users stay): --prune says so in its plan.
+      for (const provider of extraProviders) {
+        plan.push({ action: 'delete', resource: 'identity_provider', id: provider.slug });
+        deleteSteps.push(async () => {
+          await deleteIdentityProviderRecord(txProviderDeps, provider.id, provider.version, as);
+        });
+      }
     }
-    // Resource servers first (clients may name their scopes), deletions last (nothing still refers to them).
-    if (!options.dryRun) for (const step of [...serverSteps, ...clientSteps, ...webhookSteps, ...deleteSteps]) await step();
+    // Resource servers and identity providers first (clients name their scopes and slugs), deletions last
+    // (clients are deleted before what they referred to).
+    if (!options.dryRun) for (const step of [...serverSteps, ...providerSteps, ...clientSteps, ...webhookSteps, ...deleteSteps]) await step();
     return {
       plan,
       credentials,
@@ -341,6 +462,7 @@ export async function applyConfiguration(
             ...extraClients.map((c) => ({ resource: 'client' as const, id: c.id })),
             ...extraServers.map((s) => ({ resource: 'resource_server' as const, id: s.identifier })),
             ...extraWebhooks.map((w) => ({ resource: 'webhook' as const, id: w.name })),
+            ...extraProviders.map((p) => ({ resource: 'identity_provider' as const, id: p.slug })),
           ],
     };
   });
@@ -359,5 +481,6 @@ export async function applyConfiguration(
     plan: result.plan,
     ...(result.notDeleted && result.notDeleted.length > 0 ? { not_deleted: result.notDeleted } : {}),
     ...(result.credentials.length > 0 ? { introspection_credentials: result.credentials } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }

@@ -5,6 +5,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
 import { parseDocument, stringify } from 'yaml';
 import { MAX_RESOURCE_SERVERS } from '../oauth/resources/registry.js';
+import { MAX_IDENTITY_PROVIDERS } from './identity-providers-service.js';
 import { AdminRuleError } from './rule-error.js';
 
 /** A configuration file is a few hundred entries at most; anything far larger is a mistake or an attack. */
@@ -57,6 +58,34 @@ const WebhookEntry = Type.Object(
   { additionalProperties: false },
 );
 
+/** An upstream identity provider (docs/federation.md), with the admin API's member names; the slug is its key. */
+const IdentityProviderEntry = Type.Object(
+  {
+    slug: Type.String({ maxLength: 63 }),
+    name: Type.Optional(Type.String({ maxLength: 100 })),
+    kind: Type.Optional(Type.Union([Type.Literal('oidc'), Type.Literal('oauth2')])),
+    preset: Type.Optional(Type.Union([Type.Literal('google'), Type.Literal('microsoft'), Type.Literal('github'), Type.Literal('gitlab')])),
+    issuer: Type.Optional(Type.String({ maxLength: 2048 })),
+    client_id: Type.String({ maxLength: 512 }),
+    /** The NAME of the environment variable the server reads the client secret from, never the secret. */
+    client_secret_env: Type.String({ maxLength: 128 }),
+    scopes: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 50 })),
+    domains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 50 })),
+    tenants: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })),
+    provision: Type.Optional(Type.Boolean()),
+    link: Type.Optional(Type.Union([Type.Literal('verified-email'), Type.Literal('never')])),
+    authorization_endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+    token_endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+    userinfo_endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+    emails_endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+    token_endpoint_auth_method: Type.Optional(Type.Union([Type.Literal('client_secret_basic'), Type.Literal('client_secret_post')])),
+    claims: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 128 }))),
+    trust_mfa: Type.Optional(Type.Boolean()),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
 const ResourceServerEntry = Type.Object(
   {
     identifier: Type.String({ maxLength: 512 }),
@@ -72,6 +101,7 @@ const ConfigFileSchema = Type.Object(
   {
     version: Type.Optional(Type.Literal(1)),
     resource_servers: Type.Optional(Type.Array(ResourceServerEntry, { maxItems: MAX_RESOURCE_SERVERS })),
+    identity_providers: Type.Optional(Type.Array(IdentityProviderEntry, { maxItems: MAX_IDENTITY_PROVIDERS })),
     clients: Type.Optional(Type.Array(ClientEntry, { maxItems: MAX_CLIENTS })),
     webhooks: Type.Optional(Type.Array(WebhookEntry, { maxItems: MAX_WEBHOOKS })),
   },
@@ -81,8 +111,10 @@ const ConfigFileSchema = Type.Object(
 export type ClientEntry = Static<typeof ClientEntry>;
 export type ResourceServerEntry = Static<typeof ResourceServerEntry>;
 export type WebhookEntry = Static<typeof WebhookEntry>;
+export type IdentityProviderEntry = Static<typeof IdentityProviderEntry>;
 export interface ConfigFile {
   resource_servers: ResourceServerEntry[];
+  identity_providers: IdentityProviderEntry[];
   clients: ClientEntry[];
   /** Absent from a file: webhooks are left alone (and never pruned). */
   webhooks?: WebhookEntry[];
@@ -101,8 +133,8 @@ const LITERAL_SECRET_KEYS = ['client_secret', 'secret'];
 
 /** A secret written into the file would end up in version control: refused, naming where. */
 function refuseLiteralSecrets(document: unknown): void {
-  for (const [list, member] of [['clients', 'client_secret_env'], ['webhooks', 'secret_env']] as const) {
-    const entries = (document as Record<string, unknown> | undefined)?.[list];
+  for (const [list, member] of [['clients', 'client_secret_env'], ['identity_providers', 'client_secret_env'], ['webhooks', 'secret_env']] as const) {
+    const entries = (document as Record<string, unknown> | null)?.[list];
     if (!Array.isArray(entries)) continue;
     entries.forEach((entry, index) => {
       if (typeof entry !== 'object' || entry === null) return;
@@ -134,10 +166,11 @@ export function parseConfigFile(text: string): ConfigFile {
     throw new AdminRuleError('invalid', unknown ? 'is not a known key' : first.message.toLowerCase(), readablePath(first.path) || '(top level)');
   }
   const file = document as Static<typeof ConfigFileSchema>;
-  const result: ConfigFile = { resource_servers: file.resource_servers ?? [], clients: file.clients ?? [], ...(file.webhooks ? { webhooks: file.webhooks } : {}) };
+  const result: ConfigFile = { resource_servers: file.resource_servers ?? [], identity_providers: file.identity_providers ?? [], clients: file.clients ?? [], ...(file.webhooks ? { webhooks: file.webhooks } : {}) };
   refuseDuplicates(result.clients.map((c) => c.client_id), 'clients', 'client_id');
   refuseDuplicates((result.webhooks ?? []).map((w) => w.name), 'webhooks', 'name');
   refuseDuplicates(result.resource_servers.map((s) => s.identifier), 'resource_servers', 'identifier');
+  refuseDuplicates(result.identity_providers.map((p) => p.slug), 'identity_providers', 'slug');
   return result;
 }
 
@@ -149,6 +182,7 @@ function refuseDuplicates(keys: readonly string[], list: string, member: string)
   });
 }
 
-const HEADER = '# Gatehouse configuration (gatehouse export). Apply with: gatehouse apply -f FILE [--dry-run] [--prune]\n# Secrets are read from the environment variables named by client_secret_env and secret_env; never write a secret here.\n';
+const HEADER =
+  '# Gatehouse configuration (gatehouse export). Apply with: gatehouse apply -f FILE [--dry-run] [--prune]\n# Secrets are read from the environment variables named by client_secret_env and secret_env (read by apply for a\n# client or webhook, by the server at each use for an identity provider); never write a secret here.\n';
 
 export const formatConfigFile = (file: ConfigFile): string => HEADER + stringify({ version: 1, ...file }, { lineWidth: 0 });

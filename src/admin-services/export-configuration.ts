@@ -1,7 +1,8 @@
-// `gatehouse export`: the clients and resource servers `gatehouse apply` manages, in its file format and
-// with the defaults left out, so that `export` then `apply --dry-run` plans nothing. No secret is written:
-// a secret-based client gets a client_secret_env placeholder naming the variable to set
-// (docs/configuration-as-code.md).
+// `gatehouse export`: the resource servers, identity providers and clients `gatehouse apply` manages, in its
+// file format and with the defaults left out, so that `export` then `apply --dry-run` plans nothing. No
+// secret is written: a secret-based client gets a client_secret_env placeholder naming the variable to set,
+// and an identity provider's client_secret_env is the variable name it already has (no provider secret is
+// ever stored) (docs/configuration-as-code.md).
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../storage/database.js';
@@ -10,8 +11,9 @@ import type { Client } from '../storage/clients-repository.js';
 import type { ResourceServer } from '../storage/resource-servers-repository.js';
 import { isBuiltIn } from './resource-servers-service.js';
 import { readState } from './apply-configuration.js';
-import type { ClientEntry, ConfigFile, ResourceServerEntry, WebhookEntry } from './config-file.js';
+import type { ClientEntry, ConfigFile, IdentityProviderEntry, ResourceServerEntry, WebhookEntry } from './config-file.js';
 import { webhookEndpointsRepository, type WebhookEndpoint } from '../storage/webhook-endpoints-repository.js';
+import type { IdentityProvider } from '../storage/identity-providers-repository.js';
 
 /** The variable name export proposes for a client's secret: GATEHOUSE_SECRET_ and the client_id in capitals. */
 const secretEnvName = (clientId: string): string => `GATEHOUSE_SECRET_${clientId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
@@ -59,12 +61,47 @@ const serverEntry = (s: ResourceServer): ResourceServerEntry => ({
   ...(!s.offlineAccess ? { offline_access: false } : {}),
 });
 
+/**
+ * An OpenID provider is written with its issuer (its endpoints are discovered again on apply), a plain
+ * OAuth 2.0 one with its endpoints; Microsoft's multi-tenant issuer template is the preset's, not written.
+ */
+function providerEntry(p: IdentityProvider): IdentityProviderEntry {
+  const multiTenantTemplate = p.preset === 'microsoft' && (p.issuer ?? '').includes('{tenantid}');
+  return {
+    slug: p.slug,
+    name: p.name,
+    kind: p.kind,
+    ...(p.preset ? { preset: p.preset } : {}),
+    ...(p.issuer && !multiTenantTemplate ? { issuer: p.issuer } : {}),
+    ...(p.kind === 'oauth2'
+      ? {
+          authorization_endpoint: p.authorizationEndpoint,
+          token_endpoint: p.tokenEndpoint,
+          ...(p.userinfoEndpoint ? { userinfo_endpoint: p.userinfoEndpoint } : {}),
+          ...(p.emailsEndpoint ? { emails_endpoint: p.emailsEndpoint } : {}),
+        }
+      : {}),
+    client_id: p.clientId,
+    client_secret_env: p.clientSecretEnv,
+    token_endpoint_auth_method: p.tokenEndpointAuthMethod,
+    scopes: p.scopes,
+    ...(p.domains.length > 0 ? { domains: p.domains } : {}),
+    ...(p.tenants.length > 0 ? { tenants: p.tenants } : {}),
+    ...(Object.keys(p.claims).length > 0 ? { claims: p.claims } : {}),
+    ...(p.provision ? { provision: true } : {}),
+    ...(p.link !== 'verified-email' ? { link: p.link } : {}),
+    ...(p.trustMfa ? { trust_mfa: true } : {}),
+    ...(!p.enabled ? { enabled: false } : {}),
+  };
+}
+
 /** Built-ins are left out: they exist on every server, and apply never deletes them. */
 export async function exportConfiguration(deps: { db: Db; clock: Clock; config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'> }): Promise<ConfigFile> {
   const state = await readState(deps.db, deps.clock);
   const webhooks = (await webhookEndpointsRepository(deps.db).page({ limit: 10_000 })).map(webhookEntry);
   return {
     resource_servers: state.servers.filter((s) => !isBuiltIn(deps.config, s.identifier)).map(serverEntry),
+    identity_providers: state.providers.map(providerEntry),
     clients: state.clients.map(clientEntry),
     // Left out when there are none: the file then leaves webhooks alone when applied.
     ...(webhooks.length > 0 ? { webhooks } : {}),

@@ -58,6 +58,8 @@ export interface IdentityProviderInput {
   emailsEndpoint?: string;
   tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
   claims?: Record<string, string>;
+  /** Its id_token's amr `mfa` satisfies the local second factor (OpenID Connect only; default false). */
+  trustMfa?: boolean;
   enabled?: boolean;
 }
 
@@ -108,7 +110,7 @@ function checkDomains(domains: readonly string[]): string[] {
 }
 
 /** The stored record this input describes: presets applied, an OpenID provider's endpoints discovered. */
-async function resolveIdentityProvider(deps: IdentityProviderServiceDeps, input: IdentityProviderInput): Promise<NewIdentityProvider> {
+export async function resolveIdentityProvider(deps: IdentityProviderServiceDeps, input: IdentityProviderInput): Promise<NewIdentityProvider> {
   const preset = input.preset ? presetOf(input.preset) : undefined;
   const kind = input.kind ?? preset?.kind ?? 'oidc';
   if (preset && preset.kind !== kind) throw invalid('kind', `the ${input.preset} preset is ${preset.kind}`);
@@ -137,7 +139,10 @@ async function resolveIdentityProvider(deps: IdentityProviderServiceDeps, input:
     tenants: tenants.length === 1 ? [] : tenants,
     provision: input.provision ?? false,
     link: input.link ?? 'verified-email',
+    trustMfa: input.trustMfa ?? false,
   } as const;
+  // Only an id_token says how the user signed in upstream; a plain OAuth 2.0 user document does not.
+  if (common.trustMfa && kind !== 'oidc') throw invalid('trust_mfa', 'only an OpenID Connect provider can be trusted for the second factor (its id_token says how the user signed in)');
 
   if (kind === 'oidc') {
     if (input.authorizationEndpoint || input.tokenEndpoint || input.emailsEndpoint) throw invalid('authorization_endpoint', 'an OpenID Connect provider\'s endpoints come from its discovery document');
@@ -211,6 +216,7 @@ export function identityProviderView(p: IdentityProvider, issuer: string): Recor
     claims: p.claims,
     provision: p.provision,
     link: p.link,
+    trust_mfa: p.trustMfa,
     enabled: p.enabled,
   };
 }
@@ -239,13 +245,18 @@ async function refuseClaimedDomains(db: Db, domains: readonly string[], except: 
 export async function createIdentityProviderRecord(deps: IdentityProviderServiceDeps, input: IdentityProviderInput, as: ActingAs): Promise<IdentityProvider> {
   // Discovery happens before the transaction: no database connection waits on an upstream.
   const resolved = await resolveIdentityProvider(deps, input);
+  return createResolvedIdentityProvider(deps, resolved, input.enabled, as);
+}
+
+/** Stores a provider already resolved (`gatehouse apply` resolves every entry before its transaction). */
+export async function createResolvedIdentityProvider(deps: IdentityProviderServiceDeps, resolved: NewIdentityProvider, enabled: boolean | undefined, as: ActingAs): Promise<IdentityProvider> {
   return inTransaction(deps.db, async (tx) => {
     const repository = identityProvidersRepository(tx);
     if ((await repository.page({ limit: MAX_IDENTITY_PROVIDERS })).length >= MAX_IDENTITY_PROVIDERS) throw new AdminRuleError('conflict', `at most ${MAX_IDENTITY_PROVIDERS} identity providers`);
     await refuseClaimedDomains(tx, resolved.domains, null);
     const created = await repository.create(resolved);
     if (!created) throw new AdminRuleError('conflict', `the slug ${resolved.slug} is taken (choose another with --slug)`, 'slug', resolved.slug);
-    const stored = input.enabled === false ? await disable(tx, created, deps.clock) : created;
+    const stored = enabled === false ? await disable(tx, created, deps.clock) : created;
     await deps.audit.emit(changeEvent('admin.identity_provider.created', stored.id, as, Object.keys(identityProviderView(stored, deps.config.ISSUER)).sort()), { tx });
     return stored;
   });
@@ -276,10 +287,23 @@ export async function replaceIdentityProviderRecord(deps: IdentityProviderServic
   const current = await findIdentityProviderRecord(deps, idOrSlug);
   if (input.slug !== undefined && input.slug !== current.slug) throw invalid('slug', 'cannot change (it is in the redirect URI registered upstream); create a new provider instead');
   const resolved = await resolveIdentityProvider(deps, { ...input, slug: current.slug });
+  return replaceResolvedIdentityProvider(deps, current, resolved, input.enabled, expectedVersion, as);
+}
+
+/** Writes a provider already resolved over `current` (its slug kept), only while it is at `expectedVersion`. */
+export async function replaceResolvedIdentityProvider(
+  deps: IdentityProviderServiceDeps,
+  current: IdentityProvider,
+  resolved: NewIdentityProvider,
+  enabled: boolean | undefined,
+  expectedVersion: number | undefined,
+  as: ActingAs,
+): Promise<IdentityProvider> {
+  if (resolved.slug !== current.slug) throw invalid('slug', 'cannot change (it is in the redirect URI registered upstream); create a new provider instead');
   return inTransaction(deps.db, async (tx) => {
     await refuseClaimedDomains(tx, resolved.domains, current.id);
-    const result = await identityProvidersRepository(tx).updateIfVersion(current.id, { ...resolved, enabled: input.enabled ?? current.enabled }, expectedVersion, new Date(deps.clock.now()));
-    if (result === 'missing') throw notFound(idOrSlug);
+    const result = await identityProvidersRepository(tx).updateIfVersion(current.id, { ...resolved, enabled: enabled ?? current.enabled }, expectedVersion, new Date(deps.clock.now()));
+    if (result === 'missing') throw notFound(current.slug);
     if (result === 'stale') throw new AdminRuleError('stale', 'the identity provider changed since it was read');
     const before = identityProviderView(current, deps.config.ISSUER);
     const after = identityProviderView(result.written, deps.config.ISSUER);

@@ -100,7 +100,9 @@ async function oidcClaims(provider: IdentityProvider, as: oauth.AuthorizationSer
   const response = await oauth.userInfoRequest(as, client, tokens.access_token, httpOptions(deps, fetcher));
   // processUserInfoResponse refuses a userinfo `sub` other than the id_token's (OIDC Core 5.3.2).
   const userinfo = (await oauth.processUserInfoResponse(as, client, claims.sub as string, response)) as Record<string, unknown>;
-  return { ...userinfo, ...claims };
+  // How the user signed in (amr, acr) is the id_token's word only (`--trust-mfa` reads it): never userinfo's.
+  const { amr: _amr, acr: _acr, ...profile } = userinfo;
+  return { ...profile, ...claims };
 }
 
 /** The oauth2 claims: the user document, mapped, with a GitHub-style e-mails list when configured. */

@@ -13,15 +13,18 @@ export interface LayoutOptions {
   scriptPaths?: readonly string[];
   /** The page's language (BCP 47), for pages written in the reader's language (src/mail/catalogue.ts). */
   lang?: string;
+  /** A path of this server the browser goes on to at once (meta refresh: no script, a new navigation). */
+  refreshTo?: string;
 }
 
 export function pageLayout(brand: Brand, title: string, body: string, options: LayoutOptions = {}): string {
   const paths = [...(options.scriptPath === undefined ? [] : [options.scriptPath]), ...(options.scriptPaths ?? [])];
   const script = paths.map((path) => `<script src="${escapeHtml(path)}" defer></script>`).join('');
+  const refresh = options.refreshTo === undefined ? '' : `<meta http-equiv="refresh" content="0; url=${escapeHtml(options.refreshTo)}">`;
   const logo = brand.logoUrl ? `<img class="logo" src="${escapeHtml(brand.logoUrl)}" alt="">` : '';
   return `<!doctype html>
 <html lang="${escapeHtml(options.lang ?? 'en')}"><head><meta charset="utf-8"><title>${escapeHtml(title)} · ${escapeHtml(brand.name)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
 <link rel="stylesheet" href="/assets/gatehouse.css"><link rel="stylesheet" href="/assets/brand.css">${script}</head>
 <body><main class="card${options.wide ? ' wide' : ''}">
 <header class="brand"><a href="/">${logo}<span>${escapeHtml(brand.name)}</span></a></header>

@@ -35,15 +35,18 @@ export interface IdentityProvider {
   claims: Record<string, string>;
   provision: boolean;
   link: LinkPolicy;
+  /** Its id_token's amr `mfa` (or an MFA acr) satisfies the local account's own second factor (--trust-mfa). */
+  trustMfa: boolean;
   enabled: boolean;
   version: number;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewIdentityProvider = Omit<IdentityProvider, 'id' | 'enabled' | 'version' | 'createdAt' | 'updatedAt'>;
+/** `trustMfa` absent: off. */
+export type NewIdentityProvider = Omit<IdentityProvider, 'id' | 'enabled' | 'version' | 'createdAt' | 'updatedAt' | 'trustMfa'> & { trustMfa?: boolean };
 /** Everything but the id and the slug (the slug is in the redirect URI registered upstream). */
-export type IdentityProviderChanges = Omit<IdentityProvider, 'id' | 'slug' | 'version' | 'createdAt' | 'updatedAt'>;
+export type IdentityProviderChanges = Omit<IdentityProvider, 'id' | 'slug' | 'version' | 'createdAt' | 'updatedAt' | 'trustMfa'> & { trustMfa?: boolean };
 export type VersionedWrite<T> = { written: T } | 'stale' | 'missing';
 
 const toClaims = (value: unknown): Record<string, string> =>
@@ -72,6 +75,7 @@ function fromRow(r: Selectable<IdentityProvidersTable>): IdentityProvider {
     claims: toClaims(r.claims),
     provision: r.provision,
     link: r.link as LinkPolicy,
+    trustMfa: r.trust_mfa,
     enabled: r.enabled,
     version: r.version,
     createdAt: r.created_at,
@@ -99,6 +103,7 @@ const columns = (p: IdentityProviderChanges) => ({
   claims: JSON.stringify(p.claims),
   provision: p.provision,
   link: p.link,
+  trust_mfa: p.trustMfa ?? false,
   enabled: p.enabled,
 });
 

@@ -196,6 +196,7 @@ export interface IdentityProvidersTable {
   version: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  trust_mfa: Generated<boolean>;
 }
 
 export interface InitialAccessTokensTable {
@@ -230,6 +231,12 @@ export interface JobsTable {
   last_error: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+export interface LinkProofFailuresTable {
+  user_id: string;
+  consecutive: number;
+  last_failure_at: Date;
 }
 
 export interface OauthGrantsTable {
@@ -508,6 +515,7 @@ export interface DB {
   initial_access_tokens: InitialAccessTokensTable;
   interactions: InteractionsTable;
   jobs: JobsTable;
+  link_proof_failures: LinkProofFailuresTable;
   oauth_grants: OauthGrantsTable;
   operator_roles: OperatorRolesTable;
   orders: OrdersTable;

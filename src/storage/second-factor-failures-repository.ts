@@ -1,4 +1,6 @@
-// The account-wide count of second-factor attempts (migrations/0470_second_factor_failures.sql). A charge
+// The account-wide count of second-factor attempts (migrations/0470_second_factor_failures.sql), and the
+// same count for codes typed on the federation's link confirmation page, kept apart from it
+// (migrations/0750_link_proof_failures.sql, docs/rate-limits.md). A charge
 // is one statement: it counts the attempt only if the account is neither waiting out its delay nor stopped,
 // so parallel attempts from any number of instances and addresses cannot get past the count together.
 import { sql } from 'kysely';
@@ -25,12 +27,15 @@ export interface SecondFactorFailuresRepository {
 const delayAfter = (consecutive: number, policy: SecondFactorPolicy): number =>
   consecutive < policy.free ? 0 : Math.min(policy.maxDelaySeconds, 2 ** (consecutive - policy.free));
 
-export function secondFactorFailuresRepository(db: Db, clock: Clock): SecondFactorFailuresRepository {
+/** Which count: the account's sign-in codes, or the codes typed to prove the account before linking a provider. */
+export type FailureCount = 'second_factor_failures' | 'link_proof_failures';
+
+export function secondFactorFailuresRepository(db: Db, clock: Clock, table: FailureCount = 'second_factor_failures'): SecondFactorFailuresRepository {
   return {
     async charge(userId, policy) {
       const now = new Date(clock.now());
       const charged = await sql<{ consecutive: number }>`
-        insert into second_factor_failures as f (user_id, consecutive, last_failure_at) values (${userId}, 1, ${now}::timestamptz)
+        insert into ${sql.table(table)} as f (user_id, consecutive, last_failure_at) values (${userId}, 1, ${now}::timestamptz)
         on conflict (user_id) do update set consecutive = f.consecutive + 1, last_failure_at = ${now}::timestamptz
         where f.consecutive < ${policy.stop}::int
           and (f.consecutive < ${policy.free}::int
@@ -38,14 +43,14 @@ export function secondFactorFailuresRepository(db: Db, clock: Clock): SecondFact
         returning consecutive`.execute(db);
       const row = charged.rows[0];
       if (row) return { ok: true, consecutive: row.consecutive };
-      const current = await db.selectFrom('second_factor_failures').select(['consecutive', 'last_failure_at']).where('user_id', '=', userId).executeTakeFirst();
+      const current = await db.selectFrom(table).select(['consecutive', 'last_failure_at']).where('user_id', '=', userId).executeTakeFirst();
       if (!current) return { ok: false, consecutive: 0, retryAfterSeconds: 1 };
       if (current.consecutive >= policy.stop) return { ok: false, consecutive: current.consecutive, retryAfterSeconds: undefined };
       const waitMs = current.last_failure_at.getTime() + delayAfter(current.consecutive, policy) * 1000 - now.getTime();
       return { ok: false, consecutive: current.consecutive, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
     },
     async clear(userId) {
-      await db.deleteFrom('second_factor_failures').where('user_id', '=', userId).execute();
+      await db.deleteFrom(table).where('user_id', '=', userId).execute();
     },
   };
 }

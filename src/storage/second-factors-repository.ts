@@ -117,6 +117,8 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
         await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
         // A reset of the factors (the operator's reset-mfa, the owner removing the app) clears the account-wide count.
         await trx.deleteFrom('second_factor_failures').where('user_id', '=', userId).execute();
+        // And the link page's count: its guesses were against the authenticator now gone.
+        await trx.deleteFrom('link_proof_failures').where('user_id', '=', userId).execute();
       };
       // In the caller's transaction when there is one (the operator's reset commits with its audit event).
       await (db.isTransaction ? run(db) : db.transaction().execute(run));

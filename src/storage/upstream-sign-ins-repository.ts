@@ -27,6 +27,8 @@ export interface IdentityAwaitingProof {
   userId: string;
   /** Epoch milliseconds. */
   createdAt: number;
+  /** Proofs tried on the confirmation page so far (chargeProof). */
+  attempts?: number;
 }
 
 /** `done`: the browser came back (a login_hint=idp:SLUG is not followed a second time in this interaction). */
@@ -45,6 +47,12 @@ export interface UpstreamSignInsRepository {
   peek(interactionId: string): Promise<UpstreamLeg | undefined>;
   /** Single use: returns the leg and leaves `done` in its place, in one statement. */
   take(interactionId: string): Promise<UpstreamLeg | undefined>;
+  /**
+   * Counts one proof tried on the confirmation page, before it is looked at, if the interaction still
+   * awaits proof and fewer than `max` were tried: the attempts used so far, or undefined when the link
+   * request is over (taken, or out of attempts). One statement, so parallel proofs cannot exceed `max`.
+   */
+  chargeProof(interactionId: string, max: number): Promise<number | undefined>;
   /** Local accounts whose e-mail equals this one, case-insensitively (the linking decision's facts). */
   accountsWithEmail(email: string): Promise<LocalAccountByEmail[]>;
 }
@@ -71,6 +79,14 @@ export function upstreamSignInsRepository(db: Db): UpstreamSignInsRepository {
         where i.id_hash = old.id_hash
         returning old.upstream`.execute(db);
       return asLeg(result.rows[0]?.upstream);
+    },
+    async chargeProof(interactionId, max) {
+      const attempts = sql<number>`coalesce((upstream->'identity'->>'attempts')::int, 0)`;
+      const result = await sql<{ attempts: number }>`
+        update interactions set upstream = jsonb_set(upstream, '{identity,attempts}', to_jsonb(${attempts} + 1))
+        where id_hash = ${sha256(interactionId)} and upstream->>'stage' = 'link' and ${attempts} < ${max}::int
+        returning (upstream->'identity'->>'attempts')::int as attempts`.execute(db);
+      return result.rows[0]?.attempts;
     },
     async accountsWithEmail(email) {
       const rows = await db

@@ -104,3 +104,13 @@ test('identity-providers disable and delete: disabled stays listed; deleting rem
   assert.ok(await t.core.db.selectFrom('users').select('id').where('id', '=', user.id).executeTakeFirst());
   await usageError(run('identity-providers', 'show', 'plain-oauth'), /no identity provider/);
 });
+
+test('identity-providers create --trust-mfa on: an OpenID provider may be trusted for the second factor, a plain OAuth 2.0 one may not (no id_token says how the user signed in)', async () => {
+  const created = await run('identity-providers', 'create', '--name', 'Trusted SSO', '--slug', 'trusted-sso', '--issuer', upstream.issuer, '--client-id', upstream.clientId, '--client-secret-env', 'ACME_SECRET', '--trust-mfa', 'on');
+  assert.equal(created.trust_mfa, true);
+  await usageError(
+    run('identity-providers', 'create', '--name', 'Plain', '--kind', 'oauth2', '--authorization-endpoint', `${upstream.issuer}/auth`, '--token-endpoint', `${upstream.issuer}/token`, '--userinfo-endpoint', `${upstream.issuer}/gh/user`, '--claim', 'sub=id', '--scope', 'read:user', '--client-id', 'x', '--client-secret-env', 'ACME_SECRET', '--trust-mfa', 'on'),
+    /^--trust-mfa .*only an OpenID Connect provider can be trusted/,
+  );
+  await usageError(run('identity-providers', 'create', '--issuer', upstream.issuer, '--client-id', 'x', '--client-secret-env', 'ACME_SECRET', '--trust-mfa', 'yes'), /--trust-mfa must be one of on, off/);
+});

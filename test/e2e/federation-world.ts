@@ -27,12 +27,13 @@ export interface FederationWorld {
   close(): Promise<void>;
 }
 
-export async function startFederationWorld(): Promise<FederationWorld> {
+/** `host: 'localhost'` for tests with passkeys (WebAuthn refuses an IP address as the RP ID). */
+export async function startFederationWorld(options: { host?: 'localhost' | '127.0.0.1' } = {}): Promise<FederationWorld> {
   const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
+  const issuer = `http://${options.host ?? '127.0.0.1'}:${port}`;
   const upstream = await startOidcUpstream({ redirectUris: SLUGS.map((slug) => federationRedirectUri(issuer, slug)) });
   process.env[SECRET_ENV] = upstream.clientSecret;
-  const t = await startTestApp({ env: { PORT: String(port) }, outbound: LOOPBACK });
+  const t = await startTestApp({ env: { PORT: String(port), ISSUER: issuer }, outbound: LOOPBACK });
   const discovered = await discoverProvider(upstream.issuer, { outbound: LOOPBACK, limits: DEFAULT_UPSTREAM_LIMITS });
   const providers = identityProvidersRepository(t.core.db);
   const server = createServer((request, response) => {

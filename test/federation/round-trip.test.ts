@@ -55,6 +55,7 @@ function record(over: Partial<IdentityProvider>): IdentityProvider {
     authorizationResponseIss: false,
     ...upstreamProviderSettings(upstream, SECRET_ENV),
     tokenEndpointAuthMethod: 'client_secret_basic',
+    trustMfa: false,
     enabled: true,
     version: 1,
     createdAt: new Date(),

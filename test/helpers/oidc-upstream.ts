@@ -19,6 +19,8 @@ export interface UpstreamAccount {
   email?: string;
   email_verified?: boolean;
   name?: string;
+  /** How the user signed in at the upstream (the id_token's amr), when a test says so. */
+  amr?: string[];
   /** The GitHub-shaped API's numeric id and login. */
   githubId?: number;
   login?: string;
@@ -44,7 +46,7 @@ export async function startOidcUpstream(options: { redirectUris: string[]; port?
   const accounts = new Map<string, UpstreamAccount>();
   const provider = new Provider(issuer, {
     clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: options.redirectUris, token_endpoint_auth_method: 'client_secret_basic' }],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name'] },
     cookies: { keys: ['federation-test-cookie-key'] },
     features: { devInteractions: { enabled: false } },
     async findAccount(_ctx: unknown, id: string) {
@@ -81,7 +83,7 @@ export async function startOidcUpstream(options: { redirectUris: string[]; port?
       return;
     }
     accounts.set(next.sub, next);
-    await provider.interactionFinished(req, res, { login: { accountId: next.sub } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(req, res, { login: { accountId: next.sub, ...(next.amr ? { amr: next.amr } : {}) } }, { mergeWithLastSubmission: false });
   }
 
   async function githubApi(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -33,5 +33,6 @@ export const identityProviderInput = (body: CreateIdentityProviderBody): Identit
   ...(body.emails_endpoint !== undefined ? { emailsEndpoint: body.emails_endpoint } : {}),
   ...(body.token_endpoint_auth_method !== undefined ? { tokenEndpointAuthMethod: body.token_endpoint_auth_method } : {}),
   ...(body.claims !== undefined ? { claims: body.claims } : {}),
+  ...(body.trust_mfa !== undefined ? { trustMfa: body.trust_mfa } : {}),
   ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
 });

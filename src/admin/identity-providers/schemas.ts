@@ -25,6 +25,7 @@ const writable = {
   emails_endpoint: Type.Optional(Url),
   token_endpoint_auth_method: Type.Optional(Type.Union([Type.Literal('client_secret_basic'), Type.Literal('client_secret_post')])),
   claims: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 128 }), { description: 'oauth2: local claim → upstream member (sub required)' })),
+  trust_mfa: Type.Optional(Type.Boolean({ description: 'OIDC: an id_token whose amr says mfa satisfies the local second factor (default false)' })),
   enabled: Type.Optional(Type.Boolean()),
 };
 
@@ -58,6 +59,7 @@ export const IdentityProviderSchema = Type.Object({
   claims: Type.Record(Type.String(), Type.String()),
   provision: Type.Boolean(),
   link: Type.String(),
+  trust_mfa: Type.Boolean(),
   enabled: Type.Boolean(),
   updated_at: Type.String({ format: 'date-time' }),
 });

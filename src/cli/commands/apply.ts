@@ -1,5 +1,5 @@
-// `gatehouse apply -f FILE [--dry-run] [--prune]` and `gatehouse export [-o FILE]`: clients and resource
-// servers as code (docs/configuration-as-code.md). Apply acts as the CLI's user; its audit events share one
+// `gatehouse apply -f FILE [--dry-run] [--prune]` and `gatehouse export [-o FILE]`: resource servers,
+// identity providers and clients as code (docs/configuration-as-code.md). Apply acts as the CLI's user; its audit events share one
 // trace id, `cli:apply:<uuid>`, so a run can be read back as a whole.
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -45,7 +45,7 @@ function readConfigText(path: string): string {
 
 export const applyCommand: Command = {
   name: 'apply',
-  usage: 'apply -f FILE [--dry-run] [--prune] (clients and resource servers from a YAML file; prints the plan as JSON)',
+  usage: 'apply -f FILE [--dry-run] [--prune] (resource servers, identity providers and clients from a YAML file; prints the plan as JSON)',
   async run(args, core) {
     const { values } = parseArgs({ args, options: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' } }, strict: true });
     if (!values.file) throw new UsageError('-f FILE is required (see docs/configuration-as-code.md)');
@@ -63,7 +63,7 @@ export const applyCommand: Command = {
 
 export const exportCommand: Command = {
   name: 'export',
-  usage: 'export [-o FILE] (clients and resource servers in the apply format, without secrets; JSON on stdout, YAML into FILE)',
+  usage: 'export [-o FILE] (resource servers, identity providers and clients in the apply format, without secrets; JSON on stdout, YAML into FILE)',
   async run(args, core) {
     const { values } = parseArgs({ args, options: { output: { type: 'string', short: 'o' } }, strict: true });
     const file = await exportConfiguration(core);
@@ -73,6 +73,6 @@ export const exportCommand: Command = {
     } catch (error) {
       throw new UsageError(`-o ${values.output}: cannot write the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
-    return { written: values.output, resource_servers: file.resource_servers.length, clients: file.clients.length };
+    return { written: values.output, resource_servers: file.resource_servers.length, identity_providers: file.identity_providers.length, clients: file.clients.length };
   },
 };

@@ -39,6 +39,7 @@ const FLAG_OF: Record<string, string> = {
   token_endpoint: '--token-endpoint',
   userinfo_endpoint: '--userinfo-endpoint',
   emails_endpoint: '--emails-endpoint',
+  trust_mfa: '--trust-mfa',
   jwks_uri: '--issuer (its discovery document\'s jwks_uri)',
 };
 
@@ -84,6 +85,7 @@ const createOptions = {
   domain: { type: 'string', multiple: true },
   tenant: { type: 'string', multiple: true },
   provision: { type: 'string' },
+  'trust-mfa': { type: 'string' },
   link: { type: 'string' },
   'authorization-endpoint': { type: 'string' },
   'token-endpoint': { type: 'string' },
@@ -96,7 +98,7 @@ const createOptions = {
 export const identityProvidersCreateCommand: Command = {
   name: 'identity-providers create',
   usage:
-    'identity-providers create --client-id ID --client-secret-env VAR (--issuer URL | --preset google|microsoft|github|gitlab | --kind oauth2 --authorization-endpoint URL --token-endpoint URL --userinfo-endpoint URL --claim sub=id [--claim local=upstream]... [--emails-endpoint URL]) [--name NAME] [--slug SLUG] [--scope "openid email profile"] [--domain example.com]... [--tenant TENANT_ID]... (microsoft) [--provision on|off] (default off) [--link verified-email|never] [--token-endpoint-auth-method client_secret_basic|client_secret_post]',
+    'identity-providers create --client-id ID --client-secret-env VAR (--issuer URL | --preset google|microsoft|github|gitlab | --kind oauth2 --authorization-endpoint URL --token-endpoint URL --userinfo-endpoint URL --claim sub=id [--claim local=upstream]... [--emails-endpoint URL]) [--name NAME] [--slug SLUG] [--scope "openid email profile"] [--domain example.com]... [--tenant TENANT_ID]... (microsoft) [--provision on|off] (default off) [--link verified-email|never] [--trust-mfa on|off] (default off: an id_token with amr mfa then satisfies the local second factor) [--token-endpoint-auth-method client_secret_basic|client_secret_post]',
   async run(args, core) {
     const { values } = parseArgs({ args, options: createOptions, strict: true });
     if (!values['client-id']) throw new UsageError('--client-id is required (the client id the upstream issued to this server)');
@@ -104,6 +106,7 @@ export const identityProvidersCreateCommand: Command = {
     const preset = oneOf('preset', values.preset, PRESETS) as IdentityProviderPreset | undefined;
     if (!preset && !values.issuer && values.kind !== 'oauth2') throw new UsageError('give --issuer URL (OpenID Connect), --preset, or --kind oauth2 with its endpoints');
     const provision = oneOf('provision', values.provision, ['on', 'off'] as const);
+    const trustMfa = oneOf('trust-mfa', values['trust-mfa'], ['on', 'off'] as const);
     const input: IdentityProviderInput = {
       clientId: values['client-id'],
       clientSecretEnv: values['client-secret-env'],
@@ -116,6 +119,7 @@ export const identityProvidersCreateCommand: Command = {
       ...(values.domain ? { domains: values.domain } : {}),
       ...(values.tenant ? { tenants: values.tenant } : {}),
       ...(provision ? { provision: provision === 'on' } : {}),
+      ...(trustMfa ? { trustMfa: trustMfa === 'on' } : {}),
       ...(values.link !== undefined ? { link: oneOf('link', values.link, ['verified-email', 'never'] as const)! } : {}),
       ...(values['authorization-endpoint'] !== undefined ? { authorizationEndpoint: values['authorization-endpoint'] } : {}),
       ...(values['token-endpoint'] !== undefined ? { tokenEndpoint: values['token-endpoint'] } : {}),

@@ -8,7 +8,8 @@ import { sendNext } from '../answer.js';
 import { interactionPath } from '../begin.js';
 import { isLoggedIn } from '../complete.js';
 import type { FlowDeps } from '../flow-deps.js';
-import { finishInteraction, seeOther } from '../interaction-context.js';
+import { finishInteraction, seeOther, sendPage } from '../interaction-context.js';
+import { renderContinuePage } from './federation-pages.js';
 import type { LoadedInteraction } from '../interaction-context.js';
 import { needsConsent } from '../requirements.js';
 import { boundToInteraction } from '../mfa/second-factors.js';
@@ -21,7 +22,15 @@ export async function continueAfterUpstream(
   proved: { userId: string; amr: readonly string[] },
   deps: FlowDeps,
   /** The proof already included the account's own second factor (a code on the link confirmation page). */
-  options: { secondFactorDone?: boolean } = {},
+  options: {
+    secondFactorDone?: boolean;
+    /**
+     * Answer the provider's callback: once signed in, a page of ours that goes on to the interaction by itself
+     * (federation-pages.ts, renderContinuePage), never a redirect to the client — the redirect chain from the
+     * upstream's login form is checked against the upstream page's CSP form-action.
+     */
+    fromCallback?: boolean;
+  } = {},
 ): Promise<FastifyReply> {
   const { interaction, client, session, id } = loaded;
   const back = interactionPath(id);
@@ -31,6 +40,8 @@ export async function continueAfterUpstream(
   }
   const fresh = await deps.signIn.completeSignIn(context, reply, session, proved);
   await deps.interactions.loggedIn(id, fresh.idHash);
+  // The interaction page then answers the client (or asks for consent) in a navigation of its own.
+  if (options.fromCallback) return sendPage(reply, renderContinuePage(deps.brand, back));
   if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, proved.userId, deps.consents))) {
     return sendNext(reply, await finishInteraction(id, fresh, deps, { request: interaction.request, client }), deps);
   }

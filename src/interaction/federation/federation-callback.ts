@@ -6,6 +6,8 @@
 //   prove-then-link → the confirmation page (link-confirmation.ts); nothing is linked yet;
 //   provision       → a new account (provision.ts), signed in;
 //   refused / error → a page naming what the user can do; the cause goes to the log and login.failed.
+// Signed in, it answers with a page that moves on to the interaction (after-upstream.ts, `fromCallback`),
+// never a redirect to the client: an upstream login page's CSP form-action would block that redirect chain.
 // Never a 500: every failure of the upstream leg is a value with its page (federation-pages.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { interactionPath } from '../begin.js';
@@ -19,6 +21,7 @@ import { federationFailure, notFound } from './federation-pages.js';
 import { linkConfirmationPath } from './link-confirmation.js';
 import { offeredProviders } from './offered-providers.js';
 import { provisionUser } from './provision.js';
+import { upstreamAssertsMfa } from '../../federation/trusted-mfa.js';
 
 export type CallbackRequest = FastifyRequest<{ Params: { slug: string } }>;
 
@@ -58,7 +61,12 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
   const now = new Date(deps.clock.now());
   if (outcome.ok === true) {
     await deps.federation.identities.touch(provider.id, outcome.identity.subject, outcome.identity.email, now);
-    return continueAfterUpstream(context, reply, loaded, outcome, deps);
+    // A provider trusted for the second factor (--trust-mfa) whose id_token says the user passed several
+    // factors there: the account's own second factor is satisfied (amr `fed mfa`); otherwise it follows.
+    if (provider.trustMfa && provider.kind === 'oidc' && upstreamAssertsMfa(outcome.identity.claims)) {
+      return continueAfterUpstream(context, reply, loaded, { userId: outcome.userId, amr: [...outcome.amr, 'mfa'] }, deps, { fromCallback: true, secondFactorDone: true });
+    }
+    return continueAfterUpstream(context, reply, loaded, outcome, deps, { fromCallback: true });
   }
   const { identity, decision } = outcome;
   if (decision.action === 'prove-then-link') {
@@ -67,5 +75,5 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
   }
   const user = await provisionUser(identity, decision.emailVerified, { traceId: request.id, clientId: client.id }, { federation: deps.federation, audit: deps.audit, clock: deps.clock });
   if (!user) throw federationFailure('link_conflict', name, back, `provisioning for ${provider.slug} lost a race or found no username`);
-  return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: ['fed'] }, deps);
+  return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: ['fed'] }, deps, { fromCallback: true });
 }

@@ -6,6 +6,8 @@ import { PageError } from '../../http/errors.js';
 import { escapeHtml } from '../../http/html.js';
 import type { FederationOutcome } from '../sign-in/federation-method.js';
 import { hiddenInput, layout } from '../pages/layout.js';
+import { PASSKEY_SCRIPTS } from '../passkeys/passkey-assets.js';
+import { passkeySignInSection, type PasskeyAction } from '../passkeys/passkey-fragments.js';
 
 /** The login page's section: one button per offered provider, in one form posting the provider chosen. */
 export function continueWithSection(input: { action: string; csrfToken: string; providers: readonly { slug: string; name: string }[] }): string {
@@ -22,10 +24,26 @@ ${buttons}
 }
 
 const LINK_FAILED_MESSAGE = 'That was not accepted.';
+const LINK_CODES_PAUSED_MESSAGE =
+  'Too many wrong codes have been typed here to link this account. Use your password or a passkey, or sign in as usual and link the provider from your account page.';
 
-/** The proofs offered: the account's password, and a code of its authenticator app when it has one. */
-export function renderLinkConfirmationPage(input: { brand: Brand; action: string; csrfToken: string; providerName: string; email: string; failed: boolean; hasPassword: boolean; hasTotp: boolean; cancelHref: string }): string {
-  const { brand, action, csrfToken, providerName, email, failed } = input;
+/**
+ * The proofs offered: the account's password, a code of its authenticator app, one of its passkeys — each
+ * only when the account has it. `failed`: the last proof was refused, or `codes` when codes are paused.
+ */
+export function renderLinkConfirmationPage(input: {
+  brand: Brand;
+  action: string;
+  csrfToken: string;
+  providerName: string;
+  email: string;
+  failed: boolean | 'codes';
+  hasPassword: boolean;
+  hasTotp: boolean;
+  passkey: PasskeyAction | undefined;
+  cancelHref: string;
+}): string {
+  const { brand, action, csrfToken, providerName, email, failed, passkey } = input;
   const password = input.hasPassword
     ? `<label for="password">Password of your account here</label>
 <input id="password" name="password" type="password" autocomplete="current-password"${input.hasTotp ? '' : ' required autofocus'}>`
@@ -34,7 +52,7 @@ export function renderLinkConfirmationPage(input: { brand: Brand; action: string
     ? `<label for="otp">${input.hasPassword ? 'Or a' : 'A'} code from the authenticator app of your account here</label>
 <input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="8" autocomplete="one-time-code">`
     : '';
-  const proof =
+  const form =
     input.hasPassword || input.hasTotp
       ? `<form method="post" action="${escapeHtml(action)}">
 ${hiddenInput('csrf', csrfToken)}
@@ -42,15 +60,41 @@ ${password}
 ${otp}
 <button type="submit">Link and sign in</button>
 </form>`
+      : '';
+  const passkeyPart = passkey
+    ? `${passkeySignInSection(passkey, 'Link with a passkey of your account here')}\n<noscript><p class="muted">Using a passkey needs JavaScript.</p></noscript>\n`
+    : '';
+  const proof =
+    form || passkeyPart
+      ? `${passkeyPart}${form}`
       : `<p>That account has no password. Sign in to it the way you usually do, then link ${escapeHtml(providerName)} from your account page.</p>`;
+  const message = failed === 'codes' ? LINK_CODES_PAUSED_MESSAGE : failed ? LINK_FAILED_MESSAGE : '';
   return layout(
     brand,
     'Link your account',
     `<h1>Link your ${escapeHtml(providerName)} sign-in</h1>
 <p>An account with the address <strong>${escapeHtml(email)}</strong> already exists here. To use ${escapeHtml(providerName)} to sign in to it, prove that it is yours. Nothing is linked until you do.</p>
-${failed ? `<p class="error" role="alert">${LINK_FAILED_MESSAGE}</p>` : ''}
+${message ? `<p class="error" role="alert">${message}</p>` : ''}
 ${proof}
 <p><a href="${escapeHtml(input.cancelHref)}">Sign in another way</a></p>`,
+    passkey ? { scriptPaths: PASSKEY_SCRIPTS } : {},
+  );
+}
+
+/**
+ * The callback's answer when the sign-in goes on: a page of ours that moves on to the interaction by itself
+ * (meta refresh), not a redirect. A browser checks every redirect that follows a form submission against the
+ * submitting page's CSP form-action (CSP3 §6.4.1) — and that page is the UPSTREAM's login page: an upstream
+ * with a strict policy (Gatehouse's own: 'self' and our callback's origin) blocks a redirect chain that goes
+ * on from our callback to the client. A page ends that chain; its refresh is a new navigation of ours.
+ */
+export function renderContinuePage(brand: Brand, href: string): string {
+  return layout(
+    brand,
+    'Signing you in',
+    `<h1>Signing you in…</h1>
+<p><a href="${escapeHtml(href)}">Continue</a></p>`,
+    { refreshTo: href },
   );
 }
 

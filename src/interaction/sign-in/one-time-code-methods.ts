@@ -3,7 +3,9 @@
 // account-wide second-factor budget (second-factor-budget.ts). The first is refunded on success; the
 // second is cleared by the sign-in it completes (sign-in-pipeline.ts). Only a session
 // that passed this account's password gets here (the caller holds the pending second factor), so only
-// someone who knows the password can spend either budget.
+// someone who knows the password can spend either budget. The one exception, the federation's link
+// confirmation page (reached through an upstream, not the password), uses the same method with a budget of
+// its own (sign-in-methods.ts, `totpToLink`).
 import type { LoginGuard } from '../login/login-failures.js';
 import type { SecondFactors } from '../mfa/second-factors.js';
 import type { SecondFactorBudget } from './second-factor-budget.js';

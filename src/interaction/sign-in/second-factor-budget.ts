@@ -10,6 +10,12 @@ import type { SecondFactorFailuresRepository, SecondFactorPolicy } from '../../s
 
 /** 5 free, then 1 s, 2 s, 4 s … up to a minute between attempts, and a stop at 100 (docs/rate-limits.md). */
 const SECOND_FACTOR_POLICY: SecondFactorPolicy = { free: 5, maxDelaySeconds: 60, stop: 100 };
+/**
+ * The link confirmation page's own count of authenticator codes (docs/rate-limits.md): the same figures, but
+ * never cleared by a sign-in, only by replacing the authenticator — 100 guesses per authenticator secret in all.
+ */
+export const LINK_PROOF_POLICY: SecondFactorPolicy = SECOND_FACTOR_POLICY;
+
 export interface SecondFactorBudget {
   /** Counts one attempt for the account; throws a 429 ProblemError while the account must wait or is stopped. */
   charge(userId: string): Promise<void>;

@@ -14,6 +14,12 @@ import type { MethodOutcome } from './sign-in-method.js';
 export interface SignInMethods {
   password(attempt: PasswordAttempt): Promise<MethodOutcome>;
   totp(attempt: CodeAttempt): Promise<MethodOutcome>;
+  /**
+   * A code of the account's authenticator typed on the federation's link confirmation page: the TOTP method
+   * charged to the account's link-proof count instead of its sign-in count (docs/rate-limits.md) — whoever
+   * reaches that page controls an upstream, not necessarily the password, and must not stop the owner's codes.
+   */
+  totpToLink(attempt: CodeAttempt): Promise<MethodOutcome>;
   recovery_code(attempt: CodeAttempt): Promise<MethodOutcome>;
   passkey(attempt: PasskeyAttempt): Promise<MethodOutcome>;
   /** An upstream identity provider's answer at its callback; an identity not linked yet answers the linking decision. */
@@ -25,7 +31,14 @@ export function signInMethods(deps: {
   loginGuard: LoginGuard;
   secondFactors: Pick<SecondFactors, 'verify'>;
   secondFactorBudget: SecondFactorBudget;
+  linkProofBudget: SecondFactorBudget;
   passkeys: Pick<PasskeyCeremonies, 'claimedUser' | 'authenticate'>;
 } & FederationMethodDeps): SignInMethods {
-  return { password: passwordMethod(deps), totp: totpMethod(deps), recovery_code: recoveryCodeMethod(deps), passkey: passkeyMethod(deps), federation: federationMethod(deps) };
+  return {
+    password: passwordMethod(deps), totp: totpMethod(deps),
+    totpToLink: totpMethod({ ...deps, secondFactorBudget: deps.linkProofBudget }),
+    recovery_code: recoveryCodeMethod(deps),
+    passkey: passkeyMethod(deps),
+    federation: federationMethod(deps),
+  };
 }
