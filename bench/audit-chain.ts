@@ -53,7 +53,14 @@ await migrate(db);
 await sql`create table bench_changes (id serial primary key, n int not null)`.execute(db);
 const audit = auditSink({ clock: systemClock, subscribers: [databaseSubscriber(db)] });
 
-const event = () => ({ type: 'admin.client.updated' as const, actor: { kind: 'cli' as const, user: 'bench' }, resource: 'client', resourceId: 'c1', changedFields: ['name'], details: { n: 1 } });
+const event = () => ({
+  type: 'admin.client.updated' as const,
+  actor: { kind: 'cli' as const, user: 'bench' },
+  resource: 'client',
+  resourceId: 'c1',
+  changedFields: ['name'],
+  details: { n: 1 },
+});
 const workloads = {
   'change + event in one transaction': () =>
     runTransaction(db, async (tx) => {
@@ -87,7 +94,21 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 try {
   // The digest each event's writer computes in Node (canonical JSON + SHA-256), alone.
-  const sample = { id: 'x', type: 't', occurred_at: new Date(), actor_kind: 'cli', actor_client_id: null, actor_user_id: 'bench', resource: 'client', resource_id: 'c1', subject: null, client_id: null, changed_fields: ['name'], details: { n: 1 }, trace_id: null };
+  const sample = {
+    id: 'x',
+    type: 't',
+    occurred_at: new Date(),
+    actor_kind: 'cli',
+    actor_client_id: null,
+    actor_user_id: 'bench',
+    resource: 'client',
+    resource_id: 'c1',
+    subject: null,
+    client_id: null,
+    changed_fields: ['name'],
+    details: { n: 1 },
+    trace_id: null,
+  };
   const t0 = performance.now();
   for (let i = 0; i < 20_000; i++) eventDigest(sample);
   console.log(`digest in Node: ${(((performance.now() - t0) * 1000) / 20_000).toFixed(1)} µs per event`);
@@ -112,7 +133,9 @@ try {
       await setChain(true);
       for (const mode of ['off', 'on'] as const) {
         const r = results[mode];
-        console.log(`${name.padEnd(38)} ${String(parallel).padStart(8)}  ${mode.padEnd(5)} ${median(r.perSecond).toFixed(0).padStart(7)} ${median(r.p50).toFixed(2).padStart(8)} ${median(r.p99).toFixed(2).padStart(7)}`);
+        console.log(
+          `${name.padEnd(38)} ${String(parallel).padStart(8)}  ${mode.padEnd(5)} ${median(r.perSecond).toFixed(0).padStart(7)} ${median(r.p50).toFixed(2).padStart(8)} ${median(r.p99).toFixed(2).padStart(7)}`,
+        );
       }
     }
   }

@@ -114,7 +114,9 @@ async function totals(): Promise<Totals> {
   const s = await admin.query<{ query: string; calls: string; exec: number; plan: number }>(
     `select query, calls::text, total_exec_time as exec, total_plan_time as plan from pg_stat_statements where query not like '%pg_stat%' and query not like '%pg_current_wal%'`,
   );
-  const t = await admin.query<{ relname: string; upd: string; hot: string }>(`select relname, n_tup_upd::text as upd, n_tup_hot_upd::text as hot from pg_stat_user_tables`);
+  const t = await admin.query<{ relname: string; upd: string; hot: string }>(
+    `select relname, n_tup_upd::text as upd, n_tup_hot_upd::text as hot from pg_stat_user_tables`,
+  );
   return {
     cpu,
     lsn,
@@ -126,7 +128,9 @@ async function totals(): Promise<Totals> {
 async function report(label: string, work: () => Promise<void>): Promise<void> {
   await new Promise((r) => setTimeout(r, 1500)); // the statistics of the set-up reach the shared counters
   const perf = values.perf
-    ? spawn('perf', ['record', '-F', '2000', '-o', join(values.perf, `${label.split(' ')[0]}.perf.data`), '-p', processTree(postmasterPid()).join(',')], { stdio: 'ignore' })
+    ? spawn('perf', ['record', '-F', '2000', '-o', join(values.perf, `${label.split(' ')[0]}.perf.data`), '-p', processTree(postmasterPid()).join(',')], {
+        stdio: 'ignore',
+      })
     : undefined;
   if (perf) await new Promise((r) => setTimeout(r, 500));
   const before = await totals();
@@ -157,7 +161,14 @@ async function report(label: string, work: () => Promise<void>): Promise<void> {
   }
 }
 
-const input = { clientId: client.id, redirectUri: 'https://client.example/cb', codeChallenge: challenge, scope: ['openid', 'offline_access', 'users:read'], userId: user.id, authTime: Math.floor(Date.now() / 1000) };
+const input = {
+  clientId: client.id,
+  redirectUri: 'https://client.example/cb',
+  codeChallenge: challenge,
+  scope: ['openid', 'offline_access', 'users:read'],
+  userId: user.id,
+  authTime: Math.floor(Date.now() / 1000),
+};
 const minted: string[] = [];
 for (let i = 0; i < ops; i++) minted.push(await codes.issue(input));
 const firstTokens: string[] = [];
@@ -169,12 +180,14 @@ await report('code exchange (codes.redeem: one statement)', () =>
     firstTokens.push(token);
   }),
 );
-await report(values['read-first'] ? 'refresh rotation (refreshTokens.findLive, then rotate: two statements)' : 'refresh rotation (refreshTokens.rotate: one statement)', () =>
-  inParallel(firstTokens, async (token) => {
-    if (values['read-first'] && !(await refresh.findLive(token))) throw new Error('the token is not live');
-    const r = await refresh.rotate({ token, clientId: client.id, scope: [], accessToken: accessToken() });
-    if (r.kind !== 'rotated') throw new Error(`rotation failed: ${JSON.stringify(r)}`);
-  }),
+await report(
+  values['read-first'] ? 'refresh rotation (refreshTokens.findLive, then rotate: two statements)' : 'refresh rotation (refreshTokens.rotate: one statement)',
+  () =>
+    inParallel(firstTokens, async (token) => {
+      if (values['read-first'] && !(await refresh.findLive(token))) throw new Error('the token is not live');
+      const r = await refresh.rotate({ token, clientId: client.id, scope: [], accessToken: accessToken() });
+      if (r.kind !== 'rotated') throw new Error(`rotation failed: ${JSON.stringify(r)}`);
+    }),
 );
 
 await admin.end();

@@ -66,7 +66,13 @@ try {
       const outcome = await scenario.run({ env, settings, log });
       record = outcome.subjects.some((s) => s.role === 'gatehouse')
         ? { name: scenario.name, title: scenario.title, status: 'ran', outcome }
-        : { name: scenario.name, title: scenario.title, status: 'not-runnable', reason: outcome.unavailable.map((u) => `${u.label}: ${u.reason}`).join('; ') || 'no Gatehouse side', outcome };
+        : {
+            name: scenario.name,
+            title: scenario.title,
+            status: 'not-runnable',
+            reason: outcome.unavailable.map((u) => `${u.label}: ${u.reason}`).join('; ') || 'no Gatehouse side',
+            outcome,
+          };
     } catch (error) {
       record =
         error instanceof NotRunnable

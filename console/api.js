@@ -23,7 +23,12 @@ export function describeProblem(status, problem) {
   if (status === 412) return 'This was changed by someone else since you opened it. Reload to see the current version, then make your change again.';
   if (status === 403) return 'Your access does not allow this (the API refused it).';
   if (status === 429) return 'Too many requests: wait a moment and try again.';
-  const base = typeof problem.detail === 'string' && problem.detail ? problem.detail : typeof problem.title === 'string' ? problem.title : `The request failed (HTTP ${status}).`;
+  const base =
+    typeof problem.detail === 'string' && problem.detail
+      ? problem.detail
+      : typeof problem.title === 'string'
+        ? problem.title
+        : `The request failed (HTTP ${status}).`;
   const fields = Array.isArray(problem.errors) ? problem.errors.map((/** @type {{field: string, message: string}} */ e) => `${e.field}: ${e.message}`) : [];
   return fields.length ? `${base} ${fields.join('; ')}.` : base;
 }
@@ -51,7 +56,17 @@ export async function api(path, options = {}) {
     return answer;
   };
   let response = await send();
-  if (response.status === 401 && tokenType() === 'DPoP' && wantsNonce(response, await response.clone().json().catch(() => null))) {
+  if (
+    response.status === 401 &&
+    tokenType() === 'DPoP' &&
+    wantsNonce(
+      response,
+      await response
+        .clone()
+        .json()
+        .catch(() => null),
+    )
+  ) {
     // The API wants proofs with its nonce (DPOP_NONCE_REQUIRED=all), which this answer carried: once more.
     response = await send();
   }

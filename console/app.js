@@ -45,9 +45,30 @@ const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 function layout() {
   const access = canWrite()
     ? h('span', { class: 'badge' }, 'Can make changes')
-    : h('span', { class: 'access' }, h('span', { class: 'badge muted-badge' }, 'Read-only'), steppedUp() ? null : h('button', { type: 'button', class: 'secondary small', onclick: () => signIn({ stepUp: true }) }, 'Use a second factor to make changes'));
-  const nav = h('nav', { 'aria-label': 'Console' }, h('ul', null, NAV.map(([path, label]) => h('li', null, link(/** @type {string} */ (path), /** @type {string} */ (label))))));
-  const header = h('header', { class: 'top' }, h('p', { class: 'brand' }, 'Gatehouse console'), access, h('button', { type: 'button', class: 'secondary small', onclick: signOut }, 'Sign out'));
+    : h(
+        'span',
+        { class: 'access' },
+        h('span', { class: 'badge muted-badge' }, 'Read-only'),
+        steppedUp()
+          ? null
+          : h('button', { type: 'button', class: 'secondary small', onclick: () => signIn({ stepUp: true }) }, 'Use a second factor to make changes'),
+      );
+  const nav = h(
+    'nav',
+    { 'aria-label': 'Console' },
+    h(
+      'ul',
+      null,
+      NAV.map(([path, label]) => h('li', null, link(/** @type {string} */ (path), /** @type {string} */ (label)))),
+    ),
+  );
+  const header = h(
+    'header',
+    { class: 'top' },
+    h('p', { class: 'brand' }, 'Gatehouse console'),
+    access,
+    h('button', { type: 'button', class: 'secondary small', onclick: signOut }, 'Sign out'),
+  );
   const main = h('main', { id: 'main', tabindex: '-1' });
   replace(app, header, nav, main);
   return { main, nav };
@@ -108,7 +129,16 @@ async function start() {
       history.replaceState(null, '', back);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      replace(app, h('main', { id: 'main' }, h('h1', null, 'No access to the console'), h('p', { role: 'alert' }, message), h('p', null, h('a', { href: '/console/' }, 'Start again'), ' · ', h('a', { href: '/account' }, 'Your account'))));
+      replace(
+        app,
+        h(
+          'main',
+          { id: 'main' },
+          h('h1', null, 'No access to the console'),
+          h('p', { role: 'alert' }, message),
+          h('p', null, h('a', { href: '/console/' }, 'Start again'), ' · ', h('a', { href: '/account' }, 'Your account')),
+        ),
+      );
       document.title = 'No access · Gatehouse console';
       return;
     }

@@ -82,7 +82,13 @@ export async function finishSignIn() {
     const response = await fetch(tokenUrl, {
       method: 'POST',
       headers,
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code') ?? '', redirect_uri: redirectUri, client_id: clientId, code_verifier: pending.verifier }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: params.get('code') ?? '',
+        redirect_uri: redirectUri,
+        client_id: clientId,
+        code_verifier: pending.verifier,
+      }),
     });
     noteNonce(response);
     return { response, answer: await response.json().catch(() => ({})) };
@@ -91,12 +97,24 @@ export async function finishSignIn() {
   // The token endpoint wants a proof with its nonce (DPOP_NONCE_REQUIRED): the code is still unspent, ask again once.
   if (dpop && wantsNonce(response, answer)) ({ response, answer } = await exchange());
   if (!response.ok) {
-    if (answer.error === 'invalid_scope') throw new Error('Your account is not an operator of this Gatehouse, so it cannot use the console. An operator can give you access with `gatehouse users grant-admin`.');
+    if (answer.error === 'invalid_scope')
+      throw new Error(
+        'Your account is not an operator of this Gatehouse, so it cannot use the console. An operator can give you access with `gatehouse users grant-admin`.',
+      );
     throw new Error(answer.error_description ?? 'Sign-in failed. Start again.');
   }
   const claims = claimsOf(answer.id_token);
-  session = { token: answer.access_token, type: String(answer.token_type).toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', scope: String(answer.scope ?? '').split(' '), acr: claims.acr, subject: claims.sub, expiresAt: Date.now() + (Number(answer.expires_in) - 30) * 1000 };
-  return typeof pending.returnTo === 'string' && pending.returnTo.startsWith('/console') && !pending.returnTo.startsWith('/console/callback') ? pending.returnTo : '/console/';
+  session = {
+    token: answer.access_token,
+    type: String(answer.token_type).toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer',
+    scope: String(answer.scope ?? '').split(' '),
+    acr: claims.acr,
+    subject: claims.sub,
+    expiresAt: Date.now() + (Number(answer.expires_in) - 30) * 1000,
+  };
+  return typeof pending.returnTo === 'string' && pending.returnTo.startsWith('/console') && !pending.returnTo.startsWith('/console/callback')
+    ? pending.returnTo
+    : '/console/';
 }
 
 /** Ends the Gatehouse session too (RP-initiated logout), then back to the console's start. */

@@ -31,7 +31,8 @@ export function h(tag, attributes, ...children) {
 /** Replaces the children of `parent`. @param {Element} parent @param {...(Child | Child[])} children */
 export function replace(parent, ...children) {
   parent.replaceChildren();
-  for (const child of children.flat()) if (child !== null && child !== undefined && child !== false) parent.append(typeof child === 'number' ? String(child) : child);
+  for (const child of children.flat())
+    if (child !== null && child !== undefined && child !== false) parent.append(typeof child === 'number' ? String(child) : child);
 }
 
 /** A labelled field: the label names the input, and the hint is read with it (aria-describedby). */
@@ -45,7 +46,11 @@ export function field(label, input, more = {}) {
   const id = `f${++fieldCount}`;
   const { tag = 'input', ...attributes } = input;
   const hintId = more.hint ? `${id}-hint` : undefined;
-  const control = h(String(tag), { id, ...attributes, 'aria-describedby': hintId }, ...(more.options ?? []).map((o) => h('option', { value: o, selected: o === input.value }, o || '(any)')));
+  const control = h(
+    String(tag),
+    { id, ...attributes, 'aria-describedby': hintId },
+    ...(more.options ?? []).map((o) => h('option', { value: o, selected: o === input.value }, o || '(any)')),
+  );
   if (tag === 'textarea' && input.value !== undefined) /** @type {HTMLTextAreaElement} */ (control).value = String(input.value);
   return h('div', { class: 'field' }, h('label', { for: id }, label), control, hintId ? h('p', { id: hintId, class: 'hint' }, more.hint) : null);
 }
@@ -57,7 +62,8 @@ export function checkbox(label, input) {
 }
 
 /** A status line read out by screen readers when it changes. @param {string} [kind] */
-export const statusLine = (kind = 'status') => h('p', { class: 'status', role: kind === 'alert' ? 'alert' : 'status', 'aria-live': kind === 'alert' ? 'assertive' : 'polite' });
+export const statusLine = (kind = 'status') =>
+  h('p', { class: 'status', role: kind === 'alert' ? 'alert' : 'status', 'aria-live': kind === 'alert' ? 'assertive' : 'polite' });
 
 /**
  * A table with a caption (its accessible name) and a header row, in a box that scrolls sideways on a narrow
@@ -69,7 +75,21 @@ export function table(caption, headings, rows) {
   return h(
     'div',
     { class: 'table-wrap', role: 'region', 'aria-label': caption, tabindex: '0' },
-    h('table', null, h('caption', null, caption), h('thead', null, h('tr', null, headings.map((x) => h('th', { scope: 'col' }, x)))), body),
+    h(
+      'table',
+      null,
+      h('caption', null, caption),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          headings.map((x) => h('th', { scope: 'col' }, x)),
+        ),
+      ),
+      body,
+    ),
   );
 }
 
@@ -79,7 +99,10 @@ export const when = (iso) => (iso ? h('time', { datetime: iso }, new Date(iso).t
 /** A random value for Idempotency-Key, state and the PKCE verifier. */
 export function randomId(bytes = 16) {
   const data = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...data)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...data))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 /** The values of a form's named controls (check boxes as booleans). @param {HTMLFormElement} form */
@@ -94,7 +117,11 @@ export function formValues(form) {
 }
 
 /** Lines of a textarea, trimmed, without empty ones. @param {string | boolean | undefined} text */
-export const lines = (text) => String(text ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+export const lines = (text) =>
+  String(text ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 
 /** A fresh Idempotency-Key (a bare UUID: the form the API accepts unquoted). */
 export const idempotencyKey = () => crypto.randomUUID();

@@ -12,7 +12,11 @@ let key;
 let nonce = '';
 
 /** @param {Uint8Array} bytes */
-const base64url = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const base64url = (bytes) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 /** @param {unknown} value */
 const encodeJson = (value) => base64url(new TextEncoder().encode(JSON.stringify(value)));
 
@@ -64,5 +68,7 @@ export async function dpopProof(method, url, accessToken) {
 /** Whether an answer asks for a proof with a (new) nonce: 400 use_dpop_nonce at /token, 401 at the API. @param {Response} response @param {any} body */
 export function wantsNonce(response, body) {
   const challenge = response.headers.get('www-authenticate') ?? '';
-  return Boolean(response.headers.get('dpop-nonce')) && (body?.error === 'use_dpop_nonce' || body?.code === 'use-dpop-nonce' || /use_dpop_nonce/.test(challenge));
+  return (
+    Boolean(response.headers.get('dpop-nonce')) && (body?.error === 'use_dpop_nonce' || body?.code === 'use-dpop-nonce' || /use_dpop_nonce/.test(challenge))
+  );
 }

@@ -19,11 +19,18 @@ export const rerender = (notice) => again(notice);
 
 /** A link inside the console (no page load). @param {string} path @param {...(string | Node)} children */
 export const link = (path, ...children) =>
-  h('a', { href: path, onclick: (/** @type {MouseEvent} */ event) => {
-    if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
-    event.preventDefault();
-    go(path);
-  } }, ...children);
+  h(
+    'a',
+    {
+      href: path,
+      onclick: (/** @type {MouseEvent} */ event) => {
+        if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+        event.preventDefault();
+        go(path);
+      },
+    },
+    ...children,
+  );
 
 /** The failure as the operator reads it, with a reload when someone else changed the thing first. @param {HTMLElement} status @param {unknown} error */
 export function showError(status, error) {
@@ -44,7 +51,9 @@ export function showError(status, error) {
 export function actionForm(spec) {
   const status = statusLine();
   const button = h('button', { type: 'submit', class: spec.danger ? 'danger' : undefined }, spec.submit);
-  const form = /** @type {HTMLFormElement} */ (h('form', { 'aria-label': spec.label, novalidate: true }, spec.fields ?? [], h('div', { class: 'actions' }, button), status));
+  const form = /** @type {HTMLFormElement} */ (
+    h('form', { 'aria-label': spec.label, novalidate: true }, spec.fields ?? [], h('div', { class: 'actions' }, button), status)
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (/** @type {HTMLButtonElement} */ (button).disabled) return;
@@ -73,4 +82,9 @@ export function section(title, ...children) {
 
 /** A secret shown once, with the words that say so. @param {string} label @param {string} value */
 export const secretOnce = (label, value) =>
-  h('div', { class: 'notice secret', role: 'status' }, h('p', null, h('strong', null, `${label}: `), h('code', { 'data-secret': true }, value)), h('p', null, 'Copy it now: it is shown only once and cannot be read again (rotate it if it is lost).'));
+  h(
+    'div',
+    { class: 'notice secret', role: 'status' },
+    h('p', null, h('strong', null, `${label}: `), h('code', { 'data-secret': true }, value)),
+    h('p', null, 'Copy it now: it is shown only once and cannot be read again (rotate it if it is lost).'),
+  );

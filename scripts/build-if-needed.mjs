@@ -19,11 +19,7 @@ function newestMtime(dir) {
 
 export async function ensureBuilt({ quiet = false } = {}) {
   const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
-  const sources = Math.max(
-    newestMtime(join(root, 'src')),
-    statSync(join(root, 'tsconfig.json')).mtimeMs,
-    statSync(join(root, 'tsconfig.build.json')).mtimeMs,
-  );
+  const sources = Math.max(newestMtime(join(root, 'src')), statSync(join(root, 'tsconfig.json')).mtimeMs, statSync(join(root, 'tsconfig.build.json')).mtimeMs);
   if (built >= sources) return;
   if (!quiet) console.error('gatehouse: compiling TypeScript (first start or sources changed)…');
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');

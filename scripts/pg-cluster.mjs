@@ -10,7 +10,9 @@ export function findPostgresBin() {
   if (process.env.PG_BIN && existsSync(join(process.env.PG_BIN, 'initdb'))) return process.env.PG_BIN;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? join(root, versions[0], 'bin') : undefined;
 }
 
@@ -50,8 +52,22 @@ export async function startCluster({ maxConnections = 300 } = {}) {
   let r = asServerUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'], dir);
   if (r.status !== 0) throw new Error(`initdb failed: ${r.stderr || r.stdout}`);
   const start = () =>
-    asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'), '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=${maxConnections}`, 'start'], dir);
+    asServerUser(
+      join(bin, 'pg_ctl'),
+      [
+        '-D',
+        data,
+        '-w',
+        '-t',
+        '60',
+        '-l',
+        join(dir, 'server.log'),
+        '-o',
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=${maxConnections}`,
+        'start',
+      ],
+      dir,
+    );
   r = start();
   if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.stderr || r.stdout}`);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;

@@ -95,14 +95,25 @@ if (!args.includes('--only-postgres')) {
   const selected = files.filter((f) => !f.endsWith('.pg.test.ts'));
   ok = (await withEmbeddedServer((url) => run('embedded PostgreSQL', { GATEHOUSE_TEST_DB: 'embedded', GATEHOUSE_TEST_PG_URL: url }, selected))) && ok;
 }
-if (args.includes('--pglite')) ok = (await run('PGlite (DATABASE_URL=pglite:)', { GATEHOUSE_TEST_DB: 'pglite' }, files.filter((f) => !f.endsWith('.pg.test.ts') && !f.endsWith('.embedded.test.ts')))) && ok;
+if (args.includes('--pglite'))
+  ok =
+    (await run(
+      'PGlite (DATABASE_URL=pglite:)',
+      { GATEHOUSE_TEST_DB: 'pglite' },
+      files.filter((f) => !f.endsWith('.pg.test.ts') && !f.endsWith('.embedded.test.ts')),
+    )) && ok;
 if (!onlyEmbedded) {
   if (!findPostgresBin()) {
     console.log('npm test: PostgreSQL binaries not found (/usr/lib/postgresql/*/bin), so the PostgreSQL-server run is skipped (apt-get install postgresql)');
   } else {
     const cluster = await startCluster();
     try {
-      ok = (await run('PostgreSQL server', { GATEHOUSE_TEST_DB: 'postgres', GATEHOUSE_TEST_PG_URL: cluster.url }, files.filter((f) => !f.endsWith('.embedded.test.ts')))) && ok;
+      ok =
+        (await run(
+          'PostgreSQL server',
+          { GATEHOUSE_TEST_DB: 'postgres', GATEHOUSE_TEST_PG_URL: cluster.url },
+          files.filter((f) => !f.endsWith('.embedded.test.ts')),
+        )) && ok;
     } finally {
       cluster.stop();
     }

@@ -62,12 +62,7 @@ export interface AppOptions {
 export async function buildApp({ config, database, clock = systemClock, logger = true, outbound, outboxLeaseMs }: AppOptions): Promise<FastifyInstance> {
   const edge = createErrorEdge();
   const app = Fastify({
-    logger:
-      logger === false
-        ? false
-        : logger === true
-          ? loggerOptions(config.LOG_LEVEL)
-          : { ...loggerOptions(config.LOG_LEVEL), stream: logger },
+    logger: logger === false ? false : logger === true ? loggerOptions(config.LOG_LEVEL) : { ...loggerOptions(config.LOG_LEVEL), stream: logger },
     genReqId,
     bodyLimit: config.JSON_BODY_LIMIT,
     trustProxy: config.TRUST_PROXY.length > 0 ? config.TRUST_PROXY : false,
@@ -140,7 +135,10 @@ export async function buildApp({ config, database, clock = systemClock, logger =
 }
 
 /** The demo application is a client like any other: registered (idempotently), then given only HTTP facts. */
-async function installDemo(app: FastifyInstance, services: Pick<Services, 'config' | 'clock' | 'brand' | 'clientRegistrations' | 'users' | 'keyEncryptionKey'>): Promise<void> {
+async function installDemo(
+  app: FastifyInstance,
+  services: Pick<Services, 'config' | 'clock' | 'brand' | 'clientRegistrations' | 'users' | 'keyEncryptionKey'>,
+): Promise<void> {
   const { config, clock, brand, users } = services;
   const registration = demoRegistration(config.ISSUER, services.keyEncryptionKey);
   await ensureDemoClient(services.clientRegistrations, registration);

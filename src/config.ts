@@ -95,8 +95,7 @@ function truncate(raw: string): string {
 export function describeSettings(): { name: string; default: string; doc: string }[] {
   return settingNames.map((name) => {
     const s = settings[name] as Setting<unknown>;
-    const def =
-      s.docDefault ?? (typeof s.fallback === 'function' || s.fallback === undefined ? '' : formatDefault(s.fallback));
+    const def = s.docDefault ?? (typeof s.fallback === 'function' || s.fallback === undefined ? '' : formatDefault(s.fallback));
     return { name, default: def, doc: s.doc };
   });
 }

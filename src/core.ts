@@ -84,7 +84,24 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
   const audit = auditSink({ clock, subscribers: [databaseSubscriber(database.db), webhookSubscriber(database.db, outbox)] });
   const feed = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
   const resources = resourceRegistry(resourceServersRepository(database.db), clock, config.CLIENT_CACHE_TTL);
-  return { config, clock, database, db: database.db, keys, rateLimits, clients, corsOrigins, outbound, remoteKeySets: remoteKeys, keyEncryptionKey, revocationFeed: feed, resources, audit, outbox, ...(redis ? { redis } : {}) };
+  return {
+    config,
+    clock,
+    database,
+    db: database.db,
+    keys,
+    rateLimits,
+    clients,
+    corsOrigins,
+    outbound,
+    remoteKeySets: remoteKeys,
+    keyEncryptionKey,
+    revocationFeed: feed,
+    resources,
+    audit,
+    outbox,
+    ...(redis ? { redis } : {}),
+  };
 }
 
 function connectRedis(url: string, warn: NonNullable<CoreOptions['warn']>): Redis {

@@ -16,6 +16,14 @@ export function outboundChannels(core: Core): OutboxChannel[] {
   return [
     webhookChannel({ db: core.db, clock: core.clock, encryption: keyEncryption(core.keyEncryptionKey), policy, timeoutMs, userAgent }),
     // The client is read at delivery (uncached: a disabled or changed client is seen at once).
-    logoutTokenChannel({ issuer: core.config.ISSUER, clock: core.clock, keys: core.keys, clients: clientsRepository(core.db, core.clock), policy, timeoutMs, userAgent }),
+    logoutTokenChannel({
+      issuer: core.config.ISSUER,
+      clock: core.clock,
+      keys: core.keys,
+      clients: clientsRepository(core.db, core.clock),
+      policy,
+      timeoutMs,
+      userAgent,
+    }),
   ];
 }

@@ -47,16 +47,25 @@ async function main(): Promise<void> {
   // The embedded database is single-process: the CLI reaches it through the running server.
   const adminSocket = database.kind === 'pglite' ? await startAdminSocket(app.core, (e) => app.log.error({ err: e }, 'CLI command failed')) : undefined;
   app.log.info(
-    { issuer: config.ISSUER, database: database.kind, metrics: metrics ? `http://${config.METRICS_HOST}:${metrics.port}/metrics` : 'off', startup_ms: Math.round(performance.now() - started) },
+    {
+      issuer: config.ISSUER,
+      database: database.kind,
+      metrics: metrics ? `http://${config.METRICS_HOST}:${metrics.port}/metrics` : 'off',
+      startup_ms: Math.round(performance.now() - started),
+    },
     'gatehouse ready',
   );
   if (config.DEMO_ENABLED) app.log.info(`demo application at ${config.ISSUER}/demo (sign in with a user from \`npx gatehouse users create\`)`);
-  installShutdown(config, async () => {
-    adminSocket?.close();
-    await metrics?.close();
-    await app.close();
-    await database.close();
-  }, (m) => app.log.info(m));
+  installShutdown(
+    config,
+    async () => {
+      adminSocket?.close();
+      await metrics?.close();
+      await app.close();
+      await database.close();
+    },
+    (m) => app.log.info(m),
+  );
 }
 
 function installShutdown(config: Config, close: () => Promise<void>, log: (m: string) => void): void {

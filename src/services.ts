@@ -112,21 +112,54 @@ export function createServices(options: ServicesOptions): Services {
   const authentications = authenticationLookup(secondFactorsRepository(db, clock));
   const operatorRoles = operatorRolesRepository(db);
   const deviceAuthorizations = deviceAuthorizationsRepository(db, clock);
-  const tokenSide = { operatorRoles, config, clock, deviceAuthorizations, accessTokens, idTokens, codes, refreshTokens: refresh, grantRecords, bearerTokens, revocations, resources: core.resources, authentications };
+  const tokenSide = {
+    operatorRoles,
+    config,
+    clock,
+    deviceAuthorizations,
+    accessTokens,
+    idTokens,
+    codes,
+    refreshTokens: refresh,
+    grantRecords,
+    bearerTokens,
+    revocations,
+    resources: core.resources,
+    authentications,
+  };
   const dpop = dpopDeps(core);
 
   const users = usersRepository(db, clock);
   // Signing out ends the session, queues its logout tokens and audits it in one transaction (user-rules/sign-out.ts).
-  const sessions = browserSessions({ repository: browserSessionsRepository(db, clock), issuer: config.ISSUER, ttlSeconds: config.SESSION_TTL, clock, ending: signOut(core) });
+  const sessions = browserSessions({
+    repository: browserSessionsRepository(db, clock),
+    issuer: config.ISSUER,
+    ttlSeconds: config.SESSION_TTL,
+    clock,
+    ending: signOut(core),
+  });
   const passkeyStore = passkeysRepository(db, clock);
-  const factors = secondFactors({ repository: secondFactorsRepository(db, clock), encryption: keyEncryption(core.keyEncryptionKey), clock, issuerName: brand.name, passkeys: passkeyStore });
+  const factors = secondFactors({
+    repository: secondFactorsRepository(db, clock),
+    encryption: keyEncryption(core.keyEncryptionKey),
+    clock,
+    issuerName: brand.name,
+    passkeys: passkeyStore,
+  });
   const passkeys = passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name });
   const loginGuard = rateLimitedLogins(core.rateLimits);
   const secondFactorBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock));
   // Codes typed on the federation's link page: a count of their own, so an upstream cannot stop the owner's codes.
   const linkProofBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock, 'link_proof_failures'), LINK_PROOF_POLICY);
   const upstream = { clock, outbound: core.outbound, keySets: core.remoteKeySets, env: process.env };
-  const federation = { providers: identityProvidersRepository(db), identities: federatedIdentitiesRepository(db), legs: upstreamSignInsRepository(db), accountLinks: accountLinkRequestsRepository(db), upstream, users };
+  const federation = {
+    providers: identityProvidersRepository(db),
+    identities: federatedIdentitiesRepository(db),
+    legs: upstreamSignInsRepository(db),
+    accountLinks: accountLinkRequestsRepository(db),
+    upstream,
+    users,
+  };
   // Upstream calls go through the outbound policy; client secrets are read from the environment at use.
   const flow: FlowDeps = {
     issuer: config.ISSUER,
@@ -148,11 +181,22 @@ export function createServices(options: ServicesOptions): Services {
     devices: deviceAuthorizations,
     loginGuard,
     // The one sign-in pipeline both faces use (src/interaction/sign-in/).
-    methods: signInMethods({ users, loginGuard, secondFactors: factors, secondFactorBudget, linkProofBudget, passkeys, federation: upstream, federatedIdentities: federation.identities, upstreamSignIns: federation.legs }),
+    methods: signInMethods({
+      users,
+      loginGuard,
+      secondFactors: factors,
+      secondFactorBudget,
+      linkProofBudget,
+      passkeys,
+      federation: upstream,
+      federatedIdentities: federation.identities,
+      upstreamSignIns: federation.legs,
+    }),
     signIn: signInPipeline({ sessions, secondFactors: factors, secondFactorBudget, audit: core.audit }),
     federation,
     // Called at request time, when `notices` (below) exists.
-    providerLinkedNotice: (userId, provider, acceptLanguage) => notices.send(db, userId, 'factor_added', { params: { factor: 'provider', provider }, acceptLanguage }),
+    providerLinkedNotice: (userId, provider, acceptLanguage) =>
+      notices.send(db, userId, 'factor_added', { params: { factor: 'provider', provider }, acceptLanguage }),
     // "Forgot your password?" and "Create an account" under the login form, when e-mail and SIGNUP allow.
     selfServiceLinks: (interaction) => {
       if (mailMode(config) === 'off') return {};
@@ -173,7 +217,9 @@ export function createServices(options: ServicesOptions): Services {
   jobs.handle(REPORT_JOB, reportJobHandler(clock));
   // Once for the whole deployment, decided under a lock from rows (docs/audit-log.md, docs/key-rotation.md).
   const checkpointMs = config.AUDIT_CHECKPOINT_INTERVAL * 1000;
-  jobs.every('audit-checkpoint', Math.min(checkpointMs, 60_000), () => writeCheckpoint({ db, clock, keys: core.keys, audit: core.audit, issuer: config.ISSUER }, { minIntervalMs: checkpointMs }));
+  jobs.every('audit-checkpoint', Math.min(checkpointMs, 60_000), () =>
+    writeCheckpoint({ db, clock, keys: core.keys, audit: core.audit, issuer: config.ISSUER }, { minIntervalMs: checkpointMs }),
+  );
   if (config.KEY_ROTATION_INTERVAL > 0) {
     jobs.every('key-rotation', KEY_ROTATION_CHECK_MS, () => rotateKeysWhenDue({ db, clock, keys: core.keys, audit: core.audit }, config.KEY_ROTATION_INTERVAL));
   }

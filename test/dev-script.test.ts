@@ -18,7 +18,15 @@ test('npm run dev watches: a changed file restarts the server on the same embedd
   writeFileSync(trigger, '1');
   const port = await freePort();
   const child = spawnTracked(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'watch', '--include', trigger, '--clear-screen=false', ...rest], {
-    env: { ...process.env, DATA_DIR: join(dir, 'data'), KEY_ENCRYPTION_KEY: '', PORT: String(port), HOST: '127.0.0.1', ISSUER: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      DATA_DIR: join(dir, 'data'),
+      KEY_ENCRYPTION_KEY: '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ISSUER: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

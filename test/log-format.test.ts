@@ -15,7 +15,15 @@ test('logs are pretty only when stdout is a terminal and NODE_ENV is not product
 });
 
 test('a pino line becomes "time LEVEL message key=value", nested fields flattened, with the error stack below', () => {
-  const line = JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 2, 3, 4, 5, 678), pid: 1, hostname: 'h', reqId: 'r-1', req: { method: 'GET', path: '/x' }, msg: 'incoming request' });
+  const line = JSON.stringify({
+    level: 30,
+    time: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
+    pid: 1,
+    hostname: 'h',
+    reqId: 'r-1',
+    req: { method: 'GET', path: '/x' },
+    msg: 'incoming request',
+  });
   assert.equal(formatLogLine(line), '03:04:05.678 INFO  incoming request  reqId=r-1 req.method=GET req.path=/x\n');
   const failed = formatLogLine(JSON.stringify({ level: 50, time: 0, msg: 'CLI command failed', err: { message: 'boom', stack: 'Error: boom\n    at x' } }));
   assert.equal(failed, '00:00:00.000 ERROR CLI command failed\n  Error: boom\n      at x\n');

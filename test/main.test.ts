@@ -8,7 +8,10 @@ import { startServerProcess, type ServerProcess } from './helpers/server-process
 import { startTestApp } from './helpers/app.js';
 
 test('a bad setting stops start-up with one clear line naming the variable and no stack trace', () => {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'eighty', METRICS_PORT: '0' }, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: 'eighty', METRICS_PORT: '0' },
+    encoding: 'utf8',
+  });
   assert.equal(result.status, 1);
   assert.equal(result.stderr.trim(), 'gatehouse: Invalid configuration: PORT must be an integer between 0 and 65535 (got "eighty")');
 });

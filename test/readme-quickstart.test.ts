@@ -89,7 +89,9 @@ test('the README quickstart works as written: user, login client, browser login,
         const back = await browserlessLogin(authorizeUrl, login);
         values.CODE = back.searchParams.get('code') ?? assert.fail(`no code in ${back.href}`);
       }
-      const replaced = word.replaceAll(README_ORIGIN, server.url).replace(PLACEHOLDER, (name) => values[name] ?? assert.fail(`${name} is used before any step printed it`));
+      const replaced = word
+        .replaceAll(README_ORIGIN, server.url)
+        .replace(PLACEHOLDER, (name) => values[name] ?? assert.fail(`${name} is used before any step printed it`));
       assert.doesNotMatch(replaced, /\b[A-Z]+(?:_[A-Z]+)+\b/, `unknown placeholder in ${word}`);
       return replaced;
     };

@@ -33,10 +33,7 @@ async function main(): Promise<void> {
       .setIssuedAt(iat)
       .setExpirationTime(iat + 600)
       .sign(privateKey);
-    return reply
-      .header('cache-control', 'no-store')
-      .header('pragma', 'no-cache')
-      .send({ access_token: token, token_type: 'Bearer', expires_in: 600, scope });
+    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send({ access_token: token, token_type: 'Bearer', expires_in: 600, scope });
   });
 
   const pool = process.env.BASELINE_DATABASE_URL
@@ -56,7 +53,10 @@ async function main(): Promise<void> {
           [Math.round(Number(body.amount) * 100), body.currency, body.account],
         );
         await client.query('commit');
-        return reply.code(201).header('location', `/rows/${rows[0]!.id}`).send({ id: rows[0]!.id, ...body });
+        return reply
+          .code(201)
+          .header('location', `/rows/${rows[0]!.id}`)
+          .send({ id: rows[0]!.id, ...body });
       } catch (error) {
         await client.query('rollback').catch(() => {});
         throw error;
@@ -68,15 +68,11 @@ async function main(): Promise<void> {
   const usersMe = process.env.GATEHOUSE_DATABASE_URL ? await bareUsersMe(app, process.env.GATEHOUSE_DATABASE_URL) : undefined;
 
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  serveRpc(
-    Number(new URL(address).port),
-    { info: () => ({ client: BASELINE_CLIENT, rows: pool !== undefined, usersMe: usersMe !== undefined }) },
-    async () => {
-      await app.close();
-      await pool?.end();
-      await usersMe?.close();
-    },
-  );
+  serveRpc(Number(new URL(address).port), { info: () => ({ client: BASELINE_CLIENT, rows: pool !== undefined, usersMe: usersMe !== undefined }) }, async () => {
+    await app.close();
+    await pool?.end();
+    await usersMe?.close();
+  });
 }
 
 main().catch(reportStartFailure);

@@ -1,6 +1,13 @@
 // A browser without a browser, for the login-flow scenario: a cookie jar, manual redirects, and a parser for
 // server-rendered forms (action + hidden inputs, attributes in any order). It submits what a user would.
-const decode = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&#x27;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const decode = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&#x27;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 function attributes(tag: string): Record<string, string> {
   const out: Record<string, string> = {};

@@ -27,7 +27,10 @@ export async function startBuiltGatehouse(name: string, options: { env: Record<s
   const deadline = performance.now() + (options.timeoutMs ?? 120_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}) before it was ready\n${tail}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (performance.now() > deadline) {
       child.kill('SIGKILL');

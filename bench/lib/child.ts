@@ -55,10 +55,11 @@ function waitReady(name: string, child: ChildProcess, tail: () => string, timeou
       child.off('exit', onExit);
       f();
     };
-    const fail = (e: Error) => done(() => {
-      child.kill('SIGKILL');
-      reject(e);
-    });
+    const fail = (e: Error) =>
+      done(() => {
+        child.kill('SIGKILL');
+        reject(e);
+      });
     child.on('message', onMessage);
     child.on('exit', onExit);
   });
@@ -74,8 +75,7 @@ function wrap(name: string, child: ChildProcess, port: number, tail: () => strin
     if (m.error !== undefined) {
       const notRunnable = m.error.startsWith(NOT_RUNNABLE_PREFIX);
       waiter?.reject(notRunnable ? new NotRunnable(m.error.slice(NOT_RUNNABLE_PREFIX.length)) : new Error(`${name}: ${m.error}`));
-    }
-    else waiter?.resolve(m.result);
+    } else waiter?.resolve(m.result);
   });
   child.on('exit', (code) => {
     for (const w of pending.values()) w.reject(new Error(`${name} exited (${code})\n${tail()}`));

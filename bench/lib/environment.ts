@@ -72,7 +72,8 @@ export function environment(options: EnvironmentOptions): Environment {
   const embeddedDirs = new Map<ChildServer, string>();
   const readyTimes = new Map<ChildServer, number>();
   const respawns = new Map<GatehouseKind, (built: boolean) => Promise<ChildServer>>();
-  const backedByPostgres = (p: Promise<ChildServer>) => p.then((c) => {
+  const backedByPostgres = (p: Promise<ChildServer>) =>
+    p.then((c) => {
       onPostgres.add(c);
       return c;
     });
@@ -130,7 +131,10 @@ export function environment(options: EnvironmentOptions): Environment {
         }
         const s = new pg.Client({ connectionString: cluster.databaseUrl(GATEHOUSE_DB) });
         await s.connect();
-        statements = await s.query('create extension if not exists pg_stat_statements').then(() => true, () => false);
+        statements = await s.query('create extension if not exists pg_stat_statements').then(
+          () => true,
+          () => false,
+        );
         await s.end();
         return cluster;
       })();
@@ -145,7 +149,9 @@ export function environment(options: EnvironmentOptions): Environment {
            from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = $1 group by s.query`,
           [database],
         );
-        return new Map(r.rows.map((row) => [row.query, { calls: Number(row.calls), execMs: row.exec_ms, planMs: row.plan_ms, walBytes: Number(row.wal_bytes) }]));
+        return new Map(
+          r.rows.map((row) => [row.query, { calls: Number(row.calls), execMs: row.exec_ms, planMs: row.plan_ms, walBytes: Number(row.wal_bytes) }]),
+        );
       }, GATEHOUSE_DB);
     },
     usesPostgres(server) {
@@ -226,7 +232,9 @@ export function environment(options: EnvironmentOptions): Environment {
     peer(store = 'memory') {
       const execArgv = options.cpuProfileDir ? profileFlags(options.cpuProfileDir, `peer-${store}`) : [];
       if (store === 'memory') {
-        return once('peer', () => startChild('peer (node-oidc-provider 9)', new URL('../peer/server.ts', import.meta.url), { execArgv, env: { NODE_ENV: 'production' } }));
+        return once('peer', () =>
+          startChild('peer (node-oidc-provider 9)', new URL('../peer/server.ts', import.meta.url), { execArgv, env: { NODE_ENV: 'production' } }),
+        );
       }
       return once('peer-redis', async () => {
         options.log('starting a throwaway redis-server (appendonly yes, appendfsync everysec)');
@@ -245,13 +253,15 @@ export function environment(options: EnvironmentOptions): Environment {
     baseline() {
       return once('baseline', async () => {
         const cluster = await env.cluster();
-        return backedByPostgres(startChild('baseline (bare Fastify)', new URL('../baselines/server.ts', import.meta.url), {
-          env: {
-            NODE_ENV: 'production',
-            BASELINE_DATABASE_URL: cluster.databaseUrl(BASELINE_DB),
-            GATEHOUSE_DATABASE_URL: cluster.databaseUrl(GATEHOUSE_DB),
-          },
-        }));
+        return backedByPostgres(
+          startChild('baseline (bare Fastify)', new URL('../baselines/server.ts', import.meta.url), {
+            env: {
+              NODE_ENV: 'production',
+              BASELINE_DATABASE_URL: cluster.databaseUrl(BASELINE_DB),
+              GATEHOUSE_DATABASE_URL: cluster.databaseUrl(GATEHOUSE_DB),
+            },
+          }),
+        );
       });
     },
     prestart() {

@@ -7,12 +7,7 @@ import { median } from './stats.js';
 import type { Environment, StatementTotals } from './environment.js';
 import type { RunRecord, Settings, Subject, SubjectSummary } from '../scenarios/scenario.js';
 
-export async function measure(
-  subjects: Subject[],
-  settings: Settings,
-  env: Environment,
-  log: (m: string) => void,
-): Promise<SubjectSummary[]> {
+export async function measure(subjects: Subject[], settings: Settings, env: Environment, log: (m: string) => void): Promise<SubjectSummary[]> {
   const rate = new Map(subjects.map((s) => [s.key, s.initialRate ?? 1_000]));
   const records = new Map<string, RunRecord[]>(subjects.map((s) => [s.key, []]));
   const warmupErrors = new Map<string, number>(subjects.map((s) => [s.key, 0]));

@@ -62,7 +62,11 @@ export function formatScenario(record: ScenarioRecord, quick: boolean): string {
   for (const u of o.unavailable) lines.push(`   ${pad(u.label, 34)} NOT RUNNABLE YET: ${u.reason}`);
   for (const f of o.figures ?? []) lines.push(`   ${quick ? '' : `${f.label}: ${num(f.value, 2)} ${f.unit}`}`.trimEnd());
   for (const c of o.checks) {
-    lines.push(quick ? `   target ${c.label} ${c.target}: not judged in quick mode` : `   ${c.pass ? 'PASS' : 'MISS'} ${c.label}: ${c.value} ${c.unit === '×' ? '×' : c.unit} (target ${c.target})`);
+    lines.push(
+      quick
+        ? `   target ${c.label} ${c.target}: not judged in quick mode`
+        : `   ${c.pass ? 'PASS' : 'MISS'} ${c.label}: ${c.value} ${c.unit === '×' ? '×' : c.unit} (target ${c.target})`,
+    );
   }
   if (!quick) {
     for (const s of o.subjects.filter((x) => x.role === 'gatehouse')) {

@@ -91,8 +91,16 @@ async function main(): Promise<void> {
 
 const OIDC_SCOPES = new Set(['openid', 'offline_access', 'profile', 'email', 'address', 'phone']);
 const splitScope = [
-  (scope: string) => scope.split(' ').filter((s) => OIDC_SCOPES.has(s)).join(' '),
-  (scope: string) => scope.split(' ').filter((s) => !OIDC_SCOPES.has(s)).join(' '),
+  (scope: string) =>
+    scope
+      .split(' ')
+      .filter((s) => OIDC_SCOPES.has(s))
+      .join(' '),
+  (scope: string) =>
+    scope
+      .split(' ')
+      .filter((s) => !OIDC_SCOPES.has(s))
+      .join(' '),
 ] as const;
 
 main().catch(reportStartFailure);

@@ -26,12 +26,19 @@ export function tokenSubject(key: string, label: string, role: Subject['role'], 
 }
 
 async function probe(subject: Subject, client: { id: string; secret: string }): Promise<void> {
-  const json = await postForm(`${subject.server.url}/token`, { grant_type: 'client_credentials', scope: SCOPE }, { authorization: basicAuth(client.id, client.secret) });
+  const json = await postForm(
+    `${subject.server.url}/token`,
+    { grant_type: 'client_credentials', scope: SCOPE },
+    { authorization: basicAuth(client.id, client.secret) },
+  );
   assertEs256AccessToken(subject.label, json.access_token);
 }
 
 /** Gatehouse on one database, with its client registered through the CLI command; NotRunnable until /token exists. */
-export async function gatehouseTokenSubject(context: ScenarioContext, kind: GatehouseKind): Promise<{ subject: Subject; client: { id: string; secret: string } }> {
+export async function gatehouseTokenSubject(
+  context: ScenarioContext,
+  kind: GatehouseKind,
+): Promise<{ subject: Subject; client: { id: string; secret: string } }> {
   const server = await context.env.gatehouse(kind);
   await requireCapability(server, 'token', 'POST /token (client_credentials, issue 3)');
   const client = await gatehouseClient(server, { name: 'bench client_credentials', grantTypes: ['client_credentials'], scope: SCOPE });
@@ -76,7 +83,11 @@ export const clientCredentials: Scenario = {
     ];
     const figures = [
       ...ratioAtLeast('bare baseline ÷ peer', by('baseline'), by('peer'), 0).map((c) => ({ label: c.label, value: c.value, unit: '×' })),
-      ...ratioAtLeast('Gatehouse (PostgreSQL) ÷ bare baseline', by('gatehouse-postgres'), by('baseline'), 0).map((c) => ({ label: c.label, value: c.value, unit: '×' })),
+      ...ratioAtLeast('Gatehouse (PostgreSQL) ÷ bare baseline', by('gatehouse-postgres'), by('baseline'), 0).map((c) => ({
+        label: c.label,
+        value: c.value,
+        unit: '×',
+      })),
     ];
     return { subjects: summaries, unavailable, checks, figures, notes: [] };
   },

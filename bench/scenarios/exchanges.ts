@@ -15,7 +15,8 @@ const dbCpuMsPerRequest = (s: SubjectSummary | undefined) =>
   s && s.median.dbCpuPercent !== undefined && s.median.rps > 0 ? Math.round((s.median.dbCpuPercent / 100 / s.median.rps) * 1000 * 1000) / 1000 : Number.NaN;
 
 /** CPU milliseconds per request of the server and its database server together. */
-const cpuMsPerRequest = (s: SubjectSummary | undefined) => (s && s.median.perCpuSecondWithDb > 0 ? Math.round((1000 / s.median.perCpuSecondWithDb) * 100) / 100 : Number.NaN);
+const cpuMsPerRequest = (s: SubjectSummary | undefined) =>
+  s && s.median.perCpuSecondWithDb > 0 ? Math.round((1000 / s.median.perCpuSecondWithDb) * 100) / 100 : Number.NaN;
 
 async function exchangeScenario(context: ScenarioContext, kind: 'codes' | 'refresh', target: number): Promise<ScenarioOutcome> {
   const unavailable: Unavailable[] = [];
@@ -53,7 +54,11 @@ async function exchangeScenario(context: ScenarioContext, kind: 'codes' | 'refre
       ...ratioAtLeast('Gatehouse (embedded default) ÷ peer (Redis), req/s', by('gatehouse-embedded'), by('peer-redis'), 1.0),
     ],
     figures: [
-      ...ratioAtLeast('Gatehouse (PostgreSQL) ÷ peer (memory), req/s', by('gatehouse-postgres'), by('peer'), 0).map((c) => ({ label: c.label, value: c.value, unit: '×' })),
+      ...ratioAtLeast('Gatehouse (PostgreSQL) ÷ peer (memory), req/s', by('gatehouse-postgres'), by('peer'), 0).map((c) => ({
+        label: c.label,
+        value: c.value,
+        unit: '×',
+      })),
       ...perCoreWithDb('Gatehouse ÷ peer (Redis) per CPU-second, each with its database server', by('gatehouse-postgres'), by('peer-redis')),
       ...perCoreWithDb('Gatehouse ÷ peer (memory) per CPU-second (Gatehouse with PostgreSQL)', by('gatehouse-postgres'), by('peer')),
       ...perCoreWithDb('Gatehouse (embedded default) ÷ peer (Redis) per CPU-second, each with its database server', by('gatehouse-embedded'), by('peer-redis')),
@@ -67,7 +72,11 @@ async function exchangeScenario(context: ScenarioContext, kind: 'codes' | 'refre
         ['PostgreSQL server', by('gatehouse-postgres')],
         ['embedded server', by('gatehouse-embedded')],
         ['redis-server', by('peer-redis')],
-      ].map(([label, s]) => ({ label: `database CPU per request (medians: db cpu % ÷ req/s), ${label as string}`, value: dbCpuMsPerRequest(s as SubjectSummary | undefined), unit: 'ms' })),
+      ].map(([label, s]) => ({
+        label: `database CPU per request (medians: db cpu % ÷ req/s), ${label as string}`,
+        value: dbCpuMsPerRequest(s as SubjectSummary | undefined),
+        unit: 'ms',
+      })),
     ],
     notes: [
       kind === 'codes'

@@ -20,9 +20,15 @@ const CONCURRENCY = 8;
 async function oneFlow(server: ChildServer, client: ClientCredentials, username: string): Promise<void> {
   const browser = new Browser(server.url);
   const query = new URLSearchParams({
-    response_type: 'code', client_id: client.id, redirect_uri: REDIRECT_URI, scope: 'openid users:read',
-    state: randomBytes(8).toString('hex'), nonce: randomBytes(8).toString('hex'),
-    code_challenge: CHALLENGE, code_challenge_method: 'S256', prompt: 'consent',
+    response_type: 'code',
+    client_id: client.id,
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid users:read',
+    state: randomBytes(8).toString('hex'),
+    nonce: randomBytes(8).toString('hex'),
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    prompt: 'consent',
   });
   let response = await browser.request(`/authorize?${query}`);
   for (let step = 0; step < 10; step++) {
@@ -31,7 +37,11 @@ async function oneFlow(server: ChildServer, client: ClientCredentials, username:
       if (location.href.startsWith(REDIRECT_URI)) {
         const code = location.searchParams.get('code');
         if (!code) throw new Error(`redirected to the client without a code: ${location.search}`);
-        const tokens = await postForm(`${server.url}/token`, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER }, { authorization: basicAuth(client.id, client.secret) });
+        const tokens = await postForm(
+          `${server.url}/token`,
+          { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER },
+          { authorization: basicAuth(client.id, client.secret) },
+        );
         if (typeof tokens.access_token !== 'string') throw new Error('no access token at the end of the flow');
         return;
       }
@@ -70,7 +80,15 @@ async function drive(server: ChildServer, client: ClientCredentials, username: s
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? Number.NaN;
-  return { rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), requests: latencies.length + errors, errors, seconds: elapsed, statusCodes: { flows: latencies.length } };
+  return {
+    rps: latencies.length / elapsed,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    requests: latencies.length + errors,
+    errors,
+    seconds: elapsed,
+    statusCodes: { flows: latencies.length },
+  };
 }
 
 export const loginFlow: Scenario = {
@@ -82,11 +100,25 @@ export const loginFlow: Scenario = {
     await requireCapability(server, 'authorize', 'GET /authorize with login and consent pages (issue 4)');
     const username = `bench-login-${randomBytes(4).toString('hex')}`;
     await server.call('command', { name: 'users create', args: ['--username', username, '--password', PASSWORD] });
-    const client = await gatehouseClient(server, { name: 'bench login', grantTypes: ['authorization_code'], scope: 'openid users:read', redirectUri: REDIRECT_URI });
+    const client = await gatehouseClient(server, {
+      name: 'bench login',
+      grantTypes: ['authorization_code'],
+      scope: 'openid users:read',
+      redirectUri: REDIRECT_URI,
+    });
     await oneFlow(server, client, username);
 
     const summaries = await measure(
-      [{ key: 'flows', label: `Gatehouse flows (${CONCURRENCY} at once)`, role: 'gatehouse', server, statementsDatabase: GATEHOUSE_DB, load: async (run) => ({ drive: () => drive(server, client, username, run.seconds) }) }],
+      [
+        {
+          key: 'flows',
+          label: `Gatehouse flows (${CONCURRENCY} at once)`,
+          role: 'gatehouse',
+          server,
+          statementsDatabase: GATEHOUSE_DB,
+          load: async (run) => ({ drive: () => drive(server, client, username, run.seconds) }),
+        },
+      ],
       context.settings,
       context.env,
       context.log,
@@ -98,7 +130,10 @@ export const loginFlow: Scenario = {
       unavailable: [],
       checks: [atLeast('flows per second per core (flows ÷ server CPU-seconds)', perCore, 37, 'flows/s/core')],
       figures: [{ label: 'flows per second (wall clock)', value: flows.median.rps, unit: 'flows/s' }],
-      notes: ['req/s, p50 and p99 in this table are flows (5-6 HTTP requests each), not requests; sql/req is per flow', 'server CPU includes argon2id on the libuv thread pool'],
+      notes: [
+        'req/s, p50 and p99 in this table are flows (5-6 HTTP requests each), not requests; sql/req is per flow',
+        'server CPU includes argon2id on the libuv thread pool',
+      ],
     };
   },
 };

@@ -74,7 +74,9 @@ export async function embeddedFootprint(context: ScenarioContext): Promise<Embed
     { label: 'embedded idle: server PSS (postmaster + children)', value: idle.databasePssMiB, unit: 'MB' },
     { label: 'embedded peak: Gatehouse RSS at the peak', value: peak.serverRssMiB, unit: 'MB' },
     { label: 'embedded peak: server PSS at the peak', value: peak.databasePssMiB, unit: 'MB' },
-    ...(firstMs !== undefined ? [{ label: 'embedded first start, includes initdb (spawn to ready, started beside the other servers)', value: firstMs / 1000, unit: 's' }] : []),
+    ...(firstMs !== undefined
+      ? [{ label: 'embedded first start, includes initdb (spawn to ready, started beside the other servers)', value: firstMs / 1000, unit: 's' }]
+      : []),
   ];
   const notes = [
     `embedded default: idle ${parts(idle)} (${idleProcesses} server processes); load peak ${parts(peak)} (${peakProcesses} server processes at the end of the load)`,

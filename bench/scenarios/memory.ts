@@ -14,7 +14,8 @@ import { unlessNotRunnable } from './subjects.js';
 
 export const memory: Scenario = {
   name: 'memory',
-  title: 'Memory under client_credentials load: Gatehouse on PostgreSQL (RSS, soak growth); the embedded default (RSS + server PSS, idle and peak; restart time)',
+  title:
+    'Memory under client_credentials load: Gatehouse on PostgreSQL (RSS, soak growth); the embedded default (RSS + server PSS, idle and peak; restart time)',
   async run(context) {
     const { settings, log } = context;
     const { subject } = await gatehouseTokenSubject(context, 'postgres');

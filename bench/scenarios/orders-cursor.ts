@@ -58,11 +58,18 @@ export const ordersCursor: Scenario = {
     await requireCapability(server, 'token', 'POST /token (issue 3)');
     await requireCapability(server, 'orders', 'GET /v1/orders (issue 7)');
     const client = await gatehouseClient(server, { name: 'bench orders', grantTypes: ['client_credentials'], scope: 'orders:read' });
-    const token = await postForm(`${server.url}/token`, { grant_type: 'client_credentials', scope: 'orders:read' }, { authorization: basicAuth(client.id, client.secret) });
+    const token = await postForm(
+      `${server.url}/token`,
+      { grant_type: 'client_credentials', scope: 'orders:read' },
+      { authorization: basicAuth(client.id, client.secret) },
+    );
     const authorization = `Bearer ${String(token.access_token)}`;
     const cursor = await seed(server, total, depth, authorization, context.log);
 
-    const [expected] = await server.call<{ id: string }[]>('sql', { text: 'select id from orders order by created_at desc, id desc offset $1 limit 1', params: [depth] });
+    const [expected] = await server.call<{ id: string }[]>('sql', {
+      text: 'select id from orders order by created_at desc, id desc offset $1 limit 1',
+      params: [depth],
+    });
     const deep = `${server.url}/v1/orders?limit=${LIMIT}&cursor=${encodeURIComponent(cursor)}`;
     const offset = `${server.url}/v1/orders?limit=${LIMIT}&offset=${depth}`;
     for (const url of [deep, offset]) {

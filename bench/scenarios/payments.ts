@@ -19,7 +19,11 @@ export const payments: Scenario = {
     await requireCapability(server, 'token', 'POST /token (issue 3)');
     await requireCapability(server, 'payments', 'POST /v1/payments (issue 7)');
     const client = await gatehouseClient(server, { name: 'bench payments', grantTypes: ['client_credentials'], scope: 'payments:write' });
-    const token = await postForm(`${server.url}/token`, { grant_type: 'client_credentials', scope: 'payments:write' }, { authorization: basicAuth(client.id, client.secret) });
+    const token = await postForm(
+      `${server.url}/token`,
+      { grant_type: 'client_credentials', scope: 'payments:write' },
+      { authorization: basicAuth(client.id, client.secret) },
+    );
     const headers = { ...JSON_HEADERS, authorization: `Bearer ${String(token.access_token)}` };
     const probe = await fetch(`${server.url}/v1/payments`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: BODY });
     if (probe.status !== 201) throw new Error(`POST /v1/payments answered ${probe.status}: ${(await probe.text()).slice(0, 300)}`);
@@ -32,7 +36,14 @@ export const payments: Scenario = {
         role: 'gatehouse',
         server,
         statementsDatabase: GATEHOUSE_DB,
-        load: async () => ({ url: `${server.url}/v1/payments`, method: 'POST', headers, body: BODY, generate: () => ({ headers: { 'idempotency-key': randomUUID() } }), expectStatus: 201 }),
+        load: async () => ({
+          url: `${server.url}/v1/payments`,
+          method: 'POST',
+          headers,
+          body: BODY,
+          generate: () => ({ headers: { 'idempotency-key': randomUUID() } }),
+          expectStatus: 201,
+        }),
       },
       {
         key: 'baseline',

@@ -26,10 +26,21 @@ export interface ClientCredentials {
 }
 
 /** A confidential client_secret_basic client registered through the real CLI command. */
-export async function gatehouseClient(gatehouse: ChildServer, options: { name: string; grantTypes: string[]; scope: string; redirectUri?: string; skipConsent?: boolean }): Promise<ClientCredentials> {
+export async function gatehouseClient(
+  gatehouse: ChildServer,
+  options: { name: string; grantTypes: string[]; scope: string; redirectUri?: string; skipConsent?: boolean },
+): Promise<ClientCredentials> {
   const args = [
-    '--name', options.name, '--type', 'confidential', '--auth-method', 'client_secret_basic',
-    '--grant-types', options.grantTypes.join(','), '--scope', options.scope,
+    '--name',
+    options.name,
+    '--type',
+    'confidential',
+    '--auth-method',
+    'client_secret_basic',
+    '--grant-types',
+    options.grantTypes.join(','),
+    '--scope',
+    options.scope,
     ...(options.redirectUri ? ['--redirect-uri', options.redirectUri] : []),
     ...(options.skipConsent ? ['--skip-consent'] : []),
   ];

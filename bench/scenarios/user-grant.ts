@@ -92,7 +92,14 @@ export async function probeExchange(label: string, side: Side, kind: 'codes' | '
 }
 
 /** A subject whose every request carries a fresh single-use value from a pool minted right before the run. */
-export function exchangeSubject(key: string, label: string, role: Subject['role'], side: Side, kind: 'codes' | 'refresh', statementsDatabase?: string): Subject {
+export function exchangeSubject(
+  key: string,
+  label: string,
+  role: Subject['role'],
+  side: Side,
+  kind: 'codes' | 'refresh',
+  statementsDatabase?: string,
+): Subject {
   const headers = { authorization: basicAuth(side.client.id, side.client.secret), 'content-type': FORM };
   return {
     key,

@@ -60,7 +60,14 @@ export const usersMe: Scenario = {
     ];
     const baseline = await context.env.baseline();
     if ((await baseline.call<{ usersMe: boolean }>('info')).usersMe) {
-      const bare = fixed('bare', 'bare Fastify, same row, no auth', 'baseline', `${baseline.url}/users/me?id=${encodeURIComponent(side.sub)}`, undefined, baseline);
+      const bare = fixed(
+        'bare',
+        'bare Fastify, same row, no auth',
+        'baseline',
+        `${baseline.url}/users/me?id=${encodeURIComponent(side.sub)}`,
+        undefined,
+        baseline,
+      );
       delete bare.statementsDatabase;
       subjects.push(bare);
     }

@@ -92,7 +92,11 @@ async function main(): Promise<void> {
        * token in one statement from the hash it is handed.
        */
       mintRefreshTokens: async ({ count, input }: { count: number; input: CodeInput }) => {
-        const codes = (await srcFunction<CodeIssuerFactory>('oauth/codes/index.ts', 'authorizationCodes'))({ db: core.db, clock: core.clock, config: core.config });
+        const codes = (await srcFunction<CodeIssuerFactory>('oauth/codes/index.ts', 'authorizationCodes'))({
+          db: core.db,
+          clock: core.clock,
+          config: core.config,
+        });
         return forEach(count, async () => {
           const token = randomToken(REFRESH_TOKEN_BYTES);
           const accessToken = { jti: randomUUID(), expiresAt: new Date(Date.now() + core.config.ACCESS_TOKEN_TTL * 1000) };
@@ -101,8 +105,7 @@ async function main(): Promise<void> {
           return token;
         });
       },
-      sql: async ({ text, params }: { text: string; params?: unknown[] }) =>
-        (await core.db.executeQuery(CompiledQuery.raw(text, params ?? []))).rows,
+      sql: async ({ text, params }: { text: string; params?: unknown[] }) => (await core.db.executeQuery(CompiledQuery.raw(text, params ?? []))).rows,
       encodeCursor: async ({ module, name, args }: { module: string; name: string; args: unknown[] }) => {
         const f = await srcFunction<(...a: unknown[]) => unknown>(module, name);
         return f(...args);

@@ -6,7 +6,10 @@ declare module 'oidc-provider' {
 
   export type Configuration = Record<string, unknown> & {
     jwks?: { keys: Record<string, unknown>[] };
-    findAccount?: (ctx: unknown, sub: string) => { accountId: string; claims(): Record<string, unknown> } | Promise<{ accountId: string; claims(): Promise<Record<string, unknown>> } | undefined>;
+    findAccount?: (
+      ctx: unknown,
+      sub: string,
+    ) => { accountId: string; claims(): Record<string, unknown> } | Promise<{ accountId: string; claims(): Promise<Record<string, unknown>> } | undefined>;
   };
   interface Saveable {
     save(): Promise<string>;
@@ -35,11 +38,23 @@ declare module 'oidc-provider' {
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     on(event: string, listener: (...args: never[]) => void): this;
     Client: { find(id: string): Promise<ClientInstance | undefined> };
-    Grant: new (init: { accountId: string; clientId: string }) => GrantInstance;
-    AuthorizationCode: new (init: Record<string, unknown>) => Saveable;
-    RefreshToken: new (init: Record<string, unknown>) => Saveable;
+    Grant: new (init: {
+      accountId: string;
+      clientId: string;
+    }) => GrantInstance;
+    AuthorizationCode: new (
+      init: Record<string, unknown>,
+    ) => Saveable;
+    RefreshToken: new (
+      init: Record<string, unknown>,
+    ) => Saveable;
     AccessToken: { find(token: string): Promise<{ accountId: string } | undefined> };
-    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, unknown>,
+      options?: { mergeWithLastSubmission?: boolean },
+    ): Promise<void>;
   }
 }
 

@@ -8,19 +8,60 @@ import { field, formValues, h, replace, table, when } from '../dom.js';
 import { link, navigate, section, showError } from '../ui.js';
 
 export const EVENT_TYPES = [
-  '', 'login.succeeded', 'login.failed', 'login.locked_out', 'consent.given', 'consent.revoked', 'refresh_token.reused', 'authorization_code.reused', 'signing_key.rotated', 'client.secret_rotated',
-  'admin.client.created', 'admin.client.updated', 'admin.client.deleted', 'admin.user.created', 'admin.user.updated', 'admin.user.deleted', 'admin.user.password_set', 'admin.user.second_factors_reset',
-  'admin.user.attribute_set', 'admin.user.attribute_deleted', 'admin.user.operator_granted', 'admin.user.operator_revoked', 'admin.grant.revoked', 'admin.session.ended',
-  'admin.resource_server.created', 'admin.resource_server.updated', 'admin.resource_server.deleted',
-  'admin.identity_provider.created', 'admin.identity_provider.updated', 'admin.identity_provider.deleted',
+  '',
+  'login.succeeded',
+  'login.failed',
+  'login.locked_out',
+  'consent.given',
+  'consent.revoked',
+  'refresh_token.reused',
+  'authorization_code.reused',
+  'signing_key.rotated',
+  'client.secret_rotated',
+  'admin.client.created',
+  'admin.client.updated',
+  'admin.client.deleted',
+  'admin.user.created',
+  'admin.user.updated',
+  'admin.user.deleted',
+  'admin.user.password_set',
+  'admin.user.second_factors_reset',
+  'admin.user.attribute_set',
+  'admin.user.attribute_deleted',
+  'admin.user.operator_granted',
+  'admin.user.operator_revoked',
+  'admin.grant.revoked',
+  'admin.session.ended',
+  'admin.resource_server.created',
+  'admin.resource_server.updated',
+  'admin.resource_server.deleted',
+  'admin.identity_provider.created',
+  'admin.identity_provider.updated',
+  'admin.identity_provider.deleted',
 ];
 
 /** @param {any} actor */
-export const actorText = (actor) => (actor.kind === 'cli' ? `CLI (${actor.user})` : actor.kind === 'admin-client' ? `${actor.client_id}${actor.user_id ? ` for ${actor.user_id}` : ''}` : actor.kind === 'user' ? `user ${actor.user_id}` : actor.kind);
+export const actorText = (actor) =>
+  actor.kind === 'cli'
+    ? `CLI (${actor.user})`
+    : actor.kind === 'admin-client'
+      ? `${actor.client_id}${actor.user_id ? ` for ${actor.user_id}` : ''}`
+      : actor.kind === 'user'
+        ? `user ${actor.user_id}`
+        : actor.kind;
 
 /** @param {any} e */
 export const auditRow = (e) =>
-  h('tr', { 'data-id': e.id, 'data-at': e.occurred_at }, h('td', null, when(e.occurred_at)), h('td', null, h('code', null, e.type)), h('td', null, actorText(e.actor)), h('td', null, e.subject ? link(`/console/users/${encodeURIComponent(e.subject)}`, e.subject) : '—'), h('td', null, e.client_id ?? '—'), h('td', null, (e.changed_fields ?? []).join(', ')));
+  h(
+    'tr',
+    { 'data-id': e.id, 'data-at': e.occurred_at },
+    h('td', null, when(e.occurred_at)),
+    h('td', null, h('code', null, e.type)),
+    h('td', null, actorText(e.actor)),
+    h('td', null, e.subject ? link(`/console/users/${encodeURIComponent(e.subject)}`, e.subject) : '—'),
+    h('td', null, e.client_id ?? '—'),
+    h('td', null, (e.changed_fields ?? []).join(', ')),
+  );
 
 export const AUDIT_HEADINGS = ['When', 'Type', 'Actor', 'Subject', 'Client', 'Changed'];
 
@@ -30,16 +71,27 @@ const rfc3339 = (value) => (typeof value === 'string' && value ? new Date(value)
 /** @param {HTMLElement} main @param {string[]} _params @param {URLSearchParams} query */
 export async function auditPage(main, _params, query) {
   const filter = new URLSearchParams();
-  for (const name of ['type', 'subject', 'client_id', 'actor', 'since', 'until']) if (query.get(name)) filter.set(name, /** @type {string} */ (query.get(name)));
-  const local = (/** @type {string | null} */ iso) => (iso ? new Date(new Date(iso).getTime() - new Date(iso).getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '');
-  const form = /** @type {HTMLFormElement} */ (h('form', { class: 'filters', 'aria-label': 'Filter the audit log' },
-    field('Type', { tag: 'select', name: 'type', value: query.get('type') ?? '' }, { options: EVENT_TYPES }),
-    field('Subject (user or resource id)', { name: 'subject', value: query.get('subject') ?? '' }),
-    field('Client (or the admin client that acted)', { name: 'client_id', value: query.get('client_id') ?? '' }),
-    field('Actor (user id, or the CLI user)', { name: 'actor', value: query.get('actor') ?? '' }, { hint: 'Who made the change: a user, an operator through the console, or the person at the CLI.' }),
-    field('From', { name: 'since', type: 'datetime-local', value: local(query.get('since')) }),
-    field('Until', { name: 'until', type: 'datetime-local', value: local(query.get('until')) }),
-    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter'))));
+  for (const name of ['type', 'subject', 'client_id', 'actor', 'since', 'until'])
+    if (query.get(name)) filter.set(name, /** @type {string} */ (query.get(name)));
+  const local = (/** @type {string | null} */ iso) =>
+    iso ? new Date(new Date(iso).getTime() - new Date(iso).getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '';
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      'form',
+      { class: 'filters', 'aria-label': 'Filter the audit log' },
+      field('Type', { tag: 'select', name: 'type', value: query.get('type') ?? '' }, { options: EVENT_TYPES }),
+      field('Subject (user or resource id)', { name: 'subject', value: query.get('subject') ?? '' }),
+      field('Client (or the admin client that acted)', { name: 'client_id', value: query.get('client_id') ?? '' }),
+      field(
+        'Actor (user id, or the CLI user)',
+        { name: 'actor', value: query.get('actor') ?? '' },
+        { hint: 'Who made the change: a user, an operator through the console, or the person at the CLI.' },
+      ),
+      field('From', { name: 'since', type: 'datetime-local', value: local(query.get('since')) }),
+      field('Until', { name: 'until', type: 'datetime-local', value: local(query.get('until')) }),
+      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter')),
+    )
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const v = formValues(form);
@@ -65,7 +117,13 @@ export async function auditPage(main, _params, query) {
     more.onclick = () => load(body.pagination.next_cursor).catch((error) => showError(status, error));
   };
   await load(null);
-  replace(main, h('h1', null, 'Audit log'), form, filter.has('until') ? null : follower(filter, tbody), section('Events', table('Audit events, newest first', AUDIT_HEADINGS, tbody), status, more));
+  replace(
+    main,
+    h('h1', null, 'Audit log'),
+    form,
+    filter.has('until') ? null : follower(filter, tbody),
+    section('Events', table('Audit events, newest first', AUDIT_HEADINGS, tbody), status, more),
+  );
   return 'Audit log';
 }
 
@@ -102,6 +160,7 @@ function follower(filter, tbody) {
         const fresh = body.data.filter((/** @type {any} */ e) => !seen.has(e.id));
         if (fresh.length) {
           for (const e of fresh) seen.add(e.id);
+          // biome-ignore lint/complexity/useMathMinMax: ISO 8601 timestamps (strings) compare in time order as text; Math.max would make NaN
           newest = fresh[0].occurred_at > newest ? fresh[0].occurred_at : newest;
           tbody.prepend(...fresh.map(auditRow));
           live.textContent = fresh.length === 1 ? '1 new event.' : `${fresh.length} new events.`;

@@ -28,7 +28,10 @@ const shows = (source) => ({
 });
 
 /** `local=upstream` lines ⇄ the claims object. @param {Record<string, string>} claims */
-const claimLines = (claims) => Object.entries(claims ?? {}).map(([k, v]) => `${k}=${v}`).join('\n');
+const claimLines = (claims) =>
+  Object.entries(claims ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n');
 /** @param {string | boolean | undefined} text */
 function claimsOf(text) {
   /** @type {Record<string, string>} */
@@ -41,30 +44,85 @@ function claimsOf(text) {
   return claims;
 }
 /** @param {string | boolean | undefined} text */
-const words = (text) => String(text ?? '').split(/[\s,]+/).filter(Boolean);
+const words = (text) =>
+  String(text ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean);
 
 /** The fields of a provider document, filled from `p` when editing; `source` picks which are visible. @param {string} source @param {any} [p] */
 function providerFields(source, p) {
   const show = shows(source);
-  const group = (/** @type {string} */ name, /** @type {boolean} */ visible, /** @type {(Node | null)[]} */ children) => h('div', { 'data-group': name, hidden: !visible }, children);
+  const group = (/** @type {string} */ name, /** @type {boolean} */ visible, /** @type {(Node | null)[]} */ children) =>
+    h('div', { 'data-group': name, hidden: !visible }, children);
   return [
     field('Display name', { name: 'name', value: p?.name ?? '' }, { hint: 'Shown as “Continue with NAME”. A preset names itself when this is empty.' }),
-    p ? null : field('Slug', { name: 'slug', autocomplete: 'off', spellcheck: 'false' }, { hint: 'The redirect URI’s path segment (default: from the name). It never changes, since it is registered at the provider.' }),
-    group('issuer', show.issuer, [field('Issuer', { name: 'issuer', type: 'url', value: p?.issuer ?? '', autocomplete: 'off' }, { hint: 'Its discovery document (/.well-known/openid-configuration) gives the endpoints. GitLab: leave empty for gitlab.com.' })]),
-    group('tenants', show.tenants, [field('Tenant ids', { tag: 'textarea', name: 'tenants', rows: 2, value: (p?.tenants ?? []).join('\n') }, { hint: 'One per line. One tenant: only its accounts; none: any work or school account.' })]),
+    p
+      ? null
+      : field(
+          'Slug',
+          { name: 'slug', autocomplete: 'off', spellcheck: 'false' },
+          { hint: 'The redirect URI’s path segment (default: from the name). It never changes, since it is registered at the provider.' },
+        ),
+    group('issuer', show.issuer, [
+      field(
+        'Issuer',
+        { name: 'issuer', type: 'url', value: p?.issuer ?? '', autocomplete: 'off' },
+        { hint: 'Its discovery document (/.well-known/openid-configuration) gives the endpoints. GitLab: leave empty for gitlab.com.' },
+      ),
+    ]),
+    group('tenants', show.tenants, [
+      field(
+        'Tenant ids',
+        { tag: 'textarea', name: 'tenants', rows: 2, value: (p?.tenants ?? []).join('\n') },
+        { hint: 'One per line. One tenant: only its accounts; none: any work or school account.' },
+      ),
+    ]),
     group('endpoints', show.endpoints, [
       field('Authorization endpoint', { name: 'authorization_endpoint', type: 'url', value: p?.authorization_endpoint ?? '' }),
       field('Token endpoint', { name: 'token_endpoint', type: 'url', value: p?.token_endpoint ?? '' }),
       field('User-info endpoint', { name: 'userinfo_endpoint', type: 'url', value: p?.userinfo_endpoint ?? '' }),
-      field('Token endpoint authentication', { tag: 'select', name: 'token_endpoint_auth_method', value: p?.token_endpoint_auth_method ?? 'client_secret_basic' }, { options: ['client_secret_basic', 'client_secret_post'] }),
+      field(
+        'Token endpoint authentication',
+        { tag: 'select', name: 'token_endpoint_auth_method', value: p?.token_endpoint_auth_method ?? 'client_secret_basic' },
+        { options: ['client_secret_basic', 'client_secret_post'] },
+      ),
     ]),
-    group('claims', show.claims, [field('Claim mappings', { tag: 'textarea', name: 'claims', rows: 4, value: claimLines(p?.claims ?? (source === 'oauth2' ? { sub: 'id' } : {})), spellcheck: 'false' }, { hint: 'One LOCAL=UPSTREAM per line: which member of the user-info answer fills each claim (sub is required).' })]),
-    field('Client id', { name: 'client_id', value: p?.client_id ?? '', required: true, autocomplete: 'off' }, { hint: 'The id the provider issued to this Gatehouse.' }),
-    field('Client secret variable', { name: 'client_secret_env', value: p?.client_secret_env ?? '', required: true, autocomplete: 'off', spellcheck: 'false', placeholder: 'GOOGLE_CLIENT_SECRET' }, { hint: 'The NAME of the environment variable that holds the secret on the server. The secret itself is never sent or stored.' }),
+    group('claims', show.claims, [
+      field(
+        'Claim mappings',
+        { tag: 'textarea', name: 'claims', rows: 4, value: claimLines(p?.claims ?? (source === 'oauth2' ? { sub: 'id' } : {})), spellcheck: 'false' },
+        { hint: 'One LOCAL=UPSTREAM per line: which member of the user-info answer fills each claim (sub is required).' },
+      ),
+    ]),
+    field(
+      'Client id',
+      { name: 'client_id', value: p?.client_id ?? '', required: true, autocomplete: 'off' },
+      { hint: 'The id the provider issued to this Gatehouse.' },
+    ),
+    field(
+      'Client secret variable',
+      {
+        name: 'client_secret_env',
+        value: p?.client_secret_env ?? '',
+        required: true,
+        autocomplete: 'off',
+        spellcheck: 'false',
+        placeholder: 'GOOGLE_CLIENT_SECRET',
+      },
+      { hint: 'The NAME of the environment variable that holds the secret on the server. The secret itself is never sent or stored.' },
+    ),
     field('Scopes', { name: 'scopes', value: (p?.scopes ?? []).join(' ') }, { hint: 'Space-separated; empty: the preset’s, or “openid email profile”.' }),
-    field('E-mail domains', { tag: 'textarea', name: 'domains', rows: 2, value: (p?.domains ?? []).join('\n') }, { hint: 'One per line: an address of these domains on the login page goes to this provider.' }),
+    field(
+      'E-mail domains',
+      { tag: 'textarea', name: 'domains', rows: 2, value: (p?.domains ?? []).join('\n') },
+      { hint: 'One per line: an address of these domains on the login page goes to this provider.' },
+    ),
     checkbox('Create a local user on a first sign-in', { name: 'provision', checked: p?.provision ?? false }),
-    field('Link to an existing account', { tag: 'select', name: 'link', value: p?.link ?? 'verified-email' }, { options: ['verified-email', 'never'], hint: 'verified-email: after the user proves the account with the same verified address.' }),
+    field(
+      'Link to an existing account',
+      { tag: 'select', name: 'link', value: p?.link ?? 'verified-email' },
+      { options: ['verified-email', 'never'], hint: 'verified-email: after the user proves the account with the same verified address.' },
+    ),
   ];
 }
 
@@ -85,7 +143,12 @@ function providerDocument(form, source, p) {
     ...(show.tenants ? { tenants: lines(v.tenants) } : {}),
     ...(show.tenants && lines(v.tenants).length === 0 && oneTenantIssuer(p) ? { issuer: oneTenantIssuer(p) } : {}),
     ...(show.endpoints
-      ? { authorization_endpoint: text('authorization_endpoint'), token_endpoint: text('token_endpoint'), ...(text('userinfo_endpoint') ? { userinfo_endpoint: text('userinfo_endpoint') } : {}), token_endpoint_auth_method: v.token_endpoint_auth_method }
+      ? {
+          authorization_endpoint: text('authorization_endpoint'),
+          token_endpoint: text('token_endpoint'),
+          ...(text('userinfo_endpoint') ? { userinfo_endpoint: text('userinfo_endpoint') } : {}),
+          token_endpoint_auth_method: v.token_endpoint_auth_method,
+        }
       : {}),
     ...(show.claims ? { claims: claimsOf(v.claims) } : {}),
     client_id: text('client_id'),
@@ -121,19 +184,49 @@ export async function identityProvidersPage(main) {
     : null;
   select.addEventListener('change', () => {
     const show = shows(select.value);
-    for (const group of Array.from(form?.querySelectorAll('[data-group]') ?? [])) /** @type {HTMLElement} */ (group).hidden = !show[/** @type {keyof typeof show} */ (/** @type {HTMLElement} */ (group).dataset.group)];
+    for (const element of Array.from(form?.querySelectorAll('[data-group]') ?? [])) {
+      const group = /** @type {HTMLElement} */ (element);
+      group.hidden = !show[/** @type {keyof typeof show} */ (group.dataset.group)];
+    }
     const claims = /** @type {HTMLTextAreaElement | null | undefined} */ (form?.querySelector('textarea[name=claims]'));
     if (claims && select.value === 'oauth2' && !claims.value) claims.value = 'sub=id';
   });
   replace(
     main,
     h('h1', null, 'Identity providers'),
-    h('p', null, 'Other sign-in services (Google, Microsoft, GitHub, GitLab, any OpenID Connect or OAuth 2.0 provider) the login page offers as “Continue with …”.'),
+    h(
+      'p',
+      null,
+      'Other sign-in services (Google, Microsoft, GitHub, GitLab, any OpenID Connect or OAuth 2.0 provider) the login page offers as “Continue with …”.',
+    ),
     items.length
-      ? table('Registered identity providers', ['Name', 'Slug', 'Kind', 'E-mail domains', 'State'], items.map((p) =>
-          h('tr', null, h('td', null, link(`/console/identity-providers/${encodeURIComponent(p.id)}`, p.name)), h('td', null, h('code', null, p.slug)), h('td', null, p.preset ? `${p.kind} (${p.preset})` : p.kind), h('td', null, p.domains.join(', ') || '—'), h('td', null, p.enabled ? 'Enabled' : 'Disabled'))))
+      ? table(
+          'Registered identity providers',
+          ['Name', 'Slug', 'Kind', 'E-mail domains', 'State'],
+          items.map((p) =>
+            h(
+              'tr',
+              null,
+              h('td', null, link(`/console/identity-providers/${encodeURIComponent(p.id)}`, p.name)),
+              h('td', null, h('code', null, p.slug)),
+              h('td', null, p.preset ? `${p.kind} (${p.preset})` : p.kind),
+              h('td', null, p.domains.join(', ') || '—'),
+              h('td', null, p.enabled ? 'Enabled' : 'Disabled'),
+            ),
+          ),
+        )
       : h('p', null, 'No identity provider yet: users sign in with Gatehouse’s own accounts only.'),
-    form ? section('Add an identity provider', h('p', null, 'Register the redirect URI shown after adding at the provider, and put the client secret in the named environment variable of every Gatehouse instance.'), form) : null,
+    form
+      ? section(
+          'Add an identity provider',
+          h(
+            'p',
+            null,
+            'Register the redirect URI shown after adding at the provider, and put the client secret in the named environment variable of every Gatehouse instance.',
+          ),
+          form,
+        )
+      : null,
   );
   return 'Identity providers';
 }
@@ -152,7 +245,14 @@ export async function identityProviderPage(main, [id = '']) {
       ...(show.issuer && p.issuer ? { issuer: p.issuer } : {}),
       ...(show.tenants && p.tenants ? { tenants: p.tenants } : {}),
       ...(oneTenantIssuer(p) ? { issuer: oneTenantIssuer(p) } : {}),
-      ...(show.endpoints ? { authorization_endpoint: p.authorization_endpoint, token_endpoint: p.token_endpoint, ...(p.userinfo_endpoint ? { userinfo_endpoint: p.userinfo_endpoint } : {}), token_endpoint_auth_method: p.token_endpoint_auth_method } : {}),
+      ...(show.endpoints
+        ? {
+            authorization_endpoint: p.authorization_endpoint,
+            token_endpoint: p.token_endpoint,
+            ...(p.userinfo_endpoint ? { userinfo_endpoint: p.userinfo_endpoint } : {}),
+            token_endpoint_auth_method: p.token_endpoint_auth_method,
+          }
+        : {}),
       ...(show.claims ? { claims: p.claims } : {}),
       client_id: p.client_id,
       client_secret_env: p.client_secret_env,
@@ -165,45 +265,114 @@ export async function identityProviderPage(main, [id = '']) {
     };
   };
   const put = (/** @type {Record<string, unknown>} */ document) => api(path, { method: 'PUT', body: document, etag });
-  const endpoints = /** @type {[string, string | null | undefined][]} */ ([['Issuer', p.issuer], ['Authorization endpoint', p.authorization_endpoint], ['Token endpoint', p.token_endpoint], ['User-info endpoint', p.userinfo_endpoint], ['E-mails endpoint', p.emails_endpoint], ['Keys (JWKS)', p.jwks_uri]]).filter(([, value]) => value);
+  const endpoints = /** @type {[string, string | null | undefined][]} */ ([
+    ['Issuer', p.issuer],
+    ['Authorization endpoint', p.authorization_endpoint],
+    ['Token endpoint', p.token_endpoint],
+    ['User-info endpoint', p.userinfo_endpoint],
+    ['E-mails endpoint', p.emails_endpoint],
+    ['Keys (JWKS)', p.jwks_uri],
+  ]).filter(([, value]) => value);
   replace(
     main,
     h('p', { class: 'crumbs' }, link('/console/identity-providers', 'Identity providers'), ' / ', p.name),
     h('h1', null, `Identity provider ${p.name}`),
     h('p', { class: 'muted' }, 'Slug ', h('code', null, p.slug), ` · ${p.kind}${p.preset ? ` (preset ${p.preset})` : ''} · updated `, when(p.updated_at)),
-    p.enabled ? null : h('p', { class: 'notice warning' }, h('strong', null, 'This provider is disabled. '), 'The login page does not offer it and its callbacks are refused.'),
-    section('Redirect URI', h('p', null, 'Register this redirect (callback) URI at the provider, for the client id ', h('code', null, p.client_id), ':'), h('p', null, h('code', { 'data-redirect-uri': true }, p.redirect_uri))),
-    section('Endpoints', h('dl', null, endpoints.map(([label, value]) => [h('dt', null, label), h('dd', null, h('code', null, String(value)))])), p.kind === 'oidc' ? h('p', { class: 'hint' }, 'Read from the issuer’s discovery document; saving the settings reads it again.') : null),
+    p.enabled
+      ? null
+      : h(
+          'p',
+          { class: 'notice warning' },
+          h('strong', null, 'This provider is disabled. '),
+          'The login page does not offer it and its callbacks are refused.',
+        ),
+    section(
+      'Redirect URI',
+      h('p', null, 'Register this redirect (callback) URI at the provider, for the client id ', h('code', null, p.client_id), ':'),
+      h('p', null, h('code', { 'data-redirect-uri': true }, p.redirect_uri)),
+    ),
+    section(
+      'Endpoints',
+      h(
+        'dl',
+        null,
+        endpoints.map(([label, value]) => [h('dt', null, label), h('dd', null, h('code', null, String(value)))]),
+      ),
+      p.kind === 'oidc' ? h('p', { class: 'hint' }, 'Read from the issuer’s discovery document; saving the settings reads it again.') : null,
+    ),
     canWrite()
-      ? section('Settings', actionForm({
-          label: 'Identity provider settings',
-          submit: 'Save settings',
-          fields: providerFields(source, p),
-          action: async (form) => {
-            await put({ ...providerDocument(form, source, p), enabled: p.enabled });
-            rerender('Saved.');
-            return 'Saved.';
-          },
-        }))
-      : section('Settings', h('dl', null, [['Client id', p.client_id], ['Client secret variable', p.client_secret_env], ['Scopes', p.scopes.join(' ')], ['E-mail domains', p.domains.join(', ') || '—'], ['Creates users', p.provision ? 'yes' : 'no'], ['Links accounts', p.link], ['Claim mappings', claimLines(p.claims) || '—']].map(([k, v]) => [h('dt', null, k), h('dd', null, v)]))),
+      ? section(
+          'Settings',
+          actionForm({
+            label: 'Identity provider settings',
+            submit: 'Save settings',
+            fields: providerFields(source, p),
+            action: async (form) => {
+              await put({ ...providerDocument(form, source, p), enabled: p.enabled });
+              rerender('Saved.');
+              return 'Saved.';
+            },
+          }),
+        )
+      : section(
+          'Settings',
+          h(
+            'dl',
+            null,
+            [
+              ['Client id', p.client_id],
+              ['Client secret variable', p.client_secret_env],
+              ['Scopes', p.scopes.join(' ')],
+              ['E-mail domains', p.domains.join(', ') || '—'],
+              ['Creates users', p.provision ? 'yes' : 'no'],
+              ['Links accounts', p.link],
+              ['Claim mappings', claimLines(p.claims) || '—'],
+            ].map(([k, v]) => [h('dt', null, k), h('dd', null, v)]),
+          ),
+        ),
     canWrite()
-      ? section(p.enabled ? 'Disable' : 'Enable', p.enabled
-          ? actionForm({ label: 'Disable this identity provider', submit: 'Disable identity provider', danger: true, confirm: `Disable ${p.name}? The login page stops offering it.`, fields: [h('p', null, 'The login page stops offering it; its settings and the users’ links are kept.')], action: async () => {
-              await put(current({ enabled: false }));
-              rerender('Disabled.');
-              return 'Disabled.';
-            } })
-          : actionForm({ label: 'Enable this identity provider', submit: 'Enable identity provider', fields: [h('p', null, 'The login page offers it again.')], action: async () => {
-              await put(current({ enabled: true }));
-              rerender('Enabled.');
-              return 'Enabled.';
-            } }))
+      ? section(
+          p.enabled ? 'Disable' : 'Enable',
+          p.enabled
+            ? actionForm({
+                label: 'Disable this identity provider',
+                submit: 'Disable identity provider',
+                danger: true,
+                confirm: `Disable ${p.name}? The login page stops offering it.`,
+                fields: [h('p', null, 'The login page stops offering it; its settings and the users’ links are kept.')],
+                action: async () => {
+                  await put(current({ enabled: false }));
+                  rerender('Disabled.');
+                  return 'Disabled.';
+                },
+              })
+            : actionForm({
+                label: 'Enable this identity provider',
+                submit: 'Enable identity provider',
+                fields: [h('p', null, 'The login page offers it again.')],
+                action: async () => {
+                  await put(current({ enabled: true }));
+                  rerender('Enabled.');
+                  return 'Enabled.';
+                },
+              }),
+        )
       : null,
     canWrite()
-      ? section('Delete', actionForm({ label: 'Delete this identity provider', submit: 'Delete identity provider', danger: true, confirm: `Delete ${p.name}? Users keep their accounts, but their links to it are removed.`, fields: [], action: async () => {
-          await api(path, { method: 'DELETE', etag });
-          navigate('/console/identity-providers');
-        } }))
+      ? section(
+          'Delete',
+          actionForm({
+            label: 'Delete this identity provider',
+            submit: 'Delete identity provider',
+            danger: true,
+            confirm: `Delete ${p.name}? Users keep their accounts, but their links to it are removed.`,
+            fields: [],
+            action: async () => {
+              await api(path, { method: 'DELETE', etag });
+              navigate('/console/identity-providers');
+            },
+          }),
+        )
       : null,
   );
   return `Identity provider ${p.name}`;

@@ -14,7 +14,15 @@ async function count(path) {
 }
 
 /** @param {any} e */
-const eventRow = (e) => h('tr', null, h('td', null, when(e.occurred_at)), h('td', null, e.subject ? link(`/console/users/${encodeURIComponent(e.subject)}`, e.subject) : '—'), h('td', null, e.client_id ?? '—'), h('td', null, String(e.details?.reason ?? '')));
+const eventRow = (e) =>
+  h(
+    'tr',
+    null,
+    h('td', null, when(e.occurred_at)),
+    h('td', null, e.subject ? link(`/console/users/${encodeURIComponent(e.subject)}`, e.subject) : '—'),
+    h('td', null, e.client_id ?? '—'),
+    h('td', null, String(e.details?.reason ?? '')),
+  );
 
 /**
  * What the key schedule does next (a pending key starts signing, an old one stops or leaves the JWKS),
@@ -30,9 +38,23 @@ function keysDue(keys, now) {
     if (k.expires_at && Date.parse(k.expires_at) > now) due.push([k.expires_at, `${k.kid} (${k.alg}) leaves the published keys`, k.kid]);
   }
   due.sort((a, b) => a[0].localeCompare(b[0]));
-  if (due.length) return h('ul', { 'aria-label': 'Key changes due' }, due.map(([at, what]) => h('li', null, when(at), ': ', what)));
+  if (due.length)
+    return h(
+      'ul',
+      { 'aria-label': 'Key changes due' },
+      due.map(([at, what]) => h('li', null, when(at), ': ', what)),
+    );
   const active = keys.filter((k) => k.state === 'active');
-  return h('p', null, 'Nothing is scheduled: the active keys sign until the next rotation. ', active.map((k) => [`${k.alg} key active since `, when(k.activates_at), ` (${Math.max(0, Math.floor((now - Date.parse(k.activates_at)) / 86_400_000))} days). `]));
+  return h(
+    'p',
+    null,
+    'Nothing is scheduled: the active keys sign until the next rotation. ',
+    active.map((k) => [
+      `${k.alg} key active since `,
+      when(k.activates_at),
+      ` (${Math.max(0, Math.floor((now - Date.parse(k.activates_at)) / 86_400_000))} days). `,
+    ]),
+  );
 }
 
 /** @param {HTMLElement} main */
@@ -45,18 +67,50 @@ export async function overviewPage(main) {
     api('/audit-events?type=login.failed&limit=5'),
     api('/signing-keys?limit=100'),
   ]);
-  const stat = (/** @type {string} */ label, /** @type {string} */ value, /** @type {string} */ path) => h('li', null, link(path, h('span', { class: 'count' }, value), ' ', label));
+  const stat = (/** @type {string} */ label, /** @type {string} */ value, /** @type {string} */ path) =>
+    h('li', null, link(path, h('span', { class: 'count' }, value), ' ', label));
   replace(
     main,
     h('h1', null, 'Overview'),
-    h('ul', { class: 'stats', 'aria-label': 'Counts' }, stat('users', users, '/console/users'), stat('applications', clients, '/console/clients'), stat('APIs', apis, '/console/apis')),
-    section('Recent sign-ins', signIns.body.data.length ? table('The last five successful sign-ins', ['When', 'User', 'Application', ''], signIns.body.data.map(eventRow)) : h('p', null, 'No sign-ins yet.')),
-    section('Recent failed sign-ins', failures.body.data.length ? table('The last five failed sign-ins', ['When', 'User', 'Application', 'Reason'], failures.body.data.map(eventRow)) : h('p', null, 'No failed sign-ins.')),
+    h(
+      'ul',
+      { class: 'stats', 'aria-label': 'Counts' },
+      stat('users', users, '/console/users'),
+      stat('applications', clients, '/console/clients'),
+      stat('APIs', apis, '/console/apis'),
+    ),
+    section(
+      'Recent sign-ins',
+      signIns.body.data.length
+        ? table('The last five successful sign-ins', ['When', 'User', 'Application', ''], signIns.body.data.map(eventRow))
+        : h('p', null, 'No sign-ins yet.'),
+    ),
+    section(
+      'Recent failed sign-ins',
+      failures.body.data.length
+        ? table('The last five failed sign-ins', ['When', 'User', 'Application', 'Reason'], failures.body.data.map(eventRow))
+        : h('p', null, 'No failed sign-ins.'),
+    ),
     section(
       'Signing keys',
       h('h3', null, 'Due next'),
       keysDue(keys.body.data, Date.now()),
-      table('Signing keys and their schedule', ['Key', 'State', 'Retires', 'Expires'], keys.body.data.filter((/** @type {any} */ k) => k.state !== 'expired').map((/** @type {any} */ k) => h('tr', null, h('td', null, h('code', null, k.kid), ' ', k.alg), h('td', null, k.state), h('td', null, when(k.retires_at)), h('td', null, when(k.expires_at))))),
+      table(
+        'Signing keys and their schedule',
+        ['Key', 'State', 'Retires', 'Expires'],
+        keys.body.data
+          .filter((/** @type {any} */ k) => k.state !== 'expired')
+          .map((/** @type {any} */ k) =>
+            h(
+              'tr',
+              null,
+              h('td', null, h('code', null, k.kid), ' ', k.alg),
+              h('td', null, k.state),
+              h('td', null, when(k.retires_at)),
+              h('td', null, when(k.expires_at)),
+            ),
+          ),
+      ),
       h('p', null, link('/console/keys', 'Manage signing keys')),
     ),
   );

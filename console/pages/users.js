@@ -10,16 +10,34 @@ import { AUDIT_HEADINGS, auditRow } from './audit.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** @param {any} u */
-const userRow = (u) => h('tr', null, h('td', null, link(`/console/users/${encodeURIComponent(u.id)}`, u.username)), h('td', null, u.name ?? '—'), h('td', null, u.email ?? '—'), h('td', null, u.has_second_factor ? 'Yes' : 'No'), h('td', null, when(u.created_at)));
+const userRow = (u) =>
+  h(
+    'tr',
+    null,
+    h('td', null, link(`/console/users/${encodeURIComponent(u.id)}`, u.username)),
+    h('td', null, u.name ?? '—'),
+    h('td', null, u.email ?? '—'),
+    h('td', null, u.has_second_factor ? 'Yes' : 'No'),
+    h('td', null, when(u.created_at)),
+  );
 
 /** @param {HTMLElement} main @param {string[]} _params @param {URLSearchParams} query */
 export async function usersPage(main, _params, query) {
   const q = query.get('q') ?? '';
   const attribute = query.get('attribute') ?? '';
-  const search = /** @type {HTMLFormElement} */ (h('form', { role: 'search', 'aria-label': 'Search users' },
-    field('Username or e-mail (beginning), or user id', { name: 'q', type: 'search', value: q }),
-    field('Attribute', { name: 'attribute', type: 'search', value: attribute, placeholder: 'team:blue' }, { hint: 'NAME:VALUE — users whose attribute is that value (or a list holding it).' }),
-    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Search'))));
+  const search = /** @type {HTMLFormElement} */ (
+    h(
+      'form',
+      { role: 'search', 'aria-label': 'Search users' },
+      field('Username or e-mail (beginning), or user id', { name: 'q', type: 'search', value: q }),
+      field(
+        'Attribute',
+        { name: 'attribute', type: 'search', value: attribute, placeholder: 'team:blue' },
+        { hint: 'NAME:VALUE — users whose attribute is that value (or a list holding it).' },
+      ),
+      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Search')),
+    )
+  );
   search.addEventListener('submit', (event) => {
     event.preventDefault();
     const v = formValues(search);
@@ -63,21 +81,37 @@ export async function usersPage(main, _params, query) {
     main,
     h('h1', null, 'Users'),
     search,
-    table(q || attribute ? `Users matching “${[q, attribute].filter(Boolean).join('” and “')}”` : 'Users, oldest first', ['Username', 'Name', 'E-mail', 'Second factor', 'Created'], tbody),
+    table(
+      q || attribute ? `Users matching “${[q, attribute].filter(Boolean).join('” and “')}”` : 'Users, oldest first',
+      ['Username', 'Name', 'E-mail', 'Second factor', 'Created'],
+      tbody,
+    ),
     status,
     more,
     canWrite()
-      ? section('Create a user', actionForm({
-          label: 'Create a user',
-          submit: 'Create user',
-          fields: [field('Username', { name: 'username', required: true, autocomplete: 'off' }), field('Password', { name: 'password', type: 'password', required: true, autocomplete: 'new-password' }, { hint: 'At least 8 characters. Tell the user through a safe channel.' }), field('Name', { name: 'name' }), field('E-mail', { name: 'email', type: 'email' })],
-          action: async (form) => {
-            const v = formValues(form);
-            const body = { username: v.username, password: v.password, ...(v.name ? { name: v.name } : {}), ...(v.email ? { email: v.email } : {}) };
-            const created = await api('/users', { method: 'POST', body, idempotencyKey: key });
-            navigate(`/console/users/${encodeURIComponent(created.body.id)}`);
-          },
-        }))
+      ? section(
+          'Create a user',
+          actionForm({
+            label: 'Create a user',
+            submit: 'Create user',
+            fields: [
+              field('Username', { name: 'username', required: true, autocomplete: 'off' }),
+              field(
+                'Password',
+                { name: 'password', type: 'password', required: true, autocomplete: 'new-password' },
+                { hint: 'At least 8 characters. Tell the user through a safe channel.' },
+              ),
+              field('Name', { name: 'name' }),
+              field('E-mail', { name: 'email', type: 'email' }),
+            ],
+            action: async (form) => {
+              const v = formValues(form);
+              const body = { username: v.username, password: v.password, ...(v.name ? { name: v.name } : {}), ...(v.email ? { email: v.email } : {}) };
+              const created = await api('/users', { method: 'POST', body, idempotencyKey: key });
+              navigate(`/console/users/${encodeURIComponent(created.body.id)}`);
+            },
+          }),
+        )
       : null,
   );
   return 'Users';
@@ -90,20 +124,34 @@ async function accessList(title, path, headings, cells, endLabel) {
   const status = h('p', { role: 'status' });
   const rows = body.data.map((/** @type {any} */ item) => {
     const end = canWrite()
-      ? h('button', { type: 'button', class: 'secondary small', 'aria-label': `${endLabel} ${item.id}`, onclick: async (/** @type {Event} */ event) => {
-          const button = /** @type {HTMLButtonElement} */ (event.currentTarget);
-          button.disabled = true;
-          try {
-            const item_path = `/${path}/${encodeURIComponent(item.id)}`;
-            await api(item_path, { method: 'DELETE', etag: await etagOf(item_path) });
-            rerender('Ended.');
-          } catch (error) {
-            showError(status, error);
-            button.disabled = false;
-          }
-        } }, endLabel)
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary small',
+            'aria-label': `${endLabel} ${item.id}`,
+            onclick: async (/** @type {Event} */ event) => {
+              const button = /** @type {HTMLButtonElement} */ (event.currentTarget);
+              button.disabled = true;
+              try {
+                const item_path = `/${path}/${encodeURIComponent(item.id)}`;
+                await api(item_path, { method: 'DELETE', etag: await etagOf(item_path) });
+                rerender('Ended.');
+              } catch (error) {
+                showError(status, error);
+                button.disabled = false;
+              }
+            },
+          },
+          endLabel,
+        )
       : null;
-    return h('tr', null, cells(item).map((c) => h('td', null, c)), canWrite() ? h('td', null, end) : null);
+    return h(
+      'tr',
+      null,
+      cells(item).map((c) => h('td', null, c)),
+      canWrite() ? h('td', null, end) : null,
+    );
   });
   return section(title, table(title, canWrite() ? [...headings, ''] : headings, rows), status);
 }
@@ -121,21 +169,39 @@ async function identitiesSection(id, username) {
   const rows = body.data.map((/** @type {any} */ link) => {
     const name = link.provider?.name ?? 'a deleted provider';
     const unlink = canWrite()
-      ? h('button', { type: 'button', class: 'secondary small', 'aria-label': `Unlink ${name}`, onclick: async (/** @type {Event} */ event) => {
-          const button = /** @type {HTMLButtonElement} */ (event.currentTarget);
-          if (!window.confirm(`Unlink ${name} from ${username}? They can no longer sign in with it.`)) return;
-          button.disabled = true;
-          try {
-            const item = `${path}/${encodeURIComponent(link.id)}`;
-            await api(item, { method: 'DELETE', etag: await etagOf(item) });
-            rerender('Unlinked.');
-          } catch (error) {
-            showError(status, error);
-            button.disabled = false;
-          }
-        } }, 'Unlink')
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary small',
+            'aria-label': `Unlink ${name}`,
+            onclick: async (/** @type {Event} */ event) => {
+              const button = /** @type {HTMLButtonElement} */ (event.currentTarget);
+              if (!window.confirm(`Unlink ${name} from ${username}? They can no longer sign in with it.`)) return;
+              button.disabled = true;
+              try {
+                const item = `${path}/${encodeURIComponent(link.id)}`;
+                await api(item, { method: 'DELETE', etag: await etagOf(item) });
+                rerender('Unlinked.');
+              } catch (error) {
+                showError(status, error);
+                button.disabled = false;
+              }
+            },
+          },
+          'Unlink',
+        )
       : null;
-    return h('tr', null, h('td', null, name), h('td', null, h('code', null, link.subject)), h('td', null, link.email ?? '—'), h('td', null, when(link.created_at)), h('td', null, when(link.last_used_at)), canWrite() ? h('td', null, unlink) : null);
+    return h(
+      'tr',
+      null,
+      h('td', null, name),
+      h('td', null, h('code', null, link.subject)),
+      h('td', null, link.email ?? '—'),
+      h('td', null, when(link.created_at)),
+      h('td', null, when(link.last_used_at)),
+      canWrite() ? h('td', null, unlink) : null,
+    );
   });
   const headings = ['Provider', 'Subject there', 'E-mail there', 'Linked', 'Last used'];
   return section('Sign-in providers', table(`Identity providers ${username} signs in with`, canWrite() ? [...headings, ''] : headings, rows), status);
@@ -164,18 +230,39 @@ export async function userPage(main, [id = '']) {
         action: async (form) => {
           const v = formValues(form);
           const text = (/** @type {string} */ name) => (v[name] === '' ? null : v[name]);
-          const patch = { username: v.username, name: text('name'), given_name: text('given_name'), family_name: text('family_name'), email: text('email'), phone_number: text('phone_number'), email_verified: v.email_verified };
+          const patch = {
+            username: v.username,
+            name: text('name'),
+            given_name: text('given_name'),
+            family_name: text('family_name'),
+            email: text('email'),
+            phone_number: text('phone_number'),
+            email_verified: v.email_verified,
+          };
           await api(`/users/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch, etag, contentType: 'application/merge-patch+json' });
           rerender('Profile saved.');
           return 'Profile saved.';
         },
       })
-    : h('dl', null, ['username', 'name', 'given_name', 'family_name', 'email', 'phone_number'].map((k) => [h('dt', null, k.replace('_', ' ')), h('dd', null, user[k] ?? '—')]));
+    : h(
+        'dl',
+        null,
+        ['username', 'name', 'given_name', 'family_name', 'email', 'phone_number'].map((k) => [
+          h('dt', null, k.replace('_', ' ')),
+          h('dd', null, user[k] ?? '—'),
+        ]),
+      );
   const attributes = writable
     ? actionForm({
         label: 'Attributes',
         submit: 'Save attributes',
-        fields: [field('Attributes (JSON object)', { tag: 'textarea', name: 'attributes', rows: 6, value: JSON.stringify(user.attributes, null, 2), spellcheck: 'false' }, { hint: 'Name → value. Registered scopes map them into tokens. Remove a line to delete the attribute.' })],
+        fields: [
+          field(
+            'Attributes (JSON object)',
+            { tag: 'textarea', name: 'attributes', rows: 6, value: JSON.stringify(user.attributes, null, 2), spellcheck: 'false' },
+            { hint: 'Name → value. Registered scopes map them into tokens. Remove a line to delete the attribute.' },
+          ),
+        ],
         action: async (form) => {
           let next;
           try {
@@ -195,7 +282,13 @@ export async function userPage(main, [id = '']) {
     : h('pre', null, JSON.stringify(user.attributes, null, 2));
   const [identities, sessions, grants, consents, trail] = await Promise.all([
     identitiesSection(id, user.username),
-    accessList('Sessions', 'sessions', ['Device', 'Signed in', 'Expires'], (s) => [`${s.user_agent ?? 'Unknown browser'}${s.ip_address ? ` (${s.ip_address})` : ''}`, when(s.signed_in_at ?? s.created_at), when(s.expires_at)], 'End session'),
+    accessList(
+      'Sessions',
+      'sessions',
+      ['Device', 'Signed in', 'Expires'],
+      (s) => [`${s.user_agent ?? 'Unknown browser'}${s.ip_address ? ` (${s.ip_address})` : ''}`, when(s.signed_in_at ?? s.created_at), when(s.expires_at)],
+      'End session',
+    ),
     accessList('Grants', 'grants', ['Application', 'Scope', 'Created'], (g) => [g.client_id, g.scope ?? '', when(g.created_at)], 'Revoke grant'),
     accessList('Consents', 'consents', ['Application', 'Scope', 'Given'], (c) => [c.client_id, c.scope, when(c.granted_at)], 'Revoke consent'),
     api(`/audit-events?subject=${encodeURIComponent(id)}&limit=20`),
@@ -204,7 +297,15 @@ export async function userPage(main, [id = '']) {
     main,
     h('p', { class: 'crumbs' }, link('/console/users', 'Users'), ' / ', user.username),
     h('h1', null, `User ${user.username}`),
-    h('p', { class: 'muted' }, 'Id ', h('code', null, user.id), ` · created `, when(user.created_at), ` · second factor: ${user.second_factors.length ? user.second_factors.join(', ') : 'none'}`),
+    h(
+      'p',
+      { class: 'muted' },
+      'Id ',
+      h('code', null, user.id),
+      ` · created `,
+      when(user.created_at),
+      ` · second factor: ${user.second_factors.length ? user.second_factors.join(', ') : 'none'}`,
+    ),
     section('Profile', profile),
     section('Attributes', attributes),
     writable
@@ -213,7 +314,13 @@ export async function userPage(main, [id = '']) {
           actionForm({
             label: 'Set a new password',
             submit: 'Set password',
-            fields: [field('New password', { name: 'password', type: 'password', autocomplete: 'new-password' }, { hint: 'Ends every session and refresh token of the user.' })],
+            fields: [
+              field(
+                'New password',
+                { name: 'password', type: 'password', autocomplete: 'new-password' },
+                { hint: 'Ends every session and refresh token of the user.' },
+              ),
+            ],
             action: async (form) => {
               await api(`/users/${encodeURIComponent(id)}/password`, { method: 'POST', body: { password: formValues(form).password } });
               form.reset();
@@ -222,11 +329,18 @@ export async function userPage(main, [id = '']) {
             },
           }),
           user.has_second_factor
-            ? actionForm({ label: 'Reset second factors', submit: 'Reset second factors', danger: true, confirm: `Remove every second factor of ${user.username} and end their sessions?`, fields: [], action: async () => {
-                await api(`/users/${encodeURIComponent(id)}/second-factors`, { method: 'DELETE' });
-                rerender('Second factors removed.');
-                return 'Second factors removed.';
-              } })
+            ? actionForm({
+                label: 'Reset second factors',
+                submit: 'Reset second factors',
+                danger: true,
+                confirm: `Remove every second factor of ${user.username} and end their sessions?`,
+                fields: [],
+                action: async () => {
+                  await api(`/users/${encodeURIComponent(id)}/second-factors`, { method: 'DELETE' });
+                  rerender('Second factors removed.');
+                  return 'Second factors removed.';
+                },
+              })
             : h('p', null, 'No second factor is set up.'),
         )
       : null,
@@ -234,12 +348,26 @@ export async function userPage(main, [id = '']) {
     sessions,
     grants,
     consents,
-    section('Audit trail', trail.body.data.length ? table(`The latest events about ${user.username}`, AUDIT_HEADINGS, trail.body.data.map(auditRow)) : h('p', null, 'No events.'), h('p', null, link(`/console/audit?subject=${encodeURIComponent(id)}`, 'All events about this user'))),
+    section(
+      'Audit trail',
+      trail.body.data.length ? table(`The latest events about ${user.username}`, AUDIT_HEADINGS, trail.body.data.map(auditRow)) : h('p', null, 'No events.'),
+      h('p', null, link(`/console/audit?subject=${encodeURIComponent(id)}`, 'All events about this user')),
+    ),
     writable
-      ? section('Delete', actionForm({ label: 'Delete this user', submit: 'Delete user', danger: true, confirm: `Delete ${user.username}? Their grants are revoked.`, fields: [], action: async () => {
-          await api(`/users/${encodeURIComponent(id)}`, { method: 'DELETE', etag });
-          navigate('/console/users');
-        } }))
+      ? section(
+          'Delete',
+          actionForm({
+            label: 'Delete this user',
+            submit: 'Delete user',
+            danger: true,
+            confirm: `Delete ${user.username}? Their grants are revoked.`,
+            fields: [],
+            action: async () => {
+              await api(`/users/${encodeURIComponent(id)}`, { method: 'DELETE', etag });
+              navigate('/console/users');
+            },
+          }),
+        )
       : null,
   );
   return `User ${user.username}`;

@@ -25,7 +25,12 @@ async function verify(request, scope) {
     throw new Refusal(401, 'invalid_token');
   });
   if (payload.cnf) throw new Refusal(401, 'invalid_token'); // DPoP-bound: this example does not check proofs
-  if (!String(payload.scope ?? '').split(' ').includes(scope)) throw new Refusal(403, 'insufficient_scope', scope);
+  if (
+    !String(payload.scope ?? '')
+      .split(' ')
+      .includes(scope)
+  )
+    throw new Refusal(403, 'insufficient_scope', scope);
   return { token, claims: payload };
 }
 

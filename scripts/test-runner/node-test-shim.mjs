@@ -9,7 +9,16 @@
 // that flag means nothing to a process not started with --test.
 import * as nodeTest from 'node:test';
 
-const real = { test: nodeTest.test, it: nodeTest.it, describe: nodeTest.describe, suite: nodeTest.suite, before: nodeTest.before, after: nodeTest.after, beforeEach: nodeTest.beforeEach, afterEach: nodeTest.afterEach };
+const real = {
+  test: nodeTest.test,
+  it: nodeTest.it,
+  describe: nodeTest.describe,
+  suite: nodeTest.suite,
+  before: nodeTest.before,
+  after: nodeTest.after,
+  beforeEach: nodeTest.beforeEach,
+  afterEach: nodeTest.afterEach,
+};
 
 const timeout = Number(process.env.GATEHOUSE_TEST_TIMEOUT_MS ?? 180_000);
 
@@ -62,7 +71,10 @@ function fromRecordedFile() {
 
 // The first frame outside this module, for the message.
 function caller() {
-  const frame = new Error().stack?.split('\n').slice(1).find((line) => !line.includes(import.meta.url));
+  const frame = new Error().stack
+    ?.split('\n')
+    .slice(1)
+    .find((line) => !line.includes(import.meta.url));
   return frame?.trim().replace(/^at /, '') ?? 'a module';
 }
 
@@ -75,7 +87,9 @@ function register(kind) {
     if (!fromRecordedFile()) {
       const from = caller();
       const refuse = () => {
-        throw new Error(`${from} registers ${kind}() when imported; a shared helper must not (use the test context, t.${kind}, or export a function the test file calls)`);
+        throw new Error(
+          `${from} registers ${kind}() when imported; a shared helper must not (use the test context, t.${kind}, or export a function the test file calls)`,
+        );
       };
       recording.push({ kind: 'test', args: [`${kind}() at the top level of ${from}`, refuse] });
       return Promise.resolve();

@@ -34,7 +34,10 @@ export function accountEvent(
   tx?: Db,
 ): Promise<void> {
   const write = async (db: Db) => {
-    await sink.audit.emit({ type, actor: { kind: 'user', userId }, subject: userId, traceId: request.id, details: { face: 'account', ...details } }, { tx: db });
+    await sink.audit.emit(
+      { type, actor: { kind: 'user', userId }, subject: userId, traceId: request.id, details: { face: 'account', ...details } },
+      { tx: db },
+    );
     const notice = NOTICE_OF[type];
     if (notice && sink.notices) {
       const params: Record<string, string> = typeof details.factor === 'string' ? { factor: details.factor } : {};

@@ -27,29 +27,46 @@ export interface LinkedProviders {
 
 export async function linkedProviders(userId: string, deps: Pick<AccountDeps, 'federation'>): Promise<LinkedProviders> {
   const [identities, enabled] = await Promise.all([deps.federation.identities.forUser(userId), deps.federation.providers.listEnabled(MAX_OFFERED)]);
-  const all = await Promise.all(identities.map(async (identity) => ({ identity, provider: enabled.find((p) => p.id === identity.providerId) ?? (await deps.federation.providers.find(identity.providerId)) })));
+  const all = await Promise.all(
+    identities.map(async (identity) => ({
+      identity,
+      provider: enabled.find((p) => p.id === identity.providerId) ?? (await deps.federation.providers.find(identity.providerId)),
+    })),
+  );
   return { links: all, linkable: enabled.filter((p) => !identities.some((i) => i.providerId === p.id)) };
 }
 
 /** The page's CSP form-action must name each linkable provider's authorization endpoint: the POST ends in a 303 there. */
 export function withLinkTargets<T extends { 'content-security-policy': string }>(headers: T, { linkable }: LinkedProviders): T {
   const sources = [...new Set(linkable.map((p) => cspSource(p.authorizationEndpoint)).filter((s): s is string => s !== undefined))];
-  return sources.length === 0 ? headers : { ...headers, 'content-security-policy': headers['content-security-policy'].replace("form-action 'self'", `form-action 'self' ${sources.join(' ')}`) };
+  return sources.length === 0
+    ? headers
+    : { ...headers, 'content-security-policy': headers['content-security-policy'].replace("form-action 'self'", `form-action 'self' ${sources.join(' ')}`) };
 }
 
-const post = (action: string, csrf: string, inner: string) => `<form method="post" action="${action}" class="inline">\n${hiddenInput('csrf', csrf)}\n${inner}\n</form>`;
+const post = (action: string, csrf: string, inner: string) =>
+  `<form method="post" action="${action}" class="inline">\n${hiddenInput('csrf', csrf)}\n${inner}\n</form>`;
 
 export function identitiesSection({ links, linkable }: LinkedProviders, csrf: string): string {
   const items = links.map(({ identity, provider }) => {
     const name = escapeHtml(provider?.name ?? 'A provider no longer configured');
     const unlink = provider
-      ? post('/account/identities/unlink', csrf, `${hiddenInput('provider', provider.slug)}\n<button type="submit" class="secondary small" aria-label="Unlink ${name}">Unlink</button>`)
+      ? post(
+          '/account/identities/unlink',
+          csrf,
+          `${hiddenInput('provider', provider.slug)}\n<button type="submit" class="secondary small" aria-label="Unlink ${name}">Unlink</button>`,
+        )
       : '';
     return `<li><strong>${name}</strong>${identity.email ? ` <span class="muted">(${escapeHtml(identity.email)})</span>` : ''}<br>
 <span class="muted">Linked ${escapeHtml(identity.createdAt.toISOString().slice(0, 16).replace('T', ' '))} UTC</span><br>${unlink}</li>`;
   });
-  const list = links.length === 0 ? '<p class="muted">No sign-in providers are linked to your account.</p>' : `<ul class="rows" id="linked-providers">${items.join('\n')}</ul>`;
-  const buttons = linkable.map((p) => post('/account/identities/link', csrf, `${hiddenInput('provider', p.slug)}\n<button type="submit" class="secondary">Link ${escapeHtml(p.name)}</button>`));
+  const list =
+    links.length === 0
+      ? '<p class="muted">No sign-in providers are linked to your account.</p>'
+      : `<ul class="rows" id="linked-providers">${items.join('\n')}</ul>`;
+  const buttons = linkable.map((p) =>
+    post('/account/identities/link', csrf, `${hiddenInput('provider', p.slug)}\n<button type="submit" class="secondary">Link ${escapeHtml(p.name)}</button>`),
+  );
   return `${list}${buttons.length > 0 ? `\n<div class="actions">${buttons.join('\n')}</div>` : ''}`;
 }
 
@@ -81,7 +98,12 @@ export function accountIdentityRoutes(signedInPost: SignedInPost, deps: AccountD
       if (!provider) return seeOther(reply, '/account');
       const outcome = await deps.unlinkProvider(
         { userId: user.id, providerId: provider.id },
-        { type: 'account.identity_unlinked', actor: { kind: 'user', userId: user.id }, traceId: request.id, details: { face: 'account', provider: provider.slug } },
+        {
+          type: 'account.identity_unlinked',
+          actor: { kind: 'user', userId: user.id },
+          traceId: request.id,
+          details: { face: 'account', provider: provider.slug },
+        },
       );
       if (outcome === 'last_way_in') return seeOther(reply, '/account?error=last_way_in');
       return seeOther(reply, outcome === 'unlinked' ? '/account?done=identity_unlinked' : '/account');

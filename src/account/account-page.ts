@@ -68,7 +68,11 @@ export const REAUTH_ERRORS = new Set(['reauth', 'reauth_link', 'reauth_failed'])
 
 /** The ways this account can confirm it is them: the password, and only the factors it has. */
 function reauthWays(factors: SecondFactorStatus): string {
-  const ways = ['your password', ...(factors.totp === 'active' ? ['a code from your authenticator app'] : []), ...(factors.passkeys > 0 ? ['one of your passkeys'] : [])];
+  const ways = [
+    'your password',
+    ...(factors.totp === 'active' ? ['a code from your authenticator app'] : []),
+    ...(factors.passkeys > 0 ? ['one of your passkeys'] : []),
+  ];
   return ways.length === 1 ? ways[0]! : `${ways.slice(0, -1).join(', ')} or ${ways.at(-1)}`;
 }
 
@@ -95,9 +99,13 @@ ${post('/account/totp/remove', csrf, '<button type="submit" class="secondary">Re
   }
   if (enrollment) {
     return `${totpKeyFragment(enrollment)}
-${post('/account/totp/confirm', csrf, `<label for="otp">Code from your authenticator app</label>
+${post(
+  '/account/totp/confirm',
+  csrf,
+  `<label for="otp">Code from your authenticator app</label>
 <input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="8" autocomplete="one-time-code" required>
-<div class="actions"><button type="submit">Turn on</button></div>`)}
+<div class="actions"><button type="submit">Turn on</button></div>`,
+)}
 ${post('/account/totp/remove', csrf, '<button type="submit" class="secondary">Cancel</button>')}`;
   }
   return `<p>Add a one-time code from an authenticator app to your password.</p>
@@ -107,7 +115,12 @@ ${post('/account/totp', csrf, '<button type="submit">Set up authenticator app</b
 function sessionsSection({ sessions, currentSession, csrfToken }: AccountPageInput): string {
   const items = sessions.map((s) => {
     const current = s.idHash === currentSession;
-    const end = post('/account/sessions/end', csrfToken, `${hiddenInput('session', s.idHash)}\n<button type="submit" class="secondary small">${current ? 'Sign out here' : 'End session'}</button>`, 'inline');
+    const end = post(
+      '/account/sessions/end',
+      csrfToken,
+      `${hiddenInput('session', s.idHash)}\n<button type="submit" class="secondary small">${current ? 'Sign out here' : 'End session'}</button>`,
+      'inline',
+    );
     return `<li><strong>${escapeHtml(s.userAgent ?? 'Unknown device')}</strong>${current ? ' <span class="muted">(this browser)</span>' : ''}<br>
 <span class="muted">Signed in ${when(s.signedInAt)} from ${escapeHtml(s.ipAddress ?? 'an unknown address')}</span><br>${end}</li>`;
   });
@@ -136,11 +149,15 @@ function reauthSection({ csrfToken: csrf, username, factors }: AccountPageInput)
       : '';
   const passkey = factors.passkeys > 0 ? `\n${passkeySignInSection(passkeyAction('/account/reauth/passkey', csrf), 'Confirm with a passkey')}` : '';
   return `<section id="reauth" aria-labelledby="reauth-title"><h2 id="reauth-title">Confirm it is you</h2>
-${post('/account/reauth', csrf, `<input type="text" name="username" autocomplete="username" value="${escapeHtml(username)}" hidden>
+${post(
+  '/account/reauth',
+  csrf,
+  `<input type="text" name="username" autocomplete="username" value="${escapeHtml(username)}" hidden>
 <label for="reauth_password">Your password</label>
 <input id="reauth_password" name="password" type="password" autocomplete="current-password">
 ${code}
-<button type="submit">Confirm</button>`)}${passkey}</section>`;
+<button type="submit">Confirm</button>`,
+)}${passkey}</section>`;
 }
 
 /** The address, and the form that mails a link to a new one (a fresh proof is asked first, like a factor change). */
@@ -151,9 +168,13 @@ function emailSection({ csrfToken: csrf, email }: AccountPageInput): string {
     : '<p class="muted">Your account has no e-mail address.</p>';
   return `<h2>E-mail address</h2>
 ${current}
-${post('/account/email', csrf, `<label for="new_email">New e-mail address</label>
+${post(
+  '/account/email',
+  csrf,
+  `<label for="new_email">New e-mail address</label>
 <input id="new_email" name="email" type="email" autocomplete="email" maxlength="254" required>
-<button type="submit" class="secondary">Send a confirmation link</button>`)}`;
+<button type="submit" class="secondary">Send a confirmation link</button>`,
+)}`;
 }
 
 /** After a password change: every second factor of the account, each removable from the sections below. */
@@ -179,12 +200,16 @@ ${notice ? `<p class="notice" role="status">${escapeHtml(notice)}</p>` : ''}${er
 ${input.reviewFactors ? factorReview(input) : ''}${input.reauth ? reauthSection(input) : ''}
 ${emailSection(input)}
 <h2>Password</h2>
-${post('/account/password', csrf, `<input type="text" name="username" autocomplete="username" value="${escapeHtml(username)}" hidden>
+${post(
+  '/account/password',
+  csrf,
+  `<input type="text" name="username" autocomplete="username" value="${escapeHtml(username)}" hidden>
 <label for="current_password">Current password</label>
 <input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
 <label for="new_password">New password</label>
 <input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="8" maxlength="1024" required>
-<button type="submit">Change password</button>`)}
+<button type="submit">Change password</button>`,
+)}
 <h2>Two-step verification</h2>
 ${twoStepSection(input)}
 <h2>Passkeys</h2>

@@ -18,7 +18,10 @@ ${hiddenInput('credential', p.credentialId)}
 <button type="submit" class="secondary small" aria-label="Remove passkey ${escapeHtml(p.name)}">Remove</button>
 </form></li>`,
   );
-  const list = passkeys.length === 0 ? '<p class="muted">No passkeys yet. A passkey signs you in without a password, or as the second step after it.</p>' : `<ul class="rows" id="passkeys">${items.join('\n')}</ul>`;
+  const list =
+    passkeys.length === 0
+      ? '<p class="muted">No passkeys yet. A passkey signs you in without a password, or as the second step after it.</p>'
+      : `<ul class="rows" id="passkeys">${items.join('\n')}</ul>`;
   return `${list}
 ${passkeyRegisterSection(passkeyAction('/account/passkeys', csrfToken))}
 <noscript><p class="muted">Adding a passkey needs JavaScript.</p></noscript>`;

@@ -74,7 +74,8 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
     const context = { request, face: 'account', method: 'passkey', userId: pendingUser, answer: 'json' } as const;
     const outcome = await deps.signIn.attempt(context, () => deps.methods.passkey({ boundTo, response: request.body.response, pendingUser, ip: request.ip }));
     if (!outcome.ok) throw passkeyRefused(outcome.reason, { user_id: outcome.userId, detail: outcome.detail });
-    if (session && pendingUser !== undefined && (await factors.consumePending(session.idHash, ACCOUNT_FLOW)) !== pendingUser) throw passkeyFlowGone('second_factor_wait_used');
+    if (session && pendingUser !== undefined && (await factors.consumePending(session.idHash, ACCOUNT_FLOW)) !== pendingUser)
+      throw passkeyFlowGone('second_factor_wait_used');
     await deps.signIn.completeSignIn(context, reply, session, outcome);
     return sendJson(reply, { redirect: ACCOUNT_PATH });
   });
@@ -98,8 +99,14 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
   app.post<Body>(`${ACCOUNT_PATH}/reauth/passkey/verify`, options, async (request, reply) => {
     const signedIn = await reauthenticating(request);
     const context = { request, face: 'account', method: 'passkey', userId: signedIn.userId, answer: 'json' } as const;
-    const outcome = await deps.signIn.attempt(context, () => deps.methods.passkey({ boundTo: reauthBinding(signedIn), response: request.body.response, pendingUser: signedIn.userId, ip: request.ip }));
-    if (!outcome.ok || outcome.userId !== signedIn.userId) throw passkeyRefused(outcome.ok ? 'credential_of_another_user' : outcome.reason, { user_id: signedIn.userId, ...(outcome.ok ? {} : { detail: outcome.detail }) });
+    const outcome = await deps.signIn.attempt(context, () =>
+      deps.methods.passkey({ boundTo: reauthBinding(signedIn), response: request.body.response, pendingUser: signedIn.userId, ip: request.ip }),
+    );
+    if (!outcome.ok || outcome.userId !== signedIn.userId)
+      throw passkeyRefused(outcome.ok ? 'credential_of_another_user' : outcome.reason, {
+        user_id: signedIn.userId,
+        ...(outcome.ok ? {} : { detail: outcome.detail }),
+      });
     await factors.recordProof(signedIn.idHash);
     return sendJson(reply, { redirect: `${ACCOUNT_PATH}?done=reauth` });
   });
@@ -138,7 +145,12 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
     // keeps its last passkey. Checked and removed holding the user's row, like an unlink.
     const outcome = await deps.removePasskey(
       { userId: signedIn.userId, credentialId: formField(request.body, 'credential') ?? '' },
-      { type: 'account.second_factor_removed', actor: { kind: 'user', userId: signedIn.userId }, traceId: request.id, details: { face: 'account', factor: 'passkey' } },
+      {
+        type: 'account.second_factor_removed',
+        actor: { kind: 'user', userId: signedIn.userId },
+        traceId: request.id,
+        details: { face: 'account', factor: 'passkey' },
+      },
     );
     if (outcome === 'last_way_in') {
       logRefusal(request, { reason: 'last_way_in', user_id: signedIn.userId }, 303);
@@ -150,4 +162,6 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
 
 /** A factor change from a session whose proof is stale: the page asks to confirm it is them (reload shows the form). */
 const reauthenticationRequired = (): ProblemError =>
-  new ProblemError('forbidden', 'Confirm it is you first: reload the page and type your password or a code, then try again.', { log: { reason: 'reauthentication_required' } });
+  new ProblemError('forbidden', 'Confirm it is you first: reload the page and type your password or a code, then try again.', {
+    log: { reason: 'reauthentication_required' },
+  });

@@ -9,7 +9,13 @@ import type { PasswordChangeOutcome } from './account-routes.js';
 
 export function accountPasswordChange(deps: PasswordChangeDeps) {
   /** `onChanged` runs in the change's transaction (the audit event commits with the new password). */
-  return async (user: User, currentPassword: string, newPassword: string, keepSession: string, onChanged?: (tx: Db) => Promise<void>): Promise<PasswordChangeOutcome> => {
+  return async (
+    user: User,
+    currentPassword: string,
+    newPassword: string,
+    keepSession: string,
+    onChanged?: (tx: Db) => Promise<void>,
+  ): Promise<PasswordChangeOutcome> => {
     try {
       await changePassword(deps, {
         user,

@@ -57,7 +57,13 @@ export interface AccountDeps {
   /** Security events: an app's access revoked by its user (docs/audit-log.md). */
   audit: AuditSink;
   /** src/user-rules/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
-  changePassword(user: User, currentPassword: string, newPassword: string, keepSession: string, onChanged?: (tx: Db) => Promise<void>): Promise<PasswordChangeOutcome>;
+  changePassword(
+    user: User,
+    currentPassword: string,
+    newPassword: string,
+    keepSession: string,
+    onChanged?: (tx: Db) => Promise<void>,
+  ): Promise<PasswordChangeOutcome>;
   /** Passkeys: the account page's list, registration and removal, and passkey sign-in (account-passkeys.ts). */
   passkeys: PasskeyCeremonies;
   /** Upstream providers: the account's links, linking one (account-identities.ts). */
@@ -106,7 +112,15 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     if (!existing) {
       // No browser session: the sign-in form, with no server-side state behind it (pre-session.ts).
       const { csrfToken } = ensurePreSession(request, reply, deps.issuer);
-      const login = renderLoginPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/login`, csrfToken, clientName: 'your account', failed, passkey: passkeyAction(`${ACCOUNT_PATH}/passkey`, csrfToken), links: deps.selfServiceLinks?.(undefined) });
+      const login = renderLoginPage({
+        brand: deps.brand,
+        action: `${ACCOUNT_PATH}/login`,
+        csrfToken,
+        clientName: 'your account',
+        failed,
+        passkey: passkeyAction(`${ACCOUNT_PATH}/passkey`, csrfToken),
+        links: deps.selfServiceLinks?.(undefined),
+      });
       return sendPage(reply, login, 200, withPasskeyScripts(pageSecurityHeaders));
     }
     const session = existing;
@@ -118,10 +132,24 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       const pendingUser = await factors.pendingUser(session.idHash, ACCOUNT_FLOW);
       if (pendingUser !== undefined) {
         const offer = await secondFactorOffer(pendingUser, factors, passkey);
-        const page = renderSecondFactorPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/second-factor`, csrfToken: session.csrfToken, continueTo: 'your account', failed, offer });
+        const page = renderSecondFactorPage({
+          brand: deps.brand,
+          action: `${ACCOUNT_PATH}/second-factor`,
+          csrfToken: session.csrfToken,
+          continueTo: 'your account',
+          failed,
+          offer,
+        });
         return sendPage(reply, page, 200, offer.passkey ? withPasskeyScripts(pageSecurityHeaders) : pageSecurityHeaders);
       }
-      const login = renderLoginPage({ brand: deps.brand, action: `${ACCOUNT_PATH}/login`, csrfToken: session.csrfToken, clientName: 'your account', failed, passkey });
+      const login = renderLoginPage({
+        brand: deps.brand,
+        action: `${ACCOUNT_PATH}/login`,
+        csrfToken: session.csrfToken,
+        clientName: 'your account',
+        failed,
+        passkey,
+      });
       return sendPage(reply, login, 200, withPasskeyScripts(pageSecurityHeaders));
     }
     const user = await deps.users.findById(signedIn.userId);
@@ -227,10 +255,15 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   // the session's proof fresh; nothing else.
   signedInPost('/reauth', async (request, reply, session, user) => {
     const password = formField(request.body, 'password') ?? '';
-    const { method, code } = password !== '' ? { method: 'password' as const, code: '' } : codeOf({ otp: formField(request.body, 'otp'), recoveryCode: formField(request.body, 'recovery_code') });
+    const { method, code } =
+      password !== ''
+        ? { method: 'password' as const, code: '' }
+        : codeOf({ otp: formField(request.body, 'otp'), recoveryCode: formField(request.body, 'recovery_code') });
     const context = { request, face: 'account', method, userId: user.id, answer: 'form' } as const;
     const outcome = await deps.signIn.attempt(context, () =>
-      method === 'password' ? deps.methods.password({ username: user.username, password, ip: request.ip }) : deps.methods[method]({ userId: user.id, code, ip: request.ip }),
+      method === 'password'
+        ? deps.methods.password({ username: user.username, password, ip: request.ip })
+        : deps.methods[method]({ userId: user.id, code, ip: request.ip }),
     );
     if (!outcome.ok || outcome.userId !== user.id) return seeOther(reply, `${ACCOUNT_PATH}?error=reauth_failed`);
     await factors.recordProof(session.idHash);
@@ -244,7 +277,9 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     // The current password is a proof like a sign-in's: a wrong one is login.failed, a spent budget login.locked_out.
     const context = { request, face: 'account', method: 'password', userId: user.id, answer: 'form' } as const;
     const outcome = await deps.signIn.attempt(context, async () => {
-      const changed = await deps.changePassword(user, current, next, session.idHash, (tx) => accountEvent(deps, request, 'account.password_changed', user.id, {}, tx));
+      const changed = await deps.changePassword(user, current, next, session.idHash, (tx) =>
+        accountEvent(deps, request, 'account.password_changed', user.id, {}, tx),
+      );
       return changed === 'changed' ? { ok: true, userId: user.id, amr: ['pwd'] } : { ok: false, reason: changed, userId: user.id };
     });
     if (!outcome.ok) return seeOther(reply, `${ACCOUNT_PATH}?error=current_password`);
@@ -276,18 +311,22 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     'fresh proof',
   );
 
-  signedInPost('/totp/confirm', async (request, reply, session, user) => {
-    const codes = await factors.confirmTotp(user.id, formField(request.body, 'otp') ?? '');
-    if (!codes) {
-      logRefusal(request, { reason: 'wrong_otp', user_id: user.id }, 303);
-      return seeOther(reply, `${ACCOUNT_PATH}?error=totp_code`);
-    }
-    await accountEvent(deps, request, 'account.second_factor_added', user.id, { factor: 'totp' });
-    // Binding never raises this session's amr (a stolen password-only session must not become an MFA one):
-    // it only keeps the account page open to it.
-    await factors.markBoundFactor(session.idHash);
-    return sendPage(reply, renderAccountRecoveryCodesPage({ brand: deps.brand, codes }));
-  }, 'fresh proof');
+  signedInPost(
+    '/totp/confirm',
+    async (request, reply, session, user) => {
+      const codes = await factors.confirmTotp(user.id, formField(request.body, 'otp') ?? '');
+      if (!codes) {
+        logRefusal(request, { reason: 'wrong_otp', user_id: user.id }, 303);
+        return seeOther(reply, `${ACCOUNT_PATH}?error=totp_code`);
+      }
+      await accountEvent(deps, request, 'account.second_factor_added', user.id, { factor: 'totp' });
+      // Binding never raises this session's amr (a stolen password-only session must not become an MFA one):
+      // it only keeps the account page open to it.
+      await factors.markBoundFactor(session.idHash);
+      return sendPage(reply, renderAccountRecoveryCodesPage({ brand: deps.brand, codes }));
+    },
+    'fresh proof',
+  );
 
   signedInPost(
     '/totp/remove',

@@ -25,7 +25,9 @@ async function pages(app: FastifyInstance, { services }: { services: AccountDeps
     db: selfService.db,
     notices: selfService.notices,
     rateLimits: selfService.rateLimits,
-    requestEmailChange: mailOn ? (user, email, request) => requestEmailChange(selfService, { user, email, acceptLanguage: request.headers['accept-language'], traceId: request.id }) : undefined,
+    requestEmailChange: mailOn
+      ? (user, email, request) => requestEmailChange(selfService, { user, email, acceptLanguage: request.headers['accept-language'], traceId: request.id })
+      : undefined,
   });
 }
 

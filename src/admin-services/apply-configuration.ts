@@ -20,12 +20,34 @@ import { clientAdminRepository } from '../storage/client-admin-repository.js';
 import type { Client } from '../storage/clients-repository.js';
 import { resourceServersRepository, type ResourceServer } from '../storage/resource-servers-repository.js';
 import type { AuditSink } from '../audit/audit-sink.js';
-import { createClientRecord, endClientRecord, replaceClientRecord, rotateClientSecret, type ActingAs, type ClientInput, type ClientServiceDeps } from './clients-service.js';
-import { createResourceServerRecord, deleteResourceServerRecord, isBuiltIn, replaceResourceServerRecord, type ResourceServerInput, type ResourceServerServiceDeps } from './resource-servers-service.js';
+import {
+  createClientRecord,
+  endClientRecord,
+  replaceClientRecord,
+  rotateClientSecret,
+  type ActingAs,
+  type ClientInput,
+  type ClientServiceDeps,
+} from './clients-service.js';
+import {
+  createResourceServerRecord,
+  deleteResourceServerRecord,
+  isBuiltIn,
+  replaceResourceServerRecord,
+  type ResourceServerInput,
+  type ResourceServerServiceDeps,
+} from './resource-servers-service.js';
 import { keyEncryption } from '../crypto/key-encryption.js';
 import { webhookEndpointsRepository } from '../storage/webhook-endpoints-repository.js';
 import { openWebhookSecret } from '../webhooks/secrets.js';
-import { createWebhookRecord, deleteWebhookRecord, rotateWebhookSecret, updateWebhookRecord, type WebhookInput, type WebhookServiceDeps } from './webhooks-service.js';
+import {
+  createWebhookRecord,
+  deleteWebhookRecord,
+  rotateWebhookSecret,
+  updateWebhookRecord,
+  type WebhookInput,
+  type WebhookServiceDeps,
+} from './webhooks-service.js';
 import type { ClientEntry, ConfigFile, IdentityProviderEntry, ResourceServerEntry, WebhookEntry } from './config-file.js';
 import {
   createResolvedIdentityProvider,
@@ -52,7 +74,12 @@ export interface ApplyDeps {
   audit: AuditSink;
 }
 
-export type PlanStep = { action: 'create' | 'update' | 'delete'; resource: 'resource_server' | 'identity_provider' | 'client' | 'webhook'; id: string; fields?: string[] };
+export type PlanStep = {
+  action: 'create' | 'update' | 'delete';
+  resource: 'resource_server' | 'identity_provider' | 'client' | 'webhook';
+  id: string;
+  fields?: string[];
+};
 
 export interface ApplyResult {
   dry_run: boolean;
@@ -87,12 +114,19 @@ function resolveSecrets(file: ConfigFile, env: Readonly<Record<string, string | 
     const path = `clients[${index}]`;
     const secretBased = usesSecret({ authMethod: (entry.token_endpoint_auth_method ?? 'client_secret_basic') as Client['authMethod'] });
     if (entry.client_secret_env === undefined) {
-      if (secretBased) throw new AdminRuleError('invalid', 'a client that authenticates with a secret needs client_secret_env (the name of the environment variable holding it)', `${path}.client_secret_env`);
+      if (secretBased)
+        throw new AdminRuleError(
+          'invalid',
+          'a client that authenticates with a secret needs client_secret_env (the name of the environment variable holding it)',
+          `${path}.client_secret_env`,
+        );
       return;
     }
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(entry.client_secret_env)) throw new AdminRuleError('invalid', 'must be the name of an environment variable', `${path}.client_secret_env`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(entry.client_secret_env))
+      throw new AdminRuleError('invalid', 'must be the name of an environment variable', `${path}.client_secret_env`);
     const value = env[entry.client_secret_env];
-    if (value === undefined || value === '') throw new AdminRuleError('invalid', `the environment variable ${entry.client_secret_env} is not set`, `${path}.client_secret_env`);
+    if (value === undefined || value === '')
+      throw new AdminRuleError('invalid', `the environment variable ${entry.client_secret_env} is not set`, `${path}.client_secret_env`);
     secrets.set(entry.client_id, value);
   });
   return secrets;
@@ -185,14 +219,19 @@ function comparableProvider(p: NewIdentityProvider, enabled: boolean): Record<st
  */
 async function resolveProviders(deps: IdentityProviderServiceDeps, entries: readonly IdentityProviderEntry[]): Promise<NewIdentityProvider[]> {
   const resolved: NewIdentityProvider[] = [];
-  for (const [index, entry] of entries.entries()) resolved.push(await at(`identity_providers[${index}]`, () => resolveIdentityProvider(deps, providerInput(entry))));
+  for (const [index, entry] of entries.entries())
+    resolved.push(await at(`identity_providers[${index}]`, () => resolveIdentityProvider(deps, providerInput(entry))));
   return resolved;
 }
 
 /** The server reads a provider's secret at each use, not apply: a variable unset where apply runs is only a warning. */
 function providerSecretWarnings(entries: readonly IdentityProviderEntry[], env: Readonly<Record<string, string | undefined>>): string[] {
   return entries.flatMap((entry, index) =>
-    env[entry.client_secret_env] ? [] : [`identity_providers[${index}].client_secret_env: ${entry.client_secret_env} is not set here; the server reads it at each sign-in with ${entry.slug}, so set it in the server's environment`],
+    env[entry.client_secret_env]
+      ? []
+      : [
+          `identity_providers[${index}].client_secret_env: ${entry.client_secret_env} is not set here; the server reads it at each sign-in with ${entry.slug}, so set it in the server's environment`,
+        ],
   );
 }
 
@@ -288,7 +327,10 @@ const comparableServer = (s: ResourceServerInput) => ({
  */
 function managedClients(all: readonly Client[], servers: readonly ResourceServer[]): Client[] {
   const introspection = new Set(servers.map((s) => s.clientId).filter((id): id is string => id !== null));
-  return all.filter((c) => !introspection.has(c.id) && c.id !== DEMO_CLIENT_ID && c.id !== CONSOLE_CLIENT_ID && c.registrationTokenHash === null && c.registrationPolicy === null);
+  return all.filter(
+    (c) =>
+      !introspection.has(c.id) && c.id !== DEMO_CLIENT_ID && c.id !== CONSOLE_CLIENT_ID && c.registrationTokenHash === null && c.registrationPolicy === null,
+  );
 }
 
 /** Every client (disabled ones too) and resource server, as the transaction sees them. */
@@ -325,7 +367,11 @@ export async function applyConfiguration(
     const credentials: NonNullable<ApplyResult['introspection_credentials']> = [];
     // Within the transaction: the catalogue includes the resource servers this run creates (a client may use their scopes).
     const serverDeps: ResourceServerServiceDeps = { ...deps, db: tx, resources: { forget: () => {} } };
-    const clientDeps: ClientServiceDeps = { ...deps, db: tx, resources: { catalogue: async () => resourceCatalogue(await resourceServersRepository(tx).list(MAX_RESOURCE_SERVERS)) } };
+    const clientDeps: ClientServiceDeps = {
+      ...deps,
+      db: tx,
+      resources: { catalogue: async () => resourceCatalogue(await resourceServersRepository(tx).list(MAX_RESOURCE_SERVERS)) },
+    };
 
     file.resource_servers.forEach((entry, index) => {
       const path = `resource_servers[${index}]`;
@@ -377,7 +423,13 @@ export async function applyConfiguration(
       if (!current) {
         plan.push({ action: 'create', resource: 'client', id: entry.client_id });
         clientSteps.push(async () => {
-          await at(path, () => createClientRecord(clientDeps, { ...clientInput(entry), clientId: entry.client_id, ...(secret !== undefined ? { importedSecret: secret } : {}) }, as));
+          await at(path, () =>
+            createClientRecord(
+              clientDeps,
+              { ...clientInput(entry), clientId: entry.client_id, ...(secret !== undefined ? { importedSecret: secret } : {}) },
+              as,
+            ),
+          );
         });
         return;
       }
@@ -407,7 +459,10 @@ export async function applyConfiguration(
         });
         return;
       }
-      const fields = differing(comparableWebhook({ ...input, description: input.description ?? '', eventTypes: input.eventTypes ?? [], enabled: input.enabled ?? true }), comparableWebhook(current));
+      const fields = differing(
+        comparableWebhook({ ...input, description: input.description ?? '', eventTypes: input.eventTypes ?? [], enabled: input.enabled ?? true }),
+        comparableWebhook(current),
+      );
       let currentSecret: string | undefined;
       try {
         currentSecret = openWebhookSecret(encryption, current.id, current.sealedSecret);
@@ -420,14 +475,19 @@ export async function applyConfiguration(
       webhookSteps.push(async () => {
         if (fields.length > 0) await at(path, () => updateWebhookRecord(webhookDeps, current, input, current.version, as));
         // The previous secret keeps signing (a second signature) for the default grace period.
-        if (newSecret) await at(path, async () => rotateWebhookSecret(webhookDeps, (await webhookEndpointsRepository(tx).find(current.id))!, { secret, secretEnv: entry.secret_env }, undefined, as));
+        if (newSecret)
+          await at(path, async () =>
+            rotateWebhookSecret(webhookDeps, (await webhookEndpointsRepository(tx).find(current.id))!, { secret, secretEnv: entry.secret_env }, undefined, as),
+          );
       });
     });
     const extraWebhooks = file.webhooks ? endpoints.filter((e) => !file.webhooks!.some((w) => w.name === e.name)) : [];
 
     const extraClients = state.clients.filter((c) => !file.clients.some((e) => e.client_id === c.id));
     const extraProviders = state.providers.filter((p) => !file.identity_providers.some((e) => e.slug === p.slug));
-    const extraServers = state.servers.filter((s) => !isBuiltIn(deps.config, s.identifier) && !file.resource_servers.some((e) => e.identifier === s.identifier));
+    const extraServers = state.servers.filter(
+      (s) => !isBuiltIn(deps.config, s.identifier) && !file.resource_servers.some((e) => e.identifier === s.identifier),
+    );
     if (options.prune) {
       for (const client of extraClients) {
         plan.push({ action: 'delete', resource: 'client', id: client.id });
@@ -477,7 +537,8 @@ export async function applyConfiguration(
     dry_run: options.dryRun,
     prune: options.prune,
     changed: !options.dryRun && count > 0,
-    summary: count === 0 ? 'nothing to change' : `${count} change${count === 1 ? '' : 's'} ${options.dryRun ? 'planned (dry run: nothing was changed)' : 'applied'}`,
+    summary:
+      count === 0 ? 'nothing to change' : `${count} change${count === 1 ? '' : 's'} ${options.dryRun ? 'planned (dry run: nothing was changed)' : 'applied'}`,
     plan: result.plan,
     ...(result.notDeleted && result.notDeleted.length > 0 ? { not_deleted: result.notDeleted } : {}),
     ...(result.credentials.length > 0 ? { introspection_credentials: result.credentials } : {}),

@@ -12,10 +12,20 @@ export function builtInResourceServers(config: Pick<Config, 'ISSUER' | 'API_AUDI
   const common = { accessTokenTtl: null, clientId: null };
   return [
     { ...common, identifier: config.API_AUDIENCE, name: 'Gatehouse resource API', offlineAccess: true, operatorOnly: false, scopes: scopes(API_SCOPES) },
-    { ...common, identifier: adminAudience(config.ISSUER), name: 'Gatehouse administration API', offlineAccess: false, operatorOnly: true, scopes: scopes(adminScopeDescriptions) },
+    {
+      ...common,
+      identifier: adminAudience(config.ISSUER),
+      name: 'Gatehouse administration API',
+      offlineAccess: false,
+      operatorOnly: true,
+      scopes: scopes(adminScopeDescriptions),
+    },
   ];
 }
 
-export async function registerBuiltInResourceServers(repository: Pick<ResourceServersRepository, 'create'>, config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>): Promise<void> {
+export async function registerBuiltInResourceServers(
+  repository: Pick<ResourceServersRepository, 'create'>,
+  config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>,
+): Promise<void> {
   for (const server of builtInResourceServers(config)) await repository.create(server);
 }

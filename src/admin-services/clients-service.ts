@@ -71,7 +71,10 @@ export const BUILT_IN_CLIENT_IDS: ReadonlySet<string> = new Set([CONSOLE_CLIENT_
 
 function refuseBuiltIn(id: string): void {
   if (BUILT_IN_CLIENT_IDS.has(id)) {
-    throw new AdminRuleError('conflict', `${id} is built in: Gatehouse registers it at each start from its settings, so it cannot be changed, disabled or deleted`);
+    throw new AdminRuleError(
+      'conflict',
+      `${id} is built in: Gatehouse registers it at each start from its settings, so it cannot be changed, disabled or deleted`,
+    );
   }
 }
 
@@ -105,7 +108,8 @@ export function checkedOrigins(values: readonly string[]): string[] {
 function checkImportedSecret(metadata: { authMethod: Client['authMethod'] }, secret: string | undefined): void {
   if (secret === undefined) return;
   if (!usesSecret(metadata)) throw new AdminRuleError('invalid', 'applies only to client_secret_basic or client_secret_post clients', 'client_secret');
-  if (secret.length < MIN_IMPORTED_SECRET_LENGTH) throw new AdminRuleError('invalid', `must have at least ${MIN_IMPORTED_SECRET_LENGTH} characters`, 'client_secret');
+  if (secret.length < MIN_IMPORTED_SECRET_LENGTH)
+    throw new AdminRuleError('invalid', `must have at least ${MIN_IMPORTED_SECRET_LENGTH} characters`, 'client_secret');
 }
 
 const changeEvent = (type: AuditEventInput['type'], client: Pick<Client, 'id'>, as: ActingAs, changedFields: readonly string[] = []): AuditEventInput => ({
@@ -126,7 +130,11 @@ export function changedFields(before: Record<string, unknown>, after: Record<str
 }
 
 /** Creates a client; a secret-based client gets a server-generated secret (or the imported one), returned once. */
-export async function createClientRecord(deps: ClientServiceDeps, input: ClientInput & { importedSecret?: string }, as: ActingAs): Promise<{ client: Client; secret?: string }> {
+export async function createClientRecord(
+  deps: ClientServiceDeps,
+  input: ClientInput & { importedSecret?: string },
+  as: ActingAs,
+): Promise<{ client: Client; secret?: string }> {
   const origins = checkedOrigins(input.allowedOrigins);
   const catalogue = await deps.resources.catalogue();
   checkDefaultResource(input.defaultResource, catalogue);
@@ -135,7 +143,12 @@ export async function createClientRecord(deps: ClientServiceDeps, input: ClientI
   }
   // Both faces are the operator's: operator-only scopes (admin:*) may be given here, never at /register.
   const metadata = {
-    ...(await validateClientMetadata(input.metadata, { outbound: deps.outbound, receivers: { ...deps.outbound, allowedHosts: deps.config.WEBHOOK_ALLOWED_HOSTS }, catalogue, operator: true })),
+    ...(await validateClientMetadata(input.metadata, {
+      outbound: deps.outbound,
+      receivers: { ...deps.outbound, allowedHosts: deps.config.WEBHOOK_ALLOWED_HOSTS },
+      catalogue,
+      operator: true,
+    })),
     allowedOrigins: origins,
     ...(input.defaultResource != null ? { defaultResource: input.defaultResource } : {}),
   };
@@ -153,9 +166,21 @@ export async function createClientRecord(deps: ClientServiceDeps, input: ClientI
       ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}),
     });
     // Made disabled (prepared before it goes live): nothing was issued yet, so there is nothing to revoke.
-    const client = input.disabled ? await clientAdminRepository(tx, deps.clock).updateIfVersion(made.client.id, { disabled: true }, made.client.version) : made.client;
+    const client = input.disabled
+      ? await clientAdminRepository(tx, deps.clock).updateIfVersion(made.client.id, { disabled: true }, made.client.version)
+      : made.client;
     const result = { ...made, client: client ?? made.client };
-    await deps.audit.emit(changeEvent('admin.client.created', result.client, as, Object.keys(clientView(result.client)).filter((k) => k !== 'updated_at').sort()), { tx });
+    await deps.audit.emit(
+      changeEvent(
+        'admin.client.created',
+        result.client,
+        as,
+        Object.keys(clientView(result.client))
+          .filter((k) => k !== 'updated_at')
+          .sort(),
+      ),
+      { tx },
+    );
     return result;
   });
   // A lookup of this id may have been remembered as unknown, and the origins index predates the client.
@@ -169,7 +194,8 @@ async function checkedIdentityProviders(db: ClientServiceDeps['db'], slugs: read
   const unique = [...new Set(slugs)];
   const providers = identityProvidersRepository(db);
   for (const slug of unique) {
-    if (!(await providers.find(slug))) throw new AdminRuleError('invalid', `${JSON.stringify(slug.slice(0, 64))} is not a configured identity provider`, 'identity_providers');
+    if (!(await providers.find(slug)))
+      throw new AdminRuleError('invalid', `${JSON.stringify(slug.slice(0, 64))} is not a configured identity provider`, 'identity_providers');
   }
   return unique;
 }
@@ -186,7 +212,10 @@ export async function findClientRecord(deps: Pick<ClientServiceDeps, 'db' | 'clo
   return client;
 }
 
-export async function listClientRecords(deps: Pick<ClientServiceDeps, 'db' | 'clock'>, page: { after?: { createdAt: Date; id: string }; limit: number }): Promise<Client[]> {
+export async function listClientRecords(
+  deps: Pick<ClientServiceDeps, 'db' | 'clock'>,
+  page: { after?: { createdAt: Date; id: string }; limit: number },
+): Promise<Client[]> {
   return clientAdminRepository(deps.db, deps.clock).page(page);
 }
 
@@ -195,29 +224,46 @@ export async function listClientRecords(deps: Pick<ClientServiceDeps, 'db' | 'cl
  * (else `stale`). The type (public/confidential) cannot change, and a client without a secret cannot
  * switch to a secret method here (it would need a secret nobody has seen): rotate after creating anew.
  */
-export async function replaceClientRecord(deps: ClientServiceDeps, current: Client, input: ClientInput, expectedVersion: number, as: ActingAs): Promise<Client> {
+export async function replaceClientRecord(
+  deps: ClientServiceDeps,
+  current: Client,
+  input: ClientInput,
+  expectedVersion: number,
+  as: ActingAs,
+): Promise<Client> {
   refuseBuiltIn(current.id);
   const origins = checkedOrigins(input.allowedOrigins);
   const catalogue = await deps.resources.catalogue();
-  const metadata = await validateClientMetadata(input.metadata, { outbound: deps.outbound, receivers: { ...deps.outbound, allowedHosts: deps.config.WEBHOOK_ALLOWED_HOSTS }, catalogue, operator: true });
+  const metadata = await validateClientMetadata(input.metadata, {
+    outbound: deps.outbound,
+    receivers: { ...deps.outbound, allowedHosts: deps.config.WEBHOOK_ALLOWED_HOSTS },
+    catalogue,
+    operator: true,
+  });
   checkDefaultResource(input.defaultResource, catalogue);
-  if (metadata.type !== current.type) throw new AdminRuleError('invalid', 'the client type (public or confidential) cannot change', 'token_endpoint_auth_method');
-  if (usesSecret(metadata) && !current.secretHash) throw new AdminRuleError('invalid', 'a client without a secret cannot switch to a secret method', 'token_endpoint_auth_method');
+  if (metadata.type !== current.type)
+    throw new AdminRuleError('invalid', 'the client type (public or confidential) cannot change', 'token_endpoint_auth_method');
+  if (usesSecret(metadata) && !current.secretHash)
+    throw new AdminRuleError('invalid', 'a client without a secret cannot switch to a secret method', 'token_endpoint_auth_method');
   const secretless = usesSecret(metadata) ? {} : { secretHash: null };
   const disabling = input.disabled === true && !current.disabled;
   if (input.disabled === false && current.disabled) await checkEnablable(deps, current.id);
   const identityProviders = await checkedIdentityProviders(deps.db, input.identityProviders);
   const updated = await inTransaction(deps.db, async (tx) => {
-    const written = await clientAdminRepository(tx, deps.clock).updateIfVersion(current.id, {
-      ...metadata,
-      ...secretless,
-      allowedOrigins: origins,
-      skipConsent: input.skipConsent,
-      ...(input.requireMfa !== undefined ? { requireMfa: input.requireMfa } : {}),
-      ...(input.defaultResource !== undefined ? { defaultResource: input.defaultResource } : {}),
-      ...(input.disabled !== undefined ? { disabled: input.disabled } : {}),
-      ...(identityProviders !== undefined ? { identityProviders } : {}),
-    }, expectedVersion);
+    const written = await clientAdminRepository(tx, deps.clock).updateIfVersion(
+      current.id,
+      {
+        ...metadata,
+        ...secretless,
+        allowedOrigins: origins,
+        skipConsent: input.skipConsent,
+        ...(input.requireMfa !== undefined ? { requireMfa: input.requireMfa } : {}),
+        ...(input.defaultResource !== undefined ? { defaultResource: input.defaultResource } : {}),
+        ...(input.disabled !== undefined ? { disabled: input.disabled } : {}),
+        ...(identityProviders !== undefined ? { identityProviders } : {}),
+      },
+      expectedVersion,
+    );
     if (!written) return undefined;
     // In the write's transaction: a client is never disabled with its tokens still working.
     if (disabling) await revokeEveryTokenOf(tx, deps, current.id);
@@ -239,7 +285,10 @@ export async function replaceClientRecord(deps: ClientServiceDeps, current: Clie
 async function checkEnablable(deps: Pick<ClientServiceDeps, 'db' | 'clock'>, id: string): Promise<void> {
   const until = await revocationsRepository(deps.db, deps.clock).clientCoveredUntil(id);
   if (until && until.getTime() >= deps.clock.now()) {
-    throw new AdminRuleError('conflict', `the client was disabled moments ago and tokens issued until ${until.toISOString()} are being refused; enable it again after that time`);
+    throw new AdminRuleError(
+      'conflict',
+      `the client was disabled moments ago and tokens issued until ${until.toISOString()} are being refused; enable it again after that time`,
+    );
   }
 }
 
@@ -248,7 +297,10 @@ export async function endClientRecord(deps: ClientServiceDeps, id: string, how: 
   refuseBuiltIn(id);
   const ended = await endClient(deps, id, how, {
     ...(expectedVersion !== undefined ? { expectedVersion } : {}),
-    onEnded: (tx) => deps.audit.emit(changeEvent(how === 'delete' ? 'admin.client.deleted' : 'admin.client.updated', { id }, as, how === 'disable' ? ['disabled'] : []), { tx }),
+    onEnded: (tx) =>
+      deps.audit.emit(changeEvent(how === 'delete' ? 'admin.client.deleted' : 'admin.client.updated', { id }, as, how === 'disable' ? ['disabled'] : []), {
+        tx,
+      }),
   });
   if (ended === 'stale') throw new AdminRuleError('stale', 'the client changed since it was read');
   if (!ended) throw new AdminRuleError('not-found', `no client ${id}`);
@@ -261,7 +313,11 @@ export async function endClientRecord(deps: ClientServiceDeps, id: string, how: 
 export async function rotateClientSecret(
   deps: ClientServiceDeps,
   id: string,
-  options: { previousExpiresAt?: Date; expectedVersion?: number; /** The operator's own secret (`gatehouse apply`), else a random one. */ importedSecret?: string },
+  options: {
+    previousExpiresAt?: Date;
+    expectedVersion?: number /** The operator's own secret (`gatehouse apply`), else a random one. */;
+    importedSecret?: string;
+  },
   as: ActingAs,
 ): Promise<{ client: Client; secret: string }> {
   refuseBuiltIn(id);
@@ -284,6 +340,10 @@ export async function rotateClientSecret(
     return written;
   });
   deps.clients.forget(id);
-  if (!rotated) throw new AdminRuleError(options.expectedVersion !== undefined ? 'stale' : 'not-found', options.expectedVersion !== undefined ? 'the client changed since it was read' : `no client ${id}`);
+  if (!rotated)
+    throw new AdminRuleError(
+      options.expectedVersion !== undefined ? 'stale' : 'not-found',
+      options.expectedVersion !== undefined ? 'the client changed since it was read' : `no client ${id}`,
+    );
   return { client: rotated, secret };
 }

@@ -90,7 +90,9 @@ const ResourceServerEntry = Type.Object(
   {
     identifier: Type.String({ maxLength: 512 }),
     name: Type.String({ maxLength: 200 }),
-    scopes: Type.Array(Type.Object({ name: Type.String({ maxLength: 64 }), description: Type.String({ maxLength: 200 }) }, { additionalProperties: false }), { maxItems: 100 }),
+    scopes: Type.Array(Type.Object({ name: Type.String({ maxLength: 64 }), description: Type.String({ maxLength: 200 }) }, { additionalProperties: false }), {
+      maxItems: 100,
+    }),
     access_token_ttl: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
     offline_access: Type.Optional(Type.Boolean()),
   },
@@ -133,14 +135,22 @@ const LITERAL_SECRET_KEYS = ['client_secret', 'secret'];
 
 /** A secret written into the file would end up in version control: refused, naming where. */
 function refuseLiteralSecrets(document: unknown): void {
-  for (const [list, member] of [['clients', 'client_secret_env'], ['identity_providers', 'client_secret_env'], ['webhooks', 'secret_env']] as const) {
+  for (const [list, member] of [
+    ['clients', 'client_secret_env'],
+    ['identity_providers', 'client_secret_env'],
+    ['webhooks', 'secret_env'],
+  ] as const) {
     const entries = (document as Record<string, unknown> | null)?.[list];
     if (!Array.isArray(entries)) continue;
     entries.forEach((entry, index) => {
       if (typeof entry !== 'object' || entry === null) return;
       for (const key of LITERAL_SECRET_KEYS) {
         if (key in entry) {
-          throw new AdminRuleError('invalid', `a secret is never written in the file: name the environment variable that holds it with ${member}`, `${list}[${index}].${key}`);
+          throw new AdminRuleError(
+            'invalid',
+            `a secret is never written in the file: name the environment variable that holds it with ${member}`,
+            `${list}[${index}].${key}`,
+          );
         }
       }
     });
@@ -166,11 +176,32 @@ export function parseConfigFile(text: string): ConfigFile {
     throw new AdminRuleError('invalid', unknown ? 'is not a known key' : first.message.toLowerCase(), readablePath(first.path) || '(top level)');
   }
   const file = document as Static<typeof ConfigFileSchema>;
-  const result: ConfigFile = { resource_servers: file.resource_servers ?? [], identity_providers: file.identity_providers ?? [], clients: file.clients ?? [], ...(file.webhooks ? { webhooks: file.webhooks } : {}) };
-  refuseDuplicates(result.clients.map((c) => c.client_id), 'clients', 'client_id');
-  refuseDuplicates((result.webhooks ?? []).map((w) => w.name), 'webhooks', 'name');
-  refuseDuplicates(result.resource_servers.map((s) => s.identifier), 'resource_servers', 'identifier');
-  refuseDuplicates(result.identity_providers.map((p) => p.slug), 'identity_providers', 'slug');
+  const result: ConfigFile = {
+    resource_servers: file.resource_servers ?? [],
+    identity_providers: file.identity_providers ?? [],
+    clients: file.clients ?? [],
+    ...(file.webhooks ? { webhooks: file.webhooks } : {}),
+  };
+  refuseDuplicates(
+    result.clients.map((c) => c.client_id),
+    'clients',
+    'client_id',
+  );
+  refuseDuplicates(
+    (result.webhooks ?? []).map((w) => w.name),
+    'webhooks',
+    'name',
+  );
+  refuseDuplicates(
+    result.resource_servers.map((s) => s.identifier),
+    'resource_servers',
+    'identifier',
+  );
+  refuseDuplicates(
+    result.identity_providers.map((p) => p.slug),
+    'identity_providers',
+    'slug',
+  );
   return result;
 }
 

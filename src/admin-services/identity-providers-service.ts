@@ -95,10 +95,16 @@ async function checkEndpoint(field: string, value: string, outbound: OutboundPol
 
 function checkClaims(claims: Record<string, string>, kind: IdentityProviderKind): Record<string, string> {
   for (const [local, upstream] of Object.entries(claims)) {
-    if (!(MAPPABLE_CLAIMS as readonly string[]).includes(local)) throw invalid('claims', `${JSON.stringify(local.slice(0, 64))} is not a claim a mapping may fill (${MAPPABLE_CLAIMS.join(', ')})`);
-    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(upstream)) throw invalid('claims', `${local}: ${JSON.stringify(upstream.slice(0, 64))} is not an upstream member name (letters, digits, _ . : -; dots go into nested objects)`);
+    if (!(MAPPABLE_CLAIMS as readonly string[]).includes(local))
+      throw invalid('claims', `${JSON.stringify(local.slice(0, 64))} is not a claim a mapping may fill (${MAPPABLE_CLAIMS.join(', ')})`);
+    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(upstream))
+      throw invalid(
+        'claims',
+        `${local}: ${JSON.stringify(upstream.slice(0, 64))} is not an upstream member name (letters, digits, _ . : -; dots go into nested objects)`,
+      );
   }
-  if (kind === 'oauth2' && !claims.sub) throw invalid('claims', 'an oauth2 provider needs a mapping for sub (e.g. sub=id): the upstream member that identifies the user for good');
+  if (kind === 'oauth2' && !claims.sub)
+    throw invalid('claims', 'an oauth2 provider needs a mapping for sub (e.g. sub=id): the upstream member that identifies the user for good');
   return claims;
 }
 
@@ -117,9 +123,15 @@ export async function resolveIdentityProvider(deps: IdentityProviderServiceDeps,
   const name = (input.name ?? preset?.name ?? '').trim();
   if (!name || name.length > 100) throw invalid('name', 'is required (at most 100 characters; the login page shows "Continue with NAME")');
   const slug = input.slug ?? slugOf(name);
-  if (!SLUG.test(slug)) throw invalid('slug', 'must be 1-63 lower-case letters, digits and dashes, starting with a letter or digit (it is in the redirect URI)', slug.slice(0, 64));
+  if (!SLUG.test(slug))
+    throw invalid('slug', 'must be 1-63 lower-case letters, digits and dashes, starting with a letter or digit (it is in the redirect URI)', slug.slice(0, 64));
   if (!input.clientId || input.clientId.length > 512) throw invalid('client_id', 'is required (the client id the upstream issued)');
-  if (!ENV_NAME.test(input.clientSecretEnv)) throw invalid('client_secret_env', 'must be the NAME of an environment variable holding the client secret (the secret itself is never stored)', input.clientSecretEnv.slice(0, 64));
+  if (!ENV_NAME.test(input.clientSecretEnv))
+    throw invalid(
+      'client_secret_env',
+      'must be the NAME of an environment variable holding the client secret (the secret itself is never stored)',
+      input.clientSecretEnv.slice(0, 64),
+    );
   const tenants = [...new Set(input.tenants ?? [])];
   if (tenants.length > 0 && input.preset !== 'microsoft') throw invalid('tenants', 'only for the microsoft preset');
   for (const t of tenants) if (!TENANT_ID.test(t)) throw invalid('tenants', 'must be a tenant id (a GUID, as in the tid claim)', t.slice(0, 64));
@@ -142,18 +154,30 @@ export async function resolveIdentityProvider(deps: IdentityProviderServiceDeps,
     trustMfa: input.trustMfa ?? false,
   } as const;
   // Only an id_token says how the user signed in upstream; a plain OAuth 2.0 user document does not.
-  if (common.trustMfa && kind !== 'oidc') throw invalid('trust_mfa', 'only an OpenID Connect provider can be trusted for the second factor (its id_token says how the user signed in)');
+  if (common.trustMfa && kind !== 'oidc')
+    throw invalid('trust_mfa', 'only an OpenID Connect provider can be trusted for the second factor (its id_token says how the user signed in)');
 
   if (kind === 'oidc') {
-    if (input.authorizationEndpoint || input.tokenEndpoint || input.emailsEndpoint) throw invalid('authorization_endpoint', 'an OpenID Connect provider\'s endpoints come from its discovery document');
+    if (input.authorizationEndpoint || input.tokenEndpoint || input.emailsEndpoint)
+      throw invalid('authorization_endpoint', "an OpenID Connect provider's endpoints come from its discovery document");
     // Microsoft: one tenant → that tenant's own issuer; none or several → the multi-tenant issuer, checked per token.
-    const issuer = input.preset === 'microsoft' && !input.issuer ? (tenants.length === 1 ? microsoftTenantIssuer(tenants[0]!) : MICROSOFT_MULTI_TENANT_ISSUER) : (input.issuer ?? (preset?.kind === 'oidc' ? preset.issuer : undefined));
+    const issuer =
+      input.preset === 'microsoft' && !input.issuer
+        ? tenants.length === 1
+          ? microsoftTenantIssuer(tenants[0]!)
+          : MICROSOFT_MULTI_TENANT_ISSUER
+        : (input.issuer ?? (preset?.kind === 'oidc' ? preset.issuer : undefined));
     if (!issuer) throw invalid('issuer', 'is required for an OpenID Connect provider (its discovery document is read from it)');
     if (issuer !== MICROSOFT_MULTI_TENANT_ISSUER) await checkEndpoint('issuer', issuer, deps.outbound);
     const discovered = await discoverProvider(issuer, { outbound: deps.outbound, limits: deps.limits ?? DEFAULT_UPSTREAM_LIMITS }).catch((error: unknown) => {
       throw error instanceof FederationFailure ? invalid('issuer', `discovery failed: ${error.detail}`) : error;
     });
-    for (const [field, value] of [['authorization_endpoint', discovered.authorizationEndpoint], ['token_endpoint', discovered.tokenEndpoint], ['jwks_uri', discovered.jwksUri], ['userinfo_endpoint', discovered.userinfoEndpoint]] as const) {
+    for (const [field, value] of [
+      ['authorization_endpoint', discovered.authorizationEndpoint],
+      ['token_endpoint', discovered.tokenEndpoint],
+      ['jwks_uri', discovered.jwksUri],
+      ['userinfo_endpoint', discovered.userinfoEndpoint],
+    ] as const) {
       if (value) await checkEndpoint(field, value, deps.outbound);
     }
     return {
@@ -249,15 +273,23 @@ export async function createIdentityProviderRecord(deps: IdentityProviderService
 }
 
 /** Stores a provider already resolved (`gatehouse apply` resolves every entry before its transaction). */
-export async function createResolvedIdentityProvider(deps: IdentityProviderServiceDeps, resolved: NewIdentityProvider, enabled: boolean | undefined, as: ActingAs): Promise<IdentityProvider> {
+export async function createResolvedIdentityProvider(
+  deps: IdentityProviderServiceDeps,
+  resolved: NewIdentityProvider,
+  enabled: boolean | undefined,
+  as: ActingAs,
+): Promise<IdentityProvider> {
   return inTransaction(deps.db, async (tx) => {
     const repository = identityProvidersRepository(tx);
-    if ((await repository.page({ limit: MAX_IDENTITY_PROVIDERS })).length >= MAX_IDENTITY_PROVIDERS) throw new AdminRuleError('conflict', `at most ${MAX_IDENTITY_PROVIDERS} identity providers`);
+    if ((await repository.page({ limit: MAX_IDENTITY_PROVIDERS })).length >= MAX_IDENTITY_PROVIDERS)
+      throw new AdminRuleError('conflict', `at most ${MAX_IDENTITY_PROVIDERS} identity providers`);
     await refuseClaimedDomains(tx, resolved.domains, null);
     const created = await repository.create(resolved);
     if (!created) throw new AdminRuleError('conflict', `the slug ${resolved.slug} is taken (choose another with --slug)`, 'slug', resolved.slug);
     const stored = enabled === false ? await disable(tx, created, deps.clock) : created;
-    await deps.audit.emit(changeEvent('admin.identity_provider.created', stored.id, as, Object.keys(identityProviderView(stored, deps.config.ISSUER)).sort()), { tx });
+    await deps.audit.emit(changeEvent('admin.identity_provider.created', stored.id, as, Object.keys(identityProviderView(stored, deps.config.ISSUER)).sort()), {
+      tx,
+    });
     return stored;
   });
 }
@@ -274,7 +306,10 @@ export async function findIdentityProviderRecord(deps: Pick<IdentityProviderServ
   return found;
 }
 
-export function listIdentityProviderRecords(deps: Pick<IdentityProviderServiceDeps, 'db'>, page: { after?: { createdAt: Date; id: string }; limit: number }): Promise<IdentityProvider[]> {
+export function listIdentityProviderRecords(
+  deps: Pick<IdentityProviderServiceDeps, 'db'>,
+  page: { after?: { createdAt: Date; id: string }; limit: number },
+): Promise<IdentityProvider[]> {
   return identityProvidersRepository(deps.db).page(page);
 }
 
@@ -283,9 +318,16 @@ export function listIdentityProviderRecords(deps: Pick<IdentityProviderServiceDe
  * at `expectedVersion` (any when undefined: the CLI and `apply`). The slug never changes: it is in the
  * redirect URI registered upstream.
  */
-export async function replaceIdentityProviderRecord(deps: IdentityProviderServiceDeps, idOrSlug: string, input: IdentityProviderInput, expectedVersion: number | undefined, as: ActingAs): Promise<IdentityProvider> {
+export async function replaceIdentityProviderRecord(
+  deps: IdentityProviderServiceDeps,
+  idOrSlug: string,
+  input: IdentityProviderInput,
+  expectedVersion: number | undefined,
+  as: ActingAs,
+): Promise<IdentityProvider> {
   const current = await findIdentityProviderRecord(deps, idOrSlug);
-  if (input.slug !== undefined && input.slug !== current.slug) throw invalid('slug', 'cannot change (it is in the redirect URI registered upstream); create a new provider instead');
+  if (input.slug !== undefined && input.slug !== current.slug)
+    throw invalid('slug', 'cannot change (it is in the redirect URI registered upstream); create a new provider instead');
   const resolved = await resolveIdentityProvider(deps, { ...input, slug: current.slug });
   return replaceResolvedIdentityProvider(deps, current, resolved, input.enabled, expectedVersion, as);
 }
@@ -302,23 +344,40 @@ export async function replaceResolvedIdentityProvider(
   if (resolved.slug !== current.slug) throw invalid('slug', 'cannot change (it is in the redirect URI registered upstream); create a new provider instead');
   return inTransaction(deps.db, async (tx) => {
     await refuseClaimedDomains(tx, resolved.domains, current.id);
-    const result = await identityProvidersRepository(tx).updateIfVersion(current.id, { ...resolved, enabled: enabled ?? current.enabled }, expectedVersion, new Date(deps.clock.now()));
+    const result = await identityProvidersRepository(tx).updateIfVersion(
+      current.id,
+      { ...resolved, enabled: enabled ?? current.enabled },
+      expectedVersion,
+      new Date(deps.clock.now()),
+    );
     if (result === 'missing') throw notFound(current.slug);
     if (result === 'stale') throw new AdminRuleError('stale', 'the identity provider changed since it was read');
     const before = identityProviderView(current, deps.config.ISSUER);
     const after = identityProviderView(result.written, deps.config.ISSUER);
-    const changed = Object.keys({ ...before, ...after }).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).sort();
+    const changed = Object.keys({ ...before, ...after })
+      .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+      .sort();
     await deps.audit.emit(changeEvent('admin.identity_provider.updated', current.id, as, changed), { tx });
     return result.written;
   });
 }
 
 /** Disables a provider: it is offered nowhere and its callbacks complete nothing; its links stay. */
-export async function disableIdentityProviderRecord(deps: IdentityProviderServiceDeps, idOrSlug: string, expectedVersion: number | undefined, as: ActingAs): Promise<IdentityProvider> {
+export async function disableIdentityProviderRecord(
+  deps: IdentityProviderServiceDeps,
+  idOrSlug: string,
+  expectedVersion: number | undefined,
+  as: ActingAs,
+): Promise<IdentityProvider> {
   return inTransaction(deps.db, async (tx) => {
     const current = await findIdentityProviderRecord({ db: tx }, idOrSlug);
     if (!current.enabled) return current;
-    const result = await identityProvidersRepository(tx).updateIfVersion(current.id, { ...current, enabled: false }, expectedVersion, new Date(deps.clock.now()));
+    const result = await identityProvidersRepository(tx).updateIfVersion(
+      current.id,
+      { ...current, enabled: false },
+      expectedVersion,
+      new Date(deps.clock.now()),
+    );
     if (result === 'missing') throw notFound(idOrSlug);
     if (result === 'stale') throw new AdminRuleError('stale', 'the identity provider changed since it was read');
     await deps.audit.emit(changeEvent('admin.identity_provider.updated', current.id, as, ['enabled']), { tx });
@@ -327,7 +386,12 @@ export async function disableIdentityProviderRecord(deps: IdentityProviderServic
 }
 
 /** Deletes a provider and, with it, every federated identity linked through it (the users stay). */
-export async function deleteIdentityProviderRecord(deps: IdentityProviderServiceDeps, idOrSlug: string, expectedVersion: number | undefined, as: ActingAs): Promise<{ slug: string }> {
+export async function deleteIdentityProviderRecord(
+  deps: IdentityProviderServiceDeps,
+  idOrSlug: string,
+  expectedVersion: number | undefined,
+  as: ActingAs,
+): Promise<{ slug: string }> {
   return inTransaction(deps.db, async (tx) => {
     const current = await findIdentityProviderRecord({ db: tx }, idOrSlug);
     const result = await identityProvidersRepository(tx).deleteIfVersion(current.id, expectedVersion);

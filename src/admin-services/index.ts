@@ -36,11 +36,30 @@ export const clientServiceDeps = (core: AdminCore, audit: AuditSink): ClientServ
   audit,
 });
 
-export const userServiceDeps = (core: AdminCore, audit: AuditSink): UserServiceDeps => ({ db: core.db, clock: core.clock, rateLimits: core.rateLimits, audit, outbox: core.outbox });
-export const signingKeyServiceDeps = (core: Pick<AdminCore, 'db' | 'keys'>, audit: AuditSink): SigningKeyServiceDeps => ({ db: core.db, keys: core.keys, audit });
+export const userServiceDeps = (core: AdminCore, audit: AuditSink): UserServiceDeps => ({
+  db: core.db,
+  clock: core.clock,
+  rateLimits: core.rateLimits,
+  audit,
+  outbox: core.outbox,
+});
+export const signingKeyServiceDeps = (core: Pick<AdminCore, 'db' | 'keys'>, audit: AuditSink): SigningKeyServiceDeps => ({
+  db: core.db,
+  keys: core.keys,
+  audit,
+});
 
-export const operatorRoleServiceDeps = (core: Pick<AdminCore, 'db' | 'clock'>, audit: AuditSink): OperatorRoleServiceDeps => ({ db: core.db, clock: core.clock, audit });
-export const userAccessServiceDeps = (core: Pick<AdminCore, 'db' | 'clock'> & Partial<Pick<AdminCore, 'outbox'>>, audit: AuditSink): UserAccessServiceDeps => ({ db: core.db, clock: core.clock, audit, outbox: core.outbox });
+export const operatorRoleServiceDeps = (core: Pick<AdminCore, 'db' | 'clock'>, audit: AuditSink): OperatorRoleServiceDeps => ({
+  db: core.db,
+  clock: core.clock,
+  audit,
+});
+export const userAccessServiceDeps = (core: Pick<AdminCore, 'db' | 'clock'> & Partial<Pick<AdminCore, 'outbox'>>, audit: AuditSink): UserAccessServiceDeps => ({
+  db: core.db,
+  clock: core.clock,
+  audit,
+  outbox: core.outbox,
+});
 export const resourceServerServiceDeps = (core: AdminCore, audit: AuditSink): ResourceServerServiceDeps => ({
   db: core.db,
   clock: core.clock,
@@ -58,7 +77,10 @@ export const identityProviderServiceDeps = (core: Pick<AdminCore, 'db' | 'clock'
   audit,
 });
 
-export const webhookServiceDeps = (core: Pick<AdminCore, 'db' | 'clock' | 'config' | 'outbound' | 'keyEncryptionKey'>, audit: AuditSink): WebhookServiceDeps => ({
+export const webhookServiceDeps = (
+  core: Pick<AdminCore, 'db' | 'clock' | 'config' | 'outbound' | 'keyEncryptionKey'>,
+  audit: AuditSink,
+): WebhookServiceDeps => ({
   db: core.db,
   clock: core.clock,
   config: core.config,

@@ -30,7 +30,12 @@ export interface OperatorAccess {
 
 const scopesOf = (role: Pick<OperatorRole, 'canWrite'> | undefined): string[] => (!role ? [] : role.canWrite ? ['admin:read', 'admin:write'] : ['admin:read']);
 
-export async function grantAdmin(deps: OperatorRoleServiceDeps, user: Pick<User, 'id' | 'username'>, options: { readOnly: boolean }, as: ActingAs): Promise<OperatorAccess> {
+export async function grantAdmin(
+  deps: OperatorRoleServiceDeps,
+  user: Pick<User, 'id' | 'username'>,
+  options: { readOnly: boolean },
+  as: ActingAs,
+): Promise<OperatorAccess> {
   return inTransaction(deps.db, async (tx) => {
     const role = { userId: user.id, canWrite: !options.readOnly, grantedAt: new Date(deps.clock.now()) };
     await operatorRolesRepository(tx).put(role);

@@ -65,7 +65,8 @@ function checkIdentifier(value: string): string {
   if (value.length > MAX_IDENTIFIER_LENGTH) throw new AdminRuleError('invalid', `must have at most ${MAX_IDENTIFIER_LENGTH} characters`, 'identifier');
   if (value.includes('#')) throw new AdminRuleError('invalid', 'must not have a fragment (RFC 8707 2)', 'identifier');
   const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw new AdminRuleError('invalid', 'must be https (http only on a loopback host)', 'identifier');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+    throw new AdminRuleError('invalid', 'must be https (http only on a loopback host)', 'identifier');
   return value;
 }
 
@@ -95,7 +96,11 @@ function checkScopes(scopes: readonly ResourceScopeInput[]): ResourceScopeInput[
 function checkAccessTokenTtl(value: number | null, ceiling: number): number | null {
   if (value === null) return null;
   if (!Number.isSafeInteger(value) || value < MIN_TTL || value > ceiling) {
-    throw new AdminRuleError('invalid', `must be a whole number of seconds between ${MIN_TTL} and ${ceiling} (ACCESS_TOKEN_TTL, the server-wide ceiling)`, 'access_token_ttl');
+    throw new AdminRuleError(
+      'invalid',
+      `must be a whole number of seconds between ${MIN_TTL} and ${ceiling} (ACCESS_TOKEN_TTL, the server-wide ceiling)`,
+      'access_token_ttl',
+    );
   }
   return value;
 }
@@ -134,7 +139,9 @@ const changeEvent = (type: AuditEventInput['type'], identifier: string, as: Acti
 function changedFields(before: ResourceServer, after: ResourceServer): string[] {
   const a = resourceServerView(before);
   const b = resourceServerView(after);
-  return Object.keys(b).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+  return Object.keys(b)
+    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+    .sort();
 }
 
 /**
@@ -149,21 +156,26 @@ export async function createResourceServerRecord(
 ): Promise<{ server: ResourceServer; secret: string }> {
   const id = checkIdentifier(identifier);
   // /userinfo's audience must mean /userinfo: a resource server under it would receive every openid token.
-  if (id === userinfoAudience(deps.config.ISSUER)) throw new AdminRuleError('invalid', 'is the UserInfo endpoint of this issuer, not a resource server', 'identifier');
+  if (id === userinfoAudience(deps.config.ISSUER))
+    throw new AdminRuleError('invalid', 'is the UserInfo endpoint of this issuer, not a resource server', 'identifier');
   const checked = checkInput(input, deps.config.ACCESS_TOKEN_TTL);
   const created = await inTransaction(deps.db, async (tx) => {
-    const { client, secret } = await createClient(clientsRepository(tx, deps.clock), {
-      name: `${checked.name} (resource server)`,
-      type: 'confidential',
-      authMethod: 'client_secret_basic',
-      redirectUris: [],
-      postLogoutRedirectUris: [],
-      grantTypes: [],
-      scopes: [],
-      jwks: null,
-      jwksUri: null,
-      idTokenSignedResponseAlg: 'RS256',
-    }, { skipConsent: false, ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}) });
+    const { client, secret } = await createClient(
+      clientsRepository(tx, deps.clock),
+      {
+        name: `${checked.name} (resource server)`,
+        type: 'confidential',
+        authMethod: 'client_secret_basic',
+        redirectUris: [],
+        postLogoutRedirectUris: [],
+        grantTypes: [],
+        scopes: [],
+        jwks: null,
+        jwksUri: null,
+        idTokenSignedResponseAlg: 'RS256',
+      },
+      { skipConsent: false, ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}) },
+    );
     const repository = resourceServersRepository(tx);
     const scopes = checked.scopes.map((s): ResourceScope => ({ ...s, claims: s.claims ?? {} }));
     if (!(await repository.create({ identifier: id, ...checked, scopes, operatorOnly: false, clientId: client.id }))) {
@@ -183,7 +195,10 @@ export async function findResourceServerRecord(deps: Pick<ResourceServerServiceD
   return server;
 }
 
-export function listResourceServerRecords(deps: Pick<ResourceServerServiceDeps, 'db'>, page: { after?: { createdAt: Date; identifier: string }; limit: number }): Promise<ResourceServer[]> {
+export function listResourceServerRecords(
+  deps: Pick<ResourceServerServiceDeps, 'db'>,
+  page: { after?: { createdAt: Date; identifier: string }; limit: number },
+): Promise<ResourceServer[]> {
   return resourceServersRepository(deps.db).page(page);
 }
 
@@ -208,7 +223,11 @@ export async function replaceResourceServerRecord(
       throw new AdminRuleError('invalid', 'an operator-only resource server never has offline access', 'offline_access');
     }
     if (isBuiltIn(deps.config, identifier) && JSON.stringify(before.scopes.map((s) => s.name)) !== JSON.stringify(checked.scopes.map((s) => s.name))) {
-      throw new AdminRuleError('invalid', 'the scope names of a built-in resource server are the ones its code checks; only their descriptions may change', 'scopes');
+      throw new AdminRuleError(
+        'invalid',
+        'the scope names of a built-in resource server are the ones its code checks; only their descriptions may change',
+        'scopes',
+      );
     }
     // A scope given without claims keeps its mapping (PUT/PATCH documents that only rename or describe).
     const scopes = checked.scopes.map((s): ResourceScope => ({ ...s, claims: s.claims ?? before.scopes.find((x) => x.name === s.name)?.claims ?? {} }));
@@ -224,11 +243,17 @@ export async function replaceResourceServerRecord(
 }
 
 /** Deletes a resource server and its introspection client; built-ins never (`conflict`: they are part of this server). */
-export async function deleteResourceServerRecord(deps: ResourceServerServiceDeps, identifier: string, expectedVersion: number | undefined, as: ActingAs): Promise<void> {
+export async function deleteResourceServerRecord(
+  deps: ResourceServerServiceDeps,
+  identifier: string,
+  expectedVersion: number | undefined,
+  as: ActingAs,
+): Promise<void> {
   if (isBuiltIn(deps.config, identifier)) throw new AdminRuleError('conflict', `${identifier} is built in and cannot be deleted`);
   const deleted = await inTransaction(deps.db, async (tx) => {
     const result = await resourceServersRepository(tx).deleteIfVersion(identifier, expectedVersion);
-    if (result === 'missing' || result === 'scope-taken') throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
+    if (result === 'missing' || result === 'scope-taken')
+      throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
     if (result === 'stale') throw new AdminRuleError('stale', 'the resource server changed since it was read');
     await deps.audit.emit(changeEvent('admin.resource_server.deleted', identifier, as), { tx });
     return result.written;

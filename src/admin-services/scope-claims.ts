@@ -22,7 +22,8 @@ export function parseClaimMapping(value: string): ClaimMapping {
   if (!match) throw new AdminRuleError('invalid', `expected SCOPE@ATTRIBUTE=access_token,id_token, got ${JSON.stringify(value.slice(0, 100))}`, 'claim');
   const targets = match[3]!.split(',').map((t) => t.trim());
   for (const target of targets) {
-    if (!(TARGETS as readonly string[]).includes(target)) throw new AdminRuleError('invalid', `${JSON.stringify(target.slice(0, 64))} is not a token: access_token or id_token`, 'claim');
+    if (!(TARGETS as readonly string[]).includes(target))
+      throw new AdminRuleError('invalid', `${JSON.stringify(target.slice(0, 64))} is not a token: access_token or id_token`, 'claim');
   }
   return { scope: match[1]!, attribute: match[2]!, targets: [...new Set(targets as ClaimTarget[])] };
 }
@@ -41,7 +42,8 @@ export function withClaimMappings(scopes: readonly ResourceScope[], mappings: re
     for (const target of mapping.targets) {
       const list = scope.claims[target] ?? [];
       if (list.includes(mapping.attribute)) throw new AdminRuleError('invalid', `${mapping.scope}@${mapping.attribute} is mapped into ${target} twice`, field);
-      if (list.length >= MAX_CLAIMS_PER_SCOPE) throw new AdminRuleError('invalid', `${mapping.scope} releases at most ${MAX_CLAIMS_PER_SCOPE} attributes per token`, field);
+      if (list.length >= MAX_CLAIMS_PER_SCOPE)
+        throw new AdminRuleError('invalid', `${mapping.scope} releases at most ${MAX_CLAIMS_PER_SCOPE} attributes per token`, field);
       scope.claims[target] = [...list, mapping.attribute];
     }
   }

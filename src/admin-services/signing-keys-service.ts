@@ -38,7 +38,14 @@ export async function rotateSigningKeys(deps: SigningKeyServiceDeps, algs: reado
     for (const alg of algs) {
       const key = await deps.keys.rotate(alg, signingKeysRepository(tx));
       await deps.audit.emit(
-        { type: 'signing_key.rotated', actor: as.actor, resource: 'signing-key', resourceId: key.kid, details: { alg: key.alg, activates_at: key.activates_at }, ...(as.traceId ? { traceId: as.traceId } : {}) },
+        {
+          type: 'signing_key.rotated',
+          actor: as.actor,
+          resource: 'signing-key',
+          resourceId: key.kid,
+          details: { alg: key.alg, activates_at: key.activates_at },
+          ...(as.traceId ? { traceId: as.traceId } : {}),
+        },
         { tx },
       );
       rotated.push(key);

@@ -3,5 +3,4 @@
 import type { Db } from '../storage/database.js';
 import { runTransaction } from '../storage/after-commit.js';
 
-export const inTransaction = <T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> =>
-  db.isTransaction ? work(db) : runTransaction(db, work);
+export const inTransaction = <T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> => (db.isTransaction ? work(db) : runTransaction(db, work));

@@ -67,9 +67,16 @@ export const sessionView = (s: AdminSession) => ({
   expires_at: s.expiresAt.toISOString(),
 });
 
-export const consentView = (c: AdminConsent) => ({ id: c.id, user_id: c.userId, client_id: c.clientId, scope: c.scopes.join(' '), granted_at: c.grantedAt.toISOString() });
+export const consentView = (c: AdminConsent) => ({
+  id: c.id,
+  user_id: c.userId,
+  client_id: c.clientId,
+  scope: c.scopes.join(' '),
+  granted_at: c.grantedAt.toISOString(),
+});
 
-export const listGrants = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, filter: OwnerFilter, page: PageAfter) => repository(deps).grants(owner(filter, 'user-or-client'), page);
+export const listGrants = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, filter: OwnerFilter, page: PageAfter) =>
+  repository(deps).grants(owner(filter, 'user-or-client'), page);
 
 export async function findGrant(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, id: string): Promise<GrantRecord> {
   const grant = await repository(deps).grant(id);
@@ -104,7 +111,8 @@ export async function endSession(deps: UserAccessServiceDeps, session: AdminSess
   });
 }
 
-export const listConsents = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, filter: OwnerFilter, page: PageAfter) => repository(deps).consents(owner(filter, 'user-or-client'), page);
+export const listConsents = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, filter: OwnerFilter, page: PageAfter) =>
+  repository(deps).consents(owner(filter, 'user-or-client'), page);
 
 export async function findConsent(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, id: string): Promise<AdminConsent> {
   const consent = await repository(deps).consent(id);

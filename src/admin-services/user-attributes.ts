@@ -68,7 +68,8 @@ function validateAttribute(name: string, value: unknown): string {
   if (nameProblem) throw nameProblem;
   if (value === null || value === undefined) throw new AdminRuleError('invalid', 'The value must not be null; delete the attribute instead', 'value');
   // JSON has no Infinity or NaN (JSON.parse reads 1e400 as Infinity): JSON.stringify would store null instead.
-  if (someLeaf(value, (leaf) => typeof leaf === 'number' && !Number.isFinite(leaf))) throw new AdminRuleError('invalid', 'The value must be JSON (numbers are finite)', 'value');
+  if (someLeaf(value, (leaf) => typeof leaf === 'number' && !Number.isFinite(leaf)))
+    throw new AdminRuleError('invalid', 'The value must be JSON (numbers are finite)', 'value');
   if (!['string', 'number', 'boolean', 'object'].includes(typeof value)) throw new AdminRuleError('invalid', 'The value must be JSON', 'value');
   if (tooDeep(value, 0)) throw new AdminRuleError('invalid', `The value nests arrays and objects more than ${MAX_ATTRIBUTE_DEPTH} deep`, 'value');
   const json = JSON.stringify(value);
@@ -76,7 +77,8 @@ function validateAttribute(name: string, value: unknown): string {
   // UTF-16 surrogate without its pair (in a key or a string).
   if (anyText(value, /\u0000/)) throw new AdminRuleError('invalid', 'The value must not contain the NUL character', 'value');
   if (anyText(value, /\p{Cs}/u)) throw new AdminRuleError('invalid', 'The value must be well-formed Unicode (a lone surrogate is not)', 'value');
-  if (Buffer.byteLength(json) > MAX_ATTRIBUTE_VALUE_BYTES) throw new AdminRuleError('invalid', `The value is longer than ${MAX_ATTRIBUTE_VALUE_BYTES} bytes as JSON`, 'value');
+  if (Buffer.byteLength(json) > MAX_ATTRIBUTE_VALUE_BYTES)
+    throw new AdminRuleError('invalid', `The value is longer than ${MAX_ATTRIBUTE_VALUE_BYTES} bytes as JSON`, 'value');
   return json;
 }
 
@@ -97,7 +99,11 @@ const MAX_REPORTED = 20;
  * and one removed may have any name. Problems name `attributes.NAME`. The caller writes the result in the
  * same conditional UPDATE as the rest of the user, against the version `current` was read at.
  */
-export async function checkedAttributes(db: Db, current: Readonly<Record<string, unknown>>, next: Readonly<Record<string, unknown>>): Promise<string | undefined> {
+export async function checkedAttributes(
+  db: Db,
+  current: Readonly<Record<string, unknown>>,
+  next: Readonly<Record<string, unknown>>,
+): Promise<string | undefined> {
   const changed = changedAttributeNames(current, next);
   if (changed.length === 0) return undefined;
   if (Object.keys(next).length > MAX_ATTRIBUTES) throw new AdminRuleError('invalid', `A user has at most ${MAX_ATTRIBUTES} attributes`, 'attributes');
@@ -126,7 +132,10 @@ export async function checkedAttributes(db: Db, current: Readonly<Record<string,
 export async function setUserAttribute(deps: UserAttributeDeps, userId: string, name: string, value: unknown, as: ActingAs): Promise<Record<string, unknown>> {
   const json = validateAttribute(name, value);
   return inTransaction(deps.db, async (tx) => {
-    const result = await userAttributesRepository(tx, deps.clock).set(userId, name, json, { maxCount: MAX_ATTRIBUTES, maxTotalBytes: MAX_ATTRIBUTES_TOTAL_BYTES });
+    const result = await userAttributesRepository(tx, deps.clock).set(userId, name, json, {
+      maxCount: MAX_ATTRIBUTES,
+      maxTotalBytes: MAX_ATTRIBUTES_TOTAL_BYTES,
+    });
     switch (result.outcome) {
       case 'set':
         await deps.audit.emit(userChangeEvent('admin.user.attribute_set', userId, as, [`attributes.${name}`]), { tx });

@@ -4,7 +4,13 @@ import type { AuditEventInput } from '../audit/audit-events.js';
 import type { ActingAs } from './clients-service.js';
 
 /** An admin change of a user: the user is both the resource and the subject. */
-export const userChangeEvent = (type: AuditEventInput['type'], userId: string, as: ActingAs, changedFields: readonly string[], details?: AuditEventInput['details']): AuditEventInput => ({
+export const userChangeEvent = (
+  type: AuditEventInput['type'],
+  userId: string,
+  as: ActingAs,
+  changedFields: readonly string[],
+  details?: AuditEventInput['details'],
+): AuditEventInput => ({
   type,
   actor: as.actor,
   resource: 'user',

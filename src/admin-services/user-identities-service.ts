@@ -46,6 +46,7 @@ export async function removeUserIdentity(deps: UserAccessServiceDeps, identity: 
       details: { provider: identity.provider?.slug ?? identity.providerId },
     },
   );
-  if (outcome === 'last_way_in') throw new AdminRuleError('conflict', 'This link is the user’s last way to sign in (no password, no passkey, no other link). Set a password first.');
+  if (outcome === 'last_way_in')
+    throw new AdminRuleError('conflict', 'This link is the user’s last way to sign in (no password, no passkey, no other link). Set a password first.');
   if (outcome !== 'unlinked') throw new AdminRuleError('not-found', `user ${identity.userId} has no link to ${identity.providerId}`);
 }

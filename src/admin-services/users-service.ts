@@ -82,16 +82,22 @@ function checkUsername(username: string): void {
 }
 
 export function checkPassword(password: string | undefined): string {
-  if (password === undefined || password.length < MIN_PASSWORD) throw new AdminRuleError('invalid', `must have at least ${MIN_PASSWORD} characters`, 'password');
+  if (password === undefined || password.length < MIN_PASSWORD)
+    throw new AdminRuleError('invalid', `must have at least ${MIN_PASSWORD} characters`, 'password');
   if (password.length > MAX_PASSWORD) throw new AdminRuleError('invalid', `must have at most ${MAX_PASSWORD} characters`, 'password');
   return password;
 }
 
 function verifiedFlags(current: User | undefined, fields: Pick<UserFields, 'email' | 'phone_number' | 'email_verified' | 'phone_number_verified'>) {
-  const outcome = verifiedAfterWrite('operator', current, { email: fields.email, phone_number: fields.phone_number }, {
-    email_verified: fields.email_verified,
-    phone_number_verified: fields.phone_number_verified,
-  });
+  const outcome = verifiedAfterWrite(
+    'operator',
+    current,
+    { email: fields.email, phone_number: fields.phone_number },
+    {
+      email_verified: fields.email_verified,
+      phone_number_verified: fields.phone_number_verified,
+    },
+  );
   if (outcome.errors.length > 0) throw new AdminFieldErrors(outcome.errors);
   return outcome.flags;
 }
@@ -125,7 +131,9 @@ export async function createUserRecord(deps: UserServiceDeps, fields: UserFields
     const attributesJson = fields.attributes === undefined ? undefined : await checkedAttributes(tx, {}, fields.attributes);
     const input = { username: fields.username, passwordHash, ...profileOf(fields, flags), ...(attributesJson !== undefined ? { attributesJson } : {}) };
     const user = await usersRepository(tx, deps.clock).create(input).catch(taken);
-    const set = Object.entries(fullView(user)).filter(([k, v]) => v !== null && v !== false && !['id', 'created_at', 'updated_at'].includes(k)).map(([k]) => k);
+    const set = Object.entries(fullView(user))
+      .filter(([k, v]) => v !== null && v !== false && !['id', 'created_at', 'updated_at'].includes(k))
+      .map(([k]) => k);
     await deps.audit.emit(userChangeEvent('admin.user.created', user.id, as, [...set, ...attributeFields({}, user.attributes), 'password'].sort()), { tx });
     return user;
   });
@@ -182,13 +190,17 @@ export async function updateUserRecord(deps: UserServiceDeps, current: User, fie
     };
     const written = await usersRepository(tx, deps.clock).update(current.id, changes, version).catch(taken);
     if (written) {
-      const changed = [...changedFields(fullView(current), fullView(written)), ...(attributesJson !== undefined ? attributeFields(current.attributes, written.attributes) : [])];
+      const changed = [
+        ...changedFields(fullView(current), fullView(written)),
+        ...(attributesJson !== undefined ? attributeFields(current.attributes, written.attributes) : []),
+      ];
       await deps.audit.emit(userChangeEvent('admin.user.updated', current.id, as, changed.sort()), { tx });
     }
     return written;
   });
   if (updated) return updated;
-  if (version !== undefined && (await usersRepository(deps.db, deps.clock).findById(current.id))) throw new AdminRuleError('stale', 'the user changed since it was read');
+  if (version !== undefined && (await usersRepository(deps.db, deps.clock).findById(current.id)))
+    throw new AdminRuleError('stale', 'the user changed since it was read');
   throw new AdminRuleError('not-found', `no user ${current.id}`);
 }
 
@@ -215,10 +227,12 @@ export async function setUserPassword(deps: UserServiceDeps, id: string, passwor
     password: checked,
     authority: { by: 'operator' },
     ...(expectedVersion !== undefined ? { expectedVersion } : {}),
-    onChanged: (tx) => deps.audit.emit(userChangeEvent('admin.user.password_set', id, as, ['password'], { sessions_ended: true, refresh_tokens_revoked: true }), { tx }),
+    onChanged: (tx) =>
+      deps.audit.emit(userChangeEvent('admin.user.password_set', id, as, ['password'], { sessions_ended: true, refresh_tokens_revoked: true }), { tx }),
   });
   if (changed) return changed;
-  if (expectedVersion !== undefined && (await usersRepository(deps.db, deps.clock).findById(id))) throw new AdminRuleError('stale', 'the user changed since it was read');
+  if (expectedVersion !== undefined && (await usersRepository(deps.db, deps.clock).findById(id)))
+    throw new AdminRuleError('stale', 'the user changed since it was read');
   throw new AdminRuleError('not-found', `no user ${id}`);
 }
 
@@ -241,7 +255,8 @@ export async function deleteUserRecord(deps: UserServiceDeps, id: string, as: Ac
     });
   } catch (error) {
     // A foreign key from records the user owns (orders, payments): those are not the operator's to erase here.
-    if ((error as { code?: string })?.code === '23503') throw new AdminRuleError('conflict', `user ${id} still owns records (orders, payments) that must be removed first`);
+    if ((error as { code?: string })?.code === '23503')
+      throw new AdminRuleError('conflict', `user ${id} still owns records (orders, payments) that must be removed first`);
     throw error;
   }
 }
@@ -253,7 +268,11 @@ export async function deleteUserRecord(deps: UserServiceDeps, id: string, as: Ac
  * would otherwise keep minting mfa tokens (docs/second-factors.md, docs/security/tokens-and-operator-views.md).
  * Grants from password-only sign-ins stay: the factors played no part in them.
  */
-export async function resetSecondFactors(deps: UserServiceDeps, user: Pick<User, 'id'>, as: ActingAs): Promise<{ sessionsEnded: number; grantsRevoked: number }> {
+export async function resetSecondFactors(
+  deps: UserServiceDeps,
+  user: Pick<User, 'id'>,
+  as: ActingAs,
+): Promise<{ sessionsEnded: number; grantsRevoked: number }> {
   return inTransaction(deps.db, async (tx) => {
     await secondFactorsRepository(tx, deps.clock).removeAll(user.id);
     await passkeysRepository(tx, deps.clock).removeAll(user.id);

@@ -63,20 +63,31 @@ export async function checkReceiverUrl(url: string, policy: OutboundPolicy, fiel
   } catch (error) {
     if (!(error instanceof OutboundRefused)) throw error;
     if (error.code !== 'resolution_failed') {
-      throw new AdminRuleError('invalid', `${error.message}${error.code === 'address_refused' ? ' (internal receivers must be listed in WEBHOOK_ALLOWED_HOSTS)' : ''}`, field);
+      throw new AdminRuleError(
+        'invalid',
+        `${error.message}${error.code === 'address_refused' ? ' (internal receivers must be listed in WEBHOOK_ALLOWED_HOSTS)' : ''}`,
+        field,
+      );
     }
   }
   return url;
 }
 
 async function checkInput(deps: WebhookServiceDeps, input: WebhookInput, current?: WebhookEndpoint): Promise<WebhookEndpointChanges> {
-  if (!NAME.test(input.name)) throw new AdminRuleError('invalid', 'must be 1-63 lower-case letters, digits and hyphens, starting with a letter or digit', 'name', input.name.slice(0, 64));
+  if (!NAME.test(input.name))
+    throw new AdminRuleError(
+      'invalid',
+      'must be 1-63 lower-case letters, digits and hyphens, starting with a letter or digit',
+      'name',
+      input.name.slice(0, 64),
+    );
   const url = current && current.url === input.url ? input.url : await checkReceiverUrl(input.url, webhookPolicy(deps), 'url');
   const description = (input.description ?? '').trim();
   if (description.length > MAX_DESCRIPTION) throw new AdminRuleError('invalid', `must have at most ${MAX_DESCRIPTION} characters`, 'description');
   const eventTypes = [...new Set(input.eventTypes ?? [])];
   for (const type of eventTypes) {
-    if (!isWebhookEventType(type)) throw new AdminRuleError('invalid', `is not an event type (one of ${WEBHOOK_EVENT_TYPES.join(', ')})`, 'event_types', type.slice(0, 64));
+    if (!isWebhookEventType(type))
+      throw new AdminRuleError('invalid', `is not an event type (one of ${WEBHOOK_EVENT_TYPES.join(', ')})`, 'event_types', type.slice(0, 64));
   }
   return { name: input.name, url, description, eventTypes: eventTypes.sort(), enabled: input.enabled ?? true };
 }
@@ -88,7 +99,8 @@ function checkSecret(secret: string, field: string): string {
 
 /** The representation both faces show: never a secret, only when the previous one stops being signed with. */
 export function webhookView(e: WebhookEndpoint, now: number): Record<string, unknown> {
-  const graceUntil = e.sealedPreviousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt.getTime() > now ? e.previousSecretExpiresAt.toISOString() : null;
+  const graceUntil =
+    e.sealedPreviousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt.getTime() > now ? e.previousSecretExpiresAt.toISOString() : null;
   return {
     id: e.id,
     name: e.name,
@@ -102,7 +114,13 @@ export function webhookView(e: WebhookEndpoint, now: number): Record<string, unk
   };
 }
 
-const changeEvent = (type: AuditEventInput['type'], endpoint: Pick<WebhookEndpoint, 'id'>, as: ActingAs, changedFields: readonly string[] = [], details?: AuditEventInput['details']): AuditEventInput => ({
+const changeEvent = (
+  type: AuditEventInput['type'],
+  endpoint: Pick<WebhookEndpoint, 'id'>,
+  as: ActingAs,
+  changedFields: readonly string[] = [],
+  details?: AuditEventInput['details'],
+): AuditEventInput => ({
   type,
   actor: as.actor,
   resource: 'webhook',
@@ -120,7 +138,8 @@ export async function findWebhookRecord(deps: Pick<WebhookServiceDeps, 'db'>, id
   return endpoint;
 }
 
-export const listWebhookRecords = (deps: Pick<WebhookServiceDeps, 'db'>, page: { after?: { createdAt: Date; id: string }; limit: number }) => webhookEndpointsRepository(deps.db).page(page);
+export const listWebhookRecords = (deps: Pick<WebhookServiceDeps, 'db'>, page: { after?: { createdAt: Date; id: string }; limit: number }) =>
+  webhookEndpointsRepository(deps.db).page(page);
 
 /**
  * Registers an endpoint with a new secret (returned once), or with `secret` (`apply`, from the environment
@@ -136,7 +155,13 @@ export async function createWebhookRecord(
   const id = `wh_${randomBytes(12).toString('base64url')}`;
   const encryption = keyEncryption(deps.keyEncryptionKey);
   return inTransaction(deps.db, async (tx) => {
-    const created = await webhookEndpointsRepository(tx).create({ ...checked, id, sealedSecret: sealWebhookSecret(encryption, id, secret), secretEnv: input.secretEnv ?? null, now: new Date(deps.clock.now()) });
+    const created = await webhookEndpointsRepository(tx).create({
+      ...checked,
+      id,
+      sealedSecret: sealWebhookSecret(encryption, id, secret),
+      secretEnv: input.secretEnv ?? null,
+      now: new Date(deps.clock.now()),
+    });
     if (created === 'name-taken') throw new AdminRuleError('conflict', `a webhook endpoint named ${checked.name} exists`);
     await deps.audit.emit(changeEvent('admin.webhook.created', created, as, ['name', 'url', 'description', 'event_types', 'enabled', 'secret']), { tx });
     return { endpoint: created, secret };
@@ -144,7 +169,13 @@ export async function createWebhookRecord(
 }
 
 /** Replaces the settings, only while the endpoint is at `expectedVersion` (any when undefined: the CLI, `apply`). */
-export async function updateWebhookRecord(deps: WebhookServiceDeps, current: WebhookEndpoint, input: WebhookInput, expectedVersion: number | undefined, as: ActingAs): Promise<WebhookEndpoint> {
+export async function updateWebhookRecord(
+  deps: WebhookServiceDeps,
+  current: WebhookEndpoint,
+  input: WebhookInput,
+  expectedVersion: number | undefined,
+  as: ActingAs,
+): Promise<WebhookEndpoint> {
   const checked = await checkInput(deps, input, current);
   return inTransaction(deps.db, async (tx) => {
     const result = await webhookEndpointsRepository(tx).updateIfVersion(current.id, checked, expectedVersion, new Date(deps.clock.now()));
@@ -172,7 +203,8 @@ export async function rotateWebhookSecret(
   as: ActingAs,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const grace = options.graceSeconds ?? DEFAULT_GRACE_SECONDS;
-  if (!Number.isSafeInteger(grace) || grace < 0 || grace > MAX_GRACE_SECONDS) throw new AdminRuleError('invalid', `must be a whole number of seconds between 0 and ${MAX_GRACE_SECONDS}`, 'grace_period');
+  if (!Number.isSafeInteger(grace) || grace < 0 || grace > MAX_GRACE_SECONDS)
+    throw new AdminRuleError('invalid', `must be a whole number of seconds between 0 and ${MAX_GRACE_SECONDS}`, 'grace_period');
   const secret = options.secret !== undefined ? checkSecret(options.secret, 'secret_env') : newWebhookSecret();
   const encryption = keyEncryption(deps.keyEncryptionKey);
   const now = deps.clock.now();
@@ -197,7 +229,12 @@ export async function rotateWebhookSecret(
 }
 
 /** Deletes it; its undelivered messages become dead letters at their next attempt (the channel finds no endpoint). */
-export async function deleteWebhookRecord(deps: WebhookServiceDeps, current: WebhookEndpoint, expectedVersion: number | undefined, as: ActingAs): Promise<void> {
+export async function deleteWebhookRecord(
+  deps: WebhookServiceDeps,
+  current: WebhookEndpoint,
+  expectedVersion: number | undefined,
+  as: ActingAs,
+): Promise<void> {
   await inTransaction(deps.db, async (tx) => {
     const result = await webhookEndpointsRepository(tx).deleteIfVersion(current.id, expectedVersion);
     if (result === 'missing') throw notFound(current.id);
@@ -207,17 +244,29 @@ export async function deleteWebhookRecord(deps: WebhookServiceDeps, current: Web
 }
 
 /** An endpoint's deliveries (the outbox's `webhook` messages addressed to it), newest first. */
-export function listWebhookDeliveries(deps: Pick<WebhookServiceDeps, 'db'>, endpoint: Pick<WebhookEndpoint, 'id'>, filter: { state?: OutboxState }, page: { before?: { createdAt: Date; id: string }; limit: number }): Promise<OutboxMessageView[]> {
+export function listWebhookDeliveries(
+  deps: Pick<WebhookServiceDeps, 'db'>,
+  endpoint: Pick<WebhookEndpoint, 'id'>,
+  filter: { state?: OutboxState },
+  page: { before?: { createdAt: Date; id: string }; limit: number },
+): Promise<OutboxMessageView[]> {
   return outboxRepository(deps.db).page({ channel: WEBHOOK_CHANNEL, recipient: endpoint.id, ...filter }, page);
 }
 
 /** Makes a dead letter of this endpoint due again with a fresh attempt budget; the same webhook-id, so a receiver that did get it can tell. */
-export async function redeliverWebhook(deps: WebhookServiceDeps, endpoint: Pick<WebhookEndpoint, 'id'>, messageId: string, as: ActingAs): Promise<OutboxMessageView> {
+export async function redeliverWebhook(
+  deps: WebhookServiceDeps,
+  endpoint: Pick<WebhookEndpoint, 'id'>,
+  messageId: string,
+  as: ActingAs,
+): Promise<OutboxMessageView> {
   return inTransaction(deps.db, async (tx) => {
     const outbox = outboxRepository(tx);
     const message = await outbox.find(messageId);
-    if (!message || message.channel !== WEBHOOK_CHANNEL || message.recipient !== endpoint.id) throw new AdminRuleError('not-found', `no delivery ${JSON.stringify(messageId.slice(0, 100))} of this endpoint`);
-    if (!(await outbox.redeliver(messageId, WEBHOOK_CHANNEL, new Date(deps.clock.now())))) throw new AdminRuleError('conflict', `delivery ${messageId} is ${message.state}; only a dead letter is redelivered`);
+    if (!message || message.channel !== WEBHOOK_CHANNEL || message.recipient !== endpoint.id)
+      throw new AdminRuleError('not-found', `no delivery ${JSON.stringify(messageId.slice(0, 100))} of this endpoint`);
+    if (!(await outbox.redeliver(messageId, WEBHOOK_CHANNEL, new Date(deps.clock.now()))))
+      throw new AdminRuleError('conflict', `delivery ${messageId} is ${message.state}; only a dead letter is redelivered`);
     await deps.audit.emit(changeEvent('admin.webhook.redelivered', endpoint, as, [], { message_id: messageId }), { tx });
     return (await outbox.find(messageId))!;
   });

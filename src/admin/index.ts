@@ -9,7 +9,16 @@ import { installApiConventions } from '../resource-server/conventions.js';
 import { collectOptionsRoutes } from '../resource-server/options-route.js';
 import { limitPerSubject } from '../resource-server/subject-limit.js';
 import { adminAudience } from '../scopes.js';
-import { clientServiceDeps, coreAuditSink, identityProviderServiceDeps, resourceServerServiceDeps, signingKeyServiceDeps, userAccessServiceDeps, userServiceDeps, webhookServiceDeps } from '../admin-services/index.js';
+import {
+  clientServiceDeps,
+  coreAuditSink,
+  identityProviderServiceDeps,
+  resourceServerServiceDeps,
+  signingKeyServiceDeps,
+  userAccessServiceDeps,
+  userServiceDeps,
+  webhookServiceDeps,
+} from '../admin-services/index.js';
 import { adminClientsRoutes } from './clients/index.js';
 import { auditEventsRoutes } from './audit-events/index.js';
 import { adminOutboxRoutes } from './outbox/index.js';
@@ -32,7 +41,9 @@ export async function adminApi(app: FastifyInstance, { services: core }: { servi
   installApiConventions(app, resourceServerAuth({ ...core, revocations: core.revocationFeed }, { audience: adminAudience(core.config.ISSUER) }));
   limitPerSubject(app, core.rateLimits);
   const audit = coreAuditSink(core);
-  core.jobs.every('audit-purge', AUDIT_PURGE_INTERVAL_MS, () => purgeExpiredAuditEvents({ db: core.db, clock: core.clock, retentionSeconds: core.config.AUDIT_RETENTION }));
+  core.jobs.every('audit-purge', AUDIT_PURGE_INTERVAL_MS, () =>
+    purgeExpiredAuditEvents({ db: core.db, clock: core.clock, retentionSeconds: core.config.AUDIT_RETENTION }),
+  );
   core.jobs.every('account-tokens-purge', INVITATION_PURGE_INTERVAL_MS, () => purgeOldAccountTokens(core));
   const registerOptionsRoutes = collectOptionsRoutes(app);
   await app.register(adminClientsRoutes, { core, services: clientServiceDeps(core, audit) });
@@ -41,7 +52,8 @@ export async function adminApi(app: FastifyInstance, { services: core }: { servi
   await app.register(adminUsersRoutes, { core, services: userServiceDeps(core, audit) });
   await app.register(adminInvitationsRoutes, { core, services: invitationDeps({ ...core, audit }) });
   await app.register(adminSigningKeysRoutes, { core, services: signingKeyServiceDeps(core, audit) });
-  for (const routes of [adminGrantsRoutes, adminSessionsRoutes, adminConsentsRoutes]) await app.register(routes, { core, services: userAccessServiceDeps(core, audit) });
+  for (const routes of [adminGrantsRoutes, adminSessionsRoutes, adminConsentsRoutes])
+    await app.register(routes, { core, services: userAccessServiceDeps(core, audit) });
   await app.register(adminResourceServersRoutes, { core, services: resourceServerServiceDeps(core, audit) });
   await app.register(adminIdentityProvidersRoutes, { core, services: identityProviderServiceDeps(core, audit) });
   await app.register(adminWebhooksRoutes, { core, services: webhookServiceDeps(core, audit) });

@@ -13,7 +13,9 @@ function asProblem(error: unknown, resource: string): unknown {
   if (!(error instanceof AdminRuleError)) return error;
   switch (error.code) {
     case 'invalid':
-      return validationFailed([{ field: error.field ?? '', message: error.value !== undefined ? `${JSON.stringify(error.value)} ${error.message}` : error.message }]);
+      return validationFailed([
+        { field: error.field ?? '', message: error.value !== undefined ? `${JSON.stringify(error.value)} ${error.message}` : error.message },
+      ]);
     case 'not-found':
       return new ProblemError('not-found', `No such ${resource}.`);
     case 'stale':

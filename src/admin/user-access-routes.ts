@@ -44,7 +44,9 @@ export function userAccessRoutes<Row>(parent: FastifyInstance, core: AdminCore &
   // query parameters (a conditional spread would make TypeBox infer them as required).
   const owners = {
     ...(resource.owners.includes('user_id') ? { user_id: Type.Optional(Type.String({ maxLength: 200, description: 'The user whose ones to list' })) } : {}),
-    ...(resource.owners.includes('client_id') ? { client_id: Type.Optional(Type.String({ maxLength: 200, description: 'The client whose ones to list' })) } : {}),
+    ...(resource.owners.includes('client_id')
+      ? { client_id: Type.Optional(Type.String({ maxLength: 200, description: 'The client whose ones to list' })) }
+      : {}),
   } as { user_id: TOptional<TString>; client_id: TOptional<TString> };
   const Query = Type.Object(
     {
@@ -61,7 +63,13 @@ export function userAccessRoutes<Row>(parent: FastifyInstance, core: AdminCore &
   const find = (id: string) => asProblems(resource.singular, () => resource.find(id));
 
   app.get(`/${resource.path}`, {
-    schema: { tags, summary: resource.summaries.list, operationId: `adminList${resource.operation}s`, querystring: Query, response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) } },
+    schema: {
+      tags,
+      summary: resource.summaries.list,
+      operationId: `adminList${resource.operation}s`,
+      querystring: Query,
+      response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const { user_id: userId, client_id: clientId } = request.query;
@@ -74,12 +82,26 @@ export function userAccessRoutes<Row>(parent: FastifyInstance, core: AdminCore &
       const page = parsePageQuery(request.query, { codec: cursors, scope });
       const after = page.style === 'cursor' ? page.after : undefined;
       const rows = await asProblems(resource.singular, () => resource.list(filter, { ...(after ? { after } : {}), limit: page.limit + 1 }));
-      return sendPage(reply, pagedResponse(rows, page, { requestUrl: new URL(request.url, core.config.ISSUER), position: resource.position, represent: resource.represent, cursors: { codec: cursors, scope } }));
+      return sendPage(
+        reply,
+        pagedResponse(rows, page, {
+          requestUrl: new URL(request.url, core.config.ISSUER),
+          position: resource.position,
+          represent: resource.represent,
+          cursors: { codec: cursors, scope },
+        }),
+      );
     },
   });
 
   app.get(`/${resource.path}/:id`, {
-    schema: { tags, summary: resource.summaries.read, operationId: `adminGet${resource.operation}`, params: Id, response: { 200: resource.schema, ...notModified, ...problemResponses(401, 403, 404, 406) } },
+    schema: {
+      tags,
+      summary: resource.summaries.read,
+      operationId: `adminGet${resource.operation}`,
+      params: Id,
+      response: { 200: resource.schema, ...notModified, ...problemResponses(401, 403, 404, 406) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const row = await find(request.params.id);
@@ -90,7 +112,13 @@ export function userAccessRoutes<Row>(parent: FastifyInstance, core: AdminCore &
   });
 
   app.delete(`/${resource.path}/:id`, {
-    schema: { tags, summary: resource.summaries.delete, operationId: `adminDelete${resource.operation}`, params: Id, response: { 204: Type.Null({ description: 'Ended' }), ...problemResponses(401, 403, 404, 412, 428) } },
+    schema: {
+      tags,
+      summary: resource.summaries.delete,
+      operationId: `adminDelete${resource.operation}`,
+      params: Id,
+      response: { 204: Type.Null({ description: 'Ended' }), ...problemResponses(401, 403, 404, 412, 428) },
+    },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
       requireIfMatch(request);

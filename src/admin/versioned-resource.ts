@@ -24,7 +24,15 @@ import { ProblemError } from '../http/errors.js';
 import { idempotencyKeyHeader, type Idempotency } from '../http/idempotency/index.js';
 import { MERGE_PATCH } from '../http/json-body.js';
 import { notModified, problemResponses } from '../http/openapi-schemas.js';
-import { pagedResponse, pageQueryProperties, parsePageQuery, sendPage, type CursorCodec, type CursorPosition, type PageQuery } from '../http/pagination/index.js';
+import {
+  pagedResponse,
+  pageQueryProperties,
+  parsePageQuery,
+  sendPage,
+  type CursorCodec,
+  type CursorPosition,
+  type PageQuery,
+} from '../http/pagination/index.js';
 import { requireScope } from '../resource-server/auth/index.js';
 import type { Db } from '../storage/database.js';
 import type { ActingAs } from '../admin-services/clients-service.js';
@@ -108,11 +116,14 @@ export interface ResourceDeps {
 
 type Params = { Params: { id: string } };
 
-export function versionedResource<Row, Item extends TSchema, Query extends TProperties = Record<never, never>, Create extends TSchema = TSchema, Replace extends TSchema = TSchema, Input = unknown>(
-  app: FastifyInstance,
-  core: ResourceDeps,
-  resource: VersionedResource<Row, Item, Query, Create, Replace, Input>,
-): ResourceRoutes<Row> {
+export function versionedResource<
+  Row,
+  Item extends TSchema,
+  Query extends TProperties = Record<never, never>,
+  Create extends TSchema = TSchema,
+  Replace extends TSchema = TSchema,
+  Input = unknown,
+>(app: FastifyInstance, core: ResourceDeps, resource: VersionedResource<Row, Item, Query, Create, Replace, Input>): ResourceRoutes<Row> {
   const { path, name, operation, schema } = resource;
   const tags = [resource.tag ?? `admin: ${path}`];
   const params = Type.Object({ id: resource.id ?? Type.String({ maxLength: 200 }) });
@@ -133,14 +144,21 @@ export function versionedResource<Row, Item extends TSchema, Query extends TProp
   if (create) {
     app.post<{ Body: Static<Create> }>(collection, {
       schema: {
-        tags, summary: create.summary, operationId: `adminCreate${operation}`, body: create.body,
-        headers: idempotencyKeyHeader(true), response: { 201: create.response ?? schema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
+        tags,
+        summary: create.summary,
+        operationId: `adminCreate${operation}`,
+        body: create.body,
+        headers: idempotencyKeyHeader(true),
+        response: { 201: create.response ?? schema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
       },
       preHandler: requireScope(ADMIN_WRITE),
       ...core.idempotency.route<{ Body: Static<Create> }>({ required: true }, async (request, tx) => {
         const { row, once } = await asProblems(name, () => create.run(request.body, tx, actingAs(request)));
         const body = resource.represent(row);
-        const headers = { location: `${core.config.ISSUER}${app.prefix}/${path}/${encodeURIComponent(resource.idOf(row))}`, etag: resource.validators(row).etag };
+        const headers = {
+          location: `${core.config.ISSUER}${app.prefix}/${path}/${encodeURIComponent(resource.idOf(row))}`,
+          etag: resource.validators(row).etag,
+        };
         return once === undefined ? { status: 201, headers, body } : { status: 201, headers, body: { ...(body as object), ...once }, replayBody: body };
       }),
     });
@@ -148,13 +166,22 @@ export function versionedResource<Row, Item extends TSchema, Query extends TProp
 
   const { list } = resource;
   if (list) {
-    const query = Type.Object({ limit: pageQueryProperties.limit, cursor: pageQueryProperties.cursor, ...(list.query as TProperties | undefined) }, { additionalProperties: false });
+    const query = Type.Object(
+      { limit: pageQueryProperties.limit, cursor: pageQueryProperties.cursor, ...(list.query as TProperties | undefined) },
+      { additionalProperties: false },
+    );
     const page = Type.Object({
       data: Type.Array(schema),
       pagination: Type.Object({ limit: Type.Integer(), next_cursor: Type.Union([Type.String(), Type.Null()]), has_more: Type.Boolean() }),
     });
     app.get<{ Querystring: PageQuery }>(collection, {
-      schema: { tags, summary: list.summary, operationId: `adminList${operation}s`, querystring: query, response: { 200: page, ...problemResponses(400, 401, 403, 406, 422) } },
+      schema: {
+        tags,
+        summary: list.summary,
+        operationId: `adminList${operation}s`,
+        querystring: query,
+        response: { 200: page, ...problemResponses(400, 401, 403, 406, 422) },
+      },
       preHandler: requireScope(ADMIN_READ),
       handler: async (request, reply) => {
         const filters = request.query as Static<TObject<Query>>; // the schema above validated them
@@ -162,18 +189,27 @@ export function versionedResource<Row, Item extends TSchema, Query extends TProp
         const pageRequest = parsePageQuery(request.query, { codec: core.cursors, scope });
         const after = pageRequest.style === 'cursor' ? pageRequest.after : undefined;
         const rows = await asProblems(name, () => list.rows(filters, { ...(after ? { after } : {}), limit: pageRequest.limit + 1 }));
-        return sendPage(reply, pagedResponse(rows, pageRequest, {
-          requestUrl: new URL(request.url, core.config.ISSUER),
-          position: list.position,
-          represent: resource.represent,
-          cursors: { codec: core.cursors, scope },
-        }));
+        return sendPage(
+          reply,
+          pagedResponse(rows, pageRequest, {
+            requestUrl: new URL(request.url, core.config.ISSUER),
+            position: list.position,
+            represent: resource.represent,
+            cursors: { codec: core.cursors, scope },
+          }),
+        );
       },
     });
   }
 
   app.get<Params>(member, {
-    schema: { tags, summary: resource.readSummary ?? `Read a ${name} (strong ETag)`, operationId: `adminGet${operation}`, params, response: { 200: schema, ...notModified, ...problemResponses(401, 403, 404, 406) } },
+    schema: {
+      tags,
+      summary: resource.readSummary ?? `Read a ${name} (strong ETag)`,
+      operationId: `adminGet${operation}`,
+      params,
+      response: { 200: schema, ...notModified, ...problemResponses(401, 403, 404, 406) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const row = await find(request.params.id);
@@ -201,8 +237,12 @@ export function versionedResource<Row, Item extends TSchema, Query extends TProp
     });
     app.patch<Params & { Body: unknown }>(member, {
       schema: {
-        tags, summary: update.summaries.patch, operationId: `adminPatch${operation}`, params,
-        body: { content: { [MERGE_PATCH]: { schema: Type.Object({}, { additionalProperties: true }) } } }, response,
+        tags,
+        summary: update.summaries.patch,
+        operationId: `adminPatch${operation}`,
+        params,
+        body: { content: { [MERGE_PATCH]: { schema: Type.Object({}, { additionalProperties: true }) } } },
+        response,
       },
       config: { bodyMediaTypes: [MERGE_PATCH] },
       preHandler: requireScope(ADMIN_WRITE),
@@ -217,7 +257,10 @@ export function versionedResource<Row, Item extends TSchema, Query extends TProp
   if (remove) {
     app.delete<Params>(member, {
       schema: {
-        tags, summary: remove.summary, operationId: `adminDelete${operation}`, params,
+        tags,
+        summary: remove.summary,
+        operationId: `adminDelete${operation}`,
+        params,
         response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, ...conflict, 412, 428) },
       },
       preHandler: requireScope(ADMIN_WRITE),

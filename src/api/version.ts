@@ -14,7 +14,10 @@ import { reportsRoutes, type ReportsServices } from './reports/index.js';
 
 /** What one version of the API uses: the resources' slices and the shared conventions'. */
 export type ApiServices = Pick<ApiDeps, 'config' | 'clock' | 'rateLimits' | 'resourceAuth'> &
-  UsersServices & OrdersServices & PaymentsServices & ReportsServices;
+  UsersServices &
+  OrdersServices &
+  PaymentsServices &
+  ReportsServices;
 
 export interface ApiVersionOptions {
   version: string;

@@ -33,13 +33,17 @@ export function auditSink(deps: { clock: Clock; subscribers: readonly AuditSubsc
 }
 
 /** Appends to audit_events, through the caller's transaction when there is one. */
-export const databaseSubscriber = (db: Db): AuditSubscriber => (event, { tx }) => auditEventsRepository(tx ?? db).append(event);
+export const databaseSubscriber =
+  (db: Db): AuditSubscriber =>
+  (event, { tx }) =>
+    auditEventsRepository(tx ?? db).append(event);
 
 /** One JSON line per event under the `audit` key (the logger adds time and level), after the caller's transaction commits. */
-export const logSubscriber = (log: { info(object: object, message: string): void }): AuditSubscriber => (event, { tx }) => {
-  const line = { audit: { ...event, occurredAt: event.occurredAt.toISOString() } };
-  const write = () => log.info(line, 'audit event');
-  if (tx) afterCommit(tx, write);
-  else write();
-};
-
+export const logSubscriber =
+  (log: { info(object: object, message: string): void }): AuditSubscriber =>
+  (event, { tx }) => {
+    const line = { audit: { ...event, occurredAt: event.occurredAt.toISOString() } };
+    const write = () => log.info(line, 'audit event');
+    if (tx) afterCommit(tx, write);
+    else write();
+  };

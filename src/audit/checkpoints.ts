@@ -53,7 +53,13 @@ export function writeCheckpoint(deps: CheckpointDeps, { minIntervalMs }: { minIn
     const checkpoint: Checkpoint = { seq: head.headSeq, hash: head.headHash, issuedAt: new Date(now), jws };
     await chain.insertCheckpoint(checkpoint);
     await deps.audit.emit(
-      { type: 'audit.checkpoint', actor: { kind: 'system' }, resource: 'audit-checkpoint', resourceId: String(checkpoint.seq), details: { seq: checkpoint.seq, hash: claims.hash, jws } },
+      {
+        type: 'audit.checkpoint',
+        actor: { kind: 'system' },
+        resource: 'audit-checkpoint',
+        resourceId: String(checkpoint.seq),
+        details: { seq: checkpoint.seq, hash: claims.hash, jws },
+      },
       { tx },
     );
     return checkpoint;

@@ -41,7 +41,9 @@ async function startOf(db: Db, chain: AuditChainRepository, state: ChainState, i
   if (from === undefined) {
     if (state.anchorCheckpoint === null) {
       if (state.anchorSeq === 0 && GENESIS_HASH.equals(state.anchorHash)) return { seq: 0, hash: GENESIS_HASH, source: 'genesis' };
-      return { broken: { seq: state.anchorSeq, reason: 'anchor', message: 'the chain does not begin at the genesis link and names no checkpoint it was purged up to' } };
+      return {
+        broken: { seq: state.anchorSeq, reason: 'anchor', message: 'the chain does not begin at the genesis link and names no checkpoint it was purged up to' },
+      };
     }
     const anchor = await verifyCheckpoint(db, state.anchorCheckpoint, issuer);
     if (!anchor.ok) return { broken: { seq: state.anchorSeq, reason: 'anchor', message: `the retention anchor's checkpoint: ${anchor.reason}` } };
@@ -57,7 +59,9 @@ async function startOf(db: Db, chain: AuditChainRepository, state: ChainState, i
   const { seq } = checkpoint.claims;
   const hash = Buffer.from(checkpoint.claims.hash, 'base64url');
   if (seq < state.anchorSeq) {
-    return { broken: { seq, reason: 'missing', message: `the log now begins after position ${state.anchorSeq} (retention); the checkpoint at ${seq} is older` } };
+    return {
+      broken: { seq, reason: 'missing', message: `the log now begins after position ${state.anchorSeq} (retention); the checkpoint at ${seq} is older` },
+    };
   }
   if (seq === state.anchorSeq && !hash.equals(state.anchorHash)) {
     return { broken: { seq, reason: 'checkpoint-mismatch', message: `the stored anchor at position ${seq} does not match the checkpoint given` } };
@@ -65,7 +69,10 @@ async function startOf(db: Db, chain: AuditChainRepository, state: ChainState, i
   if (seq > state.anchorSeq) {
     const [row] = await chain.links(seq - 1, 1);
     if (!row || row.chain_seq !== seq) return { broken: { seq, reason: 'missing', message: `link ${seq}, the checkpoint's own, is missing` } };
-    if (!row.chain_hash.equals(hash)) return { broken: { seq, id: row.id, reason: 'checkpoint-mismatch', message: `link ${seq} (event ${row.id}) does not carry the hash the checkpoint signed` } };
+    if (!row.chain_hash.equals(hash))
+      return {
+        broken: { seq, id: row.id, reason: 'checkpoint-mismatch', message: `link ${seq} (event ${row.id}) does not carry the hash the checkpoint signed` },
+      };
   }
   return { seq, hash, source: 'checkpoint' };
 }
@@ -80,7 +87,10 @@ export async function verifyAuditChain(db: Db, options: { issuer: string; from?:
       const start = await startOf(tx, chain, state, options.issuer, options.from);
       const verdict: Verdict = {
         ok: false,
-        from: 'broken' in start ? { seq: state.anchorSeq, hash: b64(state.anchorHash), source: 'genesis' } : { seq: start.seq, hash: b64(start.hash), source: start.source },
+        from:
+          'broken' in start
+            ? { seq: state.anchorSeq, hash: b64(state.anchorHash), source: 'genesis' }
+            : { seq: start.seq, hash: b64(start.hash), source: start.source },
         head: { seq: state.headSeq, hash: b64(state.headHash) },
         verified: 0,
         checkpoints: 0,
@@ -97,20 +107,39 @@ export async function verifyAuditChain(db: Db, options: { issuer: string; from?:
         for (const link of links) {
           const expected = seq + 1;
           if (link.chain_seq > state.headSeq) {
-            return fail({ seq: link.chain_seq, id: link.id, reason: 'beyond-head', message: `event ${link.id} claims position ${link.chain_seq}, past the head (${state.headSeq})` });
+            return fail({
+              seq: link.chain_seq,
+              id: link.id,
+              reason: 'beyond-head',
+              message: `event ${link.id} claims position ${link.chain_seq}, past the head (${state.headSeq})`,
+            });
           }
           if (link.chain_seq !== expected) {
-            return fail({ seq: expected, reason: 'missing', message: `link ${expected} is missing: the chain jumps from ${seq} to ${link.chain_seq} (event ${link.id})` });
+            return fail({
+              seq: expected,
+              reason: 'missing',
+              message: `link ${expected} is missing: the chain jumps from ${seq} to ${link.chain_seq} (event ${link.id})`,
+            });
           }
           const hash = linkHash(previous, link.chain_seq, eventDigest(link));
           if (!hash.equals(link.chain_hash)) {
-            return fail({ seq: expected, id: link.id, reason: 'modified', message: `link ${expected} (event ${link.id}) was modified, moved or inserted: its content and position do not give its hash` });
+            return fail({
+              seq: expected,
+              id: link.id,
+              reason: 'modified',
+              message: `link ${expected} (event ${link.id}) was modified, moved or inserted: its content and position do not give its hash`,
+            });
           }
           const checkpoint = signed.get(expected);
           if (checkpoint) {
             const check = await verifyCheckpoint(tx, checkpoint.jws, options.issuer);
             if (!check.ok || check.claims.seq !== expected || !Buffer.from(check.claims.hash, 'base64url').equals(hash) || !checkpoint.hash.equals(hash)) {
-              return fail({ seq: expected, id: link.id, reason: 'checkpoint-mismatch', message: `the checkpoint at link ${expected} does not match the chain${check.ok ? '' : ` (${check.reason})`}` });
+              return fail({
+                seq: expected,
+                id: link.id,
+                reason: 'checkpoint-mismatch',
+                message: `the checkpoint at link ${expected} does not match the chain${check.ok ? '' : ` (${check.reason})`}`,
+              });
             }
             verdict.checkpoints += 1;
           }
@@ -121,7 +150,11 @@ export async function verifyAuditChain(db: Db, options: { issuer: string; from?:
         if (links.length < BATCH) break;
       }
       if (seq !== state.headSeq) {
-        return fail({ seq: seq + 1, reason: 'missing', message: `the chain ends at ${seq} but its head is ${state.headSeq}: links ${seq + 1}…${state.headSeq} are missing` });
+        return fail({
+          seq: seq + 1,
+          reason: 'missing',
+          message: `the chain ends at ${seq} but its head is ${state.headSeq}: links ${seq + 1}…${state.headSeq} are missing`,
+        });
       }
       if (!previous.equals(state.headHash)) {
         return fail({ seq, reason: 'head-mismatch', message: `the last link (${seq}) does not carry the head's hash` });
@@ -129,7 +162,10 @@ export async function verifyAuditChain(db: Db, options: { issuer: string; from?:
       const unchained = await chain.unchained();
       verdict.before_chain = unchained.beforeChain;
       if (unchained.beforeChain > state.beforeChainCount) {
-        return fail({ reason: 'not-in-chain', message: `${unchained.beforeChain} events are marked as stored before the chain began, but only ${state.beforeChainCount} were` });
+        return fail({
+          reason: 'not-in-chain',
+          message: `${unchained.beforeChain} events are marked as stored before the chain began, but only ${state.beforeChainCount} were`,
+        });
       }
       if (unchained.first) {
         const { id } = unchained.first;

@@ -18,9 +18,17 @@ export const usage = (): string => ['usage: gatehouse <command>', '', ...command
 export function unknownCommand(argv: string[]): string {
   const [first = '', second = ''] = argv;
   const group = commands.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name.slice(first.length + 1));
-  const hint = group.length > 0
-    ? `${didYouMean(second, group)}; ${first} takes one of: ${group.join(', ')}`
-    : didYouMean(argv.slice(0, 2).join(' '), commands.map((c) => c.name)) || didYouMean(first, commands.map((c) => c.name));
+  const hint =
+    group.length > 0
+      ? `${didYouMean(second, group)}; ${first} takes one of: ${group.join(', ')}`
+      : didYouMean(
+          argv.slice(0, 2).join(' '),
+          commands.map((c) => c.name),
+        ) ||
+        didYouMean(
+          first,
+          commands.map((c) => c.name),
+        );
   return `unknown command: ${argv.join(' ') || '(none)'}${hint}\n${usage()}`;
 }
 

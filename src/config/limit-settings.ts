@@ -22,7 +22,10 @@ export const requestLimitSettings = {
     fallback: true,
   },
   RATE_LIMIT_TOKEN: perMinute('/token requests per client per minute.', 600),
-  RATE_LIMIT_CLIENT_AUTH_FAILURES: perMinute('Failed client authentications per (client_id, address) per minute; unknown client_ids share one budget per address.', 20),
+  RATE_LIMIT_CLIENT_AUTH_FAILURES: perMinute(
+    'Failed client authentications per (client_id, address) per minute; unknown client_ids share one budget per address.',
+    20,
+  ),
   RATE_LIMIT_LOGIN_FAILURES: perMinute('Failed logins per (username, address) per minute; unknown usernames share one budget per address.', 10),
   RATE_LIMIT_USER_CODES: perMinute('User codes entered on /device per address per minute, charged before the code is checked (docs/device-flow.md).', 10),
   RATE_LIMIT_INTROSPECTION: perMinute('/introspect and /revoke calls per caller per minute.', 600),

@@ -41,11 +41,16 @@ export const mailSettings = {
     expects: 'an e-mail address, optionally as Name <address>',
     parse: mailFrom,
     fallback: (p: Record<string, unknown>) => `${String(p.BRAND_NAME).replace(/[<>"]/g, '')} <no-reply@${new URL(String(p.ISSUER)).hostname}>`,
-    docDefault: '$BRAND_NAME <no-reply@ISSUER\'s host>',
+    docDefault: "$BRAND_NAME <no-reply@ISSUER's host>",
   },
   INVITATION_TTL: seconds('How long an invitation link (gatehouse users invite) stays valid; it works once.', 172_800, 600, 1_209_600),
   PASSWORD_RESET_TTL: seconds('How long a forgotten-password link stays valid; it works once (docs/email.md).', 3600, 300, 86_400),
-  EMAIL_VERIFICATION_TTL: seconds('How long a sign-up or e-mail-change verification link stays valid; unverified sign-ups are deleted after it.', 86_400, 600, 604_800),
+  EMAIL_VERIFICATION_TTL: seconds(
+    'How long a sign-up or e-mail-change verification link stays valid; unverified sign-ups are deleted after it.',
+    86_400,
+    600,
+    604_800,
+  ),
   SIGNUP: {
     doc: 'Whether people create their own accounts: `off`, or `open` ("Create an account" on the login page, /signup; needs e-mail). docs/email.md.',
     expects: 'off or open',
@@ -62,6 +67,16 @@ export const mailSettings = {
     fallback: [] as string[],
     docDefault: '(any)',
   },
-  OUTBOX_RETENTION: seconds('How long a delivered outbox message (e-mail) stays listed in the admin API before it is purged (docs/outbox.md).', 604_800, 3600, 31_536_000),
-  OUTBOX_DEAD_LETTER_RETENTION: seconds('How long an undeliverable outbox message (a dead letter) stays listed before it is purged.', 7_776_000, 86_400, 31_536_000),
+  OUTBOX_RETENTION: seconds(
+    'How long a delivered outbox message (e-mail) stays listed in the admin API before it is purged (docs/outbox.md).',
+    604_800,
+    3600,
+    31_536_000,
+  ),
+  OUTBOX_DEAD_LETTER_RETENTION: seconds(
+    'How long an undeliverable outbox message (a dead letter) stays listed before it is purged.',
+    7_776_000,
+    86_400,
+    31_536_000,
+  ),
 } satisfies Record<string, Setting<unknown>>;

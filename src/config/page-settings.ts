@@ -16,7 +16,7 @@ export const pageSettings = {
     fallback: 'Gatehouse',
   },
   BRAND_LOGO_URL: {
-    doc: 'Logo shown above every page: an https URL (its origin joins the pages\' img-src) or an absolute path on this server.',
+    doc: "Logo shown above every page: an https URL (its origin joins the pages' img-src) or an absolute path on this server.",
     expects: 'an https URL or a path starting with a single /',
     parse: logoUrl,
     fallback: undefined as string | undefined,

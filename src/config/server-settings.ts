@@ -91,5 +91,4 @@ export const loggingSettings = {
 
 export const shutdownSettings = {
   SHUTDOWN_TIMEOUT: seconds('Grace period for in-flight requests on SIGTERM/SIGINT.', 10, 0, 600),
-
 } satisfies Record<string, Setting<unknown>>;

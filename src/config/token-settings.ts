@@ -28,8 +28,18 @@ export const tokenSettings = {
   ACCESS_TOKEN_TTL: seconds('Access token lifetime.', 600, 30, 86_400),
   ID_TOKEN_TTL: seconds('id_token lifetime.', 600, 30, 86_400),
   AUTH_CODE_TTL: seconds('Authorization code lifetime.', 60, 5, 600),
-  DEVICE_CODE_TTL: seconds('Lifetime of a device authorization (RFC 8628): how long the user has to enter the user code and approve (docs/device-flow.md).', 600, 60, 1800),
-  DEVICE_POLL_INTERVAL: seconds('Seconds a device client waits between polls of /token (RFC 8628 `interval`); each poll sooner gets slow_down and 5 s more.', 5, 1, 60),
+  DEVICE_CODE_TTL: seconds(
+    'Lifetime of a device authorization (RFC 8628): how long the user has to enter the user code and approve (docs/device-flow.md).',
+    600,
+    60,
+    1800,
+  ),
+  DEVICE_POLL_INTERVAL: seconds(
+    'Seconds a device client waits between polls of /token (RFC 8628 `interval`); each poll sooner gets slow_down and 5 s more.',
+    5,
+    1,
+    60,
+  ),
   REFRESH_TOKEN_IDLE_TTL: seconds('Refresh token idle lifetime (unused for this long → expired).', 1_209_600),
   REFRESH_TOKEN_ABSOLUTE_TTL: seconds('Refresh token family absolute lifetime, counted from the first login.', 2_592_000),
   REFRESH_REUSE_GRACE: seconds(
@@ -39,7 +49,12 @@ export const tokenSettings = {
     60,
   ),
   SESSION_TTL: seconds('Browser login session lifetime.', 43_200, 60),
-  REAUTH_MAX_AGE: seconds('How recent a proof of the account (the sign-in, the current password or a second factor) must be for /account to add, regenerate or remove a second factor; older sessions are asked to confirm it is them (docs/security/account-factors.md).', 300, 30, 3600),
+  REAUTH_MAX_AGE: seconds(
+    'How recent a proof of the account (the sign-in, the current password or a second factor) must be for /account to add, regenerate or remove a second factor; older sessions are asked to confirm it is them (docs/security/account-factors.md).',
+    300,
+    30,
+    3600,
+  ),
   CLOCK_SKEW: seconds('Tolerance applied to exp/nbf/iat checks.', 30, 0, 300),
   DPOP_NONCE_REQUIRED: {
     doc: 'Where a DPoP proof must carry a server-provided nonce (RFC 9449 §8, §9): `token` = at /token (a proof without one gets `use_dpop_nonce` and a `DPoP-Nonce` header, which standard clients retry with), `all` = also at /v1 and /userinfo, `off` = nowhere. A nonce that is sent is always checked, and every DPoP response offers a fresh one.',

@@ -28,7 +28,8 @@ function readAssets(): Map<string, { body: string; type: string }> {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (CONTENT_TYPES[extname(entry.name)]) files.set(relative(root, path).split('\\').join('/'), { body: readFileSync(path, 'utf8'), type: CONTENT_TYPES[extname(entry.name)]! });
+      else if (CONTENT_TYPES[extname(entry.name)])
+        files.set(relative(root, path).split('\\').join('/'), { body: readFileSync(path, 'utf8'), type: CONTENT_TYPES[extname(entry.name)]! });
     }
   };
   walk(root);
@@ -61,7 +62,13 @@ export function consoleRoutes(app: FastifyInstance, { issuer }: { issuer: string
   const page = { config: { face: 'page' as const, limit: 'pages' as const } };
   const sendShell = async (_request: unknown, reply: import('fastify').FastifyReply) => {
     reply
-      .headers({ 'content-security-policy': CONSOLE_CSP, 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' })
+      .headers({
+        'content-security-policy': CONSOLE_CSP,
+        'x-frame-options': 'DENY',
+        'referrer-policy': 'no-referrer',
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-store',
+      })
       .type('text/html; charset=utf-8');
     return html;
   };

@@ -190,9 +190,7 @@ export function keyService(options: KeyServiceOptions): KeyService {
   async function activeKey(alg: SigningAlg): Promise<LoadedKey> {
     const now = clock.now();
     const pick = (keys: LoadedKey[]) =>
-      keys
-        .filter((k) => k.row.alg === alg && stateOf(k.row, now) === 'active')
-        .sort((a, b) => b.row.activatesAt.getTime() - a.row.activatesAt.getTime())[0];
+      keys.filter((k) => k.row.alg === alg && stateOf(k.row, now) === 'active').sort((a, b) => b.row.activatesAt.getTime() - a.row.activatesAt.getTime())[0];
     const key = pick(await load()) ?? pick(await load(true));
     if (!key) throw new Error(`no active ${alg} signing key`);
     return key;

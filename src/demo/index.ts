@@ -92,14 +92,28 @@ export async function demoApp(app: FastifyInstance, options: DemoOptions): Promi
     delete session.notice;
     return html(
       reply,
-      renderSignedIn({ brand: options.brand, csrf: session.csrf, idClaims: tokens.idClaims, accessClaims: decodeAccessToken(tokens.accessToken), hasRefreshToken: !!tokens.refreshToken, api, notice }),
+      renderSignedIn({
+        brand: options.brand,
+        csrf: session.csrf,
+        idClaims: tokens.idClaims,
+        accessClaims: decodeAccessToken(tokens.accessToken),
+        hasRefreshToken: !!tokens.refreshToken,
+        api,
+        notice,
+      }),
     );
   });
 
   app.get('/demo/login', limitedPage, async (request, reply) => {
     const started = await rp.startLogin().catch((error: unknown) => {
       request.log.error({ err: error }, 'demo: this server is unreachable at its ISSUER address');
-      throw new PageError('Demo unavailable', `The demo could not reach this server at ${options.issuer} (ISSUER). That address must be reachable from the server itself.`, 503, {}, { back });
+      throw new PageError(
+        'Demo unavailable',
+        `The demo could not reach this server at ${options.issuer} (ISSUER). That address must be reachable from the server itself.`,
+        503,
+        {},
+        { back },
+      );
     });
     const { url, pending } = started;
     // A fresh id for every attempt: whatever cookie the browser had does not carry into the new sign-in.

@@ -38,7 +38,8 @@ export interface SignedInPage {
 
 export function renderSignedIn(page: SignedInPage): string {
   const who = page.idClaims.name ?? page.idClaims.preferred_username ?? page.idClaims.sub;
-  const api = 'error' in page.api ? `<p class="error">${escapeHtml(page.api.error)}</p>` : `<p>Status <strong>${page.api.status}</strong></p>${json(page.api.body)}`;
+  const api =
+    'error' in page.api ? `<p class="error">${escapeHtml(page.api.error)}</p>` : `<p>Status <strong>${page.api.status}</strong></p>${json(page.api.body)}`;
   return pageLayout(
     page.brand,
     'Demo application',

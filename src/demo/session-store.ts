@@ -22,7 +22,17 @@ interface Entry<T> {
   lastUsed: number;
 }
 
-export function sessionStore<T>({ maxEntries, maxPerOwner, idleMs, now }: { maxEntries: number; maxPerOwner: number; idleMs: number; now: () => number }): SessionStore<T> {
+export function sessionStore<T>({
+  maxEntries,
+  maxPerOwner,
+  idleMs,
+  now,
+}: {
+  maxEntries: number;
+  maxPerOwner: number;
+  idleMs: number;
+  now: () => number;
+}): SessionStore<T> {
   const entries = new Map<string, Entry<T>>();
   const owned = new Map<string, number>();
   const remove = (key: string) => {

@@ -41,7 +41,8 @@ const ID_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512
 /** The RFC 9207 check: the `iss` response parameter, against the provider's issuer. */
 function checkResponseIssuer(provider: IdentityProvider, iss: string | null): void {
   if (iss === null) {
-    if (provider.authorizationResponseIss) throw new FederationFailure('issuer_mismatch', 'the authorization response has no iss, which the provider promises (RFC 9207)');
+    if (provider.authorizationResponseIss)
+      throw new FederationFailure('issuer_mismatch', 'the authorization response has no iss, which the provider promises (RFC 9207)');
     return;
   }
   if (provider.issuer === null) return; // an oauth2 provider that names no issuer: nothing to compare with
@@ -52,14 +53,21 @@ function checkResponseIssuer(provider: IdentityProvider, iss: string | null): vo
         return TENANT_ID.test(tid) && (provider.tenants.length === 0 || provider.tenants.includes(tid));
       })()
     : iss === provider.issuer;
-  if (!matches) throw new FederationFailure('issuer_mismatch', `the authorization response names the issuer ${JSON.stringify(iss.slice(0, 200))}, not ${provider.issuer} (RFC 9207: a mix-up)`);
+  if (!matches)
+    throw new FederationFailure(
+      'issuer_mismatch',
+      `the authorization response names the issuer ${JSON.stringify(iss.slice(0, 200))}, not ${provider.issuer} (RFC 9207: a mix-up)`,
+    );
 }
 
 /**
  * oauth4webapi's request options: our fetch, and plain http exactly when the outbound policy allows it (tests'
  * loopback upstreams); oauth4webapi's own https-only rule would otherwise duplicate the policy's.
  */
-const httpOptions = (deps: FederationDeps, fetcher: ReturnType<typeof upstreamFetch>) => ({ [oauth.customFetch]: fetcher, [oauth.allowInsecureRequests]: deps.outbound.allowHttp });
+const httpOptions = (deps: FederationDeps, fetcher: ReturnType<typeof upstreamFetch>) => ({
+  [oauth.customFetch]: fetcher,
+  [oauth.allowInsecureRequests]: deps.outbound.allowHttp,
+});
 
 /** oauth4webapi's and the transport's errors, as our codes. */
 function classify(error: unknown): FederationFailure {
@@ -69,7 +77,8 @@ function classify(error: unknown): FederationFailure {
     const refused = (error instanceof OutboundRefused ? error : cause) as OutboundRefused;
     return new FederationFailure('upstream_unreachable', `${refused.code}: ${refused.message}`);
   }
-  if (error instanceof oauth.ResponseBodyError) return new FederationFailure('upstream_invalid', `the token endpoint answered ${error.status} ${error.error}`, error.error);
+  if (error instanceof oauth.ResponseBodyError)
+    return new FederationFailure('upstream_invalid', `the token endpoint answered ${error.status} ${error.error}`, error.error);
   if (error instanceof oauth.AuthorizationResponseError) return new FederationFailure('upstream_refused', `the upstream answered ${error.error}`, error.error);
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
     // A 401 with a challenge (a wrong client secret at the token endpoint: invalid_client).
@@ -86,12 +95,23 @@ function classify(error: unknown): FederationFailure {
 }
 
 /** The OIDC claims: the validated id_token, its signature checked, filled in from userinfo when it is thin. */
-async function oidcClaims(provider: IdentityProvider, as: oauth.AuthorizationServer, client: oauth.Client, tokens: oauth.TokenEndpointResponse, deps: FederationDeps, fetcher: ReturnType<typeof upstreamFetch>): Promise<Record<string, unknown>> {
+async function oidcClaims(
+  provider: IdentityProvider,
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  tokens: oauth.TokenEndpointResponse,
+  deps: FederationDeps,
+  fetcher: ReturnType<typeof upstreamFetch>,
+): Promise<Record<string, unknown>> {
   const claims = oauth.getValidatedIdTokenClaims(tokens) as Record<string, unknown> | undefined;
   if (!claims || !tokens.id_token) throw new FederationFailure('upstream_invalid', 'the token response has no id_token');
   if (!provider.jwksUri) throw new FederationFailure('upstream_invalid', 'the provider has no jwks_uri to check the id_token with');
   try {
-    await jwtVerify(tokens.id_token, deps.keySets.forUri(provider.jwksUri), { algorithms: ID_TOKEN_ALGORITHMS, clockTolerance: 30, currentDate: new Date(deps.clock.now()) });
+    await jwtVerify(tokens.id_token, deps.keySets.forUri(provider.jwksUri), {
+      algorithms: ID_TOKEN_ALGORITHMS,
+      clockTolerance: 30,
+      currentDate: new Date(deps.clock.now()),
+    });
   } catch (error) {
     if (error instanceof OutboundRefused || (error as { cause?: unknown }).cause instanceof OutboundRefused) throw classify(error);
     throw new FederationFailure('upstream_invalid', `the id_token signature does not verify with ${provider.jwksUri}: ${(error as Error).message}`);
@@ -106,7 +126,11 @@ async function oidcClaims(provider: IdentityProvider, as: oauth.AuthorizationSer
 }
 
 /** The oauth2 claims: the user document, mapped, with a GitHub-style e-mails list when configured. */
-async function oauth2Claims(provider: IdentityProvider, tokens: oauth.TokenEndpointResponse, fetcher: ReturnType<typeof upstreamFetch>): Promise<Record<string, unknown>> {
+async function oauth2Claims(
+  provider: IdentityProvider,
+  tokens: oauth.TokenEndpointResponse,
+  fetcher: ReturnType<typeof upstreamFetch>,
+): Promise<Record<string, unknown>> {
   if (!provider.userinfoEndpoint) throw new FederationFailure('upstream_invalid', 'an oauth2 provider needs a userinfo endpoint');
   const bearer = { authorization: `Bearer ${tokens.access_token}` };
   const document = await upstreamJson(fetcher, provider.userinfoEndpoint, bearer).catch((error: unknown) => {
@@ -132,13 +156,20 @@ async function oauth2Claims(provider: IdentityProvider, tokens: oauth.TokenEndpo
  * Completes the upstream sign-in from the callback's query (or form) parameters. `provider` is the one
  * whose callback was reached; `pending` is what beginUpstreamSignIn returned, as kept for this browser.
  */
-export async function completeUpstreamSignIn(provider: IdentityProvider, pending: PendingUpstream, parameters: URLSearchParams, deps: FederationDeps): Promise<UpstreamResult> {
+export async function completeUpstreamSignIn(
+  provider: IdentityProvider,
+  pending: PendingUpstream,
+  parameters: URLSearchParams,
+  deps: FederationDeps,
+): Promise<UpstreamResult> {
   try {
     if (!provider.enabled) throw new FederationFailure('provider_unavailable', `identity provider ${provider.slug} is disabled`);
-    if (pending.providerId !== provider.id) throw new FederationFailure('provider_mismatch', `a response for another provider's request reached ${provider.slug}'s callback`);
+    if (pending.providerId !== provider.id)
+      throw new FederationFailure('provider_mismatch', `a response for another provider's request reached ${provider.slug}'s callback`);
     if (deps.clock.now() - pending.createdAt > PENDING_UPSTREAM_TTL_MS) throw new FederationFailure('expired', 'the upstream sign-in took longer than allowed');
     const state = parameters.get('state');
-    if (state === null || !safeEqual(state, pending.state)) throw new FederationFailure('state_mismatch', 'the callback state is not the one this browser sent');
+    if (state === null || !safeEqual(state, pending.state))
+      throw new FederationFailure('state_mismatch', 'the callback state is not the one this browser sent');
     checkResponseIssuer(provider, parameters.get('iss'));
     const fetcher = upstreamFetch(deps.outbound, deps.limits ?? DEFAULT_UPSTREAM_LIMITS);
     const as = authorizationServer(provider);
@@ -148,14 +179,26 @@ export async function completeUpstreamSignIn(provider: IdentityProvider, pending
     forLibrary.delete('iss');
     const callback = oauth.validateAuthResponse(as, client, forLibrary, oauth.skipStateCheck);
     const auth = clientAuthentication(provider, deps.env);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, auth, callback, pending.redirectUri, pending.codeVerifier, httpOptions(deps, fetcher));
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      auth,
+      callback,
+      pending.redirectUri,
+      pending.codeVerifier,
+      httpOptions(deps, fetcher),
+    );
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
       expectedNonce: pending.nonce ?? oauth.expectNoNonce,
       requireIdToken: provider.kind === 'oidc',
     });
     const claims = provider.kind === 'oidc' ? await oidcClaims(provider, as, client, tokens, deps, fetcher) : await oauth2Claims(provider, tokens, fetcher);
     const identity = upstreamIdentity(provider, claims);
-    if (!identity) throw new FederationFailure('missing_subject', `${provider.slug} gave no usable subject${provider.kind === 'oauth2' ? ' (check its sub claim mapping)' : ''}`);
+    if (!identity)
+      throw new FederationFailure(
+        'missing_subject',
+        `${provider.slug} gave no usable subject${provider.kind === 'oauth2' ? ' (check its sub claim mapping)' : ''}`,
+      );
     return { ok: true, identity };
   } catch (error) {
     return { ok: false, error: classify(error).toValue() };

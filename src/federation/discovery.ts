@@ -34,10 +34,14 @@ export async function discoverProvider(issuer: string, deps: { outbound: Outboun
   } catch (error) {
     throw new FederationFailure('upstream_unreachable', `discovery of ${issuer}: ${(error as Error).message}`);
   }
-  if (!document || typeof document !== 'object' || Array.isArray(document)) throw new FederationFailure('upstream_invalid', `discovery of ${issuer}: not a JSON object`);
+  if (!document || typeof document !== 'object' || Array.isArray(document))
+    throw new FederationFailure('upstream_invalid', `discovery of ${issuer}: not a JSON object`);
   const doc = document as Record<string, unknown>;
   if (doc.issuer !== issuer) {
-    throw new FederationFailure('upstream_invalid', `discovery of ${issuer}: the document names the issuer ${JSON.stringify(String(doc.issuer).slice(0, 200))} (OpenID Connect Discovery 4.3: they must be equal)`);
+    throw new FederationFailure(
+      'upstream_invalid',
+      `discovery of ${issuer}: the document names the issuer ${JSON.stringify(String(doc.issuer).slice(0, 200))} (OpenID Connect Discovery 4.3: they must be equal)`,
+    );
   }
   const methods = Array.isArray(doc.token_endpoint_auth_methods_supported) ? doc.token_endpoint_auth_methods_supported : ['client_secret_basic'];
   return {

@@ -36,9 +36,18 @@ export function upstreamFetch(policy: OutboundPolicy, limits: UpstreamLimits) {
     if (method !== 'GET' && method !== 'POST') throw new TypeError(`upstream requests are GET or POST, not ${method}`);
     const body = bodyText(init.body);
     const headers = headerRecord(init.headers);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
     if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-    const answer = await pinnedRequest(url, { policy, timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes, method, headers, ...(body !== undefined ? { body } : {}), signal: init.signal ?? undefined });
+    const answer = await pinnedRequest(url, {
+      policy,
+      timeoutMs: limits.timeoutMs,
+      maxBytes: limits.maxBytes,
+      method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      signal: init.signal ?? undefined,
+    });
     const responseHeaders = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value === undefined) continue;
@@ -46,7 +55,10 @@ export function upstreamFetch(policy: OutboundPolicy, limits: UpstreamLimits) {
     }
     // A Response cannot carry a body with these statuses.
     const bodyless = [204, 205, 304].includes(answer.status) || answer.status < 200;
-    const response = new Response(bodyless ? null : new Uint8Array(answer.body), { status: answer.status < 200 || answer.status > 599 ? 502 : answer.status, headers: responseHeaders });
+    const response = new Response(bodyless ? null : new Uint8Array(answer.body), {
+      status: answer.status < 200 || answer.status > 599 ? 502 : answer.status,
+      headers: responseHeaders,
+    });
     // oauth4webapi checks `response.url` nowhere, but a redirect-less fetch's Response names its URL.
     Object.defineProperty(response, 'url', { value: url });
     return response;

@@ -22,8 +22,10 @@ export const isMultiTenant = (provider: Pick<IdentityProvider, 'issuer'>): boole
 export function expectedIdTokenIssuer(provider: Pick<IdentityProvider, 'issuer' | 'tenants'>, claims: Record<string, unknown>): string {
   if (!isMultiTenant(provider)) return provider.issuer ?? NO_ISSUER;
   const tid = claims.tid;
-  if (typeof tid !== 'string' || !TENANT_ID.test(tid)) throw new FederationFailure('upstream_invalid', 'the id_token of a multi-tenant issuer has no tenant id (tid)');
-  if (provider.tenants.length > 0 && !provider.tenants.includes(tid)) throw new FederationFailure('upstream_refused', `tenant ${tid} is not among the provider's allowed tenants`);
+  if (typeof tid !== 'string' || !TENANT_ID.test(tid))
+    throw new FederationFailure('upstream_invalid', 'the id_token of a multi-tenant issuer has no tenant id (tid)');
+  if (provider.tenants.length > 0 && !provider.tenants.includes(tid))
+    throw new FederationFailure('upstream_refused', `tenant ${tid} is not among the provider's allowed tenants`);
   return provider.issuer!.replace(MICROSOFT_TENANT_PLACEHOLDER, tid);
 }
 
@@ -62,6 +64,10 @@ export function upstreamClient(provider: IdentityProvider, clock: Clock): oauth.
 /** The client secret, read now from the environment variable the provider names. */
 export function clientAuthentication(provider: IdentityProvider, env: Readonly<Record<string, string | undefined>>): oauth.ClientAuth {
   const secret = env[provider.clientSecretEnv];
-  if (!secret) throw new FederationFailure('provider_unavailable', `the environment variable ${provider.clientSecretEnv} (client secret of identity provider ${provider.slug}) is not set`);
+  if (!secret)
+    throw new FederationFailure(
+      'provider_unavailable',
+      `the environment variable ${provider.clientSecretEnv} (client secret of identity provider ${provider.slug}) is not set`,
+    );
   return provider.tokenEndpointAuthMethod === 'client_secret_post' ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret);
 }

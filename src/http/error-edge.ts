@@ -26,7 +26,9 @@ const RETRY_AFTER_SECONDS = '5';
 /** Turns anything thrown into one of the three error values. */
 function classify(error: unknown, request: FastifyRequest): ProblemError | OAuthError | PageError {
   if (error instanceof ProblemError || error instanceof OAuthError || error instanceof PageError) return error;
-  const fe = error as Partial<FastifyError> & { validation?: { keyword?: string; instancePath?: string; message?: string; params?: Record<string, unknown> }[] };
+  const fe = error as Partial<FastifyError> & {
+    validation?: { keyword?: string; instancePath?: string; message?: string; params?: Record<string, unknown> }[];
+  };
   if (fe?.validation) {
     const errors: FieldError[] = fe.validation.map((v) => ({
       field: fieldName(fe.validationContext, v.instancePath, v.params),
@@ -62,7 +64,8 @@ function classify(error: unknown, request: FastifyRequest): ProblemError | OAuth
     });
   }
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
-    const code = fe.statusCode === 404 ? 'not-found' : fe.statusCode === 413 ? 'payload-too-large' : fe.statusCode === 415 ? 'unsupported-media-type' : 'bad-request';
+    const code =
+      fe.statusCode === 404 ? 'not-found' : fe.statusCode === 413 ? 'payload-too-large' : fe.statusCode === 415 ? 'unsupported-media-type' : 'bad-request';
     return new ProblemError(code, problemTypes[code].title);
   }
   request.log.error({ err: error, trace_id: request.id }, 'unhandled error');
@@ -91,7 +94,8 @@ function asOAuth(error: ProblemError | OAuthError | PageError): OAuthError {
 function asProblem(error: ProblemError | OAuthError | PageError): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error instanceof OAuthError) {
-    const code = error.status === 401 ? 'invalid-token' : error.status === 403 ? 'insufficient-scope' : error.status >= 500 ? 'service-unavailable' : 'bad-request';
+    const code =
+      error.status === 401 ? 'invalid-token' : error.status === 403 ? 'insufficient-scope' : error.status >= 500 ? 'service-unavailable' : 'bad-request';
     return new ProblemError(code, error.description, { status: error.status, headers: error.headers });
   }
   return new ProblemError(error.status === 404 ? 'not-found' : 'bad-request', error.detail, { status: error.status, headers: error.headers });

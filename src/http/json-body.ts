@@ -19,8 +19,7 @@ const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 const mediaTypeOf = (request: FastifyRequest) => request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
 
-const hasBody = (request: FastifyRequest) =>
-  request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? '0') > 0;
+const hasBody = (request: FastifyRequest) => request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? '0') > 0;
 
 /** preValidation hook enforcing the route's request media types. */
 export async function requireJsonBody(request: FastifyRequest): Promise<void> {

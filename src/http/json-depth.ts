@@ -7,8 +7,7 @@ import { ProblemError } from './errors.js';
 /** Deepest accepted nesting of arrays/objects in a JSON request body (`[]` and `{}` are depth 1). */
 export const MAX_JSON_DEPTH = 32;
 
-export const tooDeep = (): ProblemError =>
-  new ProblemError('json-too-deep', `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+export const tooDeep = (): ProblemError => new ProblemError('json-too-deep', `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

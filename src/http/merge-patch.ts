@@ -7,8 +7,7 @@ import { assertValueDepth } from './json-depth.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-const isObject = (value: unknown): value is { [key: string]: Json } =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is { [key: string]: Json } => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function mergePatch(target: Json, patch: Json): Json {
   assertValueDepth(patch);
@@ -22,7 +21,13 @@ function merge(target: Json, patch: Json): Json {
   for (const [name, value] of Object.entries(patch)) {
     if (value === null) delete result[name];
     // defineProperty, not assignment: a member named `__proto__` stays data, never a prototype.
-    else Object.defineProperty(result, name, { value: merge(Object.hasOwn(result, name) ? result[name]! : null, value), enumerable: true, writable: true, configurable: true });
+    else
+      Object.defineProperty(result, name, {
+        value: merge(Object.hasOwn(result, name) ? result[name]! : null, value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return result;
 }

@@ -13,7 +13,11 @@ export interface MetricsListener {
   close(): Promise<void>;
 }
 
-export async function startMetricsListener(registry: Registry, address: { host: string; port: number }, onError: (error: unknown) => void = () => {}): Promise<MetricsListener> {
+export async function startMetricsListener(
+  registry: Registry,
+  address: { host: string; port: number },
+  onError: (error: unknown) => void = () => {},
+): Promise<MetricsListener> {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics') {
@@ -25,7 +29,8 @@ export async function startMetricsListener(registry: Registry, address: { host: 
       return;
     }
     registry.metrics().then(
-      (text) => response.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(request.method === 'HEAD' ? undefined : text),
+      (text) =>
+        response.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(request.method === 'HEAD' ? undefined : text),
       (error: unknown) => {
         onError(error);
         response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Metrics could not be collected\n');

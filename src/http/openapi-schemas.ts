@@ -19,8 +19,7 @@ const ProblemSchema = Type.Object(
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 
 /** Error responses for the OpenAPI document only (error bodies are rendered by the error edge). */
-export const problemResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, problem(STATUS_TEXT[s] ?? 'Error')]));
+export const problemResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, problem(STATUS_TEXT[s] ?? 'Error')]));
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Malformed request or wrong JSON types',

@@ -13,7 +13,18 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { Config } from '../config.js';
 import { ProblemError } from './errors.js';
 
-const LIMIT_NAMES = ['token', 'client_auth_failures', 'login_failures', 'user_codes', 'introspection', 'api', 'anonymous', 'pages', 'mail_address', 'mail_recipient'] as const;
+const LIMIT_NAMES = [
+  'token',
+  'client_auth_failures',
+  'login_failures',
+  'user_codes',
+  'introspection',
+  'api',
+  'anonymous',
+  'pages',
+  'mail_address',
+  'mail_recipient',
+] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 const WINDOW_SECONDS = 60;

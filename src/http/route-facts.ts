@@ -35,8 +35,7 @@ export interface RouteFacts {
   faceOfPath(url: string): Face;
 }
 
-const escapeSegment = (segment: string) =>
-  segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeSegment = (segment: string) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
 
 const firstSegment = (path: string): string => path.split('/')[1] ?? '';
 

@@ -7,7 +7,8 @@ import { PageError, type PageLink } from '../http/errors.js';
 import { safeEqual } from '../crypto/random.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 
-const forbidden = (detail: string, reason: string, back?: PageLink) => new PageError('Request refused', detail, 403, {}, { ...(back ? { back } : {}), log: { reason } });
+const forbidden = (detail: string, reason: string, back?: PageLink) =>
+  new PageError('Request refused', detail, 403, {}, { ...(back ? { back } : {}), log: { reason } });
 
 export function checkSameOrigin(request: FastifyRequest, issuer: string): void {
   const origin = request.headers.origin;

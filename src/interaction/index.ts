@@ -27,4 +27,8 @@ async function pages(app: FastifyInstance, { services }: { services: Interaction
   logoutRoutes(app, { ...hints, brand, sessions, clients });
 }
 
-export const interactionPages = fp(pages, { name: 'gatehouse-interaction', encapsulate: true, dependencies: [ERROR_EDGE_PLUGIN, FORM_BODY_PLUGIN, JOBS_PLUGIN] });
+export const interactionPages = fp(pages, {
+  name: 'gatehouse-interaction',
+  encapsulate: true,
+  dependencies: [ERROR_EDGE_PLUGIN, FORM_BODY_PLUGIN, JOBS_PLUGIN],
+});

@@ -33,7 +33,14 @@ export async function loadInteraction(request: InteractionRequest, deps: FlowDep
   const found = await deps.interactions.findWithSession(request.params.id, deps.sessions.cookie(request));
   const client = found && (await deps.clients.find(found.interaction.clientId));
   request.clientId = found?.interaction.clientId;
-  if (!found || !client) throw new PageError('Sign-in not found', 'This sign-in link is not valid. Return to the application and start again.', 400, {}, { log: { reason: 'interaction_not_found' } });
+  if (!found || !client)
+    throw new PageError(
+      'Sign-in not found',
+      'This sign-in link is not valid. Return to the application and start again.',
+      400,
+      {},
+      { log: { reason: 'interaction_not_found' } },
+    );
   const { interaction, session } = found;
   return { interaction, client, session: interaction.expired ? undefined : session };
 }

@@ -74,7 +74,8 @@ function checkEmail(email: string): string {
 function checkName(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const value = name.trim();
-  if (value.length > 200 || /[\u0000-\u001f\u007f]/.test(value)) throw new AdminRuleError('invalid', 'must be at most 200 characters without control characters', 'name');
+  if (value.length > 200 || /[\u0000-\u001f\u007f]/.test(value))
+    throw new AdminRuleError('invalid', 'must be at most 200 characters without control characters', 'name');
   return value === '' ? undefined : value;
 }
 
@@ -84,7 +85,12 @@ export async function inviteUser(deps: InvitationDeps, input: InvitationInput, a
   const email = checkEmail(input.email);
   const name = checkName(input.name);
   const username = input.username ?? email;
-  if (!USERNAME.test(username)) throw new AdminRuleError('invalid', `must be ${USERNAME_RULE}${input.username === undefined ? ' (the address is not a valid username: give one)' : ''}`, 'username');
+  if (!USERNAME.test(username))
+    throw new AdminRuleError(
+      'invalid',
+      `must be ${USERNAME_RULE}${input.username === undefined ? ' (the address is not a valid username: give one)' : ''}`,
+      'username',
+    );
   const locale: Locale = isLocale(input.locale) ? input.locale : chooseLocale(input.locale);
   // A password nobody knows: the account cannot be signed in to until the invitee chooses one.
   const passwordHash = await hashPassword(randomToken());
@@ -115,12 +121,21 @@ export async function inviteUser(deps: InvitationDeps, input: InvitationInput, a
       payload: { template: 'invitation', locale, params: { ...(name ? { name } : {}), hours: Math.round(ttl / 3600) } },
       secret: { link },
     });
-    await deps.audit.emit(userChangeEvent('admin.user.invited', user.id, as, ['username', 'email', ...(name ? ['name'] : [])].sort(), { invitation_id: issued.id, expires_at: issued.expiresAt.toISOString() }), { tx });
+    await deps.audit.emit(
+      userChangeEvent('admin.user.invited', user.id, as, ['username', 'email', ...(name ? ['name'] : [])].sort(), {
+        invitation_id: issued.id,
+        expires_at: issued.expiresAt.toISOString(),
+      }),
+      { tx },
+    );
     return { user, invitation: toInvitation(issued) };
   });
 }
 
-export async function listPendingInvitations(deps: Pick<InvitationDeps, 'db' | 'clock'>, page: { before?: { createdAt: Date; id: string }; limit: number }): Promise<Invitation[]> {
+export async function listPendingInvitations(
+  deps: Pick<InvitationDeps, 'db' | 'clock'>,
+  page: { before?: { createdAt: Date; id: string }; limit: number },
+): Promise<Invitation[]> {
   return (await accountTokensRepository(deps.db).pending(PURPOSE, new Date(deps.clock.now()), page)).map(toInvitation);
 }
 
@@ -135,7 +150,10 @@ export async function revokeInvitation(deps: InvitationDeps, id: string, as: Act
 }
 
 /** The invitation a link names, if it can still be accepted (for showing the page); never redeems it. */
-export async function findUsableInvitation(deps: Pick<InvitationDeps, 'db' | 'clock'>, token: string): Promise<{ invitation: Invitation; user: User } | undefined> {
+export async function findUsableInvitation(
+  deps: Pick<InvitationDeps, 'db' | 'clock'>,
+  token: string,
+): Promise<{ invitation: Invitation; user: User } | undefined> {
   if (token.length === 0 || token.length > 200) return undefined;
   const found = await accountTokensRepository(deps.db).findUsable(PURPOSE, sha256(token), new Date(deps.clock.now()));
   if (!found) return undefined;
@@ -174,7 +192,15 @@ export async function acceptInvitation(deps: Pick<InvitationDeps, 'db' | 'clock'
       if (!updated) throw new VoidLink();
       await endUserAccess({ db: tx, clock: deps.clock }, updated.id);
       await deps.audit.emit(
-        { type: 'user.invitation_accepted', actor: { kind: 'user', userId: updated.id }, resource: 'user', resourceId: updated.id, subject: updated.id, changedFields: ['email_verified', 'password'], details: { invitation_id: redeemed.id } },
+        {
+          type: 'user.invitation_accepted',
+          actor: { kind: 'user', userId: updated.id },
+          resource: 'user',
+          resourceId: updated.id,
+          subject: updated.id,
+          changedFields: ['email_verified', 'password'],
+          details: { invitation_id: redeemed.id },
+        },
         { tx },
       );
       return updated;
@@ -199,4 +225,3 @@ export const invitationDeps = (core: { db: Db; clock: Clock; config: InvitationD
   audit: core.audit,
   outbox: core.outbox,
 });
-

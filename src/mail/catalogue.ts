@@ -147,7 +147,8 @@ const de: Catalogue = {
     subject: 'Passwort für {brand} zurücksetzen',
     body: 'Jemand möchte das Passwort Ihres Kontos {username} bei {brand} zurücksetzen. Falls Sie es waren, wählen Sie ein neues Passwort.',
     action: 'Neues Passwort wählen',
-    expiry: 'Der Link funktioniert einmal und läuft in {minutes} Minuten ab. Die Zwei-Schritt-Verifizierung bleibt aktiv: Sie brauchen weiterhin Ihren zweiten Faktor.',
+    expiry:
+      'Der Link funktioniert einmal und läuft in {minutes} Minuten ab. Die Zwei-Schritt-Verifizierung bleibt aktiv: Sie brauchen weiterhin Ihren zweiten Faktor.',
     ignore: 'Falls Sie das nicht angefordert haben, ignorieren Sie diese Nachricht: Ihr Passwort bleibt unverändert.',
   },
   signupVerification: {

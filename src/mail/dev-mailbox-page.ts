@@ -19,20 +19,26 @@ function linkify(text: string): string {
 
 function renderDevMailbox(brand: Brand, mailbox: DevMailbox): string {
   const messages = mailbox.messages();
-  const list = messages.length === 0
-    ? '<p>No messages yet.</p>'
-    : messages
-        .map(
-          (m) => `<article>
+  const list =
+    messages.length === 0
+      ? '<p>No messages yet.</p>'
+      : messages
+          .map(
+            (m) => `<article>
 <h2>${escapeHtml(m.subject)}</h2>
 <p class="muted">To ${escapeHtml(m.to)} · ${escapeHtml(m.receivedAt.toISOString())}</p>
 <pre>${linkify(m.text)}</pre>
 </article>`,
-        )
-        .join('\n');
-  return pageLayout(brand, 'Development mailbox', `<h1>Development mailbox</h1>
+          )
+          .join('\n');
+  return pageLayout(
+    brand,
+    'Development mailbox',
+    `<h1>Development mailbox</h1>
 <p>E-mail is not sent in development without <code>SMTP_URL</code>: the newest messages are kept here (in memory) instead.</p>
-${list}`, { wide: true });
+${list}`,
+    { wide: true },
+  );
 }
 
 export function devMailboxPage(app: FastifyInstance, { brand, mailbox }: { brand: Brand; mailbox: DevMailbox }): void {

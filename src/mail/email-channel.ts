@@ -24,7 +24,8 @@ export function emailChannel(deps: { sender: MailSender; from: string; brand: Br
       const payload = message.payload as Partial<EmailPayload>;
       const locale = isLocale(payload.locale) ? payload.locale : DEFAULT_LOCALE;
       const params = { ...(payload.params ?? {}), ...(message.secret ?? {}) };
-      const rendered = typeof payload.template === 'string' ? renderTemplate({ brand: deps.brand, issuer: deps.issuer, locale }, payload.template, params) : undefined;
+      const rendered =
+        typeof payload.template === 'string' ? renderTemplate({ brand: deps.brand, issuer: deps.issuer, locale }, payload.template, params) : undefined;
       if (!rendered) throw new PermanentDeliveryError(`cannot render e-mail template ${String(payload.template)}`);
       await deps.sender.send({
         from: deps.from,

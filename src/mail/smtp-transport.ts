@@ -45,7 +45,15 @@ export function smtpSender(options: SMTPTransport.Options): MailSender & { close
   return {
     async send(mail: OutgoingMail) {
       try {
-        await transport.sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: mail.messageId, headers: mail.headers });
+        await transport.sendMail({
+          from: mail.from,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          messageId: mail.messageId,
+          headers: mail.headers,
+        });
       } catch (error) {
         const message = `SMTP: ${error instanceof Error ? error.message : String(error)}`;
         throw isPermanent(error) ? new PermanentDeliveryError(message) : new Error(message);

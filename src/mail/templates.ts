@@ -25,7 +25,16 @@ export interface InvitationParams {
   hours: number;
 }
 
-const MAIL_TEMPLATES = ['invitation', 'password_reset', 'signup_verification', 'signup_existing', 'email_change_verification', 'password_changed', 'email_changed', 'factor_added'] as const;
+const MAIL_TEMPLATES = [
+  'invitation',
+  'password_reset',
+  'signup_verification',
+  'signup_existing',
+  'email_change_verification',
+  'password_changed',
+  'email_changed',
+  'factor_added',
+] as const;
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
 
 function logoUrl(context: MailContext): string | undefined {
@@ -34,7 +43,10 @@ function logoUrl(context: MailContext): string | undefined {
 }
 
 /** A paragraph-per-line layout with one call-to-action button: every message has this shape. */
-function layout(context: MailContext, parts: { paragraphs: string[]; action?: { label: string; link: string }; after: string[] }): { text: string; html: string } {
+function layout(
+  context: MailContext,
+  parts: { paragraphs: string[]; action?: { label: string; link: string }; after: string[] },
+): { text: string; html: string } {
   const { brand } = context;
   const footer = fill(catalogue(context.locale).footer, { brand: brand.name });
   const text = [...parts.paragraphs, ...(parts.action ? [`${parts.action.label}:\n${parts.action.link}`] : []), ...parts.after, '--', footer].join('\n\n');
@@ -48,8 +60,12 @@ function layout(context: MailContext, parts: { paragraphs: string[]; action?: { 
 ${logo ? `<p style="margin:0 0 16px"><img src="${escapeHtml(logo)}" alt="${escapeHtml(brand.name)}" style="max-height:48px;max-width:100%"></p>` : `<p style="margin:0 0 16px;font-weight:600">${escapeHtml(brand.name)}</p>`}
 <div style="background:#ffffff;border-radius:8px;padding:24px">
 ${parts.paragraphs.map(p).join('\n')}
-${parts.action ? `<p style="margin:24px 0"><a href="${escapeHtml(parts.action.link)}" style="display:inline-block;background:${accent};color:#ffffff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:600">${escapeHtml(parts.action.label)}</a></p>
-<p style="margin:0 0 16px;font-size:13px;color:#57606a;word-break:break-all">${escapeHtml(parts.action.link)}</p>` : ''}
+${
+  parts.action
+    ? `<p style="margin:24px 0"><a href="${escapeHtml(parts.action.link)}" style="display:inline-block;background:${accent};color:#ffffff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:600">${escapeHtml(parts.action.label)}</a></p>
+<p style="margin:0 0 16px;font-size:13px;color:#57606a;word-break:break-all">${escapeHtml(parts.action.link)}</p>`
+    : ''
+}
 ${parts.after.map(p).join('\n')}
 </div>
 <p style="margin:16px 0 0;font-size:13px;color:#57606a">${escapeHtml(footer)}</p>
@@ -79,16 +95,62 @@ const text = (params: Params, key: string) => (typeof params[key] === 'string' ?
  * link, and the lines after it, from the catalogue. `required` names the params without which the
  * message cannot be written (the outbox makes it a dead letter).
  */
-const SIMPLE: Record<Exclude<MailTemplate, 'invitation'>, { required: string[]; build(t: ReturnType<typeof catalogue>, params: Params): { subject: string; paragraphs: string[]; action: string; after: string[] } }> = {
-  password_reset: { required: ['link', 'username', 'minutes'], build: (t, _p) => ({ subject: t.passwordReset.subject, paragraphs: [t.passwordReset.body], action: t.passwordReset.action, after: [t.passwordReset.expiry, t.passwordReset.ignore] }) },
-  signup_verification: { required: ['link', 'hours'], build: (t) => ({ subject: t.signupVerification.subject, paragraphs: [t.signupVerification.body], action: t.signupVerification.action, after: [t.signupVerification.expiry, t.signupVerification.ignore] }) },
-  signup_existing: { required: ['link', 'username'], build: (t) => ({ subject: t.signupExisting.subject, paragraphs: [t.signupExisting.body], action: t.signupExisting.action, after: [t.signupExisting.ignore] }) },
-  email_change_verification: { required: ['link', 'username', 'hours'], build: (t) => ({ subject: t.emailChangeVerification.subject, paragraphs: [t.emailChangeVerification.body], action: t.emailChangeVerification.action, after: [t.emailChangeVerification.expiry, t.emailChangeVerification.ignore] }) },
-  password_changed: { required: ['link', 'username'], build: (t) => ({ subject: t.notices.passwordChangedSubject, paragraphs: [t.notices.passwordChanged], action: t.notices.action, after: [t.notices.notYou] }) },
-  email_changed: { required: ['link', 'username', 'email'], build: (t) => ({ subject: t.notices.emailChangedSubject, paragraphs: [t.notices.emailChanged], action: t.notices.action, after: [t.notices.notYou] }) },
+const SIMPLE: Record<
+  Exclude<MailTemplate, 'invitation'>,
+  { required: string[]; build(t: ReturnType<typeof catalogue>, params: Params): { subject: string; paragraphs: string[]; action: string; after: string[] } }
+> = {
+  password_reset: {
+    required: ['link', 'username', 'minutes'],
+    build: (t, _p) => ({
+      subject: t.passwordReset.subject,
+      paragraphs: [t.passwordReset.body],
+      action: t.passwordReset.action,
+      after: [t.passwordReset.expiry, t.passwordReset.ignore],
+    }),
+  },
+  signup_verification: {
+    required: ['link', 'hours'],
+    build: (t) => ({
+      subject: t.signupVerification.subject,
+      paragraphs: [t.signupVerification.body],
+      action: t.signupVerification.action,
+      after: [t.signupVerification.expiry, t.signupVerification.ignore],
+    }),
+  },
+  signup_existing: {
+    required: ['link', 'username'],
+    build: (t) => ({
+      subject: t.signupExisting.subject,
+      paragraphs: [t.signupExisting.body],
+      action: t.signupExisting.action,
+      after: [t.signupExisting.ignore],
+    }),
+  },
+  email_change_verification: {
+    required: ['link', 'username', 'hours'],
+    build: (t) => ({
+      subject: t.emailChangeVerification.subject,
+      paragraphs: [t.emailChangeVerification.body],
+      action: t.emailChangeVerification.action,
+      after: [t.emailChangeVerification.expiry, t.emailChangeVerification.ignore],
+    }),
+  },
+  password_changed: {
+    required: ['link', 'username'],
+    build: (t) => ({ subject: t.notices.passwordChangedSubject, paragraphs: [t.notices.passwordChanged], action: t.notices.action, after: [t.notices.notYou] }),
+  },
+  email_changed: {
+    required: ['link', 'username', 'email'],
+    build: (t) => ({ subject: t.notices.emailChangedSubject, paragraphs: [t.notices.emailChanged], action: t.notices.action, after: [t.notices.notYou] }),
+  },
   factor_added: {
     required: ['link', 'username', 'factor'],
-    build: (t, p) => ({ subject: t.notices.factorAddedSubject, paragraphs: [p.factor === 'passkey' ? t.notices.passkeyAdded : p.factor === 'provider' ? t.notices.providerLinked : t.notices.totpAdded], action: t.notices.action, after: [t.notices.notYou] }),
+    build: (t, p) => ({
+      subject: t.notices.factorAddedSubject,
+      paragraphs: [p.factor === 'passkey' ? t.notices.passkeyAdded : p.factor === 'provider' ? t.notices.providerLinked : t.notices.totpAdded],
+      action: t.notices.action,
+      after: [t.notices.notYou],
+    }),
   },
 };
 

@@ -26,7 +26,9 @@ export function consoleScope(requested: readonly string[], role: Pick<OperatorRo
   };
   const scope = requested.filter(allowed);
   if (!scope.some(isAdminScope)) {
-    throw new OAuthError('invalid_scope', 'This account is not an operator of this Gatehouse (gatehouse users grant-admin).', { log: { reason: 'not_an_operator' } });
+    throw new OAuthError('invalid_scope', 'This account is not an operator of this Gatehouse (gatehouse users grant-admin).', {
+      log: { reason: 'not_an_operator' },
+    });
   }
   return scope;
 }

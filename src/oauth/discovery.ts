@@ -30,8 +30,26 @@ const ENDPOINTS = {
 
 /** OIDC Core 5.1 claims Gatehouse can release (id_token and userinfo). */
 const CLAIMS_SUPPORTED = [
-  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'amr', 'acr', 'sid',
-  'name', 'given_name', 'family_name', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address',
+  'sub',
+  'iss',
+  'aud',
+  'exp',
+  'iat',
+  'auth_time',
+  'nonce',
+  'azp',
+  'at_hash',
+  'amr',
+  'acr',
+  'sid',
+  'name',
+  'given_name',
+  'family_name',
+  'email',
+  'email_verified',
+  'phone_number',
+  'phone_number_verified',
+  'address',
 ];
 
 /** Policies of /authorize (RFC 7636 S256 only; code flow only; RFC 9207 iss in responses). */
@@ -56,7 +74,9 @@ function endpoints(app: FastifyInstance, issuer: string): Record<string, string>
 
 /** The id_token claims the public registered scopes map from user attributes. */
 const idTokenClaimNames = (catalogue: ResourceCatalogue): string[] =>
-  catalogue.servers.filter((s) => !s.operatorOnly).flatMap((s) => s.scopes.flatMap((x) => (x.claims.id_token ?? []).filter((n) => claimNameProblem(n) === undefined)));
+  catalogue.servers
+    .filter((s) => !s.operatorOnly)
+    .flatMap((s) => s.scopes.flatMap((x) => (x.claims.id_token ?? []).filter((n) => claimNameProblem(n) === undefined)));
 
 type DiscoveryServices = Pick<OAuthDeps, 'config' | 'grantTypes'>;
 
@@ -100,7 +120,10 @@ export function discoveryEndpoints(app: FastifyInstance, services: DiscoveryServ
   let built: { catalogue: unknown; document: string } | undefined;
   const handler = async (_request: unknown, reply: { header(n: string, v: string): unknown; type(t: string): unknown }) => {
     const catalogue = await services.resources.catalogue();
-    const current = built?.catalogue === catalogue ? built : { catalogue, document: JSON.stringify(discoveryDocument(app, services, catalogue.publicScopes(), idTokenClaimNames(catalogue))) };
+    const current =
+      built?.catalogue === catalogue
+        ? built
+        : { catalogue, document: JSON.stringify(discoveryDocument(app, services, catalogue.publicScopes(), idTokenClaimNames(catalogue))) };
     built = current;
     const { document } = current;
     reply.header('cache-control', 'public, max-age=300');

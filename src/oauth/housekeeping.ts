@@ -45,5 +45,9 @@ export function expiredRecordsPurge(core: Pick<OAuthDeps, 'db' | 'clock'>): () =
 /** Deletes expired interactions, then the anonymous sessions they leave behind, and expired passkey challenges; returns how many. */
 export function pendingLoginsPurge(core: Pick<OAuthDeps, 'db' | 'clock'>): () => Promise<number> {
   const { db, clock } = core;
-  return sequence([interactionsRepository(db, clock).purgeExpired, browserSessionsRepository(db, clock).purgeAnonymous, passkeysRepository(db, clock).purgeExpiredChallenges]);
+  return sequence([
+    interactionsRepository(db, clock).purgeExpired,
+    browserSessionsRepository(db, clock).purgeAnonymous,
+    passkeysRepository(db, clock).purgeExpiredChallenges,
+  ]);
 }

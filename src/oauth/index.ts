@@ -54,4 +54,8 @@ async function endpoints(app: FastifyInstance, { services }: { services: OAuthSe
   for (const register of registrations) await register(app, services);
 }
 
-export const authorizationServer = fp(endpoints, { name: 'gatehouse-oauth', encapsulate: true, dependencies: [ERROR_EDGE_PLUGIN, FORM_BODY_PLUGIN, JOBS_PLUGIN] });
+export const authorizationServer = fp(endpoints, {
+  name: 'gatehouse-oauth',
+  encapsulate: true,
+  dependencies: [ERROR_EDGE_PLUGIN, FORM_BODY_PLUGIN, JOBS_PLUGIN],
+});

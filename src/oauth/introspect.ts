@@ -12,7 +12,10 @@ import type { IntrospectionResult } from './token-type-handler.js';
 import { inHintOrder, INTROSPECTION_AUTH_METHODS } from './revocable-token-types.js';
 import { resourceServerIntrospection } from './resources/introspection.js';
 
-export function introspectionEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'tokenTypes' | 'clientAuth' | 'rateLimits' | 'resources' | 'bearerTokens'>): void {
+export function introspectionEndpoint(
+  app: FastifyInstance,
+  services: Pick<OAuthDeps, 'config' | 'tokenTypes' | 'clientAuth' | 'rateLimits' | 'resources' | 'bearerTokens'>,
+): void {
   const handlers = services.tokenTypes;
   const auth = { ...services.clientAuth, methods: INTROSPECTION_AUTH_METHODS };
   const forResourceServers = resourceServerIntrospection({ resources: services.resources, verify: services.bearerTokens, issuer: services.config.ISSUER });
@@ -25,13 +28,14 @@ export function introspectionEndpoint(app: FastifyInstance, services: Pick<OAuth
     let result: IntrospectionResult | { active: false } = { active: false };
     const audience = await forResourceServers.audienceOf(client.id);
     if (audience !== undefined) result = await forResourceServers.introspect(token, audience);
-    else for (const handler of inHintOrder(handlers, params.token_type_hint)) {
-      const found = await handler.introspect(token, client);
-      if (found) {
-        result = found;
-        break;
+    else
+      for (const handler of inHintOrder(handlers, params.token_type_hint)) {
+        const found = await handler.introspect(token, client);
+        if (found) {
+          result = found;
+          break;
+        }
       }
-    }
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(result));
   });
 }

@@ -76,4 +76,5 @@ export function oauthMetrics(): OAuthMetrics {
 }
 
 /** The face's registration: counts its OAuth errors. */
-export const oauthRefusalMetrics = (app: FastifyInstance, services: { oauthMetrics: Pick<OAuthMetrics, 'countRefusals'> }): void => services.oauthMetrics.countRefusals(app);
+export const oauthRefusalMetrics = (app: FastifyInstance, services: { oauthMetrics: Pick<OAuthMetrics, 'countRefusals'> }): void =>
+  services.oauthMetrics.countRefusals(app);

@@ -10,10 +10,7 @@ export type TokenTypeDeps = Pick<OAuthDeps, 'config' | 'bearerTokens' | 'revocat
 
 export type TokenTypeFactory = (deps: TokenTypeDeps) => TokenTypeHandler;
 
-export const tokenTypeFactories: readonly TokenTypeFactory[] = [
-  accessTokens,
-  refreshTokenHandler,
-];
+export const tokenTypeFactories: readonly TokenTypeFactory[] = [accessTokens, refreshTokenHandler];
 
 /** RFC 7009 2.1: public clients may revoke their own tokens, identified by client_id. */
 export const REVOCATION_AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];

@@ -28,7 +28,10 @@ const invalidToken = (why: string) =>
     log: refusalLog('invalid_token', why),
   });
 const twoTokens = () =>
-  new OAuthError('invalid_request', 'Send the access token in one place only.', { headers: challenge('error="invalid_request"'), log: refusalLog('invalid_request', 'two_tokens') });
+  new OAuthError('invalid_request', 'Send the access token in one place only.', {
+    headers: challenge('error="invalid_request"'),
+    log: refusalLog('invalid_request', 'two_tokens'),
+  });
 const notForUserinfo = () =>
   new OAuthError('invalid_token', 'The access token was not issued for the UserInfo endpoint.', {
     headers: challenge('error="invalid_token", error_description="The access token was not issued for the UserInfo endpoint."'),
@@ -55,7 +58,12 @@ function presentedToken(request: FastifyRequest): PresentedToken | undefined {
   return fromHeader ?? (fromBody === undefined ? undefined : { scheme: 'Bearer', token: fromBody });
 }
 
-async function authorize(request: FastifyRequest, verify: BearerVerifier, dpop: DpopDeps & { url: string; requireNonce: boolean }, issuer: string): Promise<AccessTokenClaims> {
+async function authorize(
+  request: FastifyRequest,
+  verify: BearerVerifier,
+  dpop: DpopDeps & { url: string; requireNonce: boolean },
+  issuer: string,
+): Promise<AccessTokenClaims> {
   const presented = presentedToken(request);
   if (presented === undefined || presented.token === '') throw noToken();
   let why: BearerRefusal = 'invalid';
@@ -81,7 +89,8 @@ async function claimsOf(claims: AccessTokenClaims, users: Pick<UsersRepository, 
 export function userinfoEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'bearerTokens' | 'users' | 'dpop' | 'resources'>): void {
   const { config, bearerTokens: verify, users } = services;
   const dpop = { ...services.dpop, url: `${config.ISSUER}/userinfo`, requireNonce: config.DPOP_NONCE_REQUIRED === 'all' };
-  const handler = async (request: FastifyRequest) => claimsOf(await authorize(request, verify, dpop, config.ISSUER), users, await services.resources.catalogue());
+  const handler = async (request: FastifyRequest) =>
+    claimsOf(await authorize(request, verify, dpop, config.ISSUER), users, await services.resources.catalogue());
   const options = {
     config: { face: 'oauth' as const },
     bodyLimit: config.FORM_BODY_LIMIT,

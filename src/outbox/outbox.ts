@@ -84,7 +84,14 @@ export function outboxWorker(deps: OutboxDeps): OutboxWorker {
       // Another instance (or a later version) may know the channel: leave the message for it, retried.
       if (!channel) throw new Error(`channel ${message.channel} is not configured on this instance`);
       const secret = open(message);
-      await channel.deliver({ id: message.id, kind: message.kind, recipient: message.recipient, payload: message.payload, ...(secret ? { secret } : {}), attempt: message.attempts });
+      await channel.deliver({
+        id: message.id,
+        kind: message.kind,
+        recipient: message.recipient,
+        payload: message.payload,
+        ...(secret ? { secret } : {}),
+        attempt: message.attempts,
+      });
       if (await repository.delivered(message, now())) {
         metrics.delivery(message.channel, 'delivered');
         log.info(context, 'outbox message delivered');

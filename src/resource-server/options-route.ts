@@ -24,7 +24,8 @@ export function collectOptionsRoutes(app: FastifyInstance): () => void {
     const formats = patchFormatsByUrl.get(request.routeOptions.url ?? '');
     if (formats === undefined) return payload;
     const method = request.method;
-    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || (method === 'PATCH' && reply.statusCode === 415)) reply.header('accept-patch', formats);
+    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || (method === 'PATCH' && reply.statusCode === 415))
+      reply.header('accept-patch', formats);
     return payload;
   });
   return () => {
@@ -32,9 +33,7 @@ export function collectOptionsRoutes(app: FastifyInstance): () => void {
       if (methods.has('OPTIONS') && methods.size === 1) continue;
       const allow = [...methods].sort().join(', ');
       const path = app.prefix && url.startsWith(app.prefix) ? url.slice(app.prefix.length) : url;
-      app.options(path, { config: { anonymous: true }, schema: { hide: true } }, async (_request, reply) =>
-        reply.code(204).header('allow', allow).send(),
-      );
+      app.options(path, { config: { anonymous: true }, schema: { hide: true } }, async (_request, reply) => reply.code(204).header('allow', allow).send());
     }
   };
 }

@@ -14,7 +14,10 @@ const stateFingerprint = (user: Pick<User, 'passwordHash' | 'email'>) => sha256(
  * Issues a link token in `tx`; returns the token (for the sealed mail only). `email`: where the link goes
  * (the account's address, or for an e-mail change the new one).
  */
-export async function issueAccountLink(tx: Db, input: { purpose: AccountTokenPurpose; user: User; email: string; now: number; ttlSeconds: number }): Promise<{ token: string; issued: AccountToken }> {
+export async function issueAccountLink(
+  tx: Db,
+  input: { purpose: AccountTokenPurpose; user: User; email: string; now: number; ttlSeconds: number },
+): Promise<{ token: string; issued: AccountToken }> {
   const token = randomToken();
   const issued = await accountTokensRepository(tx).issue({
     purpose: input.purpose,

@@ -26,21 +26,43 @@ const PURPOSE = 'email_change';
 export type EmailChangeRequest = 'sent' | 'invalid' | 'same';
 
 /** Mails the link to the new address (unless its hourly budget is spent: then nothing, and the page says "sent" all the same). */
-export async function requestEmailChange(deps: SelfServiceDeps, input: { user: User; email: string; acceptLanguage?: string | undefined; traceId: string }): Promise<EmailChangeRequest> {
+export async function requestEmailChange(
+  deps: SelfServiceDeps,
+  input: { user: User; email: string; acceptLanguage?: string | undefined; traceId: string },
+): Promise<EmailChangeRequest> {
   const email = input.email.trim();
   if (email.length > 254 || !MAIL_ADDRESS.test(email)) return 'invalid';
   if (email.toLowerCase() === (input.user.email ?? '').toLowerCase() && input.user.email_verified) return 'same';
   if (!(await recipientBudgetAllows(deps.rateLimits, email))) return 'sent';
   await runTransaction(deps.db, async (tx) => {
-    const { token, issued } = await issueAccountLink(tx, { purpose: PURPOSE, user: input.user, email, now: deps.clock.now(), ttlSeconds: deps.config.EMAIL_VERIFICATION_TTL });
+    const { token, issued } = await issueAccountLink(tx, {
+      purpose: PURPOSE,
+      user: input.user,
+      email,
+      now: deps.clock.now(),
+      ttlSeconds: deps.config.EMAIL_VERIFICATION_TTL,
+    });
     await deps.outbox.enqueue(tx, {
       channel: EMAIL_CHANNEL,
       kind: 'email_change_verification',
       recipient: email,
-      payload: { template: 'email_change_verification', locale: chooseLocale(input.acceptLanguage), params: { username: input.user.username, hours: Math.round(deps.config.EMAIL_VERIFICATION_TTL / 3600) } },
+      payload: {
+        template: 'email_change_verification',
+        locale: chooseLocale(input.acceptLanguage),
+        params: { username: input.user.username, hours: Math.round(deps.config.EMAIL_VERIFICATION_TTL / 3600) },
+      },
       secret: { link: `${deps.config.ISSUER}${EMAIL_VERIFY_PATH}?${new URLSearchParams({ token }).toString()}` },
     });
-    await deps.audit.emit({ type: 'account.email_change_requested', actor: { kind: 'user', userId: input.user.id }, subject: input.user.id, traceId: input.traceId, details: { face: 'account', token_id: issued.id } }, { tx });
+    await deps.audit.emit(
+      {
+        type: 'account.email_change_requested',
+        actor: { kind: 'user', userId: input.user.id },
+        subject: input.user.id,
+        traceId: input.traceId,
+        details: { face: 'account', token_id: issued.id },
+      },
+      { tx },
+    );
   });
   return 'sent';
 }
@@ -54,7 +76,11 @@ async function usableChange(deps: Pick<SelfServiceDeps, 'db' | 'clock'>, token: 
 
 class VoidLink extends Error {}
 
-async function confirmEmailChange(deps: SelfServiceDeps & { notices: SecurityNotices }, token: string, context: { acceptLanguage?: string | undefined; traceId: string }): Promise<User | undefined> {
+async function confirmEmailChange(
+  deps: SelfServiceDeps & { notices: SecurityNotices },
+  token: string,
+  context: { acceptLanguage?: string | undefined; traceId: string },
+): Promise<User | undefined> {
   if (!plausibleToken(token)) return undefined;
   try {
     return await runTransaction(deps.db, async (tx) => {
@@ -65,9 +91,26 @@ async function confirmEmailChange(deps: SelfServiceDeps & { notices: SecurityNot
       if (!current || !linkStillFor(redeemed, current)) throw new VoidLink();
       const updated = await users.update(current.id, { email: redeemed.email, email_verified: true }, current.version);
       if (!updated) throw new VoidLink();
-      await deps.audit.emit({ type: 'account.email_changed', actor: { kind: 'user', userId: updated.id }, resource: 'user', resourceId: updated.id, subject: updated.id, changedFields: ['email', 'email_verified'], traceId: context.traceId, details: { face: 'account' } }, { tx });
+      await deps.audit.emit(
+        {
+          type: 'account.email_changed',
+          actor: { kind: 'user', userId: updated.id },
+          resource: 'user',
+          resourceId: updated.id,
+          subject: updated.id,
+          changedFields: ['email', 'email_verified'],
+          traceId: context.traceId,
+          details: { face: 'account' },
+        },
+        { tx },
+      );
       // The old address is told (it is the one an intruder would want to silence).
-      if (current.email) await deps.notices.send(tx, updated.id, 'email_changed', { to: current.email, params: { email: redeemed.email }, acceptLanguage: context.acceptLanguage });
+      if (current.email)
+        await deps.notices.send(tx, updated.id, 'email_changed', {
+          to: current.email,
+          params: { email: redeemed.email },
+          acceptLanguage: context.acceptLanguage,
+        });
       return updated;
     });
   } catch (error) {
@@ -103,8 +146,14 @@ export function emailChangePages(app: FastifyInstance, deps: SelfServiceDeps & {
     checkSameOrigin(request, deps.config.ISSUER);
     const user = await confirmEmailChange(deps, field(request.body, 'token'), { acceptLanguage: request.headers['accept-language'], traceId: request.id });
     if (!user) return sendSelfServicePage(reply, deps.brand, 410, 'Link expired', INVALID);
-    return sendSelfServicePage(reply, deps.brand, 200, 'Address changed', `<h1>Your e-mail address is changed</h1>
+    return sendSelfServicePage(
+      reply,
+      deps.brand,
+      200,
+      'Address changed',
+      `<h1>Your e-mail address is changed</h1>
 <p class="notice" role="status">The account <strong>${escapeHtml(user.username)}</strong> now uses <strong>${escapeHtml(user.email ?? '')}</strong>. The previous address was told.</p>
-${linkButton('/account', 'Your account')}`);
+${linkButton('/account', 'Your account')}`,
+    );
   });
 }

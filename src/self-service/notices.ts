@@ -18,7 +18,12 @@ export interface SecurityNotices {
    * Writes the notice in `tx`. `to` overrides the recipient (an e-mail change tells the OLD address);
    * `acceptLanguage`: the language of the request that made the change.
    */
-  send(tx: Db, userId: string, kind: NoticeKind, options?: { to?: string | null; params?: Record<string, string>; acceptLanguage?: string | undefined }): Promise<void>;
+  send(
+    tx: Db,
+    userId: string,
+    kind: NoticeKind,
+    options?: { to?: string | null; params?: Record<string, string>; acceptLanguage?: string | undefined },
+  ): Promise<void>;
 }
 
 const ACCOUNT_PAGE = '/account';
@@ -34,7 +39,11 @@ export function securityNotices(deps: { clock: Clock; config: Pick<Config, 'ISSU
         channel: EMAIL_CHANNEL,
         kind,
         recipient: to,
-        payload: { template: kind, locale: chooseLocale(options.acceptLanguage), params: { username: user.username, link: `${deps.config.ISSUER}${ACCOUNT_PAGE}`, ...options.params } },
+        payload: {
+          template: kind,
+          locale: chooseLocale(options.acceptLanguage),
+          params: { username: user.username, link: `${deps.config.ISSUER}${ACCOUNT_PAGE}`, ...options.params },
+        },
       });
     },
   };

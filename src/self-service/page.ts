@@ -7,12 +7,16 @@ import { escapeHtml, pageSecurityHeaders } from '../http/html.js';
 import { pageLayout } from '../http/page-layout.js';
 
 export function sendSelfServicePage(reply: FastifyReply, brand: Brand, status: number, title: string, body: string): FastifyReply {
-  reply.code(status).headers({ ...pageSecurityHeaders, 'cache-control': 'no-store' }).type('text/html; charset=utf-8');
+  reply
+    .code(status)
+    .headers({ ...pageSecurityHeaders, 'cache-control': 'no-store' })
+    .type('text/html; charset=utf-8');
   allowLogo(reply, brand);
   return reply.send(pageLayout(brand, title, body));
 }
 
-export const hidden = (name: string, value: string | undefined) => (value === undefined ? '' : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`);
+export const hidden = (name: string, value: string | undefined) =>
+  value === undefined ? '' : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 export const errorLine = (error: string | undefined) => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '');
 export const linkButton = (href: string, label: string) => `<p><a class="button" href="${escapeHtml(href)}">${escapeHtml(label)}</a></p>`;
 

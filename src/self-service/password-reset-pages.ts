@@ -87,7 +87,8 @@ export function passwordResetPages(app: FastifyInstance, deps: PasswordResetPage
     await chargeMailAddress(deps.rateLimits, request, reply);
     const interaction = interactionIdOf(field(request.body, 'interaction'));
     const email = field(request.body, 'email').trim();
-    if (email.length > 254 || !MAIL_ADDRESS.test(email)) return sendSelfServicePage(reply, deps.brand, 422, TITLE, forgotForm(interaction, email.slice(0, 254), 'Type an e-mail address.'));
+    if (email.length > 254 || !MAIL_ADDRESS.test(email))
+      return sendSelfServicePage(reply, deps.brand, 422, TITLE, forgotForm(interaction, email.slice(0, 254), 'Type an e-mail address.'));
     await requestPasswordReset(deps, { email, acceptLanguage: request.headers['accept-language'], interaction });
     // The same page for every address: nothing in it depends on whether an account has it.
     const minutes = Math.round(deps.config.PASSWORD_RESET_TTL / 60);
@@ -117,11 +118,14 @@ export function passwordResetPages(app: FastifyInstance, deps: PasswordResetPage
     const interaction = interactionIdOf(field(request.body, 'interaction'));
     const again = async (error: string) => {
       const user = await findUsableReset(deps, token);
-      return user ? sendSelfServicePage(reply, deps.brand, 422, 'Choose a new password', resetForm(token, interaction, user.username, error)) : sendSelfServicePage(reply, deps.brand, 410, 'Link expired', INVALID);
+      return user
+        ? sendSelfServicePage(reply, deps.brand, 422, 'Choose a new password', resetForm(token, interaction, user.username, error))
+        : sendSelfServicePage(reply, deps.brand, 410, 'Link expired', INVALID);
     };
     if (password !== field(request.body, 'confirm')) return again('The two passwords differ.');
     const outcome = await resetPassword(deps, { token, password, acceptLanguage: request.headers['accept-language'], traceId: request.id });
-    if (!outcome.ok) return outcome.reason === 'password' ? again(`The password ${outcome.message}.`) : sendSelfServicePage(reply, deps.brand, 410, 'Link expired', INVALID);
+    if (!outcome.ok)
+      return outcome.reason === 'password' ? again(`The password ${outcome.message}.`) : sendSelfServicePage(reply, deps.brand, 410, 'Link expired', INVALID);
     const factors = await deps.factorsOf(outcome.user.id);
     return sendSelfServicePage(
       reply,

@@ -42,7 +42,10 @@ interface ResetJobPayload {
 }
 
 /** Everything the page does before answering; the same for an address with or without an account. */
-export async function requestPasswordReset(deps: SelfServiceDeps, input: { email: string; acceptLanguage?: string | undefined; interaction?: string | undefined }): Promise<void> {
+export async function requestPasswordReset(
+  deps: SelfServiceDeps,
+  input: { email: string; acceptLanguage?: string | undefined; interaction?: string | undefined },
+): Promise<void> {
   const email = input.email.trim();
   if (email === '' || email.length > MAX_EMAIL) return;
   if (!(await recipientBudgetAllows(deps.rateLimits, email))) return;
@@ -66,7 +69,13 @@ export function passwordResetJob(deps: SelfServiceDeps): JobHandler {
         await runTransaction(deps.db, async (tx) => {
           const user = await usersRepository(tx, deps.clock).findById(id);
           if (!user?.email) return;
-          const { token, issued } = await issueAccountLink(tx, { purpose: PURPOSE, user, email: user.email, now: deps.clock.now(), ttlSeconds: deps.config.PASSWORD_RESET_TTL });
+          const { token, issued } = await issueAccountLink(tx, {
+            purpose: PURPOSE,
+            user,
+            email: user.email,
+            now: deps.clock.now(),
+            ttlSeconds: deps.config.PASSWORD_RESET_TTL,
+          });
           await deps.outbox.enqueue(tx, {
             channel: EMAIL_CHANNEL,
             kind: 'password_reset',
@@ -74,7 +83,17 @@ export function passwordResetJob(deps: SelfServiceDeps): JobHandler {
             payload: { template: 'password_reset', locale, params: { username: user.username, minutes: Math.round(deps.config.PASSWORD_RESET_TTL / 60) } },
             secret: { link: resetLink(deps.config.ISSUER, token, payload.interaction) },
           });
-          await deps.audit.emit({ type: 'user.password_reset_requested', actor: { kind: 'system' }, resource: 'user', resourceId: user.id, subject: user.id, details: { token_id: issued.id, expires_at: issued.expiresAt.toISOString() } }, { tx });
+          await deps.audit.emit(
+            {
+              type: 'user.password_reset_requested',
+              actor: { kind: 'system' },
+              resource: 'user',
+              resourceId: user.id,
+              subject: user.id,
+              details: { token_id: issued.id, expires_at: issued.expiresAt.toISOString() },
+            },
+            { tx },
+          );
         });
       }
     },
@@ -94,7 +113,10 @@ export type ResetOutcome = { ok: true; user: User } | { ok: false; reason: 'inva
 
 class VoidLink extends Error {}
 
-export async function resetPassword(deps: SelfServiceDeps & { notices: SecurityNotices }, input: { token: string; password: string; acceptLanguage?: string | undefined; traceId: string }): Promise<ResetOutcome> {
+export async function resetPassword(
+  deps: SelfServiceDeps & { notices: SecurityNotices },
+  input: { token: string; password: string; acceptLanguage?: string | undefined; traceId: string },
+): Promise<ResetOutcome> {
   try {
     checkPassword(input.password);
   } catch (error) {
@@ -119,7 +141,16 @@ export async function resetPassword(deps: SelfServiceDeps & { notices: SecurityN
       // codes starts again (the factors themselves stay, and are still asked for).
       await secondFactorFailuresRepository(tx, deps.clock).clear(updated.id);
       await deps.audit.emit(
-        { type: 'user.password_reset', actor: { kind: 'user', userId: updated.id }, resource: 'user', resourceId: updated.id, subject: updated.id, changedFields: ['password'], traceId: input.traceId, details: { token_id: redeemed.id } },
+        {
+          type: 'user.password_reset',
+          actor: { kind: 'user', userId: updated.id },
+          resource: 'user',
+          resourceId: updated.id,
+          subject: updated.id,
+          changedFields: ['password'],
+          traceId: input.traceId,
+          details: { token_id: redeemed.id },
+        },
         { tx },
       );
       await deps.notices.send(tx, updated.id, 'password_changed', { acceptLanguage: input.acceptLanguage });

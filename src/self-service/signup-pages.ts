@@ -39,11 +39,18 @@ const INVALID = `<h1>This link does not work any more</h1>
 <p><a href="${SIGNUP_PATH}">Create an account</a></p>`;
 
 export function signupPages(app: FastifyInstance, deps: SelfServiceDeps): void {
-  const closed = (reply: Parameters<typeof sendSelfServicePage>[0]) => sendSelfServicePage(reply, deps.brand, 404, TITLE, `<h1>${TITLE}</h1><p>Creating an account is not open here. Ask an administrator for an invitation.</p>`);
+  const closed = (reply: Parameters<typeof sendSelfServicePage>[0]) =>
+    sendSelfServicePage(reply, deps.brand, 404, TITLE, `<h1>${TITLE}</h1><p>Creating an account is not open here. Ask an administrator for an invitation.</p>`);
 
   app.get<{ Querystring: Record<string, unknown> }>(SIGNUP_PATH, pageRoute, async (request, reply) => {
     if (!signupOpen(deps)) return closed(reply);
-    return sendSelfServicePage(reply, deps.brand, 200, TITLE, signupForm({ interaction: interactionIdOf(request.query.interaction), domains: deps.config.SIGNUP_DOMAINS }));
+    return sendSelfServicePage(
+      reply,
+      deps.brand,
+      200,
+      TITLE,
+      signupForm({ interaction: interactionIdOf(request.query.interaction), domains: deps.config.SIGNUP_DOMAINS }),
+    );
   });
 
   app.post<{ Body: Form }>(SIGNUP_PATH, pageRoute, async (request, reply) => {
@@ -52,7 +59,14 @@ export function signupPages(app: FastifyInstance, deps: SelfServiceDeps): void {
     await chargeMailAddress(deps.rateLimits, request, reply);
     const interaction = interactionIdOf(field(request.body, 'interaction'));
     const input = { email: field(request.body, 'email').trim(), name: field(request.body, 'name'), password: field(request.body, 'password') };
-    const again = (error: string) => sendSelfServicePage(reply, deps.brand, 422, TITLE, signupForm({ interaction, email: input.email.slice(0, 64), name: input.name.slice(0, 200), error, domains: deps.config.SIGNUP_DOMAINS }));
+    const again = (error: string) =>
+      sendSelfServicePage(
+        reply,
+        deps.brand,
+        422,
+        TITLE,
+        signupForm({ interaction, email: input.email.slice(0, 64), name: input.name.slice(0, 200), error, domains: deps.config.SIGNUP_DOMAINS }),
+      );
     const check = checkSignup(deps, input);
     if (!check.ok) return again(check.message);
     if (input.password !== field(request.body, 'confirm')) return again('The two passwords differ.');
@@ -92,8 +106,14 @@ export function signupPages(app: FastifyInstance, deps: SelfServiceDeps): void {
     const outcome = await completeSignup(deps, field(request.body, 'token'), request.id);
     if (!outcome.ok && outcome.reason === 'invalid-link') return sendSelfServicePage(reply, deps.brand, 410, 'Link expired', INVALID);
     if (!outcome.ok) {
-      return sendSelfServicePage(reply, deps.brand, 409, 'Account exists', `<h1>This address already has an account</h1>
-<p>Sign in with it, or reset its password if you forgot it.</p>${linkButton(signInPath(outcome.interaction), 'Sign in')}`);
+      return sendSelfServicePage(
+        reply,
+        deps.brand,
+        409,
+        'Account exists',
+        `<h1>This address already has an account</h1>
+<p>Sign in with it, or reset its password if you forgot it.</p>${linkButton(signInPath(outcome.interaction), 'Sign in')}`,
+      );
     }
     return sendSelfServicePage(
       reply,

@@ -41,11 +41,14 @@ export type SignupCheck = { ok: true } | { ok: false; field: 'email' | 'name' | 
 /** The rules of the form; none depends on whether an account exists. */
 export function checkSignup(deps: Pick<SelfServiceDeps, 'config'>, input: Pick<SignupInput, 'email' | 'name' | 'password'>): SignupCheck {
   const email = input.email.trim();
-  if (email.length > MAX_SIGNUP_EMAIL || !MAIL_ADDRESS.test(email) || !/^[A-Za-z0-9._@+-]+$/.test(email)) return { ok: false, field: 'email', message: `Type an e-mail address of at most ${MAX_SIGNUP_EMAIL} characters.` };
+  if (email.length > MAX_SIGNUP_EMAIL || !MAIL_ADDRESS.test(email) || !/^[A-Za-z0-9._@+-]+$/.test(email))
+    return { ok: false, field: 'email', message: `Type an e-mail address of at most ${MAX_SIGNUP_EMAIL} characters.` };
   const domains = deps.config.SIGNUP_DOMAINS;
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  if (domains.length > 0 && !domains.includes(domain)) return { ok: false, field: 'email', message: `Sign-up is open to addresses at ${domains.join(', ')} only.` };
-  if (input.name.length > 200 || /[\u0000-\u001f\u007f]/.test(input.name)) return { ok: false, field: 'name', message: 'The name may have at most 200 characters.' };
+  if (domains.length > 0 && !domains.includes(domain))
+    return { ok: false, field: 'email', message: `Sign-up is open to addresses at ${domains.join(', ')} only.` };
+  if (input.name.length > 200 || /[\u0000-\u001f\u007f]/.test(input.name))
+    return { ok: false, field: 'name', message: 'The name may have at most 200 characters.' };
   try {
     checkPassword(input.password);
   } catch (error) {
@@ -88,7 +91,9 @@ export function signupJob(deps: SelfServiceDeps): JobHandler {
         if (!request) return;
         const locale = isLocale(request.locale) ? request.locale : chooseLocale();
         const [holder] = await requests.usersWithEmail(request.email);
-        const existing = holder ? await usersRepository(tx, deps.clock).findById(holder.id) : await usersRepository(tx, deps.clock).findByUsername(request.email);
+        const existing = holder
+          ? await usersRepository(tx, deps.clock).findById(holder.id)
+          : await usersRepository(tx, deps.clock).findByUsername(request.email);
         if (existing) {
           await requests.deleteSignup(id);
           await deps.outbox.enqueue(tx, {
@@ -119,7 +124,9 @@ export async function findUsableSignup(deps: Pick<SelfServiceDeps, 'db' | 'clock
   return selfServiceRepository(deps.db).findSignupByToken(sha256(token), new Date(deps.clock.now()));
 }
 
-export type SignupOutcome = { ok: true; user: User; interaction: string | undefined } | { ok: false; reason: 'invalid-link' | 'exists'; interaction?: string | undefined };
+export type SignupOutcome =
+  | { ok: true; user: User; interaction: string | undefined }
+  | { ok: false; reason: 'invalid-link' | 'exists'; interaction?: string | undefined };
 
 class Taken extends Error {
   constructor(readonly interaction: string | undefined) {
@@ -137,12 +144,27 @@ export async function completeSignup(deps: SelfServiceDeps, token: string, trace
       // An account may have taken the address since the mail was sent (an operator, another sign-up).
       if ((await selfServiceRepository(tx).usersWithEmail(request.email)).length > 0) throw new Taken(interaction);
       const user = await usersRepository(tx, deps.clock)
-        .create({ username: request.email, passwordHash: request.passwordHash, email: request.email, email_verified: true, ...(request.name ? { name: request.name } : {}) })
+        .create({
+          username: request.email,
+          passwordHash: request.passwordHash,
+          email: request.email,
+          email_verified: true,
+          ...(request.name ? { name: request.name } : {}),
+        })
         .catch((error: unknown) => {
           throw error instanceof UsernameTakenError ? new Taken(interaction) : error;
         });
       await deps.audit.emit(
-        { type: 'user.signed_up', actor: { kind: 'user', userId: user.id }, resource: 'user', resourceId: user.id, subject: user.id, changedFields: ['email', 'email_verified', 'username', ...(request.name ? ['name'] : [])].sort(), traceId, details: { face: 'signup' } },
+        {
+          type: 'user.signed_up',
+          actor: { kind: 'user', userId: user.id },
+          resource: 'user',
+          resourceId: user.id,
+          subject: user.id,
+          changedFields: ['email', 'email_verified', 'username', ...(request.name ? ['name'] : [])].sort(),
+          traceId,
+          details: { face: 'signup' },
+        },
         { tx },
       );
       return { ok: true, user, interaction } as const;
@@ -157,4 +179,5 @@ export async function completeSignup(deps: SelfServiceDeps, token: string, trace
   }
 }
 
-export const purgeExpiredSignups = (deps: Pick<SelfServiceDeps, 'db' | 'clock'>) => selfServiceRepository(deps.db).purgeExpiredSignups(new Date(deps.clock.now()));
+export const purgeExpiredSignups = (deps: Pick<SelfServiceDeps, 'db' | 'clock'>) =>
+  selfServiceRepository(deps.db).purgeExpiredSignups(new Date(deps.clock.now()));

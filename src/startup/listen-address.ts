@@ -19,7 +19,9 @@ export async function checkListenAddress(host: string, port: number, resolve: Lo
   try {
     ({ address } = await resolve(host));
   } catch (error) {
-    throw new StartupError(`${names.host} ${JSON.stringify(host)} cannot be resolved to an address (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`);
+    throw new StartupError(
+      `${names.host} ${JSON.stringify(host)} cannot be resolved to an address (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`,
+    );
   }
   const probe = createServer();
   try {
@@ -39,7 +41,9 @@ export function listenError(error: unknown, host: string, port: number, names: L
   const where = `${host}:${port}`;
   switch ((error as NodeJS.ErrnoException).code) {
     case 'EADDRINUSE':
-      return new StartupError(`${names.port} ${port} is already in use on ${host} (another server is running there); stop it or set ${names.port} to a free port`);
+      return new StartupError(
+        `${names.port} ${port} is already in use on ${host} (another server is running there); stop it or set ${names.port} to a free port`,
+      );
     case 'EACCES':
       return new StartupError(`${names.port} ${port} on ${host} needs privileges this process lacks; choose a ${names.port} above 1023`);
     case 'EADDRNOTAVAIL':

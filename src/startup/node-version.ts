@@ -4,7 +4,11 @@
 // Checked before anything else is loaded, so an old runtime gets one line instead of a syntax or API error.
 export const MIN_NODE_VERSION = '22.12.0';
 
-const parts = (version: string): number[] => version.replace(/^v/, '').split('.').map((p) => Number.parseInt(p, 10) || 0);
+const parts = (version: string): number[] =>
+  version
+    .replace(/^v/, '')
+    .split('.')
+    .map((p) => Number.parseInt(p, 10) || 0);
 
 /** A sentence saying why `version` is too old, or undefined when it will do. */
 export function nodeVersionProblem(version: string, minimum = MIN_NODE_VERSION): string | undefined {

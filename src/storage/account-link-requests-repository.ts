@@ -19,7 +19,11 @@ const asPending = (value: unknown): PendingUpstream | undefined => {
 export function accountLinkRequestsRepository(db: Db): AccountLinkRequestsRepository {
   return {
     async put(sessionIdHash, pending) {
-      await db.updateTable('browser_sessions').set({ upstream_link: JSON.stringify(pending) }).where('id_hash', '=', sessionIdHash).execute();
+      await db
+        .updateTable('browser_sessions')
+        .set({ upstream_link: JSON.stringify(pending) })
+        .where('id_hash', '=', sessionIdHash)
+        .execute();
     },
     async take(sessionIdHash) {
       // The old value, with the row locked: a parallel take waits, then finds it cleared.

@@ -49,7 +49,13 @@ export function accountRepository(db: Db, clock: Clock): AccountRepository {
         .orderBy('s.created_at', 'desc')
         .limit(MAX_ROWS)
         .execute();
-      return rows.map((r) => ({ idHash: r.id_hash, userAgent: r.user_agent, ipAddress: r.ip_address, signedInAt: r.signed_in_at ?? r.created_at, amr: r.amr ?? [] }));
+      return rows.map((r) => ({
+        idHash: r.id_hash,
+        userAgent: r.user_agent,
+        ipAddress: r.ip_address,
+        signedInAt: r.signed_in_at ?? r.created_at,
+        amr: r.amr ?? [],
+      }));
     },
     async endSession(userId, idHash) {
       const result = await db.deleteFrom('browser_sessions').where('user_id', '=', userId).where('id_hash', '=', idHash).executeTakeFirst();
@@ -69,7 +75,8 @@ export function accountRepository(db: Db, clock: Clock): AccountRepository {
       const byClient = new Map<string, GrantedApp>();
       for (const row of rows) {
         const known = byClient.get(row.client_id);
-        if (!known) byClient.set(row.client_id, { clientId: row.client_id, clientName: row.client_name, scopes: [...row.scopes].sort(), grantedAt: row.granted_at });
+        if (!known)
+          byClient.set(row.client_id, { clientId: row.client_id, clientName: row.client_name, scopes: [...row.scopes].sort(), grantedAt: row.granted_at });
         else known.scopes = [...new Set([...known.scopes, ...row.scopes])].sort();
       }
       return [...byClient.values()].slice(0, MAX_ROWS);

@@ -34,7 +34,15 @@ const toToken = (r: Selectable<AccountTokensTable>): AccountToken => ({
 });
 
 export interface AccountTokensRepository {
-  issue(input: { purpose: AccountTokenPurpose; userId: string; tokenHash: string; email: string; passwordFingerprint: string; now: Date; expiresAt: Date }): Promise<AccountToken>;
+  issue(input: {
+    purpose: AccountTokenPurpose;
+    userId: string;
+    tokenHash: string;
+    email: string;
+    passwordFingerprint: string;
+    now: Date;
+    expiresAt: Date;
+  }): Promise<AccountToken>;
   /** The token if it could still be redeemed now (for showing its page); undefined otherwise. */
   findUsable(purpose: AccountTokenPurpose, tokenHash: string, now: Date): Promise<AccountToken | undefined>;
   /** Marks the token used if it is still usable; undefined when it was not (used, revoked, expired, unknown). */
@@ -50,12 +58,26 @@ export interface AccountTokensRepository {
 
 export function accountTokensRepository(db: Db): AccountTokensRepository {
   const usable = (purpose: AccountTokenPurpose, now: Date) =>
-    db.selectFrom('account_tokens').selectAll().where('purpose', '=', purpose).where('used_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', now);
+    db
+      .selectFrom('account_tokens')
+      .selectAll()
+      .where('purpose', '=', purpose)
+      .where('used_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now);
   return {
     async issue(input) {
       const row = await db
         .insertInto('account_tokens')
-        .values({ purpose: input.purpose, user_id: input.userId, token_hash: input.tokenHash, email: input.email, password_fingerprint: input.passwordFingerprint, created_at: input.now, expires_at: input.expiresAt })
+        .values({
+          purpose: input.purpose,
+          user_id: input.userId,
+          token_hash: input.tokenHash,
+          email: input.email,
+          password_fingerprint: input.passwordFingerprint,
+          created_at: input.now,
+          expires_at: input.expiresAt,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       return toToken(row);
@@ -94,7 +116,10 @@ export function accountTokensRepository(db: Db): AccountTokensRepository {
     },
     async pending(purpose, now, { before, limit }) {
       let query = usable(purpose, now);
-      if (before) query = query.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
+      if (before)
+        query = query.where((eb) =>
+          eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]),
+        );
       return (await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()).map(toToken);
     },
     async purgeExpiredBefore(cutoff) {

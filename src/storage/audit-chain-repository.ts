@@ -81,7 +81,23 @@ export function auditChainRepository(db: Db): AuditChainRepository {
     async links(afterSeq, limit) {
       const rows = await db
         .selectFrom('audit_events')
-        .select(['id', 'type', 'occurred_at', 'actor_kind', 'actor_client_id', 'actor_user_id', 'resource', 'resource_id', 'subject', 'client_id', 'changed_fields', 'details', 'trace_id', 'chain_seq', 'chain_hash'])
+        .select([
+          'id',
+          'type',
+          'occurred_at',
+          'actor_kind',
+          'actor_client_id',
+          'actor_user_id',
+          'resource',
+          'resource_id',
+          'subject',
+          'client_id',
+          'changed_fields',
+          'details',
+          'trace_id',
+          'chain_seq',
+          'chain_hash',
+        ])
         .where('chain_seq', '>', afterSeq)
         .orderBy('chain_seq')
         .limit(limit)
@@ -90,8 +106,17 @@ export function auditChainRepository(db: Db): AuditChainRepository {
     },
     async unchained() {
       const unlinked = db.selectFrom('audit_events').where('chain_seq', 'is', null);
-      const before = await unlinked.select((eb) => eb.fn.countAll<number>().as('n')).where('before_chain', '=', true).executeTakeFirstOrThrow();
-      const first = await unlinked.select(['id', 'occurred_at']).where('before_chain', '=', false).orderBy('occurred_at').orderBy('id').limit(1).executeTakeFirst();
+      const before = await unlinked
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('before_chain', '=', true)
+        .executeTakeFirstOrThrow();
+      const first = await unlinked
+        .select(['id', 'occurred_at'])
+        .where('before_chain', '=', false)
+        .orderBy('occurred_at')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
       return { beforeChain: Number(before.n), ...(first ? { first } : {}) };
     },
     async checkpoints(limit) {
@@ -102,7 +127,9 @@ export function auditChainRepository(db: Db): AuditChainRepository {
       return r && toCheckpoint(r);
     },
     async checkpointsBetween(afterSeq, throughSeq) {
-      return (await db.selectFrom('audit_checkpoints').selectAll().where('seq', '>', afterSeq).where('seq', '<=', throughSeq).orderBy('seq').execute()).map(toCheckpoint);
+      return (await db.selectFrom('audit_checkpoints').selectAll().where('seq', '>', afterSeq).where('seq', '<=', throughSeq).orderBy('seq').execute()).map(
+        toCheckpoint,
+      );
     },
     async insertCheckpoint(c) {
       await db.insertInto('audit_checkpoints').values({ seq: c.seq, hash: c.hash, issued_at: c.issuedAt, jws: c.jws }).execute();
@@ -110,7 +137,12 @@ export function auditChainRepository(db: Db): AuditChainRepository {
     async purgeThroughCheckpoint(cutoff) {
       return db.transaction().execute(async (tx) => {
         const chain = await tx.selectFrom('audit_chain').select(['anchor_seq']).executeTakeFirstOrThrow();
-        const legacy = await tx.deleteFrom('audit_events').where('chain_seq', 'is', null).where('before_chain', '=', true).where('occurred_at', '<', cutoff).executeTakeFirst();
+        const legacy = await tx
+          .deleteFrom('audit_events')
+          .where('chain_seq', 'is', null)
+          .where('before_chain', '=', true)
+          .where('occurred_at', '<', cutoff)
+          .executeTakeFirst();
         const anchor = await tx
           .selectFrom('audit_checkpoints')
           .selectAll()

@@ -72,24 +72,23 @@ const toCode = (r: CodeRow): StoredCode => ({
   redeemedAt: r.redeemed_at,
 });
 
-const insertCode = precompiled(
-  (db, v: Omit<StoredCode, 'redeemedAt'> & { codeHash: string; createdAt: Date }) =>
-    db.insertInto('authorization_codes').values({
-      code_hash: v.codeHash,
-      grant_id: v.grantId,
-      client_id: v.clientId,
-      user_id: v.userId,
-      redirect_uri: v.redirectUri,
-      code_challenge: v.codeChallenge,
-      scope: v.scope,
-      nonce: v.nonce,
-      auth_time: v.authTime,
-      session_id: v.sessionId,
-      resource: v.resource,
-      dpop_jkt: v.dpopJkt,
-      created_at: v.createdAt,
-      expires_at: v.expiresAt,
-    }),
+const insertCode = precompiled((db, v: Omit<StoredCode, 'redeemedAt'> & { codeHash: string; createdAt: Date }) =>
+  db.insertInto('authorization_codes').values({
+    code_hash: v.codeHash,
+    grant_id: v.grantId,
+    client_id: v.clientId,
+    user_id: v.userId,
+    redirect_uri: v.redirectUri,
+    code_challenge: v.codeChallenge,
+    scope: v.scope,
+    nonce: v.nonce,
+    auth_time: v.authTime,
+    session_id: v.sessionId,
+    resource: v.resource,
+    dpop_jkt: v.dpopJkt,
+    created_at: v.createdAt,
+    expires_at: v.expiresAt,
+  }),
 );
 
 export function authorizationCodesRepository(db: Db, clock: Clock): AuthorizationCodesRepository {

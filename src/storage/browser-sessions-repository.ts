@@ -102,7 +102,16 @@ export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessions
           .where('s.created_at', '<', cutoff)
           .where(({ not, exists, selectFrom }) => not(exists(selectFrom('interactions as i').select('i.id_hash').whereRef('i.session_hash', '=', 's.id_hash'))))
           // Nor one that waits for its second factor after a correct password (/account): the code may take minutes.
-          .where(({ not, exists, selectFrom }) => not(exists(selectFrom('pending_second_factors as p').select('p.session_hash').whereRef('p.session_hash', '=', 's.id_hash').where('p.expires_at', '>', cutoff))))
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('pending_second_factors as p')
+                  .select('p.session_hash')
+                  .whereRef('p.session_hash', '=', 's.id_hash')
+                  .where('p.expires_at', '>', cutoff),
+              ),
+            ),
+          )
           .limit(limit);
         const result = await db.deleteFrom('browser_sessions').where('id_hash', 'in', batch).executeTakeFirst();
         return Number(result.numDeletedRows);

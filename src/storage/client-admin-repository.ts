@@ -34,16 +34,19 @@ export function clientAdminRepository(db: Db, clock: Clock): ClientAdminReposito
     async page({ after, limit }) {
       let query = db.selectFrom('clients').selectAll();
       if (after) {
-        query = query.where((eb) =>
-          eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]),
-        );
+        query = query.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
       }
       return (await query.orderBy('created_at').orderBy('id').limit(limit).execute()).map(toClient);
     },
     async updateIfVersion(id, changes, expectedVersion) {
       const row = await db
         .updateTable('clients')
-        .set({ ...clientColumns(changes), ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}), updated_at: new Date(clock.now()), version: sql`version + 1` })
+        .set({
+          ...clientColumns(changes),
+          ...(changes.disabled !== undefined ? { disabled: changes.disabled } : {}),
+          updated_at: new Date(clock.now()),
+          version: sql`version + 1`,
+        })
         .where('id', '=', id)
         .where('version', '=', expectedVersion)
         .returningAll()

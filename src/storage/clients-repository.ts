@@ -51,7 +51,23 @@ export interface Client {
   previousSecretExpiresAt: Date | null;
 }
 
-export type NewClient = Omit<Client, 'createdAt' | 'updatedAt' | 'disabled' | 'registrationTokenHash' | 'registrationPolicy' | 'allowedOrigins' | 'defaultResource' | 'version' | 'previousSecretHash' | 'previousSecretExpiresAt' | 'requireMfa' | 'identityProviders' | 'backchannelLogoutUri' | 'backchannelLogoutSessionRequired'> & {
+export type NewClient = Omit<
+  Client,
+  | 'createdAt'
+  | 'updatedAt'
+  | 'disabled'
+  | 'registrationTokenHash'
+  | 'registrationPolicy'
+  | 'allowedOrigins'
+  | 'defaultResource'
+  | 'version'
+  | 'previousSecretHash'
+  | 'previousSecretExpiresAt'
+  | 'requireMfa'
+  | 'identityProviders'
+  | 'backchannelLogoutUri'
+  | 'backchannelLogoutSessionRequired'
+> & {
   requireMfa?: boolean;
   backchannelLogoutUri?: string | null;
   backchannelLogoutSessionRequired?: boolean;
@@ -113,7 +129,10 @@ export const clientColumns = (c: Partial<NewClient>) => ({
   ...(c.defaultResource !== undefined ? { default_resource: c.defaultResource } : {}),
   ...(c.registrationTokenHash !== undefined ? { registration_token_hash: c.registrationTokenHash } : {}),
   ...(c.registrationPolicy !== undefined
-    ? { registration_grant_types: c.registrationPolicy ? [...c.registrationPolicy.grantTypes] : null, registration_scopes: c.registrationPolicy ? [...c.registrationPolicy.scopes] : null }
+    ? {
+        registration_grant_types: c.registrationPolicy ? [...c.registrationPolicy.grantTypes] : null,
+        registration_scopes: c.registrationPolicy ? [...c.registrationPolicy.scopes] : null,
+      }
     : {}),
 });
 
@@ -155,7 +174,14 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
     },
     async upsert(client) {
       const now = new Date(clock.now());
-      const values = { name: client.name, type: client.type, token_endpoint_auth_method: client.authMethod, grant_types: client.grantTypes, scopes: client.scopes, ...clientColumns(client) };
+      const values = {
+        name: client.name,
+        type: client.type,
+        token_endpoint_auth_method: client.authMethod,
+        grant_types: client.grantTypes,
+        scopes: client.scopes,
+        ...clientColumns(client),
+      };
       const row = await db
         .insertInto('clients')
         .values({ id: client.id, ...values, created_at: now, updated_at: now })
@@ -198,7 +224,11 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
       return rows.map((r) => ({ id: r.id, type: r.type as ClientType, redirectUris: r.redirect_uris, allowedOrigins: r.allowed_origins }));
     },
     async disable(id) {
-      const result = await db.updateTable('clients').set({ disabled: true, updated_at: new Date(clock.now()), version: sql`version + 1` }).where('id', '=', id).executeTakeFirst();
+      const result = await db
+        .updateTable('clients')
+        .set({ disabled: true, updated_at: new Date(clock.now()), version: sql`version + 1` })
+        .where('id', '=', id)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
   };

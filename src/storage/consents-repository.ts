@@ -25,12 +25,7 @@ const upsertConsent = precompiled((db, v: { userId: string; clientId: string; sc
 export function consentsRepository(db: Db, clock: Clock): ConsentsRepository {
   return {
     async covers(userId, clientId, scopes) {
-      const row = await db
-        .selectFrom('consents')
-        .select('scopes')
-        .where('user_id', '=', userId)
-        .where('client_id', '=', clientId)
-        .executeTakeFirst();
+      const row = await db.selectFrom('consents').select('scopes').where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
       return row !== undefined && scopes.every((s) => row.scopes.includes(s));
     },
     async grant(userId, clientId, scopes) {

@@ -84,7 +84,11 @@ export async function openPostgres(url: string, poolSize = 20, { prepared = true
     db,
     kind: 'postgres',
     waiting: () => pool.waitingCount,
-    ping: (timeoutMs = 2_000) => withTimeout(sql`select 1`.execute(db).then(() => undefined), timeoutMs),
+    ping: (timeoutMs = 2_000) =>
+      withTimeout(
+        sql`select 1`.execute(db).then(() => undefined),
+        timeoutMs,
+      ),
     notifications,
     close: async () => {
       await notifications.close();
@@ -102,7 +106,11 @@ export async function openPGlite(dir: string | undefined): Promise<Database> {
     db,
     kind: 'pglite',
     waiting: () => 0,
-    ping: (timeoutMs = 2_000) => withTimeout(sql`select 1`.execute(db).then(() => undefined), timeoutMs),
+    ping: (timeoutMs = 2_000) =>
+      withTimeout(
+        sql`select 1`.execute(db).then(() => undefined),
+        timeoutMs,
+      ),
     notifications: pgliteNotifications(pglite),
     close: () => db.destroy(),
   };

@@ -107,7 +107,13 @@ const KEEP_EXPIRED_MS = 24 * 3600_000;
 export function deviceAuthorizationsRepository(db: Db, clock: Clock): DeviceAuthorizationsRepository {
   const now = () => new Date(clock.now());
   const pending = (userCodeHash: string) =>
-    db.selectFrom('device_authorizations').selectAll().where('user_code_hash', '=', userCodeHash).where('status', '=', 'pending').where('redeemed_at', 'is', null).where('expires_at', '>', now());
+    db
+      .selectFrom('device_authorizations')
+      .selectAll()
+      .where('user_code_hash', '=', userCodeHash)
+      .where('status', '=', 'pending')
+      .where('redeemed_at', 'is', null)
+      .where('expires_at', '>', now());
   return {
     async insert(row) {
       const result = await db
@@ -197,7 +203,10 @@ export function deviceAuthorizationsRepository(db: Db, clock: Clock): DeviceAuth
       return row && { authorization: toAuthorization(row), tooSoon: row.too_soon };
     },
     async purgeExpired() {
-      const result = await db.deleteFrom('device_authorizations').where('expires_at', '<', new Date(clock.now() - KEEP_EXPIRED_MS)).executeTakeFirst();
+      const result = await db
+        .deleteFrom('device_authorizations')
+        .where('expires_at', '<', new Date(clock.now() - KEEP_EXPIRED_MS))
+        .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };

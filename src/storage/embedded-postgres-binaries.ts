@@ -38,7 +38,9 @@ export async function embeddedBinaries(): Promise<Binaries> {
   const version = spawnSync(paths.postgres, ['--version'], { encoding: 'utf8' });
   const major = Number(/\(PostgreSQL\) (\d+)/.exec(version.stdout ?? '')?.[1]);
   if (version.status !== 0 || !Number.isInteger(major)) {
-    throw new StartupError(`the embedded PostgreSQL server at ${paths.postgres} does not run (${(version.stderr || version.error?.message || 'no version').trim()})`);
+    throw new StartupError(
+      `the embedded PostgreSQL server at ${paths.postgres} does not run (${(version.stderr || version.error?.message || 'no version').trim()})`,
+    );
   }
   return { initdb: paths.initdb, postgres: paths.postgres, major };
 }
@@ -54,7 +56,9 @@ export function serverAccount(log: (message: string) => void): ServerAccount | u
     if (found) return found;
   }
   log(`running as root: PostgreSQL refuses root, so the embedded server runs as a new system account "${DEDICATED_ACCOUNT}"`);
-  const created = spawnSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', DEDICATED_ACCOUNT], { encoding: 'utf8' });
+  const created = spawnSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', DEDICATED_ACCOUNT], {
+    encoding: 'utf8',
+  });
   const account = lookUp(DEDICATED_ACCOUNT);
   if (!account) {
     throw new StartupError(
@@ -87,7 +91,9 @@ export function reachableBy(binaries: Binaries, account: ServerAccount | undefin
   if (check.status === 0) return binaries;
   const native = dirname(dirname(binaries.postgres));
   const copy = sharedCopy(native, binaries);
-  log(`the embedded PostgreSQL binaries are not reachable by the account "${account.name}" (a parent directory of ${native} is private): using the copy in ${copy}`);
+  log(
+    `the embedded PostgreSQL binaries are not reachable by the account "${account.name}" (a parent directory of ${native} is private): using the copy in ${copy}`,
+  );
   return { ...binaries, initdb: join(copy, relative(native, binaries.initdb)), postgres: join(copy, relative(native, binaries.postgres)) };
 }
 

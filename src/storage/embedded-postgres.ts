@@ -57,7 +57,9 @@ const DURABLE_SETTINGS: Record<string, string> = {
 export async function startEmbeddedPostgres(dataDir: string, log: (message: string) => void, options: EmbeddedOptions = {}): Promise<EmbeddedServer> {
   const cluster = clusterDir(dataDir);
   if (join(cluster, SOCKET_NAME).length > MAX_SOCKET_PATH) {
-    throw new StartupError(`DATA_DIR ${dataDir} is too long a path for the embedded database's socket (at most ${MAX_SOCKET_PATH - `/postgres/${SOCKET_NAME}`.length} characters); use a shorter DATA_DIR`);
+    throw new StartupError(
+      `DATA_DIR ${dataDir} is too long a path for the embedded database's socket (at most ${MAX_SOCKET_PATH - `/postgres/${SOCKET_NAME}`.length} characters); use a shorter DATA_DIR`,
+    );
   }
   refuseLegacyPGlite(dataDir);
   const found = await embeddedBinaries();
@@ -84,7 +86,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
       // server's processes are still exiting: look again.
       if (outcome.kind === 'failed') throw new StartupError(`the embedded PostgreSQL server did not start: ${outcome.reason} (log: ${logFile(dataDir)})`);
     }
-    if (Date.now() > deadline) throw new StartupError(`the embedded PostgreSQL server in ${cluster} did not accept connections in time (log: ${logFile(dataDir)})`);
+    if (Date.now() > deadline)
+      throw new StartupError(`the embedded PostgreSQL server in ${cluster} did not accept connections in time (log: ${logFile(dataDir)})`);
     await delay(100);
   }
 }
@@ -134,7 +137,14 @@ async function initCluster(dataDir: string, binaries: Binaries, account: ServerA
  * The server process sees its data directory only as descriptor 3 (/proc/self/fd/3): under root it runs as
  * another account, which cannot traverse DATA_DIR (0700, root's) by path, and DATA_DIR stays private.
  */
-function spawnWithDirectory(program: string, args: string[], dir: string, account: ServerAccount | undefined, logPath: string, detached: boolean): ChildProcess {
+function spawnWithDirectory(
+  program: string,
+  args: string[],
+  dir: string,
+  account: ServerAccount | undefined,
+  logPath: string,
+  detached: boolean,
+): ChildProcess {
   const dirFd = openSync(dir, 'r');
   const logFd = openSync(logPath, 'a', 0o600);
   try {
@@ -161,7 +171,14 @@ function runWithDirectory(program: string, args: string[], dir: string, account:
 
 type Launch = { kind: 'ready'; pid: number } | { kind: 'retry' } | { kind: 'failed'; reason: string };
 
-async function launch(cluster: string, binaries: Binaries, account: ServerAccount | undefined, settings: Record<string, string>, url: string, deadline: number): Promise<Launch> {
+async function launch(
+  cluster: string,
+  binaries: Binaries,
+  account: ServerAccount | undefined,
+  settings: Record<string, string>,
+  url: string,
+  deadline: number,
+): Promise<Launch> {
   const logPath = logFile(join(cluster, '..'));
   const logStart = existsSync(logPath) ? readFileSync(logPath).length : 0;
   const args = Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
@@ -176,7 +193,11 @@ async function launch(cluster: string, binaries: Binaries, account: ServerAccoun
     if (exited) {
       const output = readFileSync(logPath).subarray(logStart).toString('utf8');
       if (/lock file "postmaster.pid" already exists|pre-existing shared memory block/.test(output)) return { kind: 'retry' };
-      const reason = output.split('\n').filter((l) => /FATAL|PANIC|ERROR/.test(l)).slice(-2).join('; ');
+      const reason = output
+        .split('\n')
+        .filter((l) => /FATAL|PANIC|ERROR/.test(l))
+        .slice(-2)
+        .join('; ');
       return { kind: 'failed', reason: reason || 'it exited at once' };
     }
     await delay(50);

@@ -23,7 +23,14 @@ export interface FederatedIdentitiesRepository {
   unlink(providerId: string, userId: string): Promise<boolean>;
 }
 
-const fromRow = (r: { provider_id: string; subject: string; user_id: string; email: string | null; created_at: Date; last_used_at: Date | null }): FederatedIdentity => ({
+const fromRow = (r: {
+  provider_id: string;
+  subject: string;
+  user_id: string;
+  email: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
+}): FederatedIdentity => ({
   providerId: r.provider_id,
   subject: r.subject,
   userId: r.user_id,
@@ -35,7 +42,12 @@ const fromRow = (r: { provider_id: string; subject: string; user_id: string; ema
 export function federatedIdentitiesRepository(db: Db): FederatedIdentitiesRepository {
   return {
     async find(providerId, subject) {
-      const row = await db.selectFrom('federated_identities').selectAll().where('provider_id', '=', providerId).where('subject', '=', subject).executeTakeFirst();
+      const row = await db
+        .selectFrom('federated_identities')
+        .selectAll()
+        .where('provider_id', '=', providerId)
+        .where('subject', '=', subject)
+        .executeTakeFirst();
       return row ? fromRow(row) : undefined;
     },
     async forUser(userId) {
@@ -52,10 +64,20 @@ export function federatedIdentitiesRepository(db: Db): FederatedIdentitiesReposi
       return (await this.find(providerId, subject)) ? 'subject-taken' : 'user-has-one';
     },
     async touch(providerId, subject, email, now) {
-      await db.updateTable('federated_identities').set({ email, last_used_at: now }).where('provider_id', '=', providerId).where('subject', '=', subject).execute();
+      await db
+        .updateTable('federated_identities')
+        .set({ email, last_used_at: now })
+        .where('provider_id', '=', providerId)
+        .where('subject', '=', subject)
+        .execute();
     },
     async unlink(providerId, userId) {
-      const row = await db.deleteFrom('federated_identities').where('provider_id', '=', providerId).where('user_id', '=', userId).returning('subject').executeTakeFirst();
+      const row = await db
+        .deleteFrom('federated_identities')
+        .where('provider_id', '=', providerId)
+        .where('user_id', '=', userId)
+        .returning('subject')
+        .executeTakeFirst();
       return row !== undefined;
     },
   };

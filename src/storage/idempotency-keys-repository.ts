@@ -86,7 +86,11 @@ export function idempotencyKeysRepository(db: Db): IdempotencyKeysRepository {
           state: 'completed',
           requestHash: row.request_hash,
           expiresAt: row.expires_at,
-          response: { status: row.response_status!, headers: (row.response_headers ?? {}) as Record<string, string>, body: Buffer.from(row.response_body ?? []) },
+          response: {
+            status: row.response_status!,
+            headers: (row.response_headers ?? {}) as Record<string, string>,
+            body: Buffer.from(row.response_body ?? []),
+          },
         };
       }
       return { state: 'running', requestHash: row.request_hash, lockedUntil: row.locked_until!, expiresAt: row.expires_at };
@@ -158,7 +162,12 @@ export function idempotencyKeysRepository(db: Db): IdempotencyKeysRepository {
         .execute();
     },
     async deleteIfExpired(id, now) {
-      await db.deleteFrom('idempotency_keys').where('principal_hash', '=', id.principalHash).where('key_hash', '=', id.keyHash).where('expires_at', '<=', now).execute();
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('principal_hash', '=', id.principalHash)
+        .where('key_hash', '=', id.keyHash)
+        .where('expires_at', '<=', now)
+        .execute();
     },
     async purgeExpired(now) {
       const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();

@@ -50,7 +50,9 @@ export type IdentityProviderChanges = Omit<IdentityProvider, 'id' | 'slug' | 've
 export type VersionedWrite<T> = { written: T } | 'stale' | 'missing';
 
 const toClaims = (value: unknown): Record<string, string> =>
-  Object.fromEntries(Object.entries(value && typeof value === 'object' && !Array.isArray(value) ? value : {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  Object.fromEntries(
+    Object.entries(value && typeof value === 'object' && !Array.isArray(value) ? value : {}).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
 
 function fromRow(r: Selectable<IdentityProvidersTable>): IdentityProvider {
   return {
@@ -152,11 +154,16 @@ export function identityProvidersRepository(db: Db): IdentityProvidersRepository
       return (await query.orderBy('created_at').orderBy('id').limit(limit).execute()).map(fromRow);
     },
     async listEnabled(limit) {
-      return (await db.selectFrom('identity_providers').selectAll().where('enabled', '=', true).orderBy('created_at').orderBy('id').limit(limit).execute()).map(fromRow);
+      return (await db.selectFrom('identity_providers').selectAll().where('enabled', '=', true).orderBy('created_at').orderBy('id').limit(limit).execute()).map(
+        fromRow,
+      );
     },
     async updateIfVersion(id, changes, expectedVersion, now) {
       if (!plausible(id)) return 'missing';
-      let query = db.updateTable('identity_providers').set({ ...columns(changes), updated_at: now, version: sql`version + 1` }).where('id', '=', id);
+      let query = db
+        .updateTable('identity_providers')
+        .set({ ...columns(changes), updated_at: now, version: sql`version + 1` })
+        .where('id', '=', id);
       if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
       const row = await query.returningAll().executeTakeFirst();
       if (row) return { written: fromRow(row) };
@@ -169,7 +176,11 @@ export function identityProvidersRepository(db: Db): IdentityProvidersRepository
       const row = await query.returning('slug').executeTakeFirst();
       if (!row) return (await exists(id)) ? 'stale' : 'missing';
       // A client that offered only this provider now offers none (never, silently, all of them).
-      await db.updateTable('clients').set({ identity_providers: sql`array_remove(identity_providers, ${row.slug})` }).where(sql<boolean>`${row.slug} = any(identity_providers)`).execute();
+      await db
+        .updateTable('clients')
+        .set({ identity_providers: sql`array_remove(identity_providers, ${row.slug})` })
+        .where(sql<boolean>`${row.slug} = any(identity_providers)`)
+        .execute();
       return { written: { slug: row.slug } };
     },
   };

@@ -67,7 +67,14 @@ const selectWithSession = precompiled((db, v: { idHash: string; sessionHash: str
     )
     .leftJoin('users as u', 'u.id', 's.user_id')
     .selectAll('i')
-    .select(['u.username as s_username', 's.id_hash as s_id_hash', 's.user_id as s_user_id', 's.auth_time as s_auth_time', 's.csrf_token as s_csrf_token', 's.expires_at as s_expires_at'])
+    .select([
+      'u.username as s_username',
+      's.id_hash as s_id_hash',
+      's.user_id as s_user_id',
+      's.auth_time as s_auth_time',
+      's.csrf_token as s_csrf_token',
+      's.expires_at as s_expires_at',
+    ])
     .where('i.id_hash', '=', v.idHash),
 );
 
@@ -84,7 +91,15 @@ const deleteLive = precompiled((db, v: { idHash: string; sessionHash: string; no
 );
 
 export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRepository<R> {
-  type Row = { id_hash: string; session_hash: string; client_id: string; request: unknown; login_required: boolean; expires_at: Date; attempted_username: string | null };
+  type Row = {
+    id_hash: string;
+    session_hash: string;
+    client_id: string;
+    request: unknown;
+    login_required: boolean;
+    expires_at: Date;
+    attempted_username: string | null;
+  };
   const toInteraction = (row: Row): Interaction<R> => ({
     idHash: row.id_hash,
     sessionHash: row.session_hash,
@@ -121,7 +136,13 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
         row.s_id_hash === null || row.s_csrf_token === null || row.s_expires_at === null
           ? undefined
           : {
-              ...toSession({ id_hash: row.s_id_hash, user_id: row.s_user_id, auth_time: row.s_auth_time, csrf_token: row.s_csrf_token, expires_at: row.s_expires_at }),
+              ...toSession({
+                id_hash: row.s_id_hash,
+                user_id: row.s_user_id,
+                auth_time: row.s_auth_time,
+                csrf_token: row.s_csrf_token,
+                expires_at: row.s_expires_at,
+              }),
               username: row.s_username,
             };
       return { interaction: toInteraction(row), session };

@@ -37,9 +37,7 @@ export async function migrate(db: Kysely<any>, migrations = loadMigrations()): P
       version text primary key,
       applied_at timestamptz not null default now()
     )`.execute(tx);
-    const applied = new Set(
-      (await sql<{ version: string }>`select version from schema_migrations`.execute(tx)).rows.map((r) => r.version),
-    );
+    const applied = new Set((await sql<{ version: string }>`select version from schema_migrations`.execute(tx)).rows.map((r) => r.version));
     const done: string[] = [];
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;

@@ -19,7 +19,11 @@ export interface OperatorRolesRepository {
 }
 
 export function operatorRolesRepository(db: Db): OperatorRolesRepository {
-  const toRole = (r: { user_id: string; can_write: boolean; granted_at: Date }): OperatorRole => ({ userId: r.user_id, canWrite: r.can_write, grantedAt: r.granted_at });
+  const toRole = (r: { user_id: string; can_write: boolean; granted_at: Date }): OperatorRole => ({
+    userId: r.user_id,
+    canWrite: r.can_write,
+    grantedAt: r.granted_at,
+  });
   return {
     async find(userId) {
       const row = await db.selectFrom('operator_roles').selectAll().where('user_id', '=', userId).executeTakeFirst();

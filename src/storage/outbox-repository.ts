@@ -176,13 +176,25 @@ export function outboxRepository(db: Db): OutboxRepository {
     },
     async delivered(message, now) {
       // The secret has served its purpose: a delivered message keeps only what operators may see.
-      return updatedOne(await fenced(message).set({ state: 'delivered', locked_until: null, sealed_secret: null, last_error: null, delivered_at: now, updated_at: now }).executeTakeFirst());
+      return updatedOne(
+        await fenced(message)
+          .set({ state: 'delivered', locked_until: null, sealed_secret: null, last_error: null, delivered_at: now, updated_at: now })
+          .executeTakeFirst(),
+      );
     },
     async retryLater(message, error, nextAttemptAt, now) {
-      return updatedOne(await fenced(message).set({ state: 'pending', locked_until: null, next_attempt_at: nextAttemptAt, last_error: clip(error), updated_at: now }).executeTakeFirst());
+      return updatedOne(
+        await fenced(message)
+          .set({ state: 'pending', locked_until: null, next_attempt_at: nextAttemptAt, last_error: clip(error), updated_at: now })
+          .executeTakeFirst(),
+      );
     },
     async dead(message, error, now) {
-      return updatedOne(await fenced(message).set({ state: 'dead', locked_until: null, sealed_secret: null, last_error: clip(error), updated_at: now }).executeTakeFirst());
+      return updatedOne(
+        await fenced(message)
+          .set({ state: 'dead', locked_until: null, sealed_secret: null, last_error: clip(error), updated_at: now })
+          .executeTakeFirst(),
+      );
     },
     async redeliver(id, channel, now) {
       return updatedOne(
@@ -217,7 +229,9 @@ export function outboxRepository(db: Db): OutboxRepository {
       if (filter.channel) query = query.where('channel', '=', filter.channel);
       if (filter.recipient) query = query.where('recipient', '=', filter.recipient);
       if (before) {
-        query = query.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
+        query = query.where((eb) =>
+          eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]),
+        );
       }
       const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
       return rows.map((row) => toView(row as Row));

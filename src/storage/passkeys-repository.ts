@@ -81,11 +81,21 @@ export function passkeysRepository(db: Db, clock: Clock): PasskeysRepository {
   const now = () => new Date(clock.now());
   return {
     async list(userId) {
-      const rows = await db.selectFrom('passkey_credentials').select(COLUMNS).where('user_id', '=', userId).orderBy('created_at').orderBy('credential_id').execute();
+      const rows = await db
+        .selectFrom('passkey_credentials')
+        .select(COLUMNS)
+        .where('user_id', '=', userId)
+        .orderBy('created_at')
+        .orderBy('credential_id')
+        .execute();
       return rows.map(toPasskey);
     },
     async count(userId) {
-      const row = await db.selectFrom('passkey_credentials').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirst();
+      const row = await db
+        .selectFrom('passkey_credentials')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
     async find(credentialId) {

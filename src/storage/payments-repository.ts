@@ -61,7 +61,10 @@ export function paymentsRepository(db: Db): PaymentsRepository {
       return row && toPayment(row);
     },
     async count() {
-      const row = await db.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('payments')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
   };

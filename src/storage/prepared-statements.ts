@@ -12,7 +12,8 @@ import { sha256 } from '../crypto/random.js';
 /** Distinct texts are bounded by the code; the cap only guards against a generator of unbounded texts. */
 const MAX_NAMED = 2_000;
 
-const isStalePlan = (error: unknown) => (error as { code?: string }).code === '0A000' && /cached plan must not change result type/.test(String((error as Error).message));
+const isStalePlan = (error: unknown) =>
+  (error as { code?: string }).code === '0A000' && /cached plan must not change result type/.test(String((error as Error).message));
 
 export function withPreparedStatements(pool: pg.Pool): PostgresPool {
   // Statement text → its name; null once the text is never to be named again (a stale plan, see above).
@@ -44,7 +45,9 @@ export function withPreparedStatements(pool: pg.Pool): PostgresPool {
     };
     return {
       query: ((textOrCursor: unknown, parameters?: readonly unknown[]) =>
-        typeof textOrCursor === 'string' ? query(textOrCursor, [...(parameters ?? [])]) : client.query(textOrCursor as never)) as unknown as PostgresPoolClient['query'],
+        typeof textOrCursor === 'string'
+          ? query(textOrCursor, [...(parameters ?? [])])
+          : client.query(textOrCursor as never)) as unknown as PostgresPoolClient['query'],
       release: (destroy?: boolean) => client.release(destroy),
     };
   };

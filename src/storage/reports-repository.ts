@@ -52,7 +52,15 @@ export function reportsRepository(db: Db): ReportsRepository {
     async create(input) {
       const row = await db
         .insertInto('reports')
-        .values({ type: input.type, client_id: input.clientId, user_id: input.userId, period_from: input.from, period_to: input.to, created_at: input.now, updated_at: input.now })
+        .values({
+          type: input.type,
+          client_id: input.clientId,
+          user_id: input.userId,
+          period_from: input.from,
+          period_to: input.to,
+          created_at: input.now,
+          updated_at: input.now,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       return toReport(row);

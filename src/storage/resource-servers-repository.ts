@@ -91,7 +91,11 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
     const scopes = await db
       .selectFrom('resource_server_scopes')
       .selectAll()
-      .where('resource_server', 'in', rows.map((r) => r.identifier))
+      .where(
+        'resource_server',
+        'in',
+        rows.map((r) => r.identifier),
+      )
       .orderBy('position')
       .orderBy('name')
       .execute();
@@ -102,7 +106,9 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
     if (scopes.length === 0) return;
     const inserted = await trx
       .insertInto('resource_server_scopes')
-      .values(scopes.map((s, position) => ({ name: s.name, resource_server: identifier, description: s.description, claims: JSON.stringify(s.claims), position })))
+      .values(
+        scopes.map((s, position) => ({ name: s.name, resource_server: identifier, description: s.description, claims: JSON.stringify(s.claims), position })),
+      )
       .onConflict((oc) => oc.column('name').doNothing())
       .returning('name')
       .execute();
@@ -156,14 +162,32 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
       return atomically(async (trx): Promise<VersionedWrite<ResourceServer>> => {
         let query = trx
           .updateTable('resource_servers')
-          .set({ name: changes.name, access_token_ttl: changes.accessTokenTtl, offline_access: changes.offlineAccess, updated_at: now, version: sql`version + 1` })
+          .set({
+            name: changes.name,
+            access_token_ttl: changes.accessTokenTtl,
+            offline_access: changes.offlineAccess,
+            updated_at: now,
+            version: sql`version + 1`,
+          })
           .where('identifier', '=', identifier);
         if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
         const row = await query.returningAll().executeTakeFirst();
-        if (!row) return (await trx.selectFrom('resource_servers').select('identifier').where('identifier', '=', identifier).executeTakeFirst()) ? 'stale' : 'missing';
+        if (!row)
+          return (await trx.selectFrom('resource_servers').select('identifier').where('identifier', '=', identifier).executeTakeFirst()) ? 'stale' : 'missing';
         await trx.deleteFrom('resource_server_scopes').where('resource_server', '=', identifier).execute();
         await insertScopes(trx, identifier, changes.scopes);
-        return { written: assemble([row], changes.scopes.map((s, position) => ({ name: s.name, resource_server: identifier, description: s.description, claims: s.claims as never, position })))[0]! };
+        return {
+          written: assemble(
+            [row],
+            changes.scopes.map((s, position) => ({
+              name: s.name,
+              resource_server: identifier,
+              description: s.description,
+              claims: s.claims as never,
+              position,
+            })),
+          )[0]!,
+        };
       }).catch((error: unknown) => {
         if (error instanceof ScopeTaken) return 'scope-taken' as const;
         throw error;
@@ -175,7 +199,8 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
         let query = trx.deleteFrom('resource_servers').where('identifier', '=', identifier);
         if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
         const row = await query.returning('client_id').executeTakeFirst();
-        if (!row) return (await trx.selectFrom('resource_servers').select('identifier').where('identifier', '=', identifier).executeTakeFirst()) ? 'stale' : 'missing';
+        if (!row)
+          return (await trx.selectFrom('resource_servers').select('identifier').where('identifier', '=', identifier).executeTakeFirst()) ? 'stale' : 'missing';
         // Its introspection client goes with it (the reference cascades only the other way).
         if (row.client_id) await trx.deleteFrom('clients').where('id', '=', row.client_id).execute();
         return { written: { clientId: row.client_id } };

@@ -70,7 +70,9 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
       const result = await db
         .insertInto('totp_credentials')
         .values({ user_id: userId, secret_sealed: secretSealed, confirmed_at: null, last_used_step: null, created_at: now() })
-        .onConflict((oc) => oc.column('user_id').doUpdateSet({ secret_sealed: secretSealed, created_at: now() }).where('totp_credentials.confirmed_at', 'is', null))
+        .onConflict((oc) =>
+          oc.column('user_id').doUpdateSet({ secret_sealed: secretSealed, created_at: now() }).where('totp_credentials.confirmed_at', 'is', null),
+        )
         .executeTakeFirst();
       return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
     },
@@ -100,7 +102,11 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
     async replaceRecoveryCodes(userId, hashes) {
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
-        if (hashes.length > 0) await trx.insertInto('recovery_codes').values(hashes.map((code_hash) => ({ user_id: userId, code_hash, created_at: now() }))).execute();
+        if (hashes.length > 0)
+          await trx
+            .insertInto('recovery_codes')
+            .values(hashes.map((code_hash) => ({ user_id: userId, code_hash, created_at: now() })))
+            .execute();
       });
     },
     async useRecoveryCode(userId, hash) {
@@ -108,7 +114,11 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
       return Number(result.numDeletedRows) > 0;
     },
     async countRecoveryCodes(userId) {
-      const row = await db.selectFrom('recovery_codes').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirst();
+      const row = await db
+        .selectFrom('recovery_codes')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
     async removeAll(userId) {
@@ -166,7 +176,11 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
       await db.updateTable('session_authentications').set({ bound_factor: true }).where('session_hash', '=', sessionHash).execute();
     },
     async findSessionProof(sessionHash) {
-      const row = await db.selectFrom('session_authentications').select(['amr', 'proved_at', 'bound_factor']).where('session_hash', '=', sessionHash).executeTakeFirst();
+      const row = await db
+        .selectFrom('session_authentications')
+        .select(['amr', 'proved_at', 'bound_factor'])
+        .where('session_hash', '=', sessionHash)
+        .executeTakeFirst();
       return row && { amr: row.amr, provedAt: row.proved_at, boundFactor: row.bound_factor };
     },
     async findAmr(sessionHash) {

@@ -59,7 +59,15 @@ export function selfServiceRepository(db: Db): SelfServiceRepository {
     async createSignup(input) {
       const row = await db
         .insertInto('signup_requests')
-        .values({ email: input.email, name: input.name, password_hash: input.passwordHash, interaction_id: input.interactionId, locale: input.locale, created_at: input.createdAt, expires_at: input.expiresAt })
+        .values({
+          email: input.email,
+          name: input.name,
+          password_hash: input.passwordHash,
+          interaction_id: input.interactionId,
+          locale: input.locale,
+          created_at: input.createdAt,
+          expires_at: input.expiresAt,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       return toRequest(row);
@@ -69,7 +77,12 @@ export function selfServiceRepository(db: Db): SelfServiceRepository {
       return row ? toRequest(row) : undefined;
     },
     async setSignupToken(id, tokenHash) {
-      const result = await db.updateTable('signup_requests').set({ token_hash: tokenHash }).where('id', '=', id).where('token_hash', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('signup_requests')
+        .set({ token_hash: tokenHash })
+        .where('id', '=', id)
+        .where('token_hash', 'is', null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
     async deleteSignup(id) {

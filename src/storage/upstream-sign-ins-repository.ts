@@ -65,7 +65,11 @@ const asLeg = (value: unknown): UpstreamLeg | undefined => {
 export function upstreamSignInsRepository(db: Db): UpstreamSignInsRepository {
   return {
     async put(interactionId, leg) {
-      await db.updateTable('interactions').set({ upstream: JSON.stringify(leg) }).where('id_hash', '=', sha256(interactionId)).execute();
+      await db
+        .updateTable('interactions')
+        .set({ upstream: JSON.stringify(leg) })
+        .where('id_hash', '=', sha256(interactionId))
+        .execute();
     },
     async peek(interactionId) {
       const row = await db.selectFrom('interactions').select('upstream').where('id_hash', '=', sha256(interactionId)).executeTakeFirst();

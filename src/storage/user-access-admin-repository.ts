@@ -37,13 +37,37 @@ export type OwnerFilter = { userId?: string; clientId?: string };
 export function userAccessAdminRepository(db: Db, clock: Clock) {
   const now = () => new Date(clock.now());
 
-  const grantRow = (r: { id: string; client_id: string; user_id: string; scope: string[]; auth_time: Date; resource: string | null; amr: string[] | null; created_at: Date; expires_at: Date; revoked_at: Date | null }): GrantRecord => ({
-    id: r.id, clientId: r.client_id, userId: r.user_id, scope: r.scope, authTime: r.auth_time, resource: r.resource, amr: r.amr, createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at,
+  const grantRow = (r: {
+    id: string;
+    client_id: string;
+    user_id: string;
+    scope: string[];
+    auth_time: Date;
+    resource: string | null;
+    amr: string[] | null;
+    created_at: Date;
+    expires_at: Date;
+    revoked_at: Date | null;
+  }): GrantRecord => ({
+    id: r.id,
+    clientId: r.client_id,
+    userId: r.user_id,
+    scope: r.scope,
+    authTime: r.auth_time,
+    resource: r.resource,
+    amr: r.amr,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    revokedAt: r.revoked_at,
   });
 
   // A grant is live until revoked or past its absolute limit; an ended grant is gone for the admin API.
   const liveGrants = () =>
-    db.selectFrom('oauth_grants').select(['id', 'client_id', 'user_id', 'scope', 'auth_time', 'resource', 'amr', 'created_at', 'expires_at', 'revoked_at']).where('revoked_at', 'is', null).where('expires_at', '>', now());
+    db
+      .selectFrom('oauth_grants')
+      .select(['id', 'client_id', 'user_id', 'scope', 'auth_time', 'resource', 'amr', 'created_at', 'expires_at', 'revoked_at'])
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now());
 
   const sessions = () =>
     db
@@ -52,12 +76,34 @@ export function userAccessAdminRepository(db: Db, clock: Clock) {
       .select(['s.id_hash', 's.user_id', 's.created_at', 's.expires_at', 'a.user_agent', 'a.ip_address', 'a.signed_in_at', 'a.amr'])
       .where('s.user_id', 'is not', null)
       .where('s.expires_at', '>', now());
-  const sessionRow = (r: { id_hash: string; user_id: string | null; created_at: Date; expires_at: Date; user_agent: string | null; ip_address: string | null; signed_in_at: Date | null; amr: string[] | null }): AdminSession => ({
-    id: r.id_hash, userId: r.user_id ?? '', userAgent: r.user_agent, ipAddress: r.ip_address, amr: r.amr ?? [], createdAt: r.created_at, signedInAt: r.signed_in_at, expiresAt: r.expires_at,
+  const sessionRow = (r: {
+    id_hash: string;
+    user_id: string | null;
+    created_at: Date;
+    expires_at: Date;
+    user_agent: string | null;
+    ip_address: string | null;
+    signed_in_at: Date | null;
+    amr: string[] | null;
+  }): AdminSession => ({
+    id: r.id_hash,
+    userId: r.user_id ?? '',
+    userAgent: r.user_agent,
+    ipAddress: r.ip_address,
+    amr: r.amr ?? [],
+    createdAt: r.created_at,
+    signedInAt: r.signed_in_at,
+    expiresAt: r.expires_at,
   });
 
   const consents = () => db.selectFrom('consents').select(['id', 'user_id', 'client_id', 'scopes', 'granted_at']);
-  const consentRow = (r: { id: string; user_id: string; client_id: string; scopes: string[]; granted_at: Date }): AdminConsent => ({ id: r.id, userId: r.user_id, clientId: r.client_id, scopes: r.scopes, grantedAt: r.granted_at });
+  const consentRow = (r: { id: string; user_id: string; client_id: string; scopes: string[]; granted_at: Date }): AdminConsent => ({
+    id: r.id,
+    userId: r.user_id,
+    clientId: r.client_id,
+    scopes: r.scopes,
+    grantedAt: r.granted_at,
+  });
 
   return {
     async grants(owner: OwnerFilter, page: PageAfter): Promise<GrantRecord[]> {
@@ -108,7 +154,12 @@ export function userAccessAdminRepository(db: Db, clock: Clock) {
      * Must run in a transaction. 'stale' when it changed, false when it is gone.
      */
     async revokeConsent(id: string, grantedAt: Date): Promise<AdminConsent | 'stale' | false> {
-      const deleted = await db.deleteFrom('consents').where('id', '=', id).where('granted_at', '=', grantedAt).returning(['id', 'user_id', 'client_id', 'scopes', 'granted_at']).executeTakeFirst();
+      const deleted = await db
+        .deleteFrom('consents')
+        .where('id', '=', id)
+        .where('granted_at', '=', grantedAt)
+        .returning(['id', 'user_id', 'client_id', 'scopes', 'granted_at'])
+        .executeTakeFirst();
       if (!deleted) return (await consents().where('id', '=', id).executeTakeFirst()) ? 'stale' : false;
       await forgetApp(db, clock, deleted.user_id, deleted.client_id);
       return consentRow(deleted);

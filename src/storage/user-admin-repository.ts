@@ -78,8 +78,19 @@ export function userAdminRepository(db: Db): UserAdminRepository {
       // The stamp takes values that differ between two enrollments even within one millisecond: the sealed
       // TOTP secret (random nonce) and the recovery codes' hashes. It only ever leaves as a truncated SHA-256
       // in an ETag (http/conditional.ts), from which neither can be read back.
-      const totp = await db.selectFrom('totp_credentials').select(['user_id', 'secret_sealed']).where('user_id', 'in', ids).where('confirmed_at', 'is not', null).execute();
-      const codes = await db.selectFrom('recovery_codes').select(['user_id', 'code_hash']).where('user_id', 'in', ids).orderBy('user_id').orderBy('code_hash').execute();
+      const totp = await db
+        .selectFrom('totp_credentials')
+        .select(['user_id', 'secret_sealed'])
+        .where('user_id', 'in', ids)
+        .where('confirmed_at', 'is not', null)
+        .execute();
+      const codes = await db
+        .selectFrom('recovery_codes')
+        .select(['user_id', 'code_hash'])
+        .where('user_id', 'in', ids)
+        .orderBy('user_id')
+        .orderBy('code_hash')
+        .execute();
       const passkeys = await db
         .selectFrom('passkey_credentials')
         .select(['user_id', 'credential_id', 'name', 'device_type', 'created_at', 'last_used_at'])

@@ -12,9 +12,7 @@ export interface AttributeLimits {
   maxTotalBytes: number;
 }
 
-export type SetAttributeOutcome =
-  | { outcome: 'set'; attributes: Record<string, unknown> }
-  | { outcome: 'no-user' | 'too-many' | 'too-large' };
+export type SetAttributeOutcome = { outcome: 'set'; attributes: Record<string, unknown> } | { outcome: 'no-user' | 'too-many' | 'too-large' };
 
 export interface UserAttributesRepository {
   /** Sets (adds or replaces) one attribute; `json` is its value serialised. */

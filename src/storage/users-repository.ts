@@ -56,7 +56,11 @@ export interface UsersRepository {
    * Replaces profile fields (and optionally the password and the attributes) in one UPDATE; bumps version.
    * Returns undefined when absent or version mismatch.
    */
-  update(id: string, changes: Partial<UserProfile> & AttributesColumn & { username?: string; passwordHash?: string }, expectedVersion?: number): Promise<User | undefined>;
+  update(
+    id: string,
+    changes: Partial<UserProfile> & AttributesColumn & { username?: string; passwordHash?: string },
+    expectedVersion?: number,
+  ): Promise<User | undefined>;
   delete(id: string): Promise<boolean>;
 }
 
@@ -85,8 +89,20 @@ const toUserRecord = (r: UserRow): UserRecord => ({
 export const toUser = (r: Selectable<UsersTable>): User => ({ ...toUserRecord(r), passwordHash: r.password_hash });
 
 const JOINED_USER_COLUMNS = [
-  'id', 'username', 'name', 'given_name', 'family_name', 'email', 'email_verified',
-  'phone_number', 'phone_number_verified', 'address', 'attributes', 'version', 'created_at', 'updated_at',
+  'id',
+  'username',
+  'name',
+  'given_name',
+  'family_name',
+  'email',
+  'email_verified',
+  'phone_number',
+  'phone_number_verified',
+  'address',
+  'attributes',
+  'version',
+  'created_at',
+  'updated_at',
 ] as const satisfies readonly (keyof UserRow)[];
 
 /**
@@ -99,9 +115,7 @@ export const joinedUserColumns = sql.raw(JOINED_USER_COLUMNS.map((c) => `u.${c} 
 export type JoinedUserRow = { [K in (typeof JOINED_USER_COLUMNS)[number] as `u_${K}`]: UserRow[K] | null };
 
 export const userFromJoin = (r: JoinedUserRow): UserRecord | null =>
-  r.u_id === null
-    ? null
-    : toUserRecord(Object.fromEntries(JOINED_USER_COLUMNS.map((c) => [c, r[`u_${c}`]])) as unknown as UserRow);
+  r.u_id === null ? null : toUserRecord(Object.fromEntries(JOINED_USER_COLUMNS.map((c) => [c, r[`u_${c}`]])) as unknown as UserRow);
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === '23505';
 

@@ -41,7 +41,12 @@ export interface WebhookEndpointsRepository {
   subscribedTo(eventType: string): Promise<WebhookEndpoint[]>;
   updateIfVersion(id: string, changes: WebhookEndpointChanges, expectedVersion: number | undefined, now: Date): Promise<WebhookWrite>;
   /** Replaces the secret; the previous one stays valid until `previousExpiresAt` (null: dropped at once). */
-  rotateSecret(id: string, secret: { sealed: string; sealedPrevious: string | null; previousExpiresAt: Date | null; secretEnv: string | null }, expectedVersion: number | undefined, now: Date): Promise<WebhookWrite>;
+  rotateSecret(
+    id: string,
+    secret: { sealed: string; sealedPrevious: string | null; previousExpiresAt: Date | null; secretEnv: string | null },
+    expectedVersion: number | undefined,
+    now: Date,
+  ): Promise<WebhookWrite>;
   deleteIfVersion(id: string, expectedVersion: number | undefined): Promise<'deleted' | 'stale' | 'missing'>;
 }
 
@@ -90,12 +95,17 @@ export function webhookEndpointsRepository(db: Db): WebhookEndpointsRepository {
     },
     async find(idOrName) {
       if (idOrName.includes('\u0000')) return undefined;
-      const row = await db.selectFrom('webhook_endpoints').selectAll().where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)])).executeTakeFirst();
+      const row = await db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
+        .executeTakeFirst();
       return row ? toEndpoint(row) : undefined;
     },
     async page({ after, limit }) {
       let query = db.selectFrom('webhook_endpoints').selectAll();
-      if (after) query = query.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
+      if (after)
+        query = query.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
       return (await query.orderBy('created_at').orderBy('id').limit(limit).execute()).map(toEndpoint);
     },
     async subscribedTo(eventType) {
@@ -113,7 +123,15 @@ export function webhookEndpointsRepository(db: Db): WebhookEndpointsRepository {
       if (holder) return 'name-taken';
       let query = db
         .updateTable('webhook_endpoints')
-        .set({ name: changes.name, url: changes.url, description: changes.description, event_types: changes.eventTypes, enabled: changes.enabled, updated_at: now, version: sql`version + 1` })
+        .set({
+          name: changes.name,
+          url: changes.url,
+          description: changes.description,
+          event_types: changes.eventTypes,
+          enabled: changes.enabled,
+          updated_at: now,
+          version: sql`version + 1`,
+        })
         .where('id', '=', id);
       if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
       return outcome(await query.returningAll().executeTakeFirst(), id);

@@ -110,9 +110,7 @@ export function accessTokenVerifier(deps: {
           currentDate: new Date(clock.now()),
         }));
       } catch (error) {
-        return isKeySetUnavailable(error)
-          ? { ok: false, reason: 'keys_unavailable', cause: error }
-          : { ok: false, reason: 'invalid', ...describe(error) };
+        return isKeySetUnavailable(error) ? { ok: false, reason: 'keys_unavailable', cause: error } : { ok: false, reason: 'invalid', ...describe(error) };
       }
       try {
         return { ok: true, claims: checkClaims(payload, kid, config.ACCESS_TOKEN_TTL) };
@@ -157,7 +155,8 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
   const jkt = confirmationKey(payload.cnf);
   if (authTime !== undefined && typeof authTime !== 'number') throw invalid('The access token auth_time is malformed.', 'malformed_claim');
   const { amr, acr } = payload;
-  if (amr !== undefined && !(Array.isArray(amr) && amr.every((v) => typeof v === 'string'))) throw invalid('The access token amr is malformed.', 'malformed_claim');
+  if (amr !== undefined && !(Array.isArray(amr) && amr.every((v) => typeof v === 'string')))
+    throw invalid('The access token amr is malformed.', 'malformed_claim');
   if (acr !== undefined && typeof acr !== 'string') throw invalid('The access token acr is malformed.', 'malformed_claim');
   return {
     iss: payload.iss!,
@@ -197,7 +196,10 @@ function describe(error: unknown): { description: string; refusal: TokenRefusal 
     case 'ERR_JWT_EXPIRED':
       return { description: 'The access token has expired.', refusal: claim === 'iat' ? 'issued_too_long_ago' : 'expired' };
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      return { description: 'The access token was not issued for this API or is not yet valid.', refusal: claimRefusal(error as { claim?: string; reason?: string }) };
+      return {
+        description: 'The access token was not issued for this API or is not yet valid.',
+        refusal: claimRefusal(error as { claim?: string; reason?: string }),
+      };
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
       return { description: 'The access token is signed with an algorithm this API does not accept.', refusal: 'algorithm' };
     case 'ERR_JWKS_NO_MATCHING_KEY':

@@ -25,11 +25,7 @@ export interface RefreshPolicy {
 const DEFAULT_REFRESH: RefreshPolicy = { maxAgeMs: 300_000, cooldownMs: 30_000 };
 
 /** The in-process JWKS (KeyService.jwks()), timed by the injected clock. */
-export function localKeySource(
-  jwks: () => Promise<JSONWebKeySet>,
-  clock: Clock,
-  policy: RefreshPolicy = DEFAULT_REFRESH,
-): KeySource {
+export function localKeySource(jwks: () => Promise<JSONWebKeySet>, clock: Clock, policy: RefreshPolicy = DEFAULT_REFRESH): KeySource {
   let loadedAt = Number.NEGATIVE_INFINITY;
   let current: ReturnType<typeof createLocalJWKSet> | undefined;
   let pending: Promise<void> | undefined;
@@ -115,5 +111,4 @@ export function remoteKeySource(url: string, policy: RefreshPolicy = DEFAULT_REF
   return { getKey: set, loads: () => loads, publishedKids };
 }
 
-const kidsOf = (set: JSONWebKeySet): ReadonlySet<string> =>
-  new Set(set.keys.map((k) => k.kid).filter((kid): kid is string => typeof kid === 'string'));
+const kidsOf = (set: JSONWebKeySet): ReadonlySet<string> => new Set(set.keys.map((k) => k.kid).filter((kid): kid is string => typeof kid === 'string'));

@@ -22,12 +22,7 @@ export interface VerifiedOutcome {
  * The flags after a write. `requested`: the flag values the write asked for (undefined = not given).
  * A flag stays true only for the unchanged address it was set for; the operator may set it explicitly.
  */
-export function verifiedAfterWrite(
-  by: 'api' | 'operator',
-  current: (Contact & Flags) | undefined,
-  next: Contact,
-  requested: Partial<Flags>,
-): VerifiedOutcome {
+export function verifiedAfterWrite(by: 'api' | 'operator', current: (Contact & Flags) | undefined, next: Contact, requested: Partial<Flags>): VerifiedOutcome {
   const flags: Flags = { email_verified: false, phone_number_verified: false };
   const errors: FieldError[] = [];
   for (const [address, flag] of PAIRS) {

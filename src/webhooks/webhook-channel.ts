@@ -74,7 +74,8 @@ export function webhookChannel(deps: WebhookChannelDeps): OutboxChannel {
         });
       } catch (error) {
         // An address the rules refuse stays refused: no retry will make it public.
-        if (error instanceof OutboundRefused && (error.code === 'url_refused' || error.code === 'address_refused')) throw new PermanentDeliveryError(`refused: ${error.message}`);
+        if (error instanceof OutboundRefused && (error.code === 'url_refused' || error.code === 'address_refused'))
+          throw new PermanentDeliveryError(`refused: ${error.message}`);
         throw error;
       }
     },

@@ -18,7 +18,14 @@ before(async () => {
 after(() => t.close());
 
 const events = async (userId: string) =>
-  (await t.core.db.selectFrom('audit_events').select(['type', 'actor_kind', 'actor_user_id', 'details', 'trace_id']).where('subject', '=', userId).orderBy('occurred_at').execute()).map((e) => ({
+  (
+    await t.core.db
+      .selectFrom('audit_events')
+      .select(['type', 'actor_kind', 'actor_user_id', 'details', 'trace_id'])
+      .where('subject', '=', userId)
+      .orderBy('occurred_at')
+      .execute()
+  ).map((e) => ({
     ...e,
     details: e.details as Record<string, unknown>,
   }));
@@ -29,8 +36,14 @@ test('every credential change on /account is one audit event of the same shape a
   await browser.password(user.username);
   let { csrf } = await browser.page();
 
-  assert.equal((await browser.browser.post('/account/password', { csrf, current_password: 'not it', new_password: 'a new password' })).headers.get('location'), '/account?error=current_password');
-  assert.equal((await browser.browser.post('/account/password', { csrf, current_password: PASSWORD, new_password: 'a new password' })).headers.get('location'), '/account?done=password');
+  assert.equal(
+    (await browser.browser.post('/account/password', { csrf, current_password: 'not it', new_password: 'a new password' })).headers.get('location'),
+    '/account?error=current_password',
+  );
+  assert.equal(
+    (await browser.browser.post('/account/password', { csrf, current_password: PASSWORD, new_password: 'a new password' })).headers.get('location'),
+    '/account?done=password',
+  );
 
   await browser.browser.post('/account/totp', { csrf });
   const uri = /<code id="totp-uri">([^<]+)<\/code>/.exec(await (await browser.browser.get('/account')).text())![1]!.replace(/&amp;/g, '&');
@@ -42,7 +55,10 @@ test('every credential change on /account is one audit event of the same shape a
   const options = (await (await browser.postJson('/account/passkeys/options', { csrf })).json()) as { challenge: string };
   const registered = await browser.postJson('/account/passkeys/verify', { csrf, name: 'Laptop', response: key.register(options.challenge, t.config.ISSUER) });
   assert.equal(registered.status, 200, await registered.clone().text());
-  assert.equal((await browser.browser.post('/account/passkeys/remove', { csrf, credential: key.credentialId })).headers.get('location'), '/account?done=passkey_removed');
+  assert.equal(
+    (await browser.browser.post('/account/passkeys/remove', { csrf, credential: key.credentialId })).headers.get('location'),
+    '/account?done=passkey_removed',
+  );
   assert.equal((await browser.browser.post('/account/totp/remove', { csrf })).headers.get('location'), '/account?done=totp_removed');
 
   const found = await events(user.id);

@@ -13,7 +13,11 @@ import type { User } from '../../src/storage/users-repository.js';
 import { Browser, parseForm } from '../helpers/browser.js';
 import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
 
-const unescapeHtml = (s: string) => s.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"');
+const unescapeHtml = (s: string) =>
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"');
 
 describe('the account page', () => {
   let t: TestApp;
@@ -72,7 +76,10 @@ describe('the account page', () => {
     const login = parseForm(await (await browser.get('/account')).text());
     const attempt = (password: string) => browser.post(login.action, { ...login.hidden, username: user.username, password });
     const guesses = await Promise.all(Array.from({ length: t.core.config.RATE_LIMIT_LOGIN_FAILURES + 5 }, (_, i) => attempt(`wrong-${i}`)));
-    assert.ok(guesses.some((r) => r.status === 429), 'parallel guesses run into the budget');
+    assert.ok(
+      guesses.some((r) => r.status === 429),
+      'parallel guesses run into the budget',
+    );
     assert.equal((await attempt(PASSWORD)).status, 429, 'the budget is spent: the right password waits too');
     clock.advance(61_000);
   });
@@ -147,7 +154,12 @@ describe('the account page', () => {
     assert.equal((await refreshWith(t.url, fixture, tokens.refresh_token as string)).body.error, 'invalid_grant');
     assert.equal((await refreshWith(t.url, kept, keptTokens.refresh_token as string)).status, 200, 'other apps keep their access');
     assert.doesNotMatch(await (await browser.get('/account')).text(), /Photo Printer/);
-    const events = await t.core.db.selectFrom('audit_events').selectAll().where('type', '=', 'consent.revoked').where('client_id', '=', fixture.client.id).execute();
+    const events = await t.core.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('type', '=', 'consent.revoked')
+      .where('client_id', '=', fixture.client.id)
+      .execute();
     assert.equal(events.length, 1, 'one consent.revoked event for the revoked app');
     assert.equal(events[0]?.subject, user.id);
   });

@@ -49,7 +49,15 @@ describe('binding and removing second factors on /account', () => {
     assert.doesNotMatch(await (await browser.browser.get('/account')).text(), /totp-uri/, 'no enrollment was started');
     const passkeyOptions = await browser.postJson('/account/passkeys/options', { csrf });
     assert.equal(passkeyOptions.status, 403);
-    assert.equal(await t.core.db.selectFrom('webauthn_challenges').select('challenge').where('bound_to', 'like', 'account:%').where('user_id', '=', user.id).executeTakeFirst(), undefined);
+    assert.equal(
+      await t.core.db
+        .selectFrom('webauthn_challenges')
+        .select('challenge')
+        .where('bound_to', 'like', 'account:%')
+        .where('user_id', '=', user.id)
+        .executeTakeFirst(),
+      undefined,
+    );
 
     const wrong = await browser.browser.post('/account/reauth', { csrf, password: 'not it' });
     assert.equal(wrong.headers.get('location'), '/account?error=reauth_failed');
@@ -59,7 +67,10 @@ describe('binding and removing second factors on /account', () => {
     assert.equal((await browser.browser.post('/account/totp/confirm', { csrf, otp: totpAt(secret, clock.now()) })).status, 200);
     const key = newSoftPasskey(user.id);
     const options = (await (await browser.postJson('/account/passkeys/options', { csrf })).json()) as { challenge: string };
-    assert.equal((await browser.postJson('/account/passkeys/verify', { csrf, name: 'Mine', response: key.register(options.challenge, t.config.ISSUER) })).status, 200);
+    assert.equal(
+      (await browser.postJson('/account/passkeys/verify', { csrf, name: 'Mine', response: key.register(options.challenge, t.config.ISSUER) })).status,
+      200,
+    );
   });
 
   test('regenerating recovery codes and removing a factor need a fresh proof; an existing factor is one', async () => {
@@ -99,7 +110,10 @@ describe('binding and removing second factors on /account', () => {
     assert.equal((await fresh.passkey(planted)).status, 200);
     const page = await fresh.page();
     clock.advance(STALE_MS);
-    assert.equal((await fresh.browser.post('/account/passkeys/remove', { csrf: page.csrf, credential: planted.credentialId })).headers.get('location'), '/account?error=reauth');
+    assert.equal(
+      (await fresh.browser.post('/account/passkeys/remove', { csrf: page.csrf, credential: planted.credentialId })).headers.get('location'),
+      '/account?error=reauth',
+    );
     const changed = await fresh.browser.post('/account/password', { csrf: page.csrf, current_password: PASSWORD, new_password: 'a new password' });
     assert.equal(changed.headers.get('location'), '/account?done=password');
     const review = await (await fresh.browser.get('/account?done=password')).text();

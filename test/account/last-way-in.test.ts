@@ -17,9 +17,26 @@ describe('the last way in on /account', () => {
   before(async () => {
     t = await startTestApp();
     const created = await identityProvidersRepository(t.core.db).create({
-      name: 'Upstream', slug: 'upstream', kind: 'oidc', preset: null, issuer: 'https://upstream.example', authorizationEndpoint: 'https://upstream.example/auth',
-      tokenEndpoint: 'https://upstream.example/token', userinfoEndpoint: null, jwksUri: 'https://upstream.example/jwks', emailsEndpoint: null, authorizationResponseIss: false,
-      clientId: 'c', clientSecretEnv: 'X', tokenEndpointAuthMethod: 'client_secret_basic', scopes: ['openid'], domains: [], tenants: [], claims: {}, provision: true, link: 'never',
+      name: 'Upstream',
+      slug: 'upstream',
+      kind: 'oidc',
+      preset: null,
+      issuer: 'https://upstream.example',
+      authorizationEndpoint: 'https://upstream.example/auth',
+      tokenEndpoint: 'https://upstream.example/token',
+      userinfoEndpoint: null,
+      jwksUri: 'https://upstream.example/jwks',
+      emailsEndpoint: null,
+      authorizationResponseIss: false,
+      clientId: 'c',
+      clientSecretEnv: 'X',
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      scopes: ['openid'],
+      domains: [],
+      tenants: [],
+      claims: {},
+      provision: true,
+      link: 'never',
     });
     assert.ok(created);
     provider = created;
@@ -38,8 +55,10 @@ describe('the last way in on /account', () => {
     return { user, key, browser, csrf };
   }
 
-  const passkeysOf = async (userId: string) => (await t.core.db.selectFrom('passkey_credentials').select('credential_id').where('user_id', '=', userId).execute()).length;
-  const linksOf = async (userId: string) => (await t.core.db.selectFrom('federated_identities').select('subject').where('user_id', '=', userId).execute()).length;
+  const passkeysOf = async (userId: string) =>
+    (await t.core.db.selectFrom('passkey_credentials').select('credential_id').where('user_id', '=', userId).execute()).length;
+  const linksOf = async (userId: string) =>
+    (await t.core.db.selectFrom('federated_identities').select('subject').where('user_id', '=', userId).execute()).length;
 
   test('never the last way to sign in: a federated-only account without a password cannot remove its last passkey once its provider is unlinked, and unlinking the last provider while the passkey remains is allowed', async () => {
     const { user, key, browser, csrf } = await federatedWithPasskey('owner-1');
@@ -51,7 +70,12 @@ describe('the last way in on /account', () => {
     assert.equal(refused.headers.get('location'), '/account?error=passkey_last_way_in');
     assert.equal(await passkeysOf(user.id), 1, 'the last way in is kept');
     assert.match(await (await browser.browser.get('/account?error=passkey_last_way_in')).text(), /That passkey is the only way to sign in to your account/);
-    const removedEvents = await t.core.db.selectFrom('audit_events').select('type').where('subject', '=', user.id).where('type', '=', 'account.second_factor_removed').execute();
+    const removedEvents = await t.core.db
+      .selectFrom('audit_events')
+      .select('type')
+      .where('subject', '=', user.id)
+      .where('type', '=', 'account.second_factor_removed')
+      .execute();
     assert.equal(removedEvents.length, 0, 'nothing removed, nothing audited');
   });
 
@@ -60,7 +84,12 @@ describe('the last way in on /account', () => {
     const removed = await browser.browser.post('/account/passkeys/remove', { csrf, credential: key.credentialId });
     assert.equal(removed.headers.get('location'), '/account?done=passkey_removed');
     assert.equal(await passkeysOf(user.id), 0);
-    const event = await t.core.db.selectFrom('audit_events').select('details').where('subject', '=', user.id).where('type', '=', 'account.second_factor_removed').executeTakeFirstOrThrow();
+    const event = await t.core.db
+      .selectFrom('audit_events')
+      .select('details')
+      .where('subject', '=', user.id)
+      .where('type', '=', 'account.second_factor_removed')
+      .executeTakeFirstOrThrow();
     assert.deepEqual(event.details, { face: 'account', factor: 'passkey' });
   });
 

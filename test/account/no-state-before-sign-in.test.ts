@@ -19,8 +19,24 @@ describe('no server-side state before sign-in on /account', () => {
   });
   after(() => t.close());
 
-  const sessionRows = async () => Number((await t.core.db.selectFrom('browser_sessions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
-  const challengeRows = async () => Number((await t.core.db.selectFrom('webauthn_challenges').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+  const sessionRows = async () =>
+    Number(
+      (
+        await t.core.db
+          .selectFrom('browser_sessions')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const challengeRows = async () =>
+    Number(
+      (
+        await t.core.db
+          .selectFrom('webauthn_challenges')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   test('an unauthenticated request creates no session row: 30 anonymous GET /account, their forms posted with a wrong password or nothing, write 0 rows', async () => {
     const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
@@ -32,7 +48,11 @@ describe('no server-side state before sign-in on /account', () => {
       assert.equal(page.status, 200);
       const form = parseForm(await page.text());
       assert.equal(form.action, '/account/login');
-      if (i % 3 === 0) assert.equal((await browser.post(form.action, { ...form.hidden, username: user.username, password: 'wrong' }, from)).headers.get('location'), '/account?failed=1');
+      if (i % 3 === 0)
+        assert.equal(
+          (await browser.post(form.action, { ...form.hidden, username: user.username, password: 'wrong' }, from)).headers.get('location'),
+          '/account?failed=1',
+        );
       if (i % 3 === 1) await browser.post('/account/totp', { ...form.hidden }, from);
     }
     assert.equal(await sessionRows(), before, 'no browser_sessions row was written');
@@ -49,9 +69,18 @@ describe('no server-side state before sign-in on /account', () => {
     const form = parseForm(await (await mine.get('/account', { 'x-forwarded-for': '203.0.113.7' })).text());
     const other = new Browser(t.url);
     await other.get('/account', { 'x-forwarded-for': '203.0.113.8' });
-    const forged = await other.post(form.action, { ...form.hidden, username: user.username, password: 'correct horse battery staple' }, { 'x-forwarded-for': '203.0.113.8' });
+    const forged = await other.post(
+      form.action,
+      { ...form.hidden, username: user.username, password: 'correct horse battery staple' },
+      { 'x-forwarded-for': '203.0.113.8' },
+    );
     assert.equal(forged.status, 403);
-    const bare = await fetch(`${t.url}${form.action}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.9' }, body: new URLSearchParams({ ...form.hidden, username: user.username, password: 'correct horse battery staple' }).toString() });
+    const bare = await fetch(`${t.url}${form.action}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.9' },
+      body: new URLSearchParams({ ...form.hidden, username: user.username, password: 'correct horse battery staple' }).toString(),
+    });
     assert.equal(bare.status, 303);
     assert.equal(bare.headers.getSetCookie().length, 0, 'no session cookie: nobody was signed in');
   });

@@ -60,7 +60,10 @@ describe('re-authentication on /account with a passkey', () => {
     const refused = await reauthWith(browser, csrf, strangersKey);
     assert.equal(refused.status, 400);
     const failed = await t.core.db.selectFrom('audit_events').select('details').where('type', '=', 'login.failed').where('subject', '=', user.id).execute();
-    assert.ok(failed.some((row) => (row.details as Record<string, string>).method === 'passkey'), 'the refusal is a login.failed of this account');
+    assert.ok(
+      failed.some((row) => (row.details as Record<string, string>).method === 'passkey'),
+      'the refusal is a login.failed of this account',
+    );
     const still = await browser.browser.post('/account/passkeys/remove', { csrf, credential: credentialId });
     assert.equal(still.headers.get('location'), '/account?error=reauth', 'nothing was proven');
   });

@@ -17,9 +17,26 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-client-idps-'));
   for (const slug of ['corp', 'social']) {
     await identityProvidersRepository(f.t.core.db).create({
-      name: slug, slug, kind: 'oidc', preset: null, issuer: `https://${slug}.example`, authorizationEndpoint: `https://${slug}.example/auth`, tokenEndpoint: `https://${slug}.example/token`,
-      userinfoEndpoint: null, jwksUri: `https://${slug}.example/jwks`, emailsEndpoint: null, authorizationResponseIss: false, clientId: 'c', clientSecretEnv: 'X',
-      tokenEndpointAuthMethod: 'client_secret_basic', scopes: ['openid'], domains: [], tenants: [], claims: {}, provision: false, link: 'never',
+      name: slug,
+      slug,
+      kind: 'oidc',
+      preset: null,
+      issuer: `https://${slug}.example`,
+      authorizationEndpoint: `https://${slug}.example/auth`,
+      tokenEndpoint: `https://${slug}.example/token`,
+      userinfoEndpoint: null,
+      jwksUri: `https://${slug}.example/jwks`,
+      emailsEndpoint: null,
+      authorizationResponseIss: false,
+      clientId: 'c',
+      clientSecretEnv: 'X',
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      scopes: ['openid'],
+      domains: [],
+      tenants: [],
+      claims: {},
+      provision: false,
+      link: 'never',
     });
   }
 });
@@ -35,11 +52,17 @@ test('clients create --identity-providers restricts the login page to those prov
   assert.deepEqual(created.identity_providers, ['corp']);
   const row = await f.t.core.db.selectFrom('clients').select('identity_providers').where('id', '=', String(created.client_id)).executeTakeFirstOrThrow();
   assert.deepEqual(row.identity_providers, ['corp']);
-  await assert.rejects(f.cli('clients', 'create', '--name', 'Bad', ...webClient, '--identity-providers', 'corp,nope'), /"nope" is not a configured identity provider/);
+  await assert.rejects(
+    f.cli('clients', 'create', '--name', 'Bad', ...webClient, '--identity-providers', 'corp,nope'),
+    /"nope" is not a configured identity provider/,
+  );
 });
 
 test('the admin API shows identity_providers (null: every enabled provider) and changes it by PATCH; an unknown slug is 422', async () => {
-  const res = await f.api('/admin/v1/clients', createBody({ client_name: 'API app', grant_types: ['authorization_code'], redirect_uris: ['https://app.example/cb'], scope: 'openid' }, randomUUID()));
+  const res = await f.api(
+    '/admin/v1/clients',
+    createBody({ client_name: 'API app', grant_types: ['authorization_code'], redirect_uris: ['https://app.example/cb'], scope: 'openid' }, randomUUID()),
+  );
   assert.equal(res.status, 201);
   const body = (await res.json()) as { client_id: string; identity_providers: string[] | null };
   assert.equal(body.identity_providers, null);
@@ -51,13 +74,18 @@ test('the admin API shows identity_providers (null: every enabled provider) and 
   const etag2 = (await f.api(path)).headers.get('etag')!;
   const bad = await f.api(path, patchBody({ identity_providers: ['nope'] }, etag2));
   assert.equal(bad.status, 422);
-  assert.deepEqual((await problemOf(bad)).errors?.map((e) => e.field), ['identity_providers']);
+  assert.deepEqual(
+    (await problemOf(bad)).errors?.map((e) => e.field),
+    ['identity_providers'],
+  );
 });
 
-test('gatehouse apply sets a client\'s identity_providers and export writes them back', async () => {
+test("gatehouse apply sets a client's identity_providers and export writes them back", async () => {
   process.env.CLIENT_IDPS_SECRET = `secret-${'s'.repeat(40)}`;
   const file = join(dir, 'config.yaml');
-  writeFileSync(file, `clients:
+  writeFileSync(
+    file,
+    `clients:
   - client_id: idp-web
     client_name: IdP web
     client_secret_env: CLIENT_IDPS_SECRET
@@ -65,7 +93,8 @@ test('gatehouse apply sets a client\'s identity_providers and export writes them
     scope: openid
     redirect_uris: [https://web.example/cb]
     identity_providers: [social, corp]
-`);
+`,
+  );
   await f.cli('apply', '-f', file);
   const row = await f.t.core.db.selectFrom('clients').select('identity_providers').where('id', '=', 'idp-web').executeTakeFirstOrThrow();
   assert.deepEqual([...(row.identity_providers ?? [])].sort(), ['corp', 'social']);

@@ -89,10 +89,17 @@ describe('KEY_ROTATION_INTERVAL is validated at start-up', () => {
   });
   test('a value without a unit, with an unknown unit, or under an hour is refused with a message naming the variable', () => {
     for (const value of ['90', '90 days', '3x', '-1d', '30m']) {
-      assert.throws(() => parse({ KEY_ROTATION_INTERVAL: value }), (e: unknown) => e instanceof ConfigError && /KEY_ROTATION_INTERVAL must be "off" or an integer followed by s, m, h, d or w/.test(e.message), value);
+      assert.throws(
+        () => parse({ KEY_ROTATION_INTERVAL: value }),
+        (e: unknown) => e instanceof ConfigError && /KEY_ROTATION_INTERVAL must be "off" or an integer followed by s, m, h, d or w/.test(e.message),
+        value,
+      );
     }
   });
   test('an interval not longer than the time a rotated key waits before it signs is refused', () => {
-    assert.throws(() => parse({ KEY_ROTATION_INTERVAL: '1d', JWKS_CACHE_TTL: '86400' }), /KEY_ROTATION_INTERVAL \(86400 s\) must be longer than JWKS_CACHE_TTL \+ KEY_REFRESH_INTERVAL \+ CLOCK_SKEW \(86460 s\)/);
+    assert.throws(
+      () => parse({ KEY_ROTATION_INTERVAL: '1d', JWKS_CACHE_TTL: '86400' }),
+      /KEY_ROTATION_INTERVAL \(86400 s\) must be longer than JWKS_CACHE_TTL \+ KEY_REFRESH_INTERVAL \+ CLOCK_SKEW \(86460 s\)/,
+    );
   });
 });

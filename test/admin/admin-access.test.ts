@@ -17,7 +17,9 @@ before(async () => {
 after(() => f.t.close());
 
 test('an operator-made admin client gets an admin token from openid-client: audience {ISSUER}/admin, and it reads /admin/v1', async () => {
-  const config = await client.discovery(new URL(f.t.url), f.admin.id, undefined, client.ClientSecretBasic(f.admin.secret), { execute: [client.allowInsecureRequests] });
+  const config = await client.discovery(new URL(f.t.url), f.admin.id, undefined, client.ClientSecretBasic(f.admin.secret), {
+    execute: [client.allowInsecureRequests],
+  });
   const tokens = await client.clientCredentialsGrant(config, { scope: 'admin:read' });
   assert.equal(decodeJwt(tokens.access_token).aud, `${f.t.url}/admin`);
   const res = await f.api('/admin/v1/clients', { token: tokens.access_token });
@@ -55,13 +57,21 @@ test('admin scopes are never granted by /register, whatever the initial access t
   // An initial access token written as if its policy allowed the admin scopes (the CLI would refuse to make one).
   const token = randomToken(32);
   await initialAccessTokensRepository(f.t.core.db, f.t.core.clock).create({
-    tokenHash: sha256(token), expiresAt: new Date(f.t.core.clock.now() + 600_000), uses: 5,
-    allowedGrantTypes: ['client_credentials'], allowedScopes: ['admin:read', 'admin:write', 'orders:read'],
+    tokenHash: sha256(token),
+    expiresAt: new Date(f.t.core.clock.now() + 600_000),
+    uses: 5,
+    allowedGrantTypes: ['client_credentials'],
+    allowedScopes: ['admin:read', 'admin:write', 'orders:read'],
   });
   const res = await fetch(`${f.t.url}/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ client_name: 'sneaky', grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic', scope: 'admin:read admin:write' }),
+    body: JSON.stringify({
+      client_name: 'sneaky',
+      grant_types: ['client_credentials'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'admin:read admin:write',
+    }),
   });
   assert.equal(res.status, 400);
   assert.equal(((await res.json()) as { error: string }).error, 'invalid_client_metadata');
@@ -70,10 +80,48 @@ test('admin scopes are never granted by /register, whatever the initial access t
 });
 
 test('admin scopes are for confidential client_credentials-only clients, alone: public, mixed grants and mixed scopes are refused', async () => {
-  await assert.rejects(f.cli('clients', 'create', '--name', 'P', '--type', 'public', '--grant-types', 'authorization_code', '--redirect-uri', 'https://a.example/cb', '--scope', 'admin:read'), UsageError);
-  await assert.rejects(f.cli('clients', 'create', '--name', 'M', '--type', 'confidential', '--grant-types', 'client_credentials,authorization_code', '--redirect-uri', 'https://a.example/cb', '--scope', 'admin:read'), UsageError);
-  await assert.rejects(f.cli('clients', 'create', '--name', 'S', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'admin:read orders:read'), /cannot be combined/);
-  const res = await f.api('/admin/v1/clients', createBody({ ...SERVICE_CLIENT, scope: 'admin:read', grant_types: ['client_credentials', 'refresh_token'] }, crypto.randomUUID()));
+  await assert.rejects(
+    f.cli(
+      'clients',
+      'create',
+      '--name',
+      'P',
+      '--type',
+      'public',
+      '--grant-types',
+      'authorization_code',
+      '--redirect-uri',
+      'https://a.example/cb',
+      '--scope',
+      'admin:read',
+    ),
+    UsageError,
+  );
+  await assert.rejects(
+    f.cli(
+      'clients',
+      'create',
+      '--name',
+      'M',
+      '--type',
+      'confidential',
+      '--grant-types',
+      'client_credentials,authorization_code',
+      '--redirect-uri',
+      'https://a.example/cb',
+      '--scope',
+      'admin:read',
+    ),
+    UsageError,
+  );
+  await assert.rejects(
+    f.cli('clients', 'create', '--name', 'S', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'admin:read orders:read'),
+    /cannot be combined/,
+  );
+  const res = await f.api(
+    '/admin/v1/clients',
+    createBody({ ...SERVICE_CLIENT, scope: 'admin:read', grant_types: ['client_credentials', 'refresh_token'] }, crypto.randomUUID()),
+  );
   assert.equal(res.status, 422);
 });
 
@@ -81,13 +129,20 @@ test('RFC 8707: an admin token request naming another resource is invalid_target
   const res = await f.tokenFor(f.admin.id, f.admin.secret, 'admin:read');
   assert.equal(res.status, 200);
   const { postForm, basicAuth } = await import('../oauth/fixtures.js');
-  const wrong = await postForm(`${f.t.url}/token`, { grant_type: 'client_credentials', scope: 'admin:read', resource: f.t.config.API_AUDIENCE }, { authorization: basicAuth(f.admin.id, f.admin.secret) });
+  const wrong = await postForm(
+    `${f.t.url}/token`,
+    { grant_type: 'client_credentials', scope: 'admin:read', resource: f.t.config.API_AUDIENCE },
+    { authorization: basicAuth(f.admin.id, f.admin.secret) },
+  );
   assert.equal(wrong.status, 400);
   assert.equal(wrong.body.error, 'invalid_target');
 });
 
 test('the admin API is a tagged part of /openapi.json, each operation naming its admin scope, and is rendered in /docs', async () => {
-  const doc = (await (await fetch(`${f.t.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { tags?: string[]; security?: { oauth2: string[] }[] }>>; components: { securitySchemes: { oauth2: { flows: { clientCredentials: { scopes: Record<string, string> } } } } } };
+  const doc = (await (await fetch(`${f.t.url}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { tags?: string[]; security?: { oauth2: string[] }[] }>>;
+    components: { securitySchemes: { oauth2: { flows: { clientCredentials: { scopes: Record<string, string> } } } } };
+  };
   const create = doc.paths['/admin/v1/clients']?.post;
   assert.deepEqual(create?.tags, ['admin: clients']);
   assert.deepEqual(create?.security, [{ oauth2: ['admin:write'] }]);

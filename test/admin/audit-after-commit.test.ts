@@ -14,7 +14,11 @@ before(async () => {
 });
 after(() => f.t.close());
 
-const auditLines = () => f.logText().split('\n').filter((line) => line.includes('"audit"'));
+const auditLines = () =>
+  f
+    .logText()
+    .split('\n')
+    .filter((line) => line.includes('"audit"'));
 
 test('a change that fails after its audit insert writes no audit log line and no audit row', async () => {
   const core = f.t.core;

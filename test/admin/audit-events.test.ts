@@ -10,7 +10,19 @@ import { Browser } from '../helpers/browser.js';
 import { SIGN_IN, createUser } from '../helpers/users.js';
 import { RFC7636 } from '../helpers/pkce.js';
 
-type Event = { id: string; type: string; actor: Record<string, string>; resource?: string; resource_id?: string; subject?: string; client_id?: string; changed_fields: string[]; details: Record<string, unknown>; trace_id?: string; occurred_at: string };
+type Event = {
+  id: string;
+  type: string;
+  actor: Record<string, string>;
+  resource?: string;
+  resource_id?: string;
+  subject?: string;
+  client_id?: string;
+  changed_fields: string[];
+  details: Record<string, unknown>;
+  trace_id?: string;
+  occurred_at: string;
+};
 type Page = { data: Event[]; pagination: { has_more: boolean; next_cursor: string | null } };
 
 const clock = manualClock(Date.now());
@@ -36,7 +48,10 @@ test('every admin change is an event naming the admin client, the resource, its 
   clock.advance(1000);
   assert.equal((await f.api(`/admin/v1/clients/${id}`, { method: 'DELETE', headers: { 'if-match': patched.headers.get('etag')! } })).status, 204);
   const log = await events(`subject=${id}`);
-  assert.deepEqual(log.map((e) => e.type), ['admin.client.deleted', 'admin.client.updated', 'admin.client.created']);
+  assert.deepEqual(
+    log.map((e) => e.type),
+    ['admin.client.deleted', 'admin.client.updated', 'admin.client.created'],
+  );
   for (const e of log) {
     assert.deepEqual(e.actor, { kind: 'admin-client', client_id: f.admin.id });
     assert.equal(e.resource, 'client');
@@ -48,7 +63,18 @@ test('every admin change is an event naming the admin client, the resource, its 
 });
 
 test('the CLI records its changes too, as the operating-system user who ran it', async () => {
-  const created = await f.cli('clients', 'create', '--name', 'From CLI', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read');
+  const created = await f.cli(
+    'clients',
+    'create',
+    '--name',
+    'From CLI',
+    '--type',
+    'confidential',
+    '--grant-types',
+    'client_credentials',
+    '--scope',
+    'orders:read',
+  );
   const [event] = await events(`subject=${created.client_id}&type=admin.client.created`);
   assert.equal(event!.actor.kind, 'cli');
   assert.ok(event!.actor.user);
@@ -65,8 +91,13 @@ test('secret rotation is a security event with the overlap, and names the field,
 });
 
 test('each event is also one JSON log line under "audit"', async () => {
-  const created = (await (await f.api('/admin/v1/clients', createBody({ ...SERVICE_CLIENT, client_name: 'Logged' }, crypto.randomUUID()))).json()) as { client_id: string };
-  const lines = f.logText().split('\n').filter((l) => l.includes('"audit"') && l.includes(created.client_id));
+  const created = (await (await f.api('/admin/v1/clients', createBody({ ...SERVICE_CLIENT, client_name: 'Logged' }, crypto.randomUUID()))).json()) as {
+    client_id: string;
+  };
+  const lines = f
+    .logText()
+    .split('\n')
+    .filter((l) => l.includes('"audit"') && l.includes(created.client_id));
   assert.equal(lines.length, 1);
   const parsed = JSON.parse(lines[0]!) as { audit: { type: string; resourceId: string } };
   assert.equal(parsed.audit.type, 'admin.client.created');
@@ -106,9 +137,14 @@ test('authorization-code reuse and refresh-token reuse are security events namin
 test('filters: type, subject, client and time range; an unknown type or a bad time is 400', async () => {
   const since = new Date(clock.now() + 5_000);
   clock.advance(10_000);
-  const created = (await (await f.api('/admin/v1/clients', createBody({ ...SERVICE_CLIENT, client_name: 'Later' }, crypto.randomUUID()))).json()) as { client_id: string };
+  const created = (await (await f.api('/admin/v1/clients', createBody({ ...SERVICE_CLIENT, client_name: 'Later' }, crypto.randomUUID()))).json()) as {
+    client_id: string;
+  };
   const later = await events(`since=${since.toISOString()}&type=admin.client.created`);
-  assert.deepEqual(later.map((e) => e.resource_id), [created.client_id]);
+  assert.deepEqual(
+    later.map((e) => e.resource_id),
+    [created.client_id],
+  );
   assert.equal((await events(`until=${since.toISOString()}&subject=${created.client_id}`)).length, 0);
   assert.ok((await events(`client_id=${f.admin.id}`)).length > 0);
   const bad = await f.api('/admin/v1/audit-events?type=made.up');
@@ -118,13 +154,27 @@ test('filters: type, subject, client and time range; an unknown type or a bad ti
 });
 
 test('the actor filter finds what one user or CLI user did, and nothing of anyone else; a cursor is bound to it', async () => {
-  const fromCli = await f.cli('clients', 'create', '--name', 'By actor', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read');
+  const fromCli = await f.cli(
+    'clients',
+    'create',
+    '--name',
+    'By actor',
+    '--type',
+    'confidential',
+    '--grant-types',
+    'client_credentials',
+    '--scope',
+    'orders:read',
+  );
   const [byCli] = await events(`subject=${fromCli.client_id}&type=admin.client.created`);
   const cliUser = String(byCli!.actor.user);
   await f.api('/admin/v1/clients', createBody(SERVICE_CLIENT, crypto.randomUUID()));
   const mine = await events(`actor=${encodeURIComponent(cliUser)}&limit=100`);
   assert.ok(mine.some((e) => e.resource_id === fromCli.client_id));
-  assert.ok(mine.every((e) => e.actor.kind === 'cli' && e.actor.user === cliUser), 'only the CLI user\'s events');
+  assert.ok(
+    mine.every((e) => e.actor.kind === 'cli' && e.actor.user === cliUser),
+    "only the CLI user's events",
+  );
   assert.deepEqual(await events('actor=nobody-at-all'), []);
   const first = (await (await f.api(`/admin/v1/audit-events?actor=${encodeURIComponent(cliUser)}&limit=1`)).json()) as Page;
   const foreign = await f.api(`/admin/v1/audit-events?actor=someone-else&cursor=${first.pagination.next_cursor}`);

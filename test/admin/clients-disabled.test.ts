@@ -14,7 +14,13 @@ before(async () => {
 });
 after(() => f.t.close());
 
-const WEB_CLIENT = { client_name: 'Web shop', grant_types: ['authorization_code'], redirect_uris: ['https://shop.example/cb'], scope: 'openid', token_endpoint_auth_method: 'client_secret_basic' };
+const WEB_CLIENT = {
+  client_name: 'Web shop',
+  grant_types: ['authorization_code'],
+  redirect_uris: ['https://shop.example/cb'],
+  scope: 'openid',
+  token_endpoint_auth_method: 'client_secret_basic',
+};
 
 async function create(body: Record<string, unknown> = SERVICE_CLIENT) {
   const res = await f.api('/admin/v1/clients', createBody(body, crypto.randomUUID()));
@@ -49,7 +55,9 @@ test('a client disabled with PATCH disabled:true gets invalid_client at /token a
   assert.equal(refused.status, 401);
   assert.equal(refused.body.error, 'invalid_client');
   assert.equal((await fetch(`${f.t.url}/v1/orders`, { headers: { authorization: `Bearer ${token}` } })).status, 401);
-  const events = (await (await f.api(`/admin/v1/audit-events?subject=${client.client_id}&type=admin.client.updated`)).json()) as { data: { changed_fields: string[] }[] };
+  const events = (await (await f.api(`/admin/v1/audit-events?subject=${client.client_id}&type=admin.client.updated`)).json()) as {
+    data: { changed_fields: string[] }[];
+  };
   assert.deepEqual(events.data[0]?.changed_fields, ['disabled']);
 });
 
@@ -87,7 +95,11 @@ test('a PUT that leaves out disabled leaves the client as it is; a client can be
   assert.equal(client.disabled, true);
   assert.equal((await f.tokenFor(client.client_id, client.client_secret, 'orders:read')).status, 401);
   const { etag } = await read(client.client_id);
-  const put = await f.api(`/admin/v1/clients/${client.client_id}`, { method: 'PUT', headers: { 'content-type': 'application/json', 'if-match': etag }, body: JSON.stringify({ ...SERVICE_CLIENT, client_name: 'Renamed' }) });
+  const put = await f.api(`/admin/v1/clients/${client.client_id}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', 'if-match': etag },
+    body: JSON.stringify({ ...SERVICE_CLIENT, client_name: 'Renamed' }),
+  });
   assert.equal(put.status, 200);
   assert.deepEqual(((await put.json()) as Record<string, unknown>).disabled, true);
 });

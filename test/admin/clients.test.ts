@@ -62,7 +62,10 @@ test('ten parallel creates with one Idempotency-Key make exactly one client', as
   const body = { ...SERVICE_CLIENT, client_name: 'Parallel once' };
   const answers = await Promise.all(Array.from({ length: 10 }, () => f.api('/admin/v1/clients', createBody(body, key))));
   const statuses = answers.map((r) => r.status);
-  assert.ok(statuses.every((s) => s === 201 || s === 409), statuses.join(','));
+  assert.ok(
+    statuses.every((s) => s === 201 || s === 409),
+    statuses.join(','),
+  );
   assert.ok(statuses.includes(201));
   const rows = await f.t.core.db.selectFrom('clients').select('id').where('name', '=', 'Parallel once').execute();
   assert.equal(rows.length, 1);
@@ -104,7 +107,11 @@ test('PATCH, PUT and DELETE without If-Match are 428 precondition-required and c
   const patch = await f.api(`/admin/v1/clients/${body.client_id}`, patchBody({ client_name: 'Changed' }));
   assert.equal(patch.status, 428);
   assert.equal((await problemOf(patch)).code, 'precondition-required');
-  const put = await f.api(`/admin/v1/clients/${body.client_id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(SERVICE_CLIENT) });
+  const put = await f.api(`/admin/v1/clients/${body.client_id}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(SERVICE_CLIENT),
+  });
   assert.equal(put.status, 428);
   assert.equal((await f.api(`/admin/v1/clients/${body.client_id}`, { method: 'DELETE' })).status, 428);
   assert.equal((await read(String(body.client_id))).etag, before.etag);
@@ -146,11 +153,19 @@ test('two parallel PATCHes with the same ETag: exactly one wins, the other is 41
 test('PUT replaces the settings (If-Match); a change of client type is 422', async () => {
   const { body } = await create();
   const { etag } = await read(String(body.client_id));
-  const put = (doc: unknown, tag: string) => f.api(`/admin/v1/clients/${body.client_id}`, { method: 'PUT', headers: { 'content-type': 'application/json', 'if-match': tag }, body: JSON.stringify(doc) });
+  const put = (doc: unknown, tag: string) =>
+    f.api(`/admin/v1/clients/${body.client_id}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'if-match': tag },
+      body: JSON.stringify(doc),
+    });
   const res = await put({ ...SERVICE_CLIENT, client_name: 'Replaced', scope: 'orders:read users:read' }, etag);
   assert.equal(res.status, 200);
   assert.equal(((await res.json()) as { scope: string }).scope, 'orders:read users:read');
-  const typeChange = await put({ client_name: 'Pub', token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], redirect_uris: ['https://a.example/cb'] }, res.headers.get('etag')!);
+  const typeChange = await put(
+    { client_name: 'Pub', token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], redirect_uris: ['https://a.example/cb'] },
+    res.headers.get('etag')!,
+  );
   assert.equal(typeChange.status, 422);
 });
 
@@ -193,12 +208,20 @@ test('405 with Allow for an unsupported method; OPTIONS lists the methods', asyn
 });
 
 test('415 for a body that is not JSON (and for PATCH that is not merge-patch)', async () => {
-  const res = await f.api('/admin/v1/clients', { method: 'POST', headers: { 'content-type': 'text/plain', 'idempotency-key': crypto.randomUUID() }, body: 'x' });
+  const res = await f.api('/admin/v1/clients', {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', 'idempotency-key': crypto.randomUUID() },
+    body: 'x',
+  });
   assert.equal(res.status, 415);
   assert.equal((await problemOf(res)).code, 'unsupported-media-type');
   const { body } = await create();
   const { etag } = await read(String(body.client_id));
-  const patch = await f.api(`/admin/v1/clients/${body.client_id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'if-match': etag }, body: '{}' });
+  const patch = await f.api(`/admin/v1/clients/${body.client_id}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', 'if-match': etag },
+    body: '{}',
+  });
   assert.equal(patch.status, 415);
   assert.equal(patch.headers.get('accept-patch'), 'application/merge-patch+json', 'the 415 names the patch format (RFC 5789 §3.1)');
   assert.equal((await f.api(`/admin/v1/clients/${body.client_id}`)).headers.get('accept-patch'), 'application/merge-patch+json');
@@ -232,9 +255,15 @@ test('secret rotation: both secrets work until the chosen time, then only the ne
 test('secret rotation without an expiry ends the old secret at once; an expiry in the past or beyond 30 days is 422', async () => {
   const { body } = await create();
   const id = String(body.client_id);
-  const past = await f.api(`/admin/v1/clients/${id}/secrets`, createBody({ previous_secret_expires_at: new Date(clock.now() - 1000).toISOString() }, crypto.randomUUID()));
+  const past = await f.api(
+    `/admin/v1/clients/${id}/secrets`,
+    createBody({ previous_secret_expires_at: new Date(clock.now() - 1000).toISOString() }, crypto.randomUUID()),
+  );
   assert.equal(past.status, 422);
-  const far = await f.api(`/admin/v1/clients/${id}/secrets`, createBody({ previous_secret_expires_at: new Date(clock.now() + 31 * 86400_000).toISOString() }, crypto.randomUUID()));
+  const far = await f.api(
+    `/admin/v1/clients/${id}/secrets`,
+    createBody({ previous_secret_expires_at: new Date(clock.now() + 31 * 86400_000).toISOString() }, crypto.randomUUID()),
+  );
   assert.equal(far.status, 422);
   const res = await f.api(`/admin/v1/clients/${id}/secrets`, createBody({}, crypto.randomUUID()));
   assert.equal(res.status, 201);
@@ -245,11 +274,14 @@ test('secret rotation requires an Idempotency-Key; a stale If-Match is 412', asy
   const { body } = await create();
   const id = String(body.client_id);
   assert.equal((await f.api(`/admin/v1/clients/${id}/secrets`, createBody({}))).status, 400);
-  const stale = await f.api(`/admin/v1/clients/${id}/secrets`, { ...createBody({}, crypto.randomUUID()), headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), 'if-match': '"stale"' } });
+  const stale = await f.api(`/admin/v1/clients/${id}/secrets`, {
+    ...createBody({}, crypto.randomUUID()),
+    headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), 'if-match': '"stale"' },
+  });
   assert.equal(stale.status, 412);
 });
 
-test('require_mfa is read, set at create and changed by PATCH and PUT (the CLI\'s --require-mfa)', async () => {
+test("require_mfa is read, set at create and changed by PATCH and PUT (the CLI's --require-mfa)", async () => {
   const { body } = await create({ ...SERVICE_CLIENT, client_name: 'Strict', require_mfa: true });
   assert.equal(body.require_mfa, true);
   const stored = await f.t.core.db.selectFrom('clients').select('require_mfa').where('id', '=', String(body.client_id)).executeTakeFirstOrThrow();
@@ -259,7 +291,11 @@ test('require_mfa is read, set at create and changed by PATCH and PUT (the CLI\'
   const patched = await f.api(`/admin/v1/clients/${body.client_id}`, patchBody({ require_mfa: false }, etag));
   assert.equal(patched.status, 200);
   assert.equal(((await patched.json()) as Record<string, unknown>).require_mfa, false);
-  const put = await f.api(`/admin/v1/clients/${body.client_id}`, { method: 'PUT', headers: { 'content-type': 'application/json', 'if-match': patched.headers.get('etag')! }, body: JSON.stringify({ ...SERVICE_CLIENT, require_mfa: true }) });
+  const put = await f.api(`/admin/v1/clients/${body.client_id}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', 'if-match': patched.headers.get('etag')! },
+    body: JSON.stringify({ ...SERVICE_CLIENT, require_mfa: true }),
+  });
   assert.equal(put.status, 200);
   assert.equal(((await put.json()) as Record<string, unknown>).require_mfa, true);
   const { body: plain } = await create();

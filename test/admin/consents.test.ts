@@ -34,12 +34,15 @@ test('consents are listed by user or by client with their scopes; a list without
   assert.equal(c.consent.client_id, c.client.client.id);
   assert.equal(c.consent.scope, 'openid orders:read');
   const byClient = await f.api(`/admin/v1/consents?client_id=${encodeURIComponent(c.client.client.id)}`);
-  assert.deepEqual(((await byClient.json()) as { data: Consent[] }).data.map((x) => x.id), [c.consent.id]);
+  assert.deepEqual(
+    ((await byClient.json()) as { data: Consent[] }).data.map((x) => x.id),
+    [c.consent.id],
+  );
   const none = await f.api('/admin/v1/consents');
   assert.equal(none.status, 400);
 });
 
-test('revoking a consent also ends the user\'s grants at that client: refresh invalid_grant, access token refused', async () => {
+test("revoking a consent also ends the user's grants at that client: refresh invalid_grant, access token refused", async () => {
   const c = await consented();
   assert.equal((await del(f, c.path, await readEtag(f, c.path))).status, 204);
   assert.equal((await f.api(c.path)).status, 404);
@@ -76,7 +79,12 @@ test('two parallel DELETEs of one consent with the same ETag: exactly one 204, t
   const statuses = answers.map((r) => r.status).sort();
   assert.equal(statuses[0], 204);
   assert.ok([404, 412].includes(statuses[1]!), statuses.join(','));
-  const events = await f.t.core.db.selectFrom('audit_events').select('id').where('type', '=', 'consent.revoked').where('resource_id', '=', c.consent.id).execute();
+  const events = await f.t.core.db
+    .selectFrom('audit_events')
+    .select('id')
+    .where('type', '=', 'consent.revoked')
+    .where('resource_id', '=', c.consent.id)
+    .execute();
   assert.equal(events.length, 1);
 });
 

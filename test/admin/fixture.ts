@@ -26,9 +26,21 @@ export async function adminFixture(options: TestAppOptions = {}): Promise<AdminF
   logs.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
   const t = await startTestApp({ ...options, env: { ...NO_LIMITS, ...options.env }, logStream: logs });
   const cli = (...argv: string[]) => executeCommand(argv, t.core) as Promise<Record<string, unknown>>;
-  const created = await cli('clients', 'create', '--name', 'Platform team', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'admin:read admin:write');
+  const created = await cli(
+    'clients',
+    'create',
+    '--name',
+    'Platform team',
+    '--type',
+    'confidential',
+    '--grant-types',
+    'client_credentials',
+    '--scope',
+    'admin:read admin:write',
+  );
   const admin = { id: String(created.client_id), secret: String(created.client_secret) };
-  const tokenFor = (id: string, secret: string, scope: string) => postForm(`${t.url}/token`, { grant_type: 'client_credentials', scope }, { authorization: basicAuth(id, secret) });
+  const tokenFor = (id: string, secret: string, scope: string) =>
+    postForm(`${t.url}/token`, { grant_type: 'client_credentials', scope }, { authorization: basicAuth(id, secret) });
   const token = String((await tokenFor(admin.id, admin.secret, 'admin:read admin:write')).body.access_token);
   const readToken = String((await tokenFor(admin.id, admin.secret, 'admin:read')).body.access_token);
   async function api(path: string, init: RequestInit & { token?: string } = {}) {
@@ -39,7 +51,12 @@ export async function adminFixture(options: TestAppOptions = {}): Promise<AdminF
   return { t, admin, token, readToken, logText: () => chunks.join(''), api, cli, tokenFor };
 }
 
-export const SERVICE_CLIENT = { client_name: 'Billing', grant_types: ['client_credentials'], scope: 'orders:read', token_endpoint_auth_method: 'client_secret_basic' };
+export const SERVICE_CLIENT = {
+  client_name: 'Billing',
+  grant_types: ['client_credentials'],
+  scope: 'orders:read',
+  token_endpoint_auth_method: 'client_secret_basic',
+};
 
 export const createBody = (body: unknown, key?: string): RequestInit => ({
   method: 'POST',

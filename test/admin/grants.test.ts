@@ -31,7 +31,10 @@ test('grants are listed by user or by client, each with its scope; a list withou
   const [byUser] = await grantsOf(`user_id=${g.user.id}`);
   assert.equal(byUser!.client_id, g.client.client.id);
   assert.equal(byUser!.scope, 'openid offline_access orders:read');
-  assert.deepEqual((await grantsOf(`client_id=${encodeURIComponent(g.client.client.id)}`)).map((x) => x.id), [byUser!.id]);
+  assert.deepEqual(
+    (await grantsOf(`client_id=${encodeURIComponent(g.client.client.id)}`)).map((x) => x.id),
+    [byUser!.id],
+  );
   const none = await f.api('/admin/v1/grants');
   assert.equal(none.status, 400);
   assert.equal((await problemOf(none)).code, 'bad-request');
@@ -44,13 +47,15 @@ test('revoking a grant ends its tokens: the refresh token is invalid_grant (open
   const path = `/admin/v1/grants/${grant!.id}`;
   assert.equal((await del(f, path, await readEtag(f, path))).status, 204);
   assert.equal((await orders(g.accessToken)).status, 401);
-  const config = await client.discovery(new URL(f.t.url), g.client.client.id, undefined, client.ClientSecretBasic(g.client.secret!), { execute: [client.allowInsecureRequests] });
+  const config = await client.discovery(new URL(f.t.url), g.client.client.id, undefined, client.ClientSecretBasic(g.client.secret!), {
+    execute: [client.allowInsecureRequests],
+  });
   await assert.rejects(client.refreshTokenGrant(config, g.refreshToken), (error: { error?: string }) => error.error === 'invalid_grant');
   assert.equal((await f.api(path)).status, 404, 'a revoked grant is gone');
   assert.deepEqual(await grantsOf(`user_id=${g.user.id}`), []);
 });
 
-test('revoking one grant leaves the user\'s other grants working', async () => {
+test("revoking one grant leaves the user's other grants working", async () => {
   const first = await userWithGrant(f);
   const second = await userWithGrant(f, { user: first.user, client: first.client });
   const grants = await grantsOf(`user_id=${first.user.id}`);
@@ -81,7 +86,12 @@ test('two parallel DELETEs of one grant with the same ETag: exactly one 204, the
   const etag = await readEtag(f, path);
   const answers = await Promise.all([del(f, path, etag), del(f, path, etag)]);
   assert.deepEqual(answers.map((r) => r.status).sort(), [204, 404]);
-  const events = await f.t.core.db.selectFrom('audit_events').select('id').where('type', '=', 'admin.grant.revoked').where('resource_id', '=', grant!.id).execute();
+  const events = await f.t.core.db
+    .selectFrom('audit_events')
+    .select('id')
+    .where('type', '=', 'admin.grant.revoked')
+    .where('resource_id', '=', grant!.id)
+    .execute();
   assert.equal(events.length, 1, 'one revocation, one event');
 });
 

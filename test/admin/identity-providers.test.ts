@@ -62,10 +62,15 @@ test('admin identity providers: read by id or slug with a strong ETag, list in c
   assert.equal(byId.headers.get('etag'), bySlug.headers.get('etag'));
   const notModified = await f.api('/admin/v1/identity-providers/readable', { headers: { 'if-none-match': byId.headers.get('etag')! } });
   assert.equal(notModified.status, 304);
-  const page = (await (await f.api('/admin/v1/identity-providers?limit=1')).json()) as { data: { slug: string }[]; pagination: { next_cursor: string | null; has_more: boolean } };
+  const page = (await (await f.api('/admin/v1/identity-providers?limit=1')).json()) as {
+    data: { slug: string }[];
+    pagination: { next_cursor: string | null; has_more: boolean };
+  };
   assert.equal(page.data.length, 1);
   assert.equal(page.pagination.has_more, true);
-  const next = (await (await f.api(`/admin/v1/identity-providers?limit=1&cursor=${encodeURIComponent(page.pagination.next_cursor!)}`)).json()) as { data: { slug: string }[] };
+  const next = (await (await f.api(`/admin/v1/identity-providers?limit=1&cursor=${encodeURIComponent(page.pagination.next_cursor!)}`)).json()) as {
+    data: { slug: string }[];
+  };
   assert.notEqual(next.data[0]!.slug, page.data[0]!.slug);
   assert.equal((await f.api('/admin/v1/identity-providers/nope')).status, 404);
 });
@@ -73,7 +78,10 @@ test('admin identity providers: read by id or slug with a strong ETag, list in c
 test('admin identity providers: replace and delete need If-Match (428 without, 412 when stale); the slug never changes', async () => {
   const { body, res } = await create('writable');
   const etag = res.headers.get('etag')!;
-  const put = (headers: Record<string, string>, doc: Record<string, unknown> = { name: 'Renamed', issuer: upstream.issuer, client_id: 'downstream', client_secret_env: 'UPSTREAM_SECRET', provision: true }) =>
+  const put = (
+    headers: Record<string, string>,
+    doc: Record<string, unknown> = { name: 'Renamed', issuer: upstream.issuer, client_id: 'downstream', client_secret_env: 'UPSTREAM_SECRET', provision: true },
+  ) =>
     f.api(`/admin/v1/identity-providers/${body.id}`, { method: 'PUT', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(doc) });
   assert.equal((await put({})).status, 428);
   const replaced = await put({ 'if-match': etag });

@@ -14,7 +14,11 @@ after(() => f.t.close());
 let serial = 0;
 const NOTES = () => {
   serial += 1;
-  return { identifier: `https://notes${serial}.example/api`, name: `Notes ${serial}`, scopes: [{ name: `notes${serial}:read`, description: 'Read your notes' }] };
+  return {
+    identifier: `https://notes${serial}.example/api`,
+    name: `Notes ${serial}`,
+    scopes: [{ name: `notes${serial}:read`, description: 'Read your notes' }],
+  };
 };
 const path = (identifier: string) => `/admin/v1/resource-servers/${encodeURIComponent(identifier)}`;
 
@@ -45,17 +49,26 @@ test('create answers 201 with Location (the identifier percent-encoded), a stron
   assert.equal(body.built_in, false);
   const introspect = await fetch(`${f.t.url}/introspect`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${body.client_id}:${body.client_secret}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${body.client_id}:${body.client_secret}`).toString('base64')}`,
+    },
     body: 'token=nothing',
   });
   assert.equal(introspect.status, 200);
   assert.deepEqual(await introspect.json(), { active: false });
 });
 
-test('the change reaches this instance\'s registry at once: a new scope can be given to a client right after the create', async () => {
+test("the change reaches this instance's registry at once: a new scope can be given to a client right after the create", async () => {
   const { body } = await create();
   const scope = (body.scopes as { name: string }[])[0]!.name;
-  const client = await f.api('/admin/v1/clients', createBody({ client_name: 'Uses notes', grant_types: ['client_credentials'], scope, token_endpoint_auth_method: 'client_secret_basic' }, crypto.randomUUID()));
+  const client = await f.api(
+    '/admin/v1/clients',
+    createBody(
+      { client_name: 'Uses notes', grant_types: ['client_credentials'], scope, token_endpoint_auth_method: 'client_secret_basic' },
+      crypto.randomUUID(),
+    ),
+  );
   assert.equal(client.status, 201, await client.clone().text());
   const created = (await client.json()) as { client_id: string; client_secret: string };
   const token = await f.tokenFor(created.client_id, created.client_secret, scope);
@@ -87,7 +100,10 @@ test('ten parallel creates with one Idempotency-Key make exactly one resource se
   const body = NOTES();
   const answers = await Promise.all(Array.from({ length: 10 }, () => f.api('/admin/v1/resource-servers', createBody(body, key))));
   const statuses = answers.map((r) => r.status);
-  assert.ok(statuses.every((s) => s === 201 || s === 409), statuses.join(','));
+  assert.ok(
+    statuses.every((s) => s === 201 || s === 409),
+    statuses.join(','),
+  );
   assert.ok(statuses.includes(201));
   assert.equal((await f.t.core.db.selectFrom('resource_servers').select('identifier').where('identifier', '=', body.identifier).execute()).length, 1);
   assert.equal((await f.t.core.db.selectFrom('clients').select('id').where('name', '=', `${body.name} (resource server)`).execute()).length, 1);
@@ -128,7 +144,11 @@ test('PATCH, PUT and DELETE without If-Match are 428 precondition-required and c
   const patch = await f.api(path(body.identifier), patchBody({ name: 'Changed' }));
   assert.equal(patch.status, 428);
   assert.equal((await problemOf(patch)).code, 'precondition-required');
-  const put = await f.api(path(body.identifier), { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Changed', scopes: body.scopes }) });
+  const put = await f.api(path(body.identifier), {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Changed', scopes: body.scopes }),
+  });
   assert.equal(put.status, 428);
   assert.equal((await f.api(path(body.identifier), { method: 'DELETE' })).status, 428);
   assert.equal((await read(body.identifier)).body.name, body.name);
@@ -149,40 +169,62 @@ test('PATCH with the current ETag applies a merge patch (name, scopes, lifetime,
   assert.equal(catalogue.find(body.identifier)?.name, 'Renamed', 'the registry snapshot of this instance has the change at once');
 });
 
-test('claim mappings: create and PATCH write a scope\'s claims, a scope sent without claims keeps its mapping, and the registry has them at once', async () => {
+test("claim mappings: create and PATCH write a scope's claims, a scope sent without claims keeps its mapping, and the registry has them at once", async () => {
   const document = NOTES();
   const scope = document.scopes[0]!.name;
   const { body } = await create({ ...document, scopes: [{ ...document.scopes[0]!, claims: { access_token: ['department'], id_token: [] } }] });
   assert.deepEqual((body.scopes as { claims?: unknown }[])[0]!.claims, { access_token: ['department'] }, 'an empty list is not stored');
   const { etag } = await read(body.identifier);
-  const mapped = await f.api(path(body.identifier), patchBody({ scopes: [{ name: scope, description: 'Read your notes', claims: { access_token: ['department', 'level'], id_token: ['department'] } }] }, etag));
+  const mapped = await f.api(
+    path(body.identifier),
+    patchBody({ scopes: [{ name: scope, description: 'Read your notes', claims: { access_token: ['department', 'level'], id_token: ['department'] } }] }, etag),
+  );
   assert.equal(mapped.status, 200, await mapped.clone().text());
   const claims = { access_token: ['department', 'level'], id_token: ['department'] };
   assert.deepEqual(((await mapped.json()) as { scopes: { claims?: unknown }[] }).scopes[0]!.claims, claims);
-  assert.deepEqual((await f.t.core.resources.catalogue()).find(body.identifier)?.scopes.find((s) => s.name === scope)?.claims, claims, 'issuance reads the new mapping');
+  assert.deepEqual(
+    (await f.t.core.resources.catalogue()).find(body.identifier)?.scopes.find((s) => s.name === scope)?.claims,
+    claims,
+    'issuance reads the new mapping',
+  );
   // A document that only describes the scope (as before claims were writable here) leaves the mapping alone.
   const described = await f.api(path(body.identifier), patchBody({ scopes: [{ name: scope, description: 'Read the notes' }] }, mapped.headers.get('etag')!));
   assert.equal(described.status, 200, await described.clone().text());
   assert.deepEqual(((await described.json()) as { scopes: { claims?: unknown }[] }).scopes[0]!.claims, claims);
   // An empty mapping removes it.
-  const cleared = await f.api(path(body.identifier), patchBody({ scopes: [{ name: scope, description: 'Read the notes', claims: {} }] }, described.headers.get('etag')!));
+  const cleared = await f.api(
+    path(body.identifier),
+    patchBody({ scopes: [{ name: scope, description: 'Read the notes', claims: {} }] }, described.headers.get('etag')!),
+  );
   assert.equal(cleared.status, 200);
   assert.equal(((await cleared.json()) as { scopes: { claims?: unknown }[] }).scopes[0]!.claims, undefined);
-  const events = (await (await f.api(`/admin/v1/audit-events?type=admin.resource_server.updated&subject=${encodeURIComponent(body.identifier)}`)).json()) as { data: { changed_fields: string[] }[] };
+  const events = (await (await f.api(`/admin/v1/audit-events?type=admin.resource_server.updated&subject=${encodeURIComponent(body.identifier)}`)).json()) as {
+    data: { changed_fields: string[] }[];
+  };
   assert.ok(events.data.length >= 2 && events.data.every((e) => e.changed_fields.includes('scopes')), 'each mapping change is audited as a change of scopes');
 });
 
 test('a claim mapping must name a claimable attribute: a reserved or standard claim, a name given twice, a bad name or an unknown token is refused (422 naming scopes, 400 for the shape)', async () => {
   const document = NOTES();
   const withClaims = (claims: unknown) => ({ ...document, scopes: [{ ...document.scopes[0]!, claims }] });
-  for (const claims of [{ access_token: ['sub'] }, { id_token: ['email'] }, { access_token: ['team', 'team'] }, { access_token: ['has space'] }, { access_token: ['__proto__'] }]) {
+  for (const claims of [
+    { access_token: ['sub'] },
+    { id_token: ['email'] },
+    { access_token: ['team', 'team'] },
+    { access_token: ['has space'] },
+    { access_token: ['__proto__'] },
+  ]) {
     const res = await f.api('/admin/v1/resource-servers', createBody(withClaims(claims), crypto.randomUUID()));
     assert.equal(res.status, 422, JSON.stringify(claims));
     assert.equal((await problemOf(res)).errors?.[0]?.field, 'scopes');
   }
   const shape = await f.api('/admin/v1/resource-servers', createBody(withClaims({ refresh_token: ['team'] }), crypto.randomUUID()));
   assert.equal(shape.status, 400);
-  assert.equal((await f.t.core.db.selectFrom('resource_servers').select('identifier').where('identifier', '=', document.identifier).execute()).length, 0, 'nothing registered');
+  assert.equal(
+    (await f.t.core.db.selectFrom('resource_servers').select('identifier').where('identifier', '=', document.identifier).execute()).length,
+    0,
+    'nothing registered',
+  );
   // The same rule on a write to an existing resource server.
   const { body } = await create();
   const { etag } = await read(body.identifier);
@@ -243,8 +285,13 @@ test('DELETE with a stale ETag is 412; with the current one 204, its introspecti
   assert.equal(res.status, 204);
   assert.equal((await f.api(path(body.identifier))).status, 404);
   assert.equal((await f.t.core.db.selectFrom('clients').select('id').where('id', '=', String(body.client_id)).execute()).length, 0);
-  const events = (await (await f.api('/admin/v1/audit-events?type=admin.resource_server.deleted')).json()) as { data: { resource_id: string; actor: unknown }[] };
-  assert.ok(events.data.some((e) => e.resource_id === body.identifier), JSON.stringify(events));
+  const events = (await (await f.api('/admin/v1/audit-events?type=admin.resource_server.deleted')).json()) as {
+    data: { resource_id: string; actor: unknown }[];
+  };
+  assert.ok(
+    events.data.some((e) => e.resource_id === body.identifier),
+    JSON.stringify(events),
+  );
 });
 
 test('admin:read cannot write: 403 insufficient_scope on create, patch and delete', async () => {
@@ -280,7 +327,11 @@ test('405 with Allow for an unsupported method', async () => {
 });
 
 test('415 for a body that is not JSON (and for PATCH that is not merge-patch)', async () => {
-  const res = await f.api('/admin/v1/resource-servers', { method: 'POST', headers: { 'content-type': 'text/plain', 'idempotency-key': crypto.randomUUID() }, body: 'x' });
+  const res = await f.api('/admin/v1/resource-servers', {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', 'idempotency-key': crypto.randomUUID() },
+    body: 'x',
+  });
   assert.equal(res.status, 415);
   assert.equal((await problemOf(res)).code, 'unsupported-media-type');
   const { body } = await create();
@@ -298,7 +349,9 @@ test('413 for a body over the JSON size limit', async () => {
 
 test('the OpenAPI document lists the routes under the tag "admin: resource-servers"', async () => {
   const doc = (await (await fetch(`${f.t.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { tags?: string[]; operationId?: string }>> };
-  const operations = Object.entries(doc.paths).filter(([p]) => p.startsWith('/admin/v1/resource-servers')).flatMap(([, ops]) => Object.values(ops));
+  const operations = Object.entries(doc.paths)
+    .filter(([p]) => p.startsWith('/admin/v1/resource-servers'))
+    .flatMap(([, ops]) => Object.values(ops));
   assert.ok(operations.length >= 6, JSON.stringify(Object.keys(doc.paths)));
   assert.ok(operations.every((o) => o.tags?.includes('admin: resource-servers')));
   assert.ok(operations.some((o) => o.operationId === 'adminPatchResourceServer'));

@@ -46,7 +46,10 @@ test('rotation publishes a new key per algorithm on the schedule: pending now, t
   const margin = (f.t.config.JWKS_CACHE_TTL + f.t.config.CLOCK_SKEW + f.t.config.KEY_REFRESH_INTERVAL) * 1000;
   assert.equal(Date.parse(fresh!.activates_at) - Date.parse(fresh!.published_at), margin);
   const jwks = (await (await fetch(`${f.t.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
-  assert.ok(jwks.keys.some((k) => k.kid === fresh!.kid), 'published at once by this instance');
+  assert.ok(
+    jwks.keys.some((k) => k.kid === fresh!.kid),
+    'published at once by this instance',
+  );
   const keys = await walk<Key>(f, '/admin/v1/signing-keys');
   const old = keys.filter((k) => k.alg === 'ES256' && k.kid !== fresh!.kid);
   assert.ok(old.every((k) => k.retires_at === fresh!.activates_at));
@@ -57,7 +60,10 @@ test('ten parallel rotations with one Idempotency-Key make exactly one rotation'
   const key = crypto.randomUUID();
   const answers = await Promise.all(Array.from({ length: 10 }, () => rotate({}, key)));
   const statuses = answers.map((r) => r.status);
-  assert.ok(statuses.every((s) => s === 201 || s === 409), statuses.join(','));
+  assert.ok(
+    statuses.every((s) => s === 201 || s === 409),
+    statuses.join(','),
+  );
   assert.ok(statuses.includes(201));
   assert.equal(await keyCount(), before + 2, 'one ES256 and one RS256 key');
   const replay = await rotate({}, key);
@@ -77,7 +83,11 @@ test('rotation requires an Idempotency-Key: 400 without, and no key is made', as
 test('an unknown algorithm or member is 400; a body that is not JSON is 415; an oversized one 413', async () => {
   assert.equal((await rotate({ alg: 'HS256' })).status, 400);
   assert.equal((await rotate({ colour: 'red' })).status, 400);
-  const text = await f.api('/admin/v1/signing-keys/rotations', { method: 'POST', headers: { 'content-type': 'text/plain', 'idempotency-key': crypto.randomUUID() }, body: 'x' });
+  const text = await f.api('/admin/v1/signing-keys/rotations', {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', 'idempotency-key': crypto.randomUUID() },
+    body: 'x',
+  });
   assert.equal(text.status, 415);
   assert.equal((await problemOf(text)).code, 'unsupported-media-type');
   const huge = await rotate({ alg: 'x'.repeat(f.t.config.JSON_BODY_LIMIT + 10) });
@@ -93,7 +103,7 @@ test('admin:read cannot rotate: 403 insufficient_scope and no key is made', asyn
 });
 
 test('a key reads with a strong ETag (If-None-Match → 304); an unknown kid is 404', async () => {
-  const [key] = (await walk<Key>(f, '/admin/v1/signing-keys'));
+  const [key] = await walk<Key>(f, '/admin/v1/signing-keys');
   const res = await f.api(`/admin/v1/signing-keys/${key!.kid}`);
   assert.equal(res.status, 200);
   const etag = res.headers.get('etag')!;

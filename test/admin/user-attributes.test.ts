@@ -28,14 +28,27 @@ async function refused(res: Response, fields: string[], id: string, before: { et
   assert.equal(res.status, 422, await res.clone().text());
   const problem = await problemOf(res);
   assert.equal(problem.code, 'VALIDATION_ERROR');
-  assert.deepEqual(problem.errors?.map((e) => e.field), fields);
+  assert.deepEqual(
+    problem.errors?.map((e) => e.field),
+    fields,
+  );
   assert.equal((await read(id)).etag, before.etag, 'the user did not change');
   assert.deepEqual(await stored(id), before.attributes);
 }
 
 test('attributes are shown ({} when none) and PATCH sets, replaces and deletes single ones, leaving the others; the ETag changes; the value reaches an id_token', async () => {
-  const server = await f.cli('resource-servers', 'create', '--identifier', `https://${uniqueName('attrs')}.example`, '--name', 'Attrs',
-    '--scope', 'attrs:read=Read attributes', '--claim', 'attrs:read@team=access_token,id_token');
+  const server = await f.cli(
+    'resource-servers',
+    'create',
+    '--identifier',
+    `https://${uniqueName('attrs')}.example`,
+    '--name',
+    'Attrs',
+    '--scope',
+    'attrs:read=Read attributes',
+    '--claim',
+    'attrs:read@team=access_token,id_token',
+  );
   assert.ok(server.client_id);
   const { body } = await create();
   assert.deepEqual((body as WithAttributes).attributes, {});
@@ -76,16 +89,29 @@ test('a reserved claim name (sub) or a standard OpenID Connect claim name (email
   const { body } = await create({ attributes: { team: 'red' } });
   const before = { etag: (await read(body.id)).etag, attributes: { team: 'red' } };
   await refused(await patch(body.id, { attributes: { sub: 'someone-else' } }, before.etag), ['attributes.sub'], body.id, before);
-  await refused(await patch(body.id, { name: 'Changed', attributes: { email: 'x@example.com', team: 'blue' } }, before.etag), ['attributes.email'], body.id, before);
-  await refused(await put(body.id, { username: body.username, attributes: { acr: 'high', iss: 'https://evil.example' } }, before.etag), ['attributes.acr', 'attributes.iss'], body.id, before);
+  await refused(
+    await patch(body.id, { name: 'Changed', attributes: { email: 'x@example.com', team: 'blue' } }, before.etag),
+    ['attributes.email'],
+    body.id,
+    before,
+  );
+  await refused(
+    await put(body.id, { username: body.username, attributes: { acr: 'high', iss: 'https://evil.example' } }, before.etag),
+    ['attributes.acr', 'attributes.iss'],
+    body.id,
+    before,
+  );
   const username = uniqueName('reserved');
   const created = await f.api('/admin/v1/users', createBody({ username, password: PASSWORD, attributes: { sub: 'x' } }, crypto.randomUUID()));
   assert.equal(created.status, 422);
-  assert.deepEqual((await problemOf(created)).errors?.map((e) => e.field), ['attributes.sub']);
+  assert.deepEqual(
+    (await problemOf(created)).errors?.map((e) => e.field),
+    ['attributes.sub'],
+  );
   assert.equal(await usersRepository(f.t.core.db, f.t.core.clock).findByUsername(username), undefined);
 });
 
-test('the CLI\'s value rules hold: null in a PUT, nesting deeper than 5, a value over 4 KiB, a lone surrogate and a bad name are 422 naming attributes.NAME', async () => {
+test("the CLI's value rules hold: null in a PUT, nesting deeper than 5, a value over 4 KiB, a lone surrogate and a bad name are 422 naming attributes.NAME", async () => {
   const { body } = await create();
   const before = { etag: (await read(body.id)).etag, attributes: {} };
   const doc = (attributes: unknown) => ({ username: body.username, attributes });
@@ -113,11 +139,11 @@ test('at most 50 attributes and 16 KiB together, counted on the resulting set: 5
   assert.equal(tooMany.status, 422);
 });
 
-test('an attribute set through the CLI\'s service after a GET (or between the service\'s read and write) makes the write 412/stale, and the CLI\'s attribute is not lost', async () => {
+test("an attribute set through the CLI's service after a GET (or between the service's read and write) makes the write 412/stale, and the CLI's attribute is not lost", async () => {
   const { body } = await create({ attributes: { team: 'red' } });
   const { etag } = await read(body.id);
   await setUserAttribute(attributeDeps(), body.id, 'level', 7, { actor: cliActor() });
-  assert.notEqual((await read(body.id)).etag, etag, 'the CLI\'s change moved the ETag');
+  assert.notEqual((await read(body.id)).etag, etag, "the CLI's change moved the ETag");
   const res = await patch(body.id, { attributes: { team: 'blue' } }, etag);
   assert.equal(res.status, 412);
   assert.equal((await problemOf(res)).code, 'precondition-failed');
@@ -125,12 +151,18 @@ test('an attribute set through the CLI\'s service after a GET (or between the se
   // The same change landing between the route's read and its write: the UPDATE itself holds the version.
   const current = await findUserRecord(f.t.core, body.id);
   await setUserAttribute(attributeDeps(), body.id, 'level', 8, { actor: cliActor() });
-  const write = updateUserRecord(userServiceDeps(f.t.core, f.t.core.audit), current, { ...userFields(current), attributes: { team: 'blue' } }, { actor: cliActor() }, current.version);
+  const write = updateUserRecord(
+    userServiceDeps(f.t.core, f.t.core.audit),
+    current,
+    { ...userFields(current), attributes: { team: 'blue' } },
+    { actor: cliActor() },
+    current.version,
+  );
   await assert.rejects(write, (e: AdminRuleError) => e.code === 'stale');
   assert.deepEqual(await stored(body.id), { team: 'red', level: 8 });
 });
 
-test('two parallel PATCHes of attributes with one ETag: exactly one 200, one 412, and only the winner\'s attribute is stored', async () => {
+test("two parallel PATCHes of attributes with one ETag: exactly one 200, one 412, and only the winner's attribute is stored", async () => {
   const { body } = await create({ attributes: { keep: true } });
   const { etag } = await read(body.id);
   const answers = await Promise.all(['first', 'second'].map((name) => patch(body.id, { attributes: { [name]: 1 } }, etag)));
@@ -159,7 +191,11 @@ test('a deeply nested or a huge body is a 4xx problem, never a 500', async () =>
   const { body } = await create();
   const { etag } = await read(body.id);
   const nested = `{"attributes":{"x":${'['.repeat(40)}${']'.repeat(40)}}}`;
-  const deep = await f.api(`/admin/v1/users/${body.id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': etag }, body: nested });
+  const deep = await f.api(`/admin/v1/users/${body.id}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/merge-patch+json', 'if-match': etag },
+    body: nested,
+  });
   assert.equal(deep.status, 400);
   assert.equal((await problemOf(deep)).code, 'json-too-deep');
   const huge = await patch(body.id, { attributes: { x: 'x'.repeat(2 * 1024 * 1024) } }, etag);

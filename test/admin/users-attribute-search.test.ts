@@ -71,7 +71,11 @@ test('the attribute search is answered by the users_attributes index, not a scan
   await f.t.core.db.transaction().execute(async (tx) => {
     // A small test table would be scanned anyway: forbid the scan to see that the index can answer it.
     await sql`set local enable_seqscan = off`.execute(tx);
-    const plan = await sql<{ 'QUERY PLAN': string }>`explain select id from users where attributes @> ${JSON.stringify({ team: 'blue' })}::jsonb or attributes @> ${JSON.stringify({ team: ['blue'] })}::jsonb`.execute(tx);
+    const plan = await sql<{
+      'QUERY PLAN': string;
+    }>`explain select id from users where attributes @> ${JSON.stringify({ team: 'blue' })}::jsonb or attributes @> ${JSON.stringify({ team: ['blue'] })}::jsonb`.execute(
+      tx,
+    );
     assert.match(plan.rows.map((r) => r['QUERY PLAN']).join('\n'), /users_attributes/);
   });
 });

@@ -31,9 +31,18 @@ export function usersApi(fixture: () => AdminFixture) {
       return { etag: res.headers.get('etag')!, body: (await res.json()) as UserBody };
     },
     put: (id: string, doc: unknown, etag?: string) =>
-      api(`/admin/v1/users/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json', ...(etag ? { 'if-match': etag } : {}) }, body: JSON.stringify(doc) }),
+      api(`/admin/v1/users/${id}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', ...(etag ? { 'if-match': etag } : {}) },
+        body: JSON.stringify(doc),
+      }),
     setPassword: (id: string, password: string, headers: Record<string, string> = {}, token?: string) =>
-      api(`/admin/v1/users/${id}/password`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ password }), ...(token ? { token } : {}) }),
+      api(`/admin/v1/users/${id}/password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ password }),
+        ...(token ? { token } : {}),
+      }),
     eventsOf: async (id: string) =>
       (await (await api(`/admin/v1/audit-events?subject=${encodeURIComponent(id)}&limit=100`)).json()) as {
         data: { type: string; changed_fields: string[]; actor: Record<string, unknown> }[];

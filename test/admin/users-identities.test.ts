@@ -15,9 +15,26 @@ before(async () => {
   f = await adminFixture();
   const provider = async (slug: string) =>
     (await identityProvidersRepository(f.t.core.db).create({
-      name: `Provider ${slug}`, slug, kind: 'oidc', preset: null, issuer: `https://${slug}.example`, authorizationEndpoint: `https://${slug}.example/auth`, tokenEndpoint: `https://${slug}.example/token`,
-      userinfoEndpoint: null, jwksUri: `https://${slug}.example/jwks`, emailsEndpoint: null, authorizationResponseIss: false, clientId: 'c', clientSecretEnv: 'X',
-      tokenEndpointAuthMethod: 'client_secret_basic', scopes: ['openid'], domains: [], tenants: [], claims: {}, provision: false, link: 'never',
+      name: `Provider ${slug}`,
+      slug,
+      kind: 'oidc',
+      preset: null,
+      issuer: `https://${slug}.example`,
+      authorizationEndpoint: `https://${slug}.example/auth`,
+      tokenEndpoint: `https://${slug}.example/token`,
+      userinfoEndpoint: null,
+      jwksUri: `https://${slug}.example/jwks`,
+      emailsEndpoint: null,
+      authorizationResponseIss: false,
+      clientId: 'c',
+      clientSecretEnv: 'X',
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      scopes: ['openid'],
+      domains: [],
+      tenants: [],
+      claims: {},
+      provision: false,
+      link: 'never',
     }))!;
   a = await provider('admin-a');
   b = await provider('admin-b');
@@ -28,17 +45,26 @@ async function linkedUser(options: { password: boolean; providers: IdentityProvi
   const user = await createUser(f.t.core.db, f.t.core.clock, { password: PASSWORD });
   if (!options.password) await f.t.core.db.updateTable('users').set({ password_hash: NO_PASSWORD_HASH }).where('id', '=', user.id).execute();
   for (const p of options.providers) {
-    await f.t.core.db.insertInto('federated_identities').values({ provider_id: p.id, subject: `sub-${user.id}`, user_id: user.id, email: 'someone@example.org', created_at: new Date(), last_used_at: null }).execute();
+    await f.t.core.db
+      .insertInto('federated_identities')
+      .values({ provider_id: p.id, subject: `sub-${user.id}`, user_id: user.id, email: 'someone@example.org', created_at: new Date(), last_used_at: null })
+      .execute();
   }
   return user;
 }
 
 type Identity = { id: string; user_id: string; provider: { slug: string; name: string }; subject: string; email: string };
 
-test('the admin API lists a user\'s links and reads one with a strong ETag (by the provider\'s id or slug)', async () => {
+test("the admin API lists a user's links and reads one with a strong ETag (by the provider's id or slug)", async () => {
   const user = await linkedUser({ password: true, providers: [a, b] });
   const list = (await (await f.api(`/admin/v1/users/${user.id}/identities`, { token: f.readToken })).json()) as ListPage<Identity>;
-  assert.deepEqual(list.data.map((i) => [i.id, i.provider.slug, i.subject, i.email]), [[a.id, 'admin-a', `sub-${user.id}`, 'someone@example.org'], [b.id, 'admin-b', `sub-${user.id}`, 'someone@example.org']]);
+  assert.deepEqual(
+    list.data.map((i) => [i.id, i.provider.slug, i.subject, i.email]),
+    [
+      [a.id, 'admin-a', `sub-${user.id}`, 'someone@example.org'],
+      [b.id, 'admin-b', `sub-${user.id}`, 'someone@example.org'],
+    ],
+  );
   assert.equal(list.pagination.has_more, false);
   const one = await f.api(`/admin/v1/users/${user.id}/identities/admin-b`, { token: f.readToken });
   assert.equal(one.status, 200);
@@ -57,7 +83,12 @@ test('removing a link needs If-Match (428 without, 412 stale), needs admin:write
   assert.equal((await f.api(path, { method: 'DELETE', headers: { 'if-match': etag }, token: f.readToken })).status, 403);
   assert.equal((await f.api(path, { method: 'DELETE', headers: { 'if-match': etag } })).status, 204);
   assert.equal((await f.api(path, { method: 'DELETE', headers: { 'if-match': etag } })).status, 404);
-  const events = await f.t.core.db.selectFrom('audit_events').selectAll().where('type', '=', 'admin.user.identity_unlinked').where('subject', '=', user.id).execute();
+  const events = await f.t.core.db
+    .selectFrom('audit_events')
+    .selectAll()
+    .where('type', '=', 'admin.user.identity_unlinked')
+    .where('subject', '=', user.id)
+    .execute();
   assert.equal(events.length, 1);
   assert.equal((events[0]!.details as { provider: string }).provider, 'admin-a');
 });

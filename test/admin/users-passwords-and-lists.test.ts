@@ -17,12 +17,15 @@ before(async () => ({ f, oauthClient } = await startUsersFixture(clock)));
 after(() => f.t.close());
 const { create, read, setPassword, eventsOf } = usersApi(() => f);
 
-test('a password set through the API ends the user\'s refresh tokens (refresh → invalid_grant) and browser sessions', async () => {
+test("a password set through the API ends the user's refresh tokens (refresh → invalid_grant) and browser sessions", async () => {
   const { body } = await create();
   const user = (await usersRepository(f.t.core.db, f.t.core.clock).findById(body.id))!;
   const tokens = await codeGrantTokens(f.t, oauthClient, user, ['openid', 'offline_access']);
   const now = new Date(clock.now());
-  await f.t.core.db.insertInto('browser_sessions').values({ id_hash: `h-${user.id}`, user_id: user.id, auth_time: now, csrf_token: 'x', created_at: now, expires_at: new Date(clock.now() + 3_600_000) }).execute();
+  await f.t.core.db
+    .insertInto('browser_sessions')
+    .values({ id_hash: `h-${user.id}`, user_id: user.id, auth_time: now, csrf_token: 'x', created_at: now, expires_at: new Date(clock.now() + 3_600_000) })
+    .execute();
   const before = await read(body.id);
   const res = await setPassword(body.id, 'the operator chose this one');
   assert.equal(res.status, 204);
@@ -47,7 +50,7 @@ test('setting a password: too short is 422; a stale If-Match is 412; admin:read 
   assert.ok(await verifyPassword(stored!.passwordHash, PASSWORD), 'nothing changed');
 });
 
-test('resetting second factors removes the authenticator and recovery codes and ends the user\'s sessions (the reset-mfa rule)', async () => {
+test("resetting second factors removes the authenticator and recovery codes and ends the user's sessions (the reset-mfa rule)", async () => {
   const { body } = await create();
   const user = (await usersRepository(f.t.core.db, f.t.core.clock).findById(body.id))!;
   await enrollTotp(f.t, user);
@@ -55,7 +58,10 @@ test('resetting second factors removes the authenticator and recovery codes and 
   assert.equal(enrolled.body.has_second_factor, true);
   assert.deepEqual(enrolled.body.second_factors, ['totp', 'recovery_codes']);
   const now = new Date(clock.now());
-  await f.t.core.db.insertInto('browser_sessions').values({ id_hash: `mfa-${user.id}`, user_id: user.id, auth_time: now, csrf_token: 'x', created_at: now, expires_at: new Date(clock.now() + 3_600_000) }).execute();
+  await f.t.core.db
+    .insertInto('browser_sessions')
+    .values({ id_hash: `mfa-${user.id}`, user_id: user.id, auth_time: now, csrf_token: 'x', created_at: now, expires_at: new Date(clock.now() + 3_600_000) })
+    .execute();
   const res = await f.api(`/admin/v1/users/${body.id}/second-factors`, { method: 'DELETE' });
   assert.equal(res.status, 204);
   assert.deepEqual(await factorsOf(f.t).status(user.id), { totp: 'none', recoveryCodes: 0, passkeys: 0 });
@@ -118,7 +124,8 @@ test('406 for a read that accepts only something other than JSON', async () => {
 });
 
 test('garbage, huge and deeply nested bodies are 400/413 problems, never 500', async () => {
-  const post = (body: string) => f.api('/admin/v1/users', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, body });
+  const post = (body: string) =>
+    f.api('/admin/v1/users', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, body });
   const garbage = await post('{"username": ');
   assert.equal(garbage.status, 400);
   await problemOf(garbage);
@@ -132,7 +139,11 @@ test('garbage, huge and deeply nested bodies are 400/413 problems, never 500', a
   assert.equal(wrongType.status, 400);
   const { body } = await create();
   const { etag } = await read(body.id);
-  const deepPatch = await f.api(`/admin/v1/users/${body.id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': etag }, body: `{"address":${'['.repeat(5000)}${']'.repeat(5000)}}` });
+  const deepPatch = await f.api(`/admin/v1/users/${body.id}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/merge-patch+json', 'if-match': etag },
+    body: `{"address":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+  });
   assert.equal(deepPatch.status, 400);
   await problemOf(deepPatch);
 });
@@ -151,7 +162,7 @@ test('admin:read reads but cannot write (403 insufficient_scope); a token withou
   assert.match(foreign.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
 });
 
-test('the CLI and the API share the rules: users created by either are listed by both, and the CLI\'s changes are audited as the CLI', async () => {
+test("the CLI and the API share the rules: users created by either are listed by both, and the CLI's changes are audited as the CLI", async () => {
   const username = uniqueName('cli');
   const made = await f.cli('users', 'create', '--username', username, '--password', PASSWORD, '--email', `${username}@example.com`);
   const { body } = await read(String(made.id));
@@ -166,18 +177,42 @@ test('the admin users routes are in the OpenAPI document with their operationIds
   const res = await fetch(`${f.t.url}/openapi.json`);
   assert.equal(res.status, 200);
   const doc = (await res.json()) as { paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>> };
-  const operations = Object.values(doc.paths).flatMap((p) => Object.values(p)).filter((o) => o.tags?.includes('admin: users')).map((o) => o.operationId);
-  for (const id of ['adminCreateUser', 'adminListUsers', 'adminGetUser', 'adminReplaceUser', 'adminPatchUser', 'adminDeleteUser', 'adminSetUserPassword', 'adminResetUserSecondFactors']) {
+  const operations = Object.values(doc.paths)
+    .flatMap((p) => Object.values(p))
+    .filter((o) => o.tags?.includes('admin: users'))
+    .map((o) => o.operationId);
+  for (const id of [
+    'adminCreateUser',
+    'adminListUsers',
+    'adminGetUser',
+    'adminReplaceUser',
+    'adminPatchUser',
+    'adminDeleteUser',
+    'adminSetUserPassword',
+    'adminResetUserSecondFactors',
+  ]) {
     assert.ok(operations.includes(id), `${id} missing`);
   }
 });
 
 test('a change and its audit event commit together: when the event cannot be written, the create, password set and delete do not happen', async () => {
-  const failing = { ...f.t.core.audit, emit: async () => { throw new Error('audit store unavailable'); } };
+  const failing = {
+    ...f.t.core.audit,
+    emit: async () => {
+      throw new Error('audit store unavailable');
+    },
+  };
   const deps = userServiceDeps(f.t.core, failing);
   const as = { actor: { kind: 'system' as const } };
   const username = uniqueName('unaudited');
-  await assert.rejects(createUserRecord(deps, { username, password: PASSWORD, name: null, given_name: null, family_name: null, email: null, phone_number: null, address: null }, as), /audit store unavailable/);
+  await assert.rejects(
+    createUserRecord(
+      deps,
+      { username, password: PASSWORD, name: null, given_name: null, family_name: null, email: null, phone_number: null, address: null },
+      as,
+    ),
+    /audit store unavailable/,
+  );
   assert.equal(await usersRepository(f.t.core.db, f.t.core.clock).findByUsername(username), undefined);
   const { body } = await create();
   await assert.rejects(setUserPassword(deps, body.id, 'an unaudited password', as), /audit store unavailable/);

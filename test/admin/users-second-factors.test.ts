@@ -17,7 +17,15 @@ after(() => f.t.close());
 const { create, read } = usersApi(() => f);
 
 const addPasskey = (userId: string, credentialId: string, name: string, deviceType = 'multiDevice') =>
-  passkeysRepository(f.t.core.db, f.t.core.clock).add({ credentialId, userId, publicKey: 'cHVibGlj', signCount: 0, transports: ['internal'], deviceType, name });
+  passkeysRepository(f.t.core.db, f.t.core.clock).add({
+    credentialId,
+    userId,
+    publicKey: 'cHVibGlj',
+    signCount: 0,
+    transports: ['internal'],
+    deviceType,
+    name,
+  });
 
 test('the admin API shows every second factor: a passkey-only user has has_second_factor true, second_factors [passkey] and each passkey (name, kind, created, last used), never its credential id', async () => {
   const { body } = await create();
@@ -31,7 +39,13 @@ test('the admin API shows every second factor: a passkey-only user has has_secon
   assert.equal(shown.has_second_factor, true);
   assert.deepEqual(shown.second_factors, ['passkey']);
   const passkeys = shown.passkeys as { name: string; kind: string; created_at: string; last_used_at: string | null }[];
-  assert.deepEqual(passkeys.map((p) => [p.name, p.kind]), [['Work laptop', 'device-bound'], ['Phone', 'synced']]);
+  assert.deepEqual(
+    passkeys.map((p) => [p.name, p.kind]),
+    [
+      ['Work laptop', 'device-bound'],
+      ['Phone', 'synced'],
+    ],
+  );
   assert.equal(passkeys[0]!.last_used_at, new Date(clock.now()).toISOString());
   assert.equal(passkeys[1]!.last_used_at, null);
   assert.ok(Date.parse(passkeys[0]!.created_at) < Date.parse(passkeys[1]!.created_at));
@@ -42,7 +56,7 @@ test('the admin API shows every second factor: a passkey-only user has has_secon
   assert.deepEqual(listed.data[0]!.second_factors, ['passkey']);
 });
 
-test('the user\'s ETag changes on every second-factor change: passkey added, used, removed; TOTP enrolled; recovery codes regenerated and spent; reset', async () => {
+test("the user's ETag changes on every second-factor change: passkey added, used, removed; TOTP enrolled; recovery codes regenerated and spent; reset", async () => {
   const { body } = await create();
   const user = (await usersRepository(f.t.core.db, f.t.core.clock).findById(body.id))!;
   const passkeys = passkeysRepository(f.t.core.db, f.t.core.clock);

@@ -46,7 +46,7 @@ test('a password is required at create (400 without one), at least 8 characters 
   assert.equal(await usersRepository(f.t.core.db, f.t.core.clock).findByUsername(username), undefined);
 });
 
-test('the username rule is the CLI\'s: an invalid one is 422 naming username; a taken one (any case) is 409 conflict', async () => {
+test("the username rule is the CLI's: an invalid one is 422 naming username; a taken one (any case) is 409 conflict", async () => {
   const bad = await f.api('/admin/v1/users', createBody({ username: 'has space', password: PASSWORD }, crypto.randomUUID()));
   assert.equal(bad.status, 422);
   assert.equal((await problemOf(bad)).errors?.[0]?.field, 'username');
@@ -69,7 +69,10 @@ test('ten parallel creates with one Idempotency-Key make exactly one user; anoth
   const doc = { username: uniqueName('parallel'), password: PASSWORD };
   const answers = await Promise.all(Array.from({ length: 10 }, () => f.api('/admin/v1/users', createBody(doc, key))));
   const statuses = answers.map((r) => r.status);
-  assert.ok(statuses.every((s) => s === 201 || s === 409), statuses.join(','));
+  assert.ok(
+    statuses.every((s) => s === 201 || s === 409),
+    statuses.join(','),
+  );
   assert.ok(statuses.includes(201));
   const rows = await f.t.core.db.selectFrom('users').select('id').where('username', '=', doc.username).execute();
   assert.equal(rows.length, 1);
@@ -207,7 +210,7 @@ test('PUT replaces the profile (absent members become null); renaming to a taken
   assert.equal(clash.status, 409);
 });
 
-test('DELETE with a stale ETag is 412; with the current one 204, the user\'s refresh tokens stop working and it is gone', async () => {
+test("DELETE with a stale ETag is 412; with the current one 204, the user's refresh tokens stop working and it is gone", async () => {
   const { body } = await create();
   const user = (await usersRepository(f.t.core.db, f.t.core.clock).findById(body.id))!;
   const tokens = await codeGrantTokens(f.t, oauthClient, user, ['openid', 'offline_access']);

@@ -22,7 +22,12 @@ after(async () => {
 });
 
 let serial = 0;
-const endpoint = (extra: Record<string, unknown> = {}) => ({ name: `hook-${++serial}`, url: 'http://127.0.0.1:9/hook', event_types: ['user.created'], ...extra });
+const endpoint = (extra: Record<string, unknown> = {}) => ({
+  name: `hook-${++serial}`,
+  url: 'http://127.0.0.1:9/hook',
+  event_types: ['user.created'],
+  ...extra,
+});
 
 async function create(fixture: AdminFixture, body: Record<string, unknown>) {
   const res = await fixture.api('/admin/v1/webhooks', createBody(body, crypto.randomUUID()));
@@ -63,7 +68,13 @@ test('a non-admin token cannot list webhooks (401/403), an admin:read token can 
 });
 
 test('SSRF rule: a webhook endpoint at a loopback or cloud-metadata address is refused unless its host is allow-listed (WEBHOOK_ALLOWED_HOSTS)', async () => {
-  for (const url of ['https://127.0.0.1/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://localhost/hook', 'http://example.com/hook']) {
+  for (const url of [
+    'https://127.0.0.1/hook',
+    'https://169.254.169.254/latest/meta-data',
+    'https://[::1]/hook',
+    'https://localhost/hook',
+    'http://example.com/hook',
+  ]) {
     const { res, body } = await create(strict, endpoint({ url }));
     assert.equal(res.status, 422, url);
     assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
@@ -136,14 +147,23 @@ test('apply creates webhooks with the secret from secret_env, a second run plans
   const deps = { ...f.t.core, audit: coreAuditSink(f.t.core) };
   const as = { actor: { kind: 'cli' as const, user: 'test' } };
   const first = await applyConfiguration(deps, parseConfigFile(text), { HOOK_SECRET: secret }, { dryRun: false, prune: false }, as);
-  assert.deepEqual(first.plan.filter((s) => s.resource === 'webhook'), [{ action: 'create', resource: 'webhook', id: name }]);
+  assert.deepEqual(
+    first.plan.filter((s) => s.resource === 'webhook'),
+    [{ action: 'create', resource: 'webhook', id: name }],
+  );
   const again = await applyConfiguration(deps, parseConfigFile(text), { HOOK_SECRET: secret }, { dryRun: false, prune: false }, as);
   assert.equal(again.plan.filter((s) => s.resource === 'webhook').length, 0);
   const next = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
   const third = await applyConfiguration(deps, parseConfigFile(text), { HOOK_SECRET: next }, { dryRun: false, prune: false }, as);
-  assert.deepEqual(third.plan.filter((s) => s.resource === 'webhook'), [{ action: 'update', resource: 'webhook', id: name, fields: ['secret'] }]);
+  assert.deepEqual(
+    third.plan.filter((s) => s.resource === 'webhook'),
+    [{ action: 'update', resource: 'webhook', id: name, fields: ['secret'] }],
+  );
   const exported = formatConfigFile(await exportConfiguration(f.t.core));
   assert.ok(exported.includes('secret_env: HOOK_SECRET'));
   assert.equal(exported.includes(next.slice(6)), false);
-  assert.throws(() => parseConfigFile(`webhooks:\n  - name: x\n    url: https://example.com/\n    secret: ${secret}\n    secret_env: X\n`), /never written in the file/);
+  assert.throws(
+    () => parseConfigFile(`webhooks:\n  - name: x\n    url: https://example.com/\n    secret: ${secret}\n    secret_env: X\n`),
+    /never written in the file/,
+  );
 });

@@ -66,7 +66,10 @@ test('every operation declares its OAuth scopes (derived from requireScope), its
       assert.ok(scopes.length > 0, `${where} has no scope`);
       for (const s of scopes) assert.ok(known.has(s), `${where}: unknown scope ${s}`);
       for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])) {
-        assert.ok(op.parameters?.some((p) => p.in === 'path' && p.name === name && p.required), `${where}: path parameter ${name}`);
+        assert.ok(
+          op.parameters?.some((p) => p.in === 'path' && p.name === name && p.required),
+          `${where}: path parameter ${name}`,
+        );
       }
       const success = Object.entries(op.responses).filter(([status]) => /^2/.test(status));
       assert.ok(success.length > 0, `${where} has no success response`);
@@ -98,7 +101,8 @@ test('every operation has a summary, an operationId and its error responses as p
       const where = `${method.toUpperCase()} ${path}`;
       assert.ok(op.summary && op.summary.length > 5, `${where} has no summary`);
       assert.match(op.operationId ?? '', /^[a-z][A-Za-z]+$/, `${where} operationId`);
-      for (const status of ['401', '403', '429']) assert.ok(op.responses[status]?.content?.['application/problem+json'], `${where} lacks its ${status} problem`);
+      for (const status of ['401', '403', '429'])
+        assert.ok(op.responses[status]?.content?.['application/problem+json'], `${where} lacks its ${status} problem`);
       if (/\{id\}/.test(path)) assert.ok(op.responses['404'], `${where} lacks its 404`);
       if (method === 'post' && path !== '/v1/orders/{id}/cancel') assert.ok(op.responses['422'] || op.responses['400'], `${where} lacks its validation error`);
     }
@@ -118,7 +122,8 @@ test('every operation, /v1 and /admin/v1 alike, has a unique operationId, a tag 
         const bodies = Object.entries(response.content ?? {});
         assert.ok(bodies.length > 0, `${where} ${status} documents no body`);
         // A response declared with a description only comes out as a "schema" holding just that description.
-        const typed = (schema: unknown) => typeof schema === 'object' && schema !== null && ['type', '$ref', 'anyOf', 'oneOf', 'allOf'].some((k) => k in schema);
+        const typed = (schema: unknown) =>
+          typeof schema === 'object' && schema !== null && ['type', '$ref', 'anyOf', 'oneOf', 'allOf'].some((k) => k in schema);
         for (const [type, { schema }] of bodies) assert.ok(typed(schema), `${where} ${status} ${type} has no schema`);
       }
     }
@@ -179,8 +184,13 @@ test('Accept-Encoding is honoured: gzip and br compress a large response', async
   const raw = await new Promise<Buffer>((resolve, reject) => {
     request(`${t.url}/openapi.json`, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
-    }).on('error', reject).end();
+      res
+        .on('data', (c: Buffer) => chunks.push(c))
+        .on('end', () => resolve(Buffer.concat(chunks)))
+        .on('error', reject);
+    })
+      .on('error', reject)
+      .end();
   });
   assert.equal((JSON.parse(gunzipSync(raw).toString()) as Doc).openapi, '3.1.0');
 });

@@ -32,12 +32,20 @@ const FORBIDDEN: Record<string, readonly string[]> = {
 };
 
 const imports = crossImports();
-const describe = (list: readonly { file: string; specifier: string; from: string; to: string }[]) => list.map((i) => `${i.file} imports ${i.specifier} (${i.from} → ${i.to})`);
+const describe = (list: readonly { file: string; specifier: string; from: string; to: string }[]) =>
+  list.map((i) => `${i.file} imports ${i.specifier} (${i.from} → ${i.to})`);
 
 test('import direction: every folder of src/ and every file at its root has a row in the layer table', () => {
   const nodes = readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory() || name.endsWith('.ts'));
-  assert.deepEqual(nodes.filter((node) => layerOf(node) < 0), []);
-  assert.deepEqual(LAYERS.flat().filter((node) => !nodes.includes(node) && node !== 'cli.ts'), [], 'a row names a folder or file that does not exist');
+  assert.deepEqual(
+    nodes.filter((node) => layerOf(node) < 0),
+    [],
+  );
+  assert.deepEqual(
+    LAYERS.flat().filter((node) => !nodes.includes(node) && node !== 'cli.ts'),
+    [],
+    'a row names a folder or file that does not exist',
+  );
 });
 
 test('import direction: no module imports from a higher layer (storage lowest, then libraries, the protocol core, the faces, the composition root)', () => {
@@ -54,7 +62,10 @@ test('import direction: faces that share a layer know nothing of each other (api
 
 test('import direction: the folder graph has no circle', () => {
   const found = circles(folderGraph(imports));
-  assert.deepEqual(found.map((circle) => circle.join(' → ')), []);
+  assert.deepEqual(
+    found.map((circle) => circle.join(' → ')),
+    [],
+  );
 });
 
 test('import direction: the check sees imports, re-exports and dynamic imports, and ignores comments', () => {

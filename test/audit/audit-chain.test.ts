@@ -37,7 +37,11 @@ const verify = async (...args: string[]): Promise<Verdict> => {
 };
 const checkpoint = () => writeCheckpoint({ db: db(), clock, keys: f.t.core.keys, audit: f.t.core.audit, issuer: f.t.url }, { minIntervalMs: 0 });
 const emitSome = (n: number, subject = 'chain-test') =>
-  Promise.all(Array.from({ length: n }, () => f.t.core.audit.emit({ type: 'login.failed', actor: { kind: 'system' }, subject, details: { reason: 'test', n: 1.5, ok: true } })));
+  Promise.all(
+    Array.from({ length: n }, () =>
+      f.t.core.audit.emit({ type: 'login.failed', actor: { kind: 'system' }, subject, details: { reason: 'test', n: 1.5, ok: true } }),
+    ),
+  );
 
 /** Raw SQL around Gatehouse, as someone with write access to the database would do it: triggers off. */
 async function tamper(work: (tx: Db) => Promise<unknown>): Promise<void> {
@@ -64,13 +68,21 @@ describe('the chain', () => {
 
   test('concurrent writers: parallel admin requests (each event in its request transaction) and parallel events outside transactions make one gapless chain', async () => {
     const before = await head();
-    const creates = Array.from({ length: 24 }, (_, i) => f.api('/admin/v1/clients', createBody({ ...SERVICE_CLIENT, client_name: `Parallel ${i}` }, randomUUID())));
+    const creates = Array.from({ length: 24 }, (_, i) =>
+      f.api('/admin/v1/clients', createBody({ ...SERVICE_CLIENT, client_name: `Parallel ${i}` }, randomUUID())),
+    );
     const [responses] = await Promise.all([Promise.all(creates), emitSome(40, 'parallel')]);
     for (const response of responses) assert.equal(response.status, 201, await response.clone().text());
     const after = await head();
     assert.ok(after - before >= 64, `64 events or more were linked (${after - before})`);
-    const seqs = (await db().selectFrom('audit_events').select('chain_seq').where('chain_seq', '>', before).orderBy('chain_seq').execute()).map((r) => r.chain_seq);
-    assert.deepEqual(seqs, Array.from({ length: after - before }, (_, i) => before + i + 1), 'no gap, no duplicate');
+    const seqs = (await db().selectFrom('audit_events').select('chain_seq').where('chain_seq', '>', before).orderBy('chain_seq').execute()).map(
+      (r) => r.chain_seq,
+    );
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: after - before }, (_, i) => before + i + 1),
+      'no gap, no duplicate',
+    );
     const verdict = await verify();
     assert.equal(verdict.ok, true, JSON.stringify(verdict.broken));
   });
@@ -119,9 +131,21 @@ describe('audit verify names the first broken link', () => {
   test('an edited details value is a modification too (the digest covers every column)', async () => {
     const seq = await head();
     const original = await rowAt(seq);
-    await tamper((tx) => tx.updateTable('audit_events').set({ details: JSON.stringify({ reason: 'changed' }) }).where('chain_seq', '=', seq).execute());
+    await tamper((tx) =>
+      tx
+        .updateTable('audit_events')
+        .set({ details: JSON.stringify({ reason: 'changed' }) })
+        .where('chain_seq', '=', seq)
+        .execute(),
+    );
     assert.equal((await verify()).broken?.seq, seq);
-    await tamper((tx) => tx.updateTable('audit_events').set({ details: JSON.stringify(original.details) }).where('chain_seq', '=', seq).execute());
+    await tamper((tx) =>
+      tx
+        .updateTable('audit_events')
+        .set({ details: JSON.stringify(original.details) })
+        .where('chain_seq', '=', seq)
+        .execute(),
+    );
     assert.equal((await verify()).ok, true);
   });
 
@@ -133,7 +157,12 @@ describe('audit verify names the first broken link', () => {
     const verdict = await verify();
     assert.equal(verdict.ok, false);
     assert.deepEqual({ seq: verdict.broken?.seq, reason: verdict.broken?.reason }, { seq, reason: 'missing' });
-    await tamper((tx) => tx.insertInto('audit_events').values({ ...original, details: JSON.stringify(original.details) }).execute());
+    await tamper((tx) =>
+      tx
+        .insertInto('audit_events')
+        .values({ ...original, details: JSON.stringify(original.details) })
+        .execute(),
+    );
     assert.equal((await verify()).ok, true);
   });
 
@@ -143,7 +172,12 @@ describe('audit verify names the first broken link', () => {
     const original = await rowAt(seq);
     await tamper((tx) => tx.deleteFrom('audit_events').where('chain_seq', '=', seq).execute());
     assert.deepEqual({ seq: (await verify()).broken?.seq, reason: (await verify()).broken?.reason }, { seq, reason: 'missing' });
-    await tamper((tx) => tx.insertInto('audit_events').values({ ...original, details: JSON.stringify(original.details) }).execute());
+    await tamper((tx) =>
+      tx
+        .insertInto('audit_events')
+        .values({ ...original, details: JSON.stringify(original.details) })
+        .execute(),
+    );
     assert.equal((await verify()).ok, true);
   });
 
@@ -170,17 +204,33 @@ describe('audit verify names the first broken link', () => {
     const forged = randomUUID();
     await tamper(async (tx) => {
       for (const row of await tx.selectFrom('audit_events').select('chain_seq').where('chain_seq', '>', seq).orderBy('chain_seq', 'desc').execute()) {
-        await tx.updateTable('audit_events').set({ chain_seq: row.chain_seq! + 1 }).where('chain_seq', '=', row.chain_seq).execute();
+        await tx
+          .updateTable('audit_events')
+          .set({ chain_seq: row.chain_seq! + 1 })
+          .where('chain_seq', '=', row.chain_seq)
+          .execute();
       }
-      await tx.insertInto('audit_events').values({ ...template, id: forged, chain_seq: seq + 1, details: JSON.stringify(template.details) }).execute();
+      await tx
+        .insertInto('audit_events')
+        .values({ ...template, id: forged, chain_seq: seq + 1, details: JSON.stringify(template.details) })
+        .execute();
       await tx.updateTable('audit_chain').set({ head_seq: sql`head_seq + 1` }).execute();
     });
     const verdict = await verify();
     assert.deepEqual({ seq: verdict.broken?.seq, id: verdict.broken?.id, reason: verdict.broken?.reason }, { seq: seq + 1, id: forged, reason: 'modified' });
     await tamper(async (tx) => {
       await tx.deleteFrom('audit_events').where('id', '=', forged).execute();
-      for (const row of await tx.selectFrom('audit_events').select('chain_seq').where('chain_seq', '>', seq + 1).orderBy('chain_seq').execute()) {
-        await tx.updateTable('audit_events').set({ chain_seq: row.chain_seq! - 1 }).where('chain_seq', '=', row.chain_seq).execute();
+      for (const row of await tx
+        .selectFrom('audit_events')
+        .select('chain_seq')
+        .where('chain_seq', '>', seq + 1)
+        .orderBy('chain_seq')
+        .execute()) {
+        await tx
+          .updateTable('audit_events')
+          .set({ chain_seq: row.chain_seq! - 1 })
+          .where('chain_seq', '=', row.chain_seq)
+          .execute();
       }
       await tx.updateTable('audit_chain').set({ head_seq: sql`head_seq - 1` }).execute();
     });
@@ -190,7 +240,12 @@ describe('audit verify names the first broken link', () => {
   test('a row inserted around the writer (not linked) is named as not in the chain', async () => {
     const template = await rowAt(await head());
     const forged = randomUUID();
-    await tamper((tx) => tx.insertInto('audit_events').values({ ...template, id: forged, chain_seq: null, chain_hash: null, details: '{}' }).execute());
+    await tamper((tx) =>
+      tx
+        .insertInto('audit_events')
+        .values({ ...template, id: forged, chain_seq: null, chain_hash: null, details: '{}' })
+        .execute(),
+    );
     const verdict = await verify();
     assert.deepEqual({ id: verdict.broken?.id, reason: verdict.broken?.reason }, { id: forged, reason: 'not-in-chain' }, JSON.stringify(verdict));
     await tamper((tx) => tx.updateTable('audit_events').set({ before_chain: true }).where('id', '=', forged).execute());
@@ -204,7 +259,14 @@ describe('audit verify names the first broken link', () => {
       db().insertInto('audit_events').values({ id: randomUUID(), type: 'login.failed', occurred_at: new Date(), actor_kind: 'system' }).execute(),
       /no chain digest/,
     );
-    await assert.rejects(db().updateTable('audit_events').set({ subject: 'x' }).where('chain_seq', '=', await head()).execute(), /append-only/);
+    await assert.rejects(
+      db()
+        .updateTable('audit_events')
+        .set({ subject: 'x' })
+        .where('chain_seq', '=', await head())
+        .execute(),
+      /append-only/,
+    );
   });
 });
 
@@ -218,12 +280,21 @@ describe('signed checkpoints', () => {
     const body = (await response.json()) as { issuer: string; jwks_uri: string; checkpoints: { seq: number; hash: string; jws: string }[] };
     const published = body.checkpoints[0]!;
     assert.equal(published.seq, written.seq);
-    const { payload, protectedHeader } = await jwtVerify(published.jws, createRemoteJWKSet(new URL(body.jwks_uri)), { issuer: f.t.url, typ: CHECKPOINT_TYP, algorithms: ['ES256'] });
+    const { payload, protectedHeader } = await jwtVerify(published.jws, createRemoteJWKSet(new URL(body.jwks_uri)), {
+      issuer: f.t.url,
+      typ: CHECKPOINT_TYP,
+      algorithms: ['ES256'],
+    });
     assert.equal(protectedHeader.alg, 'ES256');
     assert.equal(payload.seq, written.seq);
     const covered = await rowAt(written.seq);
     assert.equal(payload.hash, Buffer.from(covered.chain_hash!).toString('base64url'), 'the signed hash is the chain hash at that position');
-    const event = await db().selectFrom('audit_events').selectAll().where('type', '=', 'audit.checkpoint').where('resource_id', '=', String(written.seq)).executeTakeFirstOrThrow();
+    const event = await db()
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('type', '=', 'audit.checkpoint')
+      .where('resource_id', '=', String(written.seq))
+      .executeTakeFirstOrThrow();
     assert.equal((event.details as { jws: string }).jws, published.jws);
     const verdict = await verify();
     assert.equal(verdict.ok, true);
@@ -234,7 +305,15 @@ describe('signed checkpoints', () => {
     const second = await startTestApp({ database: f.t.database, clock, env: NO_LIMITS });
     try {
       await emitSome(2);
-      const count = async () => Number((await db().selectFrom('audit_checkpoints').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const count = async () =>
+        Number(
+          (
+            await db()
+              .selectFrom('audit_checkpoints')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       const before = await count();
       clock.advance(f.t.config.AUDIT_CHECKPOINT_INTERVAL * 1000);
       await Promise.all([f.t.app.jobs.runDue(), second.app.jobs.runDue()]);
@@ -278,7 +357,15 @@ describe('signed checkpoints', () => {
     const rewrite = async (subject: string | null) =>
       tamper(async (tx) => {
         await tx.updateTable('audit_events').set({ subject }).where('chain_seq', '=', seq).execute();
-        let previous: Buffer = Buffer.from((await tx.selectFrom('audit_events').select('chain_hash').where('chain_seq', '=', seq - 1).executeTakeFirstOrThrow()).chain_hash!);
+        let previous: Buffer = Buffer.from(
+          (
+            await tx
+              .selectFrom('audit_events')
+              .select('chain_hash')
+              .where('chain_seq', '=', seq - 1)
+              .executeTakeFirstOrThrow()
+          ).chain_hash!,
+        );
         for (const row of await tx.selectFrom('audit_events').selectAll().where('chain_seq', '>=', seq).orderBy('chain_seq').execute()) {
           previous = linkHash(previous, row.chain_seq!, eventDigest({ ...row, changed_fields: row.changed_fields }));
           await tx.updateTable('audit_events').set({ chain_hash: previous }).where('id', '=', row.id).execute();
@@ -292,7 +379,10 @@ describe('signed checkpoints', () => {
     // Restore.
     await rewrite(original.subject);
     await tamper(async (tx) => {
-      await tx.insertInto('audit_checkpoints').values(storedCheckpoints.map((c) => ({ ...c, hash: Buffer.from(c.hash) }))).execute();
+      await tx
+        .insertInto('audit_checkpoints')
+        .values(storedCheckpoints.map((c) => ({ ...c, hash: Buffer.from(c.hash) })))
+        .execute();
       await tx.updateTable('audit_chain').set({ head_hash: headBefore.head_hash }).execute();
     });
     assert.equal((await verify()).ok, true);
@@ -309,7 +399,10 @@ describe('retention', () => {
     await emitSome(2, 'retention-new');
     const purged = await purgeExpiredAuditEvents({ db: db(), clock, retentionSeconds: f.t.config.AUDIT_RETENTION });
     assert.ok(purged >= 3);
-    const remaining = await db().selectFrom('audit_events').select((eb) => eb.fn.min('chain_seq').as('first')).executeTakeFirstOrThrow();
+    const remaining = await db()
+      .selectFrom('audit_events')
+      .select((eb) => eb.fn.min('chain_seq').as('first'))
+      .executeTakeFirstOrThrow();
     assert.equal(remaining.first, old.seq + 1, 'everything up to the checkpoint is gone, nothing after it');
     const subjects = new Set((await db().selectFrom('audit_events').select('subject').execute()).map((r) => r.subject));
     assert.ok(!subjects.has('retention-old') && subjects.has('retention-between') && subjects.has('retention-new'));
@@ -320,14 +413,32 @@ describe('retention', () => {
   });
 
   test('without a checkpoint older than the window nothing chained is purged (events outlive it by at most one checkpoint interval)', async () => {
-    const first = (await db().selectFrom('audit_events').select((eb) => eb.fn.min('chain_seq').as('first')).executeTakeFirstOrThrow()).first;
+    const first = (
+      await db()
+        .selectFrom('audit_events')
+        .select((eb) => eb.fn.min('chain_seq').as('first'))
+        .executeTakeFirstOrThrow()
+    ).first;
     await purgeExpiredAuditEvents({ db: db(), clock, retentionSeconds: f.t.config.AUDIT_RETENTION });
-    assert.equal((await db().selectFrom('audit_events').select((eb) => eb.fn.min('chain_seq').as('first')).executeTakeFirstOrThrow()).first, first);
+    assert.equal(
+      (
+        await db()
+          .selectFrom('audit_events')
+          .select((eb) => eb.fn.min('chain_seq').as('first'))
+          .executeTakeFirstOrThrow()
+      ).first,
+      first,
+    );
   });
 
   test('a retention anchor moved by hand (not to a signed checkpoint) fails verification', async () => {
     const before = await db().selectFrom('audit_chain').selectAll().executeTakeFirstOrThrow();
-    await tamper((tx) => tx.updateTable('audit_chain').set({ anchor_seq: before.anchor_seq + 1 }).execute());
+    await tamper((tx) =>
+      tx
+        .updateTable('audit_chain')
+        .set({ anchor_seq: before.anchor_seq + 1 })
+        .execute(),
+    );
     assert.equal((await verify()).broken?.reason, 'anchor');
     await tamper((tx) => tx.updateTable('audit_chain').set({ anchor_seq: before.anchor_seq }).execute());
     assert.equal((await verify()).ok, true);
@@ -335,7 +446,7 @@ describe('retention', () => {
 });
 
 test('the checkpoint header names the key that signed it, one the JWKS serves', async () => {
-  const { jws } = (await db().selectFrom('audit_checkpoints').select('jws').orderBy('seq', 'desc').executeTakeFirstOrThrow());
+  const { jws } = await db().selectFrom('audit_checkpoints').select('jws').orderBy('seq', 'desc').executeTakeFirstOrThrow();
   const kids = ((await (await fetch(`${f.t.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
   assert.ok(kids.includes(String(decodeProtectedHeader(jws).kid)));
 });

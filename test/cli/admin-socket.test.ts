@@ -36,7 +36,10 @@ test('the admin socket is never accessible to group or others, not even at the i
     // A fresh server has registered no client but its built-in console client.
     const { ok, result } = reply as { ok: boolean; result: { clients: { client_id: string }[] } };
     assert.equal(ok, true);
-    assert.deepEqual(result.clients.map((c) => c.client_id), ['gatehouse-console']);
+    assert.deepEqual(
+      result.clients.map((c) => c.client_id),
+      ['gatehouse-console'],
+    );
   } finally {
     server?.close();
     await t.close();

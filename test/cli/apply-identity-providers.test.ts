@@ -122,7 +122,7 @@ test('apply updates a provider naming the fields that differ (the plan as for ot
   assert.ok(updated.some((e) => JSON.stringify(e.changed_fields) === JSON.stringify(['enabled'])));
 });
 
-test('export → apply --dry-run is an empty plan for identity providers; export writes the variable\'s name, never a secret', async () => {
+test("export → apply --dry-run is an empty plan for identity providers; export writes the variable's name, never a secret", async () => {
   const out = join(dir, 'exported.yaml');
   const written = await run('export', '-o', out);
   assert.equal(written.identity_providers, 2);
@@ -145,30 +145,54 @@ test('trust_mfa round-trips through apply and export, and a plain OAuth 2.0 entr
   assert.equal((await provider('acme'))?.trust_mfa, true);
   const exported = ((await run('export')).identity_providers as { slug: string; trust_mfa?: boolean }[]).find((p) => p.slug === 'acme');
   assert.equal(exported?.trust_mfa, true);
-  assert.deepEqual(await planOf('-f', fileOf(base)), [{ action: 'update', resource: 'identity_provider', id: 'acme', fields: ['trust_mfa'] }], 'absent means off');
+  assert.deepEqual(
+    await planOf('-f', fileOf(base)),
+    [{ action: 'update', resource: 'identity_provider', id: 'acme', fields: ['trust_mfa'] }],
+    'absent means off',
+  );
   const oauth2Trusted = base.replace('    link: never', '    link: never\n    trust_mfa: true');
-  await assert.rejects(run('apply', '-f', fileOf(oauth2Trusted)), (error: Error) => /identity_providers\[1\]\.trust_mfa: only an OpenID Connect provider/.test(error.message));
+  await assert.rejects(run('apply', '-f', fileOf(oauth2Trusted)), (error: Error) =>
+    /identity_providers\[1\]\.trust_mfa: only an OpenID Connect provider/.test(error.message),
+  );
 });
 
 test('a literal secret in an identity_providers entry is refused, naming where, before any change', async () => {
   const text = baseFile().replace(`client_id: gh-client`, 'client_id: gh-client\n    client_secret: hunter2');
-  const before = await t.core.db.selectFrom('audit_events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-  await assert.rejects(run('apply', '-f', fileOf(text)), (error: Error) => error instanceof UsageError && /identity_providers\[1\]\.client_secret: a secret is never written in the file/.test(error.message));
-  const after = await t.core.db.selectFrom('audit_events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const before = await t.core.db
+    .selectFrom('audit_events')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  await assert.rejects(
+    run('apply', '-f', fileOf(text)),
+    (error: Error) => error instanceof UsageError && /identity_providers\[1\]\.client_secret: a secret is never written in the file/.test(error.message),
+  );
+  const after = await t.core.db
+    .selectFrom('audit_events')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   assert.equal(after.n, before.n);
 });
 
 test('an entry the rules refuse names its place (identity_providers[0].issuer), and nothing of the file is applied', async () => {
   const text = baseFile({ acmeName: 'Renamed' }).replace(`issuer: ${upstream.issuer}`, 'issuer: http://127.0.0.1:9/nothing-here');
-  await assert.rejects(run('apply', '-f', fileOf(text)), (error: Error) => error instanceof UsageError && /identity_providers\[0\]\.issuer: discovery failed/.test(error.message));
+  await assert.rejects(
+    run('apply', '-f', fileOf(text)),
+    (error: Error) => error instanceof UsageError && /identity_providers\[0\]\.issuer: discovery failed/.test(error.message),
+  );
   assert.equal((await provider('acme'))?.name, 'Acme Single Sign-On');
 });
 
-test('a provider\'s secret variable unset where apply runs is a warning, not an error: the server reads it at each use', async () => {
-  const text = baseFile({ acmeName: 'Acme Single Sign-On', acmeDomains: 'acme.example, acme.test', ghEnabled: false }).replaceAll(`client_secret_env: ${SECRET_ENV}`, 'client_secret_env: APPLY_IDP_UNSET_HERE');
+test("a provider's secret variable unset where apply runs is a warning, not an error: the server reads it at each use", async () => {
+  const text = baseFile({ acmeName: 'Acme Single Sign-On', acmeDomains: 'acme.example, acme.test', ghEnabled: false }).replaceAll(
+    `client_secret_env: ${SECRET_ENV}`,
+    'client_secret_env: APPLY_IDP_UNSET_HERE',
+  );
   delete process.env.APPLY_IDP_UNSET_HERE;
   const result = await run('apply', '-f', fileOf(text), '--dry-run');
-  assert.deepEqual((result.plan as Step[]).map((s) => s.fields), [['client_secret_env'], ['client_secret_env']]);
+  assert.deepEqual(
+    (result.plan as Step[]).map((s) => s.fields),
+    [['client_secret_env'], ['client_secret_env']],
+  );
   assert.match(String((result.warnings as string[])[0]), /identity_providers\[0\]\.client_secret_env: APPLY_IDP_UNSET_HERE is not set here/);
 });
 

@@ -59,7 +59,15 @@ clients:
   };
 }
 
-const countOf = async (table: 'clients' | 'resource_servers' | 'audit_events') => Number((await t.core.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const countOf = async (table: 'clients' | 'resource_servers' | 'audit_events') =>
+  Number(
+    (
+      await t.core.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 test('apply creates what is missing: the resource server and a client with the fixed client_id, whose secret (from the env var) obtains a token for the new scope', async () => {
   const e = example('create');
@@ -71,7 +79,11 @@ test('apply creates what is missing: the resource server and a client with the f
   ]);
   const credentials = result.introspection_credentials as { identifier: string; client_secret: string }[];
   assert.equal(credentials[0]?.identifier, e.identifier);
-  const token = await postForm(`${t.url}/token`, { grant_type: 'client_credentials', scope: 'create:read' }, { authorization: basicAuth(e.clientId, process.env[e.env]!) });
+  const token = await postForm(
+    `${t.url}/token`,
+    { grant_type: 'client_credentials', scope: 'create:read' },
+    { authorization: basicAuth(e.clientId, process.env[e.env]!) },
+  );
   assert.equal(token.status, 200, JSON.stringify(token.body));
 });
 
@@ -96,7 +108,12 @@ test('apply updates what differs, naming the fields, through the services (audit
   ]);
   const client = await t.core.db.selectFrom('clients').select('name').where('id', '=', e.clientId).executeTakeFirstOrThrow();
   assert.equal(client.name, 'Renamed service');
-  const events = await t.core.db.selectFrom('audit_events').selectAll().where('resource_id', 'in', [e.clientId, e.identifier]).where('type', 'like', '%updated').execute();
+  const events = await t.core.db
+    .selectFrom('audit_events')
+    .selectAll()
+    .where('resource_id', 'in', [e.clientId, e.identifier])
+    .where('type', 'like', '%updated')
+    .execute();
   assert.equal(events.length, 2);
   assert.ok(events.every((ev) => ev.actor_kind === 'cli' && ev.trace_id?.startsWith('cli:apply:')));
   assert.equal(new Set(events.map((ev) => ev.trace_id)).size, 1);
@@ -113,7 +130,18 @@ test('--dry-run prints the plan as JSON and changes nothing', async () => {
 });
 
 test('what is not in the file is deleted only with --prune (reported otherwise); built-ins never', async () => {
-  const extra = await run('clients', 'create', '--name', 'Not in file', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read');
+  const extra = await run(
+    'clients',
+    'create',
+    '--name',
+    'Not in file',
+    '--type',
+    'confidential',
+    '--grant-types',
+    'client_credentials',
+    '--scope',
+    'orders:read',
+  );
   await run('resource-servers', 'create', '--identifier', 'https://extra.example', '--name', 'Extra', '--scope', 'extra:read=Extra');
   const e = example('prune');
   const path = fileOf(e.text);
@@ -127,7 +155,11 @@ test('what is not in the file is deleted only with --prune (reported otherwise);
   const deletes = (pruned.plan as { action: string; id: string }[]).filter((s) => s.action === 'delete').map((s) => s.id);
   assert.ok(deletes.includes(String(extra.client_id)) && deletes.includes('https://extra.example'));
   assert.equal((await t.core.db.selectFrom('clients').select('id').where('id', '=', String(extra.client_id)).execute()).length, 0);
-  const builtIns = await t.core.db.selectFrom('resource_servers').select('identifier').where('identifier', 'in', [t.config.API_AUDIENCE, `${t.config.ISSUER}/admin`]).execute();
+  const builtIns = await t.core.db
+    .selectFrom('resource_servers')
+    .select('identifier')
+    .where('identifier', 'in', [t.config.API_AUDIENCE, `${t.config.ISSUER}/admin`])
+    .execute();
   assert.equal(builtIns.length, 2);
   assert.deepEqual((await run('apply', '-f', path, '--prune')).plan, []);
 });
@@ -141,7 +173,11 @@ test('secrets come from the named environment variable: a missing variable is a 
     scope: noenv:read
 `;
   const before = [await countOf('clients'), await countOf('resource_servers')];
-  await assert.rejects(run('apply', '-f', fileOf(text)), (error: Error) => error instanceof UsageError && /clients\[1\]\.client_secret_env: the environment variable APPLY_NOT_SET_ANYWHERE is not set/.test(error.message));
+  await assert.rejects(
+    run('apply', '-f', fileOf(text)),
+    (error: Error) =>
+      error instanceof UsageError && /clients\[1\]\.client_secret_env: the environment variable APPLY_NOT_SET_ANYWHERE is not set/.test(error.message),
+  );
   assert.deepEqual([await countOf('clients'), await countOf('resource_servers')], before);
 });
 
@@ -153,7 +189,8 @@ test('a changed secret in the environment variable becomes the client secret on 
   process.env[e.env] = secret('rotated');
   const result = await run('apply', '-f', path);
   assert.deepEqual(result.plan, [{ action: 'update', resource: 'client', id: e.clientId, fields: ['client_secret'] }]);
-  const auth = (s: string) => postForm(`${t.url}/token`, { grant_type: 'client_credentials', scope: 'rotate:read' }, { authorization: basicAuth(e.clientId, s) });
+  const auth = (s: string) =>
+    postForm(`${t.url}/token`, { grant_type: 'client_credentials', scope: 'rotate:read' }, { authorization: basicAuth(e.clientId, s) });
   assert.equal((await auth(process.env[e.env]!)).status, 200);
   assert.equal((await auth(old)).status, 401);
 });
@@ -165,7 +202,9 @@ test('a literal secret in the file is refused, naming where it is', async () => 
     client_secret: ${secret('literal')}
     grant_types: [client_credentials]
 `;
-  await assert.rejects(run('apply', '-f', fileOf(text)), (error: Error) => /clients\[0\]\.client_secret: a secret is never written in the file/.test(error.message));
+  await assert.rejects(run('apply', '-f', fileOf(text)), (error: Error) =>
+    /clients\[0\]\.client_secret: a secret is never written in the file/.test(error.message),
+  );
   assert.equal((await t.core.db.selectFrom('clients').select('id').where('id', '=', 'literal').execute()).length, 0);
 });
 
@@ -177,7 +216,10 @@ test('unknown keys are refused with their path (clients[1].redirect_uri), before
     grant_types: [authorization_code]
     redirect_uri: https://web.example/cb
 `;
-  await assert.rejects(run('apply', '-f', fileOf(text)), (error: Error) => error instanceof UsageError && /clients\[1\]\.redirect_uri: is not a known key/.test(error.message));
+  await assert.rejects(
+    run('apply', '-f', fileOf(text)),
+    (error: Error) => error instanceof UsageError && /clients\[1\]\.redirect_uri: is not a known key/.test(error.message),
+  );
   assert.equal((await t.core.db.selectFrom('resource_servers').select('identifier').where('identifier', '=', e.identifier).execute()).length, 0);
   await assert.rejects(run('apply', '-f', fileOf('clientz: []\n')), /clientz: is not a known key/);
 });
@@ -185,7 +227,10 @@ test('unknown keys are refused with their path (clients[1].redirect_uri), before
 test('the file is bounded: over 1 MiB, or YAML aliases expanding without bound, is refused', async () => {
   await assert.rejects(run('apply', '-f', fileOf(`# ${'x'.repeat(1024 * 1024)}\nclients: []\n`)), /larger than/);
   const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-  for (let i = 0; i < 12; i++) lines.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`);
+  for (let i = 0; i < 12; i++)
+    lines.push(
+      `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
+    );
   await assert.rejects(run('apply', '-f', fileOf(`${lines.join('\n')}\n`)), UsageError);
 });
 
@@ -205,7 +250,22 @@ test('a failing item rolls back all: nothing of the file is half-applied', async
 test('export → apply --dry-run is an empty plan (YAML file and JSON on stdout alike); export writes no secret', async () => {
   const e = example('roundtrip');
   await run('apply', '-f', fileOf(e.text));
-  await run('clients', 'create', '--name', 'Browser app', '--type', 'public', '--grant-types', 'authorization_code', '--redirect-uri', 'https://app.example/cb', '--scope', 'openid', '--allowed-origin', 'https://other.example');
+  await run(
+    'clients',
+    'create',
+    '--name',
+    'Browser app',
+    '--type',
+    'public',
+    '--grant-types',
+    'authorization_code',
+    '--redirect-uri',
+    'https://app.example/cb',
+    '--scope',
+    'openid',
+    '--allowed-origin',
+    'https://other.example',
+  );
   const out = join(dir, 'exported.yaml');
   await run('export', '-o', out);
   const exported = readFileSync(out, 'utf8');
@@ -219,7 +279,9 @@ test('export → apply --dry-run is an empty plan (YAML file and JSON on stdout 
   assert.deepEqual(others, [], 'only the secrets this test could not know differ');
   assert.ok(!plan.some((s) => s.id === e.clientId));
   const json = fileOf(JSON.stringify(await run('export')));
-  const fromJson = ((await run('apply', '-f', json, '--dry-run')).plan as { fields?: string[] }[]).filter((s) => !(s.fields?.length === 1 && s.fields[0] === 'client_secret'));
+  const fromJson = ((await run('apply', '-f', json, '--dry-run')).plan as { fields?: string[] }[]).filter(
+    (s) => !(s.fields?.length === 1 && s.fields[0] === 'client_secret'),
+  );
   assert.deepEqual(fromJson, []);
 });
 

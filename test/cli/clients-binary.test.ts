@@ -24,7 +24,10 @@ test('the gatehouse binary creates and lists clients, printing JSON (secret show
     const listed = await cli('clients', 'list');
     assert.equal(listed.status, 0, listed.stderr);
     const { clients } = JSON.parse(listed.stdout) as { clients: Record<string, unknown>[] };
-    assert.deepEqual(clients.map((c) => c.client_id), [client.client_id]);
+    assert.deepEqual(
+      clients.map((c) => c.client_id),
+      [client.client_id],
+    );
     assert.ok(!listed.stdout.includes(client.client_secret), 'list never shows the secret');
     const bad = await cli('clients', 'create', '--name', 'X', '--type', 'public', '--grant-types', 'client_credentials', '--scope', 'orders:read');
     assert.equal(bad.status, 2);
@@ -33,4 +36,3 @@ test('the gatehouse binary creates and lists clients, printing JSON (secret show
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
-

@@ -7,7 +7,6 @@ import { clientsRepository } from '../../src/storage/clients-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { NO_LIMITS } from '../helpers/env.js';
 
-
 let t: TestApp;
 before(async () => {
   t = await startTestApp({ env: NO_LIMITS });
@@ -15,7 +14,20 @@ before(async () => {
 after(() => t.close());
 
 test('--require-mfa marks the client as requiring a second factor; without it, none is required', async () => {
-  const base = ['clients', 'create', '--name', 'Payroll', '--type', 'public', '--grant-types', 'authorization_code', '--scope', 'openid', '--redirect-uri', 'https://payroll.example/cb'];
+  const base = [
+    'clients',
+    'create',
+    '--name',
+    'Payroll',
+    '--type',
+    'public',
+    '--grant-types',
+    'authorization_code',
+    '--scope',
+    'openid',
+    '--redirect-uri',
+    'https://payroll.example/cb',
+  ];
   const strict = (await executeCommand([...base, '--require-mfa'], t.core)) as Record<string, unknown>;
   const plain = (await executeCommand(base, t.core)) as Record<string, unknown>;
   assert.equal(strict.require_mfa, true);

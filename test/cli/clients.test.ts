@@ -24,7 +24,11 @@ const run = (...argv: string[]) => executeCommand(argv, t.core) as Promise<Recor
 
 test('a client created with the CLI obtains tokens with the secret it printed', async () => {
   const created = await run('clients', 'create', '--name', 'Svc', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read');
-  const res = await postForm(`${t.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(String(created.client_id), String(created.client_secret)) });
+  const res = await postForm(
+    `${t.url}/token`,
+    { grant_type: 'client_credentials' },
+    { authorization: basicAuth(String(created.client_id), String(created.client_secret)) },
+  );
   assert.equal(res.status, 200);
   const row = await t.core.db.selectFrom('clients').select('secret_hash').where('id', '=', String(created.client_id)).executeTakeFirstOrThrow();
   assert.equal(row.secret_hash, sha256(String(created.client_secret)));
@@ -32,25 +36,89 @@ test('a client created with the CLI obtains tokens with the secret it printed', 
 
 test('--secret imports an existing secret of at least 32 characters, and refuses shorter ones', async () => {
   const secret = 'imported: secret + with % odd / chars = ok';
-  const created = await run('clients', 'create', '--name', 'Old', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read', '--secret', secret);
+  const created = await run(
+    'clients',
+    'create',
+    '--name',
+    'Old',
+    '--type',
+    'confidential',
+    '--grant-types',
+    'client_credentials',
+    '--scope',
+    'orders:read',
+    '--secret',
+    secret,
+  );
   assert.equal(created.client_secret, secret);
   const res = await postForm(`${t.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(String(created.client_id), secret) });
   assert.equal(res.status, 200);
-  await assert.rejects(run('clients', 'create', '--name', 'Old', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read', '--secret', 'short'), UsageError);
+  await assert.rejects(
+    run('clients', 'create', '--name', 'Old', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read', '--secret', 'short'),
+    UsageError,
+  );
 });
 
 test('a public client gets no secret, auth method none, and needs a redirect URI', async () => {
-  const created = await run('clients', 'create', '--name', 'SPA', '--type', 'public', '--grant-types', 'authorization_code,refresh_token', '--scope', 'openid profile', '--redirect-uri', 'http://localhost:5173/cb');
+  const created = await run(
+    'clients',
+    'create',
+    '--name',
+    'SPA',
+    '--type',
+    'public',
+    '--grant-types',
+    'authorization_code,refresh_token',
+    '--scope',
+    'openid profile',
+    '--redirect-uri',
+    'http://localhost:5173/cb',
+  );
   assert.equal(created.client_secret, undefined);
   assert.equal(created.token_endpoint_auth_method, 'none');
   assert.deepEqual(created.redirect_uris, ['http://localhost:5173/cb']);
   await assert.rejects(run('clients', 'create', '--name', 'SPA', '--type', 'public', '--grant-types', 'authorization_code', '--scope', 'openid'), UsageError);
-  await assert.rejects(run('clients', 'create', '--name', 'SPA', '--type', 'public', '--auth-method', 'client_secret_basic', '--grant-types', 'authorization_code', '--scope', 'openid', '--redirect-uri', 'https://a.example/cb'), UsageError);
+  await assert.rejects(
+    run(
+      'clients',
+      'create',
+      '--name',
+      'SPA',
+      '--type',
+      'public',
+      '--auth-method',
+      'client_secret_basic',
+      '--grant-types',
+      'authorization_code',
+      '--scope',
+      'openid',
+      '--redirect-uri',
+      'https://a.example/cb',
+    ),
+    UsageError,
+  );
 });
 
 test('clients create accepts several redirect URIs, post-logout URIs and --skip-consent', async () => {
-  const created = await run('clients', 'create', '--name', 'Web', '--type', 'confidential', '--grant-types', 'authorization_code', '--scope', 'openid',
-    '--redirect-uri', 'https://app.example/cb', '--redirect-uri', 'https://app.example/cb2?x=1', '--post-logout-redirect-uri', 'https://app.example/bye', '--skip-consent');
+  const created = await run(
+    'clients',
+    'create',
+    '--name',
+    'Web',
+    '--type',
+    'confidential',
+    '--grant-types',
+    'authorization_code',
+    '--scope',
+    'openid',
+    '--redirect-uri',
+    'https://app.example/cb',
+    '--redirect-uri',
+    'https://app.example/cb2?x=1',
+    '--post-logout-redirect-uri',
+    'https://app.example/bye',
+    '--skip-consent',
+  );
   assert.deepEqual(created.redirect_uris, ['https://app.example/cb', 'https://app.example/cb2?x=1']);
   assert.deepEqual(created.post_logout_redirect_uris, ['https://app.example/bye']);
   assert.equal(created.skip_consent, true);
@@ -63,7 +131,10 @@ test('clients create rejects invalid redirect URIs, unknown grant types and unkn
     await assert.rejects(run(...base, '--redirect-uri', uri), UsageError, uri);
   }
   await assert.rejects(run('clients', 'create', '--name', 'W', '--type', 'confidential', '--grant-types', 'password', '--scope', 'openid'), UsageError);
-  await assert.rejects(run('clients', 'create', '--name', 'W', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'admin'), UsageError);
+  await assert.rejects(
+    run('clients', 'create', '--name', 'W', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'admin'),
+    UsageError,
+  );
 });
 
 test('clients create --auth-method private_key_jwt --jwks FILE registers public keys and refuses private ones', async () => {
@@ -72,7 +143,20 @@ test('clients create --auth-method private_key_jwt --jwks FILE registers public 
   try {
     writeFileSync(join(dir, 'public.json'), JSON.stringify({ keys: [await exportJWK(publicKey)] }));
     writeFileSync(join(dir, 'private.json'), JSON.stringify({ keys: [await exportJWK(privateKey)] }));
-    const args = ['clients', 'create', '--name', 'K', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read', '--auth-method', 'private_key_jwt'];
+    const args = [
+      'clients',
+      'create',
+      '--name',
+      'K',
+      '--type',
+      'confidential',
+      '--grant-types',
+      'client_credentials',
+      '--scope',
+      'orders:read',
+      '--auth-method',
+      'private_key_jwt',
+    ];
     const created = await run(...args, '--jwks', join(dir, 'public.json'));
     assert.equal(created.client_secret, undefined);
     assert.equal(created.token_endpoint_auth_method, 'private_key_jwt');
@@ -87,7 +171,11 @@ test('clients delete removes the client; its credentials stop working within CLI
   const created = await run('clients', 'create', '--name', 'Tmp', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read');
   assert.deepEqual(await run('clients', 'delete', String(created.client_id)), { deleted: created.client_id });
   clock.advance((t.config.CLIENT_CACHE_TTL + 1) * 1000);
-  const res = await postForm(`${t.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(String(created.client_id), String(created.client_secret)) });
+  const res = await postForm(
+    `${t.url}/token`,
+    { grant_type: 'client_credentials' },
+    { authorization: basicAuth(String(created.client_id), String(created.client_secret)) },
+  );
   assert.equal(res.status, 401);
   await assert.rejects(run('clients', 'delete', 'no-such-client'), UsageError);
 });

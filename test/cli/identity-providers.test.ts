@@ -26,7 +26,10 @@ after(async () => {
 
 /** A usage error whose message matches (the assertion shows the message when it does not). */
 async function usageError(work: Promise<unknown>, pattern: RegExp): Promise<void> {
-  const error = await work.then(() => undefined, (e: unknown) => e);
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(error instanceof UsageError, `expected a usage error, got ${String(error)}`);
   assert.match(error.message, pattern);
 }
@@ -36,7 +39,24 @@ const SECRET = 'the-upstream-secret-value';
 
 test('identity-providers create --issuer: endpoints from the discovery document; prints id, slug and the redirect_uri to register upstream', async () => {
   process.env.ACME_SECRET = SECRET;
-  const created = await run('identity-providers', 'create', '--name', 'Acme SSO', '--slug', 'acme', '--issuer', upstream.issuer, '--client-id', upstream.clientId, '--client-secret-env', 'ACME_SECRET', '--domain', 'Acme.example', '--provision', 'on');
+  const created = await run(
+    'identity-providers',
+    'create',
+    '--name',
+    'Acme SSO',
+    '--slug',
+    'acme',
+    '--issuer',
+    upstream.issuer,
+    '--client-id',
+    upstream.clientId,
+    '--client-secret-env',
+    'ACME_SECRET',
+    '--domain',
+    'Acme.example',
+    '--provision',
+    'on',
+  );
   assert.match(String(created.id), /^[0-9a-f-]{36}$/);
   assert.equal(created.slug, 'acme');
   assert.equal(created.redirect_uri, `${t.config.ISSUER}/federation/acme/callback`);
@@ -50,7 +70,10 @@ test('identity-providers create --issuer: endpoints from the discovery document;
   const shown = await run('identity-providers', 'show', 'acme');
   assert.deepEqual(shown, { ...created });
   const listed = (await run('identity-providers', 'list')).identity_providers as { slug: string }[];
-  assert.deepEqual(listed.map((p) => p.slug), ['acme']);
+  assert.deepEqual(
+    listed.map((p) => p.slug),
+    ['acme'],
+  );
   const events = await t.core.db.selectFrom('audit_events').select(['type', 'resource_id']).where('type', 'like', 'admin.identity_provider.%').execute();
   assert.deepEqual(events, [{ type: 'admin.identity_provider.created', resource_id: created.id }]);
 });
@@ -60,8 +83,14 @@ test('identity providers: the client secret is never stored, only the name of th
   assert.ok(rows.length > 0);
   assert.doesNotMatch(JSON.stringify(rows), new RegExp(SECRET));
   assert.equal(rows[0]!.client_secret_env, 'ACME_SECRET');
-  await assert.rejects(run('identity-providers', 'create', '--issuer', upstream.issuer, '--client-id', 'x', '--client-secret', SECRET), /Unknown option|client-secret/);
-  await usageError(run('identity-providers', 'create', '--name', 'X', '--issuer', upstream.issuer, '--client-id', 'x', '--client-secret-env', SECRET), /--client-secret-env .* must be the NAME of an environment variable/);
+  await assert.rejects(
+    run('identity-providers', 'create', '--issuer', upstream.issuer, '--client-id', 'x', '--client-secret', SECRET),
+    /Unknown option|client-secret/,
+  );
+  await usageError(
+    run('identity-providers', 'create', '--name', 'X', '--issuer', upstream.issuer, '--client-id', 'x', '--client-secret-env', SECRET),
+    /--client-secret-env .* must be the NAME of an environment variable/,
+  );
 });
 
 test('identity providers: discovery follows the outbound policy (no loopback, private or metadata address in production)', async () => {
@@ -71,22 +100,110 @@ test('identity providers: discovery follows the outbound policy (no loopback, pr
     (e: Error & { field?: string }) => e.field === 'issuer' && /loopback/.test(e.message),
   );
   await assert.rejects(
-    createIdentityProviderRecord(strict, { name: 'Metadata', kind: 'oauth2', authorizationEndpoint: 'http://169.254.169.254/authorize', tokenEndpoint: 'https://example.com/token', userinfoEndpoint: 'https://example.com/user', claims: { sub: 'id' }, scopes: ['user'], clientId: 'x', clientSecretEnv: 'X' }, { actor: cliActor() }),
+    createIdentityProviderRecord(
+      strict,
+      {
+        name: 'Metadata',
+        kind: 'oauth2',
+        authorizationEndpoint: 'http://169.254.169.254/authorize',
+        tokenEndpoint: 'https://example.com/token',
+        userinfoEndpoint: 'https://example.com/user',
+        claims: { sub: 'id' },
+        scopes: ['user'],
+        clientId: 'x',
+        clientSecretEnv: 'X',
+      },
+      { actor: cliActor() },
+    ),
     (e: Error & { field?: string }) => e.field === 'authorization_endpoint' && /cloud-metadata/.test(e.message),
   );
 });
 
 test('identity-providers create: a slug and a claimed domain belong to one provider; errors name the flag', async () => {
-  await usageError(run('identity-providers', 'create', '--name', 'Again', '--slug', 'acme', '--issuer', upstream.issuer, '--client-id', 'x', '--client-secret-env', 'X'), /slug acme is taken/);
-  await usageError(run('identity-providers', 'create', '--name', 'Other', '--issuer', upstream.issuer, '--client-id', 'x', '--client-secret-env', 'X', '--domain', 'acme.example'), /acme.example is already claimed by identity provider acme/);
-  await usageError(run('identity-providers', 'create', '--name', 'Bad', '--issuer', `${upstream.issuer}/nope`, '--client-id', 'x', '--client-secret-env', 'X'), /^--issuer discovery failed/);
-  await usageError(run('identity-providers', 'create', '--name', 'Plain', '--kind', 'oauth2', '--authorization-endpoint', `${upstream.issuer}/auth`, '--token-endpoint', `${upstream.issuer}/token`, '--userinfo-endpoint', `${upstream.issuer}/gh/user`, '--scope', 'user', '--client-id', 'x', '--client-secret-env', 'X'), /^--claim .*sub/);
-  await usageError(run('identity-providers', 'create', '--preset', 'gitlub', '--client-id', 'x', '--client-secret-env', 'X'), /--preset must be one of google, microsoft, github, gitlab \(got "gitlub"\)/);
+  await usageError(
+    run('identity-providers', 'create', '--name', 'Again', '--slug', 'acme', '--issuer', upstream.issuer, '--client-id', 'x', '--client-secret-env', 'X'),
+    /slug acme is taken/,
+  );
+  await usageError(
+    run(
+      'identity-providers',
+      'create',
+      '--name',
+      'Other',
+      '--issuer',
+      upstream.issuer,
+      '--client-id',
+      'x',
+      '--client-secret-env',
+      'X',
+      '--domain',
+      'acme.example',
+    ),
+    /acme.example is already claimed by identity provider acme/,
+  );
+  await usageError(
+    run('identity-providers', 'create', '--name', 'Bad', '--issuer', `${upstream.issuer}/nope`, '--client-id', 'x', '--client-secret-env', 'X'),
+    /^--issuer discovery failed/,
+  );
+  await usageError(
+    run(
+      'identity-providers',
+      'create',
+      '--name',
+      'Plain',
+      '--kind',
+      'oauth2',
+      '--authorization-endpoint',
+      `${upstream.issuer}/auth`,
+      '--token-endpoint',
+      `${upstream.issuer}/token`,
+      '--userinfo-endpoint',
+      `${upstream.issuer}/gh/user`,
+      '--scope',
+      'user',
+      '--client-id',
+      'x',
+      '--client-secret-env',
+      'X',
+    ),
+    /^--claim .*sub/,
+  );
+  await usageError(
+    run('identity-providers', 'create', '--preset', 'gitlub', '--client-id', 'x', '--client-secret-env', 'X'),
+    /--preset must be one of google, microsoft, github, gitlab \(got "gitlub"\)/,
+  );
 });
 
 test('identity-providers create --kind oauth2 with --claim mappings; the warning names an unset secret variable', async () => {
   delete process.env.PLAIN_SECRET;
-  const created = await run('identity-providers', 'create', '--name', 'Plain OAuth', '--kind', 'oauth2', '--authorization-endpoint', `${upstream.issuer}/auth`, '--token-endpoint', `${upstream.issuer}/token`, '--userinfo-endpoint', `${upstream.issuer}/gh/user`, '--emails-endpoint', `${upstream.issuer}/gh/user/emails`, '--scope', 'read:user user:email', '--claim', 'sub=id', '--claim', 'preferred_username=login', '--client-id', 'x', '--client-secret-env', 'PLAIN_SECRET', '--token-endpoint-auth-method', 'client_secret_post');
+  const created = await run(
+    'identity-providers',
+    'create',
+    '--name',
+    'Plain OAuth',
+    '--kind',
+    'oauth2',
+    '--authorization-endpoint',
+    `${upstream.issuer}/auth`,
+    '--token-endpoint',
+    `${upstream.issuer}/token`,
+    '--userinfo-endpoint',
+    `${upstream.issuer}/gh/user`,
+    '--emails-endpoint',
+    `${upstream.issuer}/gh/user/emails`,
+    '--scope',
+    'read:user user:email',
+    '--claim',
+    'sub=id',
+    '--claim',
+    'preferred_username=login',
+    '--client-id',
+    'x',
+    '--client-secret-env',
+    'PLAIN_SECRET',
+    '--token-endpoint-auth-method',
+    'client_secret_post',
+  );
   assert.equal(created.slug, 'plain-oauth');
   assert.equal(created.kind, 'oauth2');
   assert.deepEqual(created.claims, { sub: 'id', preferred_username: 'login' });
@@ -106,11 +223,52 @@ test('identity-providers disable and delete: disabled stays listed; deleting rem
 });
 
 test('identity-providers create --trust-mfa on: an OpenID provider may be trusted for the second factor, a plain OAuth 2.0 one may not (no id_token says how the user signed in)', async () => {
-  const created = await run('identity-providers', 'create', '--name', 'Trusted SSO', '--slug', 'trusted-sso', '--issuer', upstream.issuer, '--client-id', upstream.clientId, '--client-secret-env', 'ACME_SECRET', '--trust-mfa', 'on');
+  const created = await run(
+    'identity-providers',
+    'create',
+    '--name',
+    'Trusted SSO',
+    '--slug',
+    'trusted-sso',
+    '--issuer',
+    upstream.issuer,
+    '--client-id',
+    upstream.clientId,
+    '--client-secret-env',
+    'ACME_SECRET',
+    '--trust-mfa',
+    'on',
+  );
   assert.equal(created.trust_mfa, true);
   await usageError(
-    run('identity-providers', 'create', '--name', 'Plain', '--kind', 'oauth2', '--authorization-endpoint', `${upstream.issuer}/auth`, '--token-endpoint', `${upstream.issuer}/token`, '--userinfo-endpoint', `${upstream.issuer}/gh/user`, '--claim', 'sub=id', '--scope', 'read:user', '--client-id', 'x', '--client-secret-env', 'ACME_SECRET', '--trust-mfa', 'on'),
+    run(
+      'identity-providers',
+      'create',
+      '--name',
+      'Plain',
+      '--kind',
+      'oauth2',
+      '--authorization-endpoint',
+      `${upstream.issuer}/auth`,
+      '--token-endpoint',
+      `${upstream.issuer}/token`,
+      '--userinfo-endpoint',
+      `${upstream.issuer}/gh/user`,
+      '--claim',
+      'sub=id',
+      '--scope',
+      'read:user',
+      '--client-id',
+      'x',
+      '--client-secret-env',
+      'ACME_SECRET',
+      '--trust-mfa',
+      'on',
+    ),
     /^--trust-mfa .*only an OpenID Connect provider can be trusted/,
   );
-  await usageError(run('identity-providers', 'create', '--issuer', upstream.issuer, '--client-id', 'x', '--client-secret-env', 'ACME_SECRET', '--trust-mfa', 'yes'), /--trust-mfa must be one of on, off/);
+  await usageError(
+    run('identity-providers', 'create', '--issuer', upstream.issuer, '--client-id', 'x', '--client-secret-env', 'ACME_SECRET', '--trust-mfa', 'yes'),
+    /--trust-mfa must be one of on, off/,
+  );
 });

@@ -18,7 +18,9 @@ before(async () => {
 after(() => f.t.close());
 
 const auditedByCli = async (type: string, resourceId: string) =>
-  (await f.t.core.db.selectFrom('audit_events').select(['actor_kind']).where('type', '=', type).where('resource_id', '=', resourceId).execute()).map((e) => e.actor_kind);
+  (await f.t.core.db.selectFrom('audit_events').select(['actor_kind']).where('type', '=', type).where('resource_id', '=', resourceId).execute()).map(
+    (e) => e.actor_kind,
+  );
 
 test('grants list shows what GET /admin/v1/grants shows; grants revoke ends the refresh token at once and is audited as the CLI', async () => {
   const g = await userWithGrant(f);
@@ -42,10 +44,20 @@ test('sessions list and sessions end: the session is gone and its end is audited
   const now = new Date(clock.now());
   await f.t.core.db
     .insertInto('browser_sessions')
-    .values({ id_hash: `cli-${g.user.id}`, user_id: g.user.id, auth_time: now, csrf_token: 'x', created_at: now, expires_at: new Date(clock.now() + 3_600_000) })
+    .values({
+      id_hash: `cli-${g.user.id}`,
+      user_id: g.user.id,
+      auth_time: now,
+      csrf_token: 'x',
+      created_at: now,
+      expires_at: new Date(clock.now() + 3_600_000),
+    })
     .execute();
   const listed = (await f.cli('sessions', 'list', '--user', g.user.id)) as { sessions: { id: string; user_id: string }[] };
-  assert.deepEqual(listed.sessions.map((s) => [s.id, s.user_id]), [[`cli-${g.user.id}`, g.user.id]]);
+  assert.deepEqual(
+    listed.sessions.map((s) => [s.id, s.user_id]),
+    [[`cli-${g.user.id}`, g.user.id]],
+  );
   assert.deepEqual(await f.cli('sessions', 'end', `cli-${g.user.id}`), { ended: `cli-${g.user.id}` });
   assert.deepEqual(await f.cli('sessions', 'list', '--user', g.user.id), { sessions: [] });
   assert.deepEqual(await auditedByCli('admin.session.ended', `cli-${g.user.id}`), ['cli']);

@@ -22,7 +22,10 @@ test('grant-admin and revoke-admin are audited with the CLI as actor, naming the
   assert.deepEqual((readOnly as { scopes: string[] }).scopes, ['admin:read']);
   const revoked = await executeCommand(['users', 'revoke-admin', user.username], f.t.core);
   assert.deepEqual(revoked, { id: user.id, username: user.username, operator: false, scopes: [], console_grants_revoked: 0 });
-  const events = (await f.t.core.db.selectFrom('audit_events').selectAll().where('subject', '=', user.id).orderBy('occurred_at').execute()).map((e) => [e.type, e.actor_kind]);
+  const events = (await f.t.core.db.selectFrom('audit_events').selectAll().where('subject', '=', user.id).orderBy('occurred_at').execute()).map((e) => [
+    e.type,
+    e.actor_kind,
+  ]);
   assert.deepEqual(events, [
     ['admin.user.operator_granted', 'cli'],
     ['admin.user.operator_granted', 'cli'],

@@ -5,7 +5,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeCommand } from '../../src/cli/execute.js';
 import { UsageError } from '../../src/cli/command.js';
-import { MAX_ATTRIBUTE_VALUE_BYTES, MAX_ATTRIBUTES, MAX_ATTRIBUTES_TOTAL_BYTES, setUserAttribute, deleteUserAttribute } from '../../src/admin-services/user-attributes.js';
+import {
+  MAX_ATTRIBUTE_VALUE_BYTES,
+  MAX_ATTRIBUTES,
+  MAX_ATTRIBUTES_TOTAL_BYTES,
+  setUserAttribute,
+  deleteUserAttribute,
+} from '../../src/admin-services/user-attributes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createUser } from '../helpers/users.js';
 import type { User } from '../../src/storage/users-repository.js';
@@ -48,8 +54,31 @@ describe('users set-attribute', () => {
 
   test('reserved claim names are refused: sub, aud, scope, acr and the rest the server sets itself', async () => {
     const user = await createUser(t.core.db, t.core.clock);
-    for (const name of ['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'client_id', 'scope', 'cnf', 'auth_time', 'acr', 'amr', 'nonce', 'azp', 'at_hash', 'sid', 'typ']) {
-      await assert.rejects(cli('users', 'set-attribute', user.username, name, '"x"'), (e: Error) => e instanceof UsageError && /reserved claim/.test(e.message), name);
+    for (const name of [
+      'iss',
+      'sub',
+      'aud',
+      'exp',
+      'iat',
+      'nbf',
+      'jti',
+      'client_id',
+      'scope',
+      'cnf',
+      'auth_time',
+      'acr',
+      'amr',
+      'nonce',
+      'azp',
+      'at_hash',
+      'sid',
+      'typ',
+    ]) {
+      await assert.rejects(
+        cli('users', 'set-attribute', user.username, name, '"x"'),
+        (e: Error) => e instanceof UsageError && /reserved claim/.test(e.message),
+        name,
+      );
     }
     assert.deepEqual(await stored(user), {});
   });
@@ -112,7 +141,10 @@ describe('attribute changes are audited', () => {
     await cli('users', 'set-attribute', user.id, 'department', '"a value that must not be logged"');
     await cli('users', 'delete-attribute', user.id, 'department');
     const events = await eventsOf(user);
-    assert.deepEqual(events.map((e) => e.type), ['admin.user.attribute_set', 'admin.user.attribute_deleted']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['admin.user.attribute_set', 'admin.user.attribute_deleted'],
+    );
     for (const event of events) {
       assert.deepEqual(event.changed_fields, ['attributes.department']);
       assert.equal(event.actor_kind, 'cli');
@@ -130,7 +162,12 @@ describe('attribute changes are audited', () => {
 
   test('a change and its audit event commit together: when the event cannot be written, the attribute is neither set nor deleted', async () => {
     const user = await createUser(t.core.db, t.core.clock);
-    const failing = { ...t.core.audit, emit: async () => { throw new Error('audit store unavailable'); } };
+    const failing = {
+      ...t.core.audit,
+      emit: async () => {
+        throw new Error('audit store unavailable');
+      },
+    };
     const deps = { db: t.core.db, clock: t.core.clock, audit: failing };
     const as = { actor: { kind: 'system' as const } };
     await assert.rejects(setUserAttribute(deps, user.id, 'team', '"blue"', as), /audit store unavailable/);

@@ -31,7 +31,17 @@ test('reset-mfa removes the authenticator and recovery codes and ends the userâ€
   const browser = new Browser(t.url);
   const { form } = await openInteraction(browser, authorizeQuery(client.id, REDIRECT_URI));
   assert.equal((await submitLogin(browser, form, user.username)).headers.get('location')?.startsWith('/interaction/'), true, 'a second factor is asked for');
-  await t.core.db.insertInto('browser_sessions').values({ id_hash: `h-${user.id}`, user_id: user.id, auth_time: new Date(clock.now()), csrf_token: 'x', created_at: new Date(clock.now()), expires_at: new Date(clock.now() + 3_600_000) }).execute();
+  await t.core.db
+    .insertInto('browser_sessions')
+    .values({
+      id_hash: `h-${user.id}`,
+      user_id: user.id,
+      auth_time: new Date(clock.now()),
+      csrf_token: 'x',
+      created_at: new Date(clock.now()),
+      expires_at: new Date(clock.now() + 3_600_000),
+    })
+    .execute();
 
   const result = (await executeCommand(['users', 'reset-mfa', user.username], t.core)) as Record<string, unknown>;
   assert.deepEqual(result, { id: user.id, second_factors_removed: true, sessions_ended: 1, grants_revoked: 0 });
@@ -68,7 +78,11 @@ test('reset-mfa revokes the grants signed in with a second factor: a refresh tok
   const refused = await refreshWith(t.url, app, String(refreshed.body.refresh_token));
   assert.equal(refused.status, 400);
   assert.equal(refused.body.error, 'invalid_grant');
-  const introspection = await postForm(`${t.url}/introspect`, { token: String(refreshed.body.access_token) }, { authorization: basicAuth(app.client.id, app.secret!) });
+  const introspection = await postForm(
+    `${t.url}/introspect`,
+    { token: String(refreshed.body.access_token) },
+    { authorization: basicAuth(app.client.id, app.secret!) },
+  );
   assert.deepEqual(introspection.body, { active: false }, 'the access token minted under the mfa grant is revoked too');
   const kept = await refreshWith(t.url, app, String(passwordOnly.refresh_token));
   assert.equal(kept.status, 200, 'a grant the factors played no part in keeps working');

@@ -44,7 +44,10 @@ describe('every admin console page in a real browser', { timeout: 15 * 60_000 },
   });
 
   test('applications: disable and enable a client from the console; a built-in client shows no change controls', async () => {
-    const made = await world.f.api('/admin/v1/clients', createBody({ client_name: 'Switchable', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()));
+    const made = await world.f.api(
+      '/admin/v1/clients',
+      createBody({ client_name: 'Switchable', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()),
+    );
     const client = (await made.json()) as { client_id: string; client_secret: string };
     const context = await world.browser.newContext({ viewport: { width: 390, height: 900 } });
     const page = await signIn(context, world.writer, world.writer.secret);
@@ -70,5 +73,4 @@ describe('every admin console page in a real browser', { timeout: 15 * 60_000 },
     assert.equal(await page.locator('main form button[type=submit]').count(), 0, 'no change control on a built-in client');
     await context.close();
   });
-
 });

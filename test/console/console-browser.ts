@@ -43,7 +43,20 @@ export function consoleWorld() {
     const f = await adminFixture({ clock: world.clock, outbound: { ...STRICT_OUTBOUND, allowedClasses: ['loopback'], allowHttp: true } });
     world.f = f;
     world.upstream = await startOidcUpstream({ redirectUris: [] });
-    const provider = await f.api('/admin/v1/identity-providers', createBody({ slug: 'corp-sso', name: 'Corp SSO', issuer: world.upstream.issuer, client_id: 'gatehouse', client_secret_env: 'CORP_SSO_SECRET', domains: ['corp.example'] }, crypto.randomUUID()));
+    const provider = await f.api(
+      '/admin/v1/identity-providers',
+      createBody(
+        {
+          slug: 'corp-sso',
+          name: 'Corp SSO',
+          issuer: world.upstream.issuer,
+          client_id: 'gatehouse',
+          client_secret_env: 'CORP_SSO_SECRET',
+          domains: ['corp.example'],
+        },
+        crypto.randomUUID(),
+      ),
+    );
     assert.equal(provider.status, 201, await provider.clone().text());
     const w = await createUser(f.t.core.db, f.t.core.clock, SIGN_IN);
     const { secret } = await enrollTotp(f.t, w);
@@ -92,10 +105,19 @@ export function consoleWorld() {
     assert.fail(`never: ${what}`);
   }
   const heading = (page: Page, name: string) =>
-    page.getByRole('heading', { level: 1, name }).waitFor({ timeout: 10_000 }).catch(async (error: unknown) => {
-      console.log(`no heading "${name}" at ${page.url()}:`, await page.locator('body').textContent().catch(() => ''));
-      throw error;
-    });
+    page
+      .getByRole('heading', { level: 1, name })
+      .waitFor({ timeout: 10_000 })
+      .catch(async (error: unknown) => {
+        console.log(
+          `no heading "${name}" at ${page.url()}:`,
+          await page
+            .locator('body')
+            .textContent()
+            .catch(() => ''),
+        );
+        throw error;
+      });
   const nav = async (page: Page, label: string, h1 = label) => {
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true }).click();
     await heading(page, h1);
@@ -104,9 +126,11 @@ export function consoleWorld() {
   /** axe-core in the page (evaluated over the DevTools protocol, so the console's CSP stays as it is). */
   async function accessible(page: Page, label: string): Promise<void> {
     await page.evaluate(axeSource);
-    const result = await withRunningClock(page, () => page.evaluate<{ id: string; impact: string; help: string; nodes: { target: string[] }[] }[]>(
-      "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
-    ));
+    const result = await withRunningClock(page, () =>
+      page.evaluate<{ id: string; impact: string; help: string; nodes: { target: string[] }[] }[]>(
+        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
+      ),
+    );
     assert.deepEqual(result, [], `${label}: ${JSON.stringify(result, null, 1)}`);
   }
 

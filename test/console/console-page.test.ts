@@ -20,7 +20,11 @@ test('the console page has a strict CSP (script-src self, no inline script, no f
     assert.match(csp, /frame-ancestors 'none'/);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
     const html = await response.text();
-    assert.deepEqual([...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]), ['<script type="module" src="/console/assets/app.js">'], 'one external script, no inline one');
+    assert.deepEqual(
+      [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]),
+      ['<script type="module" src="/console/assets/app.js">'],
+      'one external script, no inline one',
+    );
     assert.doesNotMatch(html, /https?:\/\/(?!127\.0\.0\.1)/, 'no third-party origin (no CDN)');
   }
   assert.equal((await fetch(`${t.url}/console`, { redirect: 'manual' })).headers.get('location'), '/console/');

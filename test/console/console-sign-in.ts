@@ -17,10 +17,17 @@ export interface ConsoleSignIn {
 }
 
 /** Walks to the console's redirect URI and exchanges its code; `totpSecret` answers the second-factor page. */
-export async function consoleSignIn(t: TestApp, user: { username: string }, options: { totpSecret?: string; stepUp?: boolean; scope?: string } = {}): Promise<ConsoleSignIn> {
+export async function consoleSignIn(
+  t: TestApp,
+  user: { username: string },
+  options: { totpSecret?: string; stepUp?: boolean; scope?: string } = {},
+): Promise<ConsoleSignIn> {
   const browser = new Browser(t.url);
   const redirectUri = consoleRedirectUri(t.url);
-  const authorize = authorizeQuery(CONSOLE_CLIENT_ID, redirectUri, { scope: options.scope ?? CONSOLE_SCOPES.join(' '), ...(options.stepUp ? { acr_values: ACR_MFA } : {}) });
+  const authorize = authorizeQuery(CONSOLE_CLIENT_ID, redirectUri, {
+    scope: options.scope ?? CONSOLE_SCOPES.join(' '),
+    ...(options.stepUp ? { acr_values: ACR_MFA } : {}),
+  });
   let next: { url: URL; form?: Record<string, string> } = { url: new URL(authorize, t.url) };
   for (let step = 0; step < 8; step++) {
     const response = next.form ? await browser.post(next.url, next.form) : await browser.get(next.url);
@@ -35,7 +42,8 @@ export async function consoleSignIn(t: TestApp, user: { username: string }, opti
     if (response.status !== 200) throw new Error(`unexpected ${response.status} at ${next.url.pathname}: ${html.slice(0, 300)}`);
     const form = parseForm(html);
     if (/name="password"/.test(html)) next = { url: new URL(form.action, next.url), form: { ...form.hidden, username: user.username, password: PASSWORD } };
-    else if (/name="otp"/.test(html) && options.totpSecret) next = { url: new URL(form.action, next.url), form: { ...form.hidden, otp: totpAt(options.totpSecret, t.core.clock.now()) } };
+    else if (/name="otp"/.test(html) && options.totpSecret)
+      next = { url: new URL(form.action, next.url), form: { ...form.hidden, otp: totpAt(options.totpSecret, t.core.clock.now()) } };
     else throw new Error(`no way on from ${next.url.pathname}: ${html.slice(0, 300)}`);
   }
   throw new Error('the flow never reached the console');
@@ -47,7 +55,13 @@ async function exchange(t: TestApp, redirect: URL): Promise<ConsoleSignIn> {
   const response = await fetch(`${t.url}/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, redirect_uri: consoleRedirectUri(t.url), client_id: CONSOLE_CLIENT_ID, code_verifier: RFC7636.verifier }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: redirect.searchParams.get('code')!,
+      redirect_uri: consoleRedirectUri(t.url),
+      client_id: CONSOLE_CLIENT_ID,
+      code_verifier: RFC7636.verifier,
+    }),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }

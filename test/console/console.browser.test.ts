@@ -25,14 +25,22 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
     await heading(page, `User ${target.username}`);
     // Someone else changes the user after the page was opened.
     const read = await world.f.api(`/admin/v1/users/${target.id}`);
-    const other = await world.f.api(`/admin/v1/users/${target.id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': read.headers.get('etag')! }, body: JSON.stringify({ name: 'Changed elsewhere' }) });
+    const other = await world.f.api(`/admin/v1/users/${target.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json', 'if-match': read.headers.get('etag')! },
+      body: JSON.stringify({ name: 'Changed elsewhere' }),
+    });
     assert.equal(other.status, 200);
     await page.getByLabel('Given name', { exact: true }).fill('Mine');
     await page.getByRole('button', { name: 'Save profile' }).click();
     const alert = page.getByRole('alert');
     await alert.getByText('changed by someone else since you opened it').waitFor();
     await fitsAndShoot(page, OUTPUT, 'stale-edit-1280');
-    assert.equal(((await (await world.f.api(`/admin/v1/users/${target.id}`)).json()) as { given_name: string | null }).given_name, null, 'the stale write changed nothing');
+    assert.equal(
+      ((await (await world.f.api(`/admin/v1/users/${target.id}`)).json()) as { given_name: string | null }).given_name,
+      null,
+      'the stale write changed nothing',
+    );
     await alert.getByRole('button', { name: 'Reload' }).click();
     await until(async () => (await page.getByLabel('Name', { exact: true }).inputValue()) === 'Changed elsewhere', 'the reload shows the other change');
     await context.close();
@@ -108,7 +116,8 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
       assert.fail(`${key} never reached ${what}`);
     };
     /** The focus lands where `expected` says (a key's effect can take a task or two: polled). */
-    const focusIs = (expression: string, expected: string, what: string) => until(async () => (await active(expression)) === expected, `${what} (focus: ${expression} should be ${expected})`);
+    const focusIs = (expression: string, expected: string, what: string) =>
+      until(async () => (await active(expression)) === expected, `${what} (focus: ${expression} should be ${expected})`);
     await focusIs('e.tagName + " " + e.textContent', 'H1 Overview', 'each page puts the focus on its heading');
     // Backwards from the heading: through the navigation and the header to the skip link, the page's first stop.
     await tabTo('the skip link', "e.textContent === 'Skip to content'", 'Shift+Tab');
@@ -131,15 +140,20 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
     await page.keyboard.type('Read with the keyboard');
     await tabTo('Add a scope', "e.textContent === 'Add a scope'");
     await page.keyboard.press('Enter');
-    await focusIs('e.name', 'scope_name_2', 'the new scope\'s first field has the focus');
+    await focusIs('e.name', 'scope_name_2', "the new scope's first field has the focus");
     await page.keyboard.type('keys:write');
     await page.keyboard.press('Tab');
     await page.keyboard.type('Write with the keyboard');
     await page.keyboard.press('Enter');
     await page.locator('[data-secret]').waitFor();
-    const made = (await (await world.f.api(`/admin/v1/resource-servers/${encodeURIComponent('https://keyboard.example/api')}`)).json()) as { scopes: { name: string }[] };
-    assert.deepEqual(made.scopes.map((x) => x.name), ['keys:read', 'keys:write']);
-    await focusIs('e.textContent', 'Keyboard API', 'the focus moves to the new API\'s link');
+    const made = (await (await world.f.api(`/admin/v1/resource-servers/${encodeURIComponent('https://keyboard.example/api')}`)).json()) as {
+      scopes: { name: string }[];
+    };
+    assert.deepEqual(
+      made.scopes.map((x) => x.name),
+      ['keys:read', 'keys:write'],
+    );
+    await focusIs('e.textContent', 'Keyboard API', "the focus moves to the new API's link");
     await page.keyboard.press('Enter');
     await heading(page, 'API Keyboard API');
     await context.close();
@@ -150,20 +164,37 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
     const page = await signIn(context, world.reader);
     await heading(page, 'Overview');
     assert.equal(await page.getByText('Read-only').count(), 1);
-    for (const [label, h1] of [['Users', 'Users'], ['Applications', 'Applications'], ['APIs', 'APIs'], ['Identity providers', 'Identity providers'], ['Signing keys', 'Signing keys']] as const) {
+    for (const [label, h1] of [
+      ['Users', 'Users'],
+      ['Applications', 'Applications'],
+      ['APIs', 'APIs'],
+      ['Identity providers', 'Identity providers'],
+      ['Signing keys', 'Signing keys'],
+    ] as const) {
       await nav(page, label, h1);
-      assert.equal(await page.locator('main form button[type=submit]').filter({ hasNotText: /^(Search|Filter)$/ }).count(), 0, `${label}: no change button`);
+      assert.equal(
+        await page
+          .locator('main form button[type=submit]')
+          .filter({ hasNotText: /^(Search|Filter)$/ })
+          .count(),
+        0,
+        `${label}: no change button`,
+      );
     }
     await page.goto(`${world.f.t.url}/console/users/${world.writer.id}`);
     await heading(page, `User ${world.writer.username}`);
     assert.equal(await page.locator('main button').count(), 0, 'no button on a user page');
-    for (const [path, h1] of [['/console/identity-providers/corp-sso', 'Identity provider Corp SSO'], [`/console/apis/${encodeURIComponent(`${world.f.t.config.ISSUER}/admin`)}`, 'API Gatehouse administration API']] as [string, string][]) {
+    for (const [path, h1] of [
+      ['/console/identity-providers/corp-sso', 'Identity provider Corp SSO'],
+      [`/console/apis/${encodeURIComponent(`${world.f.t.config.ISSUER}/admin`)}`, 'API Gatehouse administration API'],
+    ] as [string, string][]) {
       await page.goto(`${world.f.t.url}${path}`);
       await heading(page, h1);
       assert.equal(await page.locator('main button').count(), 0, `no button at ${path}`);
     }
     // The same token the page holds, used directly: the API refuses the change.
-    const status = await page.evaluate<number>(`Promise.all([import('/console/assets/auth.js'), import('/console/assets/dpop.js')]).then(async ([auth, dpop]) => {
+    const status =
+      await page.evaluate<number>(`Promise.all([import('/console/assets/auth.js'), import('/console/assets/dpop.js')]).then(async ([auth, dpop]) => {
       const url = location.origin + '/admin/v1/users';
       const proof = await dpop.dpopProof('POST', url, auth.accessToken());
       const r = await fetch(url, { method: 'POST', headers: { authorization: 'DPoP ' + auth.accessToken(), dpop: proof, 'content-type': 'application/json', 'idempotency-key': 'ro-1' }, body: JSON.stringify({ username: 'nope', password: 'long enough pw' }) });
@@ -173,11 +204,12 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
     await context.close();
   });
 
-  test('the console\'s token is DPoP-bound to a key made in the page: every API call carries a proof, and the token alone (as Bearer) is refused', async () => {
+  test("the console's token is DPoP-bound to a key made in the page: every API call carries a proof, and the token alone (as Bearer) is refused", async () => {
     const context = await world.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const seen: { authorization: string; dpop: string | undefined }[] = [];
     context.on('request', (request) => {
-      if (new URL(request.url()).pathname.startsWith('/admin/v1/')) seen.push({ authorization: request.headers().authorization ?? '', dpop: request.headers().dpop });
+      if (new URL(request.url()).pathname.startsWith('/admin/v1/'))
+        seen.push({ authorization: request.headers().authorization ?? '', dpop: request.headers().dpop });
     });
     const page = await signIn(context, world.writer, world.writer.secret);
     await heading(page, 'Overview');
@@ -192,7 +224,9 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
     const token = seen[0]!.authorization.slice('DPoP '.length);
     const asBearer = await fetch(`${world.f.t.url}/admin/v1/users?limit=1`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(asBearer.status, 401, 'a stolen console token is useless without the key');
-    const extractable = await page.evaluate<boolean>(`crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']).then((pair) => pair.privateKey.extractable)`);
+    const extractable = await page.evaluate<boolean>(
+      `crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']).then((pair) => pair.privateKey.extractable)`,
+    );
     assert.equal(extractable, false);
     await context.close();
   });
@@ -213,7 +247,10 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
     const page = await signIn(context, world.writer, world.writer.secret);
     await heading(page, 'Overview');
     // Something the operator does through the console, to find by actor.
-    const target = await world.f.api('/admin/v1/clients', createBody({ client_name: 'Renamed by operator', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()));
+    const target = await world.f.api(
+      '/admin/v1/clients',
+      createBody({ client_name: 'Renamed by operator', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()),
+    );
     const targetId = ((await target.json()) as { client_id: string }).client_id;
     await page.goto(`${world.f.t.url}/console/clients/${targetId}`);
     await heading(page, 'Application Renamed by operator');
@@ -227,7 +264,10 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
     await page.getByText(/\d+ events? shown\./).waitFor();
     assert.match(page.url(), new RegExp(`actor=${world.writer.id}`));
     // (the manual clock stands still, so the sign-in and the rename share a time: look for the rename among them)
-    await until(async () => (await page.locator('tbody tr').allTextContents()).some((row) => row.includes('admin.client.updated') && row.includes(targetId)), 'the operator\'s rename, found by actor');
+    await until(
+      async () => (await page.locator('tbody tr').allTextContents()).some((row) => row.includes('admin.client.updated') && row.includes(targetId)),
+      "the operator's rename, found by actor",
+    );
     for (const row of await page.locator('tbody tr').allTextContents()) assert.ok(row.includes(world.writer.id), `only the operator's events: ${row}`);
 
     await nav(page, 'Audit log');
@@ -237,7 +277,10 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
       world.clock.advance(5_000);
       await context.clock.runFor(5_000);
     };
-    await world.f.api('/admin/v1/clients', createBody({ client_name: 'Followed', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()));
+    await world.f.api(
+      '/admin/v1/clients',
+      createBody({ client_name: 'Followed', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()),
+    );
     await tick();
     await page.getByRole('status').getByText('1 new event.').waitFor();
     assert.equal(await page.locator('tbody tr').count(), rows + 1);
@@ -246,7 +289,10 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
 
     await page.getByRole('button', { name: 'Pause following' }).click();
     assert.equal(await page.getByRole('button', { name: 'Resume following' }).getAttribute('aria-pressed'), 'true');
-    await world.f.api('/admin/v1/clients', createBody({ client_name: 'Not yet', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()));
+    await world.f.api(
+      '/admin/v1/clients',
+      createBody({ client_name: 'Not yet', grant_types: ['client_credentials'], scope: 'orders:read' }, crypto.randomUUID()),
+    );
     await tick();
     assert.equal(await page.locator('tbody tr').count(), rows + 1, 'nothing added while paused');
     await page.getByRole('button', { name: 'Resume following' }).click();
@@ -274,5 +320,4 @@ describe('the admin console in a real browser', { timeout: 15 * 60_000 }, () => 
     await page.getByRole('alert').getByText('must be NAME:VALUE').waitFor();
     await context.close();
   });
-
 });

@@ -104,8 +104,16 @@ describe('the admin console’s tasks in a real browser', { timeout: 15 * 60_000
     await page.getByLabel('refresh_token', { exact: true }).check();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Saved.').waitFor();
-    const edited = (await (await world.f.api(`/admin/v1/clients/${made[0]!.client_id}`)).json()) as { redirect_uris: string[]; allowed_origins: string[]; scope: string; grant_types: string[] };
-    assert.deepEqual([edited.redirect_uris, edited.allowed_origins, edited.scope, [...edited.grant_types].sort()], [['https://rp.example/cb', 'https://rp.example/other'], ['https://rp.example'], 'openid profile email', ['authorization_code', 'refresh_token']]);
+    const edited = (await (await world.f.api(`/admin/v1/clients/${made[0]!.client_id}`)).json()) as {
+      redirect_uris: string[];
+      allowed_origins: string[];
+      scope: string;
+      grant_types: string[];
+    };
+    assert.deepEqual(
+      [edited.redirect_uris, edited.allowed_origins, edited.scope, [...edited.grant_types].sort()],
+      [['https://rp.example/cb', 'https://rp.example/other'], ['https://rp.example'], 'openid profile email', ['authorization_code', 'refresh_token']],
+    );
     page.once('dialog', (dialog) => dialog.accept());
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const rotated = await page.locator('[data-secret]').textContent();
@@ -119,7 +127,11 @@ describe('the admin console’s tasks in a real browser', { timeout: 15 * 60_000
     const before = ((await (await world.f.api('/admin/v1/signing-keys')).json()) as { data: unknown[] }).data.length;
     page.once('dialog', (dialog) => dialog.accept());
     await page.getByRole('button', { name: 'Rotate both keys now' }).click();
-    await page.getByText('Rotated.').or(page.getByRole('heading', { level: 1, name: 'Signing keys' })).first().waitFor();
+    await page
+      .getByText('Rotated.')
+      .or(page.getByRole('heading', { level: 1, name: 'Signing keys' }))
+      .first()
+      .waitFor();
     await until(async () => (await page.locator('tbody tr').count()) === before + 2, 'two new keys listed');
 
     await nav(page, 'Audit log');
@@ -150,7 +162,11 @@ describe('the admin console’s tasks in a real browser', { timeout: 15 * 60_000
     await page.locator('.notice a').click();
     await heading(page, 'API Notes');
     assert.equal(await page.locator('[data-secret]').count(), 0, 'the secret is not shown again');
-    const read = async () => (await (await world.f.api(`/admin/v1/resource-servers/${encodeURIComponent(identifier)}`)).json()) as { name: string; scopes: { name: string; description: string; claims?: unknown }[] };
+    const read = async () =>
+      (await (await world.f.api(`/admin/v1/resource-servers/${encodeURIComponent(identifier)}`)).json()) as {
+        name: string;
+        scopes: { name: string; description: string; claims?: unknown }[];
+      };
     assert.deepEqual((await read()).scopes, [{ name: 'notes:read', description: 'Read your notes', claims: { access_token: ['department'] } }]);
 
     // A second scope, and the first one's mapping changed: one PATCH of the scopes.
@@ -180,7 +196,11 @@ describe('the admin console’s tasks in a real browser', { timeout: 15 * 60_000
     await page.getByRole('button', { name: 'Save scopes' }).click();
     await page.getByRole('button', { name: 'Remove scope notes:write' }).waitFor({ state: 'detached' });
     await until(async () => (await page.getByRole('table', { name: 'Scopes of Notes' }).locator('tbody tr').count()) === 1, 'the page shows the saved scopes');
-    assert.deepEqual((await read()).scopes.map((x) => x.name), ['notes:read'], 'a removed scope is gone');
+    assert.deepEqual(
+      (await read()).scopes.map((x) => x.name),
+      ['notes:read'],
+      'a removed scope is gone',
+    );
 
     await page.getByLabel('Name', { exact: true }).fill('Notes service');
     await page.getByRole('button', { name: 'Save settings' }).click();
@@ -239,7 +259,10 @@ describe('the admin console’s tasks in a real browser', { timeout: 15 * 60_000
     await page.getByRole('button', { name: 'Save settings' }).click();
     await heading(page, 'Identity provider Partner SSO');
     const edited = (await (await read('partner')).json()) as { name: string; domains: string[]; provision: boolean; client_id: string };
-    assert.deepEqual([edited.name, edited.domains, edited.provision, edited.client_id], ['Partner SSO', ['partner.example', 'partner.test'], true, 'partner-client']);
+    assert.deepEqual(
+      [edited.name, edited.domains, edited.provision, edited.client_id],
+      ['Partner SSO', ['partner.example', 'partner.test'], true, 'partner-client'],
+    );
     await check(page, 'identity-provider-edited');
 
     // Disable, enable.
@@ -272,7 +295,10 @@ describe('the admin console’s tasks in a real browser', { timeout: 15 * 60_000
     await page.getByRole('button', { name: 'Add identity provider' }).click();
     await heading(page, 'Identity provider Forge');
     const forge = (await (await read('forge')).json()) as { kind: string; claims: Record<string, string>; userinfo_endpoint: string };
-    assert.deepEqual([forge.kind, forge.claims, forge.userinfo_endpoint], ['oauth2', { sub: 'id', preferred_username: 'login' }, `${world.upstream.issuer}/me`]);
+    assert.deepEqual(
+      [forge.kind, forge.claims, forge.userinfo_endpoint],
+      ['oauth2', { sub: 'id', preferred_username: 'login' }, `${world.upstream.issuer}/me`],
+    );
 
     // A broken document is said in words: an OAuth 2.0 provider without a subject mapping.
     await nav(page, 'Identity providers');
@@ -290,7 +316,7 @@ describe('the admin console’s tasks in a real browser', { timeout: 15 * 60_000
     await context.close();
   });
 
-  test('users: a user\'s grants and consents are listed and revoked from the console', async () => {
+  test("users: a user's grants and consents are listed and revoked from the console", async () => {
     const g = await userWithGrant(world.f);
     await consentsRepository(world.f.t.core.db, world.f.t.core.clock).grant(g.user.id, g.client.client.id, ['openid', 'orders:read']);
     const context = await world.browser.newContext({ viewport: { width: 390, height: 900 } });
@@ -306,17 +332,30 @@ describe('the admin console’s tasks in a real browser', { timeout: 15 * 60_000
     assert.equal(((await (await world.f.api(`/admin/v1/grants?user_id=${g.user.id}`)).json()) as { data: unknown[] }).data.length, 0, 'the grant is revoked');
     await page.getByRole('button', { name: /^Revoke consent / }).click();
     await page.getByRole('button', { name: /^Revoke consent / }).waitFor({ state: 'detached' });
-    assert.equal(((await (await world.f.api(`/admin/v1/consents?user_id=${g.user.id}`)).json()) as { data: unknown[] }).data.length, 0, 'the consent is revoked');
+    assert.equal(
+      ((await (await world.f.api(`/admin/v1/consents?user_id=${g.user.id}`)).json()) as { data: unknown[] }).data.length,
+      0,
+      'the consent is revoked',
+    );
     const trail = page.getByRole('table', { name: `The latest events about ${g.user.username}` });
     await trail.getByText('admin.grant.revoked').waitFor();
     await context.close();
   });
 
-
-  test('users: a user\'s links to identity providers are listed and unlinked; the last way to sign in is refused in words', async () => {
+  test("users: a user's links to identity providers are listed and unlinked; the last way to sign in is refused in words", async () => {
     const provider = (await (await world.f.api('/admin/v1/identity-providers/corp-sso')).json()) as { id: string };
     const link = async (userId: string) =>
-      world.f.t.core.db.insertInto('federated_identities').values({ provider_id: provider.id, subject: `corp-${userId}`, user_id: userId, email: 'someone@corp.example', created_at: new Date(world.clock.now()), last_used_at: null }).execute();
+      world.f.t.core.db
+        .insertInto('federated_identities')
+        .values({
+          provider_id: provider.id,
+          subject: `corp-${userId}`,
+          user_id: userId,
+          email: 'someone@corp.example',
+          created_at: new Date(world.clock.now()),
+          last_used_at: null,
+        })
+        .execute();
     const withPassword = await createUser(world.f.t.core.db, world.f.t.core.clock, SIGN_IN);
     await link(withPassword.id);
     const onlyLinked = await createUser(world.f.t.core.db, world.f.t.core.clock, SIGN_IN);
@@ -328,11 +367,21 @@ describe('the admin console’s tasks in a real browser', { timeout: 15 * 60_000
     await heading(page, 'Overview');
     await page.goto(`${world.f.t.url}/console/users/${onlyLinked.id}`);
     await heading(page, `User ${onlyLinked.username}`);
-    await page.getByRole('table', { name: `Identity providers ${onlyLinked.username} signs in with` }).getByText(`corp-${onlyLinked.id}`).waitFor();
+    await page
+      .getByRole('table', { name: `Identity providers ${onlyLinked.username} signs in with` })
+      .getByText(`corp-${onlyLinked.id}`)
+      .waitFor();
     page.once('dialog', (dialog) => dialog.accept());
     await page.getByRole('button', { name: 'Unlink Corp SSO' }).click();
-    await page.getByRole('alert').getByText(/last way to sign in|password/i).waitFor();
-    assert.equal(((await (await world.f.api(`/admin/v1/users/${onlyLinked.id}/identities`)).json()) as { data: unknown[] }).data.length, 1, 'the only way in stays');
+    await page
+      .getByRole('alert')
+      .getByText(/last way to sign in|password/i)
+      .waitFor();
+    assert.equal(
+      ((await (await world.f.api(`/admin/v1/users/${onlyLinked.id}/identities`)).json()) as { data: unknown[] }).data.length,
+      1,
+      'the only way in stays',
+    );
 
     await page.goto(`${world.f.t.url}/console/users/${withPassword.id}`);
     await heading(page, `User ${withPassword.username}`);

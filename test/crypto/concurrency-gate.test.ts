@@ -11,7 +11,12 @@ function controllable() {
       started.push(id);
       finishers.set(id, { resolve: () => resolve(id), reject });
     });
-  return { started, finish: (id: number) => finishers.get(id)!.resolve(), fail: (id: number) => finishers.get(id)!.reject(new Error(`task ${id} failed`)), task };
+  return {
+    started,
+    finish: (id: number) => finishers.get(id)!.resolve(),
+    fail: (id: number) => finishers.get(id)!.reject(new Error(`task ${id} failed`)),
+    task,
+  };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -65,16 +65,13 @@ test('no instance signs with a rotated key before every instance has served it i
     firstSigned - servedByBoth >= JWKS_CACHE_TTL * 1000,
     `first signature ${(firstSigned - servedByBoth) / 1000} s after both instances served the key`,
   );
-  assert.equal(firstSigned, Date.parse(rotated.activates_at), 'the switch is the row\'s activates_at, not a cache age');
+  assert.equal(firstSigned, Date.parse(rotated.activates_at), "the switch is the row's activates_at, not a cache age");
 });
 
 test('the schedule is written into the row: activates_at = published_at + JWKS_CACHE_TTL + KEY_REFRESH_INTERVAL + CLOCK_SKEW', async () => {
   const rotated = await instance().rotate('RS256');
   assert.equal(rotated.state, 'pending');
-  assert.equal(
-    Date.parse(rotated.activates_at) - Date.parse(rotated.published_at),
-    (JWKS_CACHE_TTL + CLOCK_SKEW) * 1000 + REFRESH_MS,
-  );
+  assert.equal(Date.parse(rotated.activates_at) - Date.parse(rotated.published_at), (JWKS_CACHE_TTL + CLOCK_SKEW) * 1000 + REFRESH_MS);
   // An instance that never saw the rotation (fresh copy taken long after) reads the same schedule.
   clock.set(Date.parse(rotated.activates_at) - 1);
   assert.equal((await instance().schedule()).find((k) => k.kid === rotated.kid)!.state, 'pending');

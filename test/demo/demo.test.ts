@@ -244,9 +244,7 @@ describe('demo sign-in limits', () => {
       const browser = new Browser(t.url);
       assert.match(await signIn(browser, visitor.username), /Signed in as/);
       for (let i = 0; i < 1016; i += 8) {
-        await Promise.all(
-          Array.from({ length: 8 }, () => fetch(`${t.url}/demo/login`, { redirect: 'manual', headers: { 'x-forwarded-for': '203.0.113.7' } })),
-        );
+        await Promise.all(Array.from({ length: 8 }, () => fetch(`${t.url}/demo/login`, { redirect: 'manual', headers: { 'x-forwarded-for': '203.0.113.7' } })));
       }
       assert.match(await (await browser.get('/demo')).text(), /Signed in as/, 'the visitor is still signed in');
     } finally {
@@ -277,7 +275,15 @@ describe('demo switch', () => {
     const production = parseConfig({ NODE_ENV: 'production', ISSUER: 'https://id.example.com', KEY_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64url') });
     assert.equal(production.DEMO_ENABLED, false);
     assert.equal(parseConfig({ NODE_ENV: 'development' }).DEMO_ENABLED, true);
-    assert.equal(parseConfig({ NODE_ENV: 'production', ISSUER: 'https://id.example.com', KEY_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64url'), DEMO_ENABLED: 'true' }).DEMO_ENABLED, true);
+    assert.equal(
+      parseConfig({
+        NODE_ENV: 'production',
+        ISSUER: 'https://id.example.com',
+        KEY_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64url'),
+        DEMO_ENABLED: 'true',
+      }).DEMO_ENABLED,
+      true,
+    );
     const t = await startTestApp({ env: { DEMO_ENABLED: 'false' } });
     try {
       assert.equal((await fetch(`${t.url}/demo`)).status, 404);

@@ -39,10 +39,13 @@ test('rotating a demo session retires the old id', () => {
   assert.equal(store.get(undefined), undefined);
 });
 
-test('one address cannot evict other visitors\' demo sessions: it holds at most its per-address share of the store', () => {
+test("one address cannot evict other visitors' demo sessions: it holds at most its per-address share of the store", () => {
   const store = sessionStore<string>({ maxEntries: 1000, maxPerOwner: 10, idleMs: 60_000, now: () => 0 });
   const others = Array.from({ length: 900 }, (_, i) => store.create(`visitor-${i}`, `198.51.100.${i}`));
   for (let i = 0; i < 1016; i++) store.create(`flood-${i}`, '203.0.113.7');
   assert.equal(store.size, 910, 'the flooding address holds its 10 sessions, no more');
-  assert.ok(others.every((id, i) => store.get(id) === `visitor-${i}`), 'every other visitor is still signed in');
+  assert.ok(
+    others.every((id, i) => store.get(id) === `visitor-${i}`),
+    'every other visitor is still signed in',
+  );
 });

@@ -32,7 +32,11 @@ describe('the device flow in a real browser, with openid-client as the device', 
   before(async () => {
     mkdirSync(OUTPUT, { recursive: true });
     t = await startTestApp({ clock, env: { DEVICE_POLL_INTERVAL: '1' } });
-    const { client } = await createClient(t.core.db, t.core.clock, { name: 'Kitchen TV', grantTypes: [DEVICE_CODE_GRANT, 'refresh_token'] as never[], redirectUris: [] });
+    const { client } = await createClient(t.core.db, t.core.clock, {
+      name: 'Kitchen TV',
+      grantTypes: [DEVICE_CODE_GRANT, 'refresh_token'] as never[],
+      redirectUris: [],
+    });
     config = await oidc.discovery(new URL(t.url), client.id, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
     browser = await launchBrowser();
   });

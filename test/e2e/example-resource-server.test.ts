@@ -32,9 +32,30 @@ const cli = (...argv: string[]) => executeCommand(argv, t.core) as Promise<Recor
 before(async () => {
   t = await startTestApp({ env: NO_LIMITS });
   // The README's commands, word for word (`npx gatehouse` runs the same command code).
-  const api = await cli('resource-servers', 'create', '--identifier', IDENTIFIER, '--name', 'Notes',
-    '--scope', 'notes:read=Read your notes notes:write=Change your notes', '--claim', 'notes:read@department=access_token');
-  const created = await cli('clients', 'create', '--name', 'Notes worker', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'notes:read notes:write');
+  const api = await cli(
+    'resource-servers',
+    'create',
+    '--identifier',
+    IDENTIFIER,
+    '--name',
+    'Notes',
+    '--scope',
+    'notes:read=Read your notes notes:write=Change your notes',
+    '--claim',
+    'notes:read@department=access_token',
+  );
+  const created = await cli(
+    'clients',
+    'create',
+    '--name',
+    'Notes worker',
+    '--type',
+    'confidential',
+    '--grant-types',
+    'client_credentials',
+    '--scope',
+    'notes:read notes:write',
+  );
 
   const port = await freePort();
   exampleUrl = `http://127.0.0.1:${port}`;
@@ -53,7 +74,9 @@ before(async () => {
   });
   await started;
 
-  worker = await client.discovery(new URL(t.url), created.client_id!, undefined, client.ClientSecretBasic(created.client_secret!), { execute: [client.allowInsecureRequests] });
+  worker = await client.discovery(new URL(t.url), created.client_id!, undefined, client.ClientSecretBasic(created.client_secret!), {
+    execute: [client.allowInsecureRequests],
+  });
 });
 after(async () => {
   if (example && example.exitCode === null) {
@@ -82,8 +105,21 @@ describe('examples/resource-server', () => {
   });
 
   test('a token for {ISSUER}/v1 is refused by the example (401), and the example’s token is refused by /v1 (401)', async () => {
-    const v1 = await cli('clients', 'create', '--name', 'Orders worker', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read');
-    const v1Client = await client.discovery(new URL(t.url), v1.client_id!, undefined, client.ClientSecretBasic(v1.client_secret!), { execute: [client.allowInsecureRequests] });
+    const v1 = await cli(
+      'clients',
+      'create',
+      '--name',
+      'Orders worker',
+      '--type',
+      'confidential',
+      '--grant-types',
+      'client_credentials',
+      '--scope',
+      'orders:read',
+    );
+    const v1Client = await client.discovery(new URL(t.url), v1.client_id!, undefined, client.ClientSecretBasic(v1.client_secret!), {
+      execute: [client.allowInsecureRequests],
+    });
     const v1Token = (await client.clientCredentialsGrant(v1Client, { scope: 'orders:read', resource: `${t.url}/v1` })).access_token;
     assert.equal((await fetch(`${t.url}/v1/orders`, { headers: { authorization: `Bearer ${v1Token}` } })).status, 200, 'a good token for /v1');
     assert.equal((await call('GET', '/notes', v1Token)).status, 401);
@@ -112,12 +148,24 @@ describe('examples/resource-server', () => {
     const verifier = oauth.generateRandomCodeVerifier();
     const url = new URL(as.authorization_endpoint!);
     url.search = new URLSearchParams({
-      response_type: 'code', client_id: rp.client_id, redirect_uri: REDIRECT_URI, scope: 'openid notes:read', state: 'st', resource: IDENTIFIER,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      response_type: 'code',
+      client_id: rp.client_id,
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid notes:read',
+      state: 'st',
+      resource: IDENTIFIER,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
     }).toString();
     const params = oauth.validateAuthResponse(as, rp, await browserlessLogin(url, { username: user.username }), 'st');
-    const tokens = await oauth.processAuthorizationCodeResponse(as, rp,
-      await oauth.authorizationCodeGrantRequest(as, rp, oauth.ClientSecretBasic(fixture.secret!), params, REDIRECT_URI, verifier, { ...insecure, additionalParameters: { resource: IDENTIFIER } }));
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      rp,
+      await oauth.authorizationCodeGrantRequest(as, rp, oauth.ClientSecretBasic(fixture.secret!), params, REDIRECT_URI, verifier, {
+        ...insecure,
+        additionalParameters: { resource: IDENTIFIER },
+      }),
+    );
     const res = await call('GET', '/notes', tokens.access_token);
     assert.equal(res.status, 200);
     const body = (await res.json()) as Record<string, unknown>;
@@ -128,13 +176,22 @@ describe('examples/resource-server', () => {
 describe('real client libraries request tokens for two resources with resource (RFC 8707)', () => {
   test('openid-client: one authorization for the example and /v1, then a token for each (code exchange, refresh), each refused by the other API', async () => {
     const user = await createUser(t.core.db, t.core.clock, { password: PASSWORD });
-    const fixture = await createClient(t.core.db, t.core.clock, { type: 'confidential', scopes: ['openid', 'offline_access', 'notes:read', 'orders:read'], grantTypes: ['authorization_code', 'refresh_token'] });
-    const config = await client.discovery(new URL(t.url), fixture.client.id, undefined, client.ClientSecretBasic(fixture.secret!), { execute: [client.allowInsecureRequests] });
+    const fixture = await createClient(t.core.db, t.core.clock, {
+      type: 'confidential',
+      scopes: ['openid', 'offline_access', 'notes:read', 'orders:read'],
+      grantTypes: ['authorization_code', 'refresh_token'],
+    });
+    const config = await client.discovery(new URL(t.url), fixture.client.id, undefined, client.ClientSecretBasic(fixture.secret!), {
+      execute: [client.allowInsecureRequests],
+    });
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const parameters = new URLSearchParams({
-      redirect_uri: REDIRECT_URI, scope: 'openid offline_access notes:read orders:read', state,
-      code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid offline_access notes:read orders:read',
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
     });
     parameters.append('resource', IDENTIFIER);
     parameters.append('resource', `${t.url}/v1`);

@@ -34,13 +34,20 @@ describe('linked providers on /account in a real browser', () => {
     await page.goto(w.t.url + authorizeQuery(client.id, w.clientPage.redirectUri, { scope: 'openid' }));
     await page.click('text=Continue with Upstream');
     await page.waitForURL((url) => url.href.startsWith(w.clientPage.redirectUri));
-    const link = await w.t.core.db.selectFrom('federated_identities').select('user_id').where('provider_id', '=', upstream.id).where('subject', '=', sub).executeTakeFirstOrThrow();
+    const link = await w.t.core.db
+      .selectFrom('federated_identities')
+      .select('user_id')
+      .where('provider_id', '=', upstream.id)
+      .where('subject', '=', sub)
+      .executeTakeFirstOrThrow();
     await page.goto(`${w.t.url}/account`);
     return { page, userId: link.user_id };
   }
 
-  const links = async (userId: string) => (await w.t.core.db.selectFrom('federated_identities').select('provider_id').where('user_id', '=', userId).execute()).map((r) => r.provider_id).sort();
-  const auditOf = (userId: string, type: string) => w.t.core.db.selectFrom('audit_events').selectAll().where('subject', '=', userId).where('type', '=', type).execute();
+  const links = async (userId: string) =>
+    (await w.t.core.db.selectFrom('federated_identities').select('provider_id').where('user_id', '=', userId).execute()).map((r) => r.provider_id).sort();
+  const auditOf = (userId: string, type: string) =>
+    w.t.core.db.selectFrom('audit_events').selectAll().where('subject', '=', userId).where('type', '=', type).execute();
 
   test('/account lists the linked providers and offers to link the others', async () => {
     const { page } = await signedInJit('list-1');
@@ -65,11 +72,18 @@ describe('linked providers on /account in a real browser', () => {
     await page.click('text=Link Other IdP');
     await page.waitForURL(/done=identity_linked/);
     assert.deepEqual(await links(userId), [upstream.id, other.id].sort());
-    const [linked] = await auditOf(userId, 'account.identity_linked').then((rows) => rows.filter((r) => (r.details as { how?: string }).how === 'linked_from_account'));
+    const [linked] = await auditOf(userId, 'account.identity_linked').then((rows) =>
+      rows.filter((r) => (r.details as { how?: string }).how === 'linked_from_account'),
+    );
     assert.ok(linked, 'account.identity_linked from /account');
     assert.equal((linked.details as { provider: string }).provider, 'other');
     // The security notice: the account's address is told a way to sign in was added (through the outbox).
-    const notices = await w.t.core.db.selectFrom('outbox_messages').select(['kind', 'recipient']).where('recipient', '=', 'link-1@example.org').where('kind', '=', 'factor_added').execute();
+    const notices = await w.t.core.db
+      .selectFrom('outbox_messages')
+      .select(['kind', 'recipient'])
+      .where('recipient', '=', 'link-1@example.org')
+      .where('kind', '=', 'factor_added')
+      .execute();
     assert.equal(notices.length, 1, 'one "a sign-in method was added" notice to the account address');
 
     await page.click('button[aria-label="Unlink Upstream"]');
@@ -81,7 +95,11 @@ describe('linked providers on /account in a real browser', () => {
 
   test('linking needs a fresh proof: a session whose sign-in is older than REAUTH_MAX_AGE is asked to confirm it is them, and nothing leaves for the provider', async () => {
     const { page, userId } = await signedInJit('stale-1');
-    await w.t.core.db.updateTable('browser_sessions').set({ auth_time: new Date(w.t.core.clock.now() - 24 * 3600_000) }).where('user_id', '=', userId).execute();
+    await w.t.core.db
+      .updateTable('browser_sessions')
+      .set({ auth_time: new Date(w.t.core.clock.now() - 24 * 3600_000) })
+      .where('user_id', '=', userId)
+      .execute();
     await page.click('text=Link Other IdP');
     await page.waitForURL(/error=reauth_link/);
     assert.match(await pageText(page), /Confirm it is you before linking or unlinking a sign-in provider/);

@@ -52,11 +52,36 @@ describe('Gatehouse federating to another Gatehouse process', () => {
     upstream = await startServerProcess(upstreamEnv);
     upstreamIssuer = upstream.url;
     const upstreamCli = cliWith({ ...upstreamEnv, ISSUER: upstreamIssuer });
-    await upstreamCli('users', 'create', '--username', upstreamUser.username, '--password', UPSTREAM_PASSWORD, '--email', upstreamUser.email, '--email-verified', '--name', 'Grace Two');
+    await upstreamCli(
+      'users',
+      'create',
+      '--username',
+      upstreamUser.username,
+      '--password',
+      UPSTREAM_PASSWORD,
+      '--email',
+      upstreamUser.email,
+      '--email-verified',
+      '--name',
+      'Grace Two',
+    );
     const secret = `s-${randomBytes(24).toString('base64url')}`;
     const registered = await upstreamCli(
-      'clients', 'create', '--name', 'Gatehouse One', '--type', 'confidential', '--grant-types', 'authorization_code', '--scope', 'openid email profile',
-      '--redirect-uri', callback, '--secret', secret, '--skip-consent',
+      'clients',
+      'create',
+      '--name',
+      'Gatehouse One',
+      '--type',
+      'confidential',
+      '--grant-types',
+      'authorization_code',
+      '--scope',
+      'openid email profile',
+      '--redirect-uri',
+      callback,
+      '--secret',
+      secret,
+      '--skip-consent',
     );
     process.env[SECRET_ENV] = secret;
 
@@ -65,11 +90,26 @@ describe('Gatehouse federating to another Gatehouse process', () => {
     // servers' cookies of the same name would otherwise overwrite each other in the one browser.
     t = await startTestApp({ env: { PORT: String(port), ISSUER: issuer }, outbound: LOOPBACK });
     const created = (await executeCommand(
-      ['identity-providers', 'create', '--name', 'Gatehouse Two', '--slug', SLUG, '--issuer', upstreamIssuer, '--client-id', String(registered.client_id), '--client-secret-env', SECRET_ENV, '--provision', 'on'],
+      [
+        'identity-providers',
+        'create',
+        '--name',
+        'Gatehouse Two',
+        '--slug',
+        SLUG,
+        '--issuer',
+        upstreamIssuer,
+        '--client-id',
+        String(registered.client_id),
+        '--client-secret-env',
+        SECRET_ENV,
+        '--provision',
+        'on',
+      ],
       t.core,
     )) as Record<string, unknown>;
     assert.equal(created.redirect_uri, callback, 'the callback registered upstream is the one create prints');
-    assert.equal(created.token_endpoint, `${upstreamIssuer}/token`, 'endpoints from the upstream Gatehouse\'s discovery document');
+    assert.equal(created.token_endpoint, `${upstreamIssuer}/token`, "endpoints from the upstream Gatehouse's discovery document");
 
     clientServer = (await import('node:http')).createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -106,22 +146,30 @@ describe('Gatehouse federating to another Gatehouse process', () => {
   }
 
   async function idTokenClaims(landed: URL): Promise<Record<string, unknown>> {
-    const exchanged = await postToken(t.url, shop, { grant_type: 'authorization_code', code: landed.searchParams.get('code') ?? '', redirect_uri: redirectUri, code_verifier: RFC7636.verifier });
+    const exchanged = await postToken(t.url, shop, {
+      grant_type: 'authorization_code',
+      code: landed.searchParams.get('code') ?? '',
+      redirect_uri: redirectUri,
+      code_verifier: RFC7636.verifier,
+    });
     assert.equal(exchanged.status, 200, JSON.stringify(exchanged.body));
-    const { payload } = await jwtVerify(String(exchanged.body.id_token), createRemoteJWKSet(new URL(`${t.url}/.well-known/jwks.json`)), { issuer: t.url, audience: shop.client.id });
+    const { payload } = await jwtVerify(String(exchanged.body.id_token), createRemoteJWKSet(new URL(`${t.url}/.well-known/jwks.json`)), {
+      issuer: t.url,
+      audience: shop.client.id,
+    });
     return payload;
   }
 
-  test('JIT account through an upstream Gatehouse: the first sign-in creates the local user from its claims and the id_token\'s amr includes fed (the callback hands over with a page, which a strict upstream form-action lets through)', async () => {
+  test("JIT account through an upstream Gatehouse: the first sign-in creates the local user from its claims and the id_token's amr includes fed (the callback hands over with a page, which a strict upstream form-action lets through)", async () => {
     const page = await chromium.context.newPage();
     const landed = await signInThroughUpstream(page);
     const claims = await idTokenClaims(landed);
     assert.ok((claims.amr as string[]).includes('fed'), `amr ${JSON.stringify(claims.amr)}`);
 
     const local = await t.core.db.selectFrom('users').selectAll().where('id', '=', String(claims.sub)).executeTakeFirstOrThrow();
-    assert.equal(local.email, upstreamUser.email, 'the e-mail from the upstream\'s claims');
+    assert.equal(local.email, upstreamUser.email, "the e-mail from the upstream's claims");
     assert.equal(local.email_verified, true, 'the upstream Gatehouse asserted the address as verified');
-    assert.equal(local.name, 'Grace Two', 'the name from the upstream\'s claims');
+    assert.equal(local.name, 'Grace Two', "the name from the upstream's claims");
     assert.ok(!local.password_hash.startsWith('$'), 'a provisioned account has no password here');
     const link = await t.core.db
       .selectFrom('federated_identities as f')
@@ -130,7 +178,7 @@ describe('Gatehouse federating to another Gatehouse process', () => {
       .where('p.slug', '=', SLUG)
       .executeTakeFirstOrThrow();
     assert.equal(link.user_id, local.id);
-    assert.match(link.subject, /^[0-9a-f-]{36}$/, 'the upstream Gatehouse\'s subject (its user id)');
+    assert.match(link.subject, /^[0-9a-f-]{36}$/, "the upstream Gatehouse's subject (its user id)");
     const types = (await t.core.db.selectFrom('audit_events').select('type').where('subject', '=', local.id).execute()).map((r) => r.type);
     for (const type of ['account.provisioned', 'account.identity_linked', 'login.succeeded']) assert.ok(types.includes(type), `${type} in ${types.join(', ')}`);
     await page.close();
@@ -142,7 +190,10 @@ describe('Gatehouse federating to another Gatehouse process', () => {
     const claims = await idTokenClaims(await signInThroughUpstream(page));
     assert.ok((claims.amr as string[]).includes('fed'));
     const users = await t.core.db.selectFrom('users').select('id').where('email', '=', upstreamUser.email).execute();
-    assert.deepEqual(users.map((u) => u.id), [claims.sub]);
+    assert.deepEqual(
+      users.map((u) => u.id),
+      [claims.sub],
+    );
     assert.doesNotMatch(await pageText(page), /error/i);
     await page.close();
   });

@@ -43,7 +43,8 @@ describe('proving the account on the link confirmation page', () => {
     return at;
   }
 
-  const linkOf = (subject: string) => w.t.core.db.selectFrom('federated_identities').selectAll().where('provider_id', '=', upstream.id).where('subject', '=', subject).executeTakeFirst();
+  const linkOf = (subject: string) =>
+    w.t.core.db.selectFrom('federated_identities').selectAll().where('provider_id', '=', upstream.id).where('subject', '=', subject).executeTakeFirst();
   const landedAtClient = (page: Page) => page.waitForURL((url) => url.href.startsWith(w.clientPage.redirectUri));
   const lastAmr = async (userId: string) =>
     (
@@ -64,13 +65,15 @@ describe('proving the account on the link confirmation page', () => {
     return page.request.post(`${page.url().replace(/\?.*$/, '')}`, { form: { csrf, ...fields }, headers: { origin: w.t.url }, maxRedirects: 0 });
   }
 
-  test('linking after proof by a passkey: one of the account\'s passkeys on the confirmation page links, and with the upstream makes two factors (amr fed hwk mfa)', async () => {
+  test("linking after proof by a passkey: one of the account's passkeys on the confirmation page links, and with the upstream makes two factors (amr fed hwk mfa)", async () => {
     const local = await createUser(w.t.core.db, w.t.core.clock, { password: PASSWORD, profile: { email: 'keyed@example.org', email_verified: true } });
     await w.chromium.context.clearCookies();
     const page = await w.chromium.context.newPage();
     const cdp: CDPSession = await w.chromium.context.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
     // The owner registers a passkey on /account, then leaves.
     await page.goto(`${w.t.url}/account`);
     await typeInto(page, 'Username', local.username);
@@ -86,7 +89,12 @@ describe('proving the account on the link confirmation page', () => {
     await landedAtClient(page);
     assert.equal((await linkOf('keyed-upstream'))?.user_id, local.id);
     assert.deepEqual(await lastAmr(local.id), ['fed', 'hwk', 'mfa']);
-    const linked = await w.t.core.db.selectFrom('audit_events').select('details').where('subject', '=', local.id).where('type', '=', 'account.identity_linked').executeTakeFirstOrThrow();
+    const linked = await w.t.core.db
+      .selectFrom('audit_events')
+      .select('details')
+      .where('subject', '=', local.id)
+      .where('type', '=', 'account.identity_linked')
+      .executeTakeFirstOrThrow();
     assert.equal((linked.details as Record<string, string>).how, 'proved_passkey');
     await page.close();
   });
@@ -96,7 +104,17 @@ describe('proving the account on the link confirmation page', () => {
     await w.t.core.db.updateTable('users').set({ password_hash: '!no-password' }).where('id', '=', local.id).execute();
     await w.t.core.db
       .insertInto('passkey_credentials')
-      .values({ credential_id: 'a2V5b25seQ', user_id: local.id, public_key: 'AA', sign_count: 0, transports: [], device_type: 'singleDevice', name: 'Key', created_at: new Date(), last_used_at: null })
+      .values({
+        credential_id: 'a2V5b25seQ',
+        user_id: local.id,
+        public_key: 'AA',
+        sign_count: 0,
+        transports: [],
+        device_type: 'singleDevice',
+        name: 'Key',
+        created_at: new Date(),
+        last_used_at: null,
+      })
       .execute();
     const page = await atLinkPage('keyonly@example.org', 'keyonly-upstream');
     assert.equal(await page.locator('input[name="password"]').count(), 0);
@@ -104,14 +122,14 @@ describe('proving the account on the link confirmation page', () => {
     await page.close();
   });
 
-  test('the link page never spends the account\'s second-factor budget: wrong codes typed there are charged to the link-proof count, and the owner\'s sign-in count is untouched', async () => {
+  test("the link page never spends the account's second-factor budget: wrong codes typed there are charged to the link-proof count, and the owner's sign-in count is untouched", async () => {
     const local = await createUser(w.t.core.db, w.t.core.clock, { password: PASSWORD, profile: { email: 'coded@example.org', email_verified: true } });
     await enrollTotp(w.t, local);
     const page = await atLinkPage('coded@example.org', 'attacker-1');
     for (let i = 1; i < LINK_PROOF_ATTEMPTS; i++) {
       assert.equal((await postProof(page, { otp: '000000' })).headers().location, `${new URL(page.url()).pathname}?failed=1`);
     }
-    assert.equal(await count('second_factor_failures', local.id), 0, 'the account\'s own count is untouched');
+    assert.equal(await count('second_factor_failures', local.id), 0, "the account's own count is untouched");
     assert.equal(await count('link_proof_failures', local.id), LINK_PROOF_ATTEMPTS - 1);
     assert.equal(await linkOf('attacker-1'), undefined);
     await page.close();
@@ -122,7 +140,10 @@ describe('proving the account on the link confirmation page', () => {
     const page = await atLinkPage('limited@example.org', 'limited-upstream');
     const answers = [];
     for (let i = 0; i < LINK_PROOF_ATTEMPTS; i++) answers.push(await postProof(page, { password: 'wrong password' }));
-    assert.deepEqual(answers.map((r) => r.status()), [303, 303, 429]);
+    assert.deepEqual(
+      answers.map((r) => r.status()),
+      [303, 303, 429],
+    );
     assert.match(await answers[2]!.text(), /Too many attempts/);
     const right = await postProof(page, { password: PASSWORD });
     assert.notEqual(right.status(), 200);
@@ -133,7 +154,7 @@ describe('proving the account on the link confirmation page', () => {
     await page.close();
   });
 
-  test('a link request\'s proofs hold under parallel requests: of many wrong passwords sent at once, only three are looked at', async () => {
+  test("a link request's proofs hold under parallel requests: of many wrong passwords sent at once, only three are looked at", async () => {
     const local = await createUser(w.t.core.db, w.t.core.clock, { password: PASSWORD, profile: { email: 'parallel@example.org', email_verified: true } });
     const page = await atLinkPage('parallel@example.org', 'parallel-upstream');
     const answers = await Promise.all(Array.from({ length: 6 }, () => postProof(page, { password: 'wrong password' })));
@@ -143,7 +164,7 @@ describe('proving the account on the link confirmation page', () => {
     await page.close();
   });
 
-  test('the link page\'s code count is account-wide and outlives link requests: once it is stopped a right code links nothing there, while the password still links and the owner\'s codes still sign in', async () => {
+  test("the link page's code count is account-wide and outlives link requests: once it is stopped a right code links nothing there, while the password still links and the owner's codes still sign in", async () => {
     const local = await createUser(w.t.core.db, w.t.core.clock, { password: PASSWORD, profile: { email: 'stopped@example.org', email_verified: true } });
     const { secret } = await enrollTotp(w.t, local);
     // 100 wrong codes over many link requests (the stop of docs/rate-limits.md).

@@ -26,7 +26,8 @@ async function startGitHubLike(): Promise<{ server: Server; url: string; user: R
       response.writeHead(302, { location: back.href });
       return response.end();
     }
-    if (url.pathname === '/login/oauth/access_token') return json(response, 200, { access_token: 'gho_token', token_type: 'bearer', scope: 'read:user,user:email' });
+    if (url.pathname === '/login/oauth/access_token')
+      return json(response, 200, { access_token: 'gho_token', token_type: 'bearer', scope: 'read:user,user:email' });
     if (url.pathname === '/hang/access_token') return void state.hanging.push(response);
     const bearer = request.headers.authorization === 'Bearer gho_token';
     if (url.pathname === '/user') return bearer ? json(response, 200, state.user) : json(response, 401, { message: 'Bad credentials' });
@@ -90,7 +91,12 @@ describe('a plain OAuth 2.0 upstream (GitHub-shaped) and an upstream that never 
     await page.waitForURL((url) => url.href.startsWith(w.clientPage.redirectUri));
     assert.match(new URL(page.url()).searchParams.get('code') ?? '', /^[A-Za-z0-9_-]{43,}$/);
     const provider = await w.t.core.db.selectFrom('identity_providers').select('id').where('slug', '=', 'github-like').executeTakeFirstOrThrow();
-    const link = await w.t.core.db.selectFrom('federated_identities').selectAll().where('provider_id', '=', provider.id).where('subject', '=', '4242').executeTakeFirstOrThrow();
+    const link = await w.t.core.db
+      .selectFrom('federated_identities')
+      .selectAll()
+      .where('provider_id', '=', provider.id)
+      .where('subject', '=', '4242')
+      .executeTakeFirstOrThrow();
     const user = await w.t.core.db.selectFrom('users').selectAll().where('id', '=', link.user_id).executeTakeFirstOrThrow();
     assert.equal(user.email, 'octo@example.org');
     assert.equal(user.email_verified, true);
@@ -101,7 +107,10 @@ describe('a plain OAuth 2.0 upstream (GitHub-shaped) and an upstream that never 
   test('upstream timeout: a token endpoint that never answers ends, within the upstream time limit, in a page naming the provider (not a 500)', async () => {
     const page = await freshPage();
     const started = Date.now();
-    const [response] = await Promise.all([page.waitForResponse((r) => r.url().includes('/federation/slow/callback'), { timeout: 30_000 }), page.click('text=Continue with Slow')]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/federation/slow/callback'), { timeout: 30_000 }),
+      page.click('text=Continue with Slow'),
+    ]);
     assert.equal(response.status(), 502);
     assert.match(await pageText(page), /Slow is not answering/);
     assert.ok(Date.now() - started < 20_000, 'bounded by the upstream time limit');

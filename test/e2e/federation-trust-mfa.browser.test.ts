@@ -60,7 +60,7 @@ describe('a provider trusted for the second factor (--trust-mfa)', () => {
         .executeTakeFirst()
     )?.amr;
 
-  test('--trust-mfa: a trusted provider whose id_token\'s amr says mfa satisfies the account\'s own second factor (amr fed mfa, no code asked)', async () => {
+  test("--trust-mfa: a trusted provider whose id_token's amr says mfa satisfies the account's own second factor (amr fed mfa, no code asked)", async () => {
     const user = await linkedAccountWithTotp(trusted, 'trusted-mfa');
     const page = await signIn('Continue with Acme SSO', { sub: 'trusted-mfa', amr: ['pwd', 'otp', 'mfa'] });
     assert.ok(atClient(page), `at ${page.url()}`);
@@ -68,7 +68,7 @@ describe('a provider trusted for the second factor (--trust-mfa)', () => {
     await page.close();
   });
 
-  test('--trust-mfa takes the id_token\'s word only: without mfa in its amr, the trusted provider\'s sign-in still asks for the account\'s code', async () => {
+  test("--trust-mfa takes the id_token's word only: without mfa in its amr, the trusted provider's sign-in still asks for the account's code", async () => {
     const user = await linkedAccountWithTotp(trusted, 'trusted-one-factor');
     const page = await signIn('Continue with Acme SSO', { sub: 'trusted-one-factor', amr: ['pwd'] });
     await page.waitForSelector('input[name="otp"]');
@@ -77,7 +77,7 @@ describe('a provider trusted for the second factor (--trust-mfa)', () => {
     await page.close();
   });
 
-  test('a provider not trusted for the second factor ignores the upstream\'s mfa: the account\'s code is asked', async () => {
+  test("a provider not trusted for the second factor ignores the upstream's mfa: the account's code is asked", async () => {
     const user = await linkedAccountWithTotp(untrusted, 'untrusted-mfa');
     const page = await signIn('Continue with Upstream', { sub: 'untrusted-mfa', amr: ['pwd', 'otp', 'mfa'] });
     await page.waitForSelector('input[name="otp"]');

@@ -39,7 +39,9 @@ export async function startFederationWorld(options: { host?: 'localhost' | '127.
   const server = createServer((request, response) => {
     const query = new URL(request.url ?? '/', 'http://client').searchParams;
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(`<!doctype html><title>Test client</title><h1>Back at the client</h1><p id="code">${(query.get('code') ?? '').replace(/[<&]/g, '')}</p><p id="error">${(query.get('error') ?? '').replace(/[<&]/g, '')}</p>`);
+    response.end(
+      `<!doctype html><title>Test client</title><h1>Back at the client</h1><p id="code">${(query.get('code') ?? '').replace(/[<&]/g, '')}</p><p id="error">${(query.get('error') ?? '').replace(/[<&]/g, '')}</p>`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as { port: number };

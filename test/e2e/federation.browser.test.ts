@@ -66,12 +66,16 @@ describe('federated sign-in in a real browser', () => {
   });
 
   test('per-client provider lists: a client offering one provider shows only it, and another is refused', async () => {
-    const narrow = (await createClient(w.t.core.db, w.t.core.clock, { name: 'Narrow', redirectUris: [w.clientPage.redirectUri], identityProviders: ['acme'] })).client;
+    const narrow = (await createClient(w.t.core.db, w.t.core.clock, { name: 'Narrow', redirectUris: [w.clientPage.redirectUri], identityProviders: ['acme'] }))
+      .client;
     const page = await freshPage(narrow);
     assert.deepEqual(await page.locator('button[name="provider"]').allTextContents(), ['Continue with Acme SSO']);
     // A forged choice of a provider this client does not offer.
     await page.evaluate(`document.querySelector('button[name="provider"]').value = 'upstream'`);
-    const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/federation') && r.request().method() === 'POST'), page.click('button[name="provider"]')]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/federation') && r.request().method() === 'POST'),
+      page.click('button[name="provider"]'),
+    ]);
     assert.equal(response.status(), 400);
     assert.match(await pageText(page), /not available/);
     await page.close();
@@ -114,7 +118,10 @@ describe('federated sign-in in a real browser', () => {
   });
 
   test('linking after proof: the same verified e-mail links only once the local password is proved', async () => {
-    const local = await createUser(w.t.core.db, w.t.core.clock, { password: PASSWORD, profile: { name: 'Alice', email: 'alice@example.org', email_verified: true } });
+    const local = await createUser(w.t.core.db, w.t.core.clock, {
+      password: PASSWORD,
+      profile: { name: 'Alice', email: 'alice@example.org', email_verified: true },
+    });
     w.upstream.next = { sub: 'alice-upstream', email: 'Alice@example.org', email_verified: true };
     const page = await freshPage();
     await page.click('text=Continue with Upstream');
@@ -135,7 +142,7 @@ describe('federated sign-in in a real browser', () => {
     await page.close();
   });
 
-  test('linking after proof by the account\'s authenticator app: a code links, and with the upstream makes two factors (amr fed otp mfa, no further factor asked)', async () => {
+  test("linking after proof by the account's authenticator app: a code links, and with the upstream makes two factors (amr fed otp mfa, no further factor asked)", async () => {
     const local = await createUser(w.t.core.db, w.t.core.clock, { password: PASSWORD, profile: { email: 'coded@example.org', email_verified: true } });
     const { secret } = await enrollTotp(w.t, local);
     w.upstream.next = { sub: 'coded-upstream', email: 'coded@example.org', email_verified: true };
@@ -167,7 +174,10 @@ describe('federated sign-in in a real browser', () => {
   });
 
   test('never linked on an unverified e-mail: a local account whose address was never confirmed is not offered for linking', async () => {
-    const preRegistered = await createUser(w.t.core.db, w.t.core.clock, { password: PASSWORD, profile: { email: 'squatted@example.org', email_verified: false } });
+    const preRegistered = await createUser(w.t.core.db, w.t.core.clock, {
+      password: PASSWORD,
+      profile: { email: 'squatted@example.org', email_verified: false },
+    });
     const strict = await w.addProvider({ slug: 'other', name: 'Other', provision: false });
     w.upstream.next = { sub: 'real-owner', email: 'squatted@example.org', email_verified: true };
     const page = await freshPage();
@@ -200,7 +210,10 @@ describe('federated sign-in in a real browser', () => {
   test('upstream error: an upstream that refuses shows a page (not a 500), and the sign-in can go on another way', async () => {
     w.upstream.next = 'deny';
     const page = await freshPage();
-    const [response] = await Promise.all([page.waitForResponse((r) => r.url().includes('/federation/upstream/callback')), page.click('text=Continue with Upstream')]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/federation/upstream/callback')),
+      page.click('text=Continue with Upstream'),
+    ]);
     assert.equal(response.status(), 400);
     assert.match(await pageText(page), /Upstream did not sign you in/);
     await page.click('text=Back to sign-in');
@@ -212,7 +225,10 @@ describe('federated sign-in in a real browser', () => {
     await w.addProvider({ slug: 'broken', name: 'Broken', tokenEndpoint: 'http://127.0.0.1:9/token', provision: true });
     w.upstream.next = { sub: 'any' };
     const page = await freshPage();
-    const [response] = await Promise.all([page.waitForResponse((r) => r.url().includes('/federation/broken/callback')), page.click('text=Continue with Broken')]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/federation/broken/callback')),
+      page.click('text=Continue with Broken'),
+    ]);
     assert.ok([502, 400].includes(response.status()), `status ${response.status()}`);
     assert.doesNotMatch(await pageText(page), /Internal Server Error/);
     await page.close();

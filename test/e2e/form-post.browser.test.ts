@@ -13,7 +13,6 @@ import { authorizeQuery } from '../interaction/browserless.js';
 import type { Client } from '../../src/storage/clients-repository.js';
 import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
-
 interface Received {
   method: string;
   contentType: string;
@@ -27,7 +26,10 @@ async function startCallback(): Promise<{ server: Server; redirectUri: string; n
   const read = (request: IncomingMessage) =>
     new Promise<string>((resolve) => {
       let body = '';
-      request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve(body));
+      request
+        .setEncoding('utf8')
+        .on('data', (chunk: string) => (body += chunk))
+        .on('end', () => resolve(body));
     });
   const server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://client');
@@ -35,7 +37,12 @@ async function startCallback(): Promise<{ server: Server; redirectUri: string; n
       response.writeHead(404).end();
       return;
     }
-    const received = { method: request.method ?? '', contentType: request.headers['content-type'] ?? '', form: new URLSearchParams(await read(request)), query: url.searchParams };
+    const received = {
+      method: request.method ?? '',
+      contentType: request.headers['content-type'] ?? '',
+      form: new URLSearchParams(await read(request)),
+      query: url.searchParams,
+    };
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end('<!doctype html><title>Test client</title><h1>Back at the client</h1>');
     waiting.shift()?.(received);
@@ -75,7 +82,9 @@ describe('response_mode=form_post in a real browser', () => {
     await page.click('button[name="decision"][value="allow"]');
   }
 
-  test('form_post in a real browser: the page submits itself (own-origin script, no CSP violation) and the client receives a POST with code, state and iss', { timeout: 60_000 }, async () => {
+  test('form_post in a real browser: the page submits itself (own-origin script, no CSP violation) and the client receives a POST with code, state and iss', {
+    timeout: 60_000,
+  }, async () => {
     await context.clearCookies();
     const page = await context.newPage();
     const violations: string[] = [];

@@ -13,12 +13,13 @@ import type { Client } from '../../src/storage/clients-repository.js';
 import type { User } from '../../src/storage/users-repository.js';
 import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
-
 /** The test client: one page that shows what came back in its query. */
 async function startClientPage(): Promise<{ server: Server; redirectUri: string }> {
   const server = createServer((request, response) => {
     const query = new URL(request.url ?? '/', 'http://client').searchParams;
-    const rows = [...query].map(([k, v]) => `<tr><th>${k.replace(/[<&]/g, '')}</th><td data-name="${k.replace(/[^a-z_]/g, '')}">${v.replace(/[<&]/g, '')}</td></tr>`);
+    const rows = [...query].map(
+      ([k, v]) => `<tr><th>${k.replace(/[<&]/g, '')}</th><td data-name="${k.replace(/[^a-z_]/g, '')}">${v.replace(/[<&]/g, '')}</td></tr>`,
+    );
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end(`<!doctype html><title>Test client</title><h1>Back at the client</h1><table>${rows.join('')}</table>`);
   });

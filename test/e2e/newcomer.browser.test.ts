@@ -66,7 +66,7 @@ describe('a newcomer walks from the home page through the demo in a real browser
 
         await page.waitForURL(`${t.url}/demo`);
         const signedIn = await page.content();
-        assert.match(await page.textContent('h1') ?? '', /Signed in as Test User/);
+        assert.match((await page.textContent('h1')) ?? '', /Signed in as Test User/);
         assert.match(signedIn, new RegExp(`"sub": "${user.id}"`));
         assert.match(signedIn, /"client_id": "gatehouse-demo"/);
         assert.match(signedIn, /Status <strong>200<\/strong>/);

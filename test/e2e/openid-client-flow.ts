@@ -19,6 +19,12 @@ export async function startOpenidClientFlow(page: Page, config: oidc.Configurati
   await page.goto(url.href);
   return {
     state,
-    finish: () => oidc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: codeVerifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true }),
+    finish: () =>
+      oidc.authorizationCodeGrant(config, new URL(page.url()), {
+        pkceCodeVerifier: codeVerifier,
+        expectedState: state,
+        expectedNonce: nonce,
+        idTokenExpected: true,
+      }),
   };
 }

@@ -41,7 +41,12 @@ async function signIn(scope: string) {
     nonce,
   });
   const callback = await browserlessLogin(url, { username: user.username });
-  const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: codeVerifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+  const tokens = await client.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: codeVerifier,
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
   return { tokens, nonce };
 }
 
@@ -74,7 +79,10 @@ describe('openid-client end to end', () => {
       assert.equal(error.error, 'invalid_grant');
       return true;
     });
-    await assert.rejects(client.refreshTokenGrant(config, refreshed.refresh_token), (error: unknown) => error instanceof client.ResponseBodyError && error.error === 'invalid_grant');
+    await assert.rejects(
+      client.refreshTokenGrant(config, refreshed.refresh_token),
+      (error: unknown) => error instanceof client.ResponseBodyError && error.error === 'invalid_grant',
+    );
   });
 
   test('no refresh token without offline_access under OIDC', async () => {

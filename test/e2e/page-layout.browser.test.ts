@@ -86,7 +86,9 @@ async function tabOrder(page: Page, presses: number): Promise<string[]> {
   for (let i = 0; i < presses; i++) {
     await page.keyboard.press('Tab');
     seen.push(
-      await page.evaluate<string>(`(() => { const e = document.activeElement; return e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.getAttribute('name') ? '[name=' + e.getAttribute('name') + ']' : '') + ':' + (e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 40); })()`),
+      await page.evaluate<string>(
+        `(() => { const e = document.activeElement; return e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.getAttribute('name') ? '[name=' + e.getAttribute('name') + ']' : '') + ':' + (e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 40); })()`,
+      ),
     );
   }
   return seen;
@@ -105,7 +107,11 @@ describe('the sign-in pages at 390 px, in light and dark mode, by keyboard', () 
     mkdirSync(OUTPUT, { recursive: true });
     t = await startTestApp({ clock, env: {} });
     ({ server: clientPage, redirectUri } = await startClientPage());
-    fixture = await createClient(t.core.db, t.core.clock, { name: 'A rather long application name that could push a narrow page sideways', redirectUris: [redirectUri], skipConsent: false });
+    fixture = await createClient(t.core.db, t.core.clock, {
+      name: 'A rather long application name that could push a narrow page sideways',
+      redirectUris: [redirectUri],
+      skipConsent: false,
+    });
     browser = await launchBrowser();
   });
   after(async () => {
@@ -171,7 +177,10 @@ describe('the sign-in pages at 390 px, in light and dark mode, by keyboard', () 
       await page.goto(`${t.url}/account`);
       await page.waitForSelector('h1:text("Your account")');
       await check(page, scheme, 'account');
-      assert.ok(csp.length >= 4 && csp.every((policy) => /script-src 'self'|default-src 'self'|default-src 'none'/.test(policy) && !policy.includes('unsafe-inline')), `CSP: ${csp.join(' | ')}`);
+      assert.ok(
+        csp.length >= 4 && csp.every((policy) => /script-src 'self'|default-src 'self'|default-src 'none'/.test(policy) && !policy.includes('unsafe-inline')),
+        `CSP: ${csp.join(' | ')}`,
+      );
       await context.close();
     });
   }

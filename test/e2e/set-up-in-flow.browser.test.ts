@@ -37,7 +37,9 @@ describe('setting up a second factor inside the flow, in a real browser, with op
     t = await startTestApp({ clock, env: {} });
     ({ server: clientPage, redirectUri } = await startClientPage());
     const fixture = await createClient(t.core.db, t.core.clock, { type: 'confidential', name: 'Strict RP', redirectUris: [redirectUri], skipConsent: true });
-    config = await oidc.discovery(new URL(t.url), fixture.client.id, undefined, oidc.ClientSecretBasic(fixture.secret!), { execute: [oidc.allowInsecureRequests] });
+    config = await oidc.discovery(new URL(t.url), fixture.client.id, undefined, oidc.ClientSecretBasic(fixture.secret!), {
+      execute: [oidc.allowInsecureRequests],
+    });
     browser = await launchBrowser();
   });
   after(async () => {

@@ -15,7 +15,6 @@ import { createClient } from '../helpers/oauth-fixtures.js';
 import type { User } from '../../src/storage/users-repository.js';
 import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
-
 // The package's exports map does not list its browser bundle, so it is read by path.
 const OIDC_CLIENT_BUNDLE = fileURLToPath(new URL('../../node_modules/oidc-client-ts/dist/browser/oidc-client-ts.min.js', import.meta.url));
 
@@ -72,7 +71,10 @@ describe('a single-page app with oidc-client-ts on another origin', () => {
   let context: BrowserContext;
   before(async () => {
     t = await startTestApp();
-    spa = await startSpa(() => t.url, () => clientId);
+    spa = await startSpa(
+      () => t.url,
+      () => clientId,
+    );
     clientId = (
       await createClient(t.core.db, t.core.clock, {
         name: 'Browser SPA',
@@ -111,7 +113,10 @@ describe('a single-page app with oidc-client-ts on another origin', () => {
       await page.waitForURL((url) => url.href.startsWith(`${spa.origin}/callback`));
       await page.waitForFunction(() => 'signedIn' in globalThis || 'signInError' in globalThis);
       const signedIn = await page.evaluate(() => {
-        const w = globalThis as unknown as { signedIn?: { access_token: string; refresh_token?: string; profile: Record<string, unknown> }; signInError?: string };
+        const w = globalThis as unknown as {
+          signedIn?: { access_token: string; refresh_token?: string; profile: Record<string, unknown> };
+          signInError?: string;
+        };
         return w.signInError ?? { accessToken: w.signedIn!.access_token, refreshToken: w.signedIn!.refresh_token, profile: w.signedIn!.profile };
       });
       assert.equal(typeof signedIn, 'object', `sign-in failed: ${String(signedIn)}`);

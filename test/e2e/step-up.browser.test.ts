@@ -32,7 +32,9 @@ describe('step-up and app revocation in a real browser, with openid-client', () 
     t = await startTestApp({ clock, env: {} });
     ({ server: clientPage, redirectUri } = await startClientPage());
     fixture = await createClient(t.core.db, t.core.clock, { type: 'confidential', name: 'Step-up RP', redirectUris: [redirectUri] });
-    config = await oidc.discovery(new URL(t.url), fixture.client.id, undefined, oidc.ClientSecretBasic(fixture.secret!), { execute: [oidc.allowInsecureRequests] });
+    config = await oidc.discovery(new URL(t.url), fixture.client.id, undefined, oidc.ClientSecretBasic(fixture.secret!), {
+      execute: [oidc.allowInsecureRequests],
+    });
     browser = await launchBrowser();
   });
   after(async () => {

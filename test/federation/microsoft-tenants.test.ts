@@ -10,7 +10,7 @@ const A = '72f988bf-86f1-41af-91ab-2d7cd011db47';
 const B = '9188040d-6c67-4c5b-b112-36a304b66dad';
 const multi = { issuer: MICROSOFT_MULTI_TENANT_ISSUER, tenants: [] as string[] };
 
-test('Microsoft multi-tenant issuer: the expected iss is the template with the token\'s own tid', () => {
+test("Microsoft multi-tenant issuer: the expected iss is the template with the token's own tid", () => {
   assert.equal(expectedIdTokenIssuer(multi, { tid: A }), `https://login.microsoftonline.com/${A}/v2.0`);
   assert.equal(expectedIdTokenIssuer(multi, { tid: B }), `https://login.microsoftonline.com/${B}/v2.0`);
 });
@@ -23,7 +23,10 @@ test('Microsoft multi-tenant issuer: a token without a GUID tid is refused (no i
 
 test('Microsoft multi-tenant issuer: with --tenant ids listed, other tenants are refused', () => {
   assert.throws(() => expectedIdTokenIssuer({ ...multi, tenants: [A, '00000000-0000-0000-0000-000000000001'] }, { tid: B }), { code: 'upstream_refused' });
-  assert.equal(expectedIdTokenIssuer({ ...multi, tenants: [A, '00000000-0000-0000-0000-000000000001'] }, { tid: A }), `https://login.microsoftonline.com/${A}/v2.0`);
+  assert.equal(
+    expectedIdTokenIssuer({ ...multi, tenants: [A, '00000000-0000-0000-0000-000000000001'] }, { tid: A }),
+    `https://login.microsoftonline.com/${A}/v2.0`,
+  );
 });
 
 test('a single-tenant or other issuer is compared as it is', () => {

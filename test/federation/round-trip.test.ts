@@ -65,7 +65,9 @@ function record(over: Partial<IdentityProvider>): IdentityProvider {
 }
 
 before(async () => {
-  upstream = await startOidcUpstream({ redirectUris: [federationRedirectUri(ISSUER, 'upstream'), federationRedirectUri(ISSUER, 'github-like'), federationRedirectUri(ISSUER, 'other')] });
+  upstream = await startOidcUpstream({
+    redirectUris: [federationRedirectUri(ISSUER, 'upstream'), federationRedirectUri(ISSUER, 'github-like'), federationRedirectUri(ISSUER, 'other')],
+  });
   const discovered = await discoverProvider(upstream.issuer, { outbound: LOOPBACK, limits: DEFAULT_UPSTREAM_LIMITS });
   oidc = record({ ...discovered });
   github = record({
@@ -110,21 +112,27 @@ async function roundTrip(provider: IdentityProvider) {
 
 const failed = (result: UpstreamResult) => (result.ok ? 'ok' : result.error.code);
 
-test('federation discovery: endpoints come from the issuer\'s discovery document, whose issuer must be the one asked for', async () => {
+test("federation discovery: endpoints come from the issuer's discovery document, whose issuer must be the one asked for", async () => {
   assert.equal(oidc.issuer, upstream.issuer);
   assert.equal(oidc.tokenEndpoint, `${upstream.issuer}/token`);
   assert.equal(oidc.authorizationResponseIss, true, 'node-oidc-provider promises iss in authorization responses (RFC 9207)');
-  await assert.rejects(discoverProvider(`${upstream.issuer}/`, { outbound: LOOPBACK, limits: DEFAULT_UPSTREAM_LIMITS }), (e: Error & { code?: string }) => e.code === 'upstream_invalid' && /must be equal/.test(e.message));
+  await assert.rejects(
+    discoverProvider(`${upstream.issuer}/`, { outbound: LOOPBACK, limits: DEFAULT_UPSTREAM_LIMITS }),
+    (e: Error & { code?: string }) => e.code === 'upstream_invalid' && /must be equal/.test(e.message),
+  );
 });
 
 test('federation upstream calls follow the outbound policy: a loopback upstream is refused by the strict policy', async () => {
-  await assert.rejects(discoverProvider(upstream.issuer, { outbound: STRICT_OUTBOUND, limits: DEFAULT_UPSTREAM_LIMITS }), (e: Error & { code?: string }) => e.code === 'upstream_unreachable');
+  await assert.rejects(
+    discoverProvider(upstream.issuer, { outbound: STRICT_OUTBOUND, limits: DEFAULT_UPSTREAM_LIMITS }),
+    (e: Error & { code?: string }) => e.code === 'upstream_unreachable',
+  );
   const { request, params } = await roundTrip(oidc);
   const result = await completeUpstreamSignIn(oidc, request.pending, params, deps({ outbound: { ...STRICT_OUTBOUND, allowHttp: true } }));
   assert.equal(failed(result), 'upstream_unreachable');
 });
 
-test('federation authorization request: state, nonce, PKCE S256 and the provider\'s own callback', async () => {
+test("federation authorization request: state, nonce, PKCE S256 and the provider's own callback", async () => {
   const { request } = await beginUpstreamSignIn(oidc, { issuer: ISSUER, clock: systemClock }).then((r) => ({ request: r }));
   const url = new URL(request.url);
   assert.equal(url.searchParams.get('redirect_uri'), `${ISSUER}/federation/upstream/callback`);
@@ -137,14 +145,20 @@ test('federation authorization request: state, nonce, PKCE S256 and the provider
   assert.notEqual(other.pending.nonce, request.pending.nonce);
 });
 
-test('federation OIDC round trip: the id_token is validated and the identity has the upstream\'s subject and verified e-mail (from userinfo)', async () => {
+test("federation OIDC round trip: the id_token is validated and the identity has the upstream's subject and verified e-mail (from userinfo)", async () => {
   upstream.next = { sub: 'ada-upstream', email: 'Ada@Example.com', email_verified: true, name: 'Ada Lovelace' };
   const { request, params } = await roundTrip(oidc);
   assert.equal(params.get('iss'), upstream.issuer);
   const result = await completeUpstreamSignIn(oidc, request.pending, params, deps());
   assert.ok(result.ok, JSON.stringify(result));
   assert.deepEqual(
-    { provider: result.identity.provider, subject: result.identity.subject, email: result.identity.email, emailVerified: result.identity.emailVerified, name: result.identity.name },
+    {
+      provider: result.identity.provider,
+      subject: result.identity.subject,
+      email: result.identity.email,
+      emailVerified: result.identity.emailVerified,
+      name: result.identity.name,
+    },
     { provider: { id: 'p-oidc', slug: 'upstream' }, subject: 'ada-upstream', email: 'ada@example.com', emailVerified: true, name: 'Ada Lovelace' },
   );
 });
@@ -157,7 +171,7 @@ test('federation: an e-mail the upstream does not assert as verified is unverifi
   assert.equal(result.identity.emailVerified, false);
 });
 
-test('federation state check: a callback whose state is not this browser\'s is refused', async () => {
+test("federation state check: a callback whose state is not this browser's is refused", async () => {
   upstream.next = { sub: 'ada-upstream', email: 'ada@example.com', email_verified: true };
   const { request, params } = await roundTrip(oidc);
   const tampered = new URLSearchParams(params);
@@ -182,14 +196,14 @@ test('federation iss check (RFC 9207): an authorization response naming another 
   assert.ok((await completeUpstreamSignIn(oidc, request.pending, params, deps())).ok);
 });
 
-test('federation nonce check: an id_token whose nonce is not this request\'s is refused', async () => {
+test("federation nonce check: an id_token whose nonce is not this request's is refused", async () => {
   upstream.next = { sub: 'ada-upstream', email: 'ada@example.com', email_verified: true };
   const { request, params } = await roundTrip(oidc);
   const result = await completeUpstreamSignIn(oidc, { ...request.pending, nonce: 'another-requests-nonce' }, params, deps());
   assert.equal(failed(result), 'nonce_mismatch');
 });
 
-test('federation id_token signature: an id_token that does not verify with the provider\'s jwks_uri is refused', async () => {
+test("federation id_token signature: an id_token that does not verify with the provider's jwks_uri is refused", async () => {
   upstream.next = { sub: 'ada-upstream', email: 'ada@example.com', email_verified: true };
   const { request, params } = await roundTrip(oidc);
   const result = await completeUpstreamSignIn({ ...oidc, jwksUri: otherKeysUrl }, request.pending, params, deps());
@@ -197,14 +211,14 @@ test('federation id_token signature: an id_token that does not verify with the p
   assert.ok(!result.ok && /signature/.test(result.error.detail));
 });
 
-test('federation per-provider callback: a response for one provider\'s request is refused at another provider\'s callback (mix-up)', async () => {
+test("federation per-provider callback: a response for one provider's request is refused at another provider's callback (mix-up)", async () => {
   upstream.next = { sub: 'ada-upstream', email: 'ada@example.com', email_verified: true };
   const { request, params } = await roundTrip(oidc);
   const other = record({ ...oidc, id: 'p-other', slug: 'other' });
   assert.equal(failed(await completeUpstreamSignIn(other, request.pending, params, deps())), 'provider_mismatch');
 });
 
-test('federation PKCE: the code is redeemed only with this request\'s verifier', async () => {
+test("federation PKCE: the code is redeemed only with this request's verifier", async () => {
   upstream.next = { sub: 'ada-upstream', email: 'ada@example.com', email_verified: true };
   const { request, params } = await roundTrip(oidc);
   const result = await completeUpstreamSignIn(oidc, { ...request.pending, codeVerifier: 'x'.repeat(43) }, params, deps());
@@ -247,7 +261,12 @@ test('federation upstream timeout: a token endpoint that never answers is abando
   upstream.next = { sub: 'ada-upstream' };
   const { request, params } = await roundTrip(oidc);
   const started = Date.now();
-  const result = await completeUpstreamSignIn({ ...oidc, tokenEndpoint: `${silentUrl}/token` }, request.pending, params, deps({ limits: { timeoutMs: 300, maxBytes: 1024 } }));
+  const result = await completeUpstreamSignIn(
+    { ...oidc, tokenEndpoint: `${silentUrl}/token` },
+    request.pending,
+    params,
+    deps({ limits: { timeoutMs: 300, maxBytes: 1024 } }),
+  );
   assert.equal(failed(result), 'upstream_unreachable');
   assert.ok(Date.now() - started < 3_000);
 });

@@ -56,7 +56,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const port = options.env?.PORT !== undefined ? Number(options.env.PORT) : await freePort();
   const config = testConfig(port, options.env);
   const database = options.database ?? (await createTestDatabase());
-  const app = await buildApp({ config, database, clock: options.clock ?? systemClock, logger: options.logStream ?? false, ...(options.outbound ? { outbound: options.outbound } : {}) });
+  const app = await buildApp({
+    config,
+    database,
+    clock: options.clock ?? systemClock,
+    logger: options.logStream ?? false,
+    ...(options.outbound ? { outbound: options.outbound } : {}),
+  });
   await options.configure?.(app);
   await app.listen({ port, host: '127.0.0.1' });
   return {

@@ -21,7 +21,8 @@ export async function browserlessLogin(authorizationUrl: URL | string, options: 
     const response = next.form ? await browser.post(next.url, next.form) : await browser.get(next.url);
     const location = response.headers.get('location');
     // Every redirect of the flow is 303 See Other (a form post must not be repeated as a POST).
-    if (response.status >= 300 && response.status < 400 && response.status !== 303) throw new Error(`expected 303, got ${response.status} at ${next.url.pathname}`);
+    if (response.status >= 300 && response.status < 400 && response.status !== 303)
+      throw new Error(`expected 303, got ${response.status} at ${next.url.pathname}`);
     if (response.status === 303 && location) {
       const target = new URL(location, next.url);
       if (target.origin !== server) return target;

@@ -39,7 +39,11 @@ export async function createClient(db: Db, clock: Clock, overrides: Partial<NewC
 }
 
 /** POST /token as the client would: Basic for confidential clients, client_id in the body for public ones. */
-export async function postToken(baseUrl: string, fixture: ClientFixture, params: Record<string, string>): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+export async function postToken(
+  baseUrl: string,
+  fixture: ClientFixture,
+  params: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   const form = new URLSearchParams(params);
   if (fixture.secret) {
@@ -76,4 +80,3 @@ export async function codeGrantTokens(
 
 export const refreshWith = (baseUrl: string, fixture: ClientFixture, refreshToken: string, extra: Record<string, string> = {}) =>
   postToken(baseUrl, fixture, { grant_type: 'refresh_token', refresh_token: refreshToken, ...extra });
-

@@ -83,7 +83,12 @@ export async function startOidcUpstream(options: { redirectUris: string[]; port?
       return;
     }
     accounts.set(next.sub, next);
-    await provider.interactionFinished(req, res, { login: { accountId: next.sub, ...(next.amr ? { amr: next.amr } : {}) } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: next.sub, ...(next.amr ? { amr: next.amr } : {}) } },
+      { mergeWithLastSubmission: false },
+    );
   }
 
   async function githubApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -96,8 +101,15 @@ export async function startOidcUpstream(options: { redirectUris: string[]; port?
       res.end(JSON.stringify({ message: 'Bad credentials' }));
       return;
     }
-    if (req.url === '/gh/user') res.end(JSON.stringify({ id: account.githubId ?? 1, login: account.login ?? account.sub, name: account.name ?? null, email: null }));
-    else res.end(JSON.stringify([{ email: 'secondary@example.net', primary: false, verified: true }, ...(account.email ? [{ email: account.email, primary: true, verified: account.email_verified === true }] : [])]));
+    if (req.url === '/gh/user')
+      res.end(JSON.stringify({ id: account.githubId ?? 1, login: account.login ?? account.sub, name: account.name ?? null, email: null }));
+    else
+      res.end(
+        JSON.stringify([
+          { email: 'secondary@example.net', primary: false, verified: true },
+          ...(account.email ? [{ email: account.email, primary: true, verified: account.email_verified === true }] : []),
+        ]),
+      );
   }
 
   const server: Server = createServer((req, res) => {

@@ -45,7 +45,8 @@ export async function judgeRace(
   const losers = responses.filter((r) => r.status !== 200);
   const state = await familyState(db, grantId, now);
   const outcome: RaceOutcome = { successes: winners.length, revoked: state.revoked, live: state.live };
-  if (losers.some((r) => r.body.error !== 'invalid_grant')) return { ...outcome, violation: `unexpected loser answer ${JSON.stringify(losers.map((l) => l.status))}` };
+  if (losers.some((r) => r.body.error !== 'invalid_grant'))
+    return { ...outcome, violation: `unexpected loser answer ${JSON.stringify(losers.map((l) => l.status))}` };
   if (winners.length > 1) return { ...outcome, violation: `${winners.length} successes` };
   if (state.branches > 1) return { ...outcome, violation: `${state.branches} unrotated branches` };
   if (state.revoked) {

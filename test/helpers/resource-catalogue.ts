@@ -4,5 +4,7 @@ import { resourceCatalogue, type ResourceCatalogue } from '../../src/oauth/resou
 import { builtInResourceServers } from '../../src/admin-services/built-in-resource-servers.js';
 
 export function builtInCatalogue(issuer = 'https://issuer.example'): ResourceCatalogue {
-  return resourceCatalogue(builtInResourceServers({ ISSUER: issuer, API_AUDIENCE: `${issuer}/v1` }).map((s) => ({ ...s, createdAt: new Date(0), version: 1, updatedAt: new Date(0) })));
+  return resourceCatalogue(
+    builtInResourceServers({ ISSUER: issuer, API_AUDIENCE: `${issuer}/v1` }).map((s) => ({ ...s, createdAt: new Date(0), version: 1, updatedAt: new Date(0) })),
+  );
 }

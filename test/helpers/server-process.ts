@@ -26,7 +26,15 @@ export async function startServerProcess(env: Record<string, string>, { port, cw
   const { DATA_DIR: _inherited, ...inherited } = process.env;
   const child = spawnTracked(process.execPath, ['--import', TSX, MAIN], {
     // METRICS_PORT 0: a port of the system's choosing, since several servers run at once (a test names one to reach it).
-    env: { ...(cwd ? inherited : process.env), PORT: String(p), HOST: '127.0.0.1', ISSUER: `http://127.0.0.1:${p}`, LOG_LEVEL: 'info', METRICS_PORT: '0', ...env },
+    env: {
+      ...(cwd ? inherited : process.env),
+      PORT: String(p),
+      HOST: '127.0.0.1',
+      ISSUER: `http://127.0.0.1:${p}`,
+      LOG_LEVEL: 'info',
+      METRICS_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(cwd ? { cwd } : {}),
   });

@@ -61,4 +61,3 @@ export async function call(base: string, method: string, path: string, options: 
 }
 
 export const orderBody = (price = '12.50', quantity = 2, currency = 'EUR') => ({ currency, items: [{ sku: 'SKU-1', quantity, unit_price: price }] });
-

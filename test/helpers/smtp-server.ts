@@ -29,7 +29,10 @@ export interface TestSmtpServer {
 
 /** Undoes quoted-printable (soft line breaks and =XX escapes), which nodemailer uses for the bodies. */
 export const decodeQuotedPrintable = (raw: string) =>
-  Buffer.from(raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))), 'latin1').toString('utf8');
+  Buffer.from(
+    raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
 
 export function linksIn(mail: ReceivedMail): string[] {
   return [...new Set(mail.decoded.match(/https?:\/\/[^\s"<>]+/g) ?? [])];

@@ -37,10 +37,32 @@ export function newSoftPasskey(userId: string): SoftPasskey & { cose: Buffer; re
       const url = new URL(issuer);
       const id = Buffer.from(credentialId, 'base64url');
       // Flags: user present, user verified, attested credential data (0x45); aaguid zeros; attestation "none".
-      const authData = Buffer.concat([sha256(url.hostname), Buffer.from([0x45, 0, 0, 0, 0]), Buffer.alloc(16), Buffer.from([id.length >> 8, id.length & 255]), id, cose]);
-      const attestation = Buffer.concat([Buffer.from([0xa3]), cbor('fmt'), cbor('none'), cbor('attStmt'), Buffer.from([0xa0]), cbor('authData'), Buffer.from([0x59, authData.length >> 8, authData.length & 255]), authData]);
+      const authData = Buffer.concat([
+        sha256(url.hostname),
+        Buffer.from([0x45, 0, 0, 0, 0]),
+        Buffer.alloc(16),
+        Buffer.from([id.length >> 8, id.length & 255]),
+        id,
+        cose,
+      ]);
+      const attestation = Buffer.concat([
+        Buffer.from([0xa3]),
+        cbor('fmt'),
+        cbor('none'),
+        cbor('attStmt'),
+        Buffer.from([0xa0]),
+        cbor('authData'),
+        Buffer.from([0x59, authData.length >> 8, authData.length & 255]),
+        authData,
+      ]);
       const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge, origin: url.origin, crossOrigin: false }));
-      return { id: credentialId, rawId: credentialId, type: 'public-key', response: { clientDataJSON: b64u(clientData), attestationObject: b64u(attestation), transports: ['internal'] }, clientExtensionResults: {} };
+      return {
+        id: credentialId,
+        rawId: credentialId,
+        type: 'public-key',
+        response: { clientDataJSON: b64u(clientData), attestationObject: b64u(attestation), transports: ['internal'] },
+        clientExtensionResults: {},
+      };
     },
     ...signer(credentialId, userId, privateKey, () => ++counter),
   };
@@ -48,7 +70,15 @@ export function newSoftPasskey(userId: string): SoftPasskey & { cose: Buffer; re
 
 export async function addSoftPasskey(db: Db, clock: Clock, userId: string): Promise<SoftPasskey> {
   const key = newSoftPasskey(userId);
-  await passkeysRepository(db, clock).add({ credentialId: key.credentialId, userId, publicKey: b64u(key.cose), signCount: 0, transports: ['internal'], deviceType: 'singleDevice', name: 'Soft key' });
+  await passkeysRepository(db, clock).add({
+    credentialId: key.credentialId,
+    userId,
+    publicKey: b64u(key.cose),
+    signCount: 0,
+    transports: ['internal'],
+    deviceType: 'singleDevice',
+    name: 'Soft key',
+  });
   return key;
 }
 
@@ -59,7 +89,11 @@ function signer(credentialId: string, userId: string, privateKey: KeyObject, nex
       const counter = next();
       const url = new URL(issuer);
       // Flags: user present (0x01) and user verified (0x04).
-      const authData = Buffer.concat([sha256(url.hostname), Buffer.from([0x05]), Buffer.from([counter >>> 24, (counter >>> 16) & 255, (counter >>> 8) & 255, counter & 255])]);
+      const authData = Buffer.concat([
+        sha256(url.hostname),
+        Buffer.from([0x05]),
+        Buffer.from([counter >>> 24, (counter >>> 16) & 255, (counter >>> 8) & 255, counter & 255]),
+      ]);
       const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge, origin: url.origin, crossOrigin: false }));
       const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), privateKey);
       return {

@@ -12,7 +12,11 @@ before(async () => {
 after(() => t.close());
 
 const register = () =>
-  fetch(`${t.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': `203.0.113.${Math.floor(Math.random() * 250)}` }, body: '{}' });
+  fetch(`${t.url}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': `203.0.113.${Math.floor(Math.random() * 250)}` },
+    body: '{}',
+  });
 
 test('/register is limited per IP: past the limit a 429 in OAuth JSON with Retry-After, RateLimit headers before it, whatever X-Forwarded-For says', async () => {
   const first = await register();

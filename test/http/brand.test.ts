@@ -19,7 +19,15 @@ test('BRAND_ACCENT_COLOR accepts only #rgb or #rrggbb, so nothing can be injecte
 test('BRAND_LOGO_URL must be an https URL or a path on this server', () => {
   assert.equal(parseConfig({ BRAND_LOGO_URL: 'https://cdn.example.com/logo.svg' }).BRAND_LOGO_URL, 'https://cdn.example.com/logo.svg');
   assert.equal(parseConfig({ BRAND_LOGO_URL: '/static/logo.png' }).BRAND_LOGO_URL, '/static/logo.png');
-  for (const bad of ['http://cdn.example.com/logo.svg', 'javascript:alert(1)', 'data:image/svg+xml,<svg>', '//evil.example/logo.png', 'logo.png', '/a" onerror="x', 'https://user:pw@cdn.example.com/x.png']) {
+  for (const bad of [
+    'http://cdn.example.com/logo.svg',
+    'javascript:alert(1)',
+    'data:image/svg+xml,<svg>',
+    '//evil.example/logo.png',
+    'logo.png',
+    '/a" onerror="x',
+    'https://user:pw@cdn.example.com/x.png',
+  ]) {
     assert.throws(() => parseConfig({ BRAND_LOGO_URL: bad }), /BRAND_LOGO_URL must be an https URL or a path/, bad);
   }
 });

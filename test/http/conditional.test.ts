@@ -17,7 +17,10 @@ test('strong ETags are quoted, opaque and change with the version', () => {
 
 test('entity-tag lists parse weak and strong members and *', () => {
   assert.equal(parseEntityTags(' * '), '*');
-  assert.deepEqual(parseEntityTags('W/"a", "b"'), [{ weak: true, opaque: '"a"' }, { weak: false, opaque: '"b"' }]);
+  assert.deepEqual(parseEntityTags('W/"a", "b"'), [
+    { weak: true, opaque: '"a"' },
+    { weak: false, opaque: '"b"' },
+  ]);
 });
 
 test('If-None-Match uses weak comparison and answers 304 for GET/HEAD, 412 for writes', () => {

@@ -13,7 +13,8 @@ test('GET / answers an HTML home page linking the docs, discovery, JWKS and the 
     assert.match(response.headers.get('content-security-policy') ?? '', /default-src 'none'; style-src 'self'; img-src 'self';/);
     assert.equal(response.headers.get('x-frame-options'), 'DENY');
     const html = await response.text();
-    for (const href of ['/docs', '/.well-known/openid-configuration', '/.well-known/jwks.json', '/demo']) assert.match(html, new RegExp(`href="${href.replace(/\./g, '\\.')}"`), href);
+    for (const href of ['/docs', '/.well-known/openid-configuration', '/.well-known/jwks.json', '/demo'])
+      assert.match(html, new RegExp(`href="${href.replace(/\./g, '\\.')}"`), href);
     assert.match(html, /<link rel="stylesheet" href="\/assets\/brand\.css">/);
     assert.doesNotMatch(html, /<script/i);
   } finally {

@@ -29,7 +29,9 @@ describe('deeply nested JSON', () => {
   before(async () => {
     f = await usersFixture({ env: { RATE_LIMIT_ENABLED: 'false', OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } });
     paymentsToken = (await shopTokens(f.t.core).user()).token;
-    initialToken = String(((await executeCommand(['registration-token', 'create', '--ttl', '3600'], f.t.core)) as { initial_access_token: string }).initial_access_token);
+    initialToken = String(
+      ((await executeCommand(['registration-token', 'create', '--ttl', '3600'], f.t.core)) as { initial_access_token: string }).initial_access_token,
+    );
   });
   after(() => f.t.close());
 
@@ -83,7 +85,10 @@ describe('deeply nested JSON', () => {
 });
 
 test('canonical-JSON fingerprinting refuses a value nested deeper than the documented depth instead of recursing', () => {
-  assert.throws(() => canonicalJson(nested(LEVELS)), (e) => e instanceof ProblemError && e.code === 'json-too-deep');
+  assert.throws(
+    () => canonicalJson(nested(LEVELS)),
+    (e) => e instanceof ProblemError && e.code === 'json-too-deep',
+  );
   assert.equal(canonicalJson(nested(3)), '{"a":{"a":{"a":1}}}');
 });
 

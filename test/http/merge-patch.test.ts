@@ -13,7 +13,11 @@ const appendixA: [Json, Json, Json][] = [
   [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
   [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
   [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-  [['a', 'b'], ['c', 'd'], ['c', 'd']],
+  [
+    ['a', 'b'],
+    ['c', 'd'],
+    ['c', 'd'],
+  ],
   [{ a: 'b' }, ['c'], ['c']],
   [{ a: 'foo' }, null, null],
   [{ a: 'foo' }, 'bar', 'bar'],
@@ -51,18 +55,22 @@ test('merge patch never mutates its inputs', () => {
 const json = fc.jsonValue() as fc.Arbitrary<Json>;
 
 test('applying the same merge patch twice equals applying it once (idempotent, RFC 5789 note)', () => {
-  fc.assert(fc.property(json, json, (target, patch) => {
-    const once = mergePatch(target, patch);
-    assert.deepEqual(mergePatch(once, patch), once);
-  }));
+  fc.assert(
+    fc.property(json, json, (target, patch) => {
+      const once = mergePatch(target, patch);
+      assert.deepEqual(mergePatch(once, patch), once);
+    }),
+  );
 });
 
 test('a patch whose members are all absent-or-equal leaves an object target unchanged', () => {
-  fc.assert(fc.property(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.boolean())), (dictionary) => {
-    const target: Json = { ...dictionary };
-    assert.deepEqual(mergePatch(target, target), target);
-    assert.deepEqual(mergePatch(target, {}), target);
-  }));
+  fc.assert(
+    fc.property(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.boolean())), (dictionary) => {
+      const target: Json = { ...dictionary };
+      assert.deepEqual(mergePatch(target, target), target);
+      assert.deepEqual(mergePatch(target, {}), target);
+    }),
+  );
 });
 
 test('a member named __proto__ is merged as plain data and never changes a prototype', () => {

@@ -33,7 +33,7 @@ test('the metrics-listener rule: the main listener answers /metrics with 404 (a 
   assert.equal((await fetch(`${t.url}/readyz`)).status, 200);
 });
 
-test('the metrics listener serves the app\'s Prometheus text at /metrics (GET), 404 elsewhere, 405 for other methods', async () => {
+test("the metrics listener serves the app's Prometheus text at /metrics (GET), 404 elsewhere, 405 for other methods", async () => {
   await fetch(`${t.url}/healthz`);
   const res = await fetch(`http://127.0.0.1:${listener.port}/metrics`);
   assert.equal(res.status, 200);

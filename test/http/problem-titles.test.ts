@@ -23,9 +23,7 @@ test('API problems honour Accept-Language for the title only: code and type stay
   const { startTestApp } = await import('../helpers/app.js');
   const t = await startTestApp();
   try {
-    const [de, en] = await Promise.all(
-      ['de-DE, en;q=0.5', 'en-GB'].map((lang) => fetch(`${t.url}/v1/users/me`, { headers: { 'accept-language': lang } })),
-    );
+    const [de, en] = await Promise.all(['de-DE, en;q=0.5', 'en-GB'].map((lang) => fetch(`${t.url}/v1/users/me`, { headers: { 'accept-language': lang } })));
     const [deBody, enBody] = (await Promise.all([de!.json(), en!.json()])) as { title: string; code: string; type: string }[];
     assert.equal(deBody!.title, 'Nicht angemeldet');
     assert.equal(de!.headers.get('content-language'), 'de');

@@ -19,7 +19,11 @@ before(async () => {
 after(() => w.close());
 
 type Line = Record<string, unknown>;
-const lines = (): Line[] => log.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+const lines = (): Line[] =>
+  log
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
 
 /** The refusal line of the request with this trace id; fails when there is none or it leaks a secret. */
 function refusal(traceId: string | null | undefined, ...secrets: string[]): Line {
@@ -55,7 +59,8 @@ describe('refusals are logged with a reason code and the client_id under the tra
 
   test('client authentication: a locked (client_id, address) logs rate_limited_client_auth_failures and the client_id', async () => {
     const address = from();
-    for (let i = 0; i < 2; i++) await postForm(`${w.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(w.C.id, `guess-${i}-xxxxxxxx`), ...address });
+    for (let i = 0; i < 2; i++)
+      await postForm(`${w.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(w.C.id, `guess-${i}-xxxxxxxx`), ...address });
     const r = await postForm(`${w.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(w.C.id, w.C.secret), ...address });
     assert.equal(r.status, 429);
     const line = refusal(r.headers.get('x-request-id'), w.C.secret);
@@ -75,7 +80,11 @@ describe('refusals are logged with a reason code and the client_id under the tra
   });
 
   test('token request: an unusable code logs code_invalid and the client_id', async () => {
-    const r = await postForm(`${w.url}/token`, { grant_type: 'authorization_code', code: 'made-up-code-123456', redirect_uri: REG, code_verifier: 'v'.repeat(43) }, { authorization: basicAuth(w.A.id, w.A.secret) });
+    const r = await postForm(
+      `${w.url}/token`,
+      { grant_type: 'authorization_code', code: 'made-up-code-123456', redirect_uri: REG, code_verifier: 'v'.repeat(43) },
+      { authorization: basicAuth(w.A.id, w.A.secret) },
+    );
     assert.equal(r.status, 400);
     const line = refusal(r.headers.get('x-request-id'), 'made-up-code-123456', w.A.secret);
     assert.equal(line.reason, 'code_invalid');

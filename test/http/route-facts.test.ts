@@ -52,10 +52,16 @@ test('a route is limited by the budget its config declares, and its errors take 
 
 test('the browser pages and registration declare their budgets; logged-out page, discovery and JWKS declare none', async () => {
   assert.equal(policy(await fetch(`${t.url}/authorize?client_id=x`)), '"pages";q=50;w=60');
-  assert.equal(policy(await fetch(`${t.url}/authorize`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=x' })), '"pages";q=50;w=60');
+  assert.equal(
+    policy(await fetch(`${t.url}/authorize`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=x' })),
+    '"pages";q=50;w=60',
+  );
   assert.equal(policy(await fetch(`${t.url}/interaction/${'a'.repeat(22)}`)), '"pages";q=50;w=60');
   assert.equal(policy(await fetch(`${t.url}/logout`)), '"pages";q=50;w=60');
-  assert.equal(policy(await fetch(`${t.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })), '"anonymous";q=50;w=60');
+  assert.equal(
+    policy(await fetch(`${t.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })),
+    '"anonymous";q=50;w=60',
+  );
   assert.equal(policy(await fetch(`${t.url}/register/some-client`)), '"anonymous";q=50;w=60');
   for (const path of ['/logout/done', '/.well-known/openid-configuration', '/.well-known/jwks.json']) {
     assert.equal(policy(await fetch(`${t.url}${path}`)), null, path);

@@ -37,6 +37,10 @@ export async function openInteraction(browser: Browser, authorizePath: string): 
   return { response, html, form: parseForm(html), path };
 }
 
-export const submitLogin = (browser: Browser, form: ParsedForm, username: string, password = PASSWORD, headers: Record<string, string> = {}): Promise<Response> =>
-  browser.post(form.action, { ...form.hidden, username, password }, headers);
-
+export const submitLogin = (
+  browser: Browser,
+  form: ParsedForm,
+  username: string,
+  password = PASSWORD,
+  headers: Record<string, string> = {},
+): Promise<Response> => browser.post(form.action, { ...form.hidden, username, password }, headers);

@@ -25,7 +25,15 @@ describe('CSRF protection of the login and consent forms', () => {
     return { browser, action: consent.action, csrf: consent.hidden.csrf!, path };
   }
 
-  const codesIssued = async () => Number((await t.core.db.selectFrom('authorization_codes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const codesIssued = async () =>
+    Number(
+      (
+        await t.core.db
+          .selectFrom('authorization_codes')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   test('login POST without the CSRF token is refused with 403', async () => {
     const browser = new Browser(t.url);

@@ -13,7 +13,8 @@ import type { User } from '../../src/storage/users-repository.js';
 import { Browser } from '../helpers/browser.js';
 import { startSignInWorld } from './sign-in-world.js';
 
-const links = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&')).filter((h) => !h.startsWith('/assets/') && h !== '/'); // '/' is the brand header's link home
+const links = (html: string) =>
+  [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&')).filter((h) => !h.startsWith('/assets/') && h !== '/'); // '/' is the brand header's link home
 
 describe('expired interactions', () => {
   const clock = manualClock();

@@ -35,11 +35,19 @@ test('with default settings at least 300 complete logins a minute from one addre
     };
     const statuses: number[] = [];
     for (let i = 0; i < LOGINS; i += AT_ONCE) statuses.push(...(await Promise.all(Array.from({ length: AT_ONCE }, (_, k) => login(i + k)))));
-    assert.deepEqual(statuses.filter((s) => s !== 200), [], `${statuses.filter((s) => s === 200).length} of ${LOGINS} logins completed`);
+    assert.deepEqual(
+      statuses.filter((s) => s !== 200),
+      [],
+      `${statuses.filter((s) => s === 200).length} of ${LOGINS} logins completed`,
+    );
     // All of them within one rate-limit window (a slow machine could spread them over two and prove nothing):
     // the remaining count fell by one for every page request, without a reset in between.
     assert.ok(counted.every(Number.isFinite), 'every page answer carries the page budget');
-    assert.equal(Math.max(...counted) - Math.min(...counted) + 1, counted.length, 'the logins did not fit in one minute on this machine; the run proves nothing');
+    assert.equal(
+      Math.max(...counted) - Math.min(...counted) + 1,
+      counted.length,
+      'the logins did not fit in one minute on this machine; the run proves nothing',
+    );
 
     // Failures from the same address are still limited per (username, address) and per address for unknown names.
     const fail = async (username: string) => {

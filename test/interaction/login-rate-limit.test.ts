@@ -23,7 +23,13 @@ async function withApp(env: Record<string, string>, run: (t: TestApp, clientId: 
 }
 
 /** One login attempt on a fresh interaction; `from` sets X-Forwarded-For (honoured only with TRUST_PROXY). */
-async function attempt(t: TestApp, clientId: string, username: string, password: string, from?: string): Promise<{ status: number; location: string | null; contentType: string | null; retryAfter: string | null; body: string }> {
+async function attempt(
+  t: TestApp,
+  clientId: string,
+  username: string,
+  password: string,
+  from?: string,
+): Promise<{ status: number; location: string | null; contentType: string | null; retryAfter: string | null; body: string }> {
   const headers: Record<string, string> = from ? { 'x-forwarded-for': from } : {};
   const browser = new Browser(t.url);
   const { form } = await openInteraction(browser, authorizeQuery(clientId, REDIRECT_URI));
@@ -70,7 +76,10 @@ test('an unknown username is throttled identically to a known one: the same stat
     const known = await run(user.username, '198.51.100.1');
     const unknown = await run('nobody-by-this-name', '198.51.100.2');
     assert.deepEqual(unknown, known);
-    assert.deepEqual(known.map((a) => a.status), [303, 303, 303, 429]);
+    assert.deepEqual(
+      known.map((a) => a.status),
+      [303, 303, 303, 429],
+    );
   });
 });
 
@@ -126,7 +135,11 @@ test('a per-username lockout never refuses the right password from an address th
     const victim = await createUser(t.core.db, t.core.clock, SIGN_IN);
     for (let a = 0; a < 3; a++) {
       for (let i = 0; i < LIMIT; i++) await attempt(t, clientId, victim.username, 'guess', `203.0.113.${a}`);
-      assert.equal((await attempt(t, clientId, victim.username, 'correct horse battery staple', `203.0.113.${a}`)).status, 429, 'the failing address is locked');
+      assert.equal(
+        (await attempt(t, clientId, victim.username, 'correct horse battery staple', `203.0.113.${a}`)).status,
+        429,
+        'the failing address is locked',
+      );
     }
     const ok = await attempt(t, clientId, victim.username, 'correct horse battery staple', '203.0.113.200');
     assert.equal(ok.status, 303);

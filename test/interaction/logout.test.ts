@@ -88,7 +88,11 @@ describe('RP-initiated logout', () => {
     const foreign = parseForm(await (await otherBrowser.get('/logout')).text()).hidden.csrf!;
     const response = await browser.post('/logout', { csrf: foreign, confirm: 'yes' });
     assert.equal(response.status, 403);
-    const crossSite = await browser.post('/logout', { csrf: parseForm(await (await browser.get('/logout')).text()).hidden.csrf!, confirm: 'yes' }, { origin: 'https://evil.example' });
+    const crossSite = await browser.post(
+      '/logout',
+      { csrf: parseForm(await (await browser.get('/logout')).text()).hidden.csrf!, confirm: 'yes' },
+      { origin: 'https://evil.example' },
+    );
     assert.equal(crossSite.status, 403);
     assert.equal(await promptNoneError(cookie), null);
   });
@@ -96,7 +100,13 @@ describe('RP-initiated logout', () => {
   test('an id_token_hint signed by a foreign key is not trusted: confirmation page, no redirect', async () => {
     const { browser } = await loggedIn();
     const { privateKey } = await generateKeyPair('RS256');
-    const forged = await new SignJWT({ sub: user.id }).setProtectedHeader({ alg: 'RS256' }).setIssuer(t.url).setAudience(client.id).setIssuedAt().setExpirationTime('10m').sign(privateKey);
+    const forged = await new SignJWT({ sub: user.id })
+      .setProtectedHeader({ alg: 'RS256' })
+      .setIssuer(t.url)
+      .setAudience(client.id)
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(privateKey);
     const response = await browser.get(logoutQuery({ id_token_hint: forged, post_logout_redirect_uri: POST_LOGOUT }));
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('location'), null);

@@ -70,7 +70,13 @@ describe('browser session', () => {
       const page = await (await browser.get(location)).text();
       // Each attempt has its own interaction (its path, and its id in the self-service links): that differs by design.
       const id = path.split('/').pop()!;
-      answers.push({ location: location.replace(path, '<interaction>'), page: page.replaceAll(path, '<interaction>').replaceAll(id, '<id>').replace(/value="[^"]*"/g, '') });
+      answers.push({
+        location: location.replace(path, '<interaction>'),
+        page: page
+          .replaceAll(path, '<interaction>')
+          .replaceAll(id, '<id>')
+          .replace(/value="[^"]*"/g, ''),
+      });
     }
     assert.deepEqual(answers[0], answers[1]);
     assert.match(answers[0]!.page, /username or password is not correct/);

@@ -129,7 +129,10 @@ test('outbox crash between commit and send: a server killed while sending loses 
   const hanging = await startSmtpServer({ stall: true });
   const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-crash-'));
   const port = await freePort();
-  const child = await startServerProcess({ DATABASE_URL: shared.url, KEY_ENCRYPTION_KEY: KEK, SMTP_URL: hanging.url, DATA_DIR: dataDir, NODE_ENV: 'test' }, { port });
+  const child = await startServerProcess(
+    { DATABASE_URL: shared.url, KEY_ENCRYPTION_KEY: KEK, SMTP_URL: hanging.url, DATA_DIR: dataDir, NODE_ENV: 'test' },
+    { port },
+  );
   const email = 'crash@example.test';
   try {
     await f.t.app.core.outboxWorker.stop(); // only the child may pick the message up
@@ -166,7 +169,9 @@ test('SMTP down for a while: the failure shows in the admin API and the metrics,
   try {
     await f.cli('users', 'invite', '--email', email);
     await until('a failed attempt', async () => (await rowFor(email)).attempts >= 1 && (await rowFor(email)).state === 'pending');
-    const listed = (await (await f.api('/admin/v1/outbox?state=pending&channel=email')).json()) as { data: { recipient: string; last_error: string | null; attempts: number }[] };
+    const listed = (await (await f.api('/admin/v1/outbox?state=pending&channel=email')).json()) as {
+      data: { recipient: string; last_error: string | null; attempts: number }[];
+    };
     const entry = listed.data.find((m) => m.recipient === email);
     assert.ok(entry?.last_error?.includes('SMTP'), JSON.stringify(entry));
     assert.match(await other.t.app.metrics.metrics(), /outbox_deliveries_total\{channel="email",outcome="retry"\} [1-9]/);

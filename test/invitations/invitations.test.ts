@@ -30,7 +30,9 @@ async function invite(email: string, extra: Record<string, unknown> = {}, header
 /** Delivers the outbox now and returns the link of the newest message to `email`. */
 async function linkFor(email: string): Promise<string> {
   await f.t.app.core.outboxWorker.drain();
-  const mail = mailbox().messages().find((m) => m.to === email);
+  const mail = mailbox()
+    .messages()
+    .find((m) => m.to === email);
   assert.ok(mail, `a message to ${email}`);
   const link = /https?:\/\/\S+\/invitation\?token=\S+/.exec(mail.text)?.[0];
   assert.ok(link, mail.text);
@@ -38,7 +40,11 @@ async function linkFor(email: string): Promise<string> {
 }
 
 const submit = (password: string, token: string, confirm = password, lang = 'en') =>
-  fetch(`${f.t.url}/invitation`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': lang }, body: new URLSearchParams({ token, password, confirm }) });
+  fetch(`${f.t.url}/invitation`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': lang },
+    body: new URLSearchParams({ token, password, confirm }),
+  });
 const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 const userOf = async (id: string) => (await usersRepository(f.t.core.db, f.t.core.clock).findById(id))!;
 
@@ -51,7 +57,11 @@ test('POST /admin/v1/users/invitations creates the account and mails a link; the
   const mail = mailbox().messages()[0]!;
   assert.match(mail.subject, /invited/);
   assert.match(mail.html, /Hello Ada/);
-  assert.doesNotMatch(JSON.stringify(await f.t.core.db.selectFrom('outbox_messages').selectAll().execute()), new RegExp(tokenOf(link)), 'no outbox row holds the link');
+  assert.doesNotMatch(
+    JSON.stringify(await f.t.core.db.selectFrom('outbox_messages').selectAll().execute()),
+    new RegExp(tokenOf(link)),
+    'no outbox row holds the link',
+  );
 
   const user = await userOf(body.user_id!);
   assert.equal(user.email_verified, false);
@@ -65,7 +75,7 @@ test('POST /admin/v1/users/invitations creates the account and mails a link; the
   assert.equal(after.email_verified, true);
   assert.equal(await verifyPassword(after.passwordHash, 'a new password'), true);
 
-  const events = await (await f.api(`/admin/v1/audit-events?subject=${body.user_id}`)).json() as { data: { type: string }[] };
+  const events = (await (await f.api(`/admin/v1/audit-events?subject=${body.user_id}`)).json()) as { data: { type: string }[] };
   assert.deepEqual(events.data.map((e) => e.type).sort(), ['admin.user.invited', 'user.invitation_accepted']);
 });
 
@@ -104,7 +114,9 @@ test('a revoked invitation is refused, and leaves the pending list; the CLI invi
   const created = await f.cli('users', 'invite', '--email', 'cli@example.test', '--name', 'Cli User', '--locale', 'de');
   assert.equal(created.email, 'cli@example.test');
   await linkFor('cli@example.test');
-  const german = mailbox().messages().find((m) => m.to === 'cli@example.test')!;
+  const german = mailbox()
+    .messages()
+    .find((m) => m.to === 'cli@example.test')!;
   assert.match(german.subject, /Einladung/);
   assert.ok(((await f.cli('users', 'invitations')).invitations as { id: string }[]).some((i) => i.id === created.id));
   assert.deepEqual(await f.cli('users', 'revoke-invitation', String(created.id)), { id: created.id, revoked: true });

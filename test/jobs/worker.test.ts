@@ -16,7 +16,7 @@ before(async () => {
 });
 after(() => database.close());
 
-const stateOf = async (id: string) => (await database.db.selectFrom('jobs').select(['state', 'attempts']).where('id', '=', id).executeTakeFirstOrThrow());
+const stateOf = async (id: string) => await database.db.selectFrom('jobs').select(['state', 'attempts']).where('id', '=', id).executeTakeFirstOrThrow();
 
 test('a queued job survives a restart: a new worker on the same database runs it exactly once', async () => {
   const clock = manualClock();

@@ -42,7 +42,10 @@ test('the language is the first supported one asked for, by quality', () => {
 
 test('templates escape every value, carry the branding and put the link in both bodies', () => {
   const brand = { ...DEFAULT_BRAND, name: 'Acme <Accounts>', logoUrl: '/logo.png', accentColor: '#aa0000' };
-  const mail = renderInvitation({ brand, issuer: 'https://id.example.com', locale: 'en' }, { name: '<script>x</script>', link: 'https://id.example.com/invitation?token=a&b', hours: 48 });
+  const mail = renderInvitation(
+    { brand, issuer: 'https://id.example.com', locale: 'en' },
+    { name: '<script>x</script>', link: 'https://id.example.com/invitation?token=a&b', hours: 48 },
+  );
   assert.doesNotMatch(mail.html, /<script>/);
   assert.match(mail.html, /&lt;script&gt;/);
   assert.match(mail.html, /Acme &lt;Accounts&gt;/);

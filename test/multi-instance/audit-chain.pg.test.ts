@@ -25,9 +25,16 @@ after(async () => {
   await database?.drop();
 });
 
-async function verifyCli(): Promise<{ code: number; verdict: { ok: boolean; verified: number; broken?: { seq: number; id: string; reason: string } }; stderr: string }> {
+async function verifyCli(): Promise<{
+  code: number;
+  verdict: { ok: boolean; verified: number; broken?: { seq: number; id: string; reason: string } };
+  stderr: string;
+}> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'audit', 'verify'], { env: { ...process.env, ...instances.env }, encoding: 'utf8' });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'audit', 'verify'], {
+      env: { ...process.env, ...instances.env },
+      encoding: 'utf8',
+    });
     return { code: 0, verdict: JSON.parse(stdout), stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -36,17 +43,43 @@ async function verifyCli(): Promise<{ code: number; verdict: { ok: boolean; veri
 }
 
 test('admin requests sent to two instances at once make one chain that audit verify proves; an edited row makes it exit 1 naming the row', async () => {
-  const admin = await instances.cli('clients', 'create', '--name', 'Operator', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'admin:read admin:write');
+  const admin = await instances.cli(
+    'clients',
+    'create',
+    '--name',
+    'Operator',
+    '--type',
+    'confidential',
+    '--grant-types',
+    'client_credentials',
+    '--scope',
+    'admin:read admin:write',
+  );
   const tokenAt = async (base: string) =>
-    String((await postForm(`${base}/token`, { grant_type: 'client_credentials', scope: 'admin:write' }, { authorization: basicAuth(String(admin.client_id), String(admin.client_secret)) })).body.access_token);
+    String(
+      (
+        await postForm(
+          `${base}/token`,
+          { grant_type: 'client_credentials', scope: 'admin:write' },
+          { authorization: basicAuth(String(admin.client_id), String(admin.client_secret)) },
+        )
+      ).body.access_token,
+    );
   const tokens = { a: await tokenAt(instances.a.url), b: await tokenAt(instances.b.url) };
   const create = (base: string, token: string, i: number) =>
     fetch(`${base}/admin/v1/clients`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body: JSON.stringify({ client_name: `Parallel ${i}`, grant_types: ['client_credentials'], scope: 'orders:read', token_endpoint_auth_method: 'client_secret_basic' }),
+      body: JSON.stringify({
+        client_name: `Parallel ${i}`,
+        grant_types: ['client_credentials'],
+        scope: 'orders:read',
+        token_endpoint_auth_method: 'client_secret_basic',
+      }),
     });
-  const responses = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? create(instances.a.url, tokens.a, i) : create(instances.b.url, tokens.b, i))));
+  const responses = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? create(instances.a.url, tokens.a, i) : create(instances.b.url, tokens.b, i))),
+  );
   for (const response of responses) assert.equal(response.status, 201, await response.clone().text());
 
   const passed = await verifyCli();
@@ -57,7 +90,9 @@ test('admin requests sent to two instances at once make one chain that audit ver
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ id: string; chain_seq: number }>(`select id, chain_seq from audit_events where type = 'admin.client.created' order by chain_seq limit 1 offset 10`);
+    const { rows } = await client.query<{ id: string; chain_seq: number }>(
+      `select id, chain_seq from audit_events where type = 'admin.client.created' order by chain_seq limit 1 offset 10`,
+    );
     const target = rows[0]!;
     await client.query('begin');
     await client.query('set local session_replication_role = replica');
@@ -66,7 +101,10 @@ test('admin requests sent to two instances at once make one chain that audit ver
     const failed = await verifyCli();
     assert.equal(failed.code, 1);
     assert.equal(failed.verdict.ok, false);
-    assert.deepEqual({ seq: failed.verdict.broken?.seq, id: failed.verdict.broken?.id, reason: failed.verdict.broken?.reason }, { seq: Number(target.chain_seq), id: target.id, reason: 'modified' });
+    assert.deepEqual(
+      { seq: failed.verdict.broken?.seq, id: failed.verdict.broken?.id, reason: failed.verdict.broken?.reason },
+      { seq: Number(target.chain_seq), id: target.id, reason: 'modified' },
+    );
     assert.match(failed.stderr, new RegExp(`audit chain broken: link ${target.chain_seq} \\(event ${target.id}\\) was modified`));
   } finally {
     await client.end();

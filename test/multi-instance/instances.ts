@@ -24,7 +24,10 @@ export interface Instances {
 export const cliWith =
   (env: Record<string, string>) =>
   async (...argv: string[]): Promise<Record<string, unknown>> => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...argv], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...argv], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
     return JSON.parse(stdout) as Record<string, unknown>;
   };
 

@@ -58,9 +58,19 @@ async function serviceToken(base: string): Promise<string> {
 }
 
 async function userRefreshToken(base: string, username: string): Promise<string> {
-  const location = await loginAndConsent(new Browser(base), authorizeQuery(clientId, REDIRECT_URI, { scope: 'openid offline_access users:read' }), { username });
+  const location = await loginAndConsent(new Browser(base), authorizeQuery(clientId, REDIRECT_URI, { scope: 'openid offline_access users:read' }), {
+    username,
+  });
   const params = oauth.validateAuthResponse({ issuer }, client(), location, 'state-123');
-  const response = await oauth.authorizationCodeGrantRequest(as(base), client(), oauth.ClientSecretBasic(SECRET), params, REDIRECT_URI, RFC7636.verifier, insecure);
+  const response = await oauth.authorizationCodeGrantRequest(
+    as(base),
+    client(),
+    oauth.ClientSecretBasic(SECRET),
+    params,
+    REDIRECT_URI,
+    RFC7636.verifier,
+    insecure,
+  );
   return (await oauth.processAuthorizationCodeResponse(as(base), client(), response, { expectedNonce: 'nonce-456', requireIdToken: true })).refresh_token!;
 }
 
@@ -78,8 +88,7 @@ const verifiers = (base: string) => ({
     (await postForm(`${base}/introspect`, { token }, { authorization: basicAuth(clientId, SECRET) })).body.active === true,
 });
 
-const jwksKids = async (base: string) =>
-  ((await (await fetch(`${base}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+const jwksKids = async (base: string) => ((await (await fetch(`${base}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
 
 before(async () => {
   database = await createPostgresDatabaseUrl();
@@ -100,9 +109,23 @@ before(async () => {
   const cli = cliWith(env);
   clientId = String(
     (
-      await cli('clients', 'create', '--name', 'Rotation watcher', '--type', 'confidential', '--redirect-uri', REDIRECT_URI,
-        '--grant-types', 'authorization_code,refresh_token,client_credentials', '--scope', 'openid offline_access orders:read users:read',
-        '--skip-consent', '--secret', SECRET)
+      await cli(
+        'clients',
+        'create',
+        '--name',
+        'Rotation watcher',
+        '--type',
+        'confidential',
+        '--redirect-uri',
+        REDIRECT_URI,
+        '--grant-types',
+        'authorization_code,refresh_token,client_credentials',
+        '--scope',
+        'openid offline_access orders:read users:read',
+        '--skip-consent',
+        '--secret',
+        SECRET,
+      )
     ).client_id,
   );
   const username = `grace-${Date.now()}`;

@@ -34,10 +34,27 @@ test('PostgreSQL stopped and restarted during traffic: 503 + Retry-After in each
   // CLIENT_CACHE_TTL=0 so every /token request reads the database (a cached client would hide the outage).
   const gh = await startInstances({ databaseUrl: cluster.url, env: { CLIENT_CACHE_TTL: '0', DATABASE_POOL_SIZE: '4' } });
   try {
-    const created = await gh.cli('clients', 'create', '--name', 'Restart', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read', '--secret', SECRET);
+    const created = await gh.cli(
+      'clients',
+      'create',
+      '--name',
+      'Restart',
+      '--type',
+      'confidential',
+      '--grant-types',
+      'client_credentials',
+      '--scope',
+      'orders:read',
+      '--secret',
+      SECRET,
+    );
     const authorization = basicAuth(String(created.client_id), SECRET);
     const tokenRequest = () =>
-      fetch(`${gh.a.url}/token`, { method: 'POST', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+      fetch(`${gh.a.url}/token`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
     const first = await tokenRequest();
     assert.equal(first.status, 200);
     const accessToken = ((await first.json()) as { access_token: string }).access_token;
@@ -55,7 +72,14 @@ test('PostgreSQL stopped and restarted during traffic: 503 + Retry-After in each
       } catch {
         body = { unparsed: text.slice(0, 200) };
       }
-      answers.push({ endpoint, phase: at, status: response.status, retryAfter: response.headers.get('retry-after'), contentType: response.headers.get('content-type') ?? '', body });
+      answers.push({
+        endpoint,
+        phase: at,
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        contentType: response.headers.get('content-type') ?? '',
+        body,
+      });
       for (const listener of listeners.splice(0)) listener();
     };
     const worker = async (endpoint: Answer['endpoint']) => {

@@ -36,14 +36,30 @@ before(async () => {
     // TRUST_PROXY lets the brute-force test come from its own address, so it cannot lock out the others;
     // A zero JWKS cache time, a 1 s key refresh and a 1 s clock skew make a rotated key sign 2 s after it is published.
     env: {
-      RATE_LIMIT_CLIENT_AUTH_FAILURES: String(FAILURE_LIMIT), TRUST_PROXY: '127.0.0.1', RATE_LIMIT_TOKEN: '100000',
-      JWKS_CACHE_TTL: '0', KEY_REFRESH_INTERVAL: '1', CLOCK_SKEW: '1',
+      RATE_LIMIT_CLIENT_AUTH_FAILURES: String(FAILURE_LIMIT),
+      TRUST_PROXY: '127.0.0.1',
+      RATE_LIMIT_TOKEN: '100000',
+      JWKS_CACHE_TTL: '0',
+      KEY_REFRESH_INTERVAL: '1',
+      CLOCK_SKEW: '1',
     },
   });
   const client = await gh.cli(
-    'clients', 'create', '--name', 'Two-instance shop', '--type', 'confidential', '--redirect-uri', REDIRECT_URI,
-    '--grant-types', 'authorization_code,refresh_token,client_credentials', '--scope', 'openid offline_access orders:read orders:write users:read',
-    '--skip-consent', '--secret', SECRET,
+    'clients',
+    'create',
+    '--name',
+    'Two-instance shop',
+    '--type',
+    'confidential',
+    '--redirect-uri',
+    REDIRECT_URI,
+    '--grant-types',
+    'authorization_code,refresh_token,client_credentials',
+    '--scope',
+    'openid offline_access orders:read orders:write users:read',
+    '--skip-consent',
+    '--secret',
+    SECRET,
   );
   clientId = String(client.client_id);
   username = `ada-${Date.now()}`;
@@ -96,10 +112,17 @@ test('the same Idempotency-Key raced across both instances executes once: one or
   const key = randomUUID();
   const body = JSON.stringify({ currency: 'EUR', items: [{ sku: 'tea', quantity: 2, unit_price: '3.50' }] });
   const post = (base: string) =>
-    fetch(`${base}/v1/orders`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key }, body });
+    fetch(`${base}/v1/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body,
+    });
   const answers = await Promise.all([gh.a.url, gh.b.url, gh.a.url, gh.b.url, gh.a.url, gh.b.url].map(post));
   const statuses = answers.map((r) => r.status);
-  assert.ok(statuses.every((s) => s === 201 || s === 409), `only creations, replays or in-progress conflicts: ${statuses}`);
+  assert.ok(
+    statuses.every((s) => s === 201 || s === 409),
+    `only creations, replays or in-progress conflicts: ${statuses}`,
+  );
   const created = new Set(await Promise.all(answers.filter((r) => r.status === 201).map(async (r) => ((await r.json()) as { id: string }).id)));
   assert.ok(created.size <= 1, 'every 201 is the same order');
   const db = new pg.Client({ connectionString: database.url });
@@ -161,6 +184,10 @@ test('a client brute-forced across both instances stays blocked on both from tha
   }
   // The budget is the (client_id, address) pair's: the same client from an address that has not failed is
   // never locked out by someone else's guessing.
-  const elsewhere = await postForm(`${gh.b.url}/token`, { grant_type: 'client_credentials' }, { 'x-forwarded-for': '198.51.100.67', authorization: basicAuth(clientId, SECRET) });
+  const elsewhere = await postForm(
+    `${gh.b.url}/token`,
+    { grant_type: 'client_credentials' },
+    { 'x-forwarded-for': '198.51.100.67', authorization: basicAuth(clientId, SECRET) },
+  );
   assert.equal(elsewhere.status, 200, 'the right secret from another address is not refused');
 });

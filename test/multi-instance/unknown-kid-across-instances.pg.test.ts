@@ -46,8 +46,22 @@ before(async () => {
   });
   clientId = String(
     (
-      await gh.cli('clients', 'create', '--name', 'Crosswise verifier', '--type', 'confidential', '--redirect-uri', 'https://client.example/cb',
-        '--grant-types', 'client_credentials', '--scope', 'orders:read', '--secret', SECRET)
+      await gh.cli(
+        'clients',
+        'create',
+        '--name',
+        'Crosswise verifier',
+        '--type',
+        'confidential',
+        '--redirect-uri',
+        'https://client.example/cb',
+        '--grant-types',
+        'client_credentials',
+        '--scope',
+        'orders:read',
+        '--secret',
+        SECRET,
+      )
     ).client_id,
   );
   rotatorDb = await openPostgres(database.url, 2);
@@ -62,7 +76,13 @@ after(async () => {
 async function serviceToken(base: string): Promise<string> {
   const as = { issuer: gh.issuer, token_endpoint: `${base}/token` };
   const client = { client_id: clientId };
-  const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic(SECRET), { scope: 'orders:read' }, { [oauth.allowInsecureRequests]: true });
+  const response = await oauth.clientCredentialsGrantRequest(
+    as,
+    client,
+    oauth.ClientSecretBasic(SECRET),
+    { scope: 'orders:read' },
+    { [oauth.allowInsecureRequests]: true },
+  );
   return (await oauth.processClientCredentialsResponse(as, client, response)).access_token;
 }
 
@@ -105,7 +125,8 @@ test('an instance accepts a token another instance signed with a key it has not 
           if (kid === newKid && !switched.has(signer)) switched.set(signer, performance.now());
           if (kid === newKid) crosswise += 1;
           const response = await presented(instances[verifier], token);
-          if (response.status !== 200) refused.push(`${signer}→${verifier} ${kid === newKid ? 'new' : 'old'} key: ${response.status} ${response.headers.get('www-authenticate')}`);
+          if (response.status !== 200)
+            refused.push(`${signer}→${verifier} ${kid === newKid ? 'new' : 'old'} key: ${response.status} ${response.headers.get('www-authenticate')}`);
         }),
       );
     }

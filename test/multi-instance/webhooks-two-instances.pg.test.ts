@@ -22,8 +22,28 @@ before(async () => {
   gh = await startInstances({ databaseUrl: database.url, env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', RATE_LIMIT_TOKEN: '100000' } });
   const hook = await gh.cli('webhooks', 'create', '--name', 'two-instances', '--url', receiver.url, '--events', 'user.created,user.updated');
   secret = String(hook.secret);
-  const admin = await gh.cli('clients', 'create', '--name', 'Ops', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'admin:read admin:write');
-  const token = async (url: string) => String((await postForm(`${url}/token`, { grant_type: 'client_credentials', scope: 'admin:read admin:write' }, { authorization: basicAuth(String(admin.client_id), String(admin.client_secret)) })).body.access_token);
+  const admin = await gh.cli(
+    'clients',
+    'create',
+    '--name',
+    'Ops',
+    '--type',
+    'confidential',
+    '--grant-types',
+    'client_credentials',
+    '--scope',
+    'admin:read admin:write',
+  );
+  const token = async (url: string) =>
+    String(
+      (
+        await postForm(
+          `${url}/token`,
+          { grant_type: 'client_credentials', scope: 'admin:read admin:write' },
+          { authorization: basicAuth(String(admin.client_id), String(admin.client_secret)) },
+        )
+      ).body.access_token,
+    );
   tokens = { a: await token(gh.a.url), b: await token(gh.b.url) };
 });
 after(async () => {
@@ -50,7 +70,11 @@ async function userWithHistory(index: number): Promise<string> {
   let etag = created.headers.get('etag')!;
   const { id } = (await created.json()) as { id: string };
   for (const email of [`one-${index}@example.com`, `two-${index}@example.com`]) {
-    const patched = await api(second, `/admin/v1/users/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': etag }, body: JSON.stringify({ email }) });
+    const patched = await api(second, `/admin/v1/users/${id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json', 'if-match': etag },
+      body: JSON.stringify({ email }),
+    });
     assert.equal(patched.status, 200, await patched.clone().text());
     etag = patched.headers.get('etag')!;
   }
@@ -62,11 +86,19 @@ function check(expectedUsers: readonly string[], count: number): void {
   assert.equal(ids.length, count);
   assert.equal(new Set(ids).size, count, 'no message delivered twice');
   const events = receiver.received.map((r) => {
-    const headers = { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(r.headers['webhook-id']),
+      'webhook-timestamp': String(r.headers['webhook-timestamp']),
+      'webhook-signature': String(r.headers['webhook-signature']),
+    };
     return new Webhook(secret).verify(r.body, headers) as { type: string; data: { user_id: string } };
   });
   for (const user of expectedUsers) {
-    assert.deepEqual(events.filter((e) => e.data.user_id === user).map((e) => e.type), ['user.created', 'user.updated', 'user.updated'], user);
+    assert.deepEqual(
+      events.filter((e) => e.data.user_id === user).map((e) => e.type),
+      ['user.created', 'user.updated', 'user.updated'],
+      user,
+    );
   }
 }
 

@@ -53,7 +53,11 @@ describe('admin scopes through the console client', () => {
     // openid was granted too, so /userinfo is the second audience (the userinfo-audience rule).
     assert.deepEqual(decodeJwt(token).aud, [`${t.url}/admin`, `${t.url}/userinfo`]);
     assert.equal((await adminGet(token)).status, 200);
-    const write = await fetch(`${t.url}/admin/v1/signing-keys/rotations`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'k-1' }, body: '{}' });
+    const write = await fetch(`${t.url}/admin/v1/signing-keys/rotations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'k-1' },
+      body: '{}',
+    });
     assert.equal(write.status, 403, 'the API refuses a change without admin:write');
   });
 
@@ -75,7 +79,9 @@ describe('admin scopes through the console client', () => {
       body: JSON.stringify({ name: 'Renamed by an operator' }),
     });
     assert.equal(patched.status, 200);
-    const events = (await (await adminGet(token, `/admin/v1/audit-events?subject=${target.id}`)).json()) as { data: { type: string; actor: Record<string, unknown> }[] };
+    const events = (await (await adminGet(token, `/admin/v1/audit-events?subject=${target.id}`)).json()) as {
+      data: { type: string; actor: Record<string, unknown> }[];
+    };
     const updated = events.data.find((e) => e.type === 'admin.user.updated');
     assert.deepEqual(updated?.actor, { kind: 'admin-client', client_id: 'gatehouse-console', user_id: user.id });
   });

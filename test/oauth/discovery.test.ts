@@ -84,7 +84,10 @@ test('every advertised token endpoint auth method, and every assertion signing a
       for (const alg of list('token_endpoint_auth_signing_alg_values_supported')) {
         const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
         const c = await registerClient(t.core, { token_endpoint_auth_method: method, jwks: { keys: [{ ...(await exportJWK(publicKey)), alg }] } });
-        const assertion = await new SignJWT({ iss: c.id, sub: c.id, aud: t.url, jti: randomUUID() }).setProtectedHeader({ alg }).setExpirationTime('1m').sign(privateKey);
+        const assertion = await new SignJWT({ iss: c.id, sub: c.id, aud: t.url, jti: randomUUID() })
+          .setProtectedHeader({ alg })
+          .setExpirationTime('1m')
+          .sign(privateKey);
         const res = await postForm(`${t.url}/token`, {
           grant_type: 'client_credentials',
           client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
@@ -96,7 +99,12 @@ test('every advertised token endpoint auth method, and every assertion signing a
     }
     if (method === 'none') {
       // A public client is identified; it then meets the grant's own rules (not invalid_client).
-      const c = await registerClient(t.core, { token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], redirect_uris: ['https://p.example/cb'], scope: 'openid' });
+      const c = await registerClient(t.core, {
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        redirect_uris: ['https://p.example/cb'],
+        scope: 'openid',
+      });
       const res = await postForm(`${t.url}/token`, { grant_type: 'client_credentials', client_id: c.id });
       results[method] = res.body.error === 'invalid_client' ? 401 : 200;
       continue;
@@ -113,7 +121,12 @@ test('every advertised token endpoint auth method, and every assertion signing a
 });
 
 test('revocation and introspection advertise the auth methods they enforce', async () => {
-  const publicClient = await registerClient(t.core, { token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], redirect_uris: ['https://p.example/cb'], scope: 'openid' });
+  const publicClient = await registerClient(t.core, {
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code'],
+    redirect_uris: ['https://p.example/cb'],
+    scope: 'openid',
+  });
   for (const [endpoint, methods] of [
     ['revocation_endpoint', list('revocation_endpoint_auth_methods_supported')],
     ['introspection_endpoint', list('introspection_endpoint_auth_methods_supported')],
@@ -134,6 +147,10 @@ test('every advertised scope can be registered for a client, and nothing else ca
 
 test('every advertised id_token signing alg has a key in the JWKS', async () => {
   const jwks = (await (await fetch(String(metadata.jwks_uri))).json()) as { keys: { alg: string }[] };
-  for (const alg of list('id_token_signing_alg_values_supported')) assert.ok(jwks.keys.some((k) => k.alg === alg), alg);
+  for (const alg of list('id_token_signing_alg_values_supported'))
+    assert.ok(
+      jwks.keys.some((k) => k.alg === alg),
+      alg,
+    );
   assert.ok(list('id_token_signing_alg_values_supported').includes('RS256'));
 });

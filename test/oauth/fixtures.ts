@@ -16,13 +16,16 @@ export async function registerClient(
   input: ClientMetadataInput = {},
   options: { secret?: string; skipConsent?: boolean } = {},
 ): Promise<RegisteredClient> {
-  const metadata = await validateClientMetadata({
-    client_name: 'test client',
-    grant_types: ['client_credentials'],
-    scope: 'orders:read users:read',
-    token_endpoint_auth_method: 'client_secret_basic',
-    ...input,
-  }, { outbound: core.outbound, catalogue: await core.resources.catalogue(), operator: true });
+  const metadata = await validateClientMetadata(
+    {
+      client_name: 'test client',
+      grant_types: ['client_credentials'],
+      scope: 'orders:read users:read',
+      token_endpoint_auth_method: 'client_secret_basic',
+      ...input,
+    },
+    { outbound: core.outbound, catalogue: await core.resources.catalogue(), operator: true },
+  );
   const created = await createClient(clientsRepository(core.db, core.clock), metadata, {
     ...(options.secret !== undefined ? { importedSecret: options.secret } : {}),
     skipConsent: options.skipConsent ?? false,
@@ -31,8 +34,7 @@ export async function registerClient(
 }
 
 /** RFC 6749 2.3.1: each half form-url-encoded, then base64. */
-export const basicAuth = (id: string, secret: string): string =>
-  `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`).toString('base64')}`;
+export const basicAuth = (id: string, secret: string): string => `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`).toString('base64')}`;
 
 export const formEncode = (value: string): string => new URLSearchParams({ v: value }).toString().slice(2);
 

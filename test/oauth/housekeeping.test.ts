@@ -48,8 +48,17 @@ before(async () => {
 });
 after(() => database.close());
 
-const count = async (table: 'browser_sessions' | 'interactions' | 'initial_access_tokens' | 'oauth_grants' | 'refresh_tokens' | 'grant_access_tokens' | 'authorization_codes') =>
-  Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+const count = async (
+  table: 'browser_sessions' | 'interactions' | 'initial_access_tokens' | 'oauth_grants' | 'refresh_tokens' | 'grant_access_tokens' | 'authorization_codes',
+) =>
+  Number(
+    (
+      await database.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 test('expired client-assertion jtis, DPoP-proof jtis and revoked access-token jtis are purged; live ones stay', async () => {
   const assertions = clientAssertionsRepository(database.db, clock);
@@ -59,7 +68,10 @@ test('expired client-assertion jtis, DPoP-proof jtis and revoked access-token jt
   await assertions.consume('c', 'live', at(60));
   await proofs.consume('k', 'old', at(-1));
   await proofs.consume('k', 'live', at(60));
-  await revocations.revoke([{ jti: 'old', expiresAt: at(-1) }, { jti: 'live', expiresAt: at(60) }]);
+  await revocations.revoke([
+    { jti: 'old', expiresAt: at(-1) },
+    { jti: 'live', expiresAt: at(60) },
+  ]);
 
   assert.ok((await purge()) >= 3);
   assert.equal(await assertions.consume('c', 'live', at(60)), false, 'a live assertion jti is still remembered');
@@ -97,7 +109,11 @@ test('browser sessions and initial access tokens are purged at expiry; interacti
   assert.equal(await sessions.find(long.id).then((s) => s?.idHash), long.idHash, 'a live session stays');
   assert.equal(await count('browser_sessions'), before.sessions - 1, 'the expired session went');
   assert.equal(await count('initial_access_tokens'), before.initial - 1, 'the expired initial access token went');
-  assert.equal((await interactions.findWithSession(interaction, undefined))?.interaction.expired, true, 'an expired interaction is still there to send the user back');
+  assert.equal(
+    (await interactions.findWithSession(interaction, undefined))?.interaction.expired,
+    true,
+    'an expired interaction is still there to send the user back',
+  );
 
   clock.advance(KEEP_EXPIRED_MS);
   await purge();
@@ -109,11 +125,22 @@ test('expired interactions are purged within ten minutes of expiry, in batches, 
   const owner = await sessions.start({ userId, authTime: null, ttlSeconds: 86_400 });
   const total = PURGE_BATCH_SIZE * 2 + 7;
   const rows = Array.from({ length: total }, () => ({
-    id_hash: randomUUID(), session_hash: owner.idHash, client_id: clientId, request: JSON.stringify({ scope: 'openid' }),
-    login_required: true, created_at: at(0), expires_at: at(60),
+    id_hash: randomUUID(),
+    session_hash: owner.idHash,
+    client_id: clientId,
+    request: JSON.stringify({ scope: 'openid' }),
+    login_required: true,
+    created_at: at(0),
+    expires_at: at(60),
   }));
   await database.db.insertInto('interactions').values(rows).execute();
-  const live = await interactionsRepository(database.db, clock).create({ sessionHash: owner.idHash, clientId, request: { scope: 'openid' }, loginRequired: true, ttlSeconds: 3600 });
+  const live = await interactionsRepository(database.db, clock).create({
+    sessionHash: owner.idHash,
+    clientId,
+    request: { scope: 'openid' },
+    loginRequired: true,
+    ttlSeconds: 3600,
+  });
 
   assert.ok(KEEP_EXPIRED_MS <= TEN_MINUTES);
   clock.advance(60_000 + TEN_MINUTES - 1000);
@@ -166,11 +193,35 @@ test('an anonymous session waiting for its second factor (after a correct passwo
 test('a refresh-token family is purged once it can never refresh again (absolute limit, revoked, idled out, none issued) and its last access token expired, with its refresh tokens; a redeemed code stays exactly as long as its grant', async () => {
   const db = database.db;
   const grant = (id: string, expiresAt: Date, revokedAt: Date | null = null) =>
-    db.insertInto('oauth_grants').values({ id, client_id: clientId, user_id: userId, scope: ['openid'], auth_time: at(0), created_at: at(0), expires_at: expiresAt, revoked_at: revokedAt }).execute();
+    db
+      .insertInto('oauth_grants')
+      .values({
+        id,
+        client_id: clientId,
+        user_id: userId,
+        scope: ['openid'],
+        auth_time: at(0),
+        created_at: at(0),
+        expires_at: expiresAt,
+        revoked_at: revokedAt,
+      })
+      .execute();
   const code = (grantId: string, expiresAt: Date, redeemedAt: Date | null) =>
     db
       .insertInto('authorization_codes')
-      .values({ code_hash: randomUUID(), grant_id: grantId, client_id: clientId, user_id: userId, redirect_uri: 'https://app.example/cb', code_challenge: 'c', scope: ['openid'], auth_time: at(0), created_at: at(0), expires_at: expiresAt, redeemed_at: redeemedAt })
+      .values({
+        code_hash: randomUUID(),
+        grant_id: grantId,
+        client_id: clientId,
+        user_id: userId,
+        redirect_uri: 'https://app.example/cb',
+        code_challenge: 'c',
+        scope: ['openid'],
+        auth_time: at(0),
+        created_at: at(0),
+        expires_at: expiresAt,
+        redeemed_at: redeemedAt,
+      })
       .execute();
   const ended = `ended-${randomUUID()}`;
   const revoked = `revoked-${randomUUID()}`;
@@ -183,22 +234,41 @@ test('a refresh-token family is purged once it can never refresh again (absolute
   await grant(idle, at(86_400));
   await grant(noRefresh, at(86_400));
   for (const id of [ended, revoked, live, idle]) {
-    await db.insertInto('refresh_tokens').values({ token_hash: `${id}-rt`, grant_id: id, created_at: at(0), idle_expires_at: at(id === idle ? 100 : 86_400) }).execute();
+    await db
+      .insertInto('refresh_tokens')
+      .values({ token_hash: `${id}-rt`, grant_id: id, created_at: at(0), idle_expires_at: at(id === idle ? 100 : 86_400) })
+      .execute();
   }
   // A rotated token of the live family that idled out long ago does not end the family.
-  await db.insertInto('refresh_tokens').values({ token_hash: `${live}-rotated`, grant_id: live, created_at: at(0), idle_expires_at: at(10), rotated_at: at(5) }).execute();
+  await db
+    .insertInto('refresh_tokens')
+    .values({ token_hash: `${live}-rotated`, grant_id: live, created_at: at(0), idle_expires_at: at(10), rotated_at: at(5) })
+    .execute();
   for (const id of [ended, revoked, live, idle, noRefresh]) await code(id, at(60), at(1));
   await code('never-redeemed', at(60), null);
   // The ended family's last access token outlives the family by 500 s.
-  await db.insertInto('grant_access_tokens').values([
-    { jti: `${ended}-at`, grant_id: ended, expires_at: at(600) },
-    { jti: `${revoked}-at`, grant_id: revoked, expires_at: at(30) },
-    { jti: `${live}-at`, grant_id: live, expires_at: at(600) },
-    { jti: `${idle}-at`, grant_id: idle, expires_at: at(30) },
-    { jti: `${noRefresh}-at`, grant_id: noRefresh, expires_at: at(600) },
-  ]).execute();
-  const grantIds = async () => (await db.selectFrom('oauth_grants').select('id').where('id', 'in', [ended, revoked, live, idle, noRefresh]).execute()).map((r) => r.id).sort();
-  const codesOf = async (id: string) => Number((await db.selectFrom('authorization_codes').select((eb) => eb.fn.countAll<number>().as('n')).where('grant_id', '=', id).executeTakeFirstOrThrow()).n);
+  await db
+    .insertInto('grant_access_tokens')
+    .values([
+      { jti: `${ended}-at`, grant_id: ended, expires_at: at(600) },
+      { jti: `${revoked}-at`, grant_id: revoked, expires_at: at(30) },
+      { jti: `${live}-at`, grant_id: live, expires_at: at(600) },
+      { jti: `${idle}-at`, grant_id: idle, expires_at: at(30) },
+      { jti: `${noRefresh}-at`, grant_id: noRefresh, expires_at: at(600) },
+    ])
+    .execute();
+  const grantIds = async () =>
+    (await db.selectFrom('oauth_grants').select('id').where('id', 'in', [ended, revoked, live, idle, noRefresh]).execute()).map((r) => r.id).sort();
+  const codesOf = async (id: string) =>
+    Number(
+      (
+        await db
+          .selectFrom('authorization_codes')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('grant_id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   clock.advance(120_000);
   await purge();
@@ -207,7 +277,11 @@ test('a refresh-token family is purged once it can never refresh again (absolute
     [ended, live, noRefresh].sort(),
     'the revoked family and the one whose refresh token idled out went (their access tokens expired); the others wait for their live access tokens',
   );
-  assert.equal(await revocationsRepository(db, clock).isRevoked({ jti: `${ended}-at`, clientId: 'c', iat: 0 }), false, 'purging never revokes a live access token');
+  assert.equal(
+    await revocationsRepository(db, clock).isRevoked({ jti: `${ended}-at`, clientId: 'c', iat: 0 }),
+    false,
+    'purging never revokes a live access token',
+  );
   assert.equal(await codesOf(revoked), 0, 'its redeemed code went with it');
   assert.equal(await codesOf(ended), 1, 'a redeemed code stays while its grant exists (a second use must find it)');
   assert.equal(await codesOf('never-redeemed'), 0, 'an expired code never redeemed went');
@@ -218,6 +292,14 @@ test('a refresh-token family is purged once it can never refresh again (absolute
   assert.deepEqual(await grantIds(), [live], 'the ended family, and the one that never had a refresh token, went once their access tokens expired');
   assert.equal(await codesOf(ended), 0);
   assert.equal(await codesOf(live), 1, 'the live family keeps its code');
-  assert.equal((await db.selectFrom('refresh_tokens').select('token_hash').where('grant_id', '=', live).execute()).length, 2, 'and its refresh tokens (the rotated one guards reuse)');
-  assert.equal((await db.selectFrom('grant_access_tokens').select('jti').where('grant_id', '=', live).execute()).length, 0, 'expired access-token jtis are dropped even under a live family');
+  assert.equal(
+    (await db.selectFrom('refresh_tokens').select('token_hash').where('grant_id', '=', live).execute()).length,
+    2,
+    'and its refresh tokens (the rotated one guards reuse)',
+  );
+  assert.equal(
+    (await db.selectFrom('grant_access_tokens').select('jti').where('grant_id', '=', live).execute()).length,
+    0,
+    'expired access-token jtis are dropped even under a live family',
+  );
 });

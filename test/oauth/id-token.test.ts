@@ -39,7 +39,10 @@ async function idTokenFor(scope: string[], options: { fixture?: ClientFixture } 
   return { payload, token, accessToken: tokens.access_token as string };
 }
 
-const userClaimNames = (payload: JWTPayload) => Object.keys(payload).filter((k) => ALL_USER_CLAIMS.includes(k)).sort();
+const userClaimNames = (payload: JWTPayload) =>
+  Object.keys(payload)
+    .filter((k) => ALL_USER_CLAIMS.includes(k))
+    .sort();
 
 describe('id_token', () => {
   test('id_token claims by scope: openid alone releases no profile, email, address or phone claim', async () => {
@@ -109,7 +112,13 @@ describe('id_token', () => {
 
   test('id_token azp names the client when there are several audiences', async () => {
     const user = await createUser(t.core.db, clock);
-    const token = await idTokenIssuer(t.core).issue({ client: fixture.client, user, scope: ['openid'], authTime: 1, extraAudiences: ['https://other.example'] });
+    const token = await idTokenIssuer(t.core).issue({
+      client: fixture.client,
+      user,
+      scope: ['openid'],
+      authTime: 1,
+      extraAudiences: ['https://other.example'],
+    });
     const { payload } = await jwtVerify(token, createLocalJWKSet(await t.core.keys.jwks()), { currentDate: new Date(clock.now()) });
     assert.deepEqual(payload.aud, [fixture.client.id, 'https://other.example']);
     assert.equal(payload.azp, fixture.client.id);

@@ -29,7 +29,8 @@ before(async () => {
 });
 after(() => t.close());
 
-const token = async () => String(((await executeCommand(['registration-token', 'create', '--uses', '5'], t.core)) as { initial_access_token: string }).initial_access_token);
+const token = async () =>
+  String(((await executeCommand(['registration-token', 'create', '--uses', '5'], t.core)) as { initial_access_token: string }).initial_access_token);
 const metadata = (jwksUri: string) => ({
   grant_types: ['authorization_code'],
   redirect_uris: ['https://app.example/cb'],
@@ -38,7 +39,11 @@ const metadata = (jwksUri: string) => ({
   jwks_uri: jwksUri,
 });
 async function register(bearer: string, body: unknown) {
-  const res = await fetch(`${t.url}/register`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${t.url}/register`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -81,7 +86,7 @@ test('registration refuses a jwks_uri that is not https or points at a non-publi
   assert.equal(ok.body.jwks_uri, 'https://keys.public.test/jwks');
 });
 
-test('registration refuses, through an RFC 7592 update too, a jwks_uri pointing at the server\'s own network', async () => {
+test("registration refuses, through an RFC 7592 update too, a jwks_uri pointing at the server's own network", async () => {
   const created = (await register(await token(), metadata('https://keys.public.test/jwks'))).body as Record<string, string>;
   const res = await fetch(created.registration_client_uri!, {
     method: 'PUT',
@@ -93,8 +98,28 @@ test('registration refuses, through an RFC 7592 update too, a jwks_uri pointing 
 });
 
 test('clients create (CLI) refuses the same jwks_uri values', async () => {
-  const base = ['clients', 'create', '--name', 'K', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read', '--auth-method', 'private_key_jwt'];
-  for (const uri of ['https://127.0.0.1/jwks', 'https://localhost/', 'https://[::1]/', 'https://169.254.169.254/', 'http://keys.public.test/jwks', 'https://keys.private.test/jwks']) {
+  const base = [
+    'clients',
+    'create',
+    '--name',
+    'K',
+    '--type',
+    'confidential',
+    '--grant-types',
+    'client_credentials',
+    '--scope',
+    'orders:read',
+    '--auth-method',
+    'private_key_jwt',
+  ];
+  for (const uri of [
+    'https://127.0.0.1/jwks',
+    'https://localhost/',
+    'https://[::1]/',
+    'https://169.254.169.254/',
+    'http://keys.public.test/jwks',
+    'https://keys.private.test/jwks',
+  ]) {
     await assert.rejects(executeCommand([...base, '--jwks-uri', uri], t.core), UsageError, uri);
   }
   const created = (await executeCommand([...base, '--jwks-uri', 'https://keys.public.test/jwks'], t.core)) as Record<string, unknown>;

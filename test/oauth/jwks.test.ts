@@ -18,7 +18,8 @@ before(async () => {
 });
 after(() => t.close());
 
-const jwks = async () => (await (await fetch(`${t.url}/.well-known/jwks.json`)).json()) as JSONWebKeySet & { keys: { kid: string; alg: string; use: string }[] };
+const jwks = async () =>
+  (await (await fetch(`${t.url}/.well-known/jwks.json`)).json()) as JSONWebKeySet & { keys: { kid: string; alg: string; use: string }[] };
 const token = async () =>
   String((await postForm(`${t.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(service.id, service.secret) })).body.access_token);
 const verify = async (jwt: string) =>
@@ -55,5 +56,8 @@ test('key rotation via the CLI: a token signed before rotation still verifies; t
   assert.equal(decodeProtectedHeader(after).kid, newKid, 'the new key signs after the delay');
   await verify(after);
   await verify(before);
-  assert.ok((await jwks()).keys.some((k) => k.kid === oldKid), 'the old key stays published while its tokens may be alive');
+  assert.ok(
+    (await jwks()).keys.some((k) => k.kid === oldKid),
+    'the old key stays published while its tokens may be alive',
+  );
 });

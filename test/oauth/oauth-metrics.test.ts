@@ -61,7 +61,10 @@ test('a refresh-token reuse detection and the sign-ins by method and outcome are
 
   const text = await scrape();
   const delta = (name: string, labels: Record<string, string>) => value(text, name, labels) - value(before, name, labels);
-  const signIns = text.split('\n').filter((l) => l.startsWith('sign_ins_total')).join('; ');
+  const signIns = text
+    .split('\n')
+    .filter((l) => l.startsWith('sign_ins_total'))
+    .join('; ');
   assert.equal(delta('sign_ins_total', { method: 'password', outcome: 'succeeded' }), 1, signIns);
   assert.equal(delta('sign_ins_total', { method: 'password', outcome: 'failed' }), 1, signIns);
   assert.equal(delta('oauth_refresh_token_reuse_detections_total', { client_id: fixture.client.id }), 1);

@@ -18,7 +18,9 @@ before(async () => {
 
 /** A fresh initial access token; `backend` clients need the allowances a service client needs. */
 const newToken = async (...flags: string[]) =>
-  String(((await executeCommand(['registration-token', 'create', '--ttl', '3600', ...flags], t.core)) as { initial_access_token: string }).initial_access_token);
+  String(
+    ((await executeCommand(['registration-token', 'create', '--ttl', '3600', ...flags], t.core)) as { initial_access_token: string }).initial_access_token,
+  );
 const SERVICE = ['--allow-grant-types', 'client_credentials', '--allow-scope', 'orders:read reports:read'];
 after(() => t.close());
 
@@ -52,9 +54,15 @@ test('a registered confidential client gets a secret, a registration access toke
   assert.ok(client_id && client_secret && registration_access_token);
   assert.equal(registration_client_uri, `${t.url}/register/${client_id}`);
   assert.equal(res.body.client_secret_expires_at, 0);
-  const response = await oauth.clientCredentialsGrantRequest({ issuer: t.url, token_endpoint: `${t.url}/token` }, { client_id: client_id! }, oauth.ClientSecretBasic(client_secret!), {}, {
-    [oauth.allowInsecureRequests]: true,
-  });
+  const response = await oauth.clientCredentialsGrantRequest(
+    { issuer: t.url, token_endpoint: `${t.url}/token` },
+    { client_id: client_id! },
+    oauth.ClientSecretBasic(client_secret!),
+    {},
+    {
+      [oauth.allowInsecureRequests]: true,
+    },
+  );
   assert.equal(response.status, 200);
   const row = await t.core.db.selectFrom('clients').select(['registration_token_hash', 'skip_consent']).where('id', '=', client_id!).executeTakeFirstOrThrow();
   assert.equal(row.registration_token_hash, sha256(registration_access_token!));
@@ -72,7 +80,13 @@ test('registration applies the same metadata rules as the CLI (invalid_redirect_
 });
 
 test('a dynamically registered client can never skip consent', async () => {
-  const res = await register({ client_name: 'x', grant_types: ['authorization_code'], redirect_uris: ['https://a.example/cb'], scope: 'openid', skip_consent: true });
+  const res = await register({
+    client_name: 'x',
+    grant_types: ['authorization_code'],
+    redirect_uris: ['https://a.example/cb'],
+    scope: 'openid',
+    skip_consent: true,
+  });
   assert.equal(res.status, 201);
   assert.equal(res.body.skip_consent, false);
 });
@@ -90,24 +104,41 @@ test('RFC 7592: read, update and delete with the registration access token only;
   assert.equal((await call('GET', uri, undefined)).status, 401);
 
   const other = (await register()).body as Record<string, string>;
-  assert.equal((await call('GET', uri, other.registration_access_token)).status, 401, 'another client\'s registration token');
+  assert.equal((await call('GET', uri, other.registration_access_token)).status, 401, "another client's registration token");
 
   const mismatch = await call('PUT', uri, token, { ...backend, client_id: other.client_id });
   assert.equal(mismatch.status, 400);
-  const typeChange = await call('PUT', uri, token, { client_id: created.client_id, grant_types: ['authorization_code'], redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'none' });
+  const typeChange = await call('PUT', uri, token, {
+    client_id: created.client_id,
+    grant_types: ['authorization_code'],
+    redirect_uris: ['https://a.example/cb'],
+    token_endpoint_auth_method: 'none',
+  });
   assert.equal(typeChange.status, 400);
-  const beforeUpdate = await postForm(`${t.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(created.client_id!, created.client_secret!) });
-  assert.equal(beforeUpdate.status, 200, 'the client is now in this instance\'s client cache');
+  const beforeUpdate = await postForm(
+    `${t.url}/token`,
+    { grant_type: 'client_credentials' },
+    { authorization: basicAuth(created.client_id!, created.client_secret!) },
+  );
+  assert.equal(beforeUpdate.status, 200, "the client is now in this instance's client cache");
   const updated = await call('PUT', uri, token, { ...backend, client_id: created.client_id, scope: 'reports:read' });
   assert.equal(updated.status, 200);
   assert.equal(updated.body.scope, 'reports:read');
-  const tokenRes = await postForm(`${t.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(created.client_id!, created.client_secret!) });
+  const tokenRes = await postForm(
+    `${t.url}/token`,
+    { grant_type: 'client_credentials' },
+    { authorization: basicAuth(created.client_id!, created.client_secret!) },
+  );
   assert.equal(tokenRes.body.scope, 'reports:read', 'the secret survives an update, and the update takes effect at once');
 
   assert.equal((await call('DELETE', uri, token)).status, 204);
   assert.equal((await call('GET', uri, token)).status, 401);
   // Deleted through this instance: its client cache forgets the client at once (no CLIENT_CACHE_TTL wait).
-  const afterDelete = await postForm(`${t.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(created.client_id!, created.client_secret!) });
+  const afterDelete = await postForm(
+    `${t.url}/token`,
+    { grant_type: 'client_credentials' },
+    { authorization: basicAuth(created.client_id!, created.client_secret!) },
+  );
   assert.equal(afterDelete.status, 401);
 });
 

@@ -30,7 +30,12 @@ async function call(method: string, url: string, token: string, body?: unknown) 
 }
 const register = (token: string, body: unknown) => call('POST', `${t.url}/register`, token, body);
 
-const webApp = { client_name: 'Web', grant_types: ['authorization_code', 'refresh_token'], redirect_uris: ['https://app.example/cb'], scope: 'openid profile email address phone offline_access' };
+const webApp = {
+  client_name: 'Web',
+  grant_types: ['authorization_code', 'refresh_token'],
+  redirect_uris: ['https://app.example/cb'],
+  scope: 'openid profile email address phone offline_access',
+};
 const service = { client_name: 'Svc', grant_types: ['client_credentials'], scope: 'orders:read', token_endpoint_auth_method: 'client_secret_basic' };
 
 test('registration policy: a token without allowances registers no client_credentials client (invalid_client_metadata)', async () => {
@@ -60,7 +65,11 @@ test('registration policy: a token allowing client_credentials and some API scop
   assert.equal(wider.body.error, 'invalid_client_metadata');
   const res = await register(token, { ...service, scope: 'orders:read reports:read' });
   assert.equal(res.status, 201);
-  const tokenRes = await postForm(`${t.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(String(res.body.client_id), String(res.body.client_secret)) });
+  const tokenRes = await postForm(
+    `${t.url}/token`,
+    { grant_type: 'client_credentials' },
+    { authorization: basicAuth(String(res.body.client_id), String(res.body.client_secret)) },
+  );
   assert.equal(tokenRes.status, 200);
   assert.equal(tokenRes.body.scope, 'orders:read reports:read');
 });
@@ -101,7 +110,10 @@ test('registration policy: an RFC 7592 update cannot widen a client beyond the p
   const uri = created.registration_client_uri!;
   const token = created.registration_access_token!;
   const same = { ...webApp, client_id: created.client_id, token_endpoint_auth_method: 'client_secret_basic' };
-  for (const wider of [{ ...same, scope: 'openid orders:write' }, { ...same, grant_types: ['authorization_code', 'client_credentials'] }]) {
+  for (const wider of [
+    { ...same, scope: 'openid orders:write' },
+    { ...same, grant_types: ['authorization_code', 'client_credentials'] },
+  ]) {
     const res = await call('PUT', uri, token, wider);
     assert.equal(res.status, 400, JSON.stringify(wider));
     assert.equal(res.body.error, 'invalid_client_metadata');
@@ -111,18 +123,27 @@ test('registration policy: an RFC 7592 update cannot widen a client beyond the p
   assert.equal(narrower.body.scope, 'openid');
 
   // A client registered with allowances may use them in an update, and no more.
-  const svc = (await register(await newToken('--allow-grant-types', 'client_credentials', '--allow-scope', 'orders:read reports:read'), service)).body as Record<string, string>;
+  const svc = (await register(await newToken('--allow-grant-types', 'client_credentials', '--allow-scope', 'orders:read reports:read'), service))
+    .body as Record<string, string>;
   const svcSame = { ...service, client_id: svc.client_id };
   assert.equal((await call('PUT', svc.registration_client_uri!, svc.registration_access_token!, { ...svcSame, scope: 'reports:read' })).status, 200);
   assert.equal((await call('PUT', svc.registration_client_uri!, svc.registration_access_token!, { ...svcSame, scope: 'users:write' })).status, 400);
 });
 
 test('registration-token create validates --allow-grant-types, --allow-scope and --uses, and prints the policy', async () => {
-  const printed = (await executeCommand(['registration-token', 'create', '--allow-grant-types', 'client_credentials', '--allow-scope', 'orders:read users:read', '--uses', '2'], t.core)) as Record<string, unknown>;
+  const printed = (await executeCommand(
+    ['registration-token', 'create', '--allow-grant-types', 'client_credentials', '--allow-scope', 'orders:read users:read', '--uses', '2'],
+    t.core,
+  )) as Record<string, unknown>;
   assert.deepEqual(printed.allowed_grant_types, ['client_credentials']);
   assert.equal(printed.allowed_scope, 'orders:read users:read');
   assert.equal(printed.uses, 2);
-  for (const flags of [['--allow-grant-types', 'password'], ['--allow-scope', 'admin'], ['--uses', '0'], ['--uses', 'many']]) {
+  for (const flags of [
+    ['--allow-grant-types', 'password'],
+    ['--allow-scope', 'admin'],
+    ['--uses', '0'],
+    ['--uses', 'many'],
+  ]) {
     await assert.rejects(executeCommand(['registration-token', 'create', ...flags], t.core), UsageError, flags.join(' '));
   }
 });

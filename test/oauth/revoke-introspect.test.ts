@@ -18,7 +18,12 @@ before(async () => {
   t = await startTestApp({ env: NO_LIMITS });
   a = await registerClient(t.core, { scope: 'orders:read users:read' });
   b = await registerClient(t.core, { token_endpoint_auth_method: 'client_secret_post', scope: 'orders:read' });
-  publicClient = await registerClient(t.core, { token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], redirect_uris: ['https://p.example/cb'], scope: 'openid' });
+  publicClient = await registerClient(t.core, {
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code'],
+    redirect_uris: ['https://p.example/cb'],
+    scope: 'openid',
+  });
   as = await oauth.processDiscoveryResponse(new URL(t.url), await oauth.discoveryRequest(new URL(t.url), insecure));
 });
 after(() => t.close());
@@ -77,7 +82,7 @@ test('revoking an unknown, garbage or already revoked token answers 200', async 
   }
 });
 
-test('a client cannot revoke another client\'s token: the token stays active', async () => {
+test("a client cannot revoke another client's token: the token stays active", async () => {
   const token = await tokenFor(a);
   const res = await postForm(`${t.url}/revoke`, { token }, { authorization: basicAuth(b.id, b.secret) });
   assert.ok(res.status === 200 || res.status === 401);
@@ -86,7 +91,7 @@ test('a client cannot revoke another client\'s token: the token stays active', a
   assert.equal((await introspect(token)).active, true);
 });
 
-test('a client introspecting another client\'s token gets active false', async () => {
+test("a client introspecting another client's token gets active false", async () => {
   const token = await tokenFor(a);
   assert.deepEqual(await introspect(token, b), { active: false });
 });

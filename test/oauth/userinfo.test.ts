@@ -97,14 +97,23 @@ describe('/userinfo', () => {
   test('userinfo errors: a revoked access token gets 401 invalid_token', async () => {
     const tokens = await tokensFor(['openid']);
     const payload = decodeJwt(tokens.access_token);
-    await t.core.db.insertInto('revoked_access_tokens').values({ jti: payload.jti!, expires_at: new Date(payload.exp! * 1000), revoked_at: new Date(clock.now()) }).execute();
+    await t.core.db
+      .insertInto('revoked_access_tokens')
+      .values({ jti: payload.jti!, expires_at: new Date(payload.exp! * 1000), revoked_at: new Date(clock.now()) })
+      .execute();
     assert.equal((await get(bearer(tokens.access_token))).status, 401);
   });
 
   test('userinfo errors: a DPoP-bound access token presented as Bearer gets 401 invalid_token with a DPoP challenge', async () => {
     const user = await createUser(t.core.db, clock);
     const keys = await generateKeyPair('ES256', { extractable: true });
-    const bound = await accessTokenIssuer(t.core).issue({ sub: user.id, clientId: fixture.client.id, scope: ['openid'], authTime: 1, cnfJkt: await calculateJwkThumbprint(await exportJWK(keys.publicKey)) });
+    const bound = await accessTokenIssuer(t.core).issue({
+      sub: user.id,
+      clientId: fixture.client.id,
+      scope: ['openid'],
+      authTime: 1,
+      cnfJkt: await calculateJwkThumbprint(await exportJWK(keys.publicKey)),
+    });
     const response = await get(bearer(bound.token));
     assert.equal(response.status, 401);
     assert.match(response.headers.get('www-authenticate') ?? '', /^DPoP algs="[^"]+", error="invalid_token"/);
@@ -114,9 +123,21 @@ describe('/userinfo', () => {
     const user = await createUser(t.core.db, clock);
     const keys = await generateKeyPair('ES256', { extractable: true });
     const jwk = await exportJWK(keys.publicKey);
-    const bound = await accessTokenIssuer(t.core).issue({ sub: user.id, clientId: fixture.client.id, scope: ['openid'], authTime: 1, cnfJkt: await calculateJwkThumbprint(jwk) });
+    const bound = await accessTokenIssuer(t.core).issue({
+      sub: user.id,
+      clientId: fixture.client.id,
+      scope: ['openid'],
+      authTime: 1,
+      cnfJkt: await calculateJwkThumbprint(jwk),
+    });
     const proof = (htu: string) =>
-      new SignJWT({ jti: randomUUID(), htm: 'GET', htu, iat: Math.floor(clock.now() / 1000), ath: createHash('sha256').update(bound.token).digest('base64url') })
+      new SignJWT({
+        jti: randomUUID(),
+        htm: 'GET',
+        htu,
+        iat: Math.floor(clock.now() / 1000),
+        ath: createHash('sha256').update(bound.token).digest('base64url'),
+      })
         .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
         .sign(keys.privateKey);
     const ok = await get({ authorization: `DPoP ${bound.token}`, dpop: await proof(`${t.url}/userinfo`) });

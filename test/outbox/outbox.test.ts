@@ -62,7 +62,8 @@ async function enqueue(clock: Clock, channel: string, n = 1, secret?: Record<str
   const writer = writerFor(clock);
   return runTransaction(database.db, async (tx) => {
     const ids: string[] = [];
-    for (let i = 0; i < n; i++) ids.push(await writer.enqueue(tx, { channel, kind: 'test', recipient: `r${i}@example.test`, payload: { i }, ...(secret ? { secret } : {}) }));
+    for (let i = 0; i < n; i++)
+      ids.push(await writer.enqueue(tx, { channel, kind: 'test', recipient: `r${i}@example.test`, payload: { i }, ...(secret ? { secret } : {}) }));
     return ids;
   });
 }
@@ -84,11 +85,16 @@ test('a message is written in the transaction of its cause: a rollback leaves no
   await w.drain();
   assert.equal(channel.received.length, 0);
 
-  const [id] = await runTransaction(database.db, async (tx) => [await writer.enqueue(tx, { channel: 'tx_test', kind: 'test', recipient: 'a@example.test', payload: { hello: 1 } })]);
+  const [id] = await runTransaction(database.db, async (tx) => [
+    await writer.enqueue(tx, { channel: 'tx_test', kind: 'test', recipient: 'a@example.test', payload: { hello: 1 } }),
+  ]);
   assert.equal(woken, 1, 'the worker is woken after the commit');
   await w.drain();
   await w.drain();
-  assert.deepEqual(channel.received.map((m) => [m.id, m.payload, m.attempt]), [[id, { hello: 1 }, 1]]);
+  assert.deepEqual(
+    channel.received.map((m) => [m.id, m.payload, m.attempt]),
+    [[id, { hello: 1 }, 1]],
+  );
   assert.equal((await rowOf(id!))?.state, 'delivered');
 });
 
@@ -125,12 +131,33 @@ test('outbox lease: a message whose worker died mid-delivery is claimed again on
 test('outbox retries with exponential back-off, then keeps a dead letter with its error (and a log line and a metric)', async () => {
   const clock = manualClock();
   const writer = writerFor(clock);
-  const [id] = await runTransaction(database.db, async (tx) => [await writer.enqueue(tx, { channel: 'flaky', kind: 'test', recipient: 'x@example.test', payload: {}, secret: { link: 'https://example.test/?token=s3cret' }, maxAttempts: 4 })]);
+  const [id] = await runTransaction(database.db, async (tx) => [
+    await writer.enqueue(tx, {
+      channel: 'flaky',
+      kind: 'test',
+      recipient: 'x@example.test',
+      payload: {},
+      secret: { link: 'https://example.test/?token=s3cret' },
+      maxAttempts: 4,
+    }),
+  ]);
   const failing = recordingChannel('flaky', async () => Promise.reject(new Error('connection refused')));
   const logged: { level: string; msg: string }[] = [];
-  const log = { info: () => {}, warn: (_: object, msg: string) => void logged.push({ level: 'warn', msg }), error: (_: object, msg: string) => void logged.push({ level: 'error', msg }) };
+  const log = {
+    info: () => {},
+    warn: (_: object, msg: string) => void logged.push({ level: 'warn', msg }),
+    error: (_: object, msg: string) => void logged.push({ level: 'error', msg }),
+  };
   const metrics = outboxMetrics(outboxRepository(database.db), () => clock.now());
-  const w = outboxWorker({ db: database.db, clock, log, encryption, channels: [failing], metrics, retention: { deliveredSeconds: 86_400, deadSeconds: 86_400 } });
+  const w = outboxWorker({
+    db: database.db,
+    clock,
+    log,
+    encryption,
+    channels: [failing],
+    metrics,
+    retention: { deliveredSeconds: 86_400, deadSeconds: 86_400 },
+  });
   const gaps: number[] = [];
   for (let attempt = 1; attempt <= 4; attempt++) {
     assert.equal(await w.runOnce(), true, `attempt ${attempt} is due`);
@@ -151,7 +178,10 @@ test('outbox retries with exponential back-off, then keeps a dead letter with it
   assert.equal(dead.attempts, 4);
   assert.match(dead.last_error ?? '', /connection refused/);
   assert.equal(dead.sealed_secret, null, 'a dead letter keeps no secret');
-  assert.deepEqual(logged.map((l) => l.level), ['warn', 'warn', 'warn', 'error']);
+  assert.deepEqual(
+    logged.map((l) => l.level),
+    ['warn', 'warn', 'warn', 'error'],
+  );
   const registry = new Registry();
   metrics.register(registry);
   const text = await registry.metrics();
@@ -169,10 +199,22 @@ test('a permanent refusal makes a dead letter at once, without retries', async (
 });
 
 test('back-off doubles from 10 s up to an hour, with at most 20% added', () => {
-  assert.equal(retryDelayMs(1, () => 0), FIRST_RETRY_MS);
-  assert.equal(retryDelayMs(2, () => 0), 2 * FIRST_RETRY_MS);
-  assert.equal(retryDelayMs(30, () => 0), MAX_RETRY_MS);
-  assert.equal(retryDelayMs(1, () => 1), 1.2 * FIRST_RETRY_MS);
+  assert.equal(
+    retryDelayMs(1, () => 0),
+    FIRST_RETRY_MS,
+  );
+  assert.equal(
+    retryDelayMs(2, () => 0),
+    2 * FIRST_RETRY_MS,
+  );
+  assert.equal(
+    retryDelayMs(30, () => 0),
+    MAX_RETRY_MS,
+  );
+  assert.equal(
+    retryDelayMs(1, () => 1),
+    1.2 * FIRST_RETRY_MS,
+  );
 });
 
 test('outbox secrets are sealed at rest: the row never holds the link in clear, the channel gets it opened, and it is gone once delivered', async () => {
@@ -216,7 +258,8 @@ test('outbox per-subject order: a message is not claimed while an earlier one wi
   const writer = writerFor(clock);
   const ids = await runTransaction(database.db, async (tx) => {
     const out: string[] = [];
-    for (let i = 0; i < 12; i++) out.push(await writer.enqueue(tx, { channel: 'ordered', kind: 'test', recipient: 'r', payload: { i }, orderingKey: `subject-${i % 3}` }));
+    for (let i = 0; i < 12; i++)
+      out.push(await writer.enqueue(tx, { channel: 'ordered', kind: 'test', recipient: 'r', payload: { i }, orderingKey: `subject-${i % 3}` }));
     out.push(await writer.enqueue(tx, { channel: 'ordered', kind: 'test', recipient: 'r', payload: { free: true } }));
     return out;
   });
@@ -238,13 +281,24 @@ test('outbox per-subject order: a message is not claimed while an earlier one wi
   const [wa, wb] = [worker(clock, [a]), worker(clock, [b])];
   await Promise.all([wa.drain(), wb.drain()]);
   const delivered = () => [...a.received, ...b.received];
-  assert.equal(delivered().some((m) => (m.payload as { i?: number }).i !== undefined && (m.payload as { i: number }).i % 3 === 0), false, 'subject 0 waits behind its failed first message');
-  assert.ok(delivered().some((m) => (m.payload as { free?: boolean }).free), 'a message without a key is not held');
+  assert.equal(
+    delivered().some((m) => (m.payload as { i?: number }).i !== undefined && (m.payload as { i: number }).i % 3 === 0),
+    false,
+    'subject 0 waits behind its failed first message',
+  );
+  assert.ok(
+    delivered().some((m) => (m.payload as { free?: boolean }).free),
+    'a message without a key is not held',
+  );
   clock.advance(3600_000);
   await Promise.all([wa.drain(), wb.drain()]);
   assert.equal(delivered().length, ids.length);
   // Per subject, the receiver accepted the messages in the order they were written, though two workers raced.
   for (const subject of [0, 1, 2]) {
-    assert.deepEqual(accepted.filter((i) => i % 3 === subject), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].filter((i) => i % 3 === subject), `subject-${subject}`);
+    assert.deepEqual(
+      accepted.filter((i) => i % 3 === subject),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].filter((i) => i % 3 === subject),
+      `subject-${subject}`,
+    );
   }
 });

@@ -51,7 +51,13 @@ describe('1. authorization endpoint', () => {
     assert.equal(r.status, 200);
   });
 
-  const hostTricks = ['http://client.example/cb', 'https://CLIENT.EXAMPLE/cb', 'https://client.example:443/cb', 'https://sub.client.example/cb', 'https://client.example.evil.example/cb'];
+  const hostTricks = [
+    'http://client.example/cb',
+    'https://CLIENT.EXAMPLE/cb',
+    'https://client.example:443/cb',
+    'https://sub.client.example/cb',
+    'https://client.example.evil.example/cb',
+  ];
   for (const uri of hostTricks) {
     test(`1.4 redirect_uri with changed scheme/host/port (${uri}) → error page`, async () => {
       const html = await assertErrorPage(await get(authorizeUrl(w.A.id, { redirect_uri: uri })));
@@ -59,7 +65,18 @@ describe('1. authorization endpoint', () => {
     });
   }
 
-  const pathTricks = ['https://client.example/cb/', 'https://client.example/cbx', 'https://client.example/cb/../cb', 'https://client.example/cb%2f..', 'https://client.example/cb%252f..', 'https://client.example@evil.example/cb', 'https://client.example/cb#frag', 'https://client.example/cb?x=1', ' https://client.example/cb', 'https://client.example/cb\u0000'];
+  const pathTricks = [
+    'https://client.example/cb/',
+    'https://client.example/cbx',
+    'https://client.example/cb/../cb',
+    'https://client.example/cb%2f..',
+    'https://client.example/cb%252f..',
+    'https://client.example@evil.example/cb',
+    'https://client.example/cb#frag',
+    'https://client.example/cb?x=1',
+    ' https://client.example/cb',
+    'https://client.example/cb\u0000',
+  ];
   for (const uri of pathTricks) {
     test(`1.5 redirect_uri with path/authority trick (${JSON.stringify(uri)}) → error page`, async () => {
       await assertErrorPage(await get(authorizeUrl(w.A.id, { redirect_uri: uri })));
@@ -136,12 +153,21 @@ describe('1. authorization endpoint', () => {
     const empty = await get(authorizeUrl(w.A.id, { scope: '', state: 's' }));
     const absent = await get(authorizeUrl(w.A.id, { scope: undefined, state: 's' }));
     assert.equal(empty.status, absent.status);
-    assert.equal(new URL(empty.headers.get('location') ?? 'http://x/').searchParams.get('error'), new URL(absent.headers.get('location') ?? 'http://x/').searchParams.get('error'));
+    assert.equal(
+      new URL(empty.headers.get('location') ?? 'http://x/').searchParams.get('error'),
+      new URL(absent.headers.get('location') ?? 'http://x/').searchParams.get('error'),
+    );
   });
 
   test('1.16 every error redirect carries only error, error_description, error_uri, state and iss; never code', async () => {
     const browser = await loggedIn();
-    for (const params of [{ response_type: 'token' }, { code_challenge_method: 'plain' }, { scope: 'openid nonsense:scope' }, { prompt: 'none login' }, { code_challenge: undefined }]) {
+    for (const params of [
+      { response_type: 'token' },
+      { code_challenge_method: 'plain' },
+      { scope: 'openid nonsense:scope' },
+      { prompt: 'none login' },
+      { code_challenge: undefined },
+    ]) {
       const response = await browser.get(authorizeUrl(w.A.id, { state: 'err', ...params }));
       const url = new URL(response.headers.get('location')!);
       assertErrorRedirect(response, { error: url.searchParams.get('error')!, redirectUri: REG, state: 'err', issuer: w.url });
@@ -214,7 +240,14 @@ describe('1. authorization endpoint', () => {
     assert.ok(location.searchParams.get('code'), location.href);
   });
 
-  for (const [name, value] of [['login_hint', 'someone'], ['ui_locales', 'se'], ['claims_locales', 'se'], ['display', 'page'], ['display', 'popup'], ['acr_values', '1 2']] as const) {
+  for (const [name, value] of [
+    ['login_hint', 'someone'],
+    ['ui_locales', 'se'],
+    ['claims_locales', 'se'],
+    ['display', 'page'],
+    ['display', 'popup'],
+    ['acr_values', '1 2'],
+  ] as const) {
     test(`1.28 ${name}=${value} → no error; the flow completes`, async () => {
       const a = await authorize(w, w.A, { [name]: value });
       assert.ok(a.code, a.location.href);
@@ -276,7 +309,14 @@ describe('1. authorization endpoint', () => {
 
   test('1.34 return targets (return_to, redirect, next, post_logout_redirect_uri) given https://evil.example never redirect there', async () => {
     const evil = encodeURIComponent('https://evil.example/');
-    const paths = [`/login?return_to=${evil}`, `/interaction/x?return_to=${evil}`, `/logout?post_logout_redirect_uri=${evil}`, `/logout?post_logout_redirect_uri=${evil}&client_id=${w.A.id}`, `/authorize?next=${evil}`, `/logout/done?return_to=${evil}`];
+    const paths = [
+      `/login?return_to=${evil}`,
+      `/interaction/x?return_to=${evil}`,
+      `/logout?post_logout_redirect_uri=${evil}`,
+      `/logout?post_logout_redirect_uri=${evil}&client_id=${w.A.id}`,
+      `/authorize?next=${evil}`,
+      `/logout/done?return_to=${evil}`,
+    ];
     for (const path of paths) {
       const response = await get(path);
       assert.ok(response.status < 500, `${path} → ${response.status}`);

@@ -72,7 +72,14 @@ describe('2. PKCE', () => {
     assert.ok(response.status === 400 || new URL(response.headers.get('location')!).searchParams.get('error') === 'invalid_request');
   });
 
-  for (const [name, verifier] of Object.entries({ '42 chars': 'a'.repeat(42), '129 chars': 'a'.repeat(129), 'a +': `${'a'.repeat(42)}+`, 'an =': `${'a'.repeat(42)}=`, 'a space': `${'a'.repeat(42)} `, 'non-ASCII': `${'a'.repeat(42)}é` })) {
+  for (const [name, verifier] of Object.entries({
+    '42 chars': 'a'.repeat(42),
+    '129 chars': 'a'.repeat(129),
+    'a +': `${'a'.repeat(42)}+`,
+    'an =': `${'a'.repeat(42)}=`,
+    'a space': `${'a'.repeat(42)} `,
+    'non-ASCII': `${'a'.repeat(42)}é`,
+  })) {
     test(`2.44 code_verifier with ${name} → 400 invalid_grant or invalid_request, never 200`, async () => {
       const a = await authorize(w, w.P);
       assertTokenError(await exchange(w, w.P, { ...a, verifier }), ['invalid_grant', 'invalid_request']);

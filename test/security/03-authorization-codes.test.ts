@@ -59,13 +59,21 @@ describe('3. authorization codes', () => {
   test("3.50 P's code redeemed with client_id of another public client → invalid_grant", async () => {
     const a = await authorize(w, w.P);
     const { registerClient } = await import('../oauth/fixtures.js');
-    const P2 = await registerClient(w.t.core, { grant_types: ['authorization_code'], redirect_uris: [REG], scope: 'openid', token_endpoint_auth_method: 'none' });
+    const P2 = await registerClient(w.t.core, {
+      grant_types: ['authorization_code'],
+      redirect_uris: [REG],
+      scope: 'openid',
+      token_endpoint_auth_method: 'none',
+    });
     assertTokenError(await token(w, P2, { grant_type: 'authorization_code', code: a.code, redirect_uri: REG, code_verifier: a.verifier }), 'invalid_grant');
   });
 
   test('3.50+ a confidential client redeeming its code without authenticating → invalid_client', async () => {
     const a = await authorize(w, w.A);
-    assertTokenError(await token(w, w.A, { grant_type: 'authorization_code', code: a.code, redirect_uri: REG, code_verifier: a.verifier }, 'none'), 'invalid_client');
+    assertTokenError(
+      await token(w, w.A, { grant_type: 'authorization_code', code: a.code, redirect_uri: REG, code_verifier: a.verifier }, 'none'),
+      'invalid_client',
+    );
   });
 
   test('3.50+ redirect_uri at /token different from the one at /authorize → invalid_grant', async () => {
@@ -76,7 +84,16 @@ describe('3. authorization codes', () => {
   test('3.52 code altered (flipped, truncated, extended, foreign) → invalid_grant, no 5xx', async () => {
     const a = await authorize(w, w.A);
     const flip = (s: string) => s.slice(0, -1) + (s.endsWith('A') ? 'B' : 'A');
-    for (const code of [flip(a.code), a.code.slice(0, -3), `${a.code}x`, 'gh_code_from_another_environment_0123456789', '', 'a'.repeat(5000), "' OR '1'='1", '%00']) {
+    for (const code of [
+      flip(a.code),
+      a.code.slice(0, -3),
+      `${a.code}x`,
+      'gh_code_from_another_environment_0123456789',
+      '',
+      'a'.repeat(5000),
+      "' OR '1'='1",
+      '%00',
+    ]) {
       assertTokenError(await exchange(w, w.A, { ...a, code }), ['invalid_grant', 'invalid_request']);
     }
     assert.equal((await exchange(w, w.A, a)).status, 200, 'the genuine code still works after the failed guesses');

@@ -10,16 +10,25 @@ before(async () => {
 });
 after(() => w.close());
 
-const REGISTERED = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_target']);
+const REGISTERED = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'invalid_target',
+]);
 
 /** Shannon estimate over the character distribution × length: a rough lower bound proxy. */
 function entropyBits(values: string[]): number {
   const counts = new Map<string, number>();
   let total = 0;
-  for (const v of values) for (const ch of v) {
-    counts.set(ch, (counts.get(ch) ?? 0) + 1);
-    total += 1;
-  }
+  for (const v of values)
+    for (const ch of v) {
+      counts.set(ch, (counts.get(ch) ?? 0) + 1);
+      total += 1;
+    }
   let perChar = 0;
   for (const c of counts.values()) perChar -= (c / total) * Math.log2(c / total);
   return perChar * Math.min(...values.map((v) => v.length));
@@ -28,7 +37,9 @@ function entropyBits(values: string[]): number {
 describe('4. token endpoint', () => {
   test('4.55 GET /token?grant_type=…&code=… → 405 with Allow: POST, never tokens', async () => {
     const a = await authorize(w, w.P);
-    const response = await fetch(`${w.url}/token?grant_type=authorization_code&code=${a.code}&client_id=${w.P.id}&code_verifier=${a.verifier}&redirect_uri=${encodeURIComponent('https://client.example/cb')}`);
+    const response = await fetch(
+      `${w.url}/token?grant_type=authorization_code&code=${a.code}&client_id=${w.P.id}&code_verifier=${a.verifier}&redirect_uri=${encodeURIComponent('https://client.example/cb')}`,
+    );
     assert.equal(response.status, 405);
     assert.match(response.headers.get('allow') ?? '', /POST/);
     assert.doesNotMatch(await response.text(), /access_token/);
@@ -37,7 +48,11 @@ describe('4. token endpoint', () => {
 
   for (const method of ['PUT', 'DELETE', 'PATCH']) {
     test(`4.55+ ${method} /token → 405, never tokens`, async () => {
-      const response = await fetch(`${w.url}/token`, { method, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+      const response = await fetch(`${w.url}/token`, {
+        method,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
       assert.equal(response.status, 405);
     });
   }
@@ -47,7 +62,13 @@ describe('4. token endpoint', () => {
     const response = await fetch(`${w.url}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'authorization_code', code: a.code, client_id: w.P.id, code_verifier: a.verifier, redirect_uri: 'https://client.example/cb' }),
+      body: JSON.stringify({
+        grant_type: 'authorization_code',
+        code: a.code,
+        client_id: w.P.id,
+        code_verifier: a.verifier,
+        redirect_uri: 'https://client.example/cb',
+      }),
     });
     assert.ok(response.status === 400 || response.status === 415);
     if (response.status === 400) assert.equal(((await response.json()) as { error: string }).error, 'invalid_request');
@@ -71,7 +92,13 @@ describe('4. token endpoint', () => {
   });
 
   test('4.58+ implicit-style and device grants are unsupported', async () => {
-    for (const grant of ['implicit', 'token', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:ietf:params:oauth:grant-type:token-exchange']) {
+    for (const grant of [
+      'implicit',
+      'token',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+    ]) {
       assertTokenError(await token(w, w.A, { grant_type: grant }), ['unsupported_grant_type', 'unauthorized_client', 'invalid_request']);
     }
   });

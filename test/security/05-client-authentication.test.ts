@@ -76,13 +76,22 @@ describe('5. client authentication', () => {
   });
 
   test('5.67+ client_secret_post and a client_assertion together → refused', async () => {
-    const r = await tokenPost({ ...cc, client_id: w.B.id, client_secret: w.B.secret, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: 'a.b.c' });
+    const r = await tokenPost({
+      ...cc,
+      client_id: w.B.id,
+      client_secret: w.B.secret,
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: 'a.b.c',
+    });
     assertTokenError(r, ['invalid_request', 'invalid_client']);
   });
 
   test('5.68 Basic credentials for A plus body client_id=B → 400/401, no tokens for either client', async () => {
     const a = await authorize(w, w.A);
-    const r = await tokenPost({ grant_type: 'authorization_code', code: a.code, redirect_uri: REG, code_verifier: a.verifier, client_id: w.B.id }, { authorization: basicAuth(w.A.id, w.A.secret) });
+    const r = await tokenPost(
+      { grant_type: 'authorization_code', code: a.code, redirect_uri: REG, code_verifier: a.verifier, client_id: w.B.id },
+      { authorization: basicAuth(w.A.id, w.A.secret) },
+    );
     assertTokenError(r, ['invalid_request', 'invalid_client']);
   });
 
@@ -121,9 +130,15 @@ describe('5. client authentication', () => {
 
   test('5.x B (client_secret_post) using Basic, or A (basic) using post → invalid_client (only the registered method)', async () => {
     const a = await authorize(w, w.A);
-    assertTokenError(await token(w, w.A, { grant_type: 'authorization_code', code: a.code, redirect_uri: REG, code_verifier: a.verifier }, 'post'), 'invalid_client');
+    assertTokenError(
+      await token(w, w.A, { grant_type: 'authorization_code', code: a.code, redirect_uri: REG, code_verifier: a.verifier }, 'post'),
+      'invalid_client',
+    );
     const b = await authorize(w, w.B);
-    assertTokenError(await token(w, w.B, { grant_type: 'authorization_code', code: b.code, redirect_uri: REG, code_verifier: b.verifier }, 'basic'), 'invalid_client');
+    assertTokenError(
+      await token(w, w.B, { grant_type: 'authorization_code', code: b.code, redirect_uri: REG, code_verifier: b.verifier }, 'basic'),
+      'invalid_client',
+    );
   });
 
   describe('5.73 private_key_jwt assertions', () => {
@@ -133,7 +148,9 @@ describe('5. client authentication', () => {
     before(async () => {
       const pair = await generateKeyPair('ES256', { extractable: true });
       key = pair.privateKey;
-      keyClientId = (await registerClient(w.t.core, { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1' }] } })).id;
+      keyClientId = (
+        await registerClient(w.t.core, { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1' }] } })
+      ).id;
     });
     const assertion = (overrides: Record<string, unknown> = {}, header: Record<string, unknown> = { alg: 'ES256', kid: 'k1' }) => {
       const claims: Record<string, unknown> = { iss: keyClientId, sub: keyClientId, aud: w.url, iat: now(), exp: now() + 60, jti: randomUUID(), ...overrides };
@@ -179,7 +196,9 @@ describe('5. client authentication', () => {
 
     test('5.73 signed by an unregistered key → 401 invalid_client', async () => {
       const other = await generateKeyPair('ES256');
-      const jwt = await new SignJWT({ iss: keyClientId, sub: keyClientId, aud: w.url, iat: now(), exp: now() + 60, jti: randomUUID() }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(other.privateKey);
+      const jwt = await new SignJWT({ iss: keyClientId, sub: keyClientId, aud: w.url, iat: now(), exp: now() + 60, jti: randomUUID() })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .sign(other.privateKey);
       assertTokenError(await present(jwt), 'invalid_client', 401);
     });
   });

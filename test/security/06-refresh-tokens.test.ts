@@ -17,7 +17,9 @@ describe('6. refresh tokens', () => {
   test('6.74 refresh with a valid refresh token and client auth (oauth4webapi) → 200, new access token, no-store', async () => {
     const first = await tokensFor(w, w.A);
     const as = { issuer: w.url, token_endpoint: `${w.url}/token` };
-    const response = await oauth.refreshTokenGrantRequest(as, { client_id: w.A.id }, oauth.ClientSecretBasic(w.A.secret), first.refresh_token!, { [oauth.allowInsecureRequests]: true });
+    const response = await oauth.refreshTokenGrantRequest(as, { client_id: w.A.id }, oauth.ClientSecretBasic(w.A.secret), first.refresh_token!, {
+      [oauth.allowInsecureRequests]: true,
+    });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('cache-control'), 'no-store');
     const body = (await response.json()) as { access_token: string; refresh_token: string };

@@ -16,7 +16,22 @@ before(async () => {
 });
 after(() => w.close());
 
-const PROFILE_CLAIMS = ['name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture', 'website', 'gender', 'birthdate', 'zoneinfo', 'locale', 'updated_at'];
+const PROFILE_CLAIMS = [
+  'name',
+  'given_name',
+  'family_name',
+  'middle_name',
+  'nickname',
+  'preferred_username',
+  'profile',
+  'picture',
+  'website',
+  'gender',
+  'birthdate',
+  'zoneinfo',
+  'locale',
+  'updated_at',
+];
 const OTHER_CLAIMS = ['email', 'email_verified', 'phone_number', 'phone_number_verified', 'address'];
 
 describe('7. id_token', () => {
@@ -26,7 +41,14 @@ describe('7. id_token', () => {
     const challenge = await client.calculatePKCECodeChallenge(verifier);
     const state = client.randomState();
     const nonce = client.randomNonce();
-    const url = client.buildAuthorizationUrl(config, { redirect_uri: REG, scope: 'openid profile', state, nonce, code_challenge: challenge, code_challenge_method: 'S256' });
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REG,
+      scope: 'openid profile',
+      state,
+      nonce,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     const location = await loginAndConsent(new Browser(w.url), url.pathname + url.search, w.U1);
     const tokens = await client.authorizationCodeGrant(config, location, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
     const claims = tokens.claims()!;
@@ -76,12 +98,19 @@ describe('7. id_token', () => {
     const header = decodeProtectedHeader(t.id_token!);
     assert.equal(header.alg, 'RS256');
     assert.ok(header.kid);
-    const discovery = (await (await fetch(`${w.url}/.well-known/openid-configuration`)).json()) as { jwks_uri: string; id_token_signing_alg_values_supported: string[] };
+    const discovery = (await (await fetch(`${w.url}/.well-known/openid-configuration`)).json()) as {
+      jwks_uri: string;
+      id_token_signing_alg_values_supported: string[];
+    };
     assert.ok(discovery.id_token_signing_alg_values_supported.includes('RS256'));
     assert.ok(!discovery.id_token_signing_alg_values_supported.includes('none'));
     const jwks = (await (await fetch(discovery.jwks_uri)).json()) as { keys: Array<{ kid: string }> };
     assert.ok(jwks.keys.some((k) => k.kid === header.kid));
-    const { payload } = await jwtVerify(t.id_token!, createRemoteJWKSet(new URL(discovery.jwks_uri)), { issuer: w.url, audience: w.A.id, algorithms: ['RS256'] });
+    const { payload } = await jwtVerify(t.id_token!, createRemoteJWKSet(new URL(discovery.jwks_uri)), {
+      issuer: w.url,
+      audience: w.A.id,
+      algorithms: ['RS256'],
+    });
     assert.ok(payload.exp! > payload.iat!);
   });
 

@@ -87,7 +87,9 @@ describe('8. userinfo', () => {
     const { privateKey } = await generateKeyPair('ES256');
     const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'attacker' }).sign(privateKey);
     assertInvalidToken(await bearer(w, '/userinfo', forged));
-    const otherIss = await new SignJWT({ ...claims, iss: 'https://other.example' }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'attacker' }).sign(privateKey);
+    const otherIss = await new SignJWT({ ...claims, iss: 'https://other.example' })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'attacker' })
+      .sign(privateKey);
     assertInvalidToken(await bearer(w, '/userinfo', otherIss));
   });
 
@@ -117,7 +119,8 @@ describe('8. userinfo', () => {
       const t = await tokensFor(w, w.A, { scope: `openid ${scope}` }, w.U1);
       const info = (await (await bearer(w, '/userinfo', t.access_token)).json()) as Record<string, unknown>;
       for (const claim of expected) assert.ok(claim in info, `${claim} missing for ${scope}: ${JSON.stringify(info)}`);
-      for (const [other, claims] of Object.entries(SETS)) if (other !== scope) for (const claim of claims) assert.equal(claim in info, false, `${claim} leaked into ${scope}`);
+      for (const [other, claims] of Object.entries(SETS))
+        if (other !== scope) for (const claim of claims) assert.equal(claim in info, false, `${claim} leaked into ${scope}`);
     });
   }
 

@@ -33,7 +33,9 @@ describe('9. discovery and JWKS', () => {
   });
 
   test('9.104+ a Host header of the attacker does not change the issuer or any endpoint (no host-header injection)', async () => {
-    const response = await fetch(`${w.url}/.well-known/openid-configuration`, { headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
+    const response = await fetch(`${w.url}/.well-known/openid-configuration`, {
+      headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+    });
     const body = await response.text();
     assert.doesNotMatch(body, /evil\.example/);
   });
@@ -75,7 +77,8 @@ describe('9. discovery and JWKS', () => {
 
   test('9.107 /.well-known/oauth-authorization-server gives the same issuer and endpoints', async () => {
     const other = (await (await fetch(`${w.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-    for (const key of ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri', 'revocation_endpoint', 'introspection_endpoint']) assert.equal(other[key], doc[key], key);
+    for (const key of ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri', 'revocation_endpoint', 'introspection_endpoint'])
+      assert.equal(other[key], doc[key], key);
   });
 
   test('9.109 RSA keys have a modulus ≥ 2048 bits; EC keys are P-256 or stronger; no private parts published', async () => {
@@ -108,7 +111,10 @@ describe('9. discovery and JWKS', () => {
     await jwtVerify(before.id_token!, set, { issuer: w.url, audience: w.A.id, currentDate: new Date(rotatedAt) });
     assert.equal((await bearer(w, '/v1/users/me', after.access_token)).status, 200);
     assert.equal((await bearer(w, '/v1/users/me', before.access_token)).status, 200, 'a token signed by the old key is still accepted');
-    assert.ok((await jwks()).some((k) => k.kid === oldAtKid), 'old key still published while its tokens may be alive');
+    assert.ok(
+      (await jwks()).some((k) => k.kid === oldAtKid),
+      'old key still published while its tokens may be alive',
+    );
   });
 
   test('9.x the JWKS is served as public JSON with a bounded cache time', async () => {

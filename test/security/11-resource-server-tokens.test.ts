@@ -26,7 +26,17 @@ const now = () => Math.floor(Date.now() / 1000);
 const b64 = (v: unknown) => base64url.encode(typeof v === 'string' ? v : JSON.stringify(v));
 
 function claims(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const base: Record<string, unknown> = { iss: w.url, sub: w.U1.id, aud: audience, exp: now() + 300, iat: now(), jti: randomUUID(), client_id: w.A.id, scope: 'users:read orders:read', auth_time: now() };
+  const base: Record<string, unknown> = {
+    iss: w.url,
+    sub: w.U1.id,
+    aud: audience,
+    exp: now() + 300,
+    iat: now(),
+    jti: randomUUID(),
+    client_id: w.A.id,
+    scope: 'users:read orders:read',
+    auth_time: now(),
+  };
   for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) delete base[k];
     else base[k] = v;
@@ -57,7 +67,13 @@ describe('11. resource server token validation', () => {
 
   test('11.122 no Authorization header, or a non-Bearer scheme → 401 with a bare Bearer challenge', async () => {
     for (const path of ROUTES) {
-      for (const headers of [{}, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, { authorization: 'Token abc' }, { authorization: 'Bearer' }, { authorization: '' }] as Array<Record<string, string>>) {
+      for (const headers of [
+        {},
+        { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+        { authorization: 'Token abc' },
+        { authorization: 'Bearer' },
+        { authorization: '' },
+      ] as Array<Record<string, string>>) {
         const response = await fetch(`${w.url}${path}`, { headers });
         assert.equal(response.status, 401, `${path} ${JSON.stringify(headers)}`);
         const challenge = response.headers.get('www-authenticate') ?? '';
@@ -80,7 +96,8 @@ describe('11. resource server token validation', () => {
   });
 
   test('11.127 alg none, None, NONE, nOnE with an empty signature → 401', async () => {
-    for (const alg of ['none', 'None', 'NONE', 'nOnE']) await assert401(await me(`${b64({ alg, typ: 'at+jwt', kid: publicKeys[0]!.kid })}.${b64(claims())}.`), alg);
+    for (const alg of ['none', 'None', 'NONE', 'nOnE'])
+      await assert401(await me(`${b64({ alg, typ: 'at+jwt', kid: publicKeys[0]!.kid })}.${b64(claims())}.`), alg);
   });
 
   test('11.128 HS256 keyed with the AS public key (JWK JSON, PEM, DER, modulus) → 401', async () => {
@@ -107,14 +124,21 @@ describe('11. resource server token validation', () => {
   });
 
   test('11.130 unknown kid → 401; 100 such requests, no 5xx', async () => {
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => me(`${b64({ alg: 'ES256', typ: 'at+jwt', kid: `unknown-${i}` })}.${b64(claims())}.${base64url.encode(new Uint8Array(64).fill(1))}`)));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        me(`${b64({ alg: 'ES256', typ: 'at+jwt', kid: `unknown-${i}` })}.${b64(claims())}.${base64url.encode(new Uint8Array(64).fill(1))}`),
+      ),
+    );
     for (const r of results) assert.equal(r.status, 401);
     assert.equal((await fetch(`${w.url}/healthz`)).status, 200);
   });
 
   test('11.131 kid injection (path, SQL, shell, URL, 10 KB) → 401 invalid_token, no 5xx', async () => {
     for (const kid of ['../../../../dev/null', "' OR '1'='1", '$(id)', 'https://evil.example/jwks.json', 'k'.repeat(10_240), '\u0000']) {
-      await assert401(await me(`${b64({ alg: 'ES256', typ: 'at+jwt', kid })}.${b64(claims())}.${base64url.encode(new Uint8Array(64).fill(7))}`), kid.slice(0, 20));
+      await assert401(
+        await me(`${b64({ alg: 'ES256', typ: 'at+jwt', kid })}.${b64(claims())}.${base64url.encode(new Uint8Array(64).fill(7))}`),
+        kid.slice(0, 20),
+      );
     }
   });
 
@@ -159,7 +183,10 @@ describe('11. resource server token validation', () => {
   test('11.140 crit:["x-unknown"], crit:[], crit naming alg; a 5-segment JWE; zip → 401', async () => {
     const es = publicKeys.find((k) => k.kty === 'EC')!;
     for (const extra of [{ crit: ['x-unknown'], 'x-unknown': 1 }, { crit: [] }, { crit: ['alg'] }, { zip: 'DEF' }]) {
-      await assert401(await me(`${b64({ alg: 'ES256', typ: 'at+jwt', kid: es.kid, ...extra })}.${b64(claims())}.${base64url.encode(new Uint8Array(64).fill(3))}`), JSON.stringify(extra));
+      await assert401(
+        await me(`${b64({ alg: 'ES256', typ: 'at+jwt', kid: es.kid, ...extra })}.${b64(claims())}.${base64url.encode(new Uint8Array(64).fill(3))}`),
+        JSON.stringify(extra),
+      );
     }
     await assert401(await me(`${b64({ alg: 'RSA-OAEP-256', enc: 'A256GCM' })}.AAAA.AAAA.AAAA.AAAA`), 'JWE');
   });
@@ -174,7 +201,12 @@ describe('11. resource server token validation', () => {
 
   test('11.143 any 401/403 description has no CR/LF and does not echo token contents', async () => {
     const marker = 'ECHO-MARKER-7f3a';
-    const tokens = [await asSigned(claims({ exp: now() - 3600, sub: marker })), await asSigned(claims({ scope: marker })), `${b64({ alg: 'none', kid: marker })}.${b64({ sub: marker })}.`, `${marker}\r\nX: y`];
+    const tokens = [
+      await asSigned(claims({ exp: now() - 3600, sub: marker })),
+      await asSigned(claims({ scope: marker })),
+      `${b64({ alg: 'none', kid: marker })}.${b64({ sub: marker })}.`,
+      `${marker}\r\nX: y`,
+    ];
     for (const token of tokens) {
       const response = await fetch(`${w.url}/v1/users/me`, { headers: { authorization: `Bearer ${token.replace(/[\r\n]/g, '')}` } });
       assert.ok([401, 403].includes(response.status));
@@ -189,7 +221,8 @@ describe('11. resource server token validation', () => {
     const unused = await tokensFor(w, w.A, { scope: 'openid users:read' });
     assert.equal((await me(used.access_token)).status, 200);
     assert.equal((await me(used.access_token)).status, 200, 'now in the verified-token cache');
-    for (const t of [used, unused]) assert.equal((await postForm(`${w.url}/revoke`, { token: t.access_token }, { authorization: basicAuth(w.A.id, w.A.secret) })).status, 200);
+    for (const t of [used, unused])
+      assert.equal((await postForm(`${w.url}/revoke`, { token: t.access_token }, { authorization: basicAuth(w.A.id, w.A.secret) })).status, 200);
     await assert401(await me(unused.access_token), 'revoked, never seen by the RS');
     await assert401(await me(used.access_token), 'revoked while cached: no re-check interval to wait out on this instance');
   });
@@ -201,7 +234,10 @@ describe('11. resource server token validation', () => {
     const { jti, exp } = decodeJwt(used.access_token) as { jti: string; exp: number };
     // Written straight to the shared table, as another instance's /revoke would: the database announces it
     // (docs/revocation-feed.md), so no re-check interval has to pass. Polled against a deadline, not slept.
-    await w.t.core.db.insertInto('revoked_access_tokens').values({ jti, expires_at: new Date(exp * 1000), revoked_at: new Date(clock.now()) }).execute();
+    await w.t.core.db
+      .insertInto('revoked_access_tokens')
+      .values({ jti, expires_at: new Date(exp * 1000), revoked_at: new Date(clock.now()) })
+      .execute();
     const deadline = performance.now() + REVOCATION_PROMISE_MS * 5;
     let status = (await me(used.access_token)).status;
     while (status === 200 && performance.now() < deadline) {

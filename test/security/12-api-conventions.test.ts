@@ -40,7 +40,15 @@ async function assertProblem(response: Response, status: number): Promise<Record
 
 describe('12. API conventions', () => {
   test('12.148 oversized numeric ids, malformed unicode and junk paths → problem body without stack, SQL or paths', async () => {
-    const paths = [`/v1/users/${'9'.repeat(400)}`, '/v1/users/%ED%A0%80', '/v1/users/%ff', '/v1/orders/%C0%AF', `/v1/orders/${'1'.repeat(5000)}`, '/v1/payments/..%2f..%2fetc%2fpasswd', "/v1/reports/'%20OR%201=1--"];
+    const paths = [
+      `/v1/users/${'9'.repeat(400)}`,
+      '/v1/users/%ED%A0%80',
+      '/v1/users/%ff',
+      '/v1/orders/%C0%AF',
+      `/v1/orders/${'1'.repeat(5000)}`,
+      '/v1/payments/..%2f..%2fetc%2fpasswd',
+      "/v1/reports/'%20OR%201=1--",
+    ];
     const nul = ['/v1/users/%00', '/v1/orders/%00', '/v1/payments/%00', '/v1/reports/%00', '/v1/orders/a%00b'];
     for (const path of [...paths, ...nul]) {
       const response = await api(path);
@@ -63,10 +71,18 @@ describe('12. API conventions', () => {
 
   test('12.148+ NUL inside a JSON body field is 400 problem, never 500', async () => {
     const key = crypto.randomUUID();
-    const response = await api('/v1/payments', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ amount: '1.00', currency: 'EUR', account: 'a\u0000b' }) });
+    const response = await api('/v1/payments', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ amount: '1.00', currency: 'EUR', account: 'a\u0000b' }),
+    });
     assert.ok([400, 422].includes(response.status), String(response.status));
     await assertProblem(response, response.status);
-    const order = await api('/v1/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ currency: 'EUR', items: [{ sku: '\u0000', quantity: 1, unit_price: '1.00' }] }) });
+    const order = await api('/v1/orders', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ currency: 'EUR', items: [{ sku: '\u0000', quantity: 1, unit_price: '1.00' }] }),
+    });
     assert.ok([400, 422].includes(order.status), String(order.status));
   });
 
@@ -89,7 +105,12 @@ describe('12. API conventions', () => {
   });
 
   test('12.152 POST or PUT with Content-Type text/plain, or with none → 415 problem', async () => {
-    for (const [method, path] of [['POST', '/v1/orders'], ['PUT', me()], ['PATCH', me()], ['POST', '/v1/payments']] as const) {
+    for (const [method, path] of [
+      ['POST', '/v1/orders'],
+      ['PUT', me()],
+      ['PATCH', me()],
+      ['POST', '/v1/payments'],
+    ] as const) {
       await assertProblem(await api(path, { method, headers: { 'content-type': 'text/plain', 'idempotency-key': crypto.randomUUID() }, body: '{}' }), 415);
       await assertProblem(await api(path, { method, headers: { 'idempotency-key': crypto.randomUUID() }, body: new Uint8Array([123, 125]) }), 415);
     }
@@ -143,7 +164,10 @@ describe('12. API conventions', () => {
     const replacement = JSON.stringify({ username: doc.username, name: 'X' });
     const json = { 'content-type': 'application/json' };
     await assertProblem(await api(me(), { method: 'PUT', headers: { ...json, 'if-match': `W/${etag}` }, body: replacement }), 412);
-    await assertProblem(await api('/v1/users/00000000-0000-4000-8000-000000000000', { method: 'PUT', as: service, headers: { ...json, 'if-match': '*' }, body: replacement }), 412);
+    await assertProblem(
+      await api('/v1/users/00000000-0000-4000-8000-000000000000', { method: 'PUT', as: service, headers: { ...json, 'if-match': '*' }, body: replacement }),
+      412,
+    );
     await assertProblem(await api(me(), { method: 'PUT', headers: { ...json, 'if-none-match': '*' }, body: replacement }), 412);
     assert.equal((await api(me())).headers.get('etag'), etag, 'nothing changed');
   });

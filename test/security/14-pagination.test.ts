@@ -29,7 +29,10 @@ describe('14. pagination', () => {
     const a = await list();
     const b = await list();
     assert.equal(a.json.data.length, 20);
-    assert.deepEqual(a.json.data.map((o: { id: string }) => o.id), b.json.data.map((o: { id: string }) => o.id));
+    assert.deepEqual(
+      a.json.data.map((o: { id: string }) => o.id),
+      b.json.data.map((o: { id: string }) => o.id),
+    );
   });
 
   test('14.178 more results → absolute Link rel="next"; the last page has none', async () => {

@@ -36,7 +36,12 @@ async function consentPage(clientId = w.A.id) {
 
 function assertPageHeaders(response: Response): void {
   const csp = response.headers.get('content-security-policy') ?? '';
-  const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+  const directives = new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name!, values]),
+  );
   const scripts = directives.get('script-src') ?? directives.get('default-src');
   assert.ok(scripts, 'script-src or default-src is set');
   assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
@@ -71,7 +76,10 @@ describe('15. login and consent UI', () => {
     assert.ok(tokenName, 'the login form carries a CSRF token');
     const { [tokenName!]: _t, ...without } = form.hidden;
     assert.equal((await browser.post(form.action, { ...without, username: w.U1.username, password: PASSWORD })).status, 403);
-    assert.equal((await browser.post(form.action, { ...form.hidden, username: w.U1.username, password: PASSWORD }, { origin: 'https://evil.example' })).status, 403);
+    assert.equal(
+      (await browser.post(form.action, { ...form.hidden, username: w.U1.username, password: PASSWORD }, { origin: 'https://evil.example' })).status,
+      403,
+    );
     const none = await browser.get(authorizeUrl(w.A.id, { prompt: 'none', state: 's' }));
     assert.equal(new URL(none.headers.get('location')!).searchParams.get('error'), 'login_required');
   });
@@ -145,9 +153,22 @@ describe('15. login and consent UI', () => {
     const evilName = '<script>alert(1)</script><img src=x onerror=alert(2)>';
     let evil: RegisteredClient;
     try {
-      evil = await registerClient(w.t.core, { client_name: evilName, grant_types: ['authorization_code'], redirect_uris: [REG], scope: 'openid profile email', token_endpoint_auth_method: 'none', logo_uri: 'javascript:alert(3)' } as never);
+      evil = await registerClient(w.t.core, {
+        client_name: evilName,
+        grant_types: ['authorization_code'],
+        redirect_uris: [REG],
+        scope: 'openid profile email',
+        token_endpoint_auth_method: 'none',
+        logo_uri: 'javascript:alert(3)',
+      } as never);
     } catch {
-      evil = await registerClient(w.t.core, { client_name: evilName, grant_types: ['authorization_code'], redirect_uris: [REG], scope: 'openid profile email', token_endpoint_auth_method: 'none' });
+      evil = await registerClient(w.t.core, {
+        client_name: evilName,
+        grant_types: ['authorization_code'],
+        redirect_uris: [REG],
+        scope: 'openid profile email',
+        token_endpoint_auth_method: 'none',
+      });
     }
     const { html } = await consentPage(evil.id);
     assert.doesNotMatch(html, /<script>alert/);
@@ -170,7 +191,10 @@ describe('15. login and consent UI', () => {
       const form = parseForm(html);
       const out = await browser.post(form.action, { ...form.hidden });
       assert.ok([200, 303].includes(out.status));
-      assert.ok(out.headers.getSetCookie().some((l) => /max-age=0|expires=Thu, 01 Jan 1970/i.test(l)), 'cookie cleared');
+      assert.ok(
+        out.headers.getSetCookie().some((l) => /max-age=0|expires=Thu, 01 Jan 1970/i.test(l)),
+        'cookie cleared',
+      );
     }
     const replay = new Browser(w.url);
     for (const [name, value] of old) replay.cookies.set(name, value);

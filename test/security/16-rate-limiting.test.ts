@@ -39,7 +39,9 @@ describe('16. rate limiting', () => {
     const statuses: number[] = [];
     for (let batch = 0; batch < 6; batch++) {
       const results = await Promise.all(
-        Array.from({ length: 20 }, () => postForm(`${w.url}/introspect`, { token: randomBytes(24).toString('base64url') }, { authorization: basicAuth(caller.id, caller.secret) })),
+        Array.from({ length: 20 }, () =>
+          postForm(`${w.url}/introspect`, { token: randomBytes(24).toString('base64url') }, { authorization: basicAuth(caller.id, caller.secret) }),
+        ),
       );
       statuses.push(...results.map((r) => r.status));
     }
@@ -65,7 +67,11 @@ describe('16. rate limiting', () => {
     const seen: number[] = [];
     let limited: Awaited<ReturnType<typeof postForm>> | undefined;
     for (let i = 0; i < 10 && !limited; i++) {
-      const r = await postForm(`${w.url}/token`, { grant_type: 'client_credentials', scope: 'orders:read' }, { authorization: basicAuth(busy.id, busy.secret) });
+      const r = await postForm(
+        `${w.url}/token`,
+        { grant_type: 'client_credentials', scope: 'orders:read' },
+        { authorization: basicAuth(busy.id, busy.secret) },
+      );
       const left = remaining(r.headers);
       if (left !== undefined) seen.push(left);
       if (r.status === 429) limited = r;
@@ -112,7 +118,11 @@ describe('16. rate limiting', () => {
     }
     assert.deepEqual(statuses.slice(0, 20), Array(20).fill(401));
     assert.equal(statuses[20], 429);
-    const right = await postForm(`${w.url}/token`, { grant_type: 'client_credentials', scope: 'orders:read' }, { authorization: basicAuth(victim.id, victim.secret) });
+    const right = await postForm(
+      `${w.url}/token`,
+      { grant_type: 'client_credentials', scope: 'orders:read' },
+      { authorization: basicAuth(victim.id, victim.secret) },
+    );
     assert.equal(right.status, 429);
     assertRetryAfter(right.headers);
     assert.match(right.headers.get('content-type') ?? '', /^application\/json/);
@@ -122,7 +132,11 @@ describe('16. rate limiting', () => {
 
   test('16.194+ another client is not blocked by the victim’s failures, even from the same address ((client_id, address) key)', async () => {
     const bystander = await registerClient(w.t.core, { client_name: 'bystander' });
-    const r = await postForm(`${w.url}/token`, { grant_type: 'client_credentials', scope: 'orders:read' }, { authorization: basicAuth(bystander.id, bystander.secret) });
+    const r = await postForm(
+      `${w.url}/token`,
+      { grant_type: 'client_credentials', scope: 'orders:read' },
+      { authorization: basicAuth(bystander.id, bystander.secret) },
+    );
     assert.equal(r.status, 200);
   });
 
@@ -144,5 +158,4 @@ describe('16. rate limiting', () => {
     const right = await browser.post(form.action, { ...form.hidden, username: w.U2.username, password: PASSWORD });
     assert.equal(right.status, 429);
   });
-
 });

@@ -22,7 +22,13 @@ after(() => w.close());
 
 /** Every form in which a secret could leak: raw, URL/form-encoded, base64 and base64url, and JWT segments. */
 function forms(secret: string): string[] {
-  const out = new Set([secret, encodeURIComponent(secret), formEncode(secret), Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url')]);
+  const out = new Set([
+    secret,
+    encodeURIComponent(secret),
+    formEncode(secret),
+    Buffer.from(secret).toString('base64'),
+    Buffer.from(secret).toString('base64url'),
+  ]);
   const parts = secret.split('.');
   if (parts.length === 3) for (const part of parts.slice(1)) if (part.length >= 16) out.add(part);
   return [...out].filter((s) => s.length >= 8);
@@ -33,7 +39,12 @@ test('secrets never appear in the logs of a full run, even at LOG_LEVEL=trace', 
 
   // Login + consent + code exchange (client A, Basic).
   const browser = new Browser(w.url);
-  const a = await authorize(w, w.A, { scope: 'openid offline_access profile orders:read orders:write payments:write users:read', prompt: 'consent' }, { browser });
+  const a = await authorize(
+    w,
+    w.A,
+    { scope: 'openid offline_access profile orders:read orders:write payments:write users:read', prompt: 'consent' },
+    { browser },
+  );
   secrets.code = a.code;
   secrets.code_verifier = a.verifier;
   const tokens = await exchange(w, w.A, a);
@@ -65,9 +76,17 @@ test('secrets never appear in the logs of a full run, even at LOG_LEVEL=trace', 
   const at = secrets['second access token']!;
   assert.equal((await bearer(w, '/v1/users/me', at)).status, 200);
   const key = randomUUID();
-  const payment = await bearer(w, '/v1/payments', at, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ amount: '12.00', currency: 'EUR', account: 'ACC-SECRET-ISH' }) });
+  const payment = await bearer(w, '/v1/payments', at, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({ amount: '12.00', currency: 'EUR', account: 'ACC-SECRET-ISH' }),
+  });
   assert.equal(payment.status, 201);
-  const order = await bearer(w, '/v1/orders', at, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ currency: 'EUR', items: [{ sku: 'S', quantity: 1, unit_price: '1.00' }] }) });
+  const order = await bearer(w, '/v1/orders', at, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ currency: 'EUR', items: [{ sku: 'S', quantity: 1, unit_price: '1.00' }] }),
+  });
   assert.equal(order.status, 201);
   assert.equal((await bearer(w, '/userinfo', at)).status, 200);
   // A bad token too (errors are where secrets tend to be logged).
@@ -89,7 +108,8 @@ test('secrets never appear in the logs of a full run, even at LOG_LEVEL=trace', 
   await new Promise((resolve) => setImmediate(resolve));
   assert.ok(log.split('\n').length > 20, 'the log was captured');
   const leaks: string[] = [];
-  for (const [name, secret] of Object.entries(secrets)) for (const form of forms(secret)) if (log.includes(form)) leaks.push(`${name} (as ${form.slice(0, 12)}…)`);
+  for (const [name, secret] of Object.entries(secrets))
+    for (const form of forms(secret)) if (log.includes(form)) leaks.push(`${name} (as ${form.slice(0, 12)}…)`);
   assert.deepEqual(leaks, []);
   // Headers that carry credentials are redacted, and cookies never logged raw.
   assert.doesNotMatch(log, /"authorization":"(Basic|Bearer) [^"]/i);

@@ -46,7 +46,10 @@ test('e-mail change: the new address is verified before it replaces the old one,
   assert.match(notice.subject, /e-mail address of your Gatehouse account was changed/);
   assert.match(notice.text, /new@example\.test/);
   const events = await t.core.db.selectFrom('audit_events').select('type').where('subject', '=', user.id).orderBy('occurred_at').execute();
-  assert.deepEqual(events.map((e) => e.type).filter((type) => type.startsWith('account.')), ['account.email_change_requested', 'account.email_changed']);
+  assert.deepEqual(
+    events.map((e) => e.type).filter((type) => type.startsWith('account.')),
+    ['account.email_change_requested', 'account.email_changed'],
+  );
 });
 
 test('changing the e-mail address needs a fresh proof (REAUTH_MAX_AGE): a stale session is asked to confirm it is them, and nothing is sent', async () => {
@@ -76,7 +79,11 @@ test('an e-mail change link is refused once the address or the password it was f
   const reset = tokenTo('first@example.test', '/password/reset');
   assert.equal((await postForm(t, '/email/verify', { token: tokenTo('third@example.test', '/email/verify') })).status, 200);
   assert.equal((await postForm(t, '/email/verify', { token: tokenTo('second@example.test', '/email/verify') })).status, 410, 'issued under the old address');
-  assert.equal((await postForm(t, '/password/reset', { token: reset, password: 'some new password', confirm: 'some new password' })).status, 410, 'the reset link went to the old address');
+  assert.equal(
+    (await postForm(t, '/password/reset', { token: reset, password: 'some new password', confirm: 'some new password' })).status,
+    410,
+    'the reset link went to the old address',
+  );
   assert.equal((await userById(user.id)).email, 'third@example.test');
 });
 

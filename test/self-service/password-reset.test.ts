@@ -13,7 +13,17 @@ import { enrollTotp } from '../interaction/mfa/enroll.js';
 import { verifyPassword } from '../../src/crypto/passwords.js';
 import { secondFactorFailuresRepository } from '../../src/storage/second-factor-failures-repository.js';
 import { usersRepository } from '../../src/storage/users-repository.js';
-import { assertNoUsableDifference, freshClientAddress, linkIn, mailsTo, observable, pairedTiming, postForm, selfServiceApp, settle } from './self-service-world.js';
+import {
+  assertNoUsableDifference,
+  freshClientAddress,
+  linkIn,
+  mailsTo,
+  observable,
+  pairedTiming,
+  postForm,
+  selfServiceApp,
+  settle,
+} from './self-service-world.js';
 
 let t: TestApp;
 let shift = 0;
@@ -25,7 +35,8 @@ before(async () => {
 });
 after(() => t.close());
 
-const userWith = (email: string, extra: { password?: string } = {}) => createUser(t.core.db, t.core.clock, { ...SIGN_IN, ...extra, profile: { name: 'R', email, email_verified: true } });
+const userWith = (email: string, extra: { password?: string } = {}) =>
+  createUser(t.core.db, t.core.clock, { ...SIGN_IN, ...extra, profile: { name: 'R', email, email_verified: true } });
 const forgot = (email: string, from = freshClientAddress(), app = t) => postForm(app, '/password/forgot', { email }, { 'x-forwarded-for': from });
 const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 const reset = (token: string, password: string, confirm = password) => postForm(t, '/password/reset', { token, password, confirm });
@@ -73,7 +84,10 @@ test('a password reset ends every session and refresh token, is an audit event, 
   const codes = await t.core.db.selectFrom('authorization_codes').select('code_hash').where('user_id', '=', user.id).execute();
   assert.equal(codes.length, 0);
   const events = await t.core.db.selectFrom('audit_events').select('type').where('subject', '=', user.id).execute();
-  assert.ok(events.some((e) => e.type === 'user.password_reset'), JSON.stringify(events));
+  assert.ok(
+    events.some((e) => e.type === 'user.password_reset'),
+    JSON.stringify(events),
+  );
   await settle(t);
   const notice = mailsTo(t, 'sessions@example.test')[0]!;
   assert.match(notice.subject, /password was changed/);
@@ -85,13 +99,14 @@ test('a password reset does not bypass the second factor, and clears the account
   const { secret } = await enrollTotp(t, user);
   const failures = secondFactorFailuresRepository(t.core.db, t.core.clock);
   for (let i = 0; i < 7; i++) await failures.charge(user.id, { free: 100, maxDelaySeconds: 60, stop: 200 });
-  const count = async () => (await t.core.db.selectFrom('second_factor_failures').selectAll().where('user_id', '=', user.id).executeTakeFirst())?.consecutive ?? 0;
+  const count = async () =>
+    (await t.core.db.selectFrom('second_factor_failures').selectAll().where('user_id', '=', user.id).executeTakeFirst())?.consecutive ?? 0;
   assert.ok((await count()) >= 7);
 
   const link = await resetLinkFor('mfa-reset@example.test');
   const done = await reset(tokenOf(link), 'new password with factor');
   assert.equal(done.status, 200);
-  assert.match(await done.text(), /An authenticator app/, 'the page lists the account\'s factors');
+  assert.match(await done.text(), /An authenticator app/, "the page lists the account's factors");
   assert.equal(await count(), 0, 'the failure count starts again');
 
   clock.advance(30_000);
@@ -204,6 +219,15 @@ test('forgot password: bad input gets the form again with a message, never an er
   assert.doesNotMatch(await strange.text(), /<script>/);
   assert.equal((await fetch(`${t.url}/password/reset?token=${'x'.repeat(500)}`)).status, 410);
   assert.equal((await postForm(t, '/password/reset', {})).status, 410);
-  assert.equal((await fetch(`${t.url}/password/forgot`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a@b.test' })).status, 403);
+  assert.equal(
+    (
+      await fetch(`${t.url}/password/forgot`, {
+        method: 'POST',
+        headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'email=a@b.test',
+      })
+    ).status,
+    403,
+  );
   void PASSWORD;
 });

@@ -17,7 +17,10 @@ export async function settle(t: TestApp): Promise<void> {
 }
 
 export const mailbox = (t: TestApp) => t.app.core.mail.devMailbox as DevMailbox;
-export const mailsTo = (t: TestApp, email: string) => mailbox(t).messages().filter((m) => m.to === email);
+export const mailsTo = (t: TestApp, email: string) =>
+  mailbox(t)
+    .messages()
+    .filter((m) => m.to === email);
 
 /** The link to `path` in the newest message to `email`. */
 export function linkIn(t: TestApp, email: string, path: string): string {
@@ -33,7 +36,12 @@ let nextAddress = 1;
 export const freshClientAddress = () => `198.51.100.${(nextAddress++ % 250) + 1}`;
 
 export function postForm(t: TestApp, path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${t.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form).toString() });
+  return fetch(`${t.url}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form).toString(),
+  });
 }
 
 /** Headers whose value legitimately differs between any two requests. */
@@ -56,7 +64,12 @@ export async function observable(response: Response, address: string): Promise<{
  *   - the median difference within `boundMs` (generous: it only catches a gross difference).
  * Medians and signs ignore the outliers a loaded machine produces.
  */
-export async function pairedTiming(rounds: number, known: () => Promise<unknown>, unknown: () => Promise<unknown>, between: () => Promise<void>): Promise<{ differences: number[]; knownSlower: number; median: number }> {
+export async function pairedTiming(
+  rounds: number,
+  known: () => Promise<unknown>,
+  unknown: () => Promise<unknown>,
+  between: () => Promise<void>,
+): Promise<{ differences: number[]; knownSlower: number; median: number }> {
   const time = async (run: () => Promise<unknown>) => {
     const start = process.hrtime.bigint();
     await run();

@@ -8,7 +8,17 @@ import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
 import { createUser, SIGN_IN } from '../helpers/users.js';
 import { authorizeQuery, openInteraction } from '../interaction/browserless.js';
 import { verifyPassword } from '../../src/crypto/passwords.js';
-import { assertNoUsableDifference, freshClientAddress, linkIn, mailsTo, observable, pairedTiming, postForm, selfServiceApp, settle } from './self-service-world.js';
+import {
+  assertNoUsableDifference,
+  freshClientAddress,
+  linkIn,
+  mailsTo,
+  observable,
+  pairedTiming,
+  postForm,
+  selfServiceApp,
+  settle,
+} from './self-service-world.js';
 
 let t: TestApp;
 let shift = 0;
@@ -47,7 +57,10 @@ test('sign-up: "Create an account" on the login page → /signup → verificatio
   assert.equal(await verifyPassword(user.password_hash, PASSWORD), true);
   assert.equal((await verify(tokenOf(link))).status, 410, 'single use');
   const events = await t.core.db.selectFrom('audit_events').select('type').where('subject', '=', user.id).execute();
-  assert.deepEqual(events.map((e) => e.type), ['user.signed_up']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['user.signed_up'],
+  );
 });
 
 test('sign-up verification links are single use under parallel submissions: of 8 at once exactly one creates the account', async () => {

@@ -30,7 +30,12 @@ function withUmask<T>(mask: number, run: () => T): T {
 }
 
 const startMain = (env: Record<string, string>) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', KEY_ENCRYPTION_KEY: '', ...env }, encoding: 'utf8', timeout: 90_000, killSignal: 'SIGKILL' });
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', KEY_ENCRYPTION_KEY: '', ...env },
+    encoding: 'utf8',
+    timeout: 90_000,
+    killSignal: 'SIGKILL',
+  });
 
 test('the embedded database is private to its owner: a new DATA_DIR is created 0700 and everything in it owner-only, said in one log line', async () => {
   const parent = mkdtempSync(join(tmpdir(), 'gatehouse-private-'));
@@ -43,10 +48,14 @@ test('the embedded database is private to its owner: a new DATA_DIR is created 0
       assert.deepEqual(shared(dataDir), []);
       assert.match(server.output(), new RegExp(`gatehouse: new database in ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
       // A write after start-up (a new user) creates files under the process umask: still private.
-      const cli = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'users', 'create', '--username', 'u1', '--password', 'long enough pw'], {
-        env: { ...process.env, DATA_DIR: dataDir, KEY_ENCRYPTION_KEY: '' },
-        encoding: 'utf8',
-      });
+      const cli = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'users', 'create', '--username', 'u1', '--password', 'long enough pw'],
+        {
+          env: { ...process.env, DATA_DIR: dataDir, KEY_ENCRYPTION_KEY: '' },
+          encoding: 'utf8',
+        },
+      );
       assert.equal(cli.status, 0, cli.stderr);
     } finally {
       assert.equal(await server.stop('SIGTERM'), 0);
@@ -75,7 +84,12 @@ test('start-up refuses a DATA_DIR that its group or others can read or write, in
       assert.ok(!existsSync(join(dataDir, 'postgres')) && !existsSync(join(dataDir, 'pglite')), 'nothing was created in it');
     }
     // The CLI, opening the embedded database itself, refuses it the same way.
-    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'clients', 'list'], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8', timeout: 90_000, killSignal: 'SIGKILL' });
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'clients', 'list'], {
+      env: { ...process.env, DATA_DIR: dataDir },
+      encoding: 'utf8',
+      timeout: 90_000,
+      killSignal: 'SIGKILL',
+    });
     assert.equal(cli.status, 1);
     assert.match(cli.stderr, /^gatehouse: DATA_DIR .* is accessible by its group or others/);
   } finally {
@@ -103,7 +117,10 @@ test('prepareDataDir creates a missing directory 0700 whatever the umask, and ac
   const parent = mkdtempSync(join(tmpdir(), 'gatehouse-prepare-'));
   try {
     const dir = join(parent, 'a', 'b');
-    assert.equal(withUmask(0o000, () => prepareDataDir(dir)), true);
+    assert.equal(
+      withUmask(0o000, () => prepareDataDir(dir)),
+      true,
+    );
     assert.equal(lstatSync(dir).mode & 0o777, 0o700);
     assert.equal(prepareDataDir(dir), false);
     mkdirSync(join(parent, 'open'), { mode: 0o777 });

@@ -10,7 +10,12 @@ import { checkListenAddress } from '../../src/startup/listen-address.js';
 import { StartupError } from '../../src/startup/startup-error.js';
 
 const startMain = (env: Record<string, string>) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, METRICS_PORT: '0', KEY_ENCRYPTION_KEY: '', ...env }, encoding: 'utf8', timeout: 90_000, killSignal: 'SIGKILL' });
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, METRICS_PORT: '0', KEY_ENCRYPTION_KEY: '', ...env },
+    encoding: 'utf8',
+    timeout: 90_000,
+    killSignal: 'SIGKILL',
+  });
 
 async function occupy(): Promise<Server> {
   const server = createServer();
@@ -28,7 +33,10 @@ test('a busy PORT stops start-up at once with one line naming it, before any dat
     const result = startMain({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
     const elapsed = performance.now() - started;
     assert.equal(result.status, 1);
-    assert.equal(result.stderr.trim(), `gatehouse: PORT ${port} is already in use on 127.0.0.1 (another server is running there); stop it or set PORT to a free port`);
+    assert.equal(
+      result.stderr.trim(),
+      `gatehouse: PORT ${port} is already in use on 127.0.0.1 (another server is running there); stop it or set PORT to a free port`,
+    );
     assert.ok(!existsSync(dataDir), 'DATA_DIR untouched: the port was checked first');
     console.log(`busy port reported in ${Math.round(elapsed)} ms (process start included)`);
   } finally {

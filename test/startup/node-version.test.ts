@@ -34,7 +34,9 @@ function satisfies(version: string, range: string): boolean {
 }
 
 test('every package the lock file installs supports the oldest Node.js we state (no EBADENGINE on npm install)', () => {
-  const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { engines?: { node?: string }; optional?: boolean; os?: string[] }> };
+  const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as {
+    packages: Record<string, { engines?: { node?: string }; optional?: boolean; os?: string[] }>;
+  };
   const refused: string[] = [];
   for (const [path, entry] of Object.entries(lock.packages)) {
     const range = entry.engines?.node;
@@ -42,7 +44,9 @@ test('every package the lock file installs supports the oldest Node.js we state 
     if (!satisfies(MIN_NODE_VERSION, range)) refused.push(`${path} (node ${range})`);
   }
   assert.deepEqual(refused, []);
-  assert.ok(satisfies('22.12.0', '>=22') && !satisfies('20.20.2', '>=22') && satisfies('24.1.0', '^16 || ^18 || >=20') && !satisfies('15.0.0', '>=16 || 14 >=14.17'));
+  assert.ok(
+    satisfies('22.12.0', '>=22') && !satisfies('20.20.2', '>=22') && satisfies('24.1.0', '^16 || ^18 || >=20') && !satisfies('15.0.0', '>=16 || 14 >=14.17'),
+  );
 });
 
 test('this machine runs a supported Node.js', () => {

@@ -20,12 +20,21 @@ export function newDataDir(t: TestContext): { dataDir: string; env: Record<strin
     if (pid !== undefined) process.kill(pid, 'SIGQUIT');
     rmSync(parent, { recursive: true, force: true });
   });
-  const env = { DATA_DIR: dataDir, DATABASE_URL: '', KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'), RATE_LIMIT_ENABLED: 'false', OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' };
+  const env = {
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+    RATE_LIMIT_ENABLED: 'false',
+    OVERLOAD_MAX_EVENT_LOOP_DELAY: '0',
+  };
   return { dataDir, env };
 }
 
 export async function cli(env: Record<string, string>, ...argv: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...argv], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...argv], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -51,4 +60,3 @@ export async function openEmbedded(dataDir: string): Promise<{ server: EmbeddedS
   const server = await startEmbeddedPostgres(dataDir, () => {});
   return { server, database: await openPostgres(server.url, 3) };
 }
-

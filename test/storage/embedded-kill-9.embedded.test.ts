@@ -25,12 +25,22 @@ test('a committed code redemption, refresh rotation and payment survive kill -9 
 
     const p = pkcePair();
     const location = await loginAndConsent(new Browser(server.url), authorizeUrl(app.id, { scope: 'openid offline_access' }, p.challenge), user);
-    const codeForm = { grant_type: 'authorization_code', code: location.searchParams.get('code')!, redirect_uri: 'https://client.example/cb', code_verifier: p.verifier, client_id: app.id };
+    const codeForm = {
+      grant_type: 'authorization_code',
+      code: location.searchParams.get('code')!,
+      redirect_uri: 'https://client.example/cb',
+      code_verifier: p.verifier,
+      client_id: app.id,
+    };
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const exchanged = await attempt(`${server.url}/token`, { method: 'POST', headers: form, body: new URLSearchParams(codeForm) });
     assert.equal(exchanged?.status, 200);
     const first = String(exchanged!.json!.refresh_token);
-    const rotated = await attempt(`${server.url}/token`, { method: 'POST', headers: form, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first, client_id: app.id }) });
+    const rotated = await attempt(`${server.url}/token`, {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first, client_id: app.id }),
+    });
     assert.equal(rotated?.status, 200);
     const second = String(rotated!.json!.refresh_token);
     const key = randomUUID();
@@ -53,7 +63,12 @@ test('a committed code redemption, refresh rotation and payment survive kill -9 
     assert.notEqual(runningPid(clusterDir(dataDir)), postmaster, 'a new server recovered the directory');
     const row = await database.db.selectFrom('payments').select(['id', 'account']).where('id', '=', String(paid!.json!.id)).executeTakeFirst();
     assert.equal(row?.account, key, 'the confirmed payment is there');
-    const refresh = (token: string) => attempt(`${server.url}/token`, { method: 'POST', headers: form, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: app.id }) });
+    const refresh = (token: string) =>
+      attempt(`${server.url}/token`, {
+        method: 'POST',
+        headers: form,
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: app.id }),
+      });
     const after = await refresh(second);
     assert.equal(after?.status, 200, 'the token the committed rotation issued works');
 
@@ -74,4 +89,3 @@ test('a committed code redemption, refresh rotation and payment survive kill -9 
     await database.close();
   }
 });
-

@@ -8,7 +8,9 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { clusterDir, runningPid } from '../../src/storage/embedded-postgres.js';
 import { cli, newDataDir, waitUntilGone } from './embedded-fixtures.js';
 
-test('first start creates a private PostgreSQL cluster in DATA_DIR; the CLI and a second process share the running server; SIGTERM stops it (last one out) and a restart keeps the data', { timeout: 180_000 }, async (t) => {
+test('first start creates a private PostgreSQL cluster in DATA_DIR; the CLI and a second process share the running server; SIGTERM stops it (last one out) and a restart keeps the data', {
+  timeout: 180_000,
+}, async (t) => {
   const { dataDir, env } = newDataDir(t);
   const first = await startServerProcess(env);
   const cluster = clusterDir(dataDir);
@@ -53,4 +55,3 @@ test('first start creates a private PostgreSQL cluster in DATA_DIR; the CLI and 
     await first.stop('SIGKILL');
   }
 });
-

@@ -13,11 +13,16 @@ test('start-up refuses a data directory made by another PostgreSQL major version
   writeFileSync(join(dataDir, 'postgres', 'PG_VERSION'), '17\n');
   const result = await cli(env, 'users', 'list');
   assert.equal(result.status, 1);
-  assert.match(result.stderr, /^gatehouse: the embedded database in .* was created by PostgreSQL 17, and this Gatehouse ships PostgreSQL \d+\. .*pg_dump.*pg_upgrade/);
+  assert.match(
+    result.stderr,
+    /^gatehouse: the embedded database in .* was created by PostgreSQL 17, and this Gatehouse ships PostgreSQL \d+\. .*pg_dump.*pg_upgrade/,
+  );
   assert.equal(runningPid(clusterDir(dataDir)), undefined);
 });
 
-test('DATABASE_URL=pglite: opens PGlite in DATA_DIR, and the embedded default explains that directory instead of replacing it', { timeout: 175_000 }, async (t) => {
+test('DATABASE_URL=pglite: opens PGlite in DATA_DIR, and the embedded default explains that directory instead of replacing it', {
+  timeout: 175_000,
+}, async (t) => {
   const { dataDir, env } = newDataDir(t);
   const made = await cli({ ...env, DATABASE_URL: 'pglite:' }, 'users', 'create', '--username', 'bob', '--password', 'long enough password');
   assert.equal(made.status, 0, made.stderr);

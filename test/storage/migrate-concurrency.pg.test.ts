@@ -28,7 +28,13 @@ test('two processes migrating one empty PostgreSQL database at once apply each m
     assert.equal(a.code, 0, a.stderr);
     assert.equal(b.code, 0, b.stderr);
     const applied = [...JSON.parse(a.stdout).applied, ...JSON.parse(b.stdout).applied].sort();
-    assert.deepEqual(applied, loadMigrations().map((m) => m.version).sort(), 'every migration applied by exactly one of the two');
+    assert.deepEqual(
+      applied,
+      loadMigrations()
+        .map((m) => m.version)
+        .sort(),
+      'every migration applied by exactly one of the two',
+    );
     const check = new pg.Client({ connectionString: databaseUrl(name) });
     await check.connect();
     const { rows } = await check.query('select version, count(*)::int as n from schema_migrations group by version');

@@ -31,7 +31,10 @@ test('one SQL file per migration: a stray file or a second file with a taken num
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-migrations-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, '0001_first.sql'), 'select 1;');
-  assert.deepEqual(loadMigrations(dir).map((m) => m.version), ['0001_first']);
+  assert.deepEqual(
+    loadMigrations(dir).map((m) => m.version),
+    ['0001_first'],
+  );
   writeFileSync(join(dir, '0002-typo.sql'), 'select 1;');
   assert.throws(() => loadMigrations(dir), /not a migration file.*0002-typo\.sql/);
   rmSync(join(dir, '0002-typo.sql'));

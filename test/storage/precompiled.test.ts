@@ -39,7 +39,10 @@ test('precompiled statement: built and compiled once, however often it runs', as
 });
 
 test('precompiled statement: a value left undefined is refused instead of becoming NULL', async () => {
-  await assert.rejects(insertUser.execute(database.db, { id: 'u-precompiled-3', username: 'linus', name: undefined as unknown as null }), /no value for "name"/);
+  await assert.rejects(
+    insertUser.execute(database.db, { id: 'u-precompiled-3', username: 'linus', name: undefined as unknown as null }),
+    /no value for "name"/,
+  );
   const rows = await database.db.selectFrom('users').select('id').where('id', '=', 'u-precompiled-3').execute();
   assert.deepEqual(rows, []);
 });

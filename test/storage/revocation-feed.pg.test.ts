@@ -80,7 +80,11 @@ test('a client revocation (deleted or disabled client) committed by another inst
   await within(10_000, performance.now(), bIsCurrent, 'instance B listening');
   const issued = await issue();
   assert.equal((await authB.authenticate(issued.token)).sub, 'u1');
-  await revocationsRepository(a.db, clock).revokeClient({ clientId: 'c1', coversIssuedUntil: new Date(clock.now() + 1000), expiresAt: new Date(clock.now() + 600_000) });
+  await revocationsRepository(a.db, clock).revokeClient({
+    clientId: 'c1',
+    coversIssuedUntil: new Date(clock.now() + 1000),
+    expiresAt: new Date(clock.now() + 600_000),
+  });
   const committed = performance.now();
   await within(REVOCATION_PROMISE_MS, committed, () => isRefused(authB.authenticate(issued.token)), 'client revocation seen by instance B');
   clock.advance(2_000);
@@ -102,7 +106,10 @@ test('the listener connection killed (pg_terminate_backend): a revoked token is 
     const { rows } = await admin.query<{ pid: number; application_name: string }>(
       'select pid, application_name from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
     );
-    assert.ok(rows.some((r) => r.application_name === LISTENER_NAME), 'listeners are connected');
+    assert.ok(
+      rows.some((r) => r.application_name === LISTENER_NAME),
+      'listeners are connected',
+    );
     for (const { pid } of rows) await admin.query('select pg_terminate_backend($1)', [pid]);
     await revocationsRepository(writer.db, clock).revoke([{ jti: during.jti, expiresAt: during.expiresAt }]);
     const committed = performance.now();
@@ -135,7 +142,10 @@ test('while its listener is down the feed vouches for nothing: every check reads
     await database.notifications!.close();
     assert.equal(feed.known(probe), undefined, 'no answer from memory once the listener is gone');
     // A revocation written meanwhile from another session is refused.
-    await outsider.query('insert into revoked_access_tokens (jti, expires_at, revoked_at) values ($1, $2, now())', [probe.jti, new Date(clock.now() + 600_000)]);
+    await outsider.query('insert into revoked_access_tokens (jti, expires_at, revoked_at) values ($1, $2, now())', [
+      probe.jti,
+      new Date(clock.now() + 600_000),
+    ]);
     assert.equal(await feed.isRevoked(probe), true);
   } finally {
     feed.close();

@@ -40,8 +40,7 @@ async function signedInUser(): Promise<{ user: User; families: { access: string;
   return { user, families };
 }
 
-const sessionsOf = async (user: User) =>
-  (await t.core.db.selectFrom('browser_sessions').select('id_hash').where('user_id', '=', user.id).execute()).length;
+const sessionsOf = async (user: User) => (await t.core.db.selectFrom('browser_sessions').select('id_hash').where('user_id', '=', user.id).execute()).length;
 
 const patch = (user: User, token: string, body: unknown) =>
   fetch(`${t.url}/v1/users/${user.id}`, {
@@ -51,7 +50,8 @@ const patch = (user: User, token: string, body: unknown) =>
   });
 
 const me = (token: string) => fetch(`${t.url}/v1/users/me`, { headers: { authorization: `Bearer ${token}` } });
-const passwordIs = async (user: User, password: string) => verifyPassword((await usersRepository(t.core.db, t.core.clock).findById(user.id))!.passwordHash, password);
+const passwordIs = async (user: User, password: string) =>
+  verifyPassword((await usersRepository(t.core.db, t.core.clock).findById(user.id))!.passwordHash, password);
 
 /** Every browser session ended, every family's refresh token refused and its access token revoked. */
 async function assertEverythingEnded(user: User, families: { access: string; refresh: string }[]): Promise<void> {
@@ -62,17 +62,24 @@ async function assertEverythingEnded(user: User, families: { access: string; ref
   }
 }
 
-test('a bare users:write access token cannot set the user\'s password: without current_password it is 422 and nothing changes', async () => {
+test("a bare users:write access token cannot set the user's password: without current_password it is 422 and nothing changes", async () => {
   const { user, families } = await signedInUser();
   const res = await patch(user, families[0]!.access, { password: NEW_PASSWORD });
   assert.equal(res.status, 422);
-  assert.deepEqual(((await res.json()) as { errors: { field: string }[] }).errors.map((e) => e.field), ['current_password']);
+  assert.deepEqual(
+    ((await res.json()) as { errors: { field: string }[] }).errors.map((e) => e.field),
+    ['current_password'],
+  );
   assert.ok(await passwordIs(user, PASSWORD));
   assert.equal((await refreshWith(t.url, client, families[1]!.refresh)).status, 200, 'nothing was revoked');
 });
 
-test('a service token with users:write cannot set a user\'s password (403), with or without a current_password', async () => {
-  const service = await createClient(t.core.db, t.core.clock, { type: 'confidential', grantTypes: ['client_credentials'], scopes: ['users:read', 'users:write'] });
+test("a service token with users:write cannot set a user's password (403), with or without a current_password", async () => {
+  const service = await createClient(t.core.db, t.core.clock, {
+    type: 'confidential',
+    grantTypes: ['client_credentials'],
+    scopes: ['users:read', 'users:write'],
+  });
   const { body } = await postToken(t.url, service, { grant_type: 'client_credentials' });
   const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
   for (const attempt of [{ password: NEW_PASSWORD }, { password: NEW_PASSWORD, current_password: PASSWORD }]) {
@@ -84,7 +91,8 @@ test('a service token with users:write cannot set a user\'s password (403), with
 
 test('a wrong current_password is refused and counts as a failed login: past the limit even the right one is 429', async () => {
   const { user, families } = await signedInUser();
-  for (let i = 0; i < 3; i++) assert.equal((await patch(user, families[0]!.access, { password: NEW_PASSWORD, current_password: `wrong guess ${i}` })).status, 422);
+  for (let i = 0; i < 3; i++)
+    assert.equal((await patch(user, families[0]!.access, { password: NEW_PASSWORD, current_password: `wrong guess ${i}` })).status, 422);
   const blocked = await patch(user, families[0]!.access, { password: NEW_PASSWORD, current_password: PASSWORD });
   assert.equal(blocked.status, 429);
   assert.ok(blocked.headers.get('retry-after'));
@@ -101,7 +109,7 @@ test('parallel current_password guesses cannot overrun the failed-login budget',
   assert.equal(statuses.filter((s) => s === 429).length, 7);
 });
 
-test('changing one\'s password with the current one ends the user\'s browser sessions and revokes every refresh-token family', async () => {
+test("changing one's password with the current one ends the user's browser sessions and revokes every refresh-token family", async () => {
   const { user, families } = await signedInUser();
   const bystander = await signedInUser();
   const res = await patch(user, families[0]!.access, { password: NEW_PASSWORD, current_password: PASSWORD });
@@ -128,7 +136,7 @@ test('an authorization code issued before a password change can no longer be red
   assert.equal(res.body.error, 'invalid_grant');
 });
 
-test('gatehouse users set-password ends the user\'s browser sessions and revokes every refresh-token family', async () => {
+test("gatehouse users set-password ends the user's browser sessions and revokes every refresh-token family", async () => {
   const { user, families } = await signedInUser();
   const result = (await executeCommand(['users', 'set-password', user.id, '--password', NEW_PASSWORD], t.core)) as Record<string, unknown>;
   assert.equal(result.id, user.id);
@@ -136,7 +144,7 @@ test('gatehouse users set-password ends the user\'s browser sessions and revokes
   await assertEverythingEnded(user, families);
 });
 
-test('gatehouse users delete ends the user\'s sessions and tokens; users list shows accounts without password hashes', async () => {
+test("gatehouse users delete ends the user's sessions and tokens; users list shows accounts without password hashes", async () => {
   const { user, families } = await signedInUser();
   const listed = (await executeCommand(['users', 'list'], t.core)) as { users: Record<string, unknown>[] };
   assert.ok(listed.users.some((u) => u.id === user.id));

@@ -19,9 +19,26 @@ after(() => t.close());
 
 async function provider(slug: string) {
   const created = await identityProvidersRepository(t.core.db).create({
-    name: slug, slug, kind: 'oidc', preset: null, issuer: `https://${slug}.example`, authorizationEndpoint: `https://${slug}.example/auth`, tokenEndpoint: `https://${slug}.example/token`,
-    userinfoEndpoint: null, jwksUri: `https://${slug}.example/jwks`, emailsEndpoint: null, authorizationResponseIss: false, clientId: 'c', clientSecretEnv: 'X',
-    tokenEndpointAuthMethod: 'client_secret_basic', scopes: ['openid'], domains: [], tenants: [], claims: {}, provision: false, link: 'never',
+    name: slug,
+    slug,
+    kind: 'oidc',
+    preset: null,
+    issuer: `https://${slug}.example`,
+    authorizationEndpoint: `https://${slug}.example/auth`,
+    tokenEndpoint: `https://${slug}.example/token`,
+    userinfoEndpoint: null,
+    jwksUri: `https://${slug}.example/jwks`,
+    emailsEndpoint: null,
+    authorizationResponseIss: false,
+    clientId: 'c',
+    clientSecretEnv: 'X',
+    tokenEndpointAuthMethod: 'client_secret_basic',
+    scopes: ['openid'],
+    domains: [],
+    tenants: [],
+    claims: {},
+    provision: false,
+    link: 'never',
   });
   if (!created) throw new Error('exists');
   return created;
@@ -31,7 +48,11 @@ test('never the last way to sign in, under parallel requests: an unlink waits fo
   const [a, b] = [await provider('race-a'), await provider('race-b')];
   const user = await createUser(t.core.db, t.core.clock, {});
   await t.core.db.updateTable('users').set({ password_hash: NO_PASSWORD_HASH }).where('id', '=', user.id).execute();
-  for (const p of [a, b]) await t.core.db.insertInto('federated_identities').values({ provider_id: p.id, subject: `s-${p.slug}`, user_id: user.id, email: null, created_at: new Date(), last_used_at: null }).execute();
+  for (const p of [a, b])
+    await t.core.db
+      .insertInto('federated_identities')
+      .values({ provider_id: p.id, subject: `s-${p.slug}`, user_id: user.id, email: null, created_at: new Date(), last_used_at: null })
+      .execute();
   const event = { type: 'account.identity_unlinked' as const, actor: { kind: 'user' as const, userId: user.id } };
 
   let second: Promise<string> | undefined;
@@ -45,5 +66,8 @@ test('never the last way to sign in, under parallel requests: an unlink waits fo
   assert.equal(first, 'unlinked');
   assert.equal(await second, 'last_way_in');
   const left = await t.core.db.selectFrom('federated_identities').select('provider_id').where('user_id', '=', user.id).execute();
-  assert.deepEqual(left.map((r) => r.provider_id), [b.id]);
+  assert.deepEqual(
+    left.map((r) => r.provider_id),
+    [b.id],
+  );
 });

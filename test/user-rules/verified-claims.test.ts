@@ -21,7 +21,20 @@ const run = (...argv: string[]) => executeCommand(argv, f.t.core) as Promise<Rec
 
 /** A user whose e-mail and phone an operator verified, and a user token for it (with the OIDC claim scopes). */
 async function verifiedUser(name: string): Promise<{ user: User; token: string }> {
-  const created = await run('users', 'create', '--username', name, '--password', 'long enough pw', '--email', `${name}@example.com`, '--email-verified', '--phone', '+41 44 000 00 00', '--phone-verified');
+  const created = await run(
+    'users',
+    'create',
+    '--username',
+    name,
+    '--password',
+    'long enough pw',
+    '--email',
+    `${name}@example.com`,
+    '--email-verified',
+    '--phone',
+    '+41 44 000 00 00',
+    '--phone-verified',
+  );
   const user = (await repo().findById(String(created.id)))!;
   assert.equal(user.email_verified && user.phone_number_verified, true);
   const issuer = accessTokenIssuer({ keys: f.t.core.keys, clock: f.t.core.clock, config: f.t.core.config });
@@ -39,7 +52,7 @@ async function userinfo(token: string): Promise<Record<string, unknown>> {
   return (await res.json()) as Record<string, unknown>;
 }
 
-test('changing one\'s own email through /v1 (PATCH) clears email_verified, and /userinfo no longer calls it verified', async () => {
+test("changing one's own email through /v1 (PATCH) clears email_verified, and /userinfo no longer calls it verified", async () => {
   const { user, token } = await verifiedUser('vera');
   assert.equal((await userinfo(token)).email_verified, true);
   const res = await patchUser(user, token, { email: 'victim@example.com' });
@@ -51,15 +64,18 @@ test('changing one\'s own email through /v1 (PATCH) clears email_verified, and /
   assert.equal((await repo().findById(user.id))!.email_verified, false);
 });
 
-test('changing one\'s own email with PUT while repeating email_verified: true is refused (422), nothing changes', async () => {
+test("changing one's own email with PUT while repeating email_verified: true is refused (422), nothing changes", async () => {
   const { user, token } = await verifiedUser('petra');
   const res = await f.api(`/v1/users/${user.id}`, { ...json({ username: 'petra', email: 'victim@example.com', email_verified: true }, 'PUT'), token });
   assert.equal(res.status, 422);
-  assert.deepEqual((await problemOf(res)).errors?.map((e) => e.field), ['email_verified']);
+  assert.deepEqual(
+    (await problemOf(res)).errors?.map((e) => e.field),
+    ['email_verified'],
+  );
   assert.equal((await repo().findById(user.id))!.email, 'petra@example.com');
 });
 
-test('changing one\'s own phone_number through /v1 clears phone_number_verified', async () => {
+test("changing one's own phone_number through /v1 clears phone_number_verified", async () => {
   const { user, token } = await verifiedUser('phil');
   const res = await patchUser(user, token, { phone_number: '+41 79 999 99 99' });
   assert.equal(res.status, 200);
@@ -83,7 +99,10 @@ test('no /v1 write raises a verified flag: not the user, not a service client, n
     assert.equal(res.status, 422);
     assert.deepEqual((await problemOf(res)).errors?.map((e) => e.field).sort(), ['email_verified', 'phone_number_verified']);
   }
-  const created = await f.api('/v1/users', { ...json({ username: 'sam', password: 'long enough pw', email: 'boss@example.com', email_verified: true }), token: f.tokens.service });
+  const created = await f.api('/v1/users', {
+    ...json({ username: 'sam', password: 'long enough pw', email: 'boss@example.com', email_verified: true }),
+    token: f.tokens.service,
+  });
   assert.equal(created.status, 422);
   assert.equal((await repo().findById(user.id))!.email_verified, false);
 });

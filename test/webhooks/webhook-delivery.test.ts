@@ -133,14 +133,26 @@ test('stopping the receiver for a while, then restarting it: each message is del
   const ids = got.map((r) => String(r.headers['webhook-id']));
   assert.equal(new Set(ids).size, 8);
   for (const userId of users) {
-    const expected = (await f.t.core.db.selectFrom('outbox_messages').select(['id', 'kind']).where('recipient', '=', id).where('ordering_key', 'like', `%:${userId}`).orderBy('seq').execute());
-    const seen = got.map((r) => JSON.parse(r.body) as { type: string; data: { user_id: string } }).filter((e) => e.data.user_id === userId).map((e) => e.type);
-    assert.deepEqual(seen, expected.map((m) => m.kind));
+    const expected = await f.t.core.db
+      .selectFrom('outbox_messages')
+      .select(['id', 'kind'])
+      .where('recipient', '=', id)
+      .where('ordering_key', 'like', `%:${userId}`)
+      .orderBy('seq')
+      .execute();
+    const seen = got
+      .map((r) => JSON.parse(r.body) as { type: string; data: { user_id: string } })
+      .filter((e) => e.data.user_id === userId)
+      .map((e) => e.type);
+    assert.deepEqual(
+      seen,
+      expected.map((m) => m.kind),
+    );
     assert.deepEqual(seen, ['user.created', 'user.updated', 'user.password_changed', 'user.updated']);
   }
 });
 
-test('a receiver that keeps failing: the message becomes a dead letter, visible in the endpoint\'s deliveries and the metrics, and redeliver sends it again with the same webhook-id', async () => {
+test("a receiver that keeps failing: the message becomes a dead letter, visible in the endpoint's deliveries and the metrics, and redeliver sends it again with the same webhook-id", async () => {
   receiver.answer(500);
   const { id, secret } = await endpoint(receiver.url, ['user.created']);
   await newUser();
@@ -176,10 +188,30 @@ test('a receiver that keeps failing: the message becomes a dead letter, visible 
 test('key rotation, client changes and resource-server changes are webhook events too (one mapping from their audit events)', async () => {
   const { secret } = await endpoint(receiver.url, ['signing_key.rotated', 'client.created', 'resource_server.created']);
   await f.cli('keys', 'rotate', '--alg', 'ES256');
-  const client = await f.cli('clients', 'create', '--name', 'Hooked', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'orders:read');
-  await f.cli('resource-servers', 'create', '--identifier', `https://hooked-${serial}.example/api`, '--name', 'Hooked', '--scope', `hooked${serial}:read=Read things`);
+  const client = await f.cli(
+    'clients',
+    'create',
+    '--name',
+    'Hooked',
+    '--type',
+    'confidential',
+    '--grant-types',
+    'client_credentials',
+    '--scope',
+    'orders:read',
+  );
+  await f.cli(
+    'resource-servers',
+    'create',
+    '--identifier',
+    `https://hooked-${serial}.example/api`,
+    '--name',
+    'Hooked',
+    '--scope',
+    `hooked${serial}:read=Read things`,
+  );
   const got = await receiver.waitFor(3);
-  const types = got.map((r) => (new Webhook(secret).verify(r.body, headersOf(r)) as { type: string; data: Record<string, unknown> }));
+  const types = got.map((r) => new Webhook(secret).verify(r.body, headersOf(r)) as { type: string; data: Record<string, unknown> });
   assert.deepEqual(types.map((e) => e.type).sort(), ['client.created', 'resource_server.created', 'signing_key.rotated']);
   assert.equal(types.find((e) => e.type === 'client.created')!.data.id, client.client_id);
 });

@@ -20,7 +20,13 @@ const Query = Type.Object(
     type: Type.Optional(Type.String({ description: `One of: ${AUDIT_EVENT_TYPES.join(', ')}` })),
     subject: Type.Optional(Type.String({ maxLength: 200, description: 'The user or resource id the event concerns' })),
     client_id: Type.Optional(Type.String({ maxLength: 200, description: 'The client the event concerns, or the admin client that acted' })),
-    actor: Type.Optional(Type.String({ maxLength: 200, description: 'Who acted: a user id (the user, or an operator through the console) or the CLI\'s operating-system user; an admin client acting alone is found with client_id' })),
+    actor: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description:
+          "Who acted: a user id (the user, or an operator through the console) or the CLI's operating-system user; an admin client acting alone is found with client_id",
+      }),
+    ),
     since: Type.Optional(Type.String({ description: 'RFC 3339; events at or after' })),
     until: Type.Optional(Type.String({ description: 'RFC 3339; events before' })),
     limit: pageQueryProperties.limit,
@@ -33,7 +39,12 @@ const EventSchema = Type.Object({
   id: Type.String(),
   type: Type.String(),
   occurred_at: Type.String({ format: 'date-time' }),
-  actor: Type.Object({ kind: Type.String(), client_id: Type.Optional(Type.String()), user_id: Type.Optional(Type.String()), user: Type.Optional(Type.String()) }),
+  actor: Type.Object({
+    kind: Type.String(),
+    client_id: Type.Optional(Type.String()),
+    user_id: Type.Optional(Type.String()),
+    user: Type.Optional(Type.String()),
+  }),
   resource: Type.Optional(Type.String()),
   resource_id: Type.Optional(Type.String()),
   subject: Type.Optional(Type.String()),
@@ -57,7 +68,8 @@ function time(field: string, value: string | undefined): Date | undefined {
   return date;
 }
 
-const badQuery = (field: string, message: string) => new ProblemError('bad-request', `The ${field} parameter is not understood.`, { errors: [{ field, message }] });
+const badQuery = (field: string, message: string) =>
+  new ProblemError('bad-request', `The ${field} parameter is not understood.`, { errors: [{ field, message }] });
 
 function filterOf(query: Static<typeof Query>): AuditEventFilter {
   if (query.type !== undefined && !isAuditEventType(query.type)) throw badQuery('type', `must be one of ${AUDIT_EVENT_TYPES.join(', ')}`);
@@ -100,7 +112,13 @@ export async function auditEventsRoutes(parent: FastifyInstance, { core }: { cor
   const { cursors } = core;
   const events = auditEventsRepository(core.db);
   app.get('/audit-events', {
-    schema: { tags: ['admin: audit events'], summary: 'The audit log, newest first (filters; cursor pages)', operationId: 'adminListAuditEvents', querystring: Query, response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) } },
+    schema: {
+      tags: ['admin: audit events'],
+      summary: 'The audit log, newest first (filters; cursor pages)',
+      operationId: 'adminListAuditEvents',
+      querystring: Query,
+      response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const filter = filterOf(request.query);
@@ -108,12 +126,15 @@ export async function auditEventsRoutes(parent: FastifyInstance, { core }: { cor
       const page = parsePageQuery(request.query, { codec: cursors, scope });
       const before = page.style === 'cursor' ? page.after : undefined;
       const rows = await events.page(filter, { ...(before ? { before } : {}), limit: page.limit + 1 });
-      return sendPage(reply, pagedResponse(rows, page, {
-        requestUrl: new URL(request.url, core.config.ISSUER),
-        position: (e: StoredAuditEvent) => ({ createdAt: e.occurredAt, id: e.id }),
-        represent: representEvent,
-        cursors: { codec: cursors, scope },
-      }));
+      return sendPage(
+        reply,
+        pagedResponse(rows, page, {
+          requestUrl: new URL(request.url, core.config.ISSUER),
+          position: (e: StoredAuditEvent) => ({ createdAt: e.occurredAt, id: e.id }),
+          represent: representEvent,
+          cursors: { codec: cursors, scope },
+        }),
+      );
     },
   });
 }

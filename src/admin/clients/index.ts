@@ -11,7 +11,15 @@ import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { validationFailed } from '../../http/validation.js';
 import { requireScope } from '../../resource-server/auth/index.js';
-import { createClientRecord, endClientRecord, findClientRecord, listClientRecords, replaceClientRecord, rotateClientSecret, type ClientServiceDeps } from '../../admin-services/clients-service.js';
+import {
+  createClientRecord,
+  endClientRecord,
+  findClientRecord,
+  listClientRecords,
+  replaceClientRecord,
+  rotateClientSecret,
+  type ClientServiceDeps,
+} from '../../admin-services/clients-service.js';
 import { actingAs, ADMIN_WRITE } from '../acting-as.js';
 import { asProblems } from '../service-errors.js';
 import { versionedResource } from '../versioned-resource.js';
@@ -20,7 +28,10 @@ import { ClientInputSchema, ClientParams, ClientSchema, CreatedClientSchema, Rot
 
 type Rotate = { Params: Static<typeof ClientParams>; Body: Static<typeof RotateSecretSchema> };
 
-export async function adminClientsRoutes(parent: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: ClientServiceDeps }): Promise<void> {
+export async function adminClientsRoutes(
+  parent: FastifyInstance,
+  { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: ClientServiceDeps },
+): Promise<void> {
   const clients = versionedResource(parent, core, {
     path: 'clients',
     name: 'client',
@@ -45,7 +56,10 @@ export async function adminClientsRoutes(parent: FastifyInstance, { core, servic
       },
     },
     update: {
-      summaries: { replace: 'Replace a client\'s settings (If-Match required)', patch: 'Change some settings of a client (RFC 7396 merge patch; If-Match required)' },
+      summaries: {
+        replace: "Replace a client's settings (If-Match required)",
+        patch: 'Change some settings of a client (RFC 7396 merge patch; If-Match required)',
+      },
       body: ClientInputSchema,
       replaced: (_current, body) => body,
       patched: patchedClient,
@@ -60,8 +74,13 @@ export async function adminClientsRoutes(parent: FastifyInstance, { core, servic
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/clients/:id/secrets', {
     schema: {
-      tags: ['admin: clients'], summary: 'Rotate the client secret; the previous one stays valid until previous_secret_expires_at (Idempotency-Key required)', operationId: 'adminRotateClientSecret',
-      params: ClientParams, body: RotateSecretSchema, headers: idempotencyKeyHeader(true), response: { 201: RotatedSecretSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
+      tags: ['admin: clients'],
+      summary: 'Rotate the client secret; the previous one stays valid until previous_secret_expires_at (Idempotency-Key required)',
+      operationId: 'adminRotateClientSecret',
+      params: ClientParams,
+      body: RotateSecretSchema,
+      headers: idempotencyKeyHeader(true),
+      response: { 201: RotatedSecretSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     ...core.idempotency.route<Rotate>({ required: true }, async (request, tx) => {
@@ -74,7 +93,12 @@ export async function adminClientsRoutes(parent: FastifyInstance, { core, servic
       const inTx = { ...services, db: tx };
       const expectedVersion = (await clients.pinned(request, request.params.id, (id) => findClientRecord(inTx, id)))?.version;
       const { client, secret } = await asProblems('client', () =>
-        rotateClientSecret(inTx, request.params.id, { ...(previousExpiresAt ? { previousExpiresAt } : {}), ...(expectedVersion !== undefined ? { expectedVersion } : {}) }, actingAs(request)),
+        rotateClientSecret(
+          inTx,
+          request.params.id,
+          { ...(previousExpiresAt ? { previousExpiresAt } : {}), ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
+          actingAs(request),
+        ),
       );
       const expiresAt = (client.previousSecretExpiresAt ?? new Date(core.clock.now())).toISOString();
       const body = { client_id: client.id, previous_secret_expires_at: expiresAt };

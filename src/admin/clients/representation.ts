@@ -8,7 +8,8 @@ import { mergePatched } from '../merge-patched.js';
 import { ClientInputSchema, WRITABLE_FIELDS, type ClientInputBody, type ClientSchema } from './schemas.js';
 
 /** Typed as ClientSchema, which serialises it: the service's view (shared with the CLI) is an untyped record. */
-export const representClient = (client: Client) => ({ ...clientView(client), require_mfa: client.requireMfa, built_in: BUILT_IN_CLIENT_IDS.has(client.id) }) as Static<typeof ClientSchema>;
+export const representClient = (client: Client) =>
+  ({ ...clientView(client), require_mfa: client.requireMfa, built_in: BUILT_IN_CLIENT_IDS.has(client.id) }) as Static<typeof ClientSchema>;
 
 /** Strong: the version changes with every write, including secret rotation and disabling. */
 export const clientValidators = (client: Client): Validators => ({ etag: strongEtag('client', client.id, client.version), lastModified: client.updatedAt });
@@ -29,7 +30,12 @@ export const patchedClient = (client: Client, patch: unknown): ClientInputBody =
 export function clientInput(body: ClientInputBody) {
   const { allowed_origins, skip_consent, require_mfa, disabled, identity_providers, ...metadata } = body;
   return {
-    metadata: { ...metadata, jwks: metadata.jwks ?? undefined, jwks_uri: metadata.jwks_uri ?? undefined, backchannel_logout_uri: metadata.backchannel_logout_uri ?? undefined },
+    metadata: {
+      ...metadata,
+      jwks: metadata.jwks ?? undefined,
+      jwks_uri: metadata.jwks_uri ?? undefined,
+      backchannel_logout_uri: metadata.backchannel_logout_uri ?? undefined,
+    },
     allowedOrigins: allowed_origins ?? [],
     skipConsent: skip_consent ?? false,
     requireMfa: require_mfa ?? false,

@@ -6,7 +6,9 @@ const Strings = (description: string) => Type.Array(Type.String(), { description
 
 const writable = {
   client_name: Type.Optional(Type.String({ description: 'Shown on the consent page', maxLength: 200 })),
-  token_endpoint_auth_method: Type.Optional(Type.String({ description: 'client_secret_basic (default), client_secret_post, private_key_jwt, or none (public client)' })),
+  token_endpoint_auth_method: Type.Optional(
+    Type.String({ description: 'client_secret_basic (default), client_secret_post, private_key_jwt, or none (public client)' }),
+  ),
   grant_types: Type.Optional(Strings('authorization_code, refresh_token, client_credentials')),
   scope: Type.Optional(Type.String({ description: 'Space-separated; admin:read / admin:write only for confidential client_credentials-only clients' })),
   redirect_uris: Type.Optional(Strings('Required with authorization_code')),
@@ -17,9 +19,23 @@ const writable = {
   skip_consent: Type.Optional(Type.Boolean({ description: 'First-party client: no consent page' })),
   require_mfa: Type.Optional(Type.Boolean({ description: 'Every sign-in for this client completes a second factor' })),
   allowed_origins: Type.Optional(Strings('Browser origins allowed to call the token endpoints with CORS')),
-  disabled: Type.Optional(Type.Boolean({ description: 'true: the client is refused everywhere (invalid_client at /token, an error page at /authorize) and every token it holds stops working; false enables it again. Left out of a PUT: unchanged' })),
-  identity_providers: Type.Optional(Type.Union([Strings('Slugs of the upstream identity providers its login page offers'), Type.Null()], { description: 'null (the default): every enabled provider' })),
-  backchannel_logout_uri: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'OpenID Connect Back-Channel Logout: where logout tokens are POSTed (https on a public address, unless its host is in WEBHOOK_ALLOWED_HOSTS); null: none' })),
+  disabled: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: the client is refused everywhere (invalid_client at /token, an error page at /authorize) and every token it holds stops working; false enables it again. Left out of a PUT: unchanged',
+    }),
+  ),
+  identity_providers: Type.Optional(
+    Type.Union([Strings('Slugs of the upstream identity providers its login page offers'), Type.Null()], {
+      description: 'null (the default): every enabled provider',
+    }),
+  ),
+  backchannel_logout_uri: Type.Optional(
+    Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], {
+      description:
+        'OpenID Connect Back-Channel Logout: where logout tokens are POSTed (https on a public address, unless its host is in WEBHOOK_ALLOWED_HOSTS); null: none',
+    }),
+  ),
   backchannel_logout_session_required: Type.Optional(Type.Boolean({ description: 'Its logout tokens must carry sid (default false)' })),
 };
 
@@ -43,22 +59,33 @@ export const ClientSchema = Type.Object({
   skip_consent: Type.Boolean(),
   require_mfa: Type.Boolean(),
   allowed_origins: Type.Array(Type.String()),
-  identity_providers: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Slugs of the providers its login page offers; null: every enabled one' }),
+  identity_providers: Type.Union([Type.Array(Type.String()), Type.Null()], {
+    description: 'Slugs of the providers its login page offers; null: every enabled one',
+  }),
   backchannel_logout_uri: Type.Optional(Type.String()),
   backchannel_logout_session_required: Type.Optional(Type.Boolean()),
   disabled: Type.Boolean(),
   built_in: Type.Boolean({ description: 'Registered by Gatehouse itself at each start (gatehouse-console, gatehouse-demo): read-only, a change is 409' }),
-  previous_secret_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'After a rotation: when the previous secret stops being accepted' })),
+  previous_secret_expires_at: Type.Optional(
+    Type.String({ format: 'date-time', description: 'After a rotation: when the previous secret stops being accepted' }),
+  ),
   client_id_issued_at: Type.Integer(),
   updated_at: Type.String({ format: 'date-time' }),
 });
 
-export const CreatedClientSchema = Type.Composite([ClientSchema, Type.Object({ client_secret: Type.Optional(Type.String({ description: 'Shown once, only in this response' })) })]);
+export const CreatedClientSchema = Type.Composite([
+  ClientSchema,
+  Type.Object({ client_secret: Type.Optional(Type.String({ description: 'Shown once, only in this response' })) }),
+]);
 
 export const ClientParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 
 export const RotateSecretSchema = Type.Object(
-  { previous_secret_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the current secret stops being accepted (default: at once; at most 30 days ahead)' })) },
+  {
+    previous_secret_expires_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the current secret stops being accepted (default: at once; at most 30 days ahead)' }),
+    ),
+  },
   { additionalProperties: false },
 );
 

@@ -17,8 +17,10 @@ const ConsentSchema = Type.Object({
   granted_at: Type.String({ format: 'date-time', description: 'The last approval' }),
 });
 
-
-export async function adminConsentsRoutes(app: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
+export async function adminConsentsRoutes(
+  app: FastifyInstance,
+  { core, services }: { core: AdminCore & Pick<AdminDeps, 'cursors'>; services: UserAccessServiceDeps },
+): Promise<void> {
   userAccessRoutes(app, core, {
     path: 'consents',
     singular: 'consent',
@@ -28,7 +30,7 @@ export async function adminConsentsRoutes(app: FastifyInstance, { core, services
     summaries: {
       list: 'List consents of a user or a client, oldest approval first (cursor pages)',
       read: 'Read a consent (strong ETag)',
-      delete: 'Revoke a consent and the user\'s grants at that client (If-Match required)',
+      delete: "Revoke a consent and the user's grants at that client (If-Match required)",
     },
     list: (filter, page) => listConsents(services, filter, page),
     find: (id) => findConsent(services, id),

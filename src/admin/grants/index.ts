@@ -20,8 +20,10 @@ const GrantSchema = Type.Object({
   expires_at: Type.String({ format: 'date-time', description: 'Absolute limit of the refresh-token family' }),
 });
 
-
-export async function adminGrantsRoutes(app: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
+export async function adminGrantsRoutes(
+  app: FastifyInstance,
+  { core, services }: { core: AdminCore & Pick<AdminDeps, 'cursors'>; services: UserAccessServiceDeps },
+): Promise<void> {
   userAccessRoutes(app, core, {
     path: 'grants',
     singular: 'grant',

@@ -56,36 +56,61 @@ export async function adminIdentityProvidersRoutes(
 
   app.post('/identity-providers', {
     schema: {
-      tags, summary: 'Register an upstream identity provider (Idempotency-Key required; OIDC endpoints are discovered)', operationId: 'adminCreateIdentityProvider',
-      body: CreateIdentityProviderSchema, headers: idempotencyKeyHeader(true), response: { 201: IdentityProviderSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
+      tags,
+      summary: 'Register an upstream identity provider (Idempotency-Key required; OIDC endpoints are discovered)',
+      operationId: 'adminCreateIdentityProvider',
+      body: CreateIdentityProviderSchema,
+      headers: idempotencyKeyHeader(true),
+      response: { 201: IdentityProviderSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     ...idempotency.route<{ Body: CreateIdentityProviderBody }>({ required: true }, async (request, tx) => {
-      const provider = await asProblems(RESOURCE, () => createIdentityProviderRecord({ ...services, db: tx }, identityProviderInput(request.body), actingAs(request)));
+      const provider = await asProblems(RESOURCE, () =>
+        createIdentityProviderRecord({ ...services, db: tx }, identityProviderInput(request.body), actingAs(request)),
+      );
       const body = represent(provider);
-      return { status: 201, headers: { location: `${core.config.ISSUER}${identityProviderPath(prefix, provider.id)}`, etag: identityProviderValidators(provider).etag }, body };
+      return {
+        status: 201,
+        headers: { location: `${core.config.ISSUER}${identityProviderPath(prefix, provider.id)}`, etag: identityProviderValidators(provider).etag },
+        body,
+      };
     }),
   });
 
   app.get('/identity-providers', {
-    schema: { tags, summary: 'List identity providers, oldest first (cursor pages)', operationId: 'adminListIdentityProviders', querystring: ListQuery, response: { 200: IdentityProviderListSchema, ...problemResponses(400, 401, 403, 406, 422) } },
+    schema: {
+      tags,
+      summary: 'List identity providers, oldest first (cursor pages)',
+      operationId: 'adminListIdentityProviders',
+      querystring: ListQuery,
+      response: { 200: IdentityProviderListSchema, ...problemResponses(400, 401, 403, 406, 422) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const scope = 'admin-identity-providers';
       const page = parsePageQuery(request.query, { codec: cursors, scope });
       const after = page.style === 'cursor' && page.after ? { createdAt: page.after.createdAt, id: page.after.id } : undefined;
       const rows = await listIdentityProviderRecords(services, { ...(after ? { after } : {}), limit: page.limit + 1 });
-      return sendPage(reply, pagedResponse(rows, page, {
-        requestUrl: new URL(request.url, core.config.ISSUER),
-        position: (p: IdentityProvider) => ({ createdAt: p.createdAt, id: p.id }),
-        represent,
-        cursors: { codec: cursors, scope },
-      }));
+      return sendPage(
+        reply,
+        pagedResponse(rows, page, {
+          requestUrl: new URL(request.url, core.config.ISSUER),
+          position: (p: IdentityProvider) => ({ createdAt: p.createdAt, id: p.id }),
+          represent,
+          cursors: { codec: cursors, scope },
+        }),
+      );
     },
   });
 
   app.get('/identity-providers/:id', {
-    schema: { tags, summary: 'Read an identity provider by id or slug (strong ETag)', operationId: 'adminGetIdentityProvider', params: IdentityProviderParams, response: { 200: IdentityProviderSchema, ...notModified, ...problemResponses(401, 403, 404, 406) } },
+    schema: {
+      tags,
+      summary: 'Read an identity provider by id or slug (strong ETag)',
+      operationId: 'adminGetIdentityProvider',
+      params: IdentityProviderParams,
+      response: { 200: IdentityProviderSchema, ...notModified, ...problemResponses(401, 403, 404, 406) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const provider = await find(request.params.id);
@@ -97,13 +122,19 @@ export async function adminIdentityProvidersRoutes(
 
   app.put('/identity-providers/:id', {
     schema: {
-      tags, summary: 'Replace an identity provider\'s settings (If-Match required; the slug never changes)', operationId: 'adminReplaceIdentityProvider', params: IdentityProviderParams,
-      body: IdentityProviderInputSchema, response: { 200: IdentityProviderSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 428) },
+      tags,
+      summary: "Replace an identity provider's settings (If-Match required; the slug never changes)",
+      operationId: 'adminReplaceIdentityProvider',
+      params: IdentityProviderParams,
+      body: IdentityProviderInputSchema,
+      response: { 200: IdentityProviderSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 428) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
       const current = await writeTarget(request, reply, request.params.id);
-      const updated = await asProblems(RESOURCE, () => replaceIdentityProviderRecord(services, current.id, identityProviderInput(request.body), current.version, actingAs(request)));
+      const updated = await asProblems(RESOURCE, () =>
+        replaceIdentityProviderRecord(services, current.id, identityProviderInput(request.body), current.version, actingAs(request)),
+      );
       setValidators(reply, identityProviderValidators(updated));
       return represent(updated);
     },
@@ -111,7 +142,10 @@ export async function adminIdentityProvidersRoutes(
 
   app.delete('/identity-providers/:id', {
     schema: {
-      tags, summary: 'Delete an identity provider and its federated identities (If-Match required; users stay)', operationId: 'adminDeleteIdentityProvider', params: IdentityProviderParams,
+      tags,
+      summary: 'Delete an identity provider and its federated identities (If-Match required; users stay)',
+      operationId: 'adminDeleteIdentityProvider',
+      params: IdentityProviderParams,
       response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 412, 428) },
     },
     preHandler: requireScope(ADMIN_WRITE),

@@ -12,7 +12,10 @@ export const representIdentityProvider = (config: Pick<Config, 'ISSUER'>) => (p:
   ({ ...identityProviderView(p, config.ISSUER), updated_at: p.updatedAt.toISOString() }) as Static<typeof IdentityProviderSchema>;
 
 /** Strong: the version changes with every write. */
-export const identityProviderValidators = (p: IdentityProvider): Validators => ({ etag: strongEtag('identity-provider', p.id, p.version), lastModified: p.updatedAt });
+export const identityProviderValidators = (p: IdentityProvider): Validators => ({
+  etag: strongEtag('identity-provider', p.id, p.version),
+  lastModified: p.updatedAt,
+});
 
 export const identityProviderInput = (body: CreateIdentityProviderBody): IdentityProviderInput => ({
   clientId: body.client_id,

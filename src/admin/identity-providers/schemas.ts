@@ -24,7 +24,9 @@ const writable = {
   userinfo_endpoint: Type.Optional(Url),
   emails_endpoint: Type.Optional(Url),
   token_endpoint_auth_method: Type.Optional(Type.Union([Type.Literal('client_secret_basic'), Type.Literal('client_secret_post')])),
-  claims: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 128 }), { description: 'oauth2: local claim → upstream member (sub required)' })),
+  claims: Type.Optional(
+    Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 128 }), { description: 'oauth2: local claim → upstream member (sub required)' }),
+  ),
   trust_mfa: Type.Optional(Type.Boolean({ description: 'OIDC: an id_token whose amr says mfa satisfies the local second factor (default false)' })),
   enabled: Type.Optional(Type.Boolean()),
 };
@@ -32,7 +34,10 @@ const writable = {
 export const IdentityProviderInputSchema = Type.Object(writable, { additionalProperties: false });
 export type IdentityProviderInputBody = Static<typeof IdentityProviderInputSchema>;
 
-export const CreateIdentityProviderSchema = Type.Object({ slug: Type.Optional(Type.String({ maxLength: 63, description: 'The callback path segment; never changes' })), ...writable }, { additionalProperties: false });
+export const CreateIdentityProviderSchema = Type.Object(
+  { slug: Type.Optional(Type.String({ maxLength: 63, description: 'The callback path segment; never changes' })), ...writable },
+  { additionalProperties: false },
+);
 export type CreateIdentityProviderBody = Static<typeof CreateIdentityProviderSchema>;
 
 const NullableUrl = Type.Union([Type.String(), Type.Null()]);

@@ -23,7 +23,9 @@ const CreateSchema = Type.Object(
     email: Type.String({ minLength: 3, maxLength: 254, description: 'Where the set-your-password link is sent' }),
     name: Type.Optional(Type.String({ maxLength: 200 })),
     username: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Defaults to the e-mail address' })),
-    locale: Type.Optional(Type.String({ maxLength: 35, description: 'Language of the e-mail (en, de); defaults to the request\'s Accept-Language, then English' })),
+    locale: Type.Optional(
+      Type.String({ maxLength: 35, description: "Language of the e-mail (en, de); defaults to the request's Accept-Language, then English" }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -44,16 +46,29 @@ const ListSchema = Type.Object({
 const ListQuery = Type.Object({ limit: pageQueryProperties.limit, cursor: pageQueryProperties.cursor }, { additionalProperties: false });
 const Params = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
-const represent = (i: Invitation) => ({ id: i.id, user_id: i.userId, email: i.email, created_at: i.createdAt.toISOString(), expires_at: i.expiresAt.toISOString() });
+const represent = (i: Invitation) => ({
+  id: i.id,
+  user_id: i.userId,
+  email: i.email,
+  created_at: i.createdAt.toISOString(),
+  expires_at: i.expiresAt.toISOString(),
+});
 
-export async function adminInvitationsRoutes(parent: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: InvitationDeps }): Promise<void> {
+export async function adminInvitationsRoutes(
+  parent: FastifyInstance,
+  { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: InvitationDeps },
+): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, cursors } = core;
 
   app.post(PATH, {
     schema: {
-      tags, summary: 'Invite a person by e-mail: creates the account and mails a single-use set-your-password link (Idempotency-Key required)', operationId: 'adminInviteUser', body: CreateSchema,
-      headers: idempotencyKeyHeader(true), response: { 201: InvitationSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
+      tags,
+      summary: 'Invite a person by e-mail: creates the account and mails a single-use set-your-password link (Idempotency-Key required)',
+      operationId: 'adminInviteUser',
+      body: CreateSchema,
+      headers: idempotencyKeyHeader(true),
+      response: { 201: InvitationSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     ...idempotency.route<{ Body: Static<typeof CreateSchema> }>({ required: true }, async (request, tx) => {
@@ -66,24 +81,39 @@ export async function adminInvitationsRoutes(parent: FastifyInstance, { core, se
   });
 
   app.get(PATH, {
-    schema: { tags, summary: 'Pending invitations (not accepted, revoked or expired), newest first (cursor pages)', operationId: 'adminListInvitations', querystring: ListQuery, response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) } },
+    schema: {
+      tags,
+      summary: 'Pending invitations (not accepted, revoked or expired), newest first (cursor pages)',
+      operationId: 'adminListInvitations',
+      querystring: ListQuery,
+      response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const scope = 'invitations';
       const page = parsePageQuery(request.query, { codec: cursors, scope });
       const before = page.style === 'cursor' ? page.after : undefined;
       const rows = await listPendingInvitations(services, { ...(before ? { before } : {}), limit: page.limit + 1 });
-      return sendPage(reply, pagedResponse(rows, page, {
-        requestUrl: new URL(request.url, core.config.ISSUER),
-        position: (i: Invitation) => ({ createdAt: i.createdAt, id: i.id }),
-        represent,
-        cursors: { codec: cursors, scope },
-      }));
+      return sendPage(
+        reply,
+        pagedResponse(rows, page, {
+          requestUrl: new URL(request.url, core.config.ISSUER),
+          position: (i: Invitation) => ({ createdAt: i.createdAt, id: i.id }),
+          represent,
+          cursors: { codec: cursors, scope },
+        }),
+      );
     },
   });
 
   app.delete(`${PATH}/:id`, {
-    schema: { tags, summary: 'Revoke a pending invitation: its link stops working (the account stays until deleted)', operationId: 'adminRevokeInvitation', params: Params, response: { 204: Type.Null({ description: 'Revoked' }), ...problemResponses(401, 403, 404) } },
+    schema: {
+      tags,
+      summary: 'Revoke a pending invitation: its link stops working (the account stays until deleted)',
+      operationId: 'adminRevokeInvitation',
+      params: Params,
+      response: { 204: Type.Null({ description: 'Revoked' }), ...problemResponses(401, 403, 404) },
+    },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
       await asProblems('invitation', () => revokeInvitation(services, request.params.id, actingAs(request)));

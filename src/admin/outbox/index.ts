@@ -26,7 +26,7 @@ const Query = Type.Object(
 );
 
 const MessageSchema = Type.Object({
-  id: Type.String({ description: 'Also the e-mail Message-ID\'s local part, for finding a message at the mail server' }),
+  id: Type.String({ description: "Also the e-mail Message-ID's local part, for finding a message at the mail server" }),
   channel: Type.String(),
   kind: Type.String({ description: 'What the message is about, e.g. invitation' }),
   recipient: Type.String(),
@@ -45,10 +45,12 @@ const ListSchema = Type.Object({
   pagination: Type.Object({ limit: Type.Integer(), next_cursor: Type.Union([Type.String(), Type.Null()]), has_more: Type.Boolean() }),
 });
 
-const badQuery = (field: string, message: string) => new ProblemError('bad-request', `The ${field} parameter is not understood.`, { errors: [{ field, message }] });
+const badQuery = (field: string, message: string) =>
+  new ProblemError('bad-request', `The ${field} parameter is not understood.`, { errors: [{ field, message }] });
 
 function filterOf(query: Static<typeof Query>): OutboxFilter {
-  if (query.state !== undefined && !(OUTBOX_STATES as readonly string[]).includes(query.state)) throw badQuery('state', `must be one of ${OUTBOX_STATES.join(', ')}`);
+  if (query.state !== undefined && !(OUTBOX_STATES as readonly string[]).includes(query.state))
+    throw badQuery('state', `must be one of ${OUTBOX_STATES.join(', ')}`);
   if (query.channel !== undefined && !/^[a-z][a-z0-9_]{0,39}$/.test(query.channel)) throw badQuery('channel', 'must be a channel name such as email');
   return { ...(query.state !== undefined ? { state: query.state as OutboxState } : {}), ...(query.channel !== undefined ? { channel: query.channel } : {}) };
 }
@@ -75,7 +77,13 @@ export async function adminOutboxRoutes(parent: FastifyInstance, { core }: { cor
   const { cursors } = core;
   const messages = outboxRepository(core.db);
   app.get('/outbox', {
-    schema: { tags: ['admin: outbox'], summary: 'Outgoing messages (e-mail) and their delivery, newest first (filters; cursor pages)', operationId: 'adminListOutboxMessages', querystring: Query, response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) } },
+    schema: {
+      tags: ['admin: outbox'],
+      summary: 'Outgoing messages (e-mail) and their delivery, newest first (filters; cursor pages)',
+      operationId: 'adminListOutboxMessages',
+      querystring: Query,
+      response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const filter = filterOf(request.query);
@@ -83,12 +91,15 @@ export async function adminOutboxRoutes(parent: FastifyInstance, { core }: { cor
       const page = parsePageQuery(request.query, { codec: cursors, scope });
       const before = page.style === 'cursor' ? page.after : undefined;
       const rows = await messages.page(filter, { ...(before ? { before } : {}), limit: page.limit + 1 });
-      return sendPage(reply, pagedResponse(rows, page, {
-        requestUrl: new URL(request.url, core.config.ISSUER),
-        position: (m: OutboxMessageView) => ({ createdAt: m.createdAt, id: m.id }),
-        represent: representOutboxMessage,
-        cursors: { codec: cursors, scope },
-      }));
+      return sendPage(
+        reply,
+        pagedResponse(rows, page, {
+          requestUrl: new URL(request.url, core.config.ISSUER),
+          position: (m: OutboxMessageView) => ({ createdAt: m.createdAt, id: m.id }),
+          represent: representOutboxMessage,
+          cursors: { codec: cursors, scope },
+        }),
+      );
     },
   });
 }

@@ -38,7 +38,8 @@ export async function adminResourceServersRoutes(
     conflicts: true,
     list: {
       summary: 'List resource servers, oldest first (cursor pages)',
-      rows: (_query, { after, limit }) => listResourceServerRecords(services, { ...(after ? { after: { createdAt: after.createdAt, identifier: after.id } } : {}), limit }),
+      rows: (_query, { after, limit }) =>
+        listResourceServerRecords(services, { ...(after ? { after: { createdAt: after.createdAt, identifier: after.id } } : {}), limit }),
       position: (server) => ({ createdAt: server.createdAt, id: server.identifier }),
     },
     create: {
@@ -52,7 +53,7 @@ export async function adminResourceServersRoutes(
     },
     update: {
       summaries: {
-        replace: 'Replace a resource server\'s settings and scopes (If-Match required)',
+        replace: "Replace a resource server's settings and scopes (If-Match required)",
         patch: 'Change some settings of a resource server (RFC 7396 merge patch; If-Match required)',
       },
       body: ResourceServerInputSchema,

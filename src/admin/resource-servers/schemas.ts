@@ -12,7 +12,11 @@ const ScopeClaims = Type.Object(
 );
 
 const ScopeInput = Type.Object(
-  { name: Type.String({ maxLength: 64 }), description: Type.String({ maxLength: 200, description: 'Shown on the consent page' }), claims: Type.Optional(ScopeClaims) },
+  {
+    name: Type.String({ maxLength: 64 }),
+    description: Type.String({ maxLength: 200, description: 'Shown on the consent page' }),
+    claims: Type.Optional(ScopeClaims),
+  },
   { additionalProperties: false },
 );
 
@@ -27,7 +31,13 @@ export const ResourceServerInputSchema = Type.Object(writable, { additionalPrope
 export type ResourceServerInputBody = Static<typeof ResourceServerInputSchema>;
 
 export const CreateResourceServerSchema = Type.Object(
-  { identifier: Type.String({ maxLength: MAX_IDENTIFIER_LENGTH, description: 'Absolute https URI (http only on loopback), no fragment: the aud of its tokens' }), ...writable },
+  {
+    identifier: Type.String({
+      maxLength: MAX_IDENTIFIER_LENGTH,
+      description: 'Absolute https URI (http only on loopback), no fragment: the aud of its tokens',
+    }),
+    ...writable,
+  },
   { additionalProperties: false },
 );
 export type CreateResourceServerBody = Static<typeof CreateResourceServerSchema>;

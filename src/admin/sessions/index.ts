@@ -19,8 +19,10 @@ const SessionSchema = Type.Object({
   expires_at: Type.String({ format: 'date-time' }),
 });
 
-
-export async function adminSessionsRoutes(app: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'cursors'>; services: UserAccessServiceDeps }): Promise<void> {
+export async function adminSessionsRoutes(
+  app: FastifyInstance,
+  { core, services }: { core: AdminCore & Pick<AdminDeps, 'cursors'>; services: UserAccessServiceDeps },
+): Promise<void> {
   userAccessRoutes(app, core, {
     path: 'sessions',
     singular: 'session',
@@ -28,7 +30,7 @@ export async function adminSessionsRoutes(app: FastifyInstance, { core, services
     owners: ['user_id'],
     schema: SessionSchema,
     summaries: {
-      list: 'List a user\'s signed-in browser sessions, oldest first (cursor pages)',
+      list: "List a user's signed-in browser sessions, oldest first (cursor pages)",
       read: 'Read a browser session (strong ETag)',
       delete: 'End a browser session: its cookie stops working (If-Match required)',
     },

@@ -36,15 +36,33 @@ const ListSchema = Type.Object({
 const ListQuery = Type.Object({ limit: pageQueryProperties.limit, cursor: pageQueryProperties.cursor }, { additionalProperties: false });
 const KeyParams = Type.Object({ kid: Type.String({ maxLength: 200 }) });
 const RotationSchema = Type.Object(
-  { alg: Type.Optional(Type.Union(SIGNING_ALGS.map((a) => Type.Literal(a)), { description: 'One algorithm (default: every one)' })) },
+  {
+    alg: Type.Optional(
+      Type.Union(
+        SIGNING_ALGS.map((a) => Type.Literal(a)),
+        { description: 'One algorithm (default: every one)' },
+      ),
+    ),
+  },
   { additionalProperties: false },
 );
 
 /** The schedule only: the row's sealed private key and its public JWK (served at /jwks) are not part of it. */
-const representKey = (k: KeyScheduleEntry) => ({ kid: k.kid, alg: k.alg, state: k.state, published_at: k.published_at, activates_at: k.activates_at, retires_at: k.retires_at, expires_at: k.expires_at });
+const representKey = (k: KeyScheduleEntry) => ({
+  kid: k.kid,
+  alg: k.alg,
+  state: k.state,
+  published_at: k.published_at,
+  activates_at: k.activates_at,
+  retires_at: k.retires_at,
+  expires_at: k.expires_at,
+});
 
 // The state moves with the clock, so it is part of the tag as well as the schedule columns.
-const keyValidators = (k: KeyScheduleEntry): Validators => ({ etag: strongEtag('signing-key', k.kid, k.state, k.retires_at ?? '', k.expires_at ?? ''), lastModified: new Date(k.published_at) });
+const keyValidators = (k: KeyScheduleEntry): Validators => ({
+  etag: strongEtag('signing-key', k.kid, k.state, k.retires_at ?? '', k.expires_at ?? ''),
+  lastModified: new Date(k.published_at),
+});
 
 const position = (k: KeyScheduleEntry) => ({ createdAt: new Date(k.published_at), id: k.kid });
 const after = (k: KeyScheduleEntry, p: { createdAt: Date; id: string }) => {
@@ -52,12 +70,21 @@ const after = (k: KeyScheduleEntry, p: { createdAt: Date; id: string }) => {
   return at > p.createdAt.getTime() || (at === p.createdAt.getTime() && k.kid > p.id);
 };
 
-export async function adminSigningKeysRoutes(parent: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: SigningKeyServiceDeps }): Promise<void> {
+export async function adminSigningKeysRoutes(
+  parent: FastifyInstance,
+  { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: SigningKeyServiceDeps },
+): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { idempotency, cursors } = core;
 
   app.get('/signing-keys', {
-    schema: { tags, summary: 'List signing keys with their schedule, oldest first (cursor pages)', operationId: 'adminListSigningKeys', querystring: ListQuery, response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) } },
+    schema: {
+      tags,
+      summary: 'List signing keys with their schedule, oldest first (cursor pages)',
+      operationId: 'adminListSigningKeys',
+      querystring: ListQuery,
+      response: { 200: ListSchema, ...problemResponses(400, 401, 403, 406, 422) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const scope = 'admin-signing-keys';
@@ -65,12 +92,26 @@ export async function adminSigningKeysRoutes(parent: FastifyInstance, { core, se
       const from = page.style === 'cursor' ? page.after : undefined;
       // The key set is small (two rows per rotation): the page is cut from the whole ordered schedule.
       const rows = (await listSigningKeys(services)).filter((k) => !from || after(k, from)).slice(0, page.limit + 1);
-      return sendPage(reply, pagedResponse(rows, page, { requestUrl: new URL(request.url, core.config.ISSUER), position, represent: representKey, cursors: { codec: cursors, scope } }));
+      return sendPage(
+        reply,
+        pagedResponse(rows, page, {
+          requestUrl: new URL(request.url, core.config.ISSUER),
+          position,
+          represent: representKey,
+          cursors: { codec: cursors, scope },
+        }),
+      );
     },
   });
 
   app.get('/signing-keys/:kid', {
-    schema: { tags, summary: 'Read a signing key\'s schedule (strong ETag)', operationId: 'adminGetSigningKey', params: KeyParams, response: { 200: KeySchema, ...notModified, ...problemResponses(401, 403, 404, 406) } },
+    schema: {
+      tags,
+      summary: "Read a signing key's schedule (strong ETag)",
+      operationId: 'adminGetSigningKey',
+      params: KeyParams,
+      response: { 200: KeySchema, ...notModified, ...problemResponses(401, 403, 404, 406) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const key = await asProblems('signing key', () => findSigningKey(services, request.params.kid));
@@ -83,8 +124,12 @@ export async function adminSigningKeysRoutes(parent: FastifyInstance, { core, se
   type Rotate = { Body: Static<typeof RotationSchema> };
   app.post('/signing-keys/rotations', {
     schema: {
-      tags, summary: 'Rotate: publish a new key per algorithm, signing after the schedule\'s margin (Idempotency-Key required)', operationId: 'adminRotateSigningKeys',
-      body: RotationSchema, headers: idempotencyKeyHeader(true), response: { 201: Type.Object({ rotated: Type.Array(KeySchema) }), ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
+      tags,
+      summary: "Rotate: publish a new key per algorithm, signing after the schedule's margin (Idempotency-Key required)",
+      operationId: 'adminRotateSigningKeys',
+      body: RotationSchema,
+      headers: idempotencyKeyHeader(true),
+      response: { 201: Type.Object({ rotated: Type.Array(KeySchema) }), ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     ...idempotency.route<Rotate>({ required: true }, async (request, tx) => {

@@ -10,7 +10,8 @@ export interface AttributeSearch {
   values: readonly unknown[];
 }
 
-const badAttribute = (message: string) => new ProblemError('bad-request', 'The attribute parameter is not understood.', { errors: [{ field: 'attribute', message }] });
+const badAttribute = (message: string) =>
+  new ProblemError('bad-request', 'The attribute parameter is not understood.', { errors: [{ field: 'attribute', message }] });
 
 export function attributeSearchOf(raw: string | undefined): AttributeSearch | undefined {
   if (raw === undefined) return undefined;

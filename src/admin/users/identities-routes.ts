@@ -42,13 +42,22 @@ const represent = (i: UserIdentity) => ({
   created_at: i.createdAt.toISOString(),
   last_used_at: i.lastUsedAt?.toISOString() ?? null,
 });
-const validators = (i: UserIdentity): Validators => ({ etag: strongEtag('identity', i.providerId, i.subject, i.userId, i.createdAt.getTime()), lastModified: i.createdAt });
+const validators = (i: UserIdentity): Validators => ({
+  etag: strongEtag('identity', i.providerId, i.subject, i.userId, i.createdAt.getTime()),
+  lastModified: i.createdAt,
+});
 
 export function userIdentitiesRoutes(parent: FastifyInstance, services: UserAccessServiceDeps): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/users/:id/identities', {
-    schema: { tags, summary: 'List the user’s links to upstream identity providers', operationId: 'adminListUserIdentities', params: UserParams, response: { 200: ListSchema, ...problemResponses(401, 403, 404, 406) } },
+    schema: {
+      tags,
+      summary: 'List the user’s links to upstream identity providers',
+      operationId: 'adminListUserIdentities',
+      params: UserParams,
+      response: { 200: ListSchema, ...problemResponses(401, 403, 404, 406) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request) => {
       const data = (await asProblems('user', () => listUserIdentities(services, request.params.id))).map(represent);
@@ -57,7 +66,13 @@ export function userIdentitiesRoutes(parent: FastifyInstance, services: UserAcce
   });
 
   app.get('/users/:id/identities/:provider', {
-    schema: { tags, summary: 'Read one link of the user (strong ETag)', operationId: 'adminGetUserIdentity', params: IdentityParams, response: { 200: IdentitySchema, ...notModified, ...problemResponses(401, 403, 404, 406) } },
+    schema: {
+      tags,
+      summary: 'Read one link of the user (strong ETag)',
+      operationId: 'adminGetUserIdentity',
+      params: IdentityParams,
+      response: { 200: IdentitySchema, ...notModified, ...problemResponses(401, 403, 404, 406) },
+    },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const identity = await asProblems('identity link', () => findUserIdentity(services, request.params.id, request.params.provider));
@@ -69,8 +84,11 @@ export function userIdentitiesRoutes(parent: FastifyInstance, services: UserAcce
 
   app.delete('/users/:id/identities/:provider', {
     schema: {
-      tags, summary: 'Remove a link of the user; never their last way to sign in (If-Match required)', operationId: 'adminDeleteUserIdentity',
-      params: IdentityParams, response: { 204: Type.Null({ description: 'Unlinked' }), ...problemResponses(401, 403, 404, 409, 412, 428) },
+      tags,
+      summary: 'Remove a link of the user; never their last way to sign in (If-Match required)',
+      operationId: 'adminDeleteUserIdentity',
+      params: IdentityParams,
+      response: { 204: Type.Null({ description: 'Unlinked' }), ...problemResponses(401, 403, 404, 409, 412, 428) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {

@@ -42,11 +42,19 @@ interface Found {
 
 const SearchQuery = {
   q: Type.Optional(Type.String({ description: 'Case-insensitive prefix of the username or the e-mail address', maxLength: 200 })),
-  attribute: Type.Optional(Type.String({ description: 'NAME:VALUE — users whose custom attribute NAME equals VALUE (text, or the number or boolean it reads as) or is an array holding it', maxLength: 1000 })),
+  attribute: Type.Optional(
+    Type.String({
+      description: 'NAME:VALUE — users whose custom attribute NAME equals VALUE (text, or the number or boolean it reads as) or is an array holding it',
+      maxLength: 1000,
+    }),
+  ),
 };
 const searchOf = (query: { q?: string | undefined }) => query.q?.trim() || undefined;
 
-export async function adminUsersRoutes(parent: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: UserServiceDeps }): Promise<void> {
+export async function adminUsersRoutes(
+  parent: FastifyInstance,
+  { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: UserServiceDeps },
+): Promise<void> {
   const factorsOf = async (user: User) => (await secondFactorsOf(services, [user.id])).get(user.id) ?? NO_SECOND_FACTORS;
 
   const users = versionedResource(parent, core, {
@@ -71,7 +79,10 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
         const search = searchOf(query);
         const attribute = attributeSearchOf(query.attribute);
         const rows = await listUserRecords(services, { ...page, ...(search ? { search } : {}), ...(attribute ? { attribute } : {}) });
-        const factors = await secondFactorsOf(services, rows.map((u) => u.id));
+        const factors = await secondFactorsOf(
+          services,
+          rows.map((u) => u.id),
+        );
         return rows.map((user) => ({ user, factors: factors.get(user.id) ?? NO_SECOND_FACTORS }));
       },
       position: ({ user }) => ({ createdAt: user.createdAt, id: user.id }),
@@ -79,10 +90,15 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
     create: {
       summary: 'Create a user (Idempotency-Key required; a password is required)',
       body: CreateUserSchema,
-      run: async ({ password, ...rest }, tx, as) => ({ row: { user: await createUserRecord({ ...services, db: tx }, { ...userInput(rest), password }, as), factors: NO_SECOND_FACTORS } }),
+      run: async ({ password, ...rest }, tx, as) => ({
+        row: { user: await createUserRecord({ ...services, db: tx }, { ...userInput(rest), password }, as), factors: NO_SECOND_FACTORS },
+      }),
     },
     update: {
-      summaries: { replace: 'Replace a user\'s profile and attributes (If-Match required)', patch: 'Change some members of a user (RFC 7396 merge patch; If-Match required)' },
+      summaries: {
+        replace: "Replace a user's profile and attributes (If-Match required)",
+        patch: 'Change some members of a user (RFC 7396 merge patch; If-Match required)',
+      },
       body: UserInputSchema,
       replaced: (_current, body) => userInput(body),
       patched: ({ user, factors }, patch) => patchedUser(user, factors, patch),
@@ -99,8 +115,12 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
 
   app.post('/users/:id/password', {
     schema: {
-      tags, summary: 'Set a new password; ends every session and refresh token of the user (If-Match optional)', operationId: 'adminSetUserPassword',
-      params: UserParams, body: SetPasswordSchema, response: { 204: Type.Null({ description: 'Set' }), ...problemResponses(400, 401, 403, 404, 406, 412, 413, 415, 422) },
+      tags,
+      summary: 'Set a new password; ends every session and refresh token of the user (If-Match optional)',
+      operationId: 'adminSetUserPassword',
+      params: UserParams,
+      body: SetPasswordSchema,
+      response: { 204: Type.Null({ description: 'Set' }), ...problemResponses(400, 401, 403, 404, 406, 412, 413, 415, 422) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {
@@ -113,8 +133,11 @@ export async function adminUsersRoutes(parent: FastifyInstance, { core, services
 
   app.delete('/users/:id/second-factors', {
     schema: {
-      tags, summary: 'Remove every second factor of the user and end their browser sessions (If-Match optional)', operationId: 'adminResetUserSecondFactors',
-      params: UserParams, response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses(401, 403, 404, 412) },
+      tags,
+      summary: 'Remove every second factor of the user and end their browser sessions (If-Match optional)',
+      operationId: 'adminResetUserSecondFactors',
+      params: UserParams,
+      response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses(401, 403, 404, 412) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request, reply) => {

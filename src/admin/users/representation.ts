@@ -59,7 +59,14 @@ export const userInput = (body: UserInputBody): UserFields => ({
 export function patchedUser(user: User, factors: SecondFactors, patch: unknown): UserFields {
   const view: Record<string, unknown> = representUser(user, factors);
   const writable = Object.fromEntries(WRITABLE_FIELDS.map((f) => [f, view[f]]));
-  const document = mergePatched(patch, { name: 'user', schema: UserInputSchema, view, writable, dropNull: true, hints: { password: 'is set with POST /users/{id}/password' } });
+  const document = mergePatched(patch, {
+    name: 'user',
+    schema: UserInputSchema,
+    view,
+    writable,
+    dropNull: true,
+    hints: { password: 'is set with POST /users/{id}/password' },
+  });
   const fields = userInput(document);
   const asked = patch as Record<string, unknown>; // an object: mergePatched refused anything else
   return {

@@ -34,7 +34,9 @@ const Attributes = (description: string) =>
   Type.Unsafe<Record<string, unknown>>(Type.Object({}, { additionalProperties: Type.Unknown({ description: 'Any JSON value but null' }), description }));
 
 const attributesInput = Type.Optional(
-  Attributes('Custom attributes that registered scopes map into tokens (docs/resource-servers.md, "Claims"); the whole set: absent in a PUT means none, a merge patch sets, replaces or (null) removes single ones'),
+  Attributes(
+    'Custom attributes that registered scopes map into tokens (docs/resource-servers.md, "Claims"); the whole set: absent in a PUT means none, a merge patch sets, replaces or (null) removes single ones',
+  ),
 );
 
 const username = Type.String({ description: '1-64 characters of letters, digits and . _ @ + -; unique, case-insensitively', maxLength: 200 });
@@ -45,12 +47,20 @@ export type UserInputBody = Static<typeof UserInputSchema>;
 export const WRITABLE_FIELDS = Object.keys(UserInputSchema.properties);
 
 export const CreateUserSchema = Type.Object(
-  { username, password: Type.String({ description: 'At least 8 characters; never shown again, never logged', maxLength: 4096 }), ...profile, attributes: attributesInput },
+  {
+    username,
+    password: Type.String({ description: 'At least 8 characters; never shown again, never logged', maxLength: 4096 }),
+    ...profile,
+    attributes: attributesInput,
+  },
   { additionalProperties: false },
 );
 export type CreateUserBody = Static<typeof CreateUserSchema>;
 
-export const SetPasswordSchema = Type.Object({ password: Type.String({ description: 'At least 8 characters', maxLength: 4096 }) }, { additionalProperties: false });
+export const SetPasswordSchema = Type.Object(
+  { password: Type.String({ description: 'At least 8 characters', maxLength: 4096 }) },
+  { additionalProperties: false },
+);
 
 export const UserSchema = Type.Object({
   id: Type.String({ description: 'The OIDC `sub`' }),

@@ -61,7 +61,13 @@ const input = (body: WebhookInputBody): WebhookInput => ({
   ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
 });
 
-const writableView = (e: WebhookEndpoint): WebhookInputBody => ({ name: e.name, url: e.url, description: e.description, event_types: e.eventTypes, enabled: e.enabled });
+const writableView = (e: WebhookEndpoint): WebhookInputBody => ({
+  name: e.name,
+  url: e.url,
+  description: e.description,
+  event_types: e.eventTypes,
+  enabled: e.enabled,
+});
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const representDelivery = (m: OutboxMessageView): Static<typeof DeliverySchema> => ({
@@ -77,7 +83,10 @@ const representDelivery = (m: OutboxMessageView): Static<typeof DeliverySchema> 
   delivered_at: iso(m.deliveredAt),
 });
 
-export async function adminWebhooksRoutes(parent: FastifyInstance, { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: WebhookServiceDeps }): Promise<void> {
+export async function adminWebhooksRoutes(
+  parent: FastifyInstance,
+  { core, services }: { core: AdminCore & Pick<AdminDeps, 'idempotency' | 'cursors'>; services: WebhookServiceDeps },
+): Promise<void> {
   const represent = (e: WebhookEndpoint) => webhookView(e, core.clock.now()) as Static<typeof WebhookSchema>;
   const webhooks = versionedResource(parent, core, {
     path: 'webhooks',
@@ -105,7 +114,10 @@ export async function adminWebhooksRoutes(parent: FastifyInstance, { core, servi
       },
     },
     update: {
-      summaries: { replace: 'Replace a webhook endpoint\'s settings (If-Match required)', patch: 'Change some settings of a webhook endpoint (RFC 7396 merge patch; If-Match required)' },
+      summaries: {
+        replace: "Replace a webhook endpoint's settings (If-Match required)",
+        patch: 'Change some settings of a webhook endpoint (RFC 7396 merge patch; If-Match required)',
+      },
       body: WebhookInputSchema,
       replaced: (_current, body) => body,
       patched: (current, patch) => mergePatched(patch, { name: NAME, schema: WebhookInputSchema, view: represent(current), writable: writableView(current) }),
@@ -120,51 +132,76 @@ export async function adminWebhooksRoutes(parent: FastifyInstance, { core, servi
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/webhooks/:id/rotate-secret', {
     schema: {
-      tags: TAGS, summary: 'Rotate the signing secret; the previous one signs too (a second signature) for grace_period seconds (Idempotency-Key required)', operationId: 'adminRotateWebhookSecret',
-      params: WebhookParams, body: RotateWebhookSecretSchema, headers: idempotencyKeyHeader(true), response: { 201: RotatedWebhookSecretSchema, ...problemResponses(400, 401, 403, 404, 406, 412, 415, 422) },
+      tags: TAGS,
+      summary: 'Rotate the signing secret; the previous one signs too (a second signature) for grace_period seconds (Idempotency-Key required)',
+      operationId: 'adminRotateWebhookSecret',
+      params: WebhookParams,
+      body: RotateWebhookSecretSchema,
+      headers: idempotencyKeyHeader(true),
+      response: { 201: RotatedWebhookSecretSchema, ...problemResponses(400, 401, 403, 404, 406, 412, 415, 422) },
     },
     preHandler: requireScope(ADMIN_WRITE),
-    ...core.idempotency.route<{ Params: Static<typeof WebhookParams>; Body: Static<typeof RotateWebhookSecretSchema> }>({ required: true }, async (request, tx) => {
-      const inTx = { ...services, db: tx };
-      // An If-Match, when sent, pins the rotation to the version read.
-      const pinned = await webhooks.pinned(request, request.params.id, (id) => findWebhookRecord(inTx, id));
-      const current = pinned ?? (await asProblems(NAME, () => findWebhookRecord(inTx, request.params.id)));
-      const grace = request.body.grace_period;
-      const { endpoint, secret } = await asProblems(NAME, () => rotateWebhookSecret(inTx, current, { ...(grace !== undefined ? { graceSeconds: grace } : {}) }, pinned?.version, actingAs(request)));
-      const body = { id: endpoint.id, previous_secret_expires_at: iso(endpoint.previousSecretExpiresAt) };
-      return { status: 201, headers: { etag: validators(endpoint).etag }, body: { ...body, secret }, replayBody: body };
-    }),
+    ...core.idempotency.route<{ Params: Static<typeof WebhookParams>; Body: Static<typeof RotateWebhookSecretSchema> }>(
+      { required: true },
+      async (request, tx) => {
+        const inTx = { ...services, db: tx };
+        // An If-Match, when sent, pins the rotation to the version read.
+        const pinned = await webhooks.pinned(request, request.params.id, (id) => findWebhookRecord(inTx, id));
+        const current = pinned ?? (await asProblems(NAME, () => findWebhookRecord(inTx, request.params.id)));
+        const grace = request.body.grace_period;
+        const { endpoint, secret } = await asProblems(NAME, () =>
+          rotateWebhookSecret(inTx, current, { ...(grace !== undefined ? { graceSeconds: grace } : {}) }, pinned?.version, actingAs(request)),
+        );
+        const body = { id: endpoint.id, previous_secret_expires_at: iso(endpoint.previousSecretExpiresAt) };
+        return { status: 201, headers: { etag: validators(endpoint).etag }, body: { ...body, secret }, replayBody: body };
+      },
+    ),
   });
 
   app.get('/webhooks/:id/deliveries', {
     schema: {
-      tags: TAGS, summary: 'The endpoint\'s deliveries, newest first (filter state=dead for dead letters; cursor pages)', operationId: 'adminListWebhookDeliveries',
-      params: WebhookParams, querystring: DeliveriesQuery, response: { 200: DeliveryListSchema, ...problemResponses(400, 401, 403, 404, 406, 422) },
+      tags: TAGS,
+      summary: "The endpoint's deliveries, newest first (filter state=dead for dead letters; cursor pages)",
+      operationId: 'adminListWebhookDeliveries',
+      params: WebhookParams,
+      querystring: DeliveriesQuery,
+      response: { 200: DeliveryListSchema, ...problemResponses(400, 401, 403, 404, 406, 422) },
     },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request, reply) => {
       const { state } = request.query;
       if (state !== undefined && !(OUTBOX_STATES as readonly string[]).includes(state)) {
-        throw new ProblemError('bad-request', 'The state parameter is not understood.', { errors: [{ field: 'state', message: `must be one of ${OUTBOX_STATES.join(', ')}` }] });
+        throw new ProblemError('bad-request', 'The state parameter is not understood.', {
+          errors: [{ field: 'state', message: `must be one of ${OUTBOX_STATES.join(', ')}` }],
+        });
       }
       const endpoint = await webhooks.find(request.params.id);
       const scope = `webhook-deliveries\n${endpoint.id}\n${state ?? ''}`;
       const page = parsePageQuery(request.query, { codec: core.cursors, scope });
       const before = page.style === 'cursor' ? page.after : undefined;
-      const rows = await listWebhookDeliveries(services, endpoint, state !== undefined ? { state: state as OutboxState } : {}, { ...(before ? { before } : {}), limit: page.limit + 1 });
-      return sendPage(reply, pagedResponse(rows, page, {
-        requestUrl: new URL(request.url, core.config.ISSUER),
-        position: (m: OutboxMessageView) => ({ createdAt: m.createdAt, id: m.id }),
-        represent: representDelivery,
-        cursors: { codec: core.cursors, scope },
-      }));
+      const rows = await listWebhookDeliveries(services, endpoint, state !== undefined ? { state: state as OutboxState } : {}, {
+        ...(before ? { before } : {}),
+        limit: page.limit + 1,
+      });
+      return sendPage(
+        reply,
+        pagedResponse(rows, page, {
+          requestUrl: new URL(request.url, core.config.ISSUER),
+          position: (m: OutboxMessageView) => ({ createdAt: m.createdAt, id: m.id }),
+          represent: representDelivery,
+          cursors: { codec: core.cursors, scope },
+        }),
+      );
     },
   });
 
   app.post('/webhooks/:id/deliveries/:delivery/redeliver', {
     schema: {
-      tags: TAGS, summary: 'Send a dead letter again (same webhook-id, a fresh attempt budget); 409 unless it is dead', operationId: 'adminRedeliverWebhook',
-      params: DeliveryParams, response: { 200: DeliverySchema, ...problemResponses(401, 403, 404, 406, 409) },
+      tags: TAGS,
+      summary: 'Send a dead letter again (same webhook-id, a fresh attempt budget); 409 unless it is dead',
+      operationId: 'adminRedeliverWebhook',
+      params: DeliveryParams,
+      response: { 200: DeliverySchema, ...problemResponses(401, 403, 404, 406, 409) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request) => {

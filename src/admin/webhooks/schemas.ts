@@ -10,7 +10,12 @@ const writable = {
   name: Type.String({ maxLength: 63, description: 'Unique; lower-case letters, digits and hyphens (how the CLI and `apply` name it)' }),
   url: Type.String({ maxLength: 2048, description: 'https, on a public address, unless its host is in WEBHOOK_ALLOWED_HOSTS' }),
   description: Type.Optional(Type.String({ maxLength: 500 })),
-  event_types: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50, description: `The event types it receives; empty or absent: all (${WEBHOOK_EVENT_TYPES.join(', ')})` })),
+  event_types: Type.Optional(
+    Type.Array(Type.String({ maxLength: 64 }), {
+      maxItems: 50,
+      description: `The event types it receives; empty or absent: all (${WEBHOOK_EVENT_TYPES.join(', ')})`,
+    }),
+  ),
   enabled: Type.Optional(Type.Boolean({ description: 'Default true; a disabled endpoint is sent nothing' })),
 };
 
@@ -24,7 +29,9 @@ export const WebhookSchema = Type.Object({
   description: Type.String(),
   event_types: Type.Array(Type.String()),
   enabled: Type.Boolean(),
-  previous_secret_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'While a rotation\'s grace period lasts, deliveries carry a second signature with the previous secret until then' }),
+  previous_secret_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: "While a rotation's grace period lasts, deliveries carry a second signature with the previous secret until then",
+  }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
@@ -33,16 +40,32 @@ const secret = Type.String({ description: 'The signing secret (whsec_…), shown
 export const CreatedWebhookSchema = Type.Object({ ...WebhookSchema.properties, secret });
 
 export const RotateWebhookSecretSchema = Type.Object(
-  { grace_period: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800, description: 'Seconds the previous secret keeps signing (a second signature); default 86400, 0: stops at once' })) },
+  {
+    grace_period: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 604_800,
+        description: 'Seconds the previous secret keeps signing (a second signature); default 86400, 0: stops at once',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
-export const RotatedWebhookSecretSchema = Type.Object({ id: Type.String(), secret, previous_secret_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]) });
+export const RotatedWebhookSecretSchema = Type.Object({
+  id: Type.String(),
+  secret,
+  previous_secret_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
 
 export const WebhookParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'The endpoint id, or its name' }) });
 export const DeliveryParams = Type.Object({ id: Type.String({ maxLength: 100 }), delivery: Type.String({ maxLength: 100 }) });
 
 export const DeliveriesQuery = Type.Object(
-  { state: Type.Optional(Type.String({ description: `One of: ${OUTBOX_STATES.join(', ')}` })), limit: pageQueryProperties.limit, cursor: pageQueryProperties.cursor },
+  {
+    state: Type.Optional(Type.String({ description: `One of: ${OUTBOX_STATES.join(', ')}` })),
+    limit: pageQueryProperties.limit,
+    cursor: pageQueryProperties.cursor,
+  },
   { additionalProperties: false },
 );
 

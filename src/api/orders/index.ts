@@ -16,7 +16,16 @@ import { PaymentSchema } from '../payments/payment-schemas.js';
 import { validateOrder } from './order-input.js';
 import { orderValidators, representOrder } from './order-representation.js';
 import { notModified, problemResponses } from '../../http/openapi-schemas.js';
-import { CreateOrderSchema, ListOrdersQuerySchema, OrderListSchema, OrderParamsSchema, OrderSchema, type CreateOrderBody, type ListOrdersQuery, type OrderParams } from './order-schemas.js';
+import {
+  CreateOrderSchema,
+  ListOrdersQuerySchema,
+  OrderListSchema,
+  OrderParamsSchema,
+  OrderSchema,
+  type CreateOrderBody,
+  type ListOrdersQuery,
+  type OrderParams,
+} from './order-schemas.js';
 
 type ById = { Params: OrderParams };
 const tags = ['orders'];
@@ -40,7 +49,11 @@ export async function ordersRoutes(parent: FastifyInstance, { services: core }: 
 
   app.post('/orders', {
     schema: {
-      tags, summary: 'Place an order (user tokens)', operationId: 'createOrder', body: CreateOrderSchema, headers: idempotencyKeyHeader(false),
+      tags,
+      summary: 'Place an order (user tokens)',
+      operationId: 'createOrder',
+      body: CreateOrderSchema,
+      headers: idempotencyKeyHeader(false),
       response: { 201: OrderSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
     },
     preHandler: [requireScope('orders:write'), requireUserToken],
@@ -53,7 +66,10 @@ export async function ordersRoutes(parent: FastifyInstance, { services: core }: 
 
   app.get('/orders', {
     schema: {
-      tags, summary: "List orders: a user token its own, a service token all (or one user's with user_id)", operationId: 'listOrders', querystring: ListOrdersQuerySchema,
+      tags,
+      summary: "List orders: a user token its own, a service token all (or one user's with user_id)",
+      operationId: 'listOrders',
+      querystring: ListOrdersQuerySchema,
       response: { 200: OrderListSchema, ...problemResponses(400, 401, 403, 406) },
     },
     preHandler: requireScope('orders:read'),
@@ -62,18 +78,24 @@ export async function ordersRoutes(parent: FastifyInstance, { services: core }: 
       const scope = `orders\n${canonicalJson(filter)}`;
       const page = parsePageQuery(request.query, { codec: cursors, scope });
       const rows = await orders.list(filter, repositoryPage(page));
-      return sendPage(reply, pagedResponse(rows, page, {
-        requestUrl: new URL(request.url, core.config.ISSUER),
-        position: (o: Order) => ({ createdAt: o.createdAt, id: o.id }),
-        represent: (o: Order) => representOrder(o, prefix),
-        cursors: { codec: cursors, scope },
-      }));
+      return sendPage(
+        reply,
+        pagedResponse(rows, page, {
+          requestUrl: new URL(request.url, core.config.ISSUER),
+          position: (o: Order) => ({ createdAt: o.createdAt, id: o.id }),
+          represent: (o: Order) => representOrder(o, prefix),
+          cursors: { codec: cursors, scope },
+        }),
+      );
     },
   });
 
   app.get('/orders/:id', {
     schema: {
-      tags, summary: 'Read an order (ETag, conditional GET)', operationId: 'getOrder', params: OrderParamsSchema,
+      tags,
+      summary: 'Read an order (ETag, conditional GET)',
+      operationId: 'getOrder',
+      params: OrderParamsSchema,
       response: { 200: OrderSchema, ...notModified, ...problemResponses(401, 403, 404, 406) },
     },
     preHandler: requireScope('orders:read'),
@@ -87,7 +109,10 @@ export async function ordersRoutes(parent: FastifyInstance, { services: core }: 
 
   app.post('/orders/:id/cancel', {
     schema: {
-      tags, summary: 'Cancel a pending order', operationId: 'cancelOrder', params: OrderParamsSchema,
+      tags,
+      summary: 'Cancel a pending order',
+      operationId: 'cancelOrder',
+      params: OrderParamsSchema,
       response: { 200: OrderSchema, ...problemResponses(401, 403, 404, 406, 409) },
     },
     preHandler: requireScope('orders:write'),
@@ -106,7 +131,11 @@ export async function ordersRoutes(parent: FastifyInstance, { services: core }: 
 
   app.post('/orders/:id/payment', {
     schema: {
-      tags, summary: 'Pay a pending order (Idempotency-Key required)', operationId: 'payOrder', params: OrderParamsSchema, headers: idempotencyKeyHeader(true),
+      tags,
+      summary: 'Pay a pending order (Idempotency-Key required)',
+      operationId: 'payOrder',
+      params: OrderParamsSchema,
+      headers: idempotencyKeyHeader(true),
       response: { 201: PaymentSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 422) },
     },
     preHandler: requireScope('payments:write'),
@@ -139,7 +168,8 @@ function listFilter(principal: Principal, query: Pick<ListOrdersQuery, 'user_id'
   return { userId: query.user_id, status };
 }
 
-const badQuery = (field: string, message: string) => new ProblemError('bad-request', `The ${field} parameter is not understood.`, { errors: [{ field, message }] });
+const badQuery = (field: string, message: string) =>
+  new ProblemError('bad-request', `The ${field} parameter is not understood.`, { errors: [{ field, message }] });
 
 const repositoryPage = (page: PageRequest) =>
   page.style === 'offset' ? { offset: page.offset, limit: page.limit + 1 } : { ...(page.after ? { after: page.after } : {}), limit: page.limit + 1 };

@@ -38,8 +38,12 @@ export async function paymentsRoutes(parent: FastifyInstance, { services: core }
 
   app.post('/payments', {
     schema: {
-      tags, summary: 'Make a payment, stand-alone or for a pending order (Idempotency-Key required)', operationId: 'createPayment', body: CreatePaymentSchema,
-      headers: idempotencyKeyHeader(true), response: { 201: PaymentSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 413, 415, 422) },
+      tags,
+      summary: 'Make a payment, stand-alone or for a pending order (Idempotency-Key required)',
+      operationId: 'createPayment',
+      body: CreatePaymentSchema,
+      headers: idempotencyKeyHeader(true),
+      response: { 201: PaymentSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 413, 415, 422) },
     },
     preHandler: requireScope('payments:write'),
     ...idempotency.route<Create>(
@@ -48,7 +52,13 @@ export async function paymentsRoutes(parent: FastifyInstance, { services: core }
       // and the single-write plan below takes every stand-alone payment.
       async (request, tx) => {
         const input = validatePayment(request.body, core.config.CURRENCIES);
-        const order = { principal: authenticatedPrincipal(request), orderId: input.orderId!, now: new Date(core.clock.now()), account: input.account, expected: input };
+        const order = {
+          principal: authenticatedPrincipal(request),
+          orderId: input.orderId!,
+          now: new Date(core.clock.now()),
+          account: input.account,
+          expected: input,
+        };
         return created((await payOrder(tx, order)).payment);
       },
       // A stand-alone payment is one insert: it runs in the same statement as the key's completion.
@@ -63,7 +73,10 @@ export async function paymentsRoutes(parent: FastifyInstance, { services: core }
 
   app.get('/payments/:id', {
     schema: {
-      tags, summary: 'Read a payment (payments:read; payments:write also reads)', operationId: 'getPayment', params: PaymentParamsSchema,
+      tags,
+      summary: 'Read a payment (payments:read; payments:write also reads)',
+      operationId: 'getPayment',
+      params: PaymentParamsSchema,
       response: { 200: PaymentSchema, ...problemResponses(401, 403, 404, 406) },
     },
     // Whoever may make a payment already receives it in the POST answer, so payments:write reads too.

@@ -40,5 +40,4 @@ export async function payOrder(tx: Db, input: PayOrderInput): Promise<{ payment:
   return { payment, order: paid };
 }
 
-export const stateConflict = (order: Order, to: string) =>
-  new ProblemError('order-state-conflict', `The order is ${order.status} and cannot be ${to}.`);
+export const stateConflict = (order: Order, to: string) => new ProblemError('order-state-conflict', `The order is ${order.status} and cannot be ${to}.`);

@@ -30,7 +30,11 @@ export async function reportsRoutes(parent: FastifyInstance, { services: core }:
 
   app.post('/reports', {
     schema: {
-      tags, summary: 'Queue an orders summary report (202 + Location of its status)', operationId: 'createReport', body: CreateReportSchema, headers: idempotencyKeyHeader(false),
+      tags,
+      summary: 'Queue an orders summary report (202 + Location of its status)',
+      operationId: 'createReport',
+      body: CreateReportSchema,
+      headers: idempotencyKeyHeader(false),
       response: { 202: ReportStatusSchema, ...problemResponses(400, 401, 403, 406, 409, 413, 415, 422) },
     },
     preHandler: requireScope('reports:write'),
@@ -54,7 +58,10 @@ export async function reportsRoutes(parent: FastifyInstance, { services: core }:
 
   app.get('/reports/:id', {
     schema: {
-      tags, summary: 'Read a report: its status while it runs (Retry-After), then the result as JSON or CSV by Accept', operationId: 'getReport', params: ReportParamsSchema,
+      tags,
+      summary: 'Read a report: its status while it runs (Retry-After), then the result as JSON or CSV by Accept',
+      operationId: 'getReport',
+      params: ReportParamsSchema,
       response: {
         200: ReportResponse,
         ...notModified,

@@ -21,7 +21,13 @@ export function reportStatus(report: Report, prefix: string) {
   };
 }
 
-const representRow = (r: ReportRow) => ({ day: r.day, currency: r.currency, status: r.status, order_count: r.order_count, total: formatMinor(r.total_minor, r.currency) });
+const representRow = (r: ReportRow) => ({
+  day: r.day,
+  currency: r.currency,
+  status: r.status,
+  order_count: r.order_count,
+  total: formatMinor(r.total_minor, r.currency),
+});
 
 async function* allRows(reports: ReportsRepository, id: string): AsyncGenerator<ReportRow> {
   for (let after = 0; ; ) {

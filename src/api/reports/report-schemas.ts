@@ -4,7 +4,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import { REPORT_TYPES, type ReportType } from './report-input.js';
 
 export const CreateReportSchema = Type.Object({
-  type: Type.Unsafe<ReportType>({ type: 'string', enum: [...REPORT_TYPES], description: 'What to aggregate: `orders-summary` (order count and totals per currency).' }),
+  type: Type.Unsafe<ReportType>({
+    type: 'string',
+    enum: [...REPORT_TYPES],
+    description: 'What to aggregate: `orders-summary` (order count and totals per currency).',
+  }),
   from: Type.String({ description: 'Start (inclusive): YYYY-MM-DD or RFC 3339 date-time.', examples: ['2025-05-01'] }),
   to: Type.String({ description: 'End (exclusive): YYYY-MM-DD or RFC 3339 date-time.', examples: ['2025-06-01'] }),
 });

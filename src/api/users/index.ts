@@ -55,34 +55,60 @@ export async function usersRoutes(parent: FastifyInstance, { services: core }: {
     return request.headers['if-match'] !== undefined || request.headers['if-unmodified-since'] !== undefined ? user.version : undefined;
   }
 
-  app.get('/users/me', {
-    schema: { tags, summary: 'The user the access token was issued for', operationId: 'getCurrentUser', response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
-    preHandler: requireScope('users:read'),
-  }, async (request, reply) => {
-    const principal = authenticatedPrincipal(request);
-    if (principal.kind !== 'user') throw notFound('user: this token was not issued for a user');
-    return sendUser(request, reply, await visibleUser(users, principal, principal.sub));
-  });
-
-  app.get('/users/:id', {
-    schema: { tags, summary: 'Read a user', operationId: 'getUser', params: UserParamsSchema, response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) } },
-    preHandler: requireScope('users:read'),
-  }, async (request, reply) => sendUser(request, reply, await visibleUser(users, authenticatedPrincipal(request), request.params.id)));
-
-  app.post('/users', {
-    schema: {
-      tags, summary: 'Create a user (service clients)', operationId: 'createUser', body: CreateUserSchema,
-      response: { 201: UserSchema, ...problemResponses(400, 401, 403, 406, 409, 415, 422) },
+  app.get(
+    '/users/me',
+    {
+      schema: {
+        tags,
+        summary: 'The user the access token was issued for',
+        operationId: 'getCurrentUser',
+        response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) },
+      },
+      preHandler: requireScope('users:read'),
     },
-    preHandler: requireScope('users:write'),
-  }, async (request, reply) => {
-    const principal = authenticatedPrincipal(request);
-    if (principal.kind !== 'service') throw new ProblemError('forbidden', 'Only service clients create users.');
-    validateUser(request.body);
-    const user = await createUser(users, request.body);
-    reply.header('location', `${core.config.ISSUER}${userPath(prefix, user.id)}`);
-    return sendUser(request, reply, user, 201);
-  });
+    async (request, reply) => {
+      const principal = authenticatedPrincipal(request);
+      if (principal.kind !== 'user') throw notFound('user: this token was not issued for a user');
+      return sendUser(request, reply, await visibleUser(users, principal, principal.sub));
+    },
+  );
+
+  app.get(
+    '/users/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Read a user',
+        operationId: 'getUser',
+        params: UserParamsSchema,
+        response: { 200: UserSchema, ...problemResponses(401, 403, 404, 406) },
+      },
+      preHandler: requireScope('users:read'),
+    },
+    async (request, reply) => sendUser(request, reply, await visibleUser(users, authenticatedPrincipal(request), request.params.id)),
+  );
+
+  app.post(
+    '/users',
+    {
+      schema: {
+        tags,
+        summary: 'Create a user (service clients)',
+        operationId: 'createUser',
+        body: CreateUserSchema,
+        response: { 201: UserSchema, ...problemResponses(400, 401, 403, 406, 409, 415, 422) },
+      },
+      preHandler: requireScope('users:write'),
+    },
+    async (request, reply) => {
+      const principal = authenticatedPrincipal(request);
+      if (principal.kind !== 'service') throw new ProblemError('forbidden', 'Only service clients create users.');
+      validateUser(request.body);
+      const user = await createUser(users, request.body);
+      reply.header('location', `${core.config.ISSUER}${userPath(prefix, user.id)}`);
+      return sendUser(request, reply, user, 201);
+    },
+  );
 
   async function replaceWith(request: FastifyRequest, reply: FastifyReply, current: User, document: ReplaceUserBody, expectedVersion: number | undefined) {
     validateUser(document, current);
@@ -90,43 +116,65 @@ export async function usersRoutes(parent: FastifyInstance, { services: core }: {
     return sendUser(request, reply, await replaceUser(deps, current, document, expectedVersion));
   }
 
-  app.put('/users/:id', {
-    schema: {
-      tags, summary: 'Replace a user', operationId: 'replaceUser', params: UserParamsSchema, body: ReplaceUserSchema,
-      response: { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
+  app.put(
+    '/users/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Replace a user',
+        operationId: 'replaceUser',
+        params: UserParamsSchema,
+        body: ReplaceUserSchema,
+        response: { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
+      },
+      preHandler: requireScope('users:write'),
     },
-    preHandler: requireScope('users:write'),
-  }, async (request, reply) => {
-    const current = await writeTarget(request, reply, request.params.id);
-    const expectedVersion = writePreconditions(request, reply, current);
-    return replaceWith(request, reply, current, request.body, expectedVersion);
-  });
+    async (request, reply) => {
+      const current = await writeTarget(request, reply, request.params.id);
+      const expectedVersion = writePreconditions(request, reply, current);
+      return replaceWith(request, reply, current, request.body, expectedVersion);
+    },
+  );
 
-  app.patch('/users/:id', {
-    schema: {
-      tags, summary: 'Change some fields of a user (RFC 7396 merge patch)', operationId: 'patchUser', params: UserParamsSchema,
-      body: { content: { [MERGE_PATCH]: { schema: MergePatchSchema } } },
-      response: { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
+  app.patch(
+    '/users/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change some fields of a user (RFC 7396 merge patch)',
+        operationId: 'patchUser',
+        params: UserParamsSchema,
+        body: { content: { [MERGE_PATCH]: { schema: MergePatchSchema } } },
+        response: { 200: UserSchema, ...problemResponses(400, 401, 403, 404, 406, 409, 412, 415, 422) },
+      },
+      config: { bodyMediaTypes: [MERGE_PATCH] },
+      preHandler: requireScope('users:write'),
     },
-    config: { bodyMediaTypes: [MERGE_PATCH] },
-    preHandler: requireScope('users:write'),
-  }, async (request, reply) => {
-    const current = await writeTarget(request, reply, request.params.id);
-    const expectedVersion = writePreconditions(request, reply, current);
-    const document = patchedUser(representUser(current, prefix), request.body);
-    return replaceWith(request, reply, current, document, expectedVersion);
-  });
+    async (request, reply) => {
+      const current = await writeTarget(request, reply, request.params.id);
+      const expectedVersion = writePreconditions(request, reply, current);
+      const document = patchedUser(representUser(current, prefix), request.body);
+      return replaceWith(request, reply, current, document, expectedVersion);
+    },
+  );
 
-  app.delete('/users/:id', {
-    schema: {
-      tags, summary: 'Delete a user', operationId: 'deleteUser', params: UserParamsSchema,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 409, 412) },
+  app.delete(
+    '/users/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a user',
+        operationId: 'deleteUser',
+        params: UserParamsSchema,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(401, 403, 404, 409, 412) },
+      },
+      preHandler: requireScope('users:write'),
     },
-    preHandler: requireScope('users:write'),
-  }, async (request, reply) => {
-    const current = await writeTarget(request, reply, request.params.id);
-    writePreconditions(request, reply, current);
-    await deleteUser(users, current.id);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      const current = await writeTarget(request, reply, request.params.id);
+      writePreconditions(request, reply, current);
+      await deleteUser(users, current.id);
+      return reply.code(204).send(null);
+    },
+  );
 }

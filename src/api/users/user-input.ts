@@ -20,7 +20,8 @@ export function validateUser(input: ReplaceUserBody, current?: User): void {
   }
   for (const field of TEXT_FIELDS) {
     const value = input[field];
-    if (typeof value === 'string' && (value.length > MAX_TEXT || /[\u0000-\u001f]/.test(value))) errors.add(field, `must be at most ${MAX_TEXT} printable characters`);
+    if (typeof value === 'string' && (value.length > MAX_TEXT || /[\u0000-\u001f]/.test(value)))
+      errors.add(field, `must be at most ${MAX_TEXT} printable characters`);
   }
   if (typeof input.email === 'string' && (input.email.length > 254 || !EMAIL.test(input.email))) errors.add('email', 'must be an email address');
   if (typeof input.phone_number === 'string' && !PHONE.test(input.phone_number)) errors.add('phone_number', 'must be a phone number');

@@ -29,19 +29,21 @@ const profileFields = {
   address: Type.Optional(Type.Union([AddressSchema, Type.Null()])),
 };
 
-export const CreateUserSchema = Type.Object(
-  {
-    username: Type.String({ description: '1-64 characters of letters, digits and . _ @ + -' }),
-    password: Type.String({ description: 'Write-only; at least 8 characters', writeOnly: true }),
-    ...profileFields,
-  },
-);
+export const CreateUserSchema = Type.Object({
+  username: Type.String({ description: '1-64 characters of letters, digits and . _ @ + -' }),
+  password: Type.String({ description: 'Write-only; at least 8 characters', writeOnly: true }),
+  ...profileFields,
+});
 
 export const ReplaceUserSchema = Type.Object(
   {
     username: Type.String(),
-    password: Type.Optional(Type.String({ description: 'Write-only; omitted keeps the current password. Only the user changes it, with current_password', writeOnly: true })),
-    current_password: Type.Optional(Type.String({ description: 'Write-only; required with password. A change ends the user\'s sessions and refresh tokens', writeOnly: true })),
+    password: Type.Optional(
+      Type.String({ description: 'Write-only; omitted keeps the current password. Only the user changes it, with current_password', writeOnly: true }),
+    ),
+    current_password: Type.Optional(
+      Type.String({ description: "Write-only; required with password. A change ends the user's sessions and refresh tokens", writeOnly: true }),
+    ),
     ...profileFields,
   },
   { description: 'Full replacement: omitted profile fields become null (or false).' },

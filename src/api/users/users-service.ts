@@ -43,8 +43,7 @@ const ADDRESS_KEYS = ['formatted', 'street_address', 'locality', 'region', 'post
 const addressOf = (address: NonNullable<ReplaceUserBody['address']>) =>
   Object.fromEntries(ADDRESS_KEYS.filter((k) => address[k] !== undefined).map((k) => [k, address[k]]));
 
-const usernameTaken = () =>
-  new ProblemError('conflict', 'This username is already taken.', { errors: [{ field: 'username', message: 'is already taken' }] });
+const usernameTaken = () => new ProblemError('conflict', 'This username is already taken.', { errors: [{ field: 'username', message: 'is already taken' }] });
 
 export async function createUser(users: UsersRepository, input: CreateUserBody): Promise<User> {
   try {

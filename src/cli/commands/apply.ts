@@ -47,16 +47,26 @@ export const applyCommand: Command = {
   name: 'apply',
   usage: 'apply -f FILE [--dry-run] [--prune] (resource servers, identity providers and clients from a YAML file; prints the plan as JSON)',
   async run(args, core) {
-    const { values } = parseArgs({ args, options: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' } }, strict: true });
+    const { values } = parseArgs({
+      args,
+      options: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' } },
+      strict: true,
+    });
     if (!values.file) throw new UsageError('-f FILE is required (see docs/configuration-as-code.md)');
     const path = values.file;
     const text = readConfigText(path);
     return inFileTerms(path, async () => {
       const file = parseConfigFile(text);
-      return applyConfiguration(applyDeps(core), file, process.env, { dryRun: values['dry-run'] ?? false, prune: values.prune ?? false }, {
-        actor: cliActor(),
-        traceId: `cli:apply:${randomUUID()}`,
-      });
+      return applyConfiguration(
+        applyDeps(core),
+        file,
+        process.env,
+        { dryRun: values['dry-run'] ?? false, prune: values.prune ?? false },
+        {
+          actor: cliActor(),
+          traceId: `cli:apply:${randomUUID()}`,
+        },
+      );
     });
   },
 };
@@ -73,6 +83,11 @@ export const exportCommand: Command = {
     } catch (error) {
       throw new UsageError(`-o ${values.output}: cannot write the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
-    return { written: values.output, resource_servers: file.resource_servers.length, identity_providers: file.identity_providers.length, clients: file.clients.length };
+    return {
+      written: values.output,
+      resource_servers: file.resource_servers.length,
+      identity_providers: file.identity_providers.length,
+      clients: file.clients.length,
+    };
   },
 };

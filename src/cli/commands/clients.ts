@@ -8,7 +8,16 @@ import { clientMetadataView } from '../../oauth/clients/create-client.js';
 import { SIGNING_ALGS } from '../../crypto/keys.js';
 import { didYouMean } from '../../suggest.js';
 import type { CliDeps } from '../deps.js';
-import { AdminRuleError, checkedOrigins, clientServiceDeps, cliActor, coreAuditSink, createClientRecord, endClientRecord, findClientRecord } from '../../admin-services/index.js';
+import {
+  AdminRuleError,
+  checkedOrigins,
+  clientServiceDeps,
+  cliActor,
+  coreAuditSink,
+  createClientRecord,
+  endClientRecord,
+  findClientRecord,
+} from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
 import { tryIt } from './try-it.js';
 
@@ -84,7 +93,10 @@ function metadataFromFlags(values: ReturnType<typeof parseCreate>): ClientMetada
     client_name: values.name,
     redirect_uris: values['redirect-uri'] ?? [],
     post_logout_redirect_uris: values['post-logout-redirect-uri'] ?? [],
-    grant_types: values['grant-types']?.split(',').map((g) => g.trim()).filter(Boolean),
+    grant_types: values['grant-types']
+      ?.split(',')
+      .map((g) => g.trim())
+      .filter(Boolean),
     scope: values.scope ?? '',
     token_endpoint_auth_method: authMethod,
     ...(values['jwks-uri'] !== undefined ? { jwks_uri: values['jwks-uri'] } : {}),
@@ -114,11 +126,24 @@ export const clientsCreateCommand: Command = {
         requireMfa: values['require-mfa'] ?? false,
         ...(values.secret !== undefined ? { importedSecret: values.secret } : {}),
         ...(values['client-id'] !== undefined ? { clientId: values['client-id'] } : {}),
-        ...(values['identity-providers'] !== undefined ? { identityProviders: values['identity-providers'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+        ...(values['identity-providers'] !== undefined
+          ? {
+              identityProviders: values['identity-providers']
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            }
+          : {}),
       };
       const { client, secret } = await createClientRecord(services(core), input, { actor: cliActor() });
       const tryOut = tryIt(client, core.config.ISSUER, secret);
-      return { client_id: client.id, ...(secret !== undefined ? { client_secret: secret } : {}), ...clientMetadataView(client), ...(client.identityProviders ? { identity_providers: client.identityProviders } : {}), ...(tryOut ? { try_it: tryOut } : {}) };
+      return {
+        client_id: client.id,
+        ...(secret !== undefined ? { client_secret: secret } : {}),
+        ...clientMetadataView(client),
+        ...(client.identityProviders ? { identity_providers: client.identityProviders } : {}),
+        ...(tryOut ? { try_it: tryOut } : {}),
+      };
     });
   },
 };

@@ -40,7 +40,7 @@ const FLAG_OF: Record<string, string> = {
   userinfo_endpoint: '--userinfo-endpoint',
   emails_endpoint: '--emails-endpoint',
   trust_mfa: '--trust-mfa',
-  jwks_uri: '--issuer (its discovery document\'s jwks_uri)',
+  jwks_uri: "--issuer (its discovery document's jwks_uri)",
 };
 
 async function asUsage<T>(work: () => Promise<T>): Promise<T> {
@@ -102,9 +102,11 @@ export const identityProvidersCreateCommand: Command = {
   async run(args, core) {
     const { values } = parseArgs({ args, options: createOptions, strict: true });
     if (!values['client-id']) throw new UsageError('--client-id is required (the client id the upstream issued to this server)');
-    if (!values['client-secret-env']) throw new UsageError('--client-secret-env is required: the NAME of the environment variable the server reads the client secret from (never the secret)');
+    if (!values['client-secret-env'])
+      throw new UsageError('--client-secret-env is required: the NAME of the environment variable the server reads the client secret from (never the secret)');
     const preset = oneOf('preset', values.preset, PRESETS) as IdentityProviderPreset | undefined;
-    if (!preset && !values.issuer && values.kind !== 'oauth2') throw new UsageError('give --issuer URL (OpenID Connect), --preset, or --kind oauth2 with its endpoints');
+    if (!preset && !values.issuer && values.kind !== 'oauth2')
+      throw new UsageError('give --issuer URL (OpenID Connect), --preset, or --kind oauth2 with its endpoints');
     const provision = oneOf('provision', values.provision, ['on', 'off'] as const);
     const trustMfa = oneOf('trust-mfa', values['trust-mfa'], ['on', 'off'] as const);
     const input: IdentityProviderInput = {
@@ -125,12 +127,21 @@ export const identityProvidersCreateCommand: Command = {
       ...(values['token-endpoint'] !== undefined ? { tokenEndpoint: values['token-endpoint'] } : {}),
       ...(values['userinfo-endpoint'] !== undefined ? { userinfoEndpoint: values['userinfo-endpoint'] } : {}),
       ...(values['emails-endpoint'] !== undefined ? { emailsEndpoint: values['emails-endpoint'] } : {}),
-      ...(values['token-endpoint-auth-method'] !== undefined ? { tokenEndpointAuthMethod: oneOf('token-endpoint-auth-method', values['token-endpoint-auth-method'], ['client_secret_basic', 'client_secret_post'] as const)! } : {}),
+      ...(values['token-endpoint-auth-method'] !== undefined
+        ? {
+            tokenEndpointAuthMethod: oneOf('token-endpoint-auth-method', values['token-endpoint-auth-method'], [
+              'client_secret_basic',
+              'client_secret_post',
+            ] as const)!,
+          }
+        : {}),
       ...(values.claim ? { claims: claimMappings(values.claim)! } : {}),
     };
     const created = await asUsage(() => createIdentityProviderRecord(services(core), input, { actor: cliActor() }));
     const view = identityProviderView(created, core.config.ISSUER);
-    const warning = process.env[created.clientSecretEnv] ? {} : { warning: `${created.clientSecretEnv} is not set in this environment: the server must have it to complete sign-ins` };
+    const warning = process.env[created.clientSecretEnv]
+      ? {}
+      : { warning: `${created.clientSecretEnv} is not set in this environment: the server must have it to complete sign-ins` };
     return { ...view, ...warning };
   },
 };
@@ -164,7 +175,9 @@ export const identityProvidersDeleteCommand: Command = {
   name: 'identity-providers delete',
   usage: 'identity-providers delete [--] SLUG_OR_ID (its users stay; their links to it go)',
   async run(args, core) {
-    const { slug } = await asUsage(() => deleteIdentityProviderRecord(services(core), target(args, 'identity-providers delete'), undefined, { actor: cliActor() }));
+    const { slug } = await asUsage(() =>
+      deleteIdentityProviderRecord(services(core), target(args, 'identity-providers delete'), undefined, { actor: cliActor() }),
+    );
     return { deleted: slug };
   },
 };
@@ -173,7 +186,9 @@ export const identityProvidersDisableCommand: Command = {
   name: 'identity-providers disable',
   usage: 'identity-providers disable [--] SLUG_OR_ID',
   async run(args, core) {
-    const disabled = await asUsage(() => disableIdentityProviderRecord(services(core), target(args, 'identity-providers disable'), undefined, { actor: cliActor() }));
+    const disabled = await asUsage(() =>
+      disableIdentityProviderRecord(services(core), target(args, 'identity-providers disable'), undefined, { actor: cliActor() }),
+    );
     return { disabled: disabled.slug };
   },
 };

@@ -18,7 +18,14 @@ import {
   identityProvidersShowCommand,
 } from './identity-providers.js';
 import { applyCommand, exportCommand } from './apply.js';
-import { webhooksCreateCommand, webhooksDeleteCommand, webhooksListCommand, webhooksRotateSecretCommand, webhooksShowCommand, webhooksUpdateCommand } from './webhooks.js';
+import {
+  webhooksCreateCommand,
+  webhooksDeleteCommand,
+  webhooksListCommand,
+  webhooksRotateSecretCommand,
+  webhooksShowCommand,
+  webhooksUpdateCommand,
+} from './webhooks.js';
 import { resourceServersCreateCommand, resourceServersDeleteCommand, resourceServersListCommand } from './resource-servers.js';
 import { consentsListCommand, consentsRevokeCommand, grantsListCommand, grantsRevokeCommand, sessionsEndCommand, sessionsListCommand } from './user-access.js';
 

@@ -19,7 +19,14 @@ function boundedInteger(raw: string | undefined, fallback: number, min: number, 
 }
 
 function grantTypes(raw: string | undefined): string[] {
-  const list = [...new Set((raw ?? '').split(',').map((g) => g.trim()).filter(Boolean))];
+  const list = [
+    ...new Set(
+      (raw ?? '')
+        .split(',')
+        .map((g) => g.trim())
+        .filter(Boolean),
+    ),
+  ];
   for (const g of list) if (!(GRANT_TYPES as readonly string[]).includes(g)) throw new UsageError(`--allow-grant-types: unknown grant type ${g}`);
   return list;
 }
@@ -28,18 +35,25 @@ function scopes(raw: string[] | undefined, catalogue: ResourceCatalogue): string
   const list = [...new Set((raw ?? []).flatMap((s) => parseScope(s)))];
   for (const s of list) {
     if (!catalogue.isKnown(s)) throw new UsageError(`--allow-scope: unknown scope ${s}`);
-    if (catalogue.isOperatorOnly(s)) throw new UsageError(`--allow-scope: ${s} is operator-only; give it with \`clients create --scope\`, never through /register`);
+    if (catalogue.isOperatorOnly(s))
+      throw new UsageError(`--allow-scope: ${s} is operator-only; give it with \`clients create --scope\`, never through /register`);
   }
   return list;
 }
 
 export const registrationTokenCreateCommand: Command = {
   name: 'registration-token create',
-  usage: 'registration-token create [--allow-grant-types client_credentials,...] [--allow-scope "orders:read ..."] [--uses N (default 1)] [--ttl SECONDS (default 86400)]',
+  usage:
+    'registration-token create [--allow-grant-types client_credentials,...] [--allow-scope "orders:read ..."] [--uses N (default 1)] [--ttl SECONDS (default 86400)]',
   async run(args, core) {
     const { values } = parseArgs({
       args,
-      options: { ttl: { type: 'string' }, uses: { type: 'string' }, 'allow-grant-types': { type: 'string' }, 'allow-scope': { type: 'string', multiple: true } },
+      options: {
+        ttl: { type: 'string' },
+        uses: { type: 'string' },
+        'allow-grant-types': { type: 'string' },
+        'allow-scope': { type: 'string', multiple: true },
+      },
       strict: true,
     });
     const ttl = boundedInteger(values.ttl, DEFAULT_TTL_SECONDS, 1, 31_536_000, '--ttl');

@@ -60,17 +60,32 @@ const scopeView = (x: ResourceScope) => ({ name: x.name, description: x.descript
 
 export const resourceServersCreateCommand: Command = {
   name: 'resource-servers create',
-  usage: 'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access]',
+  usage:
+    'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access]',
   async run(args, core) {
     const { values } = parseArgs({
       args,
-      options: { identifier: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string', multiple: true }, claim: { type: 'string', multiple: true }, 'access-token-ttl': { type: 'string' }, 'no-offline-access': { type: 'boolean' } },
+      options: {
+        identifier: { type: 'string' },
+        name: { type: 'string' },
+        scope: { type: 'string', multiple: true },
+        claim: { type: 'string', multiple: true },
+        'access-token-ttl': { type: 'string' },
+        'no-offline-access': { type: 'boolean' },
+      },
       strict: true,
     });
     if (!values.identifier) throw new UsageError('--identifier is required (an absolute URI, the aud of its access tokens)');
     const ttl = values['access-token-ttl'];
-    const input = { name: values.name ?? '', scopes: scopesWithClaims(parseScopeDefinitions(values.scope), values.claim), accessTokenTtl: ttl === undefined ? null : Number(ttl), offlineAccess: !values['no-offline-access'] };
-    const { server, secret } = await asUsage(() => createResourceServerRecord(resourceServerServiceDeps(core, coreAuditSink(core)), values.identifier!, input, { actor: cliActor() }));
+    const input = {
+      name: values.name ?? '',
+      scopes: scopesWithClaims(parseScopeDefinitions(values.scope), values.claim),
+      accessTokenTtl: ttl === undefined ? null : Number(ttl),
+      offlineAccess: !values['no-offline-access'],
+    };
+    const { server, secret } = await asUsage(() =>
+      createResourceServerRecord(resourceServerServiceDeps(core, coreAuditSink(core)), values.identifier!, input, { actor: cliActor() }),
+    );
     return {
       identifier: server.identifier,
       name: server.name,

@@ -43,6 +43,10 @@ export function tryIt(client: Client, issuer: string, secret?: string): TryIt | 
     authorize_url: url.toString(),
     code_verifier: verifier,
     state,
-    ...(auth ? { token_request: `curl -s ${issuer}/token ${auth} -d grant_type=authorization_code -d code=CODE --data-urlencode redirect_uri=${redirectUri} -d code_verifier=${verifier}` } : {}),
+    ...(auth
+      ? {
+          token_request: `curl -s ${issuer}/token ${auth} -d grant_type=authorization_code -d code=CODE --data-urlencode redirect_uri=${redirectUri} -d code_verifier=${verifier}`,
+        }
+      : {}),
   };
 }

@@ -107,9 +107,51 @@ function endCommand<Row extends { id: string }>(
 
 const USER = 'USER_ID_OR_USERNAME';
 
-export const grantsListCommand = listCommand('grants', `--user ${USER} | --client CLIENT_ID   (live grants, oldest first)`, ['user', 'client'], listGrants, (g) => ({ createdAt: g.createdAt, id: g.id }), grantView);
-export const grantsRevokeCommand = endCommand('grants', 'revoke', 'GRANT_ID   (ends every token issued under the grant)', findGrant, (core, g) => revokeGrant(deps(core), g, as()), 'revoked');
-export const sessionsListCommand = listCommand('sessions', `--user ${USER}   (signed-in browser sessions, oldest first)`, ['user'], listSessions, (s) => ({ createdAt: s.createdAt, id: s.id }), sessionView);
-export const sessionsEndCommand = endCommand('sessions', 'end', 'SESSION_ID   (that browser must sign in again)', findSession, (core, s) => endSession(deps(core), s, as()), 'ended');
-export const consentsListCommand = listCommand('consents', `--user ${USER} | --client CLIENT_ID`, ['user', 'client'], listConsents, (c) => ({ createdAt: c.grantedAt, id: c.id }), consentView);
-export const consentsRevokeCommand = endCommand('consents', 'revoke', "CONSENT_ID   (also ends that user's grants at that client)", findConsent, (core, c) => revokeConsent(deps(core), c, as()), 'revoked');
+export const grantsListCommand = listCommand(
+  'grants',
+  `--user ${USER} | --client CLIENT_ID   (live grants, oldest first)`,
+  ['user', 'client'],
+  listGrants,
+  (g) => ({ createdAt: g.createdAt, id: g.id }),
+  grantView,
+);
+export const grantsRevokeCommand = endCommand(
+  'grants',
+  'revoke',
+  'GRANT_ID   (ends every token issued under the grant)',
+  findGrant,
+  (core, g) => revokeGrant(deps(core), g, as()),
+  'revoked',
+);
+export const sessionsListCommand = listCommand(
+  'sessions',
+  `--user ${USER}   (signed-in browser sessions, oldest first)`,
+  ['user'],
+  listSessions,
+  (s) => ({ createdAt: s.createdAt, id: s.id }),
+  sessionView,
+);
+export const sessionsEndCommand = endCommand(
+  'sessions',
+  'end',
+  'SESSION_ID   (that browser must sign in again)',
+  findSession,
+  (core, s) => endSession(deps(core), s, as()),
+  'ended',
+);
+export const consentsListCommand = listCommand(
+  'consents',
+  `--user ${USER} | --client CLIENT_ID`,
+  ['user', 'client'],
+  listConsents,
+  (c) => ({ createdAt: c.grantedAt, id: c.id }),
+  consentView,
+);
+export const consentsRevokeCommand = endCommand(
+  'consents',
+  'revoke',
+  "CONSENT_ID   (also ends that user's grants at that client)",
+  findConsent,
+  (core, c) => revokeConsent(deps(core), c, as()),
+  'revoked',
+);

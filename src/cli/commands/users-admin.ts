@@ -2,7 +2,15 @@
 // admin console (/console) and with which admin scopes. CLI only, audited (admin-services/operator-roles-service.ts);
 // docs/console.md.
 import { parseArgs } from 'node:util';
-import { AdminRuleError, cliActor, coreAuditSink, findUserByIdOrUsername, grantAdmin, operatorRoleServiceDeps, revokeAdmin } from '../../admin-services/index.js';
+import {
+  AdminRuleError,
+  cliActor,
+  coreAuditSink,
+  findUserByIdOrUsername,
+  grantAdmin,
+  operatorRoleServiceDeps,
+  revokeAdmin,
+} from '../../admin-services/index.js';
 import type { CliDeps } from '../deps.js';
 import { UsageError, type Command } from '../command.js';
 

@@ -21,7 +21,8 @@ async function asUsage<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AdminRuleError) throw new UsageError(`${error.field === 'name' ? 'NAME' : error.field === 'value' ? 'VALUE' : 'USER'}: ${error.message}`);
+    if (error instanceof AdminRuleError)
+      throw new UsageError(`${error.field === 'name' ? 'NAME' : error.field === 'value' ? 'VALUE' : 'USER'}: ${error.message}`);
     throw error;
   }
 }

@@ -22,7 +22,11 @@ export const usersInviteCommand: Command = {
   name: 'users invite',
   usage: 'users invite --email E [--name N] [--username U] [--locale en|de]',
   async run(args, core) {
-    const { values } = parseArgs({ args, options: { email: { type: 'string' }, name: { type: 'string' }, username: { type: 'string' }, locale: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({
+      args,
+      options: { email: { type: 'string' }, name: { type: 'string' }, username: { type: 'string' }, locale: { type: 'string' } },
+      strict: true,
+    });
     if (!values.email) throw new UsageError(`usage: gatehouse ${this.usage}`);
     const { user, invitation } = await asUsage(() =>
       inviteUser(invitationDeps(core), { email: values.email!, name: values.name, username: values.username, locale: values.locale }, { actor: cliActor() }),

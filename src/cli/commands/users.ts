@@ -31,7 +31,8 @@ async function asUsage<T>(work: () => Promise<T>, flag: (field: string) => strin
     return await work();
   } catch (error) {
     if (error instanceof AdminFieldErrors) throw new UsageError(error.errors.map((e) => `${flag(e.field)} ${e.message}`).join('; '));
-    if (error instanceof AdminRuleError && error.code === 'invalid' && error.field === 'username') throw new UsageError(`--username is required: ${USERNAME_RULE}`);
+    if (error instanceof AdminRuleError && error.code === 'invalid' && error.field === 'username')
+      throw new UsageError(`--username is required: ${USERNAME_RULE}`);
     if (error instanceof AdminRuleError && error.code === 'invalid' && error.field === 'password' && error.message.includes('at least')) {
       throw new UsageError(`--password is required (at least ${MIN_PASSWORD} characters)`);
     }
@@ -49,8 +50,7 @@ function onePositional(args: string[], options: ParseArgsConfig['options'], usag
 
 export const usersCreateCommand: Command = {
   name: 'users create',
-  usage:
-    'users create --username U --password P [--email E] [--name N] [--given-name G] [--family-name F] [--phone P] [--email-verified] [--phone-verified]',
+  usage: 'users create --username U --password P [--email E] [--name N] [--given-name G] [--family-name F] [--phone P] [--email-verified] [--phone-verified]',
   async run(args, core) {
     const { values } = parseArgs({
       args,
@@ -79,7 +79,10 @@ export const usersCreateCommand: Command = {
       email_verified: values['email-verified'] ?? false,
       phone_number_verified: values['phone-verified'] ?? false,
     };
-    const user = await asUsage(() => createUserRecord(services(core), fields, { actor: cliActor() }), (field) => `--${field.replace(/_/g, '-')}`);
+    const user = await asUsage(
+      () => createUserRecord(services(core), fields, { actor: cliActor() }),
+      (field) => `--${field.replace(/_/g, '-')}`,
+    );
     return { id: user.id, username: user.username };
   },
 };

@@ -34,7 +34,13 @@ async function asUsage<T>(work: () => Promise<T>): Promise<T> {
 }
 
 const services = (core: CliDeps) => webhookServiceDeps(core, coreAuditSink(core));
-const events = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((e) => e.trim()).filter(Boolean));
+const events = (value: string | undefined) =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean);
 const view = (core: CliDeps, endpoint: Parameters<typeof webhookView>[0]) => webhookView(endpoint, core.clock.now());
 
 function target(positionals: string[], usage: string): string {
@@ -56,9 +62,15 @@ export const webhooksCreateCommand: Command = {
   async run(args, core) {
     const { values } = parseArgs({ args, options: settingOptions, strict: true });
     if (!values.name) throw new UsageError('--name is required (lower-case letters, digits and hyphens)');
-    if (!values.url) throw new UsageError('--url is required (https; an internal receiver\'s host must be in WEBHOOK_ALLOWED_HOSTS)');
+    if (!values.url) throw new UsageError("--url is required (https; an internal receiver's host must be in WEBHOOK_ALLOWED_HOSTS)");
     const eventTypes = events(values.events);
-    const input = { name: values.name, url: values.url, ...(values.description !== undefined ? { description: values.description } : {}), ...(eventTypes ? { eventTypes } : {}), enabled: !values.disabled };
+    const input = {
+      name: values.name,
+      url: values.url,
+      ...(values.description !== undefined ? { description: values.description } : {}),
+      ...(eventTypes ? { eventTypes } : {}),
+      enabled: !values.disabled,
+    };
     const { endpoint, secret } = await asUsage(() => createWebhookRecord(services(core), input, { actor: cliActor() }));
     return { ...view(core, endpoint), secret };
   },
@@ -89,7 +101,14 @@ export const webhooksUpdateCommand: Command = {
   async run(args, core) {
     const { values, positionals } = parseArgs({
       args,
-      options: { name: { type: 'string' }, url: { type: 'string' }, description: { type: 'string' }, events: { type: 'string' }, enable: { type: 'boolean' }, disable: { type: 'boolean' } },
+      options: {
+        name: { type: 'string' },
+        url: { type: 'string' },
+        description: { type: 'string' },
+        events: { type: 'string' },
+        enable: { type: 'boolean' },
+        disable: { type: 'boolean' },
+      },
       strict: true,
       allowPositionals: true,
     });
@@ -133,7 +152,13 @@ export const webhooksRotateSecretCommand: Command = {
     if (grace !== undefined && !/^\d+$/.test(grace)) throw new UsageError('--grace-period must be a whole number of seconds');
     return asUsage(async () => {
       const current = await findWebhookRecord(core, id);
-      const { endpoint, secret } = await rotateWebhookSecret(services(core), current, grace !== undefined ? { graceSeconds: Number(grace) } : {}, current.version, { actor: cliActor() });
+      const { endpoint, secret } = await rotateWebhookSecret(
+        services(core),
+        current,
+        grace !== undefined ? { graceSeconds: Number(grace) } : {},
+        current.version,
+        { actor: cliActor() },
+      );
       return { id: endpoint.id, name: endpoint.name, secret, previous_secret_expires_at: endpoint.previousSecretExpiresAt?.toISOString() ?? null };
     });
   },

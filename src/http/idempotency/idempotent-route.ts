@@ -20,12 +20,7 @@ import type { Principal } from '../principal.js';
 import { createHmac, hkdfSync } from 'node:crypto';
 import { sha256 } from '../../crypto/random.js';
 import { ProblemError } from '../errors.js';
-import {
-  idempotencyKeysRepository,
-  type GuardedWrite,
-  type IdempotencyIdentity,
-  type StoredResponse,
-} from '../../storage/idempotency-keys-repository.js';
+import { idempotencyKeysRepository, type GuardedWrite, type IdempotencyIdentity, type StoredResponse } from '../../storage/idempotency-keys-repository.js';
 import { canonicalJson } from './canonical-json.js';
 import { parseIdempotencyKey, requireIdempotencyKey } from './key-header.js';
 import { inUse, reserveKey } from './reservation.js';
@@ -77,12 +72,18 @@ class LeaseLost extends Error {}
 export function idempotency(deps: IdempotencyDeps) {
   const repository = idempotencyKeysRepository(deps.db);
   const fingerprintSecret = fingerprintKey(deps.keyEncryptionKey);
-  const requestHash = (request: FastifyRequest): string => requestFingerprint(fingerprintSecret, request.method, request.url.split('?')[0] ?? '/', request.body);
+  const requestHash = (request: FastifyRequest): string =>
+    requestFingerprint(fingerprintSecret, request.method, request.url.split('?')[0] ?? '/', request.body);
   const policy = { ttlSeconds: deps.config.IDEMPOTENCY_TTL, leaseSeconds: deps.config.IDEMPOTENCY_LEASE };
   // Requests whose operation failed with a 4xx: the rendered problem is stored once the error edge has produced it.
   const awaitingErrorBody = new WeakMap<FastifyRequest, { id: IdempotencyIdentity; ownerToken: string }>();
 
-  async function runAndComplete<RG extends RouteGenericInterface>(request: FastifyRequest<RG>, operation: Operation<RG>, id: IdempotencyIdentity, ownerToken: string): Promise<StoredResponse> {
+  async function runAndComplete<RG extends RouteGenericInterface>(
+    request: FastifyRequest<RG>,
+    operation: Operation<RG>,
+    id: IdempotencyIdentity,
+    ownerToken: string,
+  ): Promise<StoredResponse> {
     try {
       return await runTransaction(deps.db, async (tx) => {
         const result = await operation(request, tx);
@@ -108,7 +109,10 @@ export function idempotency(deps: IdempotencyDeps) {
   }
 
   /** Runs the single-write plan before any reservation; a 4xx it throws is kept, to be stored under the key. */
-  async function plan<RG extends RouteGenericInterface>(request: FastifyRequest<RG>, singleWrite: SingleWritePlan<RG>): Promise<{ outcome?: SingleWriteResult; refused?: ProblemError } | undefined> {
+  async function plan<RG extends RouteGenericInterface>(
+    request: FastifyRequest<RG>,
+    singleWrite: SingleWritePlan<RG>,
+  ): Promise<{ outcome?: SingleWriteResult; refused?: ProblemError } | undefined> {
     try {
       const outcome = await singleWrite(request);
       return outcome && { outcome };
@@ -141,7 +145,12 @@ export function idempotency(deps: IdempotencyDeps) {
           // A key seen for the first time (the common case) costs one statement in all.
           const response = toStoredResponse(planned.outcome);
           const now = deps.clock.now();
-          const first = await repository.insertCompletedWith(id, { requestHash: hash, now: new Date(now), expiresAt: new Date(now + policy.ttlSeconds * 1000) }, response, planned.outcome.write);
+          const first = await repository.insertCompletedWith(
+            id,
+            { requestHash: hash, now: new Date(now), expiresAt: new Date(now + policy.ttlSeconds * 1000) },
+            response,
+            planned.outcome.write,
+          );
           if (first === 'written') return send(reply, response);
           if (first === 'busy') throw inUse(1000);
         }
@@ -158,7 +167,11 @@ export function idempotency(deps: IdempotencyDeps) {
         const body = typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : undefined;
         const contentType = reply.getHeader('content-type');
         await (body && reply.statusCode < 500
-          ? repository.complete(deps.db, pending.id, pending.ownerToken, { status: reply.statusCode, headers: contentType ? { 'content-type': String(contentType) } : {}, body })
+          ? repository.complete(deps.db, pending.id, pending.ownerToken, {
+              status: reply.statusCode,
+              headers: contentType ? { 'content-type': String(contentType) } : {},
+              body,
+            })
           : repository.release(pending.id, pending.ownerToken)
         ).catch((e: unknown) => request.log.warn({ err: e }, 'could not store the idempotent error response'));
         return payload;
@@ -185,17 +198,19 @@ export const keyIdentity = (principal: Pick<Principal, 'clientId' | 'kind' | 'su
  * POST /admin/v1/users, an imported client secret), and a fast unkeyed hash of them in idempotency_keys
  * would let whoever reads the table test password guesses offline (docs/idempotency.md).
  */
-export const fingerprintKey = (keyEncryptionKey: Buffer): Buffer => Buffer.from(hkdfSync('sha256', keyEncryptionKey, 'gatehouse', 'idempotency-fingerprint-v1', 32));
+export const fingerprintKey = (keyEncryptionKey: Buffer): Buffer =>
+  Buffer.from(hkdfSync('sha256', keyEncryptionKey, 'gatehouse', 'idempotency-fingerprint-v1', 32));
 
 /** The request's fingerprint: HMAC-SHA-256 of method, path and the canonical JSON of the body. */
 export const requestFingerprint = (key: Buffer, method: string, path: string, body: unknown): string =>
-  createHmac('sha256', key).update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('base64url');
+  createHmac('sha256', key)
+    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest('base64url');
 
 function identity(request: FastifyRequest, key: string): IdempotencyIdentity {
   if (!request.principal) throw new Error('idempotent routes must run after bearer authentication');
   return keyIdentity(request.principal, key);
 }
-
 
 function toStoredResponse(result: OperationResult): StoredResponse {
   return {

@@ -29,14 +29,7 @@ export const STRICT_OUTBOUND: OutboundPolicy = {
   resolve: (hostname) => lookup(hostname, { all: true, verbatim: true }),
 };
 
-export type OutboundRefusalCode =
-  | 'url_refused'
-  | 'address_refused'
-  | 'resolution_failed'
-  | 'timeout'
-  | 'too_large'
-  | 'http_status'
-  | 'request_failed';
+export type OutboundRefusalCode = 'url_refused' | 'address_refused' | 'resolution_failed' | 'timeout' | 'too_large' | 'http_status' | 'request_failed';
 
 export class OutboundRefused extends Error {
   override readonly name = 'OutboundRefused';

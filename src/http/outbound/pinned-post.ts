@@ -24,7 +24,10 @@ export interface PinnedPostAnswer {
 export async function pinnedPost(raw: string, options: PinnedPostOptions): Promise<PinnedPostAnswer> {
   const answer = await pinnedRequest(raw, { ...options, method: 'POST' });
   if (answer.status < 200 || answer.status > 299) {
-    throw Object.assign(new OutboundRefused('http_status', `answered ${answer.status}${answer.status >= 300 && answer.status < 400 ? ' (redirects are not followed)' : ''}`), { status: answer.status });
+    throw Object.assign(
+      new OutboundRefused('http_status', `answered ${answer.status}${answer.status >= 300 && answer.status < 400 ? ' (redirects are not followed)' : ''}`),
+      { status: answer.status },
+    );
   }
   return { status: answer.status, body: answer.body };
 }

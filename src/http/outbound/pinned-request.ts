@@ -67,7 +67,8 @@ export async function pinnedRequest(raw: string, options: PinnedRequestOptions):
   // A caller's signal that fired because of its own timeout is a timeout too.
   const timedOut = () => deadline.aborted || (options.signal?.reason as Error | undefined)?.name === 'TimeoutError';
   const aborted = new Promise<never>((_, reject) => {
-    const fail = () => reject(timedOut() ? new OutboundRefused('timeout', `took longer than ${options.timeoutMs} ms`) : new OutboundRefused('request_failed', 'cancelled'));
+    const fail = () =>
+      reject(timedOut() ? new OutboundRefused('timeout', `took longer than ${options.timeoutMs} ms`) : new OutboundRefused('request_failed', 'cancelled'));
     if (signal.aborted) fail();
     else signal.addEventListener('abort', fail, { once: true });
   });

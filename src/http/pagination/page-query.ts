@@ -15,9 +15,7 @@ export interface PageQuery {
   cursor?: string | undefined;
 }
 
-export type PageRequest =
-  | { style: 'cursor'; limit: number; after?: CursorPosition }
-  | { style: 'offset'; limit: number; offset: number };
+export type PageRequest = { style: 'cursor'; limit: number; after?: CursorPosition } | { style: 'offset'; limit: number; offset: number };
 
 /** JSON Schema of the paging query parameters, to merge into a route's querystring schema. */
 export const pageQueryProperties = {

@@ -24,7 +24,9 @@ export async function approveDevice(
   session: BrowserSession & { userId: string; authTime: number },
   devices: Pick<DeviceAuthorizationsRepository, 'decide'>,
 ): Promise<string> {
-  const approved = await devices.decide(device.userCodeHash, { approve: { userId: session.userId, authTime: new Date(session.authTime * 1000), sessionId: session.idHash } });
+  const approved = await devices.decide(device.userCodeHash, {
+    approve: { userId: session.userId, authTime: new Date(session.authTime * 1000), sessionId: session.idHash },
+  });
   return deviceResultPath(approved ? 'approved' : 'gone');
 }
 

@@ -48,7 +48,17 @@ const deviceRequest = (clientId: string, scope: string[], resource: string | nul
 export function deviceRoutes(app: FastifyInstance, deps: FlowDeps, limits: Pick<RateLimits, 'reserve'>): void {
   const entryPage = (request: FastifyRequest, reply: FastifyReply, input: { userCode?: string | undefined; error?: string }, status = 200) => {
     const csrfToken = ensureDeviceCsrfToken(request, reply, deps.issuer);
-    return sendPage(reply, renderDeviceEntryPage({ brand: deps.brand, action: DEVICE_PAGE_PATH, csrfToken, ...(input.userCode !== undefined ? { userCode: input.userCode } : {}), ...(input.error ? { error: input.error } : {}) }), status);
+    return sendPage(
+      reply,
+      renderDeviceEntryPage({
+        brand: deps.brand,
+        action: DEVICE_PAGE_PATH,
+        csrfToken,
+        ...(input.userCode !== undefined ? { userCode: input.userCode } : {}),
+        ...(input.error ? { error: input.error } : {}),
+      }),
+      status,
+    );
   };
 
   // Showing the form, even prefilled, looks nothing up and charges nothing: only the user's submit does.
@@ -63,7 +73,13 @@ export function deviceRoutes(app: FastifyInstance, deps: FlowDeps, limits: Pick<
     const expected = currentDeviceCsrfToken(request, deps.issuer);
     const submitted = formField(request.body, 'csrf');
     if (!expected || !submitted || !safeEqual(submitted, expected)) {
-      throw new PageError('Request refused', 'The form has expired or did not come from this site. Go back and try again.', 403, {}, { back: { href: DEVICE_PAGE_PATH, label: 'Back' }, log: { reason: 'csrf_token_mismatch' } });
+      throw new PageError(
+        'Request refused',
+        'The form has expired or did not come from this site. Go back and try again.',
+        403,
+        {},
+        { back: { href: DEVICE_PAGE_PATH, label: 'Back' }, log: { reason: 'csrf_token_mismatch' } },
+      );
     }
     const typed = (formField(request.body, 'user_code') ?? '').slice(0, 64);
     // Charged before the code is looked at, so parallel guesses cannot all pass (http/rate-limit.ts).

@@ -21,7 +21,8 @@ export async function accountLinkCallback(request: CallbackRequest, reply: Fasti
   // Single use, whatever follows.
   const pending = await deps.federation.accountLinks.take(session.idHash);
   if (!pending) throw federationFailure('no_pending', name, ACCOUNT, 'no link is pending for this session');
-  if (!provider || provider.slug !== request.params.slug || provider.id !== pending.providerId) throw federationFailure('provider_mismatch', name, ACCOUNT, `callback of ${request.params.slug} for a link to another provider`);
+  if (!provider || provider.slug !== request.params.slug || provider.id !== pending.providerId)
+    throw federationFailure('provider_mismatch', name, ACCOUNT, `callback of ${request.params.slug} for a link to another provider`);
   const parameters = new URL(request.url, 'http://callback.invalid').searchParams;
   const result = await completeUpstreamSignIn(provider, pending, parameters, deps.federation.upstream);
   if (!result.ok) {
@@ -30,7 +31,10 @@ export async function accountLinkCallback(request: CallbackRequest, reply: Fasti
   }
   const { identity } = result;
   const now = new Date(deps.clock.now());
-  const linked = await deps.federation.identities.link({ providerId: provider.id, subject: identity.subject, userId: session.userId, email: identity.email }, now);
+  const linked = await deps.federation.identities.link(
+    { providerId: provider.id, subject: identity.subject, userId: session.userId, email: identity.email },
+    now,
+  );
   if (linked !== 'linked') {
     const existing = await deps.federation.identities.find(provider.id, identity.subject);
     if (existing?.userId === session.userId) return seeOther(reply, `${ACCOUNT}?done=identity_linked`);

@@ -46,8 +46,10 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
   // Single use, whatever follows: a second arrival of this callback (or a parallel one) finds nothing.
   const leg = await deps.federation.legs.take(id);
   if (leg?.stage !== 'upstream') throw federationFailure('no_pending', name, back, 'no upstream sign-in is pending for this interaction');
-  if (!provider || provider.slug !== request.params.slug) throw federationFailure('provider_mismatch', name, back, `no identity provider ${request.params.slug}`);
-  if (!(await offeredProviders(client, deps.federation)).some((p) => p.id === provider.id)) throw federationFailure('not_offered', name, back, `${provider.slug} is not offered to client ${client.id}`);
+  if (!provider || provider.slug !== request.params.slug)
+    throw federationFailure('provider_mismatch', name, back, `no identity provider ${request.params.slug}`);
+  if (!(await offeredProviders(client, deps.federation)).some((p) => p.id === provider.id))
+    throw federationFailure('not_offered', name, back, `${provider.slug} is not offered to client ${client.id}`);
 
   // Refusals are thrown as pages, whose log line the error edge writes ('json': the pipeline writes none).
   const context: SignInContext = { request, face: 'interaction', method: 'federation', clientId: client.id, answer: 'json' };
@@ -64,16 +66,27 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
     // A provider trusted for the second factor (--trust-mfa) whose id_token says the user passed several
     // factors there: the account's own second factor is satisfied (amr `fed mfa`); otherwise it follows.
     if (provider.trustMfa && provider.kind === 'oidc' && upstreamAssertsMfa(outcome.identity.claims)) {
-      return continueAfterUpstream(context, reply, loaded, { userId: outcome.userId, amr: [...outcome.amr, 'mfa'] }, deps, { fromCallback: true, secondFactorDone: true });
+      return continueAfterUpstream(context, reply, loaded, { userId: outcome.userId, amr: [...outcome.amr, 'mfa'] }, deps, {
+        fromCallback: true,
+        secondFactorDone: true,
+      });
     }
     return continueAfterUpstream(context, reply, loaded, outcome, deps, { fromCallback: true });
   }
   const { identity, decision } = outcome;
   if (decision.action === 'prove-then-link') {
-    await deps.federation.legs.put(id, { stage: 'link', identity: { providerId: provider.id, subject: identity.subject, email: identity.email, userId: decision.userId, createdAt: deps.clock.now() } });
+    await deps.federation.legs.put(id, {
+      stage: 'link',
+      identity: { providerId: provider.id, subject: identity.subject, email: identity.email, userId: decision.userId, createdAt: deps.clock.now() },
+    });
     return seeOther(reply, linkConfirmationPath(id));
   }
-  const user = await provisionUser(identity, decision.emailVerified, { traceId: request.id, clientId: client.id }, { federation: deps.federation, audit: deps.audit, clock: deps.clock });
+  const user = await provisionUser(
+    identity,
+    decision.emailVerified,
+    { traceId: request.id, clientId: client.id },
+    { federation: deps.federation, audit: deps.audit, clock: deps.clock },
+  );
   if (!user) throw federationFailure('link_conflict', name, back, `provisioning for ${provider.slug} lost a race or found no username`);
   return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: ['fed'] }, deps, { fromCallback: true });
 }

@@ -103,7 +103,14 @@ type Failure = Extract<FederationOutcome, { ok: false }>['reason'] | 'no_pending
 /** The page for each failure: what the user can do, a way back to the sign-in, and the cause only in the log. */
 export function federationFailure(reason: Failure, providerName: string, back: string, detail?: string): PageError {
   const name = providerName;
-  const page = (title: string, text: string, status: number) => new PageError(title, text, status, {}, { back: { href: back, label: 'Back to sign-in' }, log: { reason: `federation_${reason}`, ...(detail ? { detail } : {}) } });
+  const page = (title: string, text: string, status: number) =>
+    new PageError(
+      title,
+      text,
+      status,
+      {},
+      { back: { href: back, label: 'Back to sign-in' }, log: { reason: `federation_${reason}`, ...(detail ? { detail } : {}) } },
+    );
   switch (reason) {
     case 'upstream_refused':
       return page(`${name} did not sign you in`, `${name} answered that the sign-in was cancelled or refused. You can try again, or sign in another way.`, 400);
@@ -111,17 +118,33 @@ export function federationFailure(reason: Failure, providerName: string, back: s
       return page(`${name} is not answering`, `${name} could not be reached in time. Try again in a moment, or sign in another way.`, 502);
     case 'upstream_invalid':
     case 'missing_subject':
-      return page(`${name} sent an answer we cannot use`, `The answer from ${name} could not be accepted. Try again; if it keeps happening, tell the administrator of this site.`, 502);
+      return page(
+        `${name} sent an answer we cannot use`,
+        `The answer from ${name} could not be accepted. Try again; if it keeps happening, tell the administrator of this site.`,
+        502,
+      );
     case 'provider_unavailable':
     case 'not_offered':
       return page(`${name} is not available`, `Signing in with ${name} is not available here right now. Sign in another way.`, 400);
     case 'no_account':
-      return page('No account', `There is no account here for the ${name} account you used, and one cannot be created from it. Sign in another way, or ask the administrator of this site for an account.`, 403);
+      return page(
+        'No account',
+        `There is no account here for the ${name} account you used, and one cannot be created from it. Sign in another way, or ask the administrator of this site for an account.`,
+        403,
+      );
     case 'link_conflict':
-      return page('Already linked', `Your account here is already linked to another ${name} account, or this ${name} account to another account here. Sign in another way, and manage links on your account page.`, 409);
+      return page(
+        'Already linked',
+        `Your account here is already linked to another ${name} account, or this ${name} account to another account here. Sign in another way, and manage links on your account page.`,
+        409,
+      );
     default:
       // state, iss, nonce, provider mix-up, lifetime, no pending request: nothing the user did wrong to explain.
-      return page('This sign-in cannot continue', `The answer from ${name} does not belong to a sign-in started in this browser, or it took too long. Start the sign-in again.`, 400);
+      return page(
+        'This sign-in cannot continue',
+        `The answer from ${name} does not belong to a sign-in started in this browser, or it took too long. Start the sign-in again.`,
+        400,
+      );
   }
 }
 

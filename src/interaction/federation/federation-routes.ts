@@ -17,7 +17,13 @@ export function federationRoutes(app: FastifyInstance, deps: FlowDeps): void {
   app.post<Params>('/interaction/:id/link', options, (request, reply) => submitLinkConfirmation(request, reply, deps));
   // The confirmation page's passkey: JSON ceremony endpoints, as on the second-factor page.
   const passkeyOptions = passkeyRouteOptions(options.schema.params);
-  app.post<{ Params: { id: string }; Body: PasskeyBody }>('/interaction/:id/link/passkey/options', passkeyOptions, (request, reply) => linkPasskeyOptions(request, reply, deps));
-  app.post<{ Params: { id: string }; Body: PasskeyBody }>('/interaction/:id/link/passkey/verify', passkeyOptions, (request, reply) => linkPasskeyVerify(request, reply, deps));
-  app.get<{ Params: { slug: string } }>(`${FEDERATION_PREFIX}/:slug/callback`, federationCallbackRouteOptions, (request, reply) => federationCallback(request, reply, deps));
+  app.post<{ Params: { id: string }; Body: PasskeyBody }>('/interaction/:id/link/passkey/options', passkeyOptions, (request, reply) =>
+    linkPasskeyOptions(request, reply, deps),
+  );
+  app.post<{ Params: { id: string }; Body: PasskeyBody }>('/interaction/:id/link/passkey/verify', passkeyOptions, (request, reply) =>
+    linkPasskeyVerify(request, reply, deps),
+  );
+  app.get<{ Params: { slug: string } }>(`${FEDERATION_PREFIX}/:slug/callback`, federationCallbackRouteOptions, (request, reply) =>
+    federationCallback(request, reply, deps),
+  );
 }

@@ -75,7 +75,12 @@ export async function showLinkConfirmation(request: InteractionRequest, reply: F
 const sameIdentity = (a: IdentityAwaitingProof, b: IdentityAwaitingProof) => a.providerId === b.providerId && a.subject === b.subject && a.userId === b.userId;
 
 type Loaded = Awaited<ReturnType<typeof awaitingProof>>;
-type Ready = Loaded & { session: NonNullable<Loaded['session']>; identity: IdentityAwaitingProof; provider: NonNullable<Loaded['provider']>; user: NonNullable<Loaded['user']> };
+type Ready = Loaded & {
+  session: NonNullable<Loaded['session']>;
+  identity: IdentityAwaitingProof;
+  provider: NonNullable<Loaded['provider']>;
+  user: NonNullable<Loaded['user']>;
+};
 
 interface Proof {
   method: Extract<SignInMethodName, 'password' | 'totp' | 'passkey'>;
@@ -89,7 +94,9 @@ const HOW: Record<Proof['method'], string> = { password: 'proved_password', totp
 function linkStopped(answer: Proof['answer'], back: string, userId: string): Error {
   const detail = 'Too many attempts to prove the account. Nothing was linked; start the sign-in again.';
   const log = { reason: 'link_proof_attempts_used', user_id: userId };
-  return answer === 'json' ? new ProblemError('rate-limited', detail, { log }) : new PageError('Too many attempts', detail, 429, {}, { back: { href: back, label: 'Back to sign-in' }, log });
+  return answer === 'json'
+    ? new ProblemError('rate-limited', detail, { log })
+    : new PageError('Too many attempts', detail, 429, {}, { back: { href: back, label: 'Back to sign-in' }, log });
 }
 
 /**
@@ -97,7 +104,12 @@ function linkStopped(answer: Proof['answer'], back: string, userId: string): Err
  * at (parallel proofs cannot exceed the count); a failure that uses the last attempt ends the request.
  * 'failed' when the proof was refused and attempts remain; the linked user and the amr otherwise.
  */
-async function proveThenLink(request: InteractionRequest, deps: FlowDeps, ready: Ready, proof: Proof): Promise<'failed' | { amr: string[]; secondFactorDone: boolean }> {
+async function proveThenLink(
+  request: InteractionRequest,
+  deps: FlowDeps,
+  ready: Ready,
+  proof: Proof,
+): Promise<'failed' | { amr: string[]; secondFactorDone: boolean }> {
   const { client, identity, provider, user } = ready;
   const back = interactionPath(request.params.id);
   const used = await deps.federation.legs.chargeProof(request.params.id, LINK_PROOF_ATTEMPTS);
@@ -116,7 +128,10 @@ async function proveThenLink(request: InteractionRequest, deps: FlowDeps, ready:
     if (proof.answer === 'json') throw passkeyFlowGone('link_request_used');
     return 'failed';
   }
-  const linked = await deps.federation.identities.link({ providerId: provider.id, subject: identity.subject, userId: user.id, email: identity.email }, new Date(deps.clock.now()));
+  const linked = await deps.federation.identities.link(
+    { providerId: provider.id, subject: identity.subject, userId: user.id, email: identity.email },
+    new Date(deps.clock.now()),
+  );
   if (linked !== 'linked') throw federationFailure('link_conflict', provider.name, back, `link of ${provider.slug} to user ${user.id}: ${linked}`);
   await deps.audit.emit({
     type: 'account.identity_linked',
@@ -152,7 +167,10 @@ export async function submitLinkConfirmation(request: InteractionRequest, reply:
   const proof: Proof = {
     method: byCode ? 'totp' : 'password',
     answer: 'form',
-    run: () => (byCode ? deps.methods.totpToLink({ userId: user.id, code: otp, ip: request.ip }) : deps.methods.password({ username: user.username, password, ip: request.ip })),
+    run: () =>
+      byCode
+        ? deps.methods.totpToLink({ userId: user.id, code: otp, ip: request.ip })
+        : deps.methods.password({ username: user.username, password, ip: request.ip }),
   };
   let linked: Awaited<ReturnType<typeof proveThenLink>>;
   try {
@@ -164,7 +182,9 @@ export async function submitLinkConfirmation(request: InteractionRequest, reply:
   }
   if (linked === 'failed') return seeOther(reply, `${here}?failed=1`);
   const context: SignInContext = { request, face: 'interaction', method: 'federation', clientId: client.id, answer: 'form' };
-  return continueAfterUpstream(context, reply, { interaction, client, session, id: request.params.id }, { userId: user.id, amr: linked.amr }, deps, { secondFactorDone: linked.secondFactorDone });
+  return continueAfterUpstream(context, reply, { interaction, client, session, id: request.params.id }, { userId: user.id, amr: linked.amr }, deps, {
+    secondFactorDone: linked.secondFactorDone,
+  });
 }
 
 type PasskeyRequest = InteractionRequest & { body: PasskeyBody };

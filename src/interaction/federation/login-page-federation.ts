@@ -37,7 +37,9 @@ export async function loginPageFederation(
   const passwordOptional = offered.some((p) => p.domains.length > 0);
   const sources = [...new Set(offered.map((p) => cspSource(p.authorizationEndpoint)).filter((s): s is string => s !== undefined))];
   const headers = <T extends { 'content-security-policy': string }>(h: T): T =>
-    sources.length === 0 ? h : { ...h, 'content-security-policy': h['content-security-policy'].replace("form-action 'self'", `form-action 'self' ${sources.join(' ')}`) };
+    sources.length === 0
+      ? h
+      : { ...h, 'content-security-policy': h['content-security-policy'].replace("form-action 'self'", `form-action 'self' ${sources.join(' ')}`) };
   const hinted = providerForLoginHint(offered, interaction.request.loginHint);
   if (!hinted || (await deps.federation.legs.peek(interaction.id)) !== undefined) return { section, passwordOptional, headers };
   return { section, passwordOptional, headers, hinted: (reply) => sendUpstream(reply, interaction, hinted, {}, deps) };
@@ -47,7 +49,12 @@ export async function loginPageFederation(
 export const usernameHint = (hint: string | undefined): string | undefined => (hint?.startsWith(IDP_LOGIN_HINT_PREFIX) ? undefined : hint);
 
 /** Home-realm discovery at the login form's submission: the e-mail typed belongs to a provider's domain. */
-export async function upstreamForUsername(interaction: { id: string; request: AuthorizationRequest }, client: Pick<Client, 'identityProviders'>, typed: string, deps: FlowDeps) {
+export async function upstreamForUsername(
+  interaction: { id: string; request: AuthorizationRequest },
+  client: Pick<Client, 'identityProviders'>,
+  typed: string,
+  deps: FlowDeps,
+) {
   if (!typed.includes('@')) return undefined;
   const provider = providerForEmail(await offeredProviders(client, deps.federation), typed);
   return provider && ((reply: FastifyReply) => sendUpstream(reply, interaction, provider, { loginHint: typed.trim() }, deps));

@@ -21,7 +21,10 @@ export async function offeredProviders(client: Pick<Client, 'identityProviders'>
 export function providerForEmail(providers: readonly IdentityProvider[], typed: string): IdentityProvider | undefined {
   const at = typed.lastIndexOf('@');
   if (at <= 0 || at === typed.length - 1) return undefined;
-  const domain = typed.slice(at + 1).trim().toLowerCase();
+  const domain = typed
+    .slice(at + 1)
+    .trim()
+    .toLowerCase();
   return providers.find((p) => p.domains.includes(domain));
 }
 

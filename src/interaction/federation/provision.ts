@@ -44,7 +44,10 @@ export async function provisionUser(
     }
   }
   if (!user) return undefined;
-  const linked = await deps.federation.identities.link({ providerId: identity.provider.id, subject: identity.subject, userId: user.id, email: identity.email }, new Date(deps.clock.now()));
+  const linked = await deps.federation.identities.link(
+    { providerId: identity.provider.id, subject: identity.subject, userId: user.id, email: identity.email },
+    new Date(deps.clock.now()),
+  );
   // A parallel callback for the same upstream account linked first: the account just made goes again.
   if (linked !== 'linked') {
     await deps.federation.users.delete(user.id);

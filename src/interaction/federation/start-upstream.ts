@@ -38,6 +38,7 @@ export async function submitContinueWith(request: InteractionRequest, reply: Fas
   checkCsrfToken(formField(request.body, 'csrf'), session, { href: back, label: 'Back to sign-in' });
   const slug = formField(request.body, 'provider') ?? '';
   const provider = (await offeredProviders(client, deps.federation)).find((p) => p.slug === slug);
-  if (!provider) throw federationFailure('not_offered', 'That provider', back, `provider ${JSON.stringify(slug.slice(0, 64))} is not offered to client ${client.id}`);
+  if (!provider)
+    throw federationFailure('not_offered', 'That provider', back, `provider ${JSON.stringify(slug.slice(0, 64))} is not offered to client ${client.id}`);
   return sendUpstream(reply, { id: request.params.id, request: interaction.request }, provider, {}, deps);
 }

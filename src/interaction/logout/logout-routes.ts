@@ -37,20 +37,35 @@ export function logoutRoutes(app: FastifyInstance, deps: LogoutDeps): void {
 
   const rpInitiated = async (request: FastifyRequest, reply: FastifyReply, source: unknown) => {
     const params = readParameters(source, LOGOUT_PARAMETERS);
-    if (params.duplicates.size > 0) throw new PageError('Invalid request', 'A logout parameter was sent more than once.', 400, {}, { log: { reason: 'logout_parameter_duplicated' } });
+    if (params.duplicates.size > 0)
+      throw new PageError('Invalid request', 'A logout parameter was sent more than once.', 400, {}, { log: { reason: 'logout_parameter_duplicated' } });
     const { id_token_hint: rawHint, post_logout_redirect_uri: redirectUri, state, client_id: clientId } = params.values;
     const hint = rawHint === undefined ? undefined : await verifyIdTokenHint(rawHint, deps);
     if (hint && clientId !== undefined && clientId !== hint.clientId) {
-      throw new PageError('Invalid request', 'client_id does not match the id_token_hint.', 400, {}, { log: { reason: 'client_id_hint_mismatch', client_id: clientId, hint_client_id: hint.clientId } });
+      throw new PageError(
+        'Invalid request',
+        'client_id does not match the id_token_hint.',
+        400,
+        {},
+        { log: { reason: 'client_id_hint_mismatch', client_id: clientId, hint_client_id: hint.clientId } },
+      );
     }
     const client = hint && (await deps.clients.find(hint.clientId));
     if (redirectUri !== undefined && client && !client.postLogoutRedirectUris.includes(redirectUri)) {
-      throw new PageError('Invalid redirect address', 'The post_logout_redirect_uri is not registered for this application.', 400, {}, { log: {
-        reason: 'post_logout_redirect_uri_not_registered',
-        client_id: client.id,
-        presented_redirect_uri: redirectUri,
-        registered_redirect_uris: client.postLogoutRedirectUris,
-      } });
+      throw new PageError(
+        'Invalid redirect address',
+        'The post_logout_redirect_uri is not registered for this application.',
+        400,
+        {},
+        {
+          log: {
+            reason: 'post_logout_redirect_uri_not_registered',
+            client_id: client.id,
+            presented_redirect_uri: redirectUri,
+            registered_redirect_uris: client.postLogoutRedirectUris,
+          },
+        },
+      );
     }
     const session = await deps.sessions.current(request);
     // A hint for another user than the one signed in here does not speak for this session: ask.

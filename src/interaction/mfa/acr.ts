@@ -20,7 +20,9 @@ function essentialAcr(claims: string | undefined): string[] {
   }
   const out: string[] = [];
   for (const member of ['id_token', 'userinfo']) {
-    const acr = (parsed as Record<string, Record<string, unknown> | undefined> | null)?.[member]?.acr as { essential?: unknown; value?: unknown; values?: unknown } | undefined;
+    const acr = (parsed as Record<string, Record<string, unknown> | undefined> | null)?.[member]?.acr as
+      | { essential?: unknown; value?: unknown; values?: unknown }
+      | undefined;
     if (acr?.essential !== true) continue;
     const values = Array.isArray(acr.values) ? acr.values : [acr.value];
     out.push(...values.filter(supported));

@@ -77,7 +77,10 @@ export function secondFactors(deps: {
   };
   const issueRecoveryCodes = async (userId: string) => {
     const codes = newRecoveryCodes();
-    await repository.replaceRecoveryCodes(userId, codes.map((code) => recoveryCodeHash(code)!));
+    await repository.replaceRecoveryCodes(
+      userId,
+      codes.map((code) => recoveryCodeHash(code)!),
+    );
     return codes;
   };
   return {
@@ -128,7 +131,8 @@ export function secondFactors(deps: {
     },
     regenerateRecoveryCodes: issueRecoveryCodes,
     removeAll: (userId) => repository.removeAll(userId),
-    awaitSecondFactor: (sessionHash, userId, boundTo, firstFactor) => repository.setPending(sessionHash, { userId, boundTo, firstFactor: firstFactor ?? null }, PENDING_SECOND_FACTOR_SECONDS),
+    awaitSecondFactor: (sessionHash, userId, boundTo, firstFactor) =>
+      repository.setPending(sessionHash, { userId, boundTo, firstFactor: firstFactor ?? null }, PENDING_SECOND_FACTOR_SECONDS),
     async pendingUser(sessionHash, boundTo) {
       const pending = await repository.findPending(sessionHash);
       return pending?.boundTo === boundTo ? pending.userId : undefined;

@@ -44,7 +44,12 @@ async function settingUp(request: InteractionRequest, csrf: string | undefined, 
 }
 
 /** After binding: the flow now waits for the new factor to be used once, for this interaction only. */
-async function bound(found: NonNullable<Awaited<ReturnType<typeof settingUp>>>, factor: 'totp' | 'passkey', request: InteractionRequest, deps: FlowDeps): Promise<void> {
+async function bound(
+  found: NonNullable<Awaited<ReturnType<typeof settingUp>>>,
+  factor: 'totp' | 'passkey',
+  request: InteractionRequest,
+  deps: FlowDeps,
+): Promise<void> {
   const { session, client, interaction } = found;
   await deps.audit.emit({
     type: 'account.second_factor_added',

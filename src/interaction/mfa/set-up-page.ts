@@ -29,7 +29,8 @@ export const SET_UP_ERRORS: Record<string, string> = {
   reauth_failed: 'That password is not correct.',
 };
 
-const post = (action: string, csrf: string, inner: string) => `<form method="post" action="${escapeHtml(action)}">\n${hiddenInput('csrf', csrf)}\n${inner}\n</form>`;
+const post = (action: string, csrf: string, inner: string) =>
+  `<form method="post" action="${escapeHtml(action)}">\n${hiddenInput('csrf', csrf)}\n${inner}\n</form>`;
 
 export function renderSetUpPage(input: SetUpPageInput): string {
   const { brand, action, csrfToken: csrf, clientName, error } = input;
@@ -47,17 +48,25 @@ ${post(`${action}/decline`, csrf, `<button type="submit" class="secondary">Not n
 
 function confirmItIsYou(action: string, csrf: string): string {
   return `<section id="reauth" aria-labelledby="reauth-title"><h2 id="reauth-title">Confirm it is you</h2>
-${post(`${action}/set-up/reauth`, csrf, `<label for="reauth_password">Your password</label>
+${post(
+  `${action}/set-up/reauth`,
+  csrf,
+  `<label for="reauth_password">Your password</label>
 <input id="reauth_password" name="password" type="password" autocomplete="current-password" required autofocus>
-<button type="submit">Confirm</button>`)}</section>`;
+<button type="submit">Confirm</button>`,
+)}</section>`;
 }
 
 function setUpChoices({ action, csrfToken: csrf, enrollment, passkey }: SetUpPageInput): string {
   if (enrollment) {
     return `${totpKeyFragment(enrollment)}
-${post(`${action}/set-up/totp/confirm`, csrf, `<label for="otp">Code from your authenticator app</label>
+${post(
+  `${action}/set-up/totp/confirm`,
+  csrf,
+  `<label for="otp">Code from your authenticator app</label>
 <input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="8" autocomplete="one-time-code" required autofocus>
-<button type="submit">Turn on</button>`)}`;
+<button type="submit">Turn on</button>`,
+)}`;
   }
   return `${passkeyRegisterSection(passkey)}
 ${post(`${action}/set-up/totp`, csrf, '<button type="submit">Set up authenticator app</button>')}`;

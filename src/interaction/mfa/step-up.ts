@@ -22,7 +22,12 @@ export async function needsStepUp(
 }
 
 /** After the interaction for a step-up was created: its page asks this user's second factor (when there is one). */
-export async function awaitStepUp(sessionHash: string, userId: string, interactionId: string, factors: Pick<SecondFactors, 'required' | 'awaitSecondFactor'>): Promise<void> {
+export async function awaitStepUp(
+  sessionHash: string,
+  userId: string,
+  interactionId: string,
+  factors: Pick<SecondFactors, 'required' | 'awaitSecondFactor'>,
+): Promise<void> {
   if (await factors.required(userId)) await factors.awaitSecondFactor(sessionHash, userId, boundToInteraction(sha256(interactionId)));
 }
 

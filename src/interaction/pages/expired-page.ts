@@ -16,7 +16,17 @@ ${responseFields(returnTo)}
 </form>`;
 }
 
-export function renderExpiredPage({ brand, restartUrl, returnTo, clientName }: { brand: Brand; restartUrl: string; returnTo: AuthorizationResponse; clientName: string }): string {
+export function renderExpiredPage({
+  brand,
+  restartUrl,
+  returnTo,
+  clientName,
+}: {
+  brand: Brand;
+  restartUrl: string;
+  returnTo: AuthorizationResponse;
+  clientName: string;
+}): string {
   return layout(
     brand,
     'Sign-in expired',

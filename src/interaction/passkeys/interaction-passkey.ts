@@ -33,20 +33,26 @@ export function interactionPasskeyRoutes(app: FastifyInstance, deps: FlowDeps): 
   app.post<{ Params: { id: string }; Body: PasskeyBody }>('/interaction/:id/passkey/options', options, async (request, reply) => {
     const { client, flow, pendingUser } = await ceremonyOf(request, deps);
     // A second factor offers only that user's passkeys; a user without one has nothing to offer.
-    if (pendingUser !== undefined && (await deps.passkeys.count(pendingUser)) === 0) throw passkeyRefused('no_passkeys', { client_id: client.id, user_id: pendingUser });
+    if (pendingUser !== undefined && (await deps.passkeys.count(pendingUser)) === 0)
+      throw passkeyRefused('no_passkeys', { client_id: client.id, user_id: pendingUser });
     return sendJson(reply, await deps.passkeys.authenticationOptions(flow, pendingUser));
   });
 
   app.post<{ Params: { id: string }; Body: PasskeyBody }>('/interaction/:id/passkey/verify', options, async (request, reply): Promise<FastifyReply> => {
     const { client, session, flow, pendingUser } = await ceremonyOf(request, deps);
     const context = { request, face: 'interaction', method: 'passkey', clientId: client.id, userId: pendingUser, answer: 'json' } as const;
-    const outcome = await deps.signIn.attempt(context, () => deps.methods.passkey({ boundTo: flow, response: request.body.response, pendingUser, ip: request.ip }));
+    const outcome = await deps.signIn.attempt(context, () =>
+      deps.methods.passkey({ boundTo: flow, response: request.body.response, pendingUser, ip: request.ip }),
+    );
     if (!outcome.ok) throw passkeyRefused(outcome.reason, { client_id: client.id, user_id: outcome.userId, detail: outcome.detail });
     // Single use of the wait itself, as for a code (mfa/interaction-second-factor.ts).
     const pending = pendingUser === undefined ? undefined : await deps.secondFactors.consumePendingSignIn(session.idHash, flow);
     if (pendingUser !== undefined && pending?.userId !== pendingUser) throw passkeyFlowGone('second_factor_wait_used');
     // After an upstream provider (federation) the amr names it, not a password.
-    const fresh = await deps.signIn.completeSignIn(context, reply, session, { userId: outcome.userId, amr: afterFirstFactor(outcome.amr, pending?.firstFactor ?? null) });
+    const fresh = await deps.signIn.completeSignIn(context, reply, session, {
+      userId: outcome.userId,
+      amr: afterFirstFactor(outcome.amr, pending?.firstFactor ?? null),
+    });
     await deps.interactions.loggedIn(request.params.id, fresh.idHash);
     // The interaction page goes on to consent, or back to the client (steps/show-interaction.ts).
     return sendJson(reply, { redirect: interactionPath(request.params.id) });

@@ -36,7 +36,10 @@ ${hiddenInput('csrf', action.csrfToken)}
 
 /** The page's headers with our own scripts allowed, and fetch to our own origin (the ceremonies' endpoints). */
 export function withPasskeyScripts<T extends { 'content-security-policy': string }>(headers: T): T {
-  return { ...headers, 'content-security-policy': headers['content-security-policy'].replace("default-src 'none';", "default-src 'none'; script-src 'self'; connect-src 'self';") };
+  return {
+    ...headers,
+    'content-security-policy': headers['content-security-policy'].replace("default-src 'none';", "default-src 'none'; script-src 'self'; connect-src 'self';"),
+  };
 }
 
 /** The ceremony endpoints under a page's path (`/interaction/:id` or `/account`). */

@@ -31,12 +31,15 @@ export interface PasskeyBody {
   response?: Record<string, unknown>;
 }
 
-export const sendJson = (reply: FastifyReply, value: unknown): FastifyReply => reply.code(200).header('cache-control', 'no-store').type('application/json').send(value);
+export const sendJson = (reply: FastifyReply, value: unknown): FastifyReply =>
+  reply.code(200).header('cache-control', 'no-store').type('application/json').send(value);
 
 /** The same answer for every refused passkey; the log line says why. */
 /** `reason`: a PasskeyFailure, 'no_passkeys' or 'nothing_to_sign_in' (a method's refusal reason). */
-export const passkeyRefused = (reason: PasskeyFailure | 'no_passkeys' | 'nothing_to_sign_in' | (string & {}), log: Record<string, string | undefined> = {}): ProblemError =>
-  new ProblemError('bad-request', 'The passkey was not accepted. Try again, or use another way to sign in.', { log: { reason, ...log } });
+export const passkeyRefused = (
+  reason: PasskeyFailure | 'no_passkeys' | 'nothing_to_sign_in' | (string & {}),
+  log: Record<string, string | undefined> = {},
+): ProblemError => new ProblemError('bad-request', 'The passkey was not accepted. Try again, or use another way to sign in.', { log: { reason, ...log } });
 
 /** The browser session's sign-in expired or the flow is over: reload the page. */
 export const passkeyFlowGone = (reason: string): ProblemError =>

@@ -61,7 +61,11 @@ const passkeySecondFactorAmr = (deviceType: string): string[] => ['pwd', keyAmr(
 const passkeyPasswordlessAmr = (deviceType: string): string[] => [keyAmr(deviceType), 'user', 'mfa'];
 
 /** Storable, bounded text (PostgreSQL text cannot hold U+0000; control characters have no place in a name). */
-const plainText = (value: string, max: number) => value.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, max);
+const plainText = (value: string, max: number) =>
+  value
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, max);
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -71,7 +75,11 @@ function credentialIdOf(response: unknown): string | undefined {
   return /^[A-Za-z0-9_-]+$/.test(response.id) ? response.id : undefined;
 }
 
-const failure = (reason: PasskeyFailure, error?: unknown) => ({ ok: false as const, reason, ...(error instanceof Error ? { detail: error.message.slice(0, 200) } : {}) });
+const failure = (reason: PasskeyFailure, error?: unknown) => ({
+  ok: false as const,
+  reason,
+  ...(error instanceof Error ? { detail: error.message.slice(0, 200) } : {}),
+});
 
 export function passkeyCeremonies(deps: { repository: PasskeysRepository; issuer: string; rpName: string }): PasskeyCeremonies {
   const { repository } = deps;
@@ -170,7 +178,12 @@ export function passkeyCeremonies(deps: { repository: PasskeysRepository; issuer
           expectedChallenge: challenge.check,
           expectedOrigin: origin,
           expectedRPID: rpID,
-          credential: { id: credential.credentialId, publicKey: Buffer.from(credential.publicKey, 'base64url'), counter: credential.signCount, transports: credential.transports as never },
+          credential: {
+            id: credential.credentialId,
+            publicKey: Buffer.from(credential.publicKey, 'base64url'),
+            counter: credential.signCount,
+            transports: credential.transports as never,
+          },
           // Passwordless is two factors only with user verification (PIN or biometric), WebAuthn 7.2 step 17.
           requireUserVerification: userId === undefined,
         });

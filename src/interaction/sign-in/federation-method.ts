@@ -38,7 +38,12 @@ export interface FederationMethodDeps {
 export function federationMethod(deps: FederationMethodDeps) {
   return async ({ provider, pending, parameters }: FederationAttempt): Promise<FederationOutcome> => {
     const result = await completeUpstreamSignIn(provider, pending, parameters, deps.federation);
-    if (!result.ok) return { ok: false, reason: result.error.code, detail: result.error.upstreamError ? `${result.error.detail} (${result.error.upstreamError})` : result.error.detail };
+    if (!result.ok)
+      return {
+        ok: false,
+        reason: result.error.code,
+        detail: result.error.upstreamError ? `${result.error.detail} (${result.error.upstreamError})` : result.error.detail,
+      };
     const { identity } = result;
     const linked = await deps.federatedIdentities.find(provider.id, identity.subject);
     const sameEmail = identity.email ? await deps.upstreamSignIns.accountsWithEmail(identity.email) : [];

@@ -38,7 +38,10 @@ export const totpMethod = (deps: CodeMethodDeps) => codeMethod('otp', deps);
 export const recoveryCodeMethod = (deps: CodeMethodDeps) => codeMethod('recoveryCode', deps);
 
 /** The second-factor form posts `otp` or `recovery_code`: the code typed picks the method. */
-export function codeOf(form: { otp?: string | undefined; recoveryCode?: string | undefined }): { method: Extract<SignInMethodName, 'totp' | 'recovery_code'>; code: string } {
+export function codeOf(form: { otp?: string | undefined; recoveryCode?: string | undefined }): {
+  method: Extract<SignInMethodName, 'totp' | 'recovery_code'>;
+  code: string;
+} {
   if (form.otp !== undefined && form.otp.trim() !== '') return { method: 'totp', code: form.otp };
   return { method: 'recovery_code', code: form.recoveryCode ?? '' };
 }

@@ -29,10 +29,16 @@ export function secondFactorBudget(repository: SecondFactorFailuresRepository, p
       const outcome = await repository.charge(userId, policy);
       if (outcome.ok) return;
       const stopped = outcome.retryAfterSeconds === undefined;
-      throw new ProblemError('rate-limited', stopped ? 'Too many wrong codes for this account. Use a passkey, or ask an administrator to reset two-step verification.' : 'Too many wrong codes for this account; retry later.', {
-        log: { reason: stopped ? 'second_factor_budget_stopped' : 'second_factor_budget_delay', user_id: userId },
-        headers: stopped ? {} : { 'retry-after': String(outcome.retryAfterSeconds) },
-      });
+      throw new ProblemError(
+        'rate-limited',
+        stopped
+          ? 'Too many wrong codes for this account. Use a passkey, or ask an administrator to reset two-step verification.'
+          : 'Too many wrong codes for this account; retry later.',
+        {
+          log: { reason: stopped ? 'second_factor_budget_stopped' : 'second_factor_budget_delay', user_id: userId },
+          headers: stopped ? {} : { 'retry-after': String(outcome.retryAfterSeconds) },
+        },
+      );
     },
     clear: (userId) => repository.clear(userId),
   };

@@ -26,16 +26,19 @@ export interface SignInMethods {
   federation(attempt: FederationAttempt): Promise<FederationOutcome>;
 }
 
-export function signInMethods(deps: {
-  users: Pick<UsersRepository, 'findByUsername'>;
-  loginGuard: LoginGuard;
-  secondFactors: Pick<SecondFactors, 'verify'>;
-  secondFactorBudget: SecondFactorBudget;
-  linkProofBudget: SecondFactorBudget;
-  passkeys: Pick<PasskeyCeremonies, 'claimedUser' | 'authenticate'>;
-} & FederationMethodDeps): SignInMethods {
+export function signInMethods(
+  deps: {
+    users: Pick<UsersRepository, 'findByUsername'>;
+    loginGuard: LoginGuard;
+    secondFactors: Pick<SecondFactors, 'verify'>;
+    secondFactorBudget: SecondFactorBudget;
+    linkProofBudget: SecondFactorBudget;
+    passkeys: Pick<PasskeyCeremonies, 'claimedUser' | 'authenticate'>;
+  } & FederationMethodDeps,
+): SignInMethods {
   return {
-    password: passwordMethod(deps), totp: totpMethod(deps),
+    password: passwordMethod(deps),
+    totp: totpMethod(deps),
     totpToLink: totpMethod({ ...deps, secondFactorBudget: deps.linkProofBudget }),
     recovery_code: recoveryCodeMethod(deps),
     passkey: passkeyMethod(deps),

@@ -42,7 +42,12 @@ export interface SignInPipeline {
   /** Runs one method; a refusal is recorded (refuseSignIn), a used-up budget (429) is `login.locked_out` and rethrown. */
   attempt(context: SignInContext, run: () => Promise<MethodOutcome>): Promise<MethodOutcome>;
   /** Signs the browser in under a new session id (no fixation) with what was proved; the only caller of sessions.login. */
-  completeSignIn(context: SignInContext, reply: FastifyReply, old: BrowserSession | undefined, proved: { userId: string; amr: readonly string[] }): Promise<SignedInSession>;
+  completeSignIn(
+    context: SignInContext,
+    reply: FastifyReply,
+    old: BrowserSession | undefined,
+    proved: { userId: string; amr: readonly string[] },
+  ): Promise<SignedInSession>;
   refuseSignIn(context: SignInContext, refusal: Refusal): Promise<void>;
 }
 
@@ -60,7 +65,12 @@ export function signInPipeline(deps: SignInPipelineDeps): SignInPipeline {
     const userId = refusal.userId ?? context.userId;
     // The username itself is never logged: people type their password into it often enough.
     if (context.answer === 'form') logRefusal(context.request, { reason: refusal.reason, client_id: context.clientId, user_id: userId }, 303);
-    await audit.emit({ type: 'login.failed', actor: { kind: 'system' }, ...common(context, userId), details: { face: context.face, method: context.method, reason: refusal.reason } });
+    await audit.emit({
+      type: 'login.failed',
+      actor: { kind: 'system' },
+      ...common(context, userId),
+      details: { face: context.face, method: context.method, reason: refusal.reason },
+    });
   }
 
   return {
@@ -71,7 +81,12 @@ export function signInPipeline(deps: SignInPipelineDeps): SignInPipeline {
       } catch (error) {
         // A used-up failure budget refuses before any proof is checked (429): the lock-out is a security event.
         if (isRateLimited(error)) {
-          await audit.emit({ type: 'login.locked_out', actor: { kind: 'system' }, ...common(context, context.userId), details: { face: context.face, method: context.method } });
+          await audit.emit({
+            type: 'login.locked_out',
+            actor: { kind: 'system' },
+            ...common(context, context.userId),
+            details: { face: context.face, method: context.method },
+          });
         }
         throw error;
       }

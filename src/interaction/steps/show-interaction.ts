@@ -42,22 +42,45 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
   /** The second-factor page of the user this flow waits for. */
   const secondFactorPage = async (pendingUser: string) => {
     const offer = await secondFactorOffer(pendingUser, deps.secondFactors, passkey);
-    const page = renderSecondFactorPage({ brand: deps.brand, action: `${action}/second-factor`, csrfToken: session.csrfToken, continueTo: client.name, failed, offer });
+    const page = renderSecondFactorPage({
+      brand: deps.brand,
+      action: `${action}/second-factor`,
+      csrfToken: session.csrfToken,
+      continueTo: client.name,
+      failed,
+      offer,
+    });
     return sendPage(reply, page, 200, offer.passkey ? withPasskeyScripts(headers) : headers);
   };
   if (interaction.loginRequired || !isLoggedIn(session)) {
     const pendingUser = await deps.secondFactors.pendingUser(session.idHash, flow);
     if (pendingUser !== undefined) return secondFactorPage(pendingUser);
-    const federation = await loginPageFederation({ id: request.params.id, request: authz }, client, { action: `${action}/federation`, csrfToken: session.csrfToken }, deps);
+    const federation = await loginPageFederation(
+      { id: request.params.id, request: authz },
+      client,
+      { action: `${action}/federation`, csrfToken: session.csrfToken },
+      deps,
+    );
     if (federation.hinted && !failed) return federation.hinted(reply);
     const username = (failed ? interaction.attemptedUsername : undefined) ?? usernameHint(authz.loginHint);
-    const page = renderLoginPage({ brand: deps.brand, action: `${action}/login`, csrfToken: session.csrfToken, clientName: client.name, failed, passkey, federation, links: deps.selfServiceLinks?.(request.params.id), ...(username !== undefined ? { username } : {}) });
+    const page = renderLoginPage({
+      brand: deps.brand,
+      action: `${action}/login`,
+      csrfToken: session.csrfToken,
+      clientName: client.name,
+      failed,
+      passkey,
+      federation,
+      links: deps.selfServiceLinks?.(request.params.id),
+      ...(username !== undefined ? { username } : {}),
+    });
     return sendPage(reply, page, 200, withPasskeyScripts(federation.headers(headers)));
   }
   // Signed in, but short of a second factor this flow demands: use the account's, or set one up here.
   const shortfall = await secondFactorShortfall(session, authz, client, deps.secondFactors);
   if (shortfall === 'use') {
-    if ((await deps.secondFactors.pendingUser(session.idHash, flow)) !== session.userId) await deps.secondFactors.awaitSecondFactor(session.idHash, session.userId, flow);
+    if ((await deps.secondFactors.pendingUser(session.idHash, flow)) !== session.userId)
+      await deps.secondFactors.awaitSecondFactor(session.idHash, session.userId, flow);
     return secondFactorPage(session.userId);
   }
   if (shortfall === 'set_up') {
@@ -77,7 +100,21 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
   if (await needsConsent(authz, client, session.userId, deps.consents)) {
     const catalogue = await deps.resources.catalogue();
     const describe = (scope: string) => ({ description: catalogue.description(scope), resource: catalogue.ownerOf(scope)?.name });
-    return sendPage(reply, renderConsentPage({ brand: deps.brand, action: `${action}/consent`, csrfToken: session.csrfToken, clientName: client.name, scope: authz.scope, describe, username: session.username ?? '', ...(authz.device ? { warning: DEVICE_CONSENT_WARNING } : {}) }), 200, headers);
+    return sendPage(
+      reply,
+      renderConsentPage({
+        brand: deps.brand,
+        action: `${action}/consent`,
+        csrfToken: session.csrfToken,
+        clientName: client.name,
+        scope: authz.scope,
+        describe,
+        username: session.username ?? '',
+        ...(authz.device ? { warning: DEVICE_CONSENT_WARNING } : {}),
+      }),
+      200,
+      headers,
+    );
   }
   return sendNext(reply, await finishInteraction(request.params.id, session, deps, { request: interaction.request, client }), deps);
 }

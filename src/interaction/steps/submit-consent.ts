@@ -23,7 +23,8 @@ export async function submitConsent(request: InteractionRequest, reply: FastifyR
   if (await needsStepUp(session, interaction.request, client, deps.secondFactors)) return seeOther(reply, back);
 
   const decision = formField(request.body, 'decision');
-  if (decision !== 'allow' && decision !== 'deny') throw new PageError('Invalid request', 'Choose Allow or Deny.', 400, {}, { back: { href: back, label: 'Back to the consent page' } });
+  if (decision !== 'allow' && decision !== 'deny')
+    throw new PageError('Invalid request', 'Choose Allow or Deny.', 400, {}, { back: { href: back, label: 'Back to the consent page' } });
   if (decision === 'deny') {
     const consumed = await deps.interactions.consume(request.params.id, session.idHash);
     if (!consumed) return seeOther(reply, back);
@@ -31,6 +32,13 @@ export async function submitConsent(request: InteractionRequest, reply: FastifyR
   }
   // A device flow's approval is not remembered: each device authorization is asked anew (RFC 8628 5.4).
   if (!interaction.request.device) await deps.consents.grant(session.userId, interaction.clientId, interaction.request.scope);
-  await deps.audit.emit({ type: 'consent.given', actor: { kind: 'user', userId: session.userId, clientId: interaction.clientId }, subject: session.userId, clientId: interaction.clientId, details: { scope: interaction.request.scope.join(' '), ...(interaction.request.device ? { flow: 'device' } : {}) }, traceId: request.id });
+  await deps.audit.emit({
+    type: 'consent.given',
+    actor: { kind: 'user', userId: session.userId, clientId: interaction.clientId },
+    subject: session.userId,
+    clientId: interaction.clientId,
+    details: { scope: interaction.request.scope.join(' '), ...(interaction.request.device ? { flow: 'device' } : {}) },
+    traceId: request.id,
+  });
   return sendNext(reply, await finishInteraction(request.params.id, session, deps, { request: interaction.request, client }), deps);
 }

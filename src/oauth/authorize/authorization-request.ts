@@ -41,8 +41,20 @@ export interface AuthorizationRequest {
 
 /** Parameters the fields of AuthorizationRequest hold in parsed form, so `parameters` need not repeat them. */
 export const PARSED_PARAMETERS: ReadonlySet<string> = new Set([
-  'response_type', 'client_id', 'redirect_uri', 'state', 'scope', 'code_challenge', 'code_challenge_method',
-  'nonce', 'prompt', 'max_age', 'login_hint', 'resource', 'response_mode', 'dpop_jkt',
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'state',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+  'nonce',
+  'prompt',
+  'max_age',
+  'login_hint',
+  'resource',
+  'response_mode',
+  'dpop_jkt',
 ]);
 
 /** The parameters of an /authorize request equivalent to this one (the restart link of an expired flow). */

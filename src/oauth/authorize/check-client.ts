@@ -5,10 +5,19 @@ import type { Client, ClientsRepository } from '../../storage/clients-repository
 import type { RequestParameters } from './parameters.js';
 
 export async function checkClient(params: RequestParameters, clients: Pick<ClientsRepository, 'find'>): Promise<Client> {
-  if (params.duplicates.has('client_id')) throw new PageError('Invalid request', 'The client_id parameter was sent more than once.', 400, {}, { log: { reason: 'client_id_duplicated' } });
+  if (params.duplicates.has('client_id'))
+    throw new PageError('Invalid request', 'The client_id parameter was sent more than once.', 400, {}, { log: { reason: 'client_id_duplicated' } });
   const id = params.values.client_id;
-  if (id === undefined) throw new PageError('Invalid request', 'The request names no client (client_id is missing).', 400, {}, { log: { reason: 'client_id_missing' } });
+  if (id === undefined)
+    throw new PageError('Invalid request', 'The request names no client (client_id is missing).', 400, {}, { log: { reason: 'client_id_missing' } });
   const client = id.length <= 200 ? await clients.find(id) : undefined;
-  if (!client) throw new PageError('Unknown application', 'The application that sent you here is not registered.', 400, {}, { log: { reason: 'unknown_client', client_id: id } });
+  if (!client)
+    throw new PageError(
+      'Unknown application',
+      'The application that sent you here is not registered.',
+      400,
+      {},
+      { log: { reason: 'unknown_client', client_id: id } },
+    );
   return client;
 }

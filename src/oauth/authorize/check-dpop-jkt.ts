@@ -8,6 +8,7 @@ const THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
 
 export function checkDpopJkt(params: RequestParameters): string | undefined {
   const jkt = params.values.dpop_jkt;
-  if (jkt !== undefined && !THUMBPRINT.test(jkt)) throw new OAuthError('invalid_request', 'dpop_jkt must be a base64url SHA-256 JWK thumbprint (43 characters).');
+  if (jkt !== undefined && !THUMBPRINT.test(jkt))
+    throw new OAuthError('invalid_request', 'dpop_jkt must be a base64url SHA-256 JWK thumbprint (43 characters).');
   return jkt;
 }

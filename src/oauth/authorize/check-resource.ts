@@ -28,7 +28,8 @@ export function checkResources(source: unknown, scope: readonly string[], catalo
   const resources = resourceValues(source);
   if (resources.length > MAX_RESOURCES) throw new OAuthError('invalid_request', `At most ${MAX_RESOURCES} resource parameters are accepted.`);
   for (const resource of resources) {
-    if (resource.length > AUTHORIZATION_PARAMETERS.resource) throw new OAuthError('invalid_request', `resource is longer than ${AUTHORIZATION_PARAMETERS.resource} characters.`);
+    if (resource.length > AUTHORIZATION_PARAMETERS.resource)
+      throw new OAuthError('invalid_request', `resource is longer than ${AUTHORIZATION_PARAMETERS.resource} characters.`);
     if (!isAbsoluteWithoutFragment(resource)) throw new OAuthError('invalid_target', 'resource must be an absolute URI without a fragment.');
     const server = catalogue.find(resource);
     if (!server || server.operatorOnly) throw new OAuthError('invalid_target', 'The resource is not a registered resource server.');

@@ -12,7 +12,9 @@ import type { RequestParameters } from './parameters.js';
 export function checkScope(params: RequestParameters, client: Pick<Client, 'id' | 'scopes'>, catalogue: ResourceCatalogue): string[] {
   const scope = parseScope(params.values.scope);
   if (scope.length === 0) throw new OAuthError('invalid_scope', 'scope is required.');
-  const refused = scope.find((s) => !catalogue.isKnown(s) || (catalogue.isOperatorOnly(s) && !mayRequestOperatorScope(client, s)) || !client.scopes.includes(s));
+  const refused = scope.find(
+    (s) => !catalogue.isKnown(s) || (catalogue.isOperatorOnly(s) && !mayRequestOperatorScope(client, s)) || !client.scopes.includes(s),
+  );
   if (refused !== undefined) {
     // Only a plain scope token is named back; anything else could carry markup into the client's page.
     const name = /^[A-Za-z0-9:_.-]{1,64}$/.test(refused) ? `The scope ${refused}` : 'A requested scope';

@@ -30,10 +30,7 @@ export interface ValidationDeps extends IdTokenHintDeps {
   resources: Pick<ResourceRegistry, 'catalogue'>;
 }
 
-export async function validateAuthorizationRequest(
-  source: unknown,
-  deps: ValidationDeps,
-): Promise<{ client: Client; request: AuthorizationRequest }> {
+export async function validateAuthorizationRequest(source: unknown, deps: ValidationDeps): Promise<{ client: Client; request: AuthorizationRequest }> {
   const params = readParameters(source);
   const client = await checkClient(params, deps.clients);
   const redirectUri = checkRedirectUri(params, client);
@@ -84,4 +81,3 @@ export async function validateAuthorizationRequest(
     throw error;
   }
 }
-

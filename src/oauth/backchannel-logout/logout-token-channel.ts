@@ -61,7 +61,8 @@ export function logoutTokenChannel(deps: LogoutTokenChannelDeps): OutboxChannel 
           body: new URLSearchParams({ logout_token: token }).toString(),
         });
       } catch (error) {
-        if (error instanceof OutboundRefused && (error.code === 'url_refused' || error.code === 'address_refused')) throw new PermanentDeliveryError(`refused: ${error.message}`);
+        if (error instanceof OutboundRefused && (error.code === 'url_refused' || error.code === 'address_refused'))
+          throw new PermanentDeliveryError(`refused: ${error.message}`);
         throw error;
       }
     },

@@ -32,7 +32,10 @@ export interface ClientAuthDeps extends AssertionDeps {
   hooks?: ClientAuthHooks;
 }
 
-export function clientAuthDeps(core: Pick<OAuthDeps, 'clock' | 'config' | 'clients' | 'db' | 'remoteKeySets' | 'rateLimits'>, options: Pick<ClientAuthDeps, 'methods' | 'hooks'> = {}): ClientAuthDeps {
+export function clientAuthDeps(
+  core: Pick<OAuthDeps, 'clock' | 'config' | 'clients' | 'db' | 'remoteKeySets' | 'rateLimits'>,
+  options: Pick<ClientAuthDeps, 'methods' | 'hooks'> = {},
+): ClientAuthDeps {
   return {
     clock: core.clock,
     config: core.config,
@@ -55,8 +58,7 @@ function claimedClientId(credentials: PresentedCredentials): string | undefined 
 }
 
 // The codes tell an operator what went wrong (logs only); the caller sees one invalid_client for all.
-const failureOf = (client: Client | undefined, mismatch: string): ClientAuthFailure =>
-  new ClientAuthFailure(client ? mismatch : 'unknown_client');
+const failureOf = (client: Client | undefined, mismatch: string): ClientAuthFailure => new ClientAuthFailure(client ? mismatch : 'unknown_client');
 
 async function verify(credentials: PresentedCredentials, client: Client | undefined, deps: ClientAuthDeps): Promise<Client> {
   const registered = client?.authMethod === credentials.method;
@@ -64,7 +66,8 @@ async function verify(credentials: PresentedCredentials, client: Client | undefi
     case 'client_secret_basic':
     case 'client_secret_post':
       // Compare even when the client is unknown or registered another method: same work, same timing.
-      if (!clientSecretMatches(registered ? client : undefined, credentials.secret, deps.clock.now())) throw failureOf(client, registered ? 'wrong_secret' : 'auth_method_not_registered');
+      if (!clientSecretMatches(registered ? client : undefined, credentials.secret, deps.clock.now()))
+        throw failureOf(client, registered ? 'wrong_secret' : 'auth_method_not_registered');
       return client!;
     case 'private_key_jwt':
       if (!registered) throw failureOf(client, 'auth_method_not_registered');

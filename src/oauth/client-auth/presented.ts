@@ -56,4 +56,3 @@ export function presentedCredentials(request: ClientAuthRequest, params: FormPar
   if (params.client_id === undefined) throw new ClientAuthFailure('no_client_credentials');
   return post ? { method: 'client_secret_post', clientId: params.client_id, secret: params.client_secret! } : { method: 'none', clientId: params.client_id };
 }
-

@@ -39,7 +39,8 @@ function keysOf(client: Client, remote: AssertionDeps['remoteKeySets']): { keySe
 function verificationFailure(error: unknown): ClientAuthFailure {
   if (error instanceof OutboundRefused) return new ClientAuthFailure(`jwks_uri_${error.code}`, `jwks_uri fetch refused: ${error.message}`);
   if (error instanceof errors.JWTExpired) return new ClientAuthFailure('assertion_expired', 'client assertion expired');
-  if (error instanceof errors.JWTClaimValidationFailed) return new ClientAuthFailure('assertion_claim_invalid', `client assertion claim ${error.claim} invalid (${error.reason})`);
+  if (error instanceof errors.JWTClaimValidationFailed)
+    return new ClientAuthFailure('assertion_claim_invalid', `client assertion claim ${error.claim} invalid (${error.reason})`);
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWSSignatureVerificationFailed) {
     return new ClientAuthFailure('assertion_signature_invalid', 'client assertion not signed by a registered key');
   }
@@ -54,7 +55,8 @@ function checkLifetime(payload: JWTPayload, now: number, skew: number): void {
   if (exp - now > MAX_ASSERTION_LIFETIME_SECONDS + skew) throw new ClientAuthFailure('assertion_lifetime_too_long', 'client assertion lives too long (exp)');
   if (payload.iat === undefined) return;
   if (payload.iat > now + skew) throw new ClientAuthFailure('assertion_iat_in_future', 'client assertion iat is in the future');
-  if (exp - payload.iat > MAX_ASSERTION_LIFETIME_SECONDS + skew) throw new ClientAuthFailure('assertion_lifetime_too_long', 'client assertion lives too long (exp - iat)');
+  if (exp - payload.iat > MAX_ASSERTION_LIFETIME_SECONDS + skew)
+    throw new ClientAuthFailure('assertion_lifetime_too_long', 'client assertion lives too long (exp - iat)');
 }
 
 export async function verifyClientAssertion(client: Client, assertion: string, deps: AssertionDeps): Promise<void> {
@@ -79,7 +81,8 @@ export async function verifyClientAssertion(client: Client, assertion: string, d
   // FAPI 2.0 5.3.2.1-8 and RFC 7523 3: one audience value, not an array that merely contains ours.
   if (typeof payload.aud !== 'string') throw new ClientAuthFailure('assertion_claim_invalid', 'client assertion aud must be a single string');
   checkLifetime(payload, now, skew);
-  if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 512) throw new ClientAuthFailure('assertion_claim_invalid', 'client assertion jti is invalid');
+  if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 512)
+    throw new ClientAuthFailure('assertion_claim_invalid', 'client assertion jti is invalid');
   const consumed = await deps.assertions.consume(client.id, sha256(payload.jti), new Date((payload.exp! + skew) * 1000));
   if (!consumed) throw new ClientAuthFailure('assertion_replayed', 'client assertion replayed');
 }

@@ -13,7 +13,11 @@ function secretMatches(storedHash: string | null | undefined, presented: string)
 }
 
 /** The current secret, or the previous one while its overlap window lasts (`now` in epoch ms). */
-export function clientSecretMatches(client: Pick<Client, 'secretHash' | 'previousSecretHash' | 'previousSecretExpiresAt'> | undefined, presented: string, now: number): boolean {
+export function clientSecretMatches(
+  client: Pick<Client, 'secretHash' | 'previousSecretHash' | 'previousSecretExpiresAt'> | undefined,
+  presented: string,
+  now: number,
+): boolean {
   const current = secretMatches(client?.secretHash, presented);
   const previousLive = client?.previousSecretExpiresAt != null && now < client.previousSecretExpiresAt.getTime();
   const previous = secretMatches(previousLive ? client?.previousSecretHash : undefined, presented);

@@ -18,7 +18,15 @@ export const usesSecret = (metadata: Pick<ClientMetadata, 'authMethod'>): boolea
 export async function createClient(
   clients: Pick<ClientsRepository, 'create'>,
   metadata: ClientMetadata,
-  options: { id?: string; skipConsent?: boolean; requireMfa?: boolean; identityProviders?: string[] | null; importedSecret?: string; registrationTokenHash?: string; registrationPolicy?: Client['registrationPolicy'] } = {},
+  options: {
+    id?: string;
+    skipConsent?: boolean;
+    requireMfa?: boolean;
+    identityProviders?: string[] | null;
+    importedSecret?: string;
+    registrationTokenHash?: string;
+    registrationPolicy?: Client['registrationPolicy'];
+  } = {},
 ): Promise<CreatedClient> {
   const secret = usesSecret(metadata) ? (options.importedSecret ?? randomToken(32)) : undefined;
   const client = await clients.create({
@@ -64,7 +72,9 @@ export function clientMetadataView(client: Client): Record<string, unknown> {
     ...(client.requireMfa ? { require_mfa: true } : {}),
     ...(client.allowedOrigins.length > 0 ? { allowed_origins: client.allowedOrigins } : {}),
     ...(client.defaultResource ? { default_resource: client.defaultResource } : {}),
-    ...(client.backchannelLogoutUri ? { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: client.backchannelLogoutSessionRequired } : {}),
+    ...(client.backchannelLogoutUri
+      ? { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: client.backchannelLogoutSessionRequired }
+      : {}),
     client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
   };
 }

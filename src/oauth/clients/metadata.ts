@@ -61,14 +61,16 @@ function grantTypes(value: unknown): GrantType[] {
   const list = value === undefined ? ['authorization_code'] : stringList(value, 'grant_types');
   if (list.length === 0) fail('grant_types must not be empty');
   for (const g of list) {
-    if (!(GRANT_TYPES as readonly string[]).includes(g)) fail(`grant type ${g} is not supported${didYouMean(g, GRANT_TYPES)}; supported: ${GRANT_TYPES.join(', ')}`);
+    if (!(GRANT_TYPES as readonly string[]).includes(g))
+      fail(`grant type ${g} is not supported${didYouMean(g, GRANT_TYPES)}; supported: ${GRANT_TYPES.join(', ')}`);
   }
   return list as GrantType[];
 }
 
 function authMethod(value: unknown): TokenEndpointAuthMethod {
   const method = value ?? 'client_secret_basic';
-  if (!TOKEN_ENDPOINT_AUTH_METHODS.includes(method as TokenEndpointAuthMethod)) fail(`token_endpoint_auth_method must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}`);
+  if (!TOKEN_ENDPOINT_AUTH_METHODS.includes(method as TokenEndpointAuthMethod))
+    fail(`token_endpoint_auth_method must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}`);
   return method as TokenEndpointAuthMethod;
 }
 
@@ -78,7 +80,8 @@ function scopes(value: unknown, catalogue: ResourceCatalogue, operator: boolean,
   const list = parseScope(value as string | undefined);
   const supported = catalogue.publicScopes();
   for (const s of list) {
-    if (!catalogue.isKnown(s) || (catalogue.isOperatorOnly(s) && !operator)) fail(`scope ${s} is not supported${didYouMean(s, supported)}; supported: ${supported.join(' ')}`);
+    if (!catalogue.isKnown(s) || (catalogue.isOperatorOnly(s) && !operator))
+      fail(`scope ${s} is not supported${didYouMean(s, supported)}; supported: ${supported.join(' ')}`);
     if (catalogue.isOperatorOnly(s) && !serviceClient) fail(`scope ${s} is operator-only: it is granted to confidential clients by client_credentials only`);
   }
   return list;
@@ -100,7 +103,11 @@ async function checkJwksUri(jwksUri: string, outbound: OutboundPolicy): Promise<
   }
 }
 
-async function keySource(input: ClientMetadataInput, method: TokenEndpointAuthMethod, outbound: OutboundPolicy): Promise<Pick<ClientMetadata, 'jwks' | 'jwksUri'>> {
+async function keySource(
+  input: ClientMetadataInput,
+  method: TokenEndpointAuthMethod,
+  outbound: OutboundPolicy,
+): Promise<Pick<ClientMetadata, 'jwks' | 'jwksUri'>> {
   const jwksUri = optionalString(input.jwks_uri, 'jwks_uri');
   if (input.jwks !== undefined && jwksUri !== undefined) fail('jwks and jwks_uri are mutually exclusive (RFC 7591 2)');
   if (jwksUri !== undefined) await checkJwksUri(jwksUri, outbound);
@@ -128,7 +135,10 @@ export interface MetadataOptions {
  * the server will POST logout tokens to — so under the same address rules as a jwks_uri, unless its host is
  * an allow-listed internal receiver. A name that does not resolve yet passes: each delivery checks again.
  */
-async function backchannelLogout(input: ClientMetadataInput, receivers: OutboundPolicy): Promise<Pick<ClientMetadata, 'backchannelLogoutUri' | 'backchannelLogoutSessionRequired'>> {
+async function backchannelLogout(
+  input: ClientMetadataInput,
+  receivers: OutboundPolicy,
+): Promise<Pick<ClientMetadata, 'backchannelLogoutUri' | 'backchannelLogoutSessionRequired'>> {
   const uri = optionalString(input.backchannel_logout_uri, 'backchannel_logout_uri');
   const required = input.backchannel_logout_session_required;
   if (required !== undefined && required !== null && typeof required !== 'boolean') fail('backchannel_logout_session_required must be a boolean');

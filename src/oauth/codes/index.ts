@@ -77,7 +77,8 @@ export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationC
       return { ok: false, reason: 'reused', grantId: code.grantId };
     }
     if (code.clientId !== clientId) return { ok: false, reason: 'other_client' };
-    if (code.expiresAt.getTime() > clock.now() && code.dpopJkt !== null && code.dpopJkt !== dpopJkt) return { ok: false, reason: 'dpop_jkt', grantId: code.grantId };
+    if (code.expiresAt.getTime() > clock.now() && code.dpopJkt !== null && code.dpopJkt !== dpopJkt)
+      return { ok: false, reason: 'dpop_jkt', grantId: code.grantId };
     return { ok: false, reason: 'expired' };
   }
 

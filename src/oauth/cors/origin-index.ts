@@ -21,16 +21,20 @@ export interface OriginIndex {
 }
 
 export function originIndex(clients: Pick<ClientsRepository, 'corsOrigins'>, clock: Clock, ttlSeconds: number): OriginIndex {
-  const snapshot = freshSnapshot(async () => {
-    const origins = new Set<string>();
-    for (const row of await clients.corsOrigins(MAX_CLIENTS)) {
-      for (const origin of clientOrigins(row)) {
-        if (origins.size >= MAX_ORIGINS) break;
-        origins.add(origin);
+  const snapshot = freshSnapshot(
+    async () => {
+      const origins = new Set<string>();
+      for (const row of await clients.corsOrigins(MAX_CLIENTS)) {
+        for (const origin of clientOrigins(row)) {
+          if (origins.size >= MAX_ORIGINS) break;
+          origins.add(origin);
+        }
       }
-    }
-    return origins;
-  }, clock, ttlSeconds);
+      return origins;
+    },
+    clock,
+    ttlSeconds,
+  );
   return {
     allows: async (origin) => (await snapshot.get()).has(origin),
     forget: () => snapshot.forget(),

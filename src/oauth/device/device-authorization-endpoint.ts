@@ -31,30 +31,37 @@ const responseSchema = {
   },
 } as const;
 
-export function deviceAuthorizationEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'clock' | 'clientAuth' | 'rateLimits' | 'resources' | 'deviceAuthorizations'>): void {
+export function deviceAuthorizationEndpoint(
+  app: FastifyInstance,
+  services: Pick<OAuthDeps, 'config' | 'clock' | 'clientAuth' | 'rateLimits' | 'resources' | 'deviceAuthorizations'>,
+): void {
   const { config, clientAuth, rateLimits, resources } = services;
   const start = deviceAuthorizationStarter({ repository: services.deviceAuthorizations, clock: services.clock, config });
   const verificationUri = `${config.ISSUER}${DEVICE_PAGE_PATH}`;
 
-  app.post(DEVICE_AUTHORIZATION_PATH, { config: { face: 'oauth' }, bodyLimit: config.FORM_BODY_LIMIT, schema: { response: { 200: responseSchema } } }, async (request, reply) => {
-    reply.headers(NO_STORE);
-    const params = formParameters(request);
-    const client = await authenticateClient(request, params, clientAuth);
-    // Each started authorization is a row: it draws on the client's /token budget.
-    await limitRequest(rateLimits, reply, 'token', client.id);
-    if (!client.grantTypes.includes(DEVICE_CODE_GRANT)) throw new OAuthError('unauthorized_client', `The client is not registered for ${DEVICE_CODE_GRANT}.`);
-    const catalogue = await resources.catalogue();
-    const scope = checkScope({ values: { scope: params.scope }, duplicates: new Set() }, client, catalogue);
-    const [resource] = checkResources(params, scope, catalogue);
-    const started = await start({ clientId: client.id, scope, resource: resource ?? null });
-    const userCode = formatUserCode(started.userCode);
-    return {
-      device_code: started.deviceCode,
-      user_code: userCode,
-      verification_uri: verificationUri,
-      verification_uri_complete: `${verificationUri}?${new URLSearchParams({ user_code: userCode }).toString()}`,
-      expires_in: started.expiresIn,
-      interval: started.interval,
-    };
-  });
+  app.post(
+    DEVICE_AUTHORIZATION_PATH,
+    { config: { face: 'oauth' }, bodyLimit: config.FORM_BODY_LIMIT, schema: { response: { 200: responseSchema } } },
+    async (request, reply) => {
+      reply.headers(NO_STORE);
+      const params = formParameters(request);
+      const client = await authenticateClient(request, params, clientAuth);
+      // Each started authorization is a row: it draws on the client's /token budget.
+      await limitRequest(rateLimits, reply, 'token', client.id);
+      if (!client.grantTypes.includes(DEVICE_CODE_GRANT)) throw new OAuthError('unauthorized_client', `The client is not registered for ${DEVICE_CODE_GRANT}.`);
+      const catalogue = await resources.catalogue();
+      const scope = checkScope({ values: { scope: params.scope }, duplicates: new Set() }, client, catalogue);
+      const [resource] = checkResources(params, scope, catalogue);
+      const started = await start({ clientId: client.id, scope, resource: resource ?? null });
+      const userCode = formatUserCode(started.userCode);
+      return {
+        device_code: started.deviceCode,
+        user_code: userCode,
+        verification_uri: verificationUri,
+        verification_uri_complete: `${verificationUri}?${new URLSearchParams({ user_code: userCode }).toString()}`,
+        expires_in: started.expiresIn,
+        interval: started.interval,
+      };
+    },
+  );
 }

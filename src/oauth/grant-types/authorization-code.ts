@@ -32,7 +32,13 @@ function wellFormedVerifier(value: string | undefined): string {
   return value;
 }
 
-async function redeem(codes: AuthorizationCodeRedeemer, code: string, client: Client, issue: RedemptionIssue, verifier: string): Promise<Extract<Redemption, { ok: true }>> {
+async function redeem(
+  codes: AuthorizationCodeRedeemer,
+  code: string,
+  client: Client,
+  issue: RedemptionIssue,
+  verifier: string,
+): Promise<Extract<Redemption, { ok: true }>> {
   // /token has authenticated every client except public ones, whose proof is the code_verifier.
   const result = await codes.redeem(code, client.id, issue, { authenticated: client.authMethod !== 'none', verifier });
   if (result.ok) return result;
@@ -90,16 +96,29 @@ function authorizationCodeGrant(deps: {
       // decided at each code exchange, from the operator role and the sign-in's acr of that moment.
       const refreshToken = client.grantTypes.includes('refresh_token') && !isConsoleClient(client) ? randomToken(REFRESH_TOKEN_BYTES) : undefined;
       const accessToken = deps.tokens.accessTokens.prepare();
-      const { code, user, refreshIssued } = await redeem(deps.codes, codeValue, client, {
-        accessToken,
-        ...(refreshToken ? { refreshTokenHash: sha256(refreshToken) } : {}),
-        dpopJkt,
-      }, verifier);
+      const { code, user, refreshIssued } = await redeem(
+        deps.codes,
+        codeValue,
+        client,
+        {
+          accessToken,
+          ...(refreshToken ? { refreshTokenHash: sha256(refreshToken) } : {}),
+          dpopJkt,
+        },
+        verifier,
+      );
       try {
         checkBinding(code, params.redirect_uri, verifier, client.id);
         const authentication = code.sessionId ? await deps.authentications?.find(code.sessionId) : undefined;
-        const granted = isConsoleClient(client) ? consoleScope(code.scope, user ? await deps.operatorRoles?.find(user.id) : undefined, authentication?.acr) : code.scope;
-        const { audience, scope, lifetime, server } = await userTokenAudience(deps, { scope: granted, requested: params.resource, bound: code.resource, client });
+        const granted = isConsoleClient(client)
+          ? consoleScope(code.scope, user ? await deps.operatorRoles?.find(user.id) : undefined, authentication?.acr)
+          : code.scope;
+        const { audience, scope, lifetime, server } = await userTokenAudience(deps, {
+          scope: granted,
+          requested: params.resource,
+          bound: code.resource,
+          client,
+        });
         return await signUserTokens(deps.tokens, {
           client,
           user,

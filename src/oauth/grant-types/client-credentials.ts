@@ -56,4 +56,9 @@ function clientCredentialsGrant(deps: {
 }
 
 export const clientCredentials = (deps: GrantDeps): Grant =>
-  clientCredentialsGrant({ issuer: deps.accessTokens, resources: deps.resources, fallbackAudience: deps.config.API_AUDIENCE, accessTokenTtl: deps.config.ACCESS_TOKEN_TTL });
+  clientCredentialsGrant({
+    issuer: deps.accessTokens,
+    resources: deps.resources,
+    fallbackAudience: deps.config.API_AUDIENCE,
+    accessTokenTtl: deps.config.ACCESS_TOKEN_TTL,
+  });

@@ -20,9 +20,13 @@ import type { GrantDeps } from './index.js';
 /** Why a poll got no tokens, as RFC 8628 3.5 names it. */
 async function refusal(devices: Pick<DeviceAuthorizationsRepository, 'poll'>, deviceCodeHash: string, client: Client, now: number): Promise<OAuthError> {
   const poll = await devices.poll(deviceCodeHash, client.id);
-  if (!poll) return new OAuthError('invalid_grant', 'The device_code is invalid or was issued to another client.', { log: { reason: 'device_code_invalid', client_id: client.id } });
+  if (!poll)
+    return new OAuthError('invalid_grant', 'The device_code is invalid or was issued to another client.', {
+      log: { reason: 'device_code_invalid', client_id: client.id },
+    });
   const { authorization, tooSoon } = poll;
-  if (authorization.redeemedAt !== null) return new OAuthError('invalid_grant', 'The device_code was already used.', { log: { reason: 'device_code_reused', client_id: client.id } });
+  if (authorization.redeemedAt !== null)
+    return new OAuthError('invalid_grant', 'The device_code was already used.', { log: { reason: 'device_code_reused', client_id: client.id } });
   if (authorization.expiresAt.getTime() <= now) return new OAuthError('expired_token', 'The device_code expired; start a new device authorization.');
   if (authorization.status === 'denied') return new OAuthError('access_denied', 'The user denied the request.');
   if (authorization.status === 'pending') {
@@ -67,7 +71,12 @@ function deviceCodeGrant(deps: {
       const { authorization, user, refreshIssued } = redeemed;
       try {
         const authentication = authorization.sessionId ? await deps.authentications?.find(authorization.sessionId) : undefined;
-        const { audience, scope, lifetime, server } = await userTokenAudience(deps, { scope: authorization.scope, requested: params.resource, bound: authorization.resource, client });
+        const { audience, scope, lifetime, server } = await userTokenAudience(deps, {
+          scope: authorization.scope,
+          requested: params.resource,
+          bound: authorization.resource,
+          client,
+        });
         return await signUserTokens(deps.tokens, {
           client,
           user,

@@ -8,13 +8,21 @@ import { refreshToken } from './refresh-token.js';
 import { deviceCode } from './device-code.js';
 
 /** What a grant is built from (src/services.ts builds each once). */
-export type GrantDeps = Pick<OAuthDeps, 'config' | 'accessTokens' | 'idTokens' | 'codes' | 'refreshTokens' | 'grantRecords' | 'resources' | 'authentications' | 'operatorRoles' | 'deviceAuthorizations' | 'clock'>;
+export type GrantDeps = Pick<
+  OAuthDeps,
+  | 'config'
+  | 'accessTokens'
+  | 'idTokens'
+  | 'codes'
+  | 'refreshTokens'
+  | 'grantRecords'
+  | 'resources'
+  | 'authentications'
+  | 'operatorRoles'
+  | 'deviceAuthorizations'
+  | 'clock'
+>;
 
 export type GrantFactory = (deps: GrantDeps) => Grant;
 
-export const grantFactories: readonly GrantFactory[] = [
-  clientCredentials,
-  authorizationCode,
-  refreshToken,
-  deviceCode,
-];
+export const grantFactories: readonly GrantFactory[] = [clientCredentials, authorizationCode, refreshToken, deviceCode];

@@ -55,5 +55,4 @@ export function introspectionOf(claims: AccessTokenClaims): IntrospectionResult 
   };
 }
 
-export const accessTokens = (deps: TokenTypeDeps): TokenTypeHandler =>
-  accessTokenType({ verifyBearer: deps.bearerTokens, revocations: deps.revocations });
+export const accessTokens = (deps: TokenTypeDeps): TokenTypeHandler => accessTokenType({ verifyBearer: deps.bearerTokens, revocations: deps.revocations });

@@ -39,14 +39,9 @@ export interface IdTokenIssuer {
 }
 
 /** OIDC Core 3.1.3.6: base64url of the left-most half of the hash of the access token's ASCII octets. */
-export const atHash = (accessToken: string): string =>
-  createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
+export const atHash = (accessToken: string): string => createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
 
-export function idTokenIssuer(deps: {
-  keys: Pick<KeyService, 'sign'>;
-  clock: Clock;
-  config: Pick<Config, 'ISSUER' | 'ID_TOKEN_TTL'>;
-}): IdTokenIssuer {
+export function idTokenIssuer(deps: { keys: Pick<KeyService, 'sign'>; clock: Clock; config: Pick<Config, 'ISSUER' | 'ID_TOKEN_TTL'> }): IdTokenIssuer {
   const { keys, clock, config } = deps;
   return {
     async issue(input) {

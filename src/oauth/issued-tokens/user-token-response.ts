@@ -65,7 +65,17 @@ export async function signUserTokens(deps: UserTokensDeps, input: UserTokensInpu
     input.accessToken,
   );
   const idToken = input.scope.includes('openid')
-    ? await deps.idTokens.issue({ client: input.client, user, scope: input.scope, authTime: input.authTime, nonce: input.nonce ?? null, accessToken: access.token, authentication: input.authentication, extraClaims: mappedClaims(definitions, input.scope, 'id_token', user.attributes), sessionHash: input.sessionHash })
+    ? await deps.idTokens.issue({
+        client: input.client,
+        user,
+        scope: input.scope,
+        authTime: input.authTime,
+        nonce: input.nonce ?? null,
+        accessToken: access.token,
+        authentication: input.authentication,
+        extraClaims: mappedClaims(definitions, input.scope, 'id_token', user.attributes),
+        sessionHash: input.sessionHash,
+      })
     : undefined;
   return {
     access_token: access.token,

@@ -27,7 +27,13 @@ export type Rotation =
 export interface RefreshTokens {
   /** `accessToken`: the jti about to be signed, recorded under the grant by the rotation itself. */
   /** `dpopJkt`: thumbprint of the request's verified DPoP proof key, if it carried one. */
-  rotate(input: { token: string; clientId: string; scope: readonly string[]; accessToken: IssuedAccessTokenRecord; dpopJkt?: string | undefined }): Promise<Rotation>;
+  rotate(input: {
+    token: string;
+    clientId: string;
+    scope: readonly string[];
+    accessToken: IssuedAccessTokenRecord;
+    dpopJkt?: string | undefined;
+  }): Promise<Rotation>;
   /** REFRESH_REUSE_GRACE: remembers the response that answered this (now rotated) token. */
   rememberSuccessor(token: string, response: string): Promise<void>;
   /** The token's record when it is live, undefined otherwise. */
@@ -44,8 +50,7 @@ export interface RefreshTokensDeps {
 
 export const REFRESH_TOKEN_BYTES = 32;
 
-const sealerFor = (token: string) =>
-  keyEncryption(Buffer.from(hkdfSync('sha256', token, new Uint8Array(0), 'gatehouse refresh reuse grace', 32)));
+const sealerFor = (token: string) => keyEncryption(Buffer.from(hkdfSync('sha256', token, new Uint8Array(0), 'gatehouse refresh reuse grace', 32)));
 
 export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
   const { db, clock, config } = deps;
@@ -54,12 +59,7 @@ export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
 
   const isLive = (record: RefreshTokenRecord): boolean => {
     const now = clock.now();
-    return (
-      record.rotatedAt === null &&
-      record.grant.revokedAt === null &&
-      record.idleExpiresAt.getTime() > now &&
-      record.grant.expiresAt.getTime() > now
-    );
+    return record.rotatedAt === null && record.grant.revokedAt === null && record.idleExpiresAt.getTime() > now && record.grant.expiresAt.getTime() > now;
   };
 
   function withinGrace(record: RefreshTokenRecord): boolean {

@@ -38,5 +38,4 @@ function refreshTokenType(deps: { refresh: Pick<RefreshTokens, 'find' | 'findLiv
   };
 }
 
-export const refreshTokenHandler = (deps: TokenTypeDeps): TokenTypeHandler =>
-  refreshTokenType({ refresh: deps.refreshTokens, issuer: deps.config.ISSUER });
+export const refreshTokenHandler = (deps: TokenTypeDeps): TokenTypeHandler => refreshTokenType({ refresh: deps.refreshTokens, issuer: deps.config.ISSUER });

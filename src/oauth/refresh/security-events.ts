@@ -30,6 +30,7 @@ export function securityEventLog(app: FastifyInstance, core: { audit: AuditSink 
     const { type, familyId, clientId } = error.event;
     const outcome = type === 'dpop_binding_mismatch' ? 'request refused, nothing changed' : 'family revoked';
     request.log.warn({ security_event: type, family_id: familyId, client_id: clientId }, `security event: ${type}, ${outcome}`);
-    if (type !== 'dpop_binding_mismatch') await core.audit.emit({ type: AUDIT_TYPE[type], actor: { kind: 'system' }, clientId, details: { grant_id: familyId }, traceId: request.id });
+    if (type !== 'dpop_binding_mismatch')
+      await core.audit.emit({ type: AUDIT_TYPE[type], actor: { kind: 'system' }, clientId, details: { grant_id: familyId }, traceId: request.id });
   });
 }

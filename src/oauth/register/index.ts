@@ -32,12 +32,22 @@ async function asRegistrationError<T>(request: FastifyRequest, step: () => T | P
 }
 
 /** Metadata that passes both the shared rules and the registration policy. */
-async function validated(request: FastifyRequest, policy: RegistrationPolicy, outbound: OutboundPolicy, resources: ResourceRegistry, allowedReceivers: readonly string[]): Promise<ClientMetadata> {
+async function validated(
+  request: FastifyRequest,
+  policy: RegistrationPolicy,
+  outbound: OutboundPolicy,
+  resources: ResourceRegistry,
+  allowedReceivers: readonly string[],
+): Promise<ClientMetadata> {
   const body = request.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object.');
   return asRegistrationError(request, async () => {
     // Never operator-only scopes here: those are granted by `gatehouse clients create` alone.
-    const metadata = await validateClientMetadata(body as ClientMetadataInput, { outbound, receivers: { ...outbound, allowedHosts: allowedReceivers }, catalogue: await resources.catalogue() });
+    const metadata = await validateClientMetadata(body as ClientMetadataInput, {
+      outbound,
+      receivers: { ...outbound, allowedHosts: allowedReceivers },
+      catalogue: await resources.catalogue(),
+    });
     enforceRegistrationPolicy(metadata, policy);
     return metadata;
   });

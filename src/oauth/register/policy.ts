@@ -20,7 +20,8 @@ export interface RegistrationPolicy {
 const DEFAULT_REGISTRATION_GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT];
 export const STRICT_POLICY: RegistrationPolicy = { grantTypes: [], scopes: [] };
 
-const allowedGrant = (policy: RegistrationPolicy, grant: string) => DEFAULT_REGISTRATION_GRANTS.includes(grant as GrantType) || policy.grantTypes.includes(grant);
+const allowedGrant = (policy: RegistrationPolicy, grant: string) =>
+  DEFAULT_REGISTRATION_GRANTS.includes(grant as GrantType) || policy.grantTypes.includes(grant);
 // Every scope that is not an OIDC scope is treated as an API scope, so a scope added to the catalogue later
 // is restricted from the start.
 const allowedScope = (policy: RegistrationPolicy, scope: string) => (OIDC_SCOPES as readonly string[]).includes(scope) || policy.scopes.includes(scope);

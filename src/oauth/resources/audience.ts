@@ -34,7 +34,11 @@ export interface Audience {
 }
 
 const MAX_NAMED = 5;
-const names = (servers: readonly ResourceServer[]) => servers.slice(0, MAX_NAMED).map((s) => s.identifier).join(', ');
+const names = (servers: readonly ResourceServer[]) =>
+  servers
+    .slice(0, MAX_NAMED)
+    .map((s) => s.identifier)
+    .join(', ');
 
 export function chooseAudience(input: AudienceRequest): Audience {
   const { catalogue, scope } = input;
@@ -60,14 +64,18 @@ export function chooseAudience(input: AudienceRequest): Audience {
     return pick(server.identifier);
   }
   if (input.bound) {
-    if (input.offline && catalogue.find(input.bound)?.offlineAccess === false) throw new OAuthError('invalid_target', 'The resource does not allow offline access (refresh tokens).');
+    if (input.offline && catalogue.find(input.bound)?.offlineAccess === false)
+      throw new OAuthError('invalid_target', 'The resource does not allow offline access (refresh tokens).');
     return pick(input.bound);
   }
   const servers = [...owners.values()];
   if (servers.length === 1) return pick(servers[0]!.identifier);
   if (servers.length > 1) {
     if (input.defaultResource !== null && owners.has(input.defaultResource)) return pick(input.defaultResource);
-    throw new OAuthError('invalid_scope', `The scopes belong to several resource servers (${names(servers)}); name one with the resource parameter (RFC 8707).`);
+    throw new OAuthError(
+      'invalid_scope',
+      `The scopes belong to several resource servers (${names(servers)}); name one with the resource parameter (RFC 8707).`,
+    );
   }
   const apiScopesLeft = scope.some((s) => catalogue.ownerOf(s) !== undefined);
   if (apiScopesLeft) throw new OAuthError('invalid_target', 'No resource of this authorization allows offline access (refresh tokens).');

@@ -7,15 +7,52 @@ import type { ResourceScope } from '../../storage/resource-servers-repository.js
 
 /** Claims of RFC 7519 4.1, RFC 9068 2.2, RFC 9449 6, OIDC Core 2 and 3.1.3.6 that only the server sets. */
 const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
-  'iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'client_id', 'scope', 'cnf', 'auth_time', 'acr', 'amr',
-  'nonce', 'azp', 'at_hash', 'c_hash', 'sid', 'typ', 'act', 'may_act', 'events', 'sub_jwk',
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'iat',
+  'nbf',
+  'jti',
+  'client_id',
+  'scope',
+  'cnf',
+  'auth_time',
+  'acr',
+  'amr',
+  'nonce',
+  'azp',
+  'at_hash',
+  'c_hash',
+  'sid',
+  'typ',
+  'act',
+  'may_act',
+  'events',
+  'sub_jwk',
 ]);
 
 /** OIDC Core 5.1: the standard claims, released only by the OIDC scopes (user-claims.ts). */
 const STANDARD_CLAIMS: ReadonlySet<string> = new Set([
-  'name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture',
-  'website', 'email', 'email_verified', 'gender', 'birthdate', 'zoneinfo', 'locale', 'phone_number',
-  'phone_number_verified', 'address', 'updated_at',
+  'name',
+  'given_name',
+  'family_name',
+  'middle_name',
+  'nickname',
+  'preferred_username',
+  'profile',
+  'picture',
+  'website',
+  'email',
+  'email_verified',
+  'gender',
+  'birthdate',
+  'zoneinfo',
+  'locale',
+  'phone_number',
+  'phone_number_verified',
+  'address',
+  'updated_at',
 ]);
 
 /** The attribute (and claim) name pattern: what a JWT claim name and a CLI argument can carry without surprise. */

@@ -15,7 +15,11 @@ export interface ResourceServerIntrospection {
   introspect(token: string, audience: string): Promise<IntrospectionResult | { active: false }>;
 }
 
-export function resourceServerIntrospection(deps: { resources: Pick<ResourceRegistry, 'catalogue'>; verify: BearerVerifier; issuer: string }): ResourceServerIntrospection {
+export function resourceServerIntrospection(deps: {
+  resources: Pick<ResourceRegistry, 'catalogue'>;
+  verify: BearerVerifier;
+  issuer: string;
+}): ResourceServerIntrospection {
   return {
     async audienceOf(clientId) {
       return (await deps.resources.catalogue()).servers.find((s) => s.clientId === clientId)?.identifier;

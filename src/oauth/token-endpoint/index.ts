@@ -23,7 +23,10 @@ const tokenResponseSchema = {
   },
 } as const;
 
-export function tokenEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'grantTypes' | 'clientAuth' | 'dpop' | 'rateLimits' | 'oauthMetrics'>): void {
+export function tokenEndpoint(
+  app: FastifyInstance,
+  services: Pick<OAuthDeps, 'config' | 'grantTypes' | 'clientAuth' | 'dpop' | 'rateLimits' | 'oauthMetrics'>,
+): void {
   const { config, clientAuth: auth, rateLimits } = services;
   const grants = new Map(services.grantTypes.map((grant) => [grant.type as string, grant]));
   const dpop = { ...services.dpop, requireNonce: config.DPOP_NONCE_REQUIRED !== 'off' };

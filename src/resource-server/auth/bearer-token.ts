@@ -16,7 +16,8 @@ export function presentedToken(request: FastifyRequest): PresentedToken {
   refuseQueryToken(request);
   const credentials = authorizationCredentials(request.headers.authorization);
   if (credentials === 'absent') throw missingToken(queryTokenOnly(request));
-  if (credentials === 'malformed' || credentials.token.length > MAX_TOKEN_LENGTH) throw bearerError('invalid_token', 'The access token is malformed.', 'malformed');
+  if (credentials === 'malformed' || credentials.token.length > MAX_TOKEN_LENGTH)
+    throw bearerError('invalid_token', 'The access token is malformed.', 'malformed');
   return credentials;
 }
 
@@ -37,5 +38,4 @@ export function refuseBodyToken(request: FastifyRequest): void {
   }
 }
 
-const hasAccessTokenField = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && Object.hasOwn(value, 'access_token');
+const hasAccessTokenField = (value: unknown): boolean => typeof value === 'object' && value !== null && Object.hasOwn(value, 'access_token');

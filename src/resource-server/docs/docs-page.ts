@@ -37,9 +37,7 @@ function operationRow(path: string, method: string, op: Operation): string {
 }
 
 function renderDocs(doc: OpenApiDocument): string {
-  const rows = Object.entries(doc.paths ?? {}).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => operationRow(path, method, op)),
-  );
+  const rows = Object.entries(doc.paths ?? {}).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => operationRow(path, method, op)));
   const problems = Object.entries(problemTypes)
     .map(([code, p]) => `<li><a href="/problems/${escapeHtml(code)}"><code>${escapeHtml(code)}</code></a> (${p.status}) ${escapeHtml(p.title)}</li>`)
     .join('');

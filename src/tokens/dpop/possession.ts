@@ -49,9 +49,12 @@ export async function possessionFailure(
   deps: DpopDeps & { requireNonce: boolean },
 ): Promise<PossessionFailure | undefined> {
   if (boundKey === undefined) {
-    return presented.scheme === 'DPoP' ? { error: 'invalid_token', description: 'The access token is not DPoP-bound; send it with the Bearer scheme.' } : undefined;
+    return presented.scheme === 'DPoP'
+      ? { error: 'invalid_token', description: 'The access token is not DPoP-bound; send it with the Bearer scheme.' }
+      : undefined;
   }
-  if (presented.scheme === 'Bearer') return { error: 'invalid_token', description: 'The access token is DPoP-bound; send it with the DPoP scheme and a DPoP proof.' };
+  if (presented.scheme === 'Bearer')
+    return { error: 'invalid_token', description: 'The access token is DPoP-bound; send it with the DPoP scheme and a DPoP proof.' };
   let jkt: string;
   try {
     const { dpopHeader: header, method, url, token: accessToken } = presented;

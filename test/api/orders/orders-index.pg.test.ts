@@ -28,7 +28,9 @@ interface PlanNode {
 
 async function plan(userId: string | null, depth: number) {
   const userFilter = userId ? sql`and user_id = ${userId}` : sql``;
-  const { rows: [cursor] } = await sql<{ created_at: Date; id: string }>`
+  const {
+    rows: [cursor],
+  } = await sql<{ created_at: Date; id: string }>`
     select created_at, id from orders where true ${userFilter} order by created_at desc, id desc offset ${depth} limit 1`.execute(database.db);
   const { rows } = await sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>`
     explain (analyze, buffers, format json)
@@ -46,7 +48,10 @@ for (const userId of [null, 'user-a']) {
     const deep = await plan(userId, 19_000);
     for (const p of [shallow, deep]) {
       const all = nodes(p);
-      assert.ok(all.some((n) => n['Node Type'] === 'Index Scan' && /^orders_(user_)?created_at_id$/.test(n['Index Name'] ?? '')), JSON.stringify(all.map((n) => n['Node Type'])));
+      assert.ok(
+        all.some((n) => n['Node Type'] === 'Index Scan' && /^orders_(user_)?created_at_id$/.test(n['Index Name'] ?? '')),
+        JSON.stringify(all.map((n) => n['Node Type'])),
+      );
       assert.ok(!all.some((n) => n['Node Type'] === 'Sort' || n['Node Type'] === 'Seq Scan'));
     }
     assert.ok(blocks(deep) <= blocks(shallow) * 1.5 + 4, `deep ${blocks(deep)} blocks vs page 1 ${blocks(shallow)}`);

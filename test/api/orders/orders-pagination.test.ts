@@ -17,7 +17,13 @@ async function seed(userId: string, count: number, at: (i: number) => number, st
   const orders = ordersRepository(t.core.db);
   const created = [];
   for (let i = 0; i < count; i++) {
-    const order = await orders.create({ userId, currency: 'EUR', totalMinor: 100 + i, items: [{ sku: `S${i}`, quantity: 1, unit_price_minor: 100 + i }], now: new Date(at(i)) });
+    const order = await orders.create({
+      userId,
+      currency: 'EUR',
+      totalMinor: 100 + i,
+      items: [{ sku: `S${i}`, quantity: 1, unit_price_minor: 100 + i }],
+      now: new Date(at(i)),
+    });
     if (status) await orders.transition(order.id, status, new Date(at(i)));
     created.push(order);
   }
@@ -61,7 +67,10 @@ test('cursor walk: default page size 20, newest first with the id tie-breaker, n
 
 test('offset style: limit + offset with Link rel=next and rel=prev; an offset beyond the end is 200 with an empty page', async () => {
   const r = await call(t.url, 'GET', '/v1/orders?limit=10&offset=10', { token: owner.token });
-  assert.deepEqual(r.json.data.map((o: { id: string }) => o.id), ids.slice(10, 20));
+  assert.deepEqual(
+    r.json.data.map((o: { id: string }) => o.id),
+    ids.slice(10, 20),
+  );
   assert.deepEqual({ ...r.json.pagination }, { next_cursor: null, has_more: true, limit: 10, offset: 10 });
   assert.equal(new URL(nextLink(r.headers.get('link'))!).searchParams.get('offset'), '20');
   assert.equal(new URL(prevLink(r.headers.get('link'))!).searchParams.get('offset'), '0');
@@ -107,7 +116,7 @@ test('an edited, garbage or foreign cursor — or one replayed with another filt
   }
 });
 
-test('a user lists only their own orders; a service token lists everyone\'s and may filter by user_id; a user naming another user_id gets 404', async () => {
+test("a user lists only their own orders; a service token lists everyone's and may filter by user_id; a user naming another user_id gets 404", async () => {
   const tokens = shopTokens(t.core);
   const stranger = await tokens.user();
   await seed(stranger.sub, 3, (i) => base + i);
@@ -137,7 +146,14 @@ test('a status filter is kept in the next link and bound to the cursor', async (
 
 test('an unknown sort, an unknown status or an injection-shaped filter is 400, never ignored and never page 1', async () => {
   const service = await shopTokens(t.core).service();
-  for (const q of ['status=shipped', 'sort=unknown_field', 'sort=name;DROP', `status=${encodeURIComponent("pending' OR '1'='1")}`, `user_id=${encodeURIComponent('$where')}`, `user_id=${encodeURIComponent('a;DROP TABLE orders')}`]) {
+  for (const q of [
+    'status=shipped',
+    'sort=unknown_field',
+    'sort=name;DROP',
+    `status=${encodeURIComponent("pending' OR '1'='1")}`,
+    `user_id=${encodeURIComponent('$where')}`,
+    `user_id=${encodeURIComponent('a;DROP TABLE orders')}`,
+  ]) {
     const r = await call(t.url, 'GET', `/v1/orders?${q}`, { token: service.token });
     assert.equal(r.status, 400, q);
     assert.equal(r.json.code, 'bad-request');
@@ -171,6 +187,10 @@ test('walking all cursor pages while rows are inserted and deleted concurrently 
   }
   assert.equal(new Set(seen).size, seen.length, 'no duplicates');
   const seenSet = new Set(seen);
-  assert.deepEqual(survivors.filter((id) => !seenSet.has(id)), [], 'no pre-existing row skipped');
+  assert.deepEqual(
+    survivors.filter((id) => !seenSet.has(id)),
+    [],
+    'no pre-existing row skipped',
+  );
   assert.ok(round > 5);
 });

@@ -16,14 +16,23 @@ test('POST /v1/orders → 201 + Location, status pending, total computed in inte
   const { token, sub } = await shopTokens(t.core).user();
   const created = await call(t.url, 'POST', '/v1/orders', {
     token,
-    body: { currency: 'EUR', items: [{ sku: 'A', quantity: 3, unit_price: 0.1 }, { sku: 'B', quantity: 1, unit_price: '19.99' }] },
+    body: {
+      currency: 'EUR',
+      items: [
+        { sku: 'A', quantity: 3, unit_price: 0.1 },
+        { sku: 'B', quantity: 1, unit_price: '19.99' },
+      ],
+    },
   });
   assert.equal(created.status, 201);
   assert.equal(created.headers.get('location'), `/v1/orders/${created.json.id}`);
   assert.equal(created.json.status, 'pending');
   assert.equal(created.json.user_id, sub);
   assert.equal(created.json.total, '20.29');
-  assert.deepEqual(created.json.items.map((i: { unit_price: string }) => i.unit_price), ['0.10', '19.99']);
+  assert.deepEqual(
+    created.json.items.map((i: { unit_price: string }) => i.unit_price),
+    ['0.10', '19.99'],
+  );
   const jpy = await call(t.url, 'POST', '/v1/orders', { token, body: { currency: 'JPY', items: [{ sku: 'A', quantity: 2, unit_price: 1500 }] } });
   assert.equal(jpy.json.total, '3000');
 });
@@ -49,7 +58,10 @@ test('order validation: wrong types are 400; amounts with more than the currency
     const r = await call(t.url, 'POST', '/v1/orders', { token, body });
     assert.equal(r.status, 422, JSON.stringify(body));
     assert.equal(r.json.code, 'VALIDATION_ERROR');
-    assert.ok(r.json.errors.some((e: { field: string }) => e.field === field), `${JSON.stringify(r.json.errors)} names ${field}`);
+    assert.ok(
+      r.json.errors.some((e: { field: string }) => e.field === field),
+      `${JSON.stringify(r.json.errors)} names ${field}`,
+    );
   }
 });
 
@@ -125,7 +137,11 @@ test("another user's order answers 404 on read, cancel and pay, exactly like a m
   const [owner, other] = [await tokens.user(), await tokens.user()];
   const order = (await call(t.url, 'POST', '/v1/orders', { token: owner.token, body: orderBody() })).json;
   const missing = await call(t.url, 'GET', `/v1/orders/${randomUUID()}`, { token: other.token });
-  for (const [method, path, key] of [['GET', `/v1/orders/${order.id}`], ['POST', `/v1/orders/${order.id}/cancel`], ['POST', `/v1/orders/${order.id}/payment`, randomUUID()]] as const) {
+  for (const [method, path, key] of [
+    ['GET', `/v1/orders/${order.id}`],
+    ['POST', `/v1/orders/${order.id}/cancel`],
+    ['POST', `/v1/orders/${order.id}/payment`, randomUUID()],
+  ] as const) {
     const r = await call(t.url, method, path, { token: other.token, ...(key ? { key } : {}) });
     assert.equal(r.status, 404, `${method} ${path}`);
     assert.equal(r.json.code, missing.json.code);
@@ -155,7 +171,10 @@ test('GET /v1/orders/{id} carries a strong ETag; If-None-Match answers 304, and 
 test('POST /v1/orders opts into Idempotency-Key: a retried creation with the same key creates one order', async () => {
   const { token, sub } = await shopTokens(t.core).user();
   const key = randomUUID();
-  const [a, b] = [await call(t.url, 'POST', '/v1/orders', { token, key, body: orderBody() }), await call(t.url, 'POST', '/v1/orders', { token, key, body: orderBody() })];
+  const [a, b] = [
+    await call(t.url, 'POST', '/v1/orders', { token, key, body: orderBody() }),
+    await call(t.url, 'POST', '/v1/orders', { token, key, body: orderBody() }),
+  ];
   assert.equal(a.text, b.text);
   const rows = await t.core.db.selectFrom('orders').select('id').where('user_id', '=', sub).execute();
   assert.equal(rows.length, 1);

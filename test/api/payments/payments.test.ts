@@ -39,27 +39,49 @@ test('payment validation: amount beyond the currency minor digits, zero, unknown
   for (const [body, field] of cases) {
     const r = await call(t.url, 'POST', '/v1/payments', { token, key: randomUUID(), body });
     assert.equal(r.status, 422, JSON.stringify(body));
-    assert.ok(r.json.errors.some((e: { field: string }) => e.field === field), JSON.stringify(r.json));
+    assert.ok(
+      r.json.errors.some((e: { field: string }) => e.field === field),
+      JSON.stringify(r.json),
+    );
   }
-  for (const body of [{ amount: true, currency: 'EUR', account: 'a' }, { amount: '1', currency: 'EUR' }, { amount: '1', currency: 'EUR', account: 5 }]) {
+  for (const body of [
+    { amount: true, currency: 'EUR', account: 'a' },
+    { amount: '1', currency: 'EUR' },
+    { amount: '1', currency: 'EUR', account: 5 },
+  ]) {
     assert.equal((await call(t.url, 'POST', '/v1/payments', { token, key: randomUUID(), body })).status, 400, JSON.stringify(body));
   }
-  assert.equal((await call(t.url, 'POST', '/v1/payments', { token, key: randomUUID(), body: { amount: '1.234', currency: 'BHD', account: 'a'.repeat(64) } })).status, 201);
+  assert.equal(
+    (await call(t.url, 'POST', '/v1/payments', { token, key: randomUUID(), body: { amount: '1.234', currency: 'BHD', account: 'a'.repeat(64) } })).status,
+    201,
+  );
 });
 
 test('a payment with order_id pays the order: payment recorded and order paid together; a wrong amount is 422 and leaves the order pending', async () => {
   const { token } = await shopTokens(t.core).user();
   const order = (await call(t.url, 'POST', '/v1/orders', { token, body: orderBody('4.00', 2) })).json;
-  const wrong = await call(t.url, 'POST', '/v1/payments', { token, key: randomUUID(), body: { amount: '7.99', currency: 'EUR', account: 'a', order_id: order.id } });
+  const wrong = await call(t.url, 'POST', '/v1/payments', {
+    token,
+    key: randomUUID(),
+    body: { amount: '7.99', currency: 'EUR', account: 'a', order_id: order.id },
+  });
   assert.equal(wrong.status, 422);
   assert.equal((await call(t.url, 'GET', `/v1/orders/${order.id}`, { token })).json.status, 'pending');
-  const paid = await call(t.url, 'POST', '/v1/payments', { token, key: randomUUID(), body: { amount: '8', currency: 'EUR', account: 'a', order_id: order.id } });
+  const paid = await call(t.url, 'POST', '/v1/payments', {
+    token,
+    key: randomUUID(),
+    body: { amount: '8', currency: 'EUR', account: 'a', order_id: order.id },
+  });
   assert.equal(paid.status, 201);
   assert.equal(paid.json.order_id, order.id);
   const after = (await call(t.url, 'GET', `/v1/orders/${order.id}`, { token })).json;
   assert.equal(after.status, 'paid');
   assert.equal(after.payment_id, paid.json.id);
-  const again = await call(t.url, 'POST', '/v1/payments', { token, key: randomUUID(), body: { amount: '8', currency: 'EUR', account: 'a', order_id: order.id } });
+  const again = await call(t.url, 'POST', '/v1/payments', {
+    token,
+    key: randomUUID(),
+    body: { amount: '8', currency: 'EUR', account: 'a', order_id: order.id },
+  });
   assert.equal(again.status, 409);
   assert.equal(again.json.code, 'order-state-conflict');
 });
@@ -70,11 +92,19 @@ test("another user's payment (or order to pay) answers 404; a service token read
   const payment = await call(t.url, 'POST', '/v1/payments', { token: owner.token, key: randomUUID(), body: { amount: '1', currency: 'EUR', account: 'a' } });
   assert.equal((await call(t.url, 'GET', `/v1/payments/${payment.json.id}`, { token: other.token })).status, 404);
   const order = (await call(t.url, 'POST', '/v1/orders', { token: owner.token, body: orderBody() })).json;
-  const payOther = await call(t.url, 'POST', '/v1/payments', { token: other.token, key: randomUUID(), body: { amount: '25', currency: 'EUR', account: 'a', order_id: order.id } });
+  const payOther = await call(t.url, 'POST', '/v1/payments', {
+    token: other.token,
+    key: randomUUID(),
+    body: { amount: '25', currency: 'EUR', account: 'a', order_id: order.id },
+  });
   assert.equal(payOther.status, 404);
   const service = await tokens.service();
   assert.equal((await call(t.url, 'GET', `/v1/payments/${payment.json.id}`, { token: service.token })).status, 200);
-  const servicePayment = await call(t.url, 'POST', '/v1/payments', { token: service.token, key: randomUUID(), body: { amount: '3', currency: 'USD', account: 'b' } });
+  const servicePayment = await call(t.url, 'POST', '/v1/payments', {
+    token: service.token,
+    key: randomUUID(),
+    body: { amount: '3', currency: 'USD', account: 'b' },
+  });
   assert.equal(servicePayment.status, 201);
   assert.equal((await call(t.url, 'GET', `/v1/payments/${servicePayment.json.id}`, { token: owner.token })).status, 404);
 });
@@ -99,5 +129,8 @@ test('GET /v1/payments/{id} needs payments:read (payments:write reads too); any 
   const other = await shopTokens(t.core).tokenFor(owner.sub, ['orders:read']);
   const refused = await call(t.url, 'GET', path, { token: other });
   assert.equal(refused.status, 403);
-  assert.match(refused.headers.get('www-authenticate') ?? '', /error="insufficient_scope".*scope="payments:read"|scope="payments:read".*error="insufficient_scope"/);
+  assert.match(
+    refused.headers.get('www-authenticate') ?? '',
+    /error="insufficient_scope".*scope="payments:read"|scope="payments:read".*error="insufficient_scope"/,
+  );
 });

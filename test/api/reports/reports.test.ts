@@ -40,14 +40,18 @@ test('POST /v1/reports → 202 with Location of the status resource; the report 
   const created = await createReport();
   assert.equal(created.headers.get('location'), `/v1/reports/${created.json.id}`);
   assert.ok(['pending', 'running'].includes(created.json.status));
-  const job = await t.core.db.selectFrom('jobs').select(['kind', 'state']).where('payload', '=', JSON.stringify({ reportId: created.json.id })).executeTakeFirst();
+  const job = await t.core.db
+    .selectFrom('jobs')
+    .select(['kind', 'state'])
+    .where('payload', '=', JSON.stringify({ reportId: created.json.id }))
+    .executeTakeFirst();
   assert.equal(job?.kind, 'report');
   await t.app.jobs.drain();
   const done = await call(t.url, 'GET', created.headers.get('location')!, { token: user.token });
   assert.equal(done.json.status, 'done');
 });
 
-test('a done report is JSON by default with the user\'s own orders summarised per day, currency and status', async () => {
+test("a done report is JSON by default with the user's own orders summarised per day, currency and status", async () => {
   const { json } = await createReport();
   await t.app.jobs.drain();
   const r = await call(t.url, 'GET', `/v1/reports/${json.id}`, { token: user.token, headers: { accept: 'application/json' } });
@@ -68,7 +72,10 @@ test('Accept: text/csv streams the same rows as CSV with a header line; Vary: Ac
   assert.equal(csv.status, 200);
   assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
   assert.match(csv.headers.get('vary') ?? '', /Accept/);
-  assert.equal(csv.text, 'day,currency,status,order_count,total\r\n2025-05-01,EUR,pending,2,12.50\r\n2025-05-02,EUR,cancelled,1,7.00\r\n2025-05-02,JPY,pending,1,500\r\n');
+  assert.equal(
+    csv.text,
+    'day,currency,status,order_count,total\r\n2025-05-01,EUR,pending,2,12.50\r\n2025-05-02,EUR,cancelled,1,7.00\r\n2025-05-02,JPY,pending,1,500\r\n',
+  );
   const etag = csv.headers.get('etag')!;
   assert.match(etag, /^"[^"]+"$/);
   const jsonTag = (await call(t.url, 'GET', `/v1/reports/${json.id}`, { token: user.token })).headers.get('etag');
@@ -91,7 +98,12 @@ test('an Accept the report cannot satisfy is 406 problem (with Vary: Accept); q-
 });
 
 test('report validation: unknown type, unparseable dates and to ≤ from are 422 VALIDATION_ERROR; missing fields are 400', async () => {
-  for (const body of [{ ...summary, type: 'everything' }, { ...summary, from: 'yesterday' }, { ...summary, to: '2025-04-01' }, { ...summary, to: '2027-01-01' }]) {
+  for (const body of [
+    { ...summary, type: 'everything' },
+    { ...summary, from: 'yesterday' },
+    { ...summary, to: '2025-04-01' },
+    { ...summary, to: '2027-01-01' },
+  ]) {
     const r = await call(t.url, 'POST', '/v1/reports', { token: user.token, body });
     assert.equal(r.status, 422, JSON.stringify(body));
     assert.equal(r.json.code, 'VALIDATION_ERROR');
@@ -110,7 +122,7 @@ test("reports need reports:write to create and reports:read to read; another use
   assert.equal((await call(t.url, 'GET', `/v1/reports/${json.id}`, { token: stranger.token })).status, 404);
 });
 
-test('a service token\'s report summarises every user\'s orders', async () => {
+test("a service token's report summarises every user's orders", async () => {
   const service = await shopTokens(t.core).service();
   const { json } = await createReport(service);
   await t.app.jobs.drain();
@@ -147,7 +159,10 @@ test('a report request built from /openapi.json alone is accepted (type is an en
     examples?: string[];
   }
   const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
-    paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { required: string[]; properties: Record<string, Property> } }> } }>>;
+    paths: Record<
+      string,
+      Record<string, { requestBody: { content: Record<string, { schema: { required: string[]; properties: Record<string, Property> } }> } }>
+    >;
   };
   const schema = doc.paths['/v1/reports']!.post!.requestBody.content['application/json']!.schema;
   assert.deepEqual(schema.properties.type!.enum, ['orders-summary']);

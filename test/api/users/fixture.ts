@@ -48,6 +48,7 @@ export const json = (body: unknown, method = 'POST', contentType = 'application/
 });
 
 export async function problemOf(res: Response): Promise<{ code: string; errors?: { field: string; message: string }[]; status: number }> {
-  if (!/^application\/problem\+json/.test(res.headers.get('content-type') ?? '')) throw new Error(`not a problem: ${res.status} ${res.headers.get('content-type')}`);
+  if (!/^application\/problem\+json/.test(res.headers.get('content-type') ?? ''))
+    throw new Error(`not a problem: ${res.status} ${res.headers.get('content-type')}`);
   return (await res.json()) as { code: string; status: number };
 }

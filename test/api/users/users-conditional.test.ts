@@ -91,12 +91,20 @@ test('If-Match: * succeeds on an existing user and is 412 on one that does not e
   assert.equal((await patch({ name: 'star' }, { 'if-match': '*' })).status, 200);
   const gone = await f.createUser('gone-soon');
   await usersRepository(f.t.core.db, f.t.core.clock).delete(gone.id);
-  const res = await f.api(`/v1/users/${gone.id}`, { ...json({ username: 'gone-soon' }, 'PUT'), headers: { 'content-type': 'application/json', 'if-match': '*' }, token: f.tokens.service });
+  const res = await f.api(`/v1/users/${gone.id}`, {
+    ...json({ username: 'gone-soon' }, 'PUT'),
+    headers: { 'content-type': 'application/json', 'if-match': '*' },
+    token: f.tokens.service,
+  });
   assert.equal(res.status, 412);
 });
 
 test('PUT with If-None-Match: * on an existing user is 412', async () => {
-  const res = await f.api(me(), { method: 'PUT', headers: { 'content-type': 'application/json', 'if-none-match': '*' }, body: JSON.stringify({ username: 'u1' }) });
+  const res = await f.api(me(), {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', 'if-none-match': '*' },
+    body: JSON.stringify({ username: 'u1' }),
+  });
   assert.equal(res.status, 412);
 });
 

@@ -52,7 +52,12 @@ test('semantic validation failures are 422 VALIDATION_ERROR listing every field'
 });
 
 test('wrong JSON types and missing required fields are 400, malformed JSON is 400', async () => {
-  for (const body of [{ username: 5, password: 'long enough pw' }, { username: 'x2' }, { username: 'x3', password: 'long enough pw', email_verified: 'yes' }, '{"username":']) {
+  for (const body of [
+    { username: 5, password: 'long enough pw' },
+    { username: 'x2' },
+    { username: 'x3', password: 'long enough pw', email_verified: 'yes' },
+    '{"username":',
+  ]) {
     const res = await f.api('/v1/users', { ...json(body), token: svc() });
     assert.equal(res.status, 400, JSON.stringify(body));
     assert.equal((await problemOf(res)).code, 'bad-request');
@@ -60,7 +65,10 @@ test('wrong JSON types and missing required fields are 400, malformed JSON is 40
 });
 
 test('unknown fields in the body are ignored, not stored and not echoed', async () => {
-  const res = await f.api('/v1/users', { ...json({ username: 'dave', password: 'long enough pw', admin: true, address: { locality: 'Bern', planet: 'Mars' } }), token: svc() });
+  const res = await f.api('/v1/users', {
+    ...json({ username: 'dave', password: 'long enough pw', admin: true, address: { locality: 'Bern', planet: 'Mars' } }),
+    token: svc(),
+  });
   assert.equal(res.status, 201);
   const body = (await res.json()) as Record<string, unknown>;
   assert.ok(!('admin' in body));
@@ -104,7 +112,10 @@ test('IDOR: a user token cannot replace, patch or delete another user (404) and 
   assert.equal((await f.api(target, json({ username: 'u2', name: 'pwned' }, 'PUT'))).status, 404);
   assert.equal((await f.api(target, json({ name: 'pwned' }, 'PATCH', 'application/merge-patch+json'))).status, 404);
   assert.equal((await f.api(target, { method: 'DELETE' })).status, 404);
-  assert.equal((await f.api(target, { method: 'PUT', headers: { 'if-match': '*', 'content-type': 'application/json' }, body: '{"username":"u2"}' })).status, 404);
+  assert.equal(
+    (await f.api(target, { method: 'PUT', headers: { 'if-match': '*', 'content-type': 'application/json' }, body: '{"username":"u2"}' })).status,
+    404,
+  );
   const stored = await usersRepository(f.t.core.db, f.t.core.clock).findById(f.u2.id);
   assert.equal(stored?.name, null);
   assert.equal(stored?.version, f.u2.version);

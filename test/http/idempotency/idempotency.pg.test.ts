@@ -37,13 +37,36 @@ async function mintUser(): Promise<Caller> {
 }
 
 const countKeys = async () =>
-  Number((await db.db.selectFrom('idempotency_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await db.db
+        .selectFrom('idempotency_keys')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 const paymentsForOrder = async (orderId: string) =>
-  Number((await db.db.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n')).where('order_id', '=', orderId).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await db.db
+        .selectFrom('payments')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('order_id', '=', orderId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 const paymentsFor = async (account: string) =>
-  Number((await db.db.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n')).where('account', '=', account).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await db.db
+        .selectFrom('payments')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account', '=', account)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 /** Holds a lock that blocks every INSERT into payments until released: a request is then paused mid-transaction. */
 async function blockPayments(): Promise<{ waiters(): Promise<number[]>; release(): Promise<void> }> {
@@ -53,9 +76,7 @@ async function blockPayments(): Promise<{ waiters(): Promise<number[]>; release(
   await client.query('lock table payments in share row exclusive mode');
   return {
     async waiters() {
-      const { rows } = await client.query<{ pid: number }>(
-        `select pid from pg_locks where relation = 'payments'::regclass and not granted`,
-      );
+      const { rows } = await client.query<{ pid: number }>(`select pid from pg_locks where relation = 'payments'::regclass and not granted`);
       return rows.map((r) => r.pid);
     },
     async release() {
@@ -105,7 +126,11 @@ async function until<T>(probe: () => Promise<T | undefined>, attempts = 2000): P
  * releases the lock. The dead process can never send COMMIT: its orphaned backend is ended now rather
  * than whenever PostgreSQL notices.
  */
-async function killWhileWaiting(server: ServerProcess, lock: { waiters(): Promise<number[]>; release(): Promise<void> }, request: () => Promise<unknown>): Promise<void> {
+async function killWhileWaiting(
+  server: ServerProcess,
+  lock: { waiters(): Promise<number[]>; release(): Promise<void> },
+  request: () => Promise<unknown>,
+): Promise<void> {
   try {
     const inFlight = request().catch((error: unknown) => error);
     const [orphan] = await until(async () => {
@@ -149,23 +174,24 @@ test('two server processes on one PostgreSQL: 20 parallel requests with one key 
   const key = randomUUID();
   const account = `two-proc-${randomUUID().slice(0, 8)}`;
   const body = { amount: '42.00', currency: 'EUR', account };
-  const results = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => call((i % 2 ? a : b).url, 'POST', '/v1/payments', { token: user.token, key, body })),
-  );
+  const results = await Promise.all(Array.from({ length: 20 }, (_, i) => call((i % 2 ? a : b).url, 'POST', '/v1/payments', { token: user.token, key, body })));
   assert.equal(await paymentsFor(account), 1);
   const created = results.filter((r) => r.status === 201);
   assert.equal(created.filter((r) => r.headers.get(REPLAY_HEADER) !== 'true').length, 1);
   assert.equal(new Set(created.map((r) => r.text)).size, 1);
   assert.ok(results.every((r) => r.status === 201 || (r.status === 409 && r.json.code === 'idempotency-key-in-use')));
   // Afterwards both instances replay the same bytes.
-  const [ra, rb] = [await call(a.url, 'POST', '/v1/payments', { token: user.token, key, body }), await call(b.url, 'POST', '/v1/payments', { token: user.token, key, body })];
+  const [ra, rb] = [
+    await call(a.url, 'POST', '/v1/payments', { token: user.token, key, body }),
+    await call(b.url, 'POST', '/v1/payments', { token: user.token, key, body }),
+  ];
   assert.equal(ra.text, created[0]!.text);
   assert.equal(rb.text, created[0]!.text);
   await a.stop();
   await b.stop();
 });
 
-test('a request with the same key while the first is still inside its (single) statement gets 409 with Retry-After; afterwards the first one\'s response is replayed', async () => {
+test("a request with the same key while the first is still inside its (single) statement gets 409 with Retry-After; afterwards the first one's response is replayed", async () => {
   const server = await startServer();
   const user = await mintUser();
   const key = randomUUID();
@@ -204,11 +230,19 @@ test('kill -9 while a keyed order payment is mid-transaction: nothing is committ
   await killWhileWaiting(server, await blockPayments(), () => call(server.url, 'POST', path, { token: user.token, key }));
   assert.equal(await paymentsForOrder(order.json.id), 0, 'the killed transaction committed nothing');
   const record = await db.db.selectFrom('idempotency_keys').select(['state', 'locked_until']).where('response_status', 'is', null).execute();
-  assert.ok(record.some((r) => r.state === 'running'), 'the reservation was left behind');
+  assert.ok(
+    record.some((r) => r.state === 'running'),
+    'the reservation was left behind',
+  );
 
   const restarted = await startServer();
   await until(async () => {
-    const row = await db.db.selectFrom('idempotency_keys').select('locked_until').where('state', '=', 'running').where('locked_until', '<=', new Date()).executeTakeFirst();
+    const row = await db.db
+      .selectFrom('idempotency_keys')
+      .select('locked_until')
+      .where('state', '=', 'running')
+      .where('locked_until', '<=', new Date())
+      .executeTakeFirst();
     return row ? true : undefined;
   });
   const retry = await call(restarted.url, 'POST', path, { token: user.token, key });
@@ -221,7 +255,7 @@ test('kill -9 while a keyed order payment is mid-transaction: nothing is committ
   await restarted.stop();
 });
 
-test('kill -9 while a stand-alone payment\'s single statement is running: neither the payment nor the key is committed, and the retry executes at once, exactly once', async () => {
+test("kill -9 while a stand-alone payment's single statement is running: neither the payment nor the key is committed, and the retry executes at once, exactly once", async () => {
   // The single-statement path reserves, writes and completes together: a crash leaves no reservation to wait out.
   const server = await startServer();
   const user = await mintUser();

@@ -43,7 +43,15 @@ after(() => t.close());
 
 const payment = (account: string, amount = '10.00') => ({ amount, currency: 'EUR', account });
 const paymentsFor = async (account: string) =>
-  Number((await t.core.db.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n')).where('account', '=', account).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.core.db
+        .selectFrom('payments')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account', '=', account)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 test('rule 3: a repeat with the same key and body replays status, Location and body byte for byte and runs nothing', async () => {
   const { token } = await shopTokens(t.core).user();
@@ -106,7 +114,7 @@ test('rules 2 and 5: 20 parallel requests with one key execute exactly once; the
   }
 });
 
-test('keys are scoped per client and user: two users with the same key never see each other\'s response', async () => {
+test("keys are scoped per client and user: two users with the same key never see each other's response", async () => {
   const tokens = shopTokens(t.core);
   const [u1, u2] = [await tokens.user(), await tokens.user()];
   const key = randomUUID();
@@ -208,7 +216,13 @@ test('rule 6 on the single-statement path: a stand-alone payment and the key com
   const keys = idempotencyKeysRepository(t.core.db);
   const id = keyIdentity({ clientId: 'shop-app', kind: 'user', sub: `user-${randomUUID()}` }, randomUUID());
   const now = new Date(clock.now());
-  await keys.reserve(id, { requestHash: 'h', ownerToken: 'holder', now, lockedUntil: new Date(now.getTime() + 60_000), expiresAt: new Date(now.getTime() + 3_600_000) });
+  await keys.reserve(id, {
+    requestHash: 'h',
+    ownerToken: 'holder',
+    now,
+    lockedUntil: new Date(now.getTime() + 60_000),
+    expiresAt: new Date(now.getTime() + 3_600_000),
+  });
   const account = `acct-${randomUUID().slice(0, 8)}`;
   const row = { id: randomUUID(), orderId: null, clientId: 'shop-app', userId: null, amountMinor: 1250, currency: 'EUR', account, createdAt: now };
   const response = { status: 201, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') };
@@ -228,7 +242,16 @@ test('rules 1 and 2 in one statement: a first-time key is inserted completed tog
   const now = new Date(clock.now());
   const times = { requestHash: 'h', now, expiresAt: new Date(now.getTime() + 3_600_000) };
   const account = `acct-${randomUUID().slice(0, 8)}`;
-  const row = (paymentId: string) => ({ id: paymentId, orderId: null, clientId: 'shop-app', userId: null, amountMinor: 1250, currency: 'EUR', account, createdAt: now });
+  const row = (paymentId: string) => ({
+    id: paymentId,
+    orderId: null,
+    clientId: 'shop-app',
+    userId: null,
+    amountMinor: 1250,
+    currency: 'EUR',
+    account,
+    createdAt: now,
+  });
   const response = { status: 201, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"first":true}') };
 
   assert.equal(await keys.insertCompletedWith(id, times, response, guardedPaymentInsert(row(randomUUID()))), 'written');
@@ -246,11 +269,25 @@ test('rules 1 and 2 in one statement: a first-time key is inserted completed tog
 
 test('request fingerprints are keyed (HMAC under a key derived from the key-encryption key): the stored hash of a body is not its bare SHA-256, so a read of idempotency_keys cannot test guesses of a secret in the body', async () => {
   const key = randomUUID();
-  const response = await fetch(`${t.url}/test/flaky`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ password: 'correct horse battery staple' }) });
+  const response = await fetch(`${t.url}/test/flaky`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({ password: 'correct horse battery staple' }),
+  });
   assert.equal(response.status, 201);
-  const row = await t.core.db.selectFrom('idempotency_keys').select('request_hash').where('key_hash', '=', keyIdentity({ clientId: 'flaky-client', kind: 'user', sub: 'flaky-user' }, key).keyHash).executeTakeFirstOrThrow();
+  const row = await t.core.db
+    .selectFrom('idempotency_keys')
+    .select('request_hash')
+    .where('key_hash', '=', keyIdentity({ clientId: 'flaky-client', kind: 'user', sub: 'flaky-user' }, key).keyHash)
+    .executeTakeFirstOrThrow();
   const text = `POST /test/flaky\n${canonicalJson({ password: 'correct horse battery staple' })}`;
   for (const encoding of ['hex', 'base64url'] as const) assert.notEqual(row.request_hash, createHash('sha256').update(text).digest(encoding));
-  assert.equal(row.request_hash, requestFingerprint(fingerprintKey(t.core.keyEncryptionKey), 'POST', '/test/flaky', { password: 'correct horse battery staple' }));
-  assert.notEqual(row.request_hash, requestFingerprint(fingerprintKey(Buffer.alloc(32, 7)), 'POST', '/test/flaky', { password: 'correct horse battery staple' }));
+  assert.equal(
+    row.request_hash,
+    requestFingerprint(fingerprintKey(t.core.keyEncryptionKey), 'POST', '/test/flaky', { password: 'correct horse battery staple' }),
+  );
+  assert.notEqual(
+    row.request_hash,
+    requestFingerprint(fingerprintKey(Buffer.alloc(32, 7)), 'POST', '/test/flaky', { password: 'correct horse battery staple' }),
+  );
 });

@@ -24,16 +24,29 @@ test('an RFC 8941 sf-string key is accepted with its escapes resolved', () => {
 });
 
 test('a required key that is absent is 400 missing-idempotency-key', () => {
-  assert.equal(codeOf(() => requireIdempotencyKey(undefined)), 'missing-idempotency-key');
+  assert.equal(
+    codeOf(() => requireIdempotencyKey(undefined)),
+    'missing-idempotency-key',
+  );
   assert.equal(parseIdempotencyKey(undefined), undefined);
 });
 
 test('an empty, over-long, unquoted, badly escaped or non-printable key is 400 invalid-idempotency-key', () => {
   for (const raw of ['""', `"${'k'.repeat(256)}"`, 'plain-token', '"unterminated', '"bad \\n escape"', '"tab\there"', '"é"', '"a"b"', '"x", "y"']) {
-    assert.equal(codeOf(() => parseIdempotencyKey(raw)), 'invalid-idempotency-key', raw);
+    assert.equal(
+      codeOf(() => parseIdempotencyKey(raw)),
+      'invalid-idempotency-key',
+      raw,
+    );
   }
-  assert.equal(codeOf(() => parseIdempotencyKey(['"a"', '"b"'])), 'invalid-idempotency-key');
-  assert.equal(codeOf(() => parseIdempotencyKey(`"${'k'.repeat(255)}"`)), 'accepted');
+  assert.equal(
+    codeOf(() => parseIdempotencyKey(['"a"', '"b"'])),
+    'invalid-idempotency-key',
+  );
+  assert.equal(
+    codeOf(() => parseIdempotencyKey(`"${'k'.repeat(255)}"`)),
+    'accepted',
+  );
 });
 
 test('canonical JSON sorts keys at every depth, so key order never changes the request fingerprint', () => {

@@ -100,9 +100,17 @@ test('jwks_uri fetch with the strict policy refuses loopback targets, literal or
   const before = requests;
   const strictButHttp: OutboundPolicy = { allowedClasses: [], allowHttp: true, resolve: async () => [{ address: '127.0.0.1', family: 4 }] };
   const port = (server.address() as AddressInfo).port;
-  for (const url of [`${base}/small`, `http://keys.gatehouse.test:${port}/small`, `http://localhost:${port}/small`, `http://[::ffff:127.0.0.1]:${port}/small`]) {
+  for (const url of [
+    `${base}/small`,
+    `http://keys.gatehouse.test:${port}/small`,
+    `http://localhost:${port}/small`,
+    `http://[::ffff:127.0.0.1]:${port}/small`,
+  ]) {
     await assert.rejects(get('', { url, policy: strictButHttp }), refusedWith('address_refused'), url);
   }
-  await assert.rejects(get('', { url: `${base}/small`, policy: { ...strictButHttp, allowHttp: false, allowedClasses: ['loopback'] } }), refusedWith('url_refused'));
+  await assert.rejects(
+    get('', { url: `${base}/small`, policy: { ...strictButHttp, allowHttp: false, allowedClasses: ['loopback'] } }),
+    refusedWith('url_refused'),
+  );
   assert.equal(requests, before, 'no request reached the server');
 });

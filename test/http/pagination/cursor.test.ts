@@ -29,13 +29,21 @@ test('an edited cursor is 400 invalid-cursor (HMAC), never a silent page 1', () 
   // characters may be padding bits a decoder ignores, or already be the replacement: a flaky edit).
   const otherTag = `${tag[0] === 'A' ? 'B' : 'A'}${tag.slice(1)}`;
   for (const edited of [`${forged}.${tag}`, `${payload}.${otherTag}`, `${payload}x.${tag}`, payload]) {
-    assert.deepEqual(problem(() => codec.decode(edited, 'orders')), { code: 'invalid-cursor', status: 400 }, edited);
+    assert.deepEqual(
+      problem(() => codec.decode(edited, 'orders')),
+      { code: 'invalid-cursor', status: 400 },
+      edited,
+    );
   }
 });
 
 test('garbage and oversized cursors are 400 invalid-cursor', () => {
   for (const garbage of ['', '.', 'not-a-cursor', '%%%.%%%', 'a.b.c', 'x'.repeat(5000), "' OR 1=1 --"]) {
-    assert.deepEqual(problem(() => codec.decode(garbage, 'orders')), { code: 'invalid-cursor', status: 400 }, garbage);
+    assert.deepEqual(
+      problem(() => codec.decode(garbage, 'orders')),
+      { code: 'invalid-cursor', status: 400 },
+      garbage,
+    );
   }
 });
 
@@ -51,12 +59,23 @@ test('paging parameters: default 20, non-integers 400, out of range 422, offset 
   assert.deepEqual(parsePageQuery({}, cursors), { style: 'cursor', limit: 20 });
   assert.deepEqual(parsePageQuery({ limit: '100', offset: '0' }, cursors), { style: 'offset', limit: 100, offset: 0 });
   for (const bad of [{ limit: 'ten' }, { limit: '1.5' }, { offset: '2e3' }, { limit: '' }]) {
-    assert.deepEqual(problem(() => parsePageQuery(bad, cursors)), { code: 'bad-request', status: 400 }, JSON.stringify(bad));
+    assert.deepEqual(
+      problem(() => parsePageQuery(bad, cursors)),
+      { code: 'bad-request', status: 400 },
+      JSON.stringify(bad),
+    );
   }
   for (const bad of [{ limit: '0' }, { limit: '101' }, { limit: '-1' }, { offset: '-5' }]) {
-    assert.deepEqual(problem(() => parsePageQuery(bad, cursors)), { code: 'VALIDATION_ERROR', status: 422 }, JSON.stringify(bad));
+    assert.deepEqual(
+      problem(() => parsePageQuery(bad, cursors)),
+      { code: 'VALIDATION_ERROR', status: 422 },
+      JSON.stringify(bad),
+    );
   }
   const cursor = codec.encode(position, 'orders');
-  assert.deepEqual(problem(() => parsePageQuery({ offset: '0', cursor }, cursors)), { code: 'VALIDATION_ERROR', status: 422 });
+  assert.deepEqual(
+    problem(() => parsePageQuery({ offset: '0', cursor }, cursors)),
+    { code: 'VALIDATION_ERROR', status: 422 },
+  );
   assert.deepEqual(parsePageQuery({ cursor, limit: '5' }, cursors), { style: 'cursor', limit: 5, after: position });
 });

@@ -26,13 +26,26 @@ describe('prompt=login and max_age with a second factor', () => {
   });
   after(() => t.close());
 
-  const codesIssued = async () => Number((await t.core.db.selectFrom('authorization_codes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const codesIssued = async () =>
+    Number(
+      (
+        await t.core.db
+          .selectFrom('authorization_codes')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   async function idTokenOf(response: Response) {
     const location = response.headers.get('location') ?? '';
     assert.ok(location.startsWith(`${REDIRECT_URI}?code=`), `expected the code at the client, got ${response.status} ${location}`);
     const code = new URL(location).searchParams.get('code')!;
-    const { status, body } = await postToken(t.url, app, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: RFC7636.verifier });
+    const { status, body } = await postToken(t.url, app, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: RFC7636.verifier,
+    });
     assert.equal(status, 200, JSON.stringify(body));
     return decodeJwt(body.id_token as string);
   }

@@ -34,7 +34,12 @@ describe('amr, acr and auth_time on refreshed tokens', () => {
     if (location === null) assert.fail('no redirect to the client');
     assert.ok(location.startsWith(`${REDIRECT_URI}?code=`), `expected the code at the client, got ${location}`);
     const code = new URL(location).searchParams.get('code')!;
-    const { status, body } = await postToken(t.url, app, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: RFC7636.verifier });
+    const { status, body } = await postToken(t.url, app, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: RFC7636.verifier,
+    });
     assert.equal(status, 200, JSON.stringify(body));
     return body as { id_token: string; access_token: string; refresh_token: string };
   }
@@ -52,8 +57,7 @@ describe('amr, acr and auth_time on refreshed tokens', () => {
     return { user, tokens: await exchange(done.headers.get('location')) };
   }
 
-  const introspect = async (token: string) =>
-    (await postForm(`${t.url}/introspect`, { token }, { authorization: basicAuth(app.client.id, app.secret!) })).body;
+  const introspect = async (token: string) => (await postForm(`${t.url}/introspect`, { token }, { authorization: basicAuth(app.client.id, app.secret!) })).body;
 
   test('a refresh after a TOTP sign-in gives an id_token with amr otp and mfa, the mfa acr and the original auth_time', async () => {
     const { tokens } = await signInWithTotp();

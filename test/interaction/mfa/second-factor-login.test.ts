@@ -47,7 +47,15 @@ describe('second factor at sign-in', () => {
     return { browser, path, page, html, form: parseForm(html) };
   }
 
-  const codesIssued = async () => Number((await t.core.db.selectFrom('authorization_codes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const codesIssued = async () =>
+    Number(
+      (
+        await t.core.db
+          .selectFrom('authorization_codes')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   test('the password is followed by the second-factor page, which has the login page headers and an otp input', async () => {
     const { user, secret } = await enrolledUser();

@@ -96,7 +96,12 @@ describe('setting up a second factor inside the flow, or declining it', () => {
     clock.advance(30_000); // the enrollment used up its time step
     const form = parseForm(page);
     const params = codeAt(await browser.post(form.action, { ...form.hidden, otp: totpAt(secret, clock.now()) }));
-    const { status, body } = await postToken(t.url, strict, { grant_type: 'authorization_code', code: params.get('code')!, redirect_uri: REDIRECT_URI, code_verifier: RFC7636.verifier });
+    const { status, body } = await postToken(t.url, strict, {
+      grant_type: 'authorization_code',
+      code: params.get('code')!,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: RFC7636.verifier,
+    });
     assert.equal(status, 200, JSON.stringify(body));
     const idToken = decodeJwt(body.id_token as string);
     assert.equal(idToken.acr, ACR_MFA);
@@ -124,7 +129,11 @@ describe('setting up a second factor inside the flow, or declining it', () => {
     const { user, browser, path, csrf } = await atTheOffer(strict);
     const key = newSoftPasskey(user.id);
     const options = (await (await browser.postJson(`${path}/set-up/passkey/options`, { csrf })).json()) as { challenge: string };
-    const registered = await browser.postJson(`${path}/set-up/passkey/verify`, { csrf, name: 'Phone', response: key.register(options.challenge, t.config.ISSUER) });
+    const registered = await browser.postJson(`${path}/set-up/passkey/verify`, {
+      csrf,
+      name: 'Phone',
+      response: key.register(options.challenge, t.config.ISSUER),
+    });
     assert.equal(registered.status, 200, await registered.clone().text());
     assert.deepEqual(await registered.json(), { redirect: path });
     // Bound, not used: the page asks for the passkey (a second factor of this user) before anything else.
@@ -133,7 +142,12 @@ describe('setting up a second factor inside the flow, or declining it', () => {
     const used = await browser.postJson(`${path}/passkey/verify`, { csrf, response: key.assert(assertion.challenge, t.config.ISSUER) });
     assert.equal(used.status, 200, await used.clone().text());
     const params = codeAt(await browser.get(path));
-    const { body } = await postToken(t.url, strict, { grant_type: 'authorization_code', code: params.get('code')!, redirect_uri: REDIRECT_URI, code_verifier: RFC7636.verifier });
+    const { body } = await postToken(t.url, strict, {
+      grant_type: 'authorization_code',
+      code: params.get('code')!,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: RFC7636.verifier,
+    });
     const idToken = decodeJwt(body.id_token as string);
     assert.equal(idToken.acr, ACR_MFA);
     assert.deepEqual(idToken.amr, ['pwd', 'hwk', 'mfa']);

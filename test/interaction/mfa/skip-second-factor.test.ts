@@ -26,7 +26,15 @@ describe('a second factor cannot be skipped', () => {
   });
   after(() => t.close());
 
-  const codesIssued = async () => Number((await t.core.db.selectFrom('authorization_codes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const codesIssued = async () =>
+    Number(
+      (
+        await t.core.db
+          .selectFrom('authorization_codes')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const atClient = (response: Response) => (response.headers.get('location') ?? '').startsWith(REDIRECT_URI);
 
   test('a password-only session being stepped up (acr_values) cannot post straight to the consent step: no code, the page still asks for the code', async () => {

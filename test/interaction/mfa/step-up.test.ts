@@ -13,7 +13,7 @@ import { basicAuth, postForm } from '../../oauth/fixtures.js';
 import { totpAt } from '../../helpers/totp.js';
 import { authorizeQuery, openInteraction, submitLogin } from '../browserless.js';
 import { enrollTotp, signInWithTotp } from './enroll.js';
-import { Browser, } from '../../helpers/browser.js';
+import { Browser } from '../../helpers/browser.js';
 import { SIGN_IN, createUser } from '../../helpers/users.js';
 import { RFC7636 } from '../../helpers/pkce.js';
 
@@ -36,7 +36,12 @@ describe('second-factor policy, step-up, amr and acr', () => {
   };
 
   async function tokensFor(code: string, fixture = app) {
-    const { status, body } = await postToken(t.url, fixture, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: RFC7636.verifier });
+    const { status, body } = await postToken(t.url, fixture, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: RFC7636.verifier,
+    });
     assert.equal(status, 200, JSON.stringify(body));
     return { idToken: decodeJwt(body.id_token as string), accessToken: body.access_token as string };
   }

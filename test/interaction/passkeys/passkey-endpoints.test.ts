@@ -28,7 +28,11 @@ describe('passkey ceremony endpoints', () => {
       done();
     },
   });
-  const refusals = (from: number) => logLines.slice(from).filter((l) => l.msg === 'request refused').map((l) => String(l.reason));
+  const refusals = (from: number) =>
+    logLines
+      .slice(from)
+      .filter((l) => l.msg === 'request refused')
+      .map((l) => String(l.reason));
 
   before(async () => {
     t = await startTestApp({ clock, logStream, env: { RATE_LIMIT_LOGIN_FAILURES: String(LIMIT) } });
@@ -40,7 +44,15 @@ describe('passkey ceremony endpoints', () => {
   async function userWithPasskey(): Promise<{ user: User; credentialId: string }> {
     const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const credentialId = `cred-${user.id}`.replace(/[^A-Za-z0-9_-]/g, '');
-    await passkeysRepository(t.core.db, t.core.clock).add({ credentialId, userId: user.id, publicKey: 'AA', signCount: 0, transports: [], deviceType: 'singleDevice', name: 'Key' });
+    await passkeysRepository(t.core.db, t.core.clock).add({
+      credentialId,
+      userId: user.id,
+      publicKey: 'AA',
+      signCount: 0,
+      transports: [],
+      deviceType: 'singleDevice',
+      name: 'Key',
+    });
     return { user, credentialId };
   }
 
@@ -67,7 +79,11 @@ describe('passkey ceremony endpoints', () => {
       ['unknown fields', { csrf, response: {}, extra: 1 }, 400],
       ['response not an object', { csrf, response: 'abc' }, 400],
       ['id not a string', { csrf, response: { id: 5, type: 'public-key' } }, 400],
-      ['unknown credential', { csrf, response: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } } }, 400],
+      [
+        'unknown credential',
+        { csrf, response: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } } },
+        400,
+      ],
       ['control characters', { csrf, response: { id: '\u0000\u0001', response: { clientDataJSON: '\u0000' } } }, 400],
     ];
     for (const [label, body, status] of cases) {
@@ -85,14 +101,22 @@ describe('passkey ceremony endpoints', () => {
     const { csrf, postJson } = await atLogin();
     assert.equal((await postJson('options', { csrf })).status, 200);
     const mark = logLines.length;
-    const answer = await postJson('verify', { csrf, response: { id: credentialId, rawId: credentialId, type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } } });
+    const answer = await postJson('verify', {
+      csrf,
+      response: { id: credentialId, rawId: credentialId, type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } },
+    });
     assert.equal(answer.status, 400);
     assert.deepEqual(refusals(mark), ['challenge_not_found']);
   });
 
   test('failed passkey assertions count against the login failure budget: then even the right password gets a 429', async () => {
     const { user, credentialId } = await userWithPasskey();
-    const garbage = { id: credentialId, rawId: credentialId, type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } };
+    const garbage = {
+      id: credentialId,
+      rawId: credentialId,
+      type: 'public-key',
+      response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' },
+    };
     for (let i = 0; i < LIMIT; i++) {
       const { csrf, postJson } = await atLogin();
       assert.equal((await postJson('verify', { csrf, response: garbage })).status, 400, `attempt ${i + 1}`);
@@ -145,7 +169,15 @@ describe('passkey ceremony endpoints', () => {
     assert.equal((await submitLogin(browser, form, b.user.username)).headers.get('location'), path);
     assert.equal((await postJson('options', { csrf })).status, 200);
     const mark = logLines.length;
-    const answer = await postJson('verify', { csrf, response: { id: a.credentialId, rawId: a.credentialId, type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } } });
+    const answer = await postJson('verify', {
+      csrf,
+      response: {
+        id: a.credentialId,
+        rawId: a.credentialId,
+        type: 'public-key',
+        response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' },
+      },
+    });
     assert.equal(answer.status, 400);
     assert.deepEqual(refusals(mark), ['credential_of_another_user']);
     const codes = await t.core.db.selectFrom('authorization_codes').select('user_id').where('user_id', 'in', [a.user.id, b.user.id]).execute();

@@ -54,7 +54,11 @@ describe('the account-wide second-factor budget', () => {
     assert.ok(Number(right.headers.get('retry-after')) >= 1);
 
     clock.advance(1_000);
-    assert.equal((await guess(totpAt(secret, clock.now()), '192.0.2.13')).headers.get('location'), '/account', 'after the delay the owner signs in, which clears the count');
+    assert.equal(
+      (await guess(totpAt(secret, clock.now()), '192.0.2.13')).headers.get('location'),
+      '/account',
+      'after the delay the owner signs in, which clears the count',
+    );
     assert.equal(await t.core.db.selectFrom('second_factor_failures').select('consecutive').where('user_id', '=', user.id).executeTakeFirst(), undefined);
   });
 
@@ -72,11 +76,19 @@ describe('the account-wide second-factor budget', () => {
     clock.advance(3_600_000);
     guess = await pastPassword(new Browser(t.url), user, '198.51.200.2');
     const right = await guess(totpAt(secret, clock.now()), '192.0.2.99');
-    assert.equal(right.status, 429, `stopped: even the right code from a fresh address an hour later (${right.status} ${right.headers.get('location')} ${JSON.stringify(await t.core.db.selectFrom('second_factor_failures').selectAll().where('user_id', '=', user.id).execute())})`);
+    assert.equal(
+      right.status,
+      429,
+      `stopped: even the right code from a fresh address an hour later (${right.status} ${right.headers.get('location')} ${JSON.stringify(await t.core.db.selectFrom('second_factor_failures').selectAll().where('user_id', '=', user.id).execute())})`,
+    );
     assert.equal(right.headers.get('retry-after'), null, 'no time helps');
 
     await executeCommand(['users', 'reset-mfa', user.id], t.core);
-    assert.equal(await t.core.db.selectFrom('second_factor_failures').select('consecutive').where('user_id', '=', user.id).executeTakeFirst(), undefined, 'the operator’s reset clears the count');
+    assert.equal(
+      await t.core.db.selectFrom('second_factor_failures').select('consecutive').where('user_id', '=', user.id).executeTakeFirst(),
+      undefined,
+      'the operator’s reset clears the count',
+    );
   });
 
   test('an operator’s new password is a recovery event: users set-password clears the account-wide second-factor count, a stop included, and the owner signs in with the new password and the code', async () => {
@@ -84,14 +96,25 @@ describe('the account-wide second-factor budget', () => {
     const { secret } = await enrollTotp(t, user);
     clock.advance(30_000);
     // Stopped, as the test above gets there by 100 requests.
-    await t.core.db.insertInto('second_factor_failures').values({ user_id: user.id, consecutive: 100, last_failure_at: new Date(clock.now()) }).execute();
+    await t.core.db
+      .insertInto('second_factor_failures')
+      .values({ user_id: user.id, consecutive: 100, last_failure_at: new Date(clock.now()) })
+      .execute();
     const stopped = await (await pastPassword(new Browser(t.url), user, '198.51.100.7'))(totpAt(secret, clock.now()), '192.0.2.7');
     assert.equal(stopped.status, 429, 'the right code is refused while stopped');
 
     const newPassword = 'a brand new operator-set password';
     await executeCommand(['users', 'set-password', user.id, '--password', newPassword], t.core);
-    assert.equal(await t.core.db.selectFrom('second_factor_failures').select('consecutive').where('user_id', '=', user.id).executeTakeFirst(), undefined, 'the operator’s new password clears the count');
+    assert.equal(
+      await t.core.db.selectFrom('second_factor_failures').select('consecutive').where('user_id', '=', user.id).executeTakeFirst(),
+      undefined,
+      'the operator’s new password clears the count',
+    );
     const signIn = await pastPassword(new Browser(t.url), user, '198.51.100.8', newPassword);
-    assert.equal((await signIn(totpAt(secret, clock.now()), '192.0.2.8')).headers.get('location'), '/account', 'the owner’s authenticator works again, not reset');
+    assert.equal(
+      (await signIn(totpAt(secret, clock.now()), '192.0.2.8')).headers.get('location'),
+      '/account',
+      'the owner’s authenticator works again, not reset',
+    );
   });
 });

@@ -35,7 +35,13 @@ describe('sign-in audit: one row per attempt, one shape, every method on both fa
   after(() => t.close());
 
   const rows = async (userId: string): Promise<Row[]> =>
-    (await t.core.db.selectFrom('audit_events').select(['type', 'subject', 'client_id', 'actor_kind', 'details']).where('subject', '=', userId).where('type', 'like', 'login.%').orderBy('occurred_at').execute()) as Row[];
+    (await t.core.db
+      .selectFrom('audit_events')
+      .select(['type', 'subject', 'client_id', 'actor_kind', 'details'])
+      .where('subject', '=', userId)
+      .where('type', 'like', 'login.%')
+      .orderBy('occurred_at')
+      .execute()) as Row[];
 
   /** A user with TOTP (its secret and recovery codes) and a software passkey; the clock is past the enrollment step. */
   async function userWithFactors() {
@@ -97,7 +103,11 @@ describe('sign-in audit: one row per attempt, one shape, every method on both fa
     const browser = new Browser(t.url);
     const { form, path } = await openInteraction(browser, authorizeQuery(client.id, REDIRECT_URI));
     const post = (endpoint: string, body: object) =>
-      fetch(`${t.url}${path}/passkey/${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: browser.cookieHeader() }, body: JSON.stringify(body) });
+      fetch(`${t.url}${path}/passkey/${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: browser.cookieHeader() },
+        body: JSON.stringify(body),
+      });
     const options = (await (await post('options', { csrf: form.hidden.csrf })).json()) as { challenge: string };
     const verified = await post('verify', { csrf: form.hidden.csrf, response: key.assert(options.challenge, t.config.ISSUER) });
     assert.equal(verified.status, 200, await verified.clone().text());

@@ -11,10 +11,7 @@ export async function assertErrorPage(response: Response): Promise<string> {
   return response.text();
 }
 
-export function assertErrorRedirect(
-  response: Response,
-  expected: { error: string; redirectUri: string; state?: string | null; issuer: string },
-): URL {
+export function assertErrorRedirect(response: Response, expected: { error: string; redirectUri: string; state?: string | null; issuer: string }): URL {
   assert.equal(response.status, 303, `expected a 303 redirect, got ${response.status}`);
   const location = response.headers.get('location') ?? '';
   assert.ok(location.startsWith(expected.redirectUri), `redirect ${location} should start with ${expected.redirectUri}`);

@@ -64,7 +64,11 @@ describe('the claims request parameter', () => {
   });
 
   test('unknown members and unknown claims are ignored (OIDC Core 5.5), the flow completes', async () => {
-    const location = await loginAndConsent(new Browser(t.url), authorizeQuery(fixture.client.id, REDIRECT_URI, { claims: JSON.stringify({ vp_token: {}, id_token: { shoe_size: null } }) }), user);
+    const location = await loginAndConsent(
+      new Browser(t.url),
+      authorizeQuery(fixture.client.id, REDIRECT_URI, { claims: JSON.stringify({ vp_token: {}, id_token: { shoe_size: null } }) }),
+      user,
+    );
     assert.ok(location.searchParams.get('code'));
   });
 

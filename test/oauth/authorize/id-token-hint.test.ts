@@ -25,7 +25,15 @@ after(() => t.close());
 
 /** An access token of ours for this user whose audience is the client's id: every claim a hint needs. */
 const accessTokenNamingTheClient = async () =>
-  (await accessTokenIssuer(t.core).issue({ sub: user.id, clientId: client.id, scope: ['profile'], authTime: Math.floor(t.core.clock.now() / 1000), audience: client.id })).token;
+  (
+    await accessTokenIssuer(t.core).issue({
+      sub: user.id,
+      clientId: client.id,
+      scope: ['profile'],
+      authTime: Math.floor(t.core.clock.now() / 1000),
+      audience: client.id,
+    })
+  ).token;
 const idToken = () => {
   const now = Math.floor(t.core.clock.now() / 1000);
   return t.core.keys.sign({ iss: t.url, sub: user.id, aud: client.id, iat: now, exp: now + 600 }, { alg: 'RS256', typ: 'JWT' });

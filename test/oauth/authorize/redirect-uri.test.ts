@@ -30,7 +30,7 @@ describe('authorize: redirect_uri exact matching', () => {
     'host in upper case': 'https://CLIENT.EXAMPLE/cb',
     'explicit default port': 'https://client.example:443/cb',
     'another port': 'https://client.example:8443/cb',
-    'subdomain': 'https://sub.client.example/cb',
+    subdomain: 'https://sub.client.example/cb',
     'suffix domain': 'https://client.example.evil.example/cb',
     'trailing slash': 'https://client.example/cb/',
     'path prefix match': 'https://client.example/cbx',

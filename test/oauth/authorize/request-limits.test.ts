@@ -39,7 +39,12 @@ describe('authorize: request limits', () => {
   };
   const get = (extra: Record<string, string | undefined>) => fetch(t.url + authorizeQuery(client.id, REG, extra), { redirect: 'manual' });
   const post = (form: Record<string, string>) =>
-    fetch(`${t.url}/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    fetch(`${t.url}/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
   const parkedIdHash = (response: Response) => sha256((response.headers.get('location') ?? '').replace('/interaction/', ''));
   const baseForm = () => Object.fromEntries(new URL(t.url + authorizeQuery(client.id, REG)).searchParams);
 
@@ -64,7 +69,12 @@ describe('authorize: request limits', () => {
   });
 
   test('the parameters together are bounded: each within its limit but over 4 KiB in all is invalid_request', async () => {
-    const big = { state: 's'.repeat(AUTHORIZATION_PARAMETERS.state), nonce: 'n'.repeat(AUTHORIZATION_PARAMETERS.nonce), login_hint: 'l'.repeat(AUTHORIZATION_PARAMETERS.login_hint), id_token_hint: 'h'.repeat(1400) };
+    const big = {
+      state: 's'.repeat(AUTHORIZATION_PARAMETERS.state),
+      nonce: 'n'.repeat(AUTHORIZATION_PARAMETERS.nonce),
+      login_hint: 'l'.repeat(AUTHORIZATION_PARAMETERS.login_hint),
+      id_token_hint: 'h'.repeat(1400),
+    };
     const url = assertErrorRedirect(await post({ ...baseForm(), ...big }), { error: 'invalid_request', redirectUri: REG, issuer: t.url });
     assert.match(url.searchParams.get('error_description') ?? '', new RegExp(`together exceed ${MAX_AUTHORIZATION_PARAMETERS_BYTES} bytes`));
   });
@@ -75,7 +85,10 @@ describe('authorize: request limits', () => {
     assert.equal(response.status, 303);
     const row = await t.core.db.selectFrom('interactions').select(['request']).where('id_hash', '=', parkedIdHash(response)).executeTakeFirstOrThrow();
     const stored = row.request as { parameters: Record<string, string> };
-    assert.deepEqual(Object.keys(stored.parameters).filter((name) => !Object.hasOwn(AUTHORIZATION_PARAMETERS, name)), []);
+    assert.deepEqual(
+      Object.keys(stored.parameters).filter((name) => !Object.hasOwn(AUTHORIZATION_PARAMETERS, name)),
+      [],
+    );
     assert.ok(JSON.stringify(row.request).length < 1024, 'only the few real parameters were kept');
   });
 
@@ -97,7 +110,12 @@ describe('authorize: request limits', () => {
 
   test(`a POST /authorize body over ${AUTHORIZE_BODY_LIMIT} bytes is refused with a 413 page`, async () => {
     const body = new URLSearchParams({ ...baseForm(), padding: 'p'.repeat(AUTHORIZE_BODY_LIMIT) }).toString();
-    const response = await fetch(`${t.url}/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const response = await fetch(`${t.url}/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
     assert.equal(response.status, 413);
     assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(await response.text(), /Payload too large/);
@@ -116,8 +134,15 @@ describe('authorize: request limits', () => {
 
     // The next pass is due one minute later, not ten.
     await Promise.all(Array.from({ length: 5 }, () => new Browser(t.url).get(authorizeQuery(client.id, REG))));
-    await t.core.db.updateTable('interactions').set({ expires_at: new Date(clock.now() - 11 * 60_000) }).execute();
-    await t.core.db.updateTable('browser_sessions').set({ created_at: new Date(clock.now() - 120_000) }).where('user_id', 'is', null).execute();
+    await t.core.db
+      .updateTable('interactions')
+      .set({ expires_at: new Date(clock.now() - 11 * 60_000) })
+      .execute();
+    await t.core.db
+      .updateTable('browser_sessions')
+      .set({ created_at: new Date(clock.now() - 120_000) })
+      .where('user_id', 'is', null)
+      .execute();
     clock.advance(60_000);
     await t.app.jobs.runDue();
     assert.equal(await count('interactions'), 0);

@@ -82,7 +82,8 @@ describe('authorize: request parameters', () => {
     assertErrorRedirect(response, { error: 'invalid_request', redirectUri: REG, state: null, issuer: t.url });
   });
   test('request (a request object) is request_not_supported', () => expectError({ request: 'eyJhbGciOiJub25lIn0.e30.' }, 'request_not_supported'));
-  test('request_uri is request_uri_not_supported and never fetched', () => expectError({ request_uri: 'https://evil.example/req' }, 'request_uri_not_supported'));
+  test('request_uri is request_uri_not_supported and never fetched', () =>
+    expectError({ request_uri: 'https://evil.example/req' }, 'request_uri_not_supported'));
   test('a resource other than the API is invalid_target', () => expectError({ resource: 'https://other.example/api' }, 'invalid_target'));
   test('a nonce over 512 characters is invalid_request (never truncated)', () => expectError({ nonce: 'n'.repeat(513) }, 'invalid_request'));
   test('prompt=none combined with login is invalid_request', () => expectError({ prompt: 'none login' }, 'invalid_request'));
@@ -128,7 +129,10 @@ describe('authorize: request parameters', () => {
   test('no Access-Control-Allow-Origin on /authorize, even for a foreign Origin', async () => {
     const response = await fetch(t.url + authorizeQuery(client.id, REG), { redirect: 'manual', headers: { origin: 'https://evil.example' } });
     assert.equal(response.headers.get('access-control-allow-origin'), null);
-    const preflight = await fetch(`${t.url}/authorize`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    const preflight = await fetch(`${t.url}/authorize`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
     assert.equal(preflight.headers.get('access-control-allow-origin'), null);
     await preflight.body?.cancel();
   });

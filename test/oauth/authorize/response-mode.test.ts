@@ -85,7 +85,9 @@ describe('authorize: response_mode', () => {
 
   test('form_post: an unknown client or unregistered redirect_uri is still an error page, never a form to that address', async () => {
     await assertErrorPage(await fetch(t.url + authorizeQuery('no-such-client', REG, { response_mode: 'form_post' }), { redirect: 'manual' }));
-    const html = await assertErrorPage(await fetch(t.url + authorizeQuery(client.id, 'https://evil.example/cb', { response_mode: 'form_post' }), { redirect: 'manual' }));
+    const html = await assertErrorPage(
+      await fetch(t.url + authorizeQuery(client.id, 'https://evil.example/cb', { response_mode: 'form_post' }), { redirect: 'manual' }),
+    );
     assert.doesNotMatch(html, /evil\.example/);
   });
 

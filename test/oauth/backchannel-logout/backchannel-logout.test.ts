@@ -33,9 +33,24 @@ before(async () => {
   t = await startTestApp({ env: { ...NO_LIMITS, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', TRUST_PROXY: '127.0.0.1' } });
   rp = await startReceiver('/backchannel-logout');
   const client = await cli(
-    'clients', 'create', '--name', 'Relying party', '--type', 'confidential', '--redirect-uri', REDIRECT_URI,
-    '--grant-types', 'authorization_code,refresh_token', '--scope', 'openid profile offline_access', '--skip-consent', '--secret', SECRET,
-    '--backchannel-logout-uri', rp.url, '--backchannel-logout-session-required',
+    'clients',
+    'create',
+    '--name',
+    'Relying party',
+    '--type',
+    'confidential',
+    '--redirect-uri',
+    REDIRECT_URI,
+    '--grant-types',
+    'authorization_code,refresh_token',
+    '--scope',
+    'openid profile offline_access',
+    '--skip-consent',
+    '--secret',
+    SECRET,
+    '--backchannel-logout-uri',
+    rp.url,
+    '--backchannel-logout-session-required',
   );
   clientId = String(client.client_id);
 });
@@ -48,11 +63,19 @@ const worker = () => t.app.core.outboxWorker;
 
 /** Signs a new user in to the RP; the browser (with its session) and the tokens of the code exchange. */
 async function signedIn(email?: string): Promise<{ browser: Browser; userId: string; idToken: string; refreshToken: string }> {
-  const user = await createUser(t.core.db, t.core.clock, { ...SIGN_IN, username: `bcl-${crypto.randomUUID().slice(0, 8)}`, ...(email ? { profile: { name: 'R', email, email_verified: true } } : {}) });
+  const user = await createUser(t.core.db, t.core.clock, {
+    ...SIGN_IN,
+    username: `bcl-${crypto.randomUUID().slice(0, 8)}`,
+    ...(email ? { profile: { name: 'R', email, email_verified: true } } : {}),
+  });
   const browser = new Browser(t.url);
   const redirect = await loginAndConsent(browser, authorizeQuery(clientId, REDIRECT_URI, { scope: 'openid profile offline_access', prompt: 'consent' }), user);
   const code = redirect.searchParams.get('code')!;
-  const tokens = await postForm(`${t.url}/token`, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: RFC7636.verifier }, { authorization: basicAuth(clientId, SECRET) });
+  const tokens = await postForm(
+    `${t.url}/token`,
+    { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: RFC7636.verifier },
+    { authorization: basicAuth(clientId, SECRET) },
+  );
   assert.equal(tokens.status, 200, tokens.text);
   return { browser, userId: user.id, idToken: String(tokens.body.id_token), refreshToken: String(tokens.body.refresh_token) };
 }
@@ -60,7 +83,12 @@ async function signedIn(email?: string): Promise<{ browser: Browser; userId: str
 /** The RP's validation of a logout token (Back-Channel Logout 1.0, 2.6). */
 async function validLogoutToken(token: string): Promise<Record<string, unknown>> {
   const { jwks_uri } = (await (await fetch(`${t.url}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
-  const { payload, protectedHeader } = await jwtVerify(token, createRemoteJWKSet(new URL(jwks_uri)), { issuer: t.url, audience: clientId, typ: 'logout+jwt', maxTokenAge: '2 minutes' });
+  const { payload, protectedHeader } = await jwtVerify(token, createRemoteJWKSet(new URL(jwks_uri)), {
+    issuer: t.url,
+    audience: clientId,
+    typ: 'logout+jwt',
+    maxTokenAge: '2 minutes',
+  });
   assert.equal(protectedHeader.typ, 'logout+jwt');
   assert.equal(typeof payload.iat, 'number');
   assert.equal(typeof payload.jti, 'string');
@@ -91,7 +119,11 @@ test('the id_token carries sid, and so does the refreshed id_token; signing out 
   const { browser, userId, idToken, refreshToken } = await signedIn();
   const sid = decodeJwt(idToken).sid;
   assert.equal(typeof sid, 'string');
-  const refreshed = await postForm(`${t.url}/token`, { grant_type: 'refresh_token', refresh_token: refreshToken }, { authorization: basicAuth(clientId, SECRET) });
+  const refreshed = await postForm(
+    `${t.url}/token`,
+    { grant_type: 'refresh_token', refresh_token: refreshToken },
+    { authorization: basicAuth(clientId, SECRET) },
+  );
   assert.equal(refreshed.status, 200, refreshed.text);
   assert.equal(decodeJwt(String(refreshed.body.id_token)).sid, sid);
   // The user signs out on the logout page (confirmation form with its CSRF token).
@@ -116,7 +148,7 @@ test('an operator ending the session sends a logout token for that session', asy
   assert.equal(token!.sid, decodeJwt(idToken).sid);
 });
 
-test('a password change by the operator, reset-mfa and deleting the user each send logout tokens (the deleted user\'s clients are read before the cascade)', async () => {
+test("a password change by the operator, reset-mfa and deleting the user each send logout tokens (the deleted user's clients are read before the cascade)", async () => {
   const a = await signedIn();
   await cli('users', 'set-password', a.userId, '--password', 'a completely new passphrase');
   assert.equal((await logoutTokensFor(a.userId, 1))[0]!.sid, decodeJwt(a.idToken).sid);
@@ -147,23 +179,51 @@ test('a forgotten-password reset ends the sessions and sends their logout tokens
 
 test('SSRF rule: a backchannel_logout_uri at a loopback or cloud-metadata address is refused at /register and in the admin API unless its host is allow-listed', async () => {
   const strict = await startTestApp({ env: NO_LIMITS });
-  const initialToken = async () => String(((await executeCommand(['registration-token', 'create', '--ttl', '3600'], strict.core)) as { initial_access_token: string }).initial_access_token);
+  const initialToken = async () =>
+    String(((await executeCommand(['registration-token', 'create', '--ttl', '3600'], strict.core)) as { initial_access_token: string }).initial_access_token);
   const register = async (body: unknown) =>
-    fetch(`${strict.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await initialToken()}` }, body: JSON.stringify(body) });
+    fetch(`${strict.url}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await initialToken()}` },
+      body: JSON.stringify(body),
+    });
   try {
     for (const uri of ['https://127.0.0.1/bcl', 'https://169.254.169.254/bcl', 'https://localhost/bcl']) {
       const res = await register({ client_name: 'RP', redirect_uris: [REDIRECT_URI], backchannel_logout_uri: uri });
       assert.equal(res.status, 400, uri);
       assert.equal(((await res.json()) as { error: string }).error, 'invalid_client_metadata');
     }
-    const ok = await register({ client_name: 'RP', redirect_uris: [REDIRECT_URI], backchannel_logout_uri: 'https://rp.example/bcl', backchannel_logout_session_required: true });
+    const ok = await register({
+      client_name: 'RP',
+      redirect_uris: [REDIRECT_URI],
+      backchannel_logout_uri: 'https://rp.example/bcl',
+      backchannel_logout_session_required: true,
+    });
     assert.equal(ok.status, 201, await ok.clone().text());
     const registered = (await ok.json()) as Record<string, unknown>;
     assert.equal(registered.backchannel_logout_uri, 'https://rp.example/bcl');
     assert.equal(registered.backchannel_logout_session_required, true);
     // The CLI face, same rule: refused without the allow-list.
     await assert.rejects(
-      executeCommand(['clients', 'create', '--name', 'RP', '--type', 'confidential', '--redirect-uri', REDIRECT_URI, '--grant-types', 'authorization_code', '--scope', 'openid', '--backchannel-logout-uri', 'https://169.254.169.254/x'], strict.core),
+      executeCommand(
+        [
+          'clients',
+          'create',
+          '--name',
+          'RP',
+          '--type',
+          'confidential',
+          '--redirect-uri',
+          REDIRECT_URI,
+          '--grant-types',
+          'authorization_code',
+          '--scope',
+          'openid',
+          '--backchannel-logout-uri',
+          'https://169.254.169.254/x',
+        ],
+        strict.core,
+      ),
       /backchannel_logout_uri/,
     );
   } finally {
@@ -171,14 +231,27 @@ test('SSRF rule: a backchannel_logout_uri at a loopback or cloud-metadata addres
   }
 });
 
-test('export writes the client\'s backchannel_logout_uri and backchannel_logout_session_required, and applying the export plans nothing', async () => {
+test("export writes the client's backchannel_logout_uri and backchannel_logout_session_required, and applying the export plans nothing", async () => {
   const { exportConfiguration } = await import('../../../src/admin-services/export-configuration.js');
   const { applyConfiguration } = await import('../../../src/admin-services/apply-configuration.js');
   const file = await exportConfiguration(t.core);
   const entry = file.clients.find((c) => c.client_id === clientId)!;
   assert.equal(entry.backchannel_logout_uri, rp.url);
   assert.equal(entry.backchannel_logout_session_required, true);
-  const env = { ...Object.fromEntries(file.clients.filter((c) => c.client_secret_env).map((c) => [c.client_secret_env!, c.client_id === clientId ? SECRET : 'unused-but-long-enough-secret-value-0123456789'])), ...Object.fromEntries((file.webhooks ?? []).map((w) => [w.secret_env, 'x'])) };
-  const plan = await applyConfiguration({ ...t.core, audit: t.core.audit }, { ...file, clients: [entry], webhooks: undefined }, env, { dryRun: true, prune: false }, { actor: { kind: 'cli', user: 'test' } });
+  const env = {
+    ...Object.fromEntries(
+      file.clients
+        .filter((c) => c.client_secret_env)
+        .map((c) => [c.client_secret_env!, c.client_id === clientId ? SECRET : 'unused-but-long-enough-secret-value-0123456789']),
+    ),
+    ...Object.fromEntries((file.webhooks ?? []).map((w) => [w.secret_env, 'x'])),
+  };
+  const plan = await applyConfiguration(
+    { ...t.core, audit: t.core.audit },
+    { ...file, clients: [entry], webhooks: undefined },
+    env,
+    { dryRun: true, prune: false },
+    { actor: { kind: 'cli', user: 'test' } },
+  );
   assert.deepEqual(plan.plan, []);
 });

@@ -26,14 +26,20 @@ before(async () => {
   t = await startTestApp({ clock, env: NO_LIMITS, logStream: stream });
   const pair = await generateKeyPair('ES256', { extractable: true });
   key = pair.privateKey;
-  client = await registerClient(t.core, { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1' }] } });
+  client = await registerClient(t.core, {
+    token_endpoint_auth_method: 'private_key_jwt',
+    jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1' }] },
+  });
 });
 after(() => t.close());
 
 const now = () => Math.floor(clock.now() / 1000);
 const sign = (overrides: JWTPayload = {}) =>
-  new SignJWT({ iss: client.id, sub: client.id, aud: t.url, iat: now(), exp: now() + 60, jti: randomUUID(), ...overrides }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(key);
-const present = (assertion: string) => postForm(`${t.url}/token`, { grant_type: 'client_credentials', client_assertion_type: ASSERTION_TYPE, client_assertion: assertion });
+  new SignJWT({ iss: client.id, sub: client.id, aud: t.url, iat: now(), exp: now() + 60, jti: randomUUID(), ...overrides })
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .sign(key);
+const present = (assertion: string) =>
+  postForm(`${t.url}/token`, { grant_type: 'client_credentials', client_assertion_type: ASSERTION_TYPE, client_assertion: assertion });
 
 test('private_key_jwt: an assertion living 60 minutes, as Authlib sends it (exp = iat + 3600), is accepted', async () => {
   const response = await oauth.clientCredentialsGrantRequest(
@@ -78,10 +84,16 @@ test('private_key_jwt: a jti is remembered until its exp, so a replay 59 minutes
 test('a refused client assertion is logged with a reason code and the client_id, never the assertion', async () => {
   const tooLong = await sign({ exp: now() + 7200 });
   assert.equal((await present(tooLong)).status, 401);
-  const lines = log.split('\n').filter((l) => l.includes('request refused')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = log
+    .split('\n')
+    .filter((l) => l.includes('request refused'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const entry = lines.find((l) => l.reason === 'assertion_lifetime_too_long');
   assert.ok(entry, log);
   assert.equal(entry.client_id, client.id);
-  assert.ok(lines.some((l) => l.reason === 'assertion_replayed'), 'the replay was logged with its own code');
+  assert.ok(
+    lines.some((l) => l.reason === 'assertion_replayed'),
+    'the replay was logged with its own code',
+  );
   for (const part of [tooLong, ...tooLong.split('.')]) assert.ok(!log.includes(part), 'no part of the assertion is in the log');
 });

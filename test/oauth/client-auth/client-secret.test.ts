@@ -39,9 +39,15 @@ test('client_secret_basic with a secret containing ": + % / = space" works when 
   assert.equal(res.status, 200);
   // oauth4webapi encodes the same way (RFC 6749 2.3.1).
   const as = { issuer: t.url, token_endpoint: tokenUrl };
-  const response = await oauth.clientCredentialsGrantRequest(as, { client_id: special.id }, oauth.ClientSecretBasic(SPECIAL_SECRET), {}, {
-    [oauth.allowInsecureRequests]: true,
-  });
+  const response = await oauth.clientCredentialsGrantRequest(
+    as,
+    { client_id: special.id },
+    oauth.ClientSecretBasic(SPECIAL_SECRET),
+    {},
+    {
+      [oauth.allowInsecureRequests]: true,
+    },
+  );
   assert.equal(response.status, 200);
 });
 
@@ -91,7 +97,13 @@ test('an unknown client and a wrong secret take comparable time (interleaved med
 });
 
 test('a malformed Basic header (not base64, no colon, empty client id) is 401 invalid_client, never 5xx', async () => {
-  for (const header of ['Basic !!!not-base64!!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from(':secret').toString('base64')}`, `Basic ${Buffer.from('%zz:x').toString('base64')}`, 'Basic ']) {
+  for (const header of [
+    'Basic !!!not-base64!!!',
+    `Basic ${Buffer.from('no-colon').toString('base64')}`,
+    `Basic ${Buffer.from(':secret').toString('base64')}`,
+    `Basic ${Buffer.from('%zz:x').toString('base64')}`,
+    'Basic ',
+  ]) {
     const res = await postForm(tokenUrl, cc, { authorization: header });
     assert.equal(res.status, 401, header);
     assert.equal(res.body.error, 'invalid_client', header);

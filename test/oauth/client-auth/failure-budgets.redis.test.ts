@@ -21,7 +21,12 @@ let instances: TestApp[];
 before(async () => {
   server = await startRedisServer();
   database = await createTestDatabase();
-  const env = { REDIS_URL: server.url, RATE_LIMIT_CLIENT_AUTH_FAILURES: String(LIMIT), RATE_LIMIT_LOGIN_FAILURES: String(LIMIT), OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' };
+  const env = {
+    REDIS_URL: server.url,
+    RATE_LIMIT_CLIENT_AUTH_FAILURES: String(LIMIT),
+    RATE_LIMIT_LOGIN_FAILURES: String(LIMIT),
+    OVERLOAD_MAX_EVENT_LOOP_DELAY: '0',
+  };
   instances = [await startTestApp({ database, env }), await startTestApp({ database, env })];
   // Until its client is connected an instance counts in memory (fail-open per instance); wait for both.
   for (const { core } of instances) if (core.redis!.status !== 'ready') await once(core.redis!, 'ready');
@@ -35,7 +40,9 @@ after(async () => {
 test('with Redis, 40 parallel wrong secrets for one client split over two instances: at most the budget is evaluated', async () => {
   const victim = await registerClient(instances[0]!.core, { client_name: 'victim' });
   const results = await Promise.all(
-    Array.from({ length: 40 }, (_, i) => postForm(`${instances[i % 2]!.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(victim.id, `guess-${i}`) })),
+    Array.from({ length: 40 }, (_, i) =>
+      postForm(`${instances[i % 2]!.url}/token`, { grant_type: 'client_credentials' }, { authorization: basicAuth(victim.id, `guess-${i}`) }),
+    ),
   );
   const evaluated = results.filter((r) => r.status === 401).length;
   assert.ok(evaluated <= LIMIT, `${evaluated} wrong secrets were evaluated across two instances, the budget is ${LIMIT}`);

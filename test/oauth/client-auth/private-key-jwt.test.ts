@@ -26,7 +26,10 @@ before(async () => {
   rsaKey = rsaPair.privateKey;
   ecPublicJwk = { ...(await exportJWK(ecPair.publicKey)), kid: 'ec-1' };
   ec = await registerClient(t.core, { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [ecPublicJwk] } });
-  rsa = await registerClient(t.core, { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ ...(await exportJWK(rsaPair.publicKey)), kid: 'rsa-1' }] } });
+  rsa = await registerClient(t.core, {
+    token_endpoint_auth_method: 'private_key_jwt',
+    jwks: { keys: [{ ...(await exportJWK(rsaPair.publicKey)), kid: 'rsa-1' }] },
+  });
 });
 after(() => t.close());
 

@@ -53,9 +53,14 @@ after(async () => {
   await new Promise((resolve) => keyServer.close(resolve));
 });
 
-const clientWithKeysAt = async (path: string) => (await registerClient(t.core, { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: `${keysUrl}${path}` })).id;
+const clientWithKeysAt = async (path: string) =>
+  (await registerClient(t.core, { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: `${keysUrl}${path}` })).id;
 const assertion = (clientId: string) =>
-  new SignJWT({ iss: clientId, sub: clientId, aud: t.url, jti: randomUUID() }).setProtectedHeader({ alg: 'ES256', kid: 'remote-1' }).setIssuedAt().setExpirationTime('60s').sign(key);
+  new SignJWT({ iss: clientId, sub: clientId, aud: t.url, jti: randomUUID() })
+    .setProtectedHeader({ alg: 'ES256', kid: 'remote-1' })
+    .setIssuedAt()
+    .setExpirationTime('60s')
+    .sign(key);
 const present = async (clientId: string) =>
   postForm(`${t.url}/token`, { grant_type: 'client_credentials', client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(clientId) });
 const loggedReason = (clientId: string) =>
@@ -65,7 +70,7 @@ const loggedReason = (clientId: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>)
     .find((l) => l.client_id === clientId && l.reason !== undefined)?.reason;
 
-test('oauth4webapi authenticates with private_key_jwt against keys published at the client\'s jwks_uri', async () => {
+test("oauth4webapi authenticates with private_key_jwt against keys published at the client's jwks_uri", async () => {
   const clientId = await clientWithKeysAt('/good');
   const response = await oauth.clientCredentialsGrantRequest(
     { issuer: t.url, token_endpoint: `${t.url}/token` },
@@ -85,7 +90,9 @@ test('jwks_uri size cap: a key set larger than CLIENT_JWKS_MAX_BYTES is refused 
   assert.equal(loggedReason(clientId), 'jwks_uri_too_large');
 });
 
-test('jwks_uri timeout: a key server that never answers costs at most CLIENT_JWKS_FETCH_TIMEOUT (invalid_client, logged as jwks_uri_timeout)', { timeout: 10_000 }, async () => {
+test('jwks_uri timeout: a key server that never answers costs at most CLIENT_JWKS_FETCH_TIMEOUT (invalid_client, logged as jwks_uri_timeout)', {
+  timeout: 10_000,
+}, async () => {
   const clientId = await clientWithKeysAt('/slow');
   const started = performance.now();
   const res = await present(clientId);
@@ -115,7 +122,11 @@ test('an app with the default (strict) outbound policy never fetches a loopback 
   const clientId = await clientWithKeysAt('/good?strict');
   const strict = await startTestApp({ env: { ...NO_LIMITS, ISSUER: t.url, KEY_ENCRYPTION_KEY: t.config.KEY_ENCRYPTION_KEY! }, database: t.database });
   try {
-    const res = await postForm(`http://127.0.0.1:${strict.config.PORT}/token`, { grant_type: 'client_credentials', client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(clientId) });
+    const res = await postForm(`http://127.0.0.1:${strict.config.PORT}/token`, {
+      grant_type: 'client_credentials',
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: await assertion(clientId),
+    });
     assert.equal(res.status, 401);
   } finally {
     await strict.close();

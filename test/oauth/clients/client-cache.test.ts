@@ -20,10 +20,15 @@ after(() => database.close());
 /** Counts the reads that reach the repository. */
 function counting() {
   let reads = 0;
-  return { repo: { find: (id: string) => {
+  return {
+    repo: {
+      find: (id: string) => {
         reads += 1;
         return repository.find(id);
-      } }, reads: () => reads };
+      },
+    },
+    reads: () => reads,
+  };
 }
 
 const newClient = (id: string) =>

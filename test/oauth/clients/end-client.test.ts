@@ -27,7 +27,11 @@ before(async () => {
   database = await createTestDatabase();
   a = await startTestApp({ database, clock, env: { ...NO_LIMITS, CLIENT_CACHE_TTL: '60' } });
   // Two instances of one deployment: the same issuer (and so the same API audience), another port.
-  const second = await startTestApp({ database, clock, env: { ...NO_LIMITS, CLIENT_CACHE_TTL: '60', ISSUER: a.url, KEY_ENCRYPTION_KEY: String(a.config.KEY_ENCRYPTION_KEY) } });
+  const second = await startTestApp({
+    database,
+    clock,
+    env: { ...NO_LIMITS, CLIENT_CACHE_TTL: '60', ISSUER: a.url, KEY_ENCRYPTION_KEY: String(a.config.KEY_ENCRYPTION_KEY) },
+  });
   b = { ...second, url: `http://127.0.0.1:${(second.app.server.address() as AddressInfo).port}` };
   user = await createUser(a.core.db, clock);
 });
@@ -37,8 +41,7 @@ after(async () => {
   await database.close();
 });
 
-const serviceClient = () =>
-  createClient(a.core.db, clock, { type: 'confidential', grantTypes: ['client_credentials'], scopes: ['orders:read', 'users:read'] });
+const serviceClient = () => createClient(a.core.db, clock, { type: 'confidential', grantTypes: ['client_credentials'], scopes: ['orders:read', 'users:read'] });
 const userClient = (scopes = ['openid', 'offline_access', 'users:read', 'orders:read']) => createClient(a.core.db, clock, { scopes });
 
 const bearer = (app: TestApp, path: string, token: unknown) => fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${String(token)}` } });
@@ -103,7 +106,12 @@ test('a client revocation written by another instance reaches a token cached her
   // What another process's `clients delete` leaves in the shared database (this process's counter does not move).
   await database.db
     .insertInto('revoked_clients')
-    .values({ client_id: service.client.id, revoked_at: new Date(clock.now()), covers_issued_until: new Date(clock.now()), expires_at: new Date(clock.now() + 3_600_000) })
+    .values({
+      client_id: service.client.id,
+      revoked_at: new Date(clock.now()),
+      covers_issued_until: new Date(clock.now()),
+      expires_at: new Date(clock.now() + 3_600_000),
+    })
     .execute();
   clock.advance(DEFAULT_REVOCATION_RECHECK_MS);
   assert.equal((await bearer(b, '/v1/orders', token)).status, 401);

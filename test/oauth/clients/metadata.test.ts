@@ -16,7 +16,16 @@ test('redirect URIs must be absolute, without fragment, https — http only on l
   for (const ok of ['https://app.example/cb', 'https://app.example/cb?x=1', 'http://localhost:3000/cb', 'http://127.0.0.1/cb', 'http://[::1]:8080/cb']) {
     assert.equal(redirectUriProblem(ok), undefined, ok);
   }
-  for (const bad of ['http://app.example/cb', 'https://app.example/cb#x', 'https://app.example/cb#', '/cb', 'cb', 'http://localhost.evil.example/cb', 'https://user:pw@app.example/cb', 'https://*.example/cb']) {
+  for (const bad of [
+    'http://app.example/cb',
+    'https://app.example/cb#x',
+    'https://app.example/cb#',
+    '/cb',
+    'cb',
+    'http://localhost.evil.example/cb',
+    'https://user:pw@app.example/cb',
+    'https://*.example/cb',
+  ]) {
     assert.notEqual(redirectUriProblem(bad), undefined, bad);
   }
 });
@@ -29,8 +38,14 @@ test('native apps may register private-use reverse-domain schemes; dangerous sch
 });
 
 test('an invalid redirect URI is the RFC 7591 invalid_redirect_uri error', async () => {
-  await assert.rejects(validateClientMetadata({ ...web, redirect_uris: ['http://app.example/cb'] }), (e: unknown) => e instanceof ClientMetadataError && e.error === 'invalid_redirect_uri');
-  await assert.rejects(validateClientMetadata({ ...web, redirect_uris: [] }), (e: unknown) => e instanceof ClientMetadataError && e.error === 'invalid_redirect_uri');
+  await assert.rejects(
+    validateClientMetadata({ ...web, redirect_uris: ['http://app.example/cb'] }),
+    (e: unknown) => e instanceof ClientMetadataError && e.error === 'invalid_redirect_uri',
+  );
+  await assert.rejects(
+    validateClientMetadata({ ...web, redirect_uris: [] }),
+    (e: unknown) => e instanceof ClientMetadataError && e.error === 'invalid_redirect_uri',
+  );
 });
 
 test('grant types must be supported ones; implicit and password are not', async () => {
@@ -38,13 +53,20 @@ test('grant types must be supported ones; implicit and password are not', async 
     await assert.rejects(validateClientMetadata({ grant_types: [grant] }), ClientMetadataError, grant);
   }
   // RFC 8628 (docs/device-flow.md): supported, and needs no redirect URI.
-  const device = await validateClientMetadata({ grant_types: ['urn:ietf:params:oauth:grant-type:device_code'], token_endpoint_auth_method: 'none', scope: 'openid' });
+  const device = await validateClientMetadata({
+    grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+    token_endpoint_auth_method: 'none',
+    scope: 'openid',
+  });
   assert.deepEqual(device.grantTypes, ['urn:ietf:params:oauth:grant-type:device_code']);
   await assert.rejects(validateClientMetadata({ ...web, redirect_uris: ['https://a.example/cb'], response_types: ['token'] }), ClientMetadataError);
 });
 
 test('public clients cannot use client_credentials and use auth method none', async () => {
-  await assert.rejects(validateClientMetadata({ grant_types: ['client_credentials'], token_endpoint_auth_method: 'none' }), /public clients cannot use client_credentials/);
+  await assert.rejects(
+    validateClientMetadata({ grant_types: ['client_credentials'], token_endpoint_auth_method: 'none' }),
+    /public clients cannot use client_credentials/,
+  );
   const spa = await validateClientMetadata({ ...web, redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'none' });
   assert.equal(spa.type, 'public');
   const backend = await validateClientMetadata({ grant_types: ['client_credentials'] });
@@ -63,7 +85,10 @@ test('private_key_jwt needs public asymmetric keys (no symmetric, no private par
   await assert.rejects(validateClientMetadata({ ...cc, jwks: { keys: [weak] } }), /2048/);
   await assert.rejects(validateClientMetadata({ ...cc, jwks: { keys: [] } }), ClientMetadataError);
   await assert.rejects(validateClientMetadata(cc), /jwks/);
-  await assert.rejects(validateClientMetadata({ ...cc, jwks: { keys: [await exportJWK(publicKey)] }, jwks_uri: 'https://a.example/jwks' }), /mutually exclusive/);
+  await assert.rejects(
+    validateClientMetadata({ ...cc, jwks: { keys: [await exportJWK(publicKey)] }, jwks_uri: 'https://a.example/jwks' }),
+    /mutually exclusive/,
+  );
   await assert.rejects(validateClientMetadata({ ...cc, jwks_uri: 'http://a.example/jwks' }), /https/);
 });
 

@@ -41,8 +41,8 @@ const replay = (by: ClientFixture, code: string, verifier: string) =>
 const me = (token: unknown) => fetch(`${t.url}/v1/users/me`, { headers: { authorization: `Bearer ${String(token)}` } });
 
 async function assertOwnerTokensLive(owner: ClientFixture, tokens: Record<string, unknown>): Promise<void> {
-  assert.equal((await me(tokens.access_token)).status, 200, 'the owner\'s access token still works');
-  assert.equal((await refreshWith(t.url, owner, String(tokens.refresh_token))).status, 200, 'the owner\'s refresh token still works');
+  assert.equal((await me(tokens.access_token)).status, 200, "the owner's access token still works");
+  assert.equal((await refreshWith(t.url, owner, String(tokens.refresh_token))).status, 200, "the owner's refresh token still works");
 }
 
 test('a redeemed code replayed by another public client is invalid_grant and revokes nothing', async () => {
@@ -63,14 +63,14 @@ test('a redeemed code replayed by another authenticated confidential client is i
   await assertOwnerTokensLive(owner, tokens);
 });
 
-test('a public client\'s redeemed code replayed under its client_id without the right code_verifier revokes nothing', async () => {
+test("a public client's redeemed code replayed under its client_id without the right code_verifier revokes nothing", async () => {
   const owner = await createClient(t.core.db, t.core.clock);
   const { code, tokens } = await redeemedCode(owner);
   assert.equal((await replay(owner, code, pkcePair().verifier)).body.error, 'invalid_grant');
   await assertOwnerTokensLive(owner, tokens);
 });
 
-test('the code\'s own client replaying it (public with the right verifier, or authenticated) revokes the grant', async () => {
+test("the code's own client replaying it (public with the right verifier, or authenticated) revokes the grant", async () => {
   for (const type of ['public', 'confidential'] as const) {
     const owner = await createClient(t.core.db, t.core.clock, { type });
     const { code, verifier, tokens } = await redeemedCode(owner);

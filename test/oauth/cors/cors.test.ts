@@ -28,7 +28,11 @@ before(async () => {
 after(() => t.close());
 
 const preflight = (url: string, origin: string, method = 'POST') =>
-  t.app.inject({ method: 'OPTIONS', url, headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'content-type, dpop' } });
+  t.app.inject({
+    method: 'OPTIONS',
+    url,
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'content-type, dpop' },
+  });
 
 const tokenPost = (origin: string | undefined, form: Record<string, string>, headers: Record<string, string> = {}) =>
   t.app.inject({
@@ -40,7 +44,7 @@ const tokenPost = (origin: string | undefined, form: Record<string, string>, hea
 
 const corsHeaderNames = (headers: Record<string, unknown>) => Object.keys(headers).filter((name) => name.startsWith('access-control-'));
 
-test('a preflight to /token from the origin of a public client\'s redirect URI answers 204 with methods, headers (Authorization, DPoP, Content-Type), max-age and Vary: Origin', async () => {
+test("a preflight to /token from the origin of a public client's redirect URI answers 204 with methods, headers (Authorization, DPoP, Content-Type), max-age and Vary: Origin", async () => {
   const res = await preflight('/token', SPA);
   assert.equal(res.statusCode, 204);
   assert.equal(res.headers['access-control-allow-origin'], SPA);
@@ -52,7 +56,11 @@ test('a preflight to /token from the origin of a public client\'s redirect URI a
 });
 
 test('preflights to /userinfo, /revoke and /introspect answer a registered origin too', async () => {
-  for (const [path, method] of [['/userinfo', 'GET'], ['/revoke', 'POST'], ['/introspect', 'POST']] as const) {
+  for (const [path, method] of [
+    ['/userinfo', 'GET'],
+    ['/revoke', 'POST'],
+    ['/introspect', 'POST'],
+  ] as const) {
     const res = await preflight(path, SPA, method);
     assert.equal(res.statusCode, 204, path);
     assert.equal(res.headers['access-control-allow-origin'], SPA, path);
@@ -64,7 +72,13 @@ test('an unregistered origin gets no CORS headers, on the preflight nor on the r
   const pre = await preflight('/token', 'https://evil.example');
   assert.equal(pre.statusCode, 204);
   assert.deepEqual(corsHeaderNames(pre.headers), []);
-  const res = await tokenPost('https://evil.example', { grant_type: 'authorization_code', code: 'x', client_id: spaClientId, redirect_uri: `${SPA}/callback`, code_verifier: 'v'.repeat(43) });
+  const res = await tokenPost('https://evil.example', {
+    grant_type: 'authorization_code',
+    code: 'x',
+    client_id: spaClientId,
+    redirect_uri: `${SPA}/callback`,
+    code_verifier: 'v'.repeat(43),
+  });
   assert.equal(res.statusCode, 400);
   assert.deepEqual(corsHeaderNames(res.headers), []);
 });
@@ -100,14 +114,23 @@ test('a huge or odd Origin header is harmless: no CORS headers, no 500', async (
 test('a registered origin is never echoed on another path: /authorize, the login pages, /logout, /v1, /demo and /register get no CORS headers', async () => {
   const paths = ['/authorize', '/login', '/consent', '/logout', '/v1/users/me', '/v1/orders', '/demo', '/register', '/', '/healthz'];
   for (const path of paths) {
-    const get = await t.app.inject({ method: 'GET', url: `${path}?client_id=${spaClientId}&redirect_uri=${encodeURIComponent(`${SPA}/callback`)}`, headers: { origin: SPA } });
+    const get = await t.app.inject({
+      method: 'GET',
+      url: `${path}?client_id=${spaClientId}&redirect_uri=${encodeURIComponent(`${SPA}/callback`)}`,
+      headers: { origin: SPA },
+    });
     assert.ok(get.statusCode < 500, `${path} ${get.statusCode}`);
     assert.deepEqual(corsHeaderNames(get.headers), [], `GET ${path}`);
     const pre = await preflight(path, SPA, 'GET');
     assert.deepEqual(corsHeaderNames(pre.headers), [], `OPTIONS ${path}`);
   }
   for (const path of ['/register', `/register/${spaClientId}`]) {
-    const res = await t.app.inject({ method: path === '/register' ? 'POST' : 'GET', url: path, headers: { origin: SPA, 'content-type': 'application/json' }, payload: path === '/register' ? '{}' : undefined });
+    const res = await t.app.inject({
+      method: path === '/register' ? 'POST' : 'GET',
+      url: path,
+      headers: { origin: SPA, 'content-type': 'application/json' },
+      payload: path === '/register' ? '{}' : undefined,
+    });
     assert.equal(res.statusCode, 401, path);
     assert.deepEqual(corsHeaderNames(res.headers), [], path);
   }
@@ -149,17 +172,34 @@ test('/token answers from an allowed origin expose DPoP-Nonce and WWW-Authentica
   assert.ok(userinfo.headers['www-authenticate']);
 });
 
-test('a /token request naming a client is answered only for that client\'s origins, not for another registered client\'s', async () => {
+test("a /token request naming a client is answered only for that client's origins, not for another registered client's", async () => {
   const res = await tokenPost(OTHER_SPA, { grant_type: 'refresh_token', refresh_token: 'x', client_id: spaClientId });
   assert.deepEqual(corsHeaderNames(res.headers), []);
   const own = await tokenPost(OTHER_SPA, { grant_type: 'refresh_token', refresh_token: 'x', client_id: otherSpaClientId });
   assert.equal(own.headers['access-control-allow-origin'], OTHER_SPA);
 });
 
-test('a confidential client\'s redirect URI origin is not a CORS origin; --allowed-origin on clients create makes one, checked against the Basic credentials', async () => {
+test("a confidential client's redirect URI origin is not a CORS origin; --allowed-origin on clients create makes one, checked against the Basic credentials", async () => {
   assert.deepEqual(corsHeaderNames((await preflight('/token', CONFIDENTIAL_WEB)).headers), []);
   const created = (await executeCommand(
-    ['clients', 'create', '--name', 'BFF', '--type', 'confidential', '--grant-types', 'authorization_code,client_credentials', '--scope', 'orders:read', '--redirect-uri', 'https://bff-server.example/cb', '--allowed-origin', CONFIDENTIAL_BROWSER, '--allowed-origin', 'http://localhost:5173'],
+    [
+      'clients',
+      'create',
+      '--name',
+      'BFF',
+      '--type',
+      'confidential',
+      '--grant-types',
+      'authorization_code,client_credentials',
+      '--scope',
+      'orders:read',
+      '--redirect-uri',
+      'https://bff-server.example/cb',
+      '--allowed-origin',
+      CONFIDENTIAL_BROWSER,
+      '--allowed-origin',
+      'http://localhost:5173',
+    ],
     t.core,
   )) as Record<string, unknown>;
   assert.deepEqual(created.allowed_origins, [CONFIDENTIAL_BROWSER, 'http://localhost:5173']);
@@ -177,7 +217,20 @@ test('a confidential client\'s redirect URI origin is not a CORS origin; --allow
 });
 
 test('clients create refuses an --allowed-origin that is not a plain https (or loopback http) origin', async () => {
-  const base = ['clients', 'create', '--name', 'X', '--type', 'public', '--grant-types', 'authorization_code', '--scope', 'openid', '--redirect-uri', 'https://x.example/cb'];
+  const base = [
+    'clients',
+    'create',
+    '--name',
+    'X',
+    '--type',
+    'public',
+    '--grant-types',
+    'authorization_code',
+    '--scope',
+    'openid',
+    '--redirect-uri',
+    'https://x.example/cb',
+  ];
   for (const bad of ['null', '*', 'https://x.example/', 'https://x.example/path', 'http://x.example', 'x.example', 'https://x.example, https://y.example']) {
     await assert.rejects(executeCommand([...base, '--allowed-origin', bad], t.core), /allowed-origin/, bad);
   }

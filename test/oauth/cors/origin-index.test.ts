@@ -19,7 +19,9 @@ before(async () => {
 after(() => t.close());
 
 const preflightOrigin = async (origin: string) =>
-  (await t.app.inject({ method: 'OPTIONS', url: '/token', headers: { origin, 'access-control-request-method': 'POST' } })).headers['access-control-allow-origin'];
+  (await t.app.inject({ method: 'OPTIONS', url: '/token', headers: { origin, 'access-control-request-method': 'POST' } })).headers[
+    'access-control-allow-origin'
+  ];
 
 test('a client created elsewhere (CLI, another instance) gets CORS within CLIENT_CACHE_TTL, and a disabled one loses it within the same time', async () => {
   const origin = 'https://late.example';
@@ -48,10 +50,16 @@ test('concurrent preflights share one read of the clients, and later ones within
     const repository = clientsRepository(database.db, clock);
     await createClient(database.db, clock, { redirectUris: ['https://one.example/cb'] });
     let reads = 0;
-    const index = originIndex({ corsOrigins: (limit) => {
-        reads++;
-        return repository.corsOrigins(limit);
-      } }, clock, 5);
+    const index = originIndex(
+      {
+        corsOrigins: (limit) => {
+          reads++;
+          return repository.corsOrigins(limit);
+        },
+      },
+      clock,
+      5,
+    );
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => index.allows(i % 2 ? 'https://one.example' : 'https://evil.example')));
     assert.deepEqual(new Set(answers), new Set([true, false]));
     for (let i = 0; i < 50; i++) await index.allows('https://evil.example');

@@ -23,13 +23,30 @@ const startWith = async (clientId: string, secret?: string) => {
 };
 
 test('clients create --grant-types urn:ietf:params:oauth:grant-type:device_code makes a public client without redirect URI that starts a device authorization', async () => {
-  const created = await f.cli('clients', 'create', '--name', 'CLI tool', '--type', 'public', '--grant-types', `${DEVICE_CODE_GRANT},refresh_token`, '--scope', 'openid offline_access');
+  const created = await f.cli(
+    'clients',
+    'create',
+    '--name',
+    'CLI tool',
+    '--type',
+    'public',
+    '--grant-types',
+    `${DEVICE_CODE_GRANT},refresh_token`,
+    '--scope',
+    'openid offline_access',
+  );
   assert.deepEqual(created.grant_types, [DEVICE_CODE_GRANT, 'refresh_token']);
   assert.equal((await startWith(String(created.client_id))).status, 200);
 });
 
 test('the admin API creates a confidential device_code client', async () => {
-  const res = await f.api('/admin/v1/clients', createBody({ client_name: 'TV', grant_types: [DEVICE_CODE_GRANT], scope: 'openid', token_endpoint_auth_method: 'client_secret_basic' }, crypto.randomUUID()));
+  const res = await f.api(
+    '/admin/v1/clients',
+    createBody(
+      { client_name: 'TV', grant_types: [DEVICE_CODE_GRANT], scope: 'openid', token_endpoint_auth_method: 'client_secret_basic' },
+      crypto.randomUUID(),
+    ),
+  );
   assert.equal(res.status, 201, await res.clone().text());
   const body = (await res.json()) as { client_id: string; client_secret: string; grant_types: string[] };
   assert.deepEqual(body.grant_types, [DEVICE_CODE_GRANT]);
@@ -37,7 +54,9 @@ test('the admin API creates a confidential device_code client', async () => {
 });
 
 test('/register accepts the device_code grant for a public client with an initial access token that allows nothing extra', async () => {
-  const { initial_access_token: token } = (await executeCommand(['registration-token', 'create', '--ttl', '3600'], f.t.core)) as { initial_access_token: string };
+  const { initial_access_token: token } = (await executeCommand(['registration-token', 'create', '--ttl', '3600'], f.t.core)) as {
+    initial_access_token: string;
+  };
   const res = await fetch(`${f.t.url}/register`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

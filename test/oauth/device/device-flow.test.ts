@@ -39,10 +39,16 @@ describe('device authorization grant (RFC 8628)', () => {
     assert.equal(started.verification_uri_complete, `${t.config.ISSUER}/device?user_code=${started.user_code}`);
     assert.equal(started.expires_in, t.config.DEVICE_CODE_TTL);
     assert.equal(started.interval, 5);
-    const { rows } = await sql<{ device_code_hash: string; user_code_hash: string }>`select device_code_hash, user_code_hash from device_authorizations where device_code_hash = ${sha256(started.device_code)}`.execute(t.core.db);
+    const { rows } = await sql<{
+      device_code_hash: string;
+      user_code_hash: string;
+    }>`select device_code_hash, user_code_hash from device_authorizations where device_code_hash = ${sha256(started.device_code)}`.execute(t.core.db);
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.user_code_hash, sha256(started.user_code.replace('-', '')));
-    const { rows: plain } = await sql`select 1 from device_authorizations where device_code_hash = ${started.device_code} or user_code_hash = ${started.user_code}`.execute(t.core.db);
+    const { rows: plain } =
+      await sql`select 1 from device_authorizations where device_code_hash = ${started.device_code} or user_code_hash = ${started.user_code}`.execute(
+        t.core.db,
+      );
     assert.equal(plain.length, 0);
   });
 
@@ -66,7 +72,9 @@ describe('device authorization grant (RFC 8628)', () => {
 
   test('openid-client: initiateDeviceAuthorization, the user approves on /device, pollDeviceAuthorizationGrant gets an access token, an id_token and a refresh token that refreshes', async () => {
     const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
-    const config = await oidc.discovery(new URL(t.url), device.client.id, undefined, oidc.ClientSecretBasic(device.secret!), { execute: [oidc.allowInsecureRequests] });
+    const config = await oidc.discovery(new URL(t.url), device.client.id, undefined, oidc.ClientSecretBasic(device.secret!), {
+      execute: [oidc.allowInsecureRequests],
+    });
     const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid offline_access' });
     const { result } = await approveOnDevicePage(t.url, started.user_code, user.username);
     assert.equal(result.searchParams.get('outcome'), 'approved');
@@ -88,13 +96,21 @@ describe('device authorization grant (RFC 8628)', () => {
     assert.match(html, new RegExp(`value="${started.user_code}"`));
     assert.match(html, /Check that this is the code your device shows/);
     assert.equal(browser.cookies.has('gatehouse_session'), false, 'no session before the user submits');
-    const { rows } = await sql<{ entries: number }>`select entries from device_authorizations where device_code_hash = ${sha256(started.device_code)}`.execute(t.core.db);
+    const { rows } = await sql<{ entries: number }>`select entries from device_authorizations where device_code_hash = ${sha256(started.device_code)}`.execute(
+      t.core.db,
+    );
     assert.equal(rows[0]!.entries, 0);
     assert.equal((await pollToken(t.url, device, started.device_code)).body.error, 'authorization_pending');
   });
 
   test('the consent of a device flow is always shown, names the client and the scopes, and warns to approve only what the user started', async () => {
-    const firstParty = await createClient(t.core.db, t.core.clock, { type: 'confidential', name: 'First-party TV', grantTypes: grants, redirectUris: [], skipConsent: true });
+    const firstParty = await createClient(t.core.db, t.core.clock, {
+      type: 'confidential',
+      name: 'First-party TV',
+      grantTypes: grants,
+      redirectUris: [],
+      skipConsent: true,
+    });
     const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const started = await startDevice(t.url, firstParty, 'openid profile');
     const { consentHtml, result } = await approveOnDevicePage(t.url, started.user_code, user.username);
@@ -185,12 +201,20 @@ describe('device authorization grant (RFC 8628)', () => {
     assert.equal(poll.body.token_type, 'DPoP');
     const payload = JSON.parse(Buffer.from(String(poll.body.access_token).split('.')[1]!, 'base64url').toString()) as { cnf?: { jkt?: string } };
     assert.ok(payload.cnf?.jkt);
-    const { rows } = await sql<{ dpop_jkt: string | null }>`select r.dpop_jkt from refresh_tokens r join device_authorizations d on d.grant_id = r.grant_id where d.device_code_hash = ${sha256(started.device_code)}`.execute(t.core.db);
+    const { rows } = await sql<{
+      dpop_jkt: string | null;
+    }>`select r.dpop_jkt from refresh_tokens r join device_authorizations d on d.grant_id = r.grant_id where d.device_code_hash = ${sha256(started.device_code)}`.execute(
+      t.core.db,
+    );
     assert.equal(rows[0]!.dpop_jkt, payload.cnf!.jkt);
   });
 
   test('a malformed or missing device_code is invalid_request or invalid_grant in RFC 6749 JSON, never a 500', async () => {
-    const missing = await fetch(`${t.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: DEVICE_CODE_GRANT, client_id: publicDevice.client.id }) });
+    const missing = await fetch(`${t.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: DEVICE_CODE_GRANT, client_id: publicDevice.client.id }),
+    });
     assert.equal(missing.status, 400);
     assert.equal(((await missing.json()) as { error: string }).error, 'invalid_request');
     const junk = await pollToken(t.url, publicDevice, '\u0000'.repeat(3) + 'x'.repeat(5000));

@@ -19,13 +19,18 @@ export interface DeviceAuthorizationBody {
 const clientForm = (fixture: ClientFixture, params: Record<string, string>) => {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   const form = new URLSearchParams(params);
-  if (fixture.secret) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(fixture.client.id)}:${encodeURIComponent(fixture.secret)}`).toString('base64')}`;
+  if (fixture.secret)
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(fixture.client.id)}:${encodeURIComponent(fixture.secret)}`).toString('base64')}`;
   else form.set('client_id', fixture.client.id);
   return { headers, body: form };
 };
 
 /** POST /device_authorization as the client would. */
-export async function requestDeviceAuthorization(baseUrl: string, fixture: ClientFixture, params: Record<string, string> = { scope: 'openid offline_access' }): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function requestDeviceAuthorization(
+  baseUrl: string,
+  fixture: ClientFixture,
+  params: Record<string, string> = { scope: 'openid offline_access' },
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${baseUrl}/device_authorization`, { method: 'POST', ...clientForm(fixture, params) });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
@@ -37,7 +42,12 @@ export async function startDevice(baseUrl: string, fixture: ClientFixture, scope
 }
 
 /** One poll of /token with the device_code. */
-export async function pollToken(baseUrl: string, fixture: ClientFixture, deviceCode: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function pollToken(
+  baseUrl: string,
+  fixture: ClientFixture,
+  deviceCode: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const request = clientForm(fixture, { grant_type: DEVICE_CODE_GRANT, device_code: deviceCode });
   const response = await fetch(`${baseUrl}/token`, { method: 'POST', headers: { ...request.headers, ...headers }, body: request.body });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -54,7 +64,13 @@ export async function enterUserCode(browser: Browser, userCode: string, headers:
  * Enters the code, signs in with the password, and answers the consent with `decision`; returns the result
  * page's URL (/device/result?outcome=…) and the consent page's HTML on the way.
  */
-export async function approveOnDevicePage(baseUrl: string, userCode: string, username: string, decision: 'allow' | 'deny' = 'allow', browser = new Browser(baseUrl)): Promise<{ result: URL; consentHtml: string }> {
+export async function approveOnDevicePage(
+  baseUrl: string,
+  userCode: string,
+  username: string,
+  decision: 'allow' | 'deny' = 'allow',
+  browser = new Browser(baseUrl),
+): Promise<{ result: URL; consentHtml: string }> {
   let response = await enterUserCode(browser, userCode);
   let consentHtml = '';
   for (let step = 0; step < 10; step++) {

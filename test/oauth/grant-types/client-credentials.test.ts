@@ -47,9 +47,15 @@ test('openid-client obtains a client_credentials token that verifies against the
 
 test('oauth4webapi obtains a client_credentials token with client_secret_basic', async () => {
   const as = await oauth.processDiscoveryResponse(new URL(t.url), await oauth.discoveryRequest(new URL(t.url), { [oauth.allowInsecureRequests]: true }));
-  const response = await oauth.clientCredentialsGrantRequest(as, { client_id: service.id }, oauth.ClientSecretBasic(service.secret), { scope: 'reports:read' }, {
-    [oauth.allowInsecureRequests]: true,
-  });
+  const response = await oauth.clientCredentialsGrantRequest(
+    as,
+    { client_id: service.id },
+    oauth.ClientSecretBasic(service.secret),
+    { scope: 'reports:read' },
+    {
+      [oauth.allowInsecureRequests]: true,
+    },
+  );
   const result = await oauth.processClientCredentialsResponse(as, { client_id: service.id }, response);
   assert.equal(result.scope, 'reports:read');
   assert.equal(result.token_type, 'bearer');
@@ -96,7 +102,10 @@ test('RFC 8707 resource naming the API audience is accepted; any other resource 
 
 test('50 parallel client_credentials requests all succeed with distinct jti', async () => {
   const responses = await Promise.all(Array.from({ length: 50 }, () => ccRequest({ scope: 'orders:read' })));
-  assert.deepEqual(responses.map((r) => r.status), Array(50).fill(200));
+  assert.deepEqual(
+    responses.map((r) => r.status),
+    Array(50).fill(200),
+  );
   const jtis = responses.map((r) => JSON.parse(Buffer.from(String(r.body.access_token).split('.')[1]!, 'base64url').toString()).jti as string);
   assert.equal(new Set(jtis).size, 50);
   const tokens = responses.map((r) => String(r.body.access_token));

@@ -220,7 +220,16 @@ describe('refresh tokens', () => {
     const f = await family();
     assert.ok(await usersRepository(t.core.db, clock).delete(f.user.id));
     assert.equal((await refreshWith(t.url, f.fixture, f.refreshToken)).body.error, 'invalid_grant');
-    assert.equal((await t.core.db.selectFrom('revoked_access_tokens').select('jti').where('jti', '=', decodeJwt(f.accessToken).jti as string).execute()).length, 1);
+    assert.equal(
+      (
+        await t.core.db
+          .selectFrom('revoked_access_tokens')
+          .select('jti')
+          .where('jti', '=', decodeJwt(f.accessToken).jti as string)
+          .execute()
+      ).length,
+      1,
+    );
   });
 
   test('refresh token refused as bearer: /userinfo answers 401 invalid_token', async () => {

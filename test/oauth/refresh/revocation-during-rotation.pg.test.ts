@@ -31,7 +31,11 @@ test('a refresh racing the revocation of its grant waits for it and answers inva
   const user = await createUser(t.core.db, t.core.clock);
   const tokens = await codeGrantTokens(t, fixture, user, ['openid', 'offline_access']);
   const refreshToken = tokens.refresh_token as string;
-  const { grant_id: grantId } = await t.core.db.selectFrom('refresh_tokens').select('grant_id').where('token_hash', '=', sha256(refreshToken)).executeTakeFirstOrThrow();
+  const { grant_id: grantId } = await t.core.db
+    .selectFrom('refresh_tokens')
+    .select('grant_id')
+    .where('token_hash', '=', sha256(refreshToken))
+    .executeTakeFirstOrThrow();
   const jtisBefore = await t.core.db.selectFrom('grant_access_tokens').select('jti').where('grant_id', '=', grantId).execute();
 
   let commit!: () => void;

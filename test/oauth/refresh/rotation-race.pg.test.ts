@@ -47,7 +47,11 @@ after(async () => {
 
 test('the 200× race across two server processes sharing one PostgreSQL never leaves two live branches', async () => {
   const [a, b] = servers as [ServerProcess, ServerProcess];
-  const codeDeps = { db: database.db, clock: systemClock, config: { AUTH_CODE_TTL: 60, REFRESH_TOKEN_ABSOLUTE_TTL: 2_592_000, REFRESH_TOKEN_IDLE_TTL: 1_209_600 } };
+  const codeDeps = {
+    db: database.db,
+    clock: systemClock,
+    config: { AUTH_CODE_TTL: 60, REFRESH_TOKEN_ABSOLUTE_TTL: 2_592_000, REFRESH_TOKEN_IDLE_TTL: 1_209_600 },
+  };
   const fixture = await createClient(database.db, systemClock);
   const user = await createUser(database.db, systemClock);
   const outcomes: RaceOutcome[] = [];
@@ -56,9 +60,7 @@ test('the 200× race across two server processes sharing one PostgreSQL never le
     const tokens = await codeGrantTokens({ url: a.url, core: codeDeps }, fixture, user, ['orders:read']);
     const refreshToken = tokens.refresh_token as string;
     const grantId = await grantIdOf(database.db, refreshToken);
-    const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, n) => refreshWith((n % 2 === 0 ? a : b).url, fixture, refreshToken)),
-    );
+    const responses = await Promise.all(Array.from({ length: 10 }, (_, n) => refreshWith((n % 2 === 0 ? a : b).url, fixture, refreshToken)));
     outcomes.push(await judgeRace(database.db, grantId, responses, new Date()));
     if (process.env.RACE_TIMING) console.log(`race ${i}: ${Date.now() - t0} ms`);
   }

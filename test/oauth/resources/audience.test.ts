@@ -7,7 +7,14 @@ import { resourceCatalogue } from '../../../src/oauth/resources/registry.js';
 import type { ResourceServer } from '../../../src/storage/resource-servers-repository.js';
 
 const server = (identifier: string, scopes: string[], offlineAccess = true, operatorOnly = false) =>
-  ({ identifier, name: identifier, offlineAccess, operatorOnly, accessTokenTtl: null, scopes: scopes.map((name) => ({ name, description: name })) }) as unknown as ResourceServer;
+  ({
+    identifier,
+    name: identifier,
+    offlineAccess,
+    operatorOnly,
+    accessTokenTtl: null,
+    scopes: scopes.map((name) => ({ name, description: name })),
+  }) as unknown as ResourceServer;
 
 const api = server('https://api.example', ['orders:read', 'users:read']);
 const notes = server('https://notes.example', ['notes:read']);
@@ -35,7 +42,9 @@ test('when offlineAudienceMayRefuse says a refusal is impossible, chooseAudience
   for (const scope of subsets) {
     for (const bound of [null, api.identifier, notes.identifier, 'https://gone.example']) {
       for (const defaultResource of [null, notes.identifier]) {
-        assert.doesNotThrow(() => chooseAudience({ catalogue, scope, requested: undefined, bound, defaultResource, fallbackAudience: 'https://as.example/v1', offline: true }));
+        assert.doesNotThrow(() =>
+          chooseAudience({ catalogue, scope, requested: undefined, bound, defaultResource, fallbackAudience: 'https://as.example/v1', offline: true }),
+        );
       }
     }
   }

@@ -35,9 +35,34 @@ const cli = (...argv: string[]) => executeCommand(argv, t.core) as Promise<Recor
 
 before(async () => {
   t = await startTestApp({ env: NO_LIMITS });
-  a = (await cli('resource-servers', 'create', '--identifier', 'https://a.example', '--name', 'A', '--scope', 'a:read=Read A a:write=Write A',
-    '--claim', 'a:read@department=access_token,id_token', '--claim', 'a:read@level=access_token', '--claim', 'a:write@clearance=id_token')) as unknown as Created;
-  b = (await cli('resource-servers', 'create', '--identifier', 'https://b.example', '--name', 'B', '--scope', 'b:read=Read B', '--claim', 'b:read@team=access_token')) as unknown as Created;
+  a = (await cli(
+    'resource-servers',
+    'create',
+    '--identifier',
+    'https://a.example',
+    '--name',
+    'A',
+    '--scope',
+    'a:read=Read A a:write=Write A',
+    '--claim',
+    'a:read@department=access_token,id_token',
+    '--claim',
+    'a:read@level=access_token',
+    '--claim',
+    'a:write@clearance=id_token',
+  )) as unknown as Created;
+  b = (await cli(
+    'resource-servers',
+    'create',
+    '--identifier',
+    'https://b.example',
+    '--name',
+    'B',
+    '--scope',
+    'b:read=Read B',
+    '--claim',
+    'b:read@team=access_token',
+  )) as unknown as Created;
   user = await createUser(t.core.db, t.core.clock, { password: PASSWORD });
   await cli('users', 'set-attribute', user.username, 'department', 'sales');
   await cli('users', 'set-attribute', user.username, 'level', '3');
@@ -59,18 +84,30 @@ async function codeTokens(who: User, scope: string, resource: string, alsoAuthor
   const verifier = oauth.generateRandomCodeVerifier();
   const url = new URL(as.authorization_endpoint!);
   url.search = new URLSearchParams(<[string, string][]>[
-    ['response_type', 'code'], ['client_id', rp.client_id], ['redirect_uri', REDIRECT_URI], ['scope', scope], ['state', 'st'],
-    ['code_challenge', await oauth.calculatePKCECodeChallenge(verifier)], ['code_challenge_method', 'S256'],
+    ['response_type', 'code'],
+    ['client_id', rp.client_id],
+    ['redirect_uri', REDIRECT_URI],
+    ['scope', scope],
+    ['state', 'st'],
+    ['code_challenge', await oauth.calculatePKCECodeChallenge(verifier)],
+    ['code_challenge_method', 'S256'],
     ...[resource, ...alsoAuthorize].map((r): [string, string] => ['resource', r]),
   ]).toString();
   const callback = await browserlessLogin(url, { username: who.username });
   const params = oauth.validateAuthResponse(as, rp, callback, 'st');
-  const response = await oauth.authorizationCodeGrantRequest(as, rp, oauth.ClientSecretBasic(secret), params, REDIRECT_URI, verifier, { ...insecure, additionalParameters: { resource } });
+  const response = await oauth.authorizationCodeGrantRequest(as, rp, oauth.ClientSecretBasic(secret), params, REDIRECT_URI, verifier, {
+    ...insecure,
+    additionalParameters: { resource },
+  });
   return oauth.processAuthorizationCodeResponse(as, rp, response);
 }
 
 const refresh = async (token: string, resource: string) =>
-  oauth.processRefreshTokenResponse(as, rp, await oauth.refreshTokenGrantRequest(as, rp, oauth.ClientSecretBasic(secret), token, { ...insecure, additionalParameters: { resource } }));
+  oauth.processRefreshTokenResponse(
+    as,
+    rp,
+    await oauth.refreshTokenGrantRequest(as, rp, oauth.ClientSecretBasic(secret), token, { ...insecure, additionalParameters: { resource } }),
+  );
 
 async function userinfo(accessToken: string): Promise<Record<string, unknown>> {
   const res = await fetch(`${t.url}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
@@ -123,7 +160,11 @@ describe('mapping attributes into tokens', () => {
   });
 
   test('client_credentials tokens have no user, so no attribute claims', async () => {
-    const res = await postForm(`${t.url}/token`, { grant_type: 'client_credentials', scope: 'a:read', resource: a.identifier }, { authorization: basicAuth(rp.client_id, secret) });
+    const res = await postForm(
+      `${t.url}/token`,
+      { grant_type: 'client_credentials', scope: 'a:read', resource: a.identifier },
+      { authorization: basicAuth(rp.client_id, secret) },
+    );
     assert.equal(res.status, 200);
     const claims = decodeJwt(String(res.body.access_token));
     assert.equal(claims.aud, a.identifier);
@@ -139,30 +180,61 @@ describe('mapping attributes into tokens', () => {
 
 describe('reserved claims can never be overridden', () => {
   test('resource-servers create --claim refuses reserved and standard claims, unknown scopes, unknown tokens and bad syntax', async () => {
-    const create = (claim: string) => cli('resource-servers', 'create', '--identifier', 'https://c.example', '--name', 'C', '--scope', 'c:read=Read C', '--claim', claim);
-    for (const name of ['sub', 'aud', 'scope', 'acr', 'cnf', 'email']) await assert.rejects(create(`c:read@${name}=access_token`), (e: Error) => e instanceof UsageError && /--claim/.test(e.message), name);
+    const create = (claim: string) =>
+      cli('resource-servers', 'create', '--identifier', 'https://c.example', '--name', 'C', '--scope', 'c:read=Read C', '--claim', claim);
+    for (const name of ['sub', 'aud', 'scope', 'acr', 'cnf', 'email'])
+      await assert.rejects(create(`c:read@${name}=access_token`), (e: Error) => e instanceof UsageError && /--claim/.test(e.message), name);
     await assert.rejects(create('other:read@department=access_token'), /not one of this resource server's scopes/);
     await assert.rejects(create('c:read@department=refresh_token'), /access_token or id_token/);
     await assert.rejects(create('c:read:department=access_token'), /expected SCOPE@ATTRIBUTE=/);
     const tooMany = Array.from({ length: 21 }, (_, i) => ['--claim', `c:read@attr${i}=access_token`]).flat();
-    await assert.rejects(cli('resource-servers', 'create', '--identifier', 'https://c.example', '--name', 'C', '--scope', 'c:read=Read C', ...tooMany), /at most 20 attributes/);
-    assert.equal(((await cli('resource-servers', 'list')).resource_servers as { identifier: string }[]).some((s) => s.identifier === 'https://c.example'), false);
+    await assert.rejects(
+      cli('resource-servers', 'create', '--identifier', 'https://c.example', '--name', 'C', '--scope', 'c:read=Read C', ...tooMany),
+      /at most 20 attributes/,
+    );
+    assert.equal(
+      ((await cli('resource-servers', 'list')).resource_servers as { identifier: string }[]).some((s) => s.identifier === 'https://c.example'),
+      false,
+    );
   });
 
   test('reserved and standard claims stored behind the CLI’s back (attributes and mappings written to the database) are ignored at issuance', async () => {
-    const reserved = { sub: 'someone-else', aud: 'https://evil.example', scope: 'admin:write', acr: 'phr', amr: ['hwk'], cnf: { jkt: 'x' }, nbf: 1, nonce: 'n', azp: 'evil', sid: 's', email: 'evil@example.com', department: 'ops' };
+    const reserved = {
+      sub: 'someone-else',
+      aud: 'https://evil.example',
+      scope: 'admin:write',
+      acr: 'phr',
+      amr: ['hwk'],
+      cnf: { jkt: 'x' },
+      nbf: 1,
+      nonce: 'n',
+      azp: 'evil',
+      sid: 's',
+      email: 'evil@example.com',
+      department: 'ops',
+    };
     const victim = await createUser(t.core.db, t.core.clock, { password: PASSWORD, profile: { name: 'No Email' } });
-    await t.core.db.updateTable('users').set({ attributes: JSON.stringify(reserved) }).where('id', '=', victim.id).execute();
+    await t.core.db
+      .updateTable('users')
+      .set({ attributes: JSON.stringify(reserved) })
+      .where('id', '=', victim.id)
+      .execute();
     const names = Object.keys(reserved);
-    await t.core.db.updateTable('resource_server_scopes').set({ claims: JSON.stringify({ access_token: names, id_token: names }) }).where('name', '=', 'b:read').execute();
+    await t.core.db
+      .updateTable('resource_server_scopes')
+      .set({ claims: JSON.stringify({ access_token: names, id_token: names }) })
+      .where('name', '=', 'b:read')
+      .execute();
     t.core.resources.forget();
     try {
       const first = await codeTokens(victim, 'openid offline_access b:read', b.identifier);
       // The refreshed token has no sign-in context of its own: nothing the server sets may come from attributes there either.
       const refreshed = await refresh(first.refresh_token!, b.identifier);
       for (const [kind, claims] of [
-        ['access token', decodeJwt(first.access_token)], ['refreshed access token', decodeJwt(refreshed.access_token)],
-        ['id_token', oauth.getValidatedIdTokenClaims(first)!], ['userinfo', await userinfo(refreshed.access_token)],
+        ['access token', decodeJwt(first.access_token)],
+        ['refreshed access token', decodeJwt(refreshed.access_token)],
+        ['id_token', oauth.getValidatedIdTokenClaims(first)!],
+        ['userinfo', await userinfo(refreshed.access_token)],
       ] as const) {
         assert.equal(claims.department, 'ops', `${kind}: the claimable attribute is released`);
         assert.equal(claims.sub, victim.id, kind);
@@ -173,7 +245,11 @@ describe('reserved claims can never be overridden', () => {
       assert.deepEqual(decodeJwt(first.access_token).aud, [b.identifier, `${t.config.ISSUER}/userinfo`], 'an openid token names /userinfo too');
       assert.equal(decodeJwt(first.access_token).scope, 'openid offline_access b:read');
     } finally {
-      await t.core.db.updateTable('resource_server_scopes').set({ claims: JSON.stringify({ access_token: ['team'] }) }).where('name', '=', 'b:read').execute();
+      await t.core.db
+        .updateTable('resource_server_scopes')
+        .set({ claims: JSON.stringify({ access_token: ['team'] }) })
+        .where('name', '=', 'b:read')
+        .execute();
       t.core.resources.forget();
     }
   });

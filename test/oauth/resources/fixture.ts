@@ -42,11 +42,33 @@ export function resourcesWorld() {
     },
     clientCredentials: (who: { id: string; secret: string }, params: Record<string, string>) =>
       postForm(`${app().url}/token`, { grant_type: 'client_credentials', ...params }, { authorization: basicAuth(who.id, who.secret) }),
-    introspect: (who: { id: string; secret: string }, token: string) => postForm(`${app().url}/introspect`, { token }, { authorization: basicAuth(who.id, who.secret) }),
+    introspect: (who: { id: string; secret: string }, token: string) =>
+      postForm(`${app().url}/introspect`, { token }, { authorization: basicAuth(who.id, who.secret) }),
     async start(): Promise<ResourcesWorld> {
       t = await startTestApp({ env: NO_LIMITS });
-      const notes = (await cli('resource-servers', 'create', '--identifier', 'https://notes.example/api', '--name', 'Notes', '--scope', 'notes:read=Read your notes notes:write=Write notes for you', '--access-token-ttl', '120')) as unknown as Created;
-      const files = (await cli('resource-servers', 'create', '--identifier', 'https://files.example', '--name', 'Files', '--scope', 'files:read=See your files', '--no-offline-access')) as unknown as Created;
+      const notes = (await cli(
+        'resource-servers',
+        'create',
+        '--identifier',
+        'https://notes.example/api',
+        '--name',
+        'Notes',
+        '--scope',
+        'notes:read=Read your notes notes:write=Write notes for you',
+        '--access-token-ttl',
+        '120',
+      )) as unknown as Created;
+      const files = (await cli(
+        'resource-servers',
+        'create',
+        '--identifier',
+        'https://files.example',
+        '--name',
+        'Files',
+        '--scope',
+        'files:read=See your files',
+        '--no-offline-access',
+      )) as unknown as Created;
       return { t, notes, files, user: await createUser(t.core.db, t.core.clock, { password: PASSWORD }) };
     },
   };

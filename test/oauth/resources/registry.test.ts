@@ -7,13 +7,26 @@ import { resourceRegistry } from '../../../src/oauth/resources/registry.js';
 import type { ResourceServer } from '../../../src/storage/resource-servers-repository.js';
 
 const server = (identifier: string, scope: string): ResourceServer => ({
-  identifier, name: identifier, accessTokenTtl: null, offlineAccess: true, operatorOnly: false, clientId: null, createdAt: new Date(0), version: 1, updatedAt: new Date(0),
+  identifier,
+  name: identifier,
+  accessTokenTtl: null,
+  offlineAccess: true,
+  operatorOnly: false,
+  clientId: null,
+  createdAt: new Date(0),
+  version: 1,
+  updatedAt: new Date(0),
   scopes: [{ name: scope, description: scope, claims: {} }],
 });
 
 function countingRepository(servers: ResourceServer[]) {
   let reads = 0;
-  return { get reads() { return reads; }, servers, list: async () => {
+  return {
+    get reads() {
+      return reads;
+    },
+    servers,
+    list: async () => {
       reads++;
       return [...servers];
     },

@@ -25,12 +25,12 @@ describe('introspection by resource servers (RFC 7662)', () => {
   before(async () => {
     svc = await serviceClient('orders:read notes:read');
   });
-  const tokenFor = async (resource: string) => String((((await clientCredentials(svc, { resource })).body) as Record<string, unknown>).access_token);
+  const tokenFor = async (resource: string) => String(((await clientCredentials(svc, { resource })).body as Record<string, unknown>).access_token);
   const notesServer = () => ({ id: notes.client_id, secret: notes.client_secret });
 
   test('a resource server introspecting with its own credentials learns about every live token of its audience', async () => {
     const token = await tokenFor(notes.identifier);
-    const body = ((await introspect(notesServer(), token)).body) as Record<string, unknown>;
+    const body = (await introspect(notesServer(), token)).body as Record<string, unknown>;
     assert.equal(body.active, true);
     assert.equal(body.aud, notes.identifier);
     assert.equal(body.scope, 'notes:read');
@@ -55,19 +55,24 @@ describe('introspection by resource servers (RFC 7662)', () => {
     assert.deepEqual((await introspect(notesServer(), token)).body, { active: false });
   });
 
-  test('a resource server\'s introspection carries the authentication context of a user token (auth_time, amr, acr) for its own step-up (RFC 9470)', async () => {
+  test("a resource server's introspection carries the authentication context of a user token (auth_time, amr, acr) for its own step-up (RFC 9470)", async () => {
     const authTime = Math.floor(t.core.clock.now() / 1000) - 30;
     // As the code and refresh grants sign it after a password and TOTP sign-in (issued-tokens/user-token-response.ts).
     const { token } = await accessTokenIssuer(t.core).issue({
-      sub: user.id, clientId: svc.id, scope: ['notes:read'], authTime, audience: notes.identifier, authentication: { amr: ['pwd', 'otp', 'mfa'], acr: ACR_MFA },
+      sub: user.id,
+      clientId: svc.id,
+      scope: ['notes:read'],
+      authTime,
+      audience: notes.identifier,
+      authentication: { amr: ['pwd', 'otp', 'mfa'], acr: ACR_MFA },
     });
-    const body = ((await introspect(notesServer(), token)).body) as Record<string, unknown>;
+    const body = (await introspect(notesServer(), token)).body as Record<string, unknown>;
     assert.equal(body.active, true);
     assert.equal(body.auth_time, authTime);
     assert.deepEqual(body.amr, ['pwd', 'otp', 'mfa']);
     assert.equal(body.acr, ACR_MFA);
     // A client_credentials token has no user, so none of them.
-    const service = ((await introspect(notesServer(), await tokenFor(notes.identifier))).body) as Record<string, unknown>;
+    const service = (await introspect(notesServer(), await tokenFor(notes.identifier))).body as Record<string, unknown>;
     assert.equal(service.active, true);
     assert.equal('auth_time' in service || 'amr' in service || 'acr' in service, false);
   });

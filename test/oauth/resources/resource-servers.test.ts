@@ -34,7 +34,10 @@ describe('registry and CLI', () => {
   test('resource-servers create prints identifier, name, scopes and introspection credentials whose secret is stored only as a hash', async () => {
     assert.equal(notes.identifier, 'https://notes.example/api');
     assert.equal(notes.name, 'Notes');
-    assert.deepEqual(notes.scopes, [{ name: 'notes:read', description: 'Read your notes' }, { name: 'notes:write', description: 'Write notes for you' }]);
+    assert.deepEqual(notes.scopes, [
+      { name: 'notes:read', description: 'Read your notes' },
+      { name: 'notes:write', description: 'Write notes for you' },
+    ]);
     assert.match(notes.client_secret, /^[A-Za-z0-9_-]{43}$/);
     const row = await t.core.db.selectFrom('clients').select(['secret_hash']).where('id', '=', notes.client_id).executeTakeFirstOrThrow();
     assert.equal(row.secret_hash, sha256(notes.client_secret));
@@ -49,16 +52,35 @@ describe('registry and CLI', () => {
     const v1 = listed.find((s) => s.identifier === `${t.url}/v1`)!;
     assert.ok(v1.scopes.some((s) => s.name === 'orders:read'));
     const admin = listed.find((s) => s.identifier === `${t.url}/admin`)!;
-    assert.deepEqual(admin.scopes.map((s) => s.name), ['admin:read', 'admin:write']);
+    assert.deepEqual(
+      admin.scopes.map((s) => s.name),
+      ['admin:read', 'admin:write'],
+    );
     assert.equal(admin.operator_only, true);
     await assert.rejects(cli('resource-servers', 'delete', `${t.url}/v1`), /built in/);
   });
 
   test('an identifier or scope name already registered is refused and leaves no introspection client behind', async () => {
-    const before = (await t.core.db.selectFrom('clients').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
-    await assert.rejects(cli('resource-servers', 'create', '--identifier', 'https://other.example', '--name', 'X', '--scope', 'notes:read=Mine too'), /already registered/);
-    await assert.rejects(cli('resource-servers', 'create', '--identifier', notes.identifier, '--name', 'X', '--scope', 'other:read=Other'), /already registered/);
-    const afterCount = (await t.core.db.selectFrom('clients').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+    const before = (
+      await t.core.db
+        .selectFrom('clients')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n;
+    await assert.rejects(
+      cli('resource-servers', 'create', '--identifier', 'https://other.example', '--name', 'X', '--scope', 'notes:read=Mine too'),
+      /already registered/,
+    );
+    await assert.rejects(
+      cli('resource-servers', 'create', '--identifier', notes.identifier, '--name', 'X', '--scope', 'other:read=Other'),
+      /already registered/,
+    );
+    const afterCount = (
+      await t.core.db
+        .selectFrom('clients')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n;
     assert.equal(Number(afterCount), Number(before));
   });
 
@@ -66,14 +88,40 @@ describe('registry and CLI', () => {
     await assert.rejects(cli('resource-servers', 'create', '--identifier', '/api', '--name', 'X', '--scope', 'x:read=X'), /absolute URI/);
     await assert.rejects(cli('resource-servers', 'create', '--identifier', 'https://x.example#f', '--name', 'X', '--scope', 'x:read=X'), /fragment/);
     await assert.rejects(cli('resource-servers', 'create', '--identifier', 'https://x.example', '--name', 'X', '--scope', 'openid=X'), /OpenID Connect/);
-    await assert.rejects(cli('resource-servers', 'create', '--identifier', 'https://x.example', '--name', 'X', '--scope', 'x:read=X', '--access-token-ttl', String(t.config.ACCESS_TOKEN_TTL + 1)), /ceiling/);
+    await assert.rejects(
+      cli(
+        'resource-servers',
+        'create',
+        '--identifier',
+        'https://x.example',
+        '--name',
+        'X',
+        '--scope',
+        'x:read=X',
+        '--access-token-ttl',
+        String(t.config.ACCESS_TOKEN_TTL + 1),
+      ),
+      /ceiling/,
+    );
   });
 
   test('resource-servers delete removes the resource server, its scopes and its introspection client', async () => {
-    const gone = (await cli('resource-servers', 'create', '--identifier', 'https://gone.example', '--name', 'Gone', '--scope', 'gone:read=Gone')) as unknown as Created;
+    const gone = (await cli(
+      'resource-servers',
+      'create',
+      '--identifier',
+      'https://gone.example',
+      '--name',
+      'Gone',
+      '--scope',
+      'gone:read=Gone',
+    )) as unknown as Created;
     assert.deepEqual(await cli('resource-servers', 'delete', gone.identifier), { deleted: gone.identifier });
     assert.equal(await t.core.db.selectFrom('clients').select('id').where('id', '=', gone.client_id).executeTakeFirst(), undefined);
-    await assert.rejects(cli('clients', 'create', '--name', 'c', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'gone:read'), /not supported/);
+    await assert.rejects(
+      cli('clients', 'create', '--name', 'c', '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'gone:read'),
+      /not supported/,
+    );
     await assert.rejects(cli('resource-servers', 'delete', gone.identifier), /no resource server/);
   });
 });
@@ -90,7 +138,20 @@ describe('scopes come from the registry', () => {
     assert.equal(res.status, 200);
     assert.equal(tokenOf(res.body).aud, `${t.url}/admin`);
     await assert.rejects(
-      cli('clients', 'create', '--name', 'spa', '--type', 'public', '--grant-types', 'authorization_code', '--redirect-uri', 'https://spa.example/cb', '--scope', 'openid admin:read'),
+      cli(
+        'clients',
+        'create',
+        '--name',
+        'spa',
+        '--type',
+        'public',
+        '--grant-types',
+        'authorization_code',
+        '--redirect-uri',
+        'https://spa.example/cb',
+        '--scope',
+        'openid admin:read',
+      ),
       /operator-only/,
     );
     await assert.rejects(cli('registration-token', 'create', '--allow-scope', 'admin:read'), /operator-only/);
@@ -106,7 +167,8 @@ describe('scopes come from the registry', () => {
 
   test('discovery scopes_supported lists the OIDC scopes and the registered ones, not operator-only ones', async () => {
     const document = (await (await fetch(`${t.url}/.well-known/openid-configuration`)).json()) as { scopes_supported: string[] };
-    for (const scope of ['openid', 'offline_access', 'orders:read', 'notes:read', 'notes:write', 'files:read']) assert.ok(document.scopes_supported.includes(scope), scope);
+    for (const scope of ['openid', 'offline_access', 'orders:read', 'notes:read', 'notes:write', 'files:read'])
+      assert.ok(document.scopes_supported.includes(scope), scope);
     assert.equal(document.scopes_supported.includes('admin:read'), false);
   });
 });
@@ -206,8 +268,13 @@ describe('RFC 8707 for a user grant spanning two resource servers (oauth4webapi)
     const verifier = oauth.generateRandomCodeVerifier();
     const url = new URL(as.authorization_endpoint!);
     url.search = new URLSearchParams(<[string, string][]>[
-      ['response_type', 'code'], ['client_id', rp.client_id], ['redirect_uri', REDIRECT_URI], ['scope', scope], ['state', 'st'],
-      ['code_challenge', await oauth.calculatePKCECodeChallenge(verifier)], ['code_challenge_method', 'S256'],
+      ['response_type', 'code'],
+      ['client_id', rp.client_id],
+      ['redirect_uri', REDIRECT_URI],
+      ['scope', scope],
+      ['state', 'st'],
+      ['code_challenge', await oauth.calculatePKCECodeChallenge(verifier)],
+      ['code_challenge_method', 'S256'],
       ...resources.map((r): [string, string] => ['resource', r]),
     ]).toString();
     const callback = await browserlessLogin(url, { username: user.username });
@@ -227,7 +294,10 @@ describe('RFC 8707 for a user grant spanning two resource servers (oauth4webapi)
   }
 
   const refresh = (token: string, resource?: string) =>
-    oauth.refreshTokenGrantRequest(as, rp, oauth.ClientSecretBasic(secret), token, { ...insecure, ...(resource ? { additionalParameters: { resource } } : {}) });
+    oauth.refreshTokenGrantRequest(as, rp, oauth.ClientSecretBasic(secret), token, {
+      ...insecure,
+      ...(resource ? { additionalParameters: { resource } } : {}),
+    });
 
   test('a code exchange and a refresh with resource=X each return a token for X alone, with only its scopes', async () => {
     const callback = await authorize('openid offline_access orders:read notes:read', [`${t.url}/v1`, notes.identifier]);
@@ -273,8 +343,14 @@ describe('RFC 8707 for a user grant spanning two resource servers (oauth4webapi)
   const redirect = async (scope: string, resources: string[]) => {
     const url = new URL(as.authorization_endpoint!);
     url.search = new URLSearchParams(<[string, string][]>[
-      ['response_type', 'code'], ['client_id', rp.client_id], ['redirect_uri', REDIRECT_URI], ['scope', scope], ['state', 'st'],
-      ['code_challenge', 'x'.repeat(43)], ['code_challenge_method', 'S256'], ...resources.map((r): [string, string] => ['resource', r]),
+      ['response_type', 'code'],
+      ['client_id', rp.client_id],
+      ['redirect_uri', REDIRECT_URI],
+      ['scope', scope],
+      ['state', 'st'],
+      ['code_challenge', 'x'.repeat(43)],
+      ['code_challenge_method', 'S256'],
+      ...resources.map((r): [string, string] => ['resource', r]),
     ]).toString();
     const res = await fetch(url, { redirect: 'manual' });
     const location = res.headers.get('location')!;

@@ -20,7 +20,10 @@ const world = resourcesWorld();
 
 before(async () => {
   ({ t, notes, user } = await world.start());
-  app = await createClient(t.core.db, t.core.clock, { type: 'confidential', scopes: ['openid', 'profile', 'email', 'offline_access', 'notes:read', 'users:read'] });
+  app = await createClient(t.core.db, t.core.clock, {
+    type: 'confidential',
+    scopes: ['openid', 'profile', 'email', 'offline_access', 'notes:read', 'users:read'],
+  });
 });
 after(() => t.close());
 
@@ -32,7 +35,17 @@ describe('the userinfo-audience rule', () => {
     // What the server issued before this rule: a user's openid token whose only audience is the Notes API.
     const now = Math.floor(t.core.clock.now() / 1000);
     const forNotesOnly = await t.core.keys.sign(
-      { iss: t.config.ISSUER, sub: user.id, aud: notes.identifier, exp: now + 60, iat: now, jti: randomUUID(), client_id: app.client.id, scope: 'openid profile email notes:read', auth_time: now },
+      {
+        iss: t.config.ISSUER,
+        sub: user.id,
+        aud: notes.identifier,
+        exp: now + 60,
+        iat: now,
+        jti: randomUUID(),
+        client_id: app.client.id,
+        scope: 'openid profile email notes:read',
+        auth_time: now,
+      },
       { alg: 'ES256', typ: 'at+jwt' },
     );
     // The token is otherwise valid: its resource server's introspection accepts it.

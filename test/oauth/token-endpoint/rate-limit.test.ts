@@ -22,10 +22,16 @@ async function withApp(env: Record<string, string>, run: (t: TestApp) => Promise
 /** The real client library's request, as a well-behaved client with the right secret would send it. */
 async function correctSecretRequest(t: TestApp, clientId: string, secret: string, headers: Record<string, string> = {}): Promise<Response> {
   const as = { issuer: t.url, token_endpoint: `${t.url}/token` };
-  return oauth.clientCredentialsGrantRequest(as, { client_id: clientId }, oauth.ClientSecretBasic(secret), {}, {
-    [oauth.allowInsecureRequests]: true,
-    headers: new Headers(headers),
-  });
+  return oauth.clientCredentialsGrantRequest(
+    as,
+    { client_id: clientId },
+    oauth.ClientSecretBasic(secret),
+    {},
+    {
+      [oauth.allowInsecureRequests]: true,
+      headers: new Headers(headers),
+    },
+  );
 }
 
 const assert429 = (status: number, headers: Headers, body: Record<string, unknown>) => {

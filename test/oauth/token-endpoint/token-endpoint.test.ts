@@ -14,7 +14,11 @@ before(async () => {
   t = await startTestApp({ env: NO_LIMITS });
   tokenUrl = `${t.url}/token`;
   service = await registerClient(t.core, { grant_types: ['client_credentials'], scope: 'orders:read' });
-  webApp = await registerClient(t.core, { grant_types: ['authorization_code', 'refresh_token'], redirect_uris: ['https://app.example/cb'], scope: 'openid orders:read' });
+  webApp = await registerClient(t.core, {
+    grant_types: ['authorization_code', 'refresh_token'],
+    redirect_uris: ['https://app.example/cb'],
+    scope: 'openid orders:read',
+  });
 });
 after(() => t.close());
 
@@ -52,7 +56,11 @@ test('a JSON body is refused with invalid_request and the grant is not processed
 
 test('a text/plain body or no content type is refused with invalid_request', async () => {
   for (const headers of [{ 'content-type': 'text/plain' }, {}] as Record<string, string>[]) {
-    const res = await fetch(tokenUrl, { method: 'POST', headers: { ...headers, authorization: basicAuth(service.id, service.secret) }, body: 'grant_type=client_credentials' });
+    const res = await fetch(tokenUrl, {
+      method: 'POST',
+      headers: { ...headers, authorization: basicAuth(service.id, service.secret) },
+      body: 'grant_type=client_credentials',
+    });
     assert.equal(res.status, 400);
     const body = (await res.json()) as { error: string };
     assert.equal(body.error, 'invalid_request');
@@ -104,17 +112,25 @@ test('every token error is RFC 6749 JSON with error and error_description, never
 });
 
 test('a body over the form limit is refused without a 5xx', async () => {
-  const res = await postForm(tokenUrl, { grant_type: 'client_credentials', pad: 'x'.repeat(t.config.FORM_BODY_LIMIT + 10) }, {
-    authorization: basicAuth(service.id, service.secret),
-  });
+  const res = await postForm(
+    tokenUrl,
+    { grant_type: 'client_credentials', pad: 'x'.repeat(t.config.FORM_BODY_LIMIT + 10) },
+    {
+      authorization: basicAuth(service.id, service.secret),
+    },
+  );
   assert.equal(res.status, 413);
   assertNoStore(res.headers);
 });
 
 test('parameters the grant did not declare are stripped (an extra audience-like parameter changes nothing)', async () => {
-  const res = await postForm(tokenUrl, { grant_type: 'client_credentials', sub: 'admin', client_id: service.id, aud: 'https://evil.example' }, {
-    authorization: basicAuth(service.id, service.secret),
-  });
+  const res = await postForm(
+    tokenUrl,
+    { grant_type: 'client_credentials', sub: 'admin', client_id: service.id, aud: 'https://evil.example' },
+    {
+      authorization: basicAuth(service.id, service.secret),
+    },
+  );
   assert.equal(res.status, 200);
   const claims = JSON.parse(Buffer.from(String(res.body.access_token).split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
   assert.equal(claims.sub, service.id);

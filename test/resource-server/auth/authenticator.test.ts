@@ -29,10 +29,15 @@ const issuer = () => accessTokenIssuer({ keys: core.keys, clock: core.clock, con
 
 function counting(verifier: AccessTokenVerifier) {
   let calls = 0;
-  return { verifier: { verify: (token: string) => {
+  return {
+    verifier: {
+      verify: (token: string) => {
         calls += 1;
         return verifier.verify(token);
-      } }, calls: () => calls };
+      },
+    },
+    calls: () => calls,
+  };
 }
 
 function setup(options: { recheckMs?: number; keySource?: KeySource } = {}) {
@@ -71,9 +76,15 @@ test('a client_credentials token (sub = client_id) is a service principal', asyn
 test('an id_token signed by the same server (RS256, typ JWT, aud = client) is refused as a bearer token', async () => {
   const { authenticator } = setup();
   const now = Math.floor(clock.now() / 1000);
-  const idToken = await core.keys.sign({ iss: core.config.ISSUER, sub: 'u1', aud: 'c1', exp: now + 600, iat: now, jti: 'x', client_id: 'c1' }, { alg: 'RS256', typ: 'JWT' });
+  const idToken = await core.keys.sign(
+    { iss: core.config.ISSUER, sub: 'u1', aud: 'c1', exp: now + 600, iat: now, jti: 'x', client_id: 'c1' },
+    { alg: 'RS256', typ: 'JWT' },
+  );
   await rejects(authenticator.authenticate(idToken));
-  const idTokenEs = await core.keys.sign({ iss: core.config.ISSUER, sub: 'u1', aud: 'c1', exp: now + 600, iat: now, jti: 'y', client_id: 'c1' }, { alg: 'ES256', typ: 'JWT' });
+  const idTokenEs = await core.keys.sign(
+    { iss: core.config.ISSUER, sub: 'u1', aud: 'c1', exp: now + 600, iat: now, jti: 'y', client_id: 'c1' },
+    { alg: 'ES256', typ: 'JWT' },
+  );
   await rejects(authenticator.authenticate(idTokenEs));
 });
 
@@ -118,7 +129,10 @@ test('a revoked jti is refused on first use', async () => {
  * does not move and only the re-check interval can bring it to a cached token.
  */
 const revokeElsewhere = (issued: { jti: string; expiresAt: Date }) =>
-  core.db.insertInto('revoked_access_tokens').values({ jti: issued.jti, expires_at: issued.expiresAt, revoked_at: new Date(clock.now()) }).execute();
+  core.db
+    .insertInto('revoked_access_tokens')
+    .values({ jti: issued.jti, expires_at: issued.expiresAt, revoked_at: new Date(clock.now()) })
+    .execute();
 
 test('a cached token revoked later is refused once the revocation re-check interval has passed', async () => {
   const { authenticator } = setup({ recheckMs: 1000 });
@@ -145,7 +159,15 @@ test('a cached token whose signing key is no longer published is dropped at the 
   const keySource = localKeySource(async () => ({ keys: published }), clock, { maxAgeMs: 5000, cooldownMs: 1000 });
   const { authenticator } = setup({ keySource, recheckMs: 1000 });
   const now = Math.floor(clock.now() / 1000);
-  const token = await new SignJWT({ iss: core.config.ISSUER, aud: core.config.API_AUDIENCE, sub: 'u1', client_id: 'c1', jti: 'j-retire', iat: now, exp: now + 300 })
+  const token = await new SignJWT({
+    iss: core.config.ISSUER,
+    aud: core.config.API_AUDIENCE,
+    sub: 'u1',
+    client_id: 'c1',
+    jti: 'j-retire',
+    iat: now,
+    exp: now + 300,
+  })
     .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'retiring' })
     .sign(pair.privateKey);
   await authenticator.authenticate(token);
@@ -165,9 +187,7 @@ test('in-process keys: 100 unknown kids cause at most one key-row read (no ampli
   const loads = keySource.loads();
   const pair = await generateKeyPair('ES256');
   const forged = await Promise.all(
-    Array.from({ length: 100 }, (_, i) =>
-      new SignJWT({}).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: `nope-${i}` }).sign(pair.privateKey),
-    ),
+    Array.from({ length: 100 }, (_, i) => new SignJWT({}).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: `nope-${i}` }).sign(pair.privateKey)),
   );
   clock.advance(1_000);
   await Promise.all(forged.map((f) => rejects(authenticator.authenticate(f))));

@@ -121,9 +121,7 @@ test('a valid token without the route scope answers 403 insufficient_scope namin
 test('unknown kids cause at most one JWKS refresh at the issuer, however many requests: no amplification', async () => {
   const before = jwks.fetches();
   const other = await testIssuerKeys();
-  const tokens = await Promise.all(
-    Array.from({ length: 100 }, (_, i) => sign(good(), other.privateKey, { alg: 'ES256', typ: 'at+jwt', kid: `unknown-${i}` })),
-  );
+  const tokens = await Promise.all(Array.from({ length: 100 }, (_, i) => sign(good(), other.privateKey, { alg: 'ES256', typ: 'at+jwt', kid: `unknown-${i}` })));
   const responses = await Promise.all(tokens.map((token) => call(token)));
   for (const res of responses) assert.equal(res.status, 401);
   assert.ok(jwks.fetches() - before <= 2, `JWKS fetched ${jwks.fetches() - before} times for 100 unknown kids`);

@@ -105,7 +105,11 @@ test('RFC 9449 §9: oauth4webapi retries a protected-resource request after use_
   const keys = await dpopKey();
   const options = { DPoP: oauth.DPoP({}, keys), [oauth.allowInsecureRequests]: true } as const;
   const granted = await retryingDpopNonce(async () =>
-    oauth.processClientCredentialsResponse(as, { client_id: service.id }, await oauth.clientCredentialsGrantRequest(as, { client_id: service.id }, oauth.ClientSecretBasic(service.secret), {}, options)),
+    oauth.processClientCredentialsResponse(
+      as,
+      { client_id: service.id },
+      await oauth.clientCredentialsGrantRequest(as, { client_id: service.id }, oauth.ClientSecretBasic(service.secret), {}, options),
+    ),
   );
   // A second handle of the same key, its nonce cache empty: the resource server asks for a nonce first.
   const resourceOptions = { DPoP: oauth.DPoP({}, keys), [oauth.allowInsecureRequests]: true } as const;

@@ -82,7 +82,9 @@ test('oauth4webapi: a DPoP-bound token calls the API with the DPoP scheme and a 
 });
 
 test('openid-client: fetchProtectedResource with the DPoP handle that obtained the token succeeds', async () => {
-  const config = await client.discovery(new URL(t.url), service.id, undefined, client.ClientSecretBasic(service.secret), { execute: [client.allowInsecureRequests] });
+  const config = await client.discovery(new URL(t.url), service.id, undefined, client.ClientSecretBasic(service.secret), {
+    execute: [client.allowInsecureRequests],
+  });
   const DPoP = client.getDPoPHandle(config, keys);
   const tokens = await client.clientCredentialsGrant(config, {}, { DPoP });
   const res = await client.fetchProtectedResource(config, tokens.access_token, new URL(ordersUrl), 'GET', undefined, undefined, { DPoP });
@@ -125,7 +127,10 @@ test('RFC 9449 §4.3: a proof naming another method or URL, or without ath or jt
 test('RFC 9449 §7.1: a proof signed by another key than the bound one is 401 invalid_dpop_proof', async () => {
   const token = await tokenFor(true);
   const other = await generateKeyPair('ES256', { extractable: true });
-  const res = await getOrders({ authorization: `DPoP ${token}`, dpop: await proof(token, {}, { key: other.privateKey, jwk: await exportJWK(other.publicKey) }) });
+  const res = await getOrders({
+    authorization: `DPoP ${token}`,
+    dpop: await proof(token, {}, { key: other.privateKey, jwk: await exportJWK(other.publicKey) }),
+  });
   await assertDpopRefusal(res, 'invalid_dpop_proof');
 });
 

@@ -71,14 +71,9 @@ export function claims(issuer: string, audience: string, overrides: Record<strin
   return base as JWTPayload;
 }
 
-export async function sign(
-  payload: JWTPayload,
-  key: CryptoKey | Uint8Array,
-  header: Partial<JWTHeaderParameters> & { alg: string },
-): Promise<string> {
+export async function sign(payload: JWTPayload, key: CryptoKey | Uint8Array, header: Partial<JWTHeaderParameters> & { alg: string }): Promise<string> {
   return new SignJWT(payload).setProtectedHeader(header as JWTHeaderParameters).sign(key);
 }
 
 /** header.payload. with an arbitrary signature part, built by hand. */
-export const rawJws = (header: Record<string, unknown>, payload: unknown, signature = '') =>
-  `${b64(header)}.${b64(payload)}.${signature}`;
+export const rawJws = (header: Record<string, unknown>, payload: unknown, signature = '') => `${b64(header)}.${b64(payload)}.${signature}`;

@@ -29,12 +29,7 @@ test('alg none in every spelling, with an empty signature, is refused', async ()
 test('HS256 keyed with the public key (JWK JSON, PEM, DER, x coordinate) is refused: algorithm confusion', async () => {
   const publicKey = createPublicKey({ key: keys.publicJwk as never, format: 'jwk' });
   const pem = await exportSPKI(publicKey as never);
-  const secrets = [
-    JSON.stringify(keys.publicJwk),
-    pem,
-    publicKey.export({ format: 'der', type: 'spki' }),
-    Buffer.from(keys.publicJwk.x!, 'base64url'),
-  ];
+  const secrets = [JSON.stringify(keys.publicJwk), pem, publicKey.export({ format: 'der', type: 'spki' }), Buffer.from(keys.publicJwk.x!, 'base64url')];
   for (const secret of secrets) {
     const token = await sign(good(), new Uint8Array(Buffer.from(secret)), { alg: 'HS256', typ: 'at+jwt', kid: keys.kid });
     await assertInvalidToken(await call(token), token);
@@ -119,7 +114,17 @@ test('nbf beyond the skew in the future is refused; iat in the future beyond the
 });
 
 test('a missing sub, client_id, iat or jti is refused, and so are those claims with the wrong JSON type', async () => {
-  const cases = [{ sub: undefined }, { client_id: undefined }, { iat: undefined }, { jti: undefined }, { sub: 42 }, { client_id: ['x'] }, { iat: '1700000000' }, { jti: '' }, { scope: ['users:read'] }];
+  const cases = [
+    { sub: undefined },
+    { client_id: undefined },
+    { iat: undefined },
+    { jti: undefined },
+    { sub: 42 },
+    { client_id: ['x'] },
+    { iat: '1700000000' },
+    { jti: '' },
+    { scope: ['users:read'] },
+  ];
   for (const overrides of cases) {
     const token = await es256(good(overrides));
     await assertInvalidToken(await call(token), token);

@@ -49,7 +49,8 @@ export function probeRequests(world: () => Pick<ProbeWorld, 't' | 'keys'>) {
   const good = (overrides: Record<string, unknown> = {}) => claims(world().t.config.ISSUER, world().t.config.API_AUDIENCE, overrides);
   return {
     good,
-    es256: (payload = good(), header: Record<string, unknown> = {}) => sign(payload, world().keys.privateKey, { alg: 'ES256', typ: 'at+jwt', kid: world().keys.kid, ...header }),
+    es256: (payload = good(), header: Record<string, unknown> = {}) =>
+      sign(payload, world().keys.privateKey, { alg: 'ES256', typ: 'at+jwt', kid: world().keys.kid, ...header }),
     async call(token: string | undefined, init: RequestInit & { path?: string } = {}) {
       const headers = new Headers(init.headers);
       if (token !== undefined) headers.set('authorization', `Bearer ${token}`);

@@ -39,7 +39,12 @@ const introspect = async (token: string) =>
 
 /** A token for the user from whatever KeyService signs it. */
 const userToken = (keys: Parameters<typeof accessTokenIssuer>[0]['keys']) =>
-  accessTokenIssuer({ keys, clock, config: t.config }).issue({ sub: userId, clientId: fixture.client.id, scope: ['openid', 'users:read'], authTime: Math.floor(clock.now() / 1000) });
+  accessTokenIssuer({ keys, clock, config: t.config }).issue({
+    sub: userId,
+    clientId: fixture.client.id,
+    scope: ['openid', 'users:read'],
+    authTime: Math.floor(clock.now() / 1000),
+  });
 
 test('a token signed with a key this instance has not read yet is accepted after one re-read of the key rows, by /v1, /userinfo and /introspect', async () => {
   // This instance's copy of the rows is fresh, so only an unknown-kid re-read can find the new key.

@@ -39,13 +39,17 @@ export async function seedClients(database: Database): Promise<{ service: Regist
   const resources = resourceRegistry(resourceServersRepository(database.db), systemClock, 0);
   const core = { db: database.db, clock: systemClock, resources } as unknown as Core;
   const service = await registerClient(core, { client_name: 'fault service', grant_types: ['client_credentials'], scope: 'payments:write orders:read' });
-  const app = await registerClient(core, {
-    client_name: 'fault app',
-    grant_types: ['authorization_code', 'refresh_token'],
-    redirect_uris: ['https://client.example/cb'],
-    scope: 'openid offline_access',
-    token_endpoint_auth_method: 'none',
-  }, { skipConsent: true });
+  const app = await registerClient(
+    core,
+    {
+      client_name: 'fault app',
+      grant_types: ['authorization_code', 'refresh_token'],
+      redirect_uris: ['https://client.example/cb'],
+      scope: 'openid offline_access',
+      token_endpoint_auth_method: 'none',
+    },
+    { skipConsent: true },
+  );
   return { service, app };
 }
 

@@ -20,7 +20,9 @@ const PAYMENT_WORKERS = 4;
 const FAMILIES = 3;
 const KILL_AFTER_PAYMENTS = 25;
 
-test('kill -9 during keyed payments and refreshes: no committed payment lost, no key locked forever, no family with two live tokens', { timeout: 180_000 }, async () => {
+test('kill -9 during keyed payments and refreshes: no committed payment lost, no key locked forever, no family with two live tokens', {
+  timeout: 180_000,
+}, async () => {
   const { url, drop } = await createPostgresDatabaseUrl();
   const env = serverEnv(url, { IDEMPOTENCY_LEASE: '1' });
   let server = await startServer(env);
@@ -38,7 +40,13 @@ test('kill -9 during keyed payments and refreshes: no committed payment lost, no
       const r = await attempt(`${server.url}/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: location.searchParams.get('code')!, redirect_uri: 'https://client.example/cb', code_verifier: p.verifier, client_id: app.id }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: location.searchParams.get('code')!,
+          redirect_uri: 'https://client.example/cb',
+          code_verifier: p.verifier,
+          client_id: app.id,
+        }),
       });
       assert.equal(r?.status, 200);
       current.push(String(r!.json!.refresh_token));
@@ -47,7 +55,11 @@ test('kill -9 during keyed payments and refreshes: no committed payment lost, no
     const base = server.url;
     const payBody = (key: string) => JSON.stringify({ amount: '7.00', currency: 'EUR', account: key });
     const pay = (key: string) =>
-      attempt(`${base}/v1/payments`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key }, body: payBody(key) });
+      attempt(`${base}/v1/payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: payBody(key),
+      });
 
     const confirmed = new Map<string, string>(); // key → payment id the client saw with 201
     const lost = new Set<string>(); // keys whose answer never came back
@@ -107,7 +119,11 @@ test('kill -9 during keyed payments and refreshes: no committed payment lost, no
       assert.equal(again?.json?.id, r!.json!.id, 'a second retry replays the same payment');
     }
     for (const key of [...confirmed.keys(), ...lost]) {
-      const { count } = await database.db.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('count')).where('account', '=', key).executeTakeFirstOrThrow();
+      const { count } = await database.db
+        .selectFrom('payments')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('account', '=', key)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(count), 1, `key ${key} created ${count} payments`);
     }
 
@@ -118,7 +134,11 @@ test('kill -9 during keyed payments and refreshes: no committed payment lost, no
     for (const row of rows) assert.ok(row.live <= 1, `family ${row.grant_id} has ${row.live} live tokens`);
     // The client's last known token either still works or is refused cleanly; never a 5xx.
     for (const rt of current) {
-      const r = await attempt(`${server.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: rt, client_id: app.id }) });
+      const r = await attempt(`${server.url}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: rt, client_id: app.id }),
+      });
       assert.ok(r && (r.status === 200 || (r.status === 400 && r.json?.error === 'invalid_grant')), `refresh after restart: ${r?.status}`);
     }
     assert.ok(confirmed.size >= KILL_AFTER_PAYMENTS);

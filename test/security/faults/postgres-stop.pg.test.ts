@@ -18,9 +18,17 @@ test('PostgreSQL stopped mid-load → 503 + Retry-After (never 500), then recove
     await database.close();
     const token = await serviceToken(server.url, service);
     const pay = () =>
-      attempt(`${server.url}/v1/payments`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, body: JSON.stringify({ amount: '1.00', currency: 'EUR', account: 'A' }) });
+      attempt(`${server.url}/v1/payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ amount: '1.00', currency: 'EUR', account: 'A' }),
+      });
     const tokenRequest = () =>
-      attempt(`${server.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(service.id, service.secret) }, body: 'grant_type=client_credentials&scope=payments:write' });
+      attempt(`${server.url}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(service.id, service.secret) },
+        body: 'grant_type=client_credentials&scope=payments:write',
+      });
     const ready = () => attempt(`${server.url}/readyz`, {});
 
     assert.equal((await pay())?.status, 201);
@@ -46,7 +54,10 @@ test('PostgreSQL stopped mid-load → 503 + Retry-After (never 500), then recove
     assert.equal(payDown?.status, 503);
     assert.match(payDown!.headers.get('content-type') ?? '', /^application\/problem\+json/);
     const tokenDown = await tokenRequest();
-    assert.ok(tokenDown?.status === 200 || (tokenDown?.status === 503 && tokenDown.json?.error === 'temporarily_unavailable'), `token while down: ${tokenDown?.status}`);
+    assert.ok(
+      tokenDown?.status === 200 || (tokenDown?.status === 503 && tokenDown.json?.error === 'temporarily_unavailable'),
+      `token while down: ${tokenDown?.status}`,
+    );
     assert.equal((await attempt(`${server.url}/healthz`, {}))?.status, 200, 'the process itself stays healthy');
 
     cluster.resume();

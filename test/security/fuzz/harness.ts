@@ -18,7 +18,20 @@ export const runs = (base: number, long = false): number => Math.round(base * (l
  * stored and replayed by design, draft §2.6), browser_sessions and interactions (a page visit may start them),
  * jobs (background work).
  */
-const WATCHED = ['authorization_codes', 'clients', 'consents', 'grant_access_tokens', 'oauth_grants', 'orders', 'payments', 'refresh_tokens', 'reports', 'revoked_access_tokens', 'used_client_assertions', 'users'] as const;
+const WATCHED = [
+  'authorization_codes',
+  'clients',
+  'consents',
+  'grant_access_tokens',
+  'oauth_grants',
+  'orders',
+  'payments',
+  'refresh_tokens',
+  'reports',
+  'revoked_access_tokens',
+  'used_client_assertions',
+  'users',
+] as const;
 
 export async function rowCounts(t: TestApp): Promise<Record<string, number>> {
   const select = WATCHED.map((name) => `(select count(*)::int from ${name}) as ${name}`).join(', ');
@@ -68,7 +81,9 @@ export async function property<T>(name: string, arbitrary: fc.Arbitrary<T>, pred
   if (details.failed) {
     const shorten = (text: string) => text.replace(/(.)\1{40,}/g, (run, ch: string) => `${ch}…(${run.length}×)`).slice(0, 3000);
     const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-    assert.fail(`fuzz property "${name}" failed after ${details.numRuns} runs; reproduce with FUZZ_SEED=${details.seed} (path ${details.counterexamplePath})\ncounterexample: ${shorten(JSON.stringify(details.counterexample))}\ncause: ${shorten(cause)}`);
+    assert.fail(
+      `fuzz property "${name}" failed after ${details.numRuns} runs; reproduce with FUZZ_SEED=${details.seed} (path ${details.counterexamplePath})\ncounterexample: ${shorten(JSON.stringify(details.counterexample))}\ncause: ${shorten(cause)}`,
+    );
   }
 }
 
@@ -118,7 +133,19 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 /** Header values fetch can put on the wire (no CR/LF/NUL; Latin-1). */
 export const headerValue: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
-  fc.constantFrom('Bearer', 'Bearer ', 'Basic', 'Basic !!!', 'Bearer a.b.c', 'Bearer eyJhbGciOiJub25lIn0.e30.', 'DPoP x', 'Negotiate abc', 'Basic Og==', 'bearer  x  y', `Bearer ${'a'.repeat(9000)}`),
+  fc.constantFrom(
+    'Bearer',
+    'Bearer ',
+    'Basic',
+    'Basic !!!',
+    'Bearer a.b.c',
+    'Bearer eyJhbGciOiJub25lIn0.e30.',
+    'DPoP x',
+    'Negotiate abc',
+    'Basic Og==',
+    'bearer  x  y',
+    `Bearer ${'a'.repeat(9000)}`,
+  ),
 );
 
 /** A form/query body from random names and hostile values, mixing in the real parameter names. */
@@ -130,7 +157,8 @@ export function formOf(names: readonly string[]): fc.Arbitrary<Array<[string, st
 /** Lone surrogates cannot be sent as UTF-8 by any client; they become U+FFFD as a browser would send them. */
 export const wellFormed = (s: string): string => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
-export const encodeForm = (pairs: Array<[string, string]>): string => pairs.map(([k, v]) => `${encodeURIComponent(wellFormed(k))}=${encodeURIComponent(wellFormed(v))}`).join('&');
+export const encodeForm = (pairs: Array<[string, string]>): string =>
+  pairs.map(([k, v]) => `${encodeURIComponent(wellFormed(k))}=${encodeURIComponent(wellFormed(v))}`).join('&');
 
 /** Raw body bytes: JSON-ish, form-ish, or random. */
 export const rawBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(

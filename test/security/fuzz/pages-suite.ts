@@ -35,7 +35,11 @@ export function pagesFuzzSuite(long: boolean): void {
       type: fc.option(contentType, { freq: 3 }),
     });
 
-    function build(form: ParsedForm, base: Record<string, string>, m: { keepHidden: boolean; replace: Record<string, string>; extra: Array<[string, string]>; origin: string | null; type: string | undefined | null }): Sent {
+    function build(
+      form: ParsedForm,
+      base: Record<string, string>,
+      m: { keepHidden: boolean; replace: Record<string, string>; extra: Array<[string, string]>; origin: string | null; type: string | undefined | null },
+    ): Sent {
       const fields: Record<string, string> = { ...(m.keepHidden ? form.hidden : {}), ...base, ...m.replace };
       const pairs: Array<[string, string]> = [...Object.entries(fields), ...m.extra];
       const headers: Record<string, string> = { 'content-type': m.type ?? 'application/x-www-form-urlencoded' };
@@ -44,13 +48,18 @@ export function pagesFuzzSuite(long: boolean): void {
     }
 
     test('login form with hostile credentials, CSRF tokens, origins and content types', async () => {
-      await property('login form', mutation, async (m) => {
-        const { browser, form } = await openLogin();
-        const sent = build(form, { username: w.U1.username, password: 'not-the-password' }, m);
-        sent.headers!.cookie = browser.cookieHeader();
-        const before = await rowCounts(w.t);
-        await checkAnswer(w.t, sent, await send(w.t, sent), 'page', before);
-      }, runs(25, long));
+      await property(
+        'login form',
+        mutation,
+        async (m) => {
+          const { browser, form } = await openLogin();
+          const sent = build(form, { username: w.U1.username, password: 'not-the-password' }, m);
+          sent.headers!.cookie = browser.cookieHeader();
+          const before = await rowCounts(w.t);
+          await checkAnswer(w.t, sent, await send(w.t, sent), 'page', before);
+        },
+        runs(25, long),
+      );
     });
 
     test('consent form with hostile decisions, CSRF tokens and origins', async () => {
@@ -59,21 +68,34 @@ export function pagesFuzzSuite(long: boolean): void {
       const consentPage = await browser.get(afterLogin.headers.get('location')!);
       const form = parseForm(await consentPage.text());
       const forced = mutation.filter((m) => Object.keys(m.replace).length > 0 || !m.keepHidden || m.origin !== null);
-      await property('consent form', forced, async (m) => {
-        const sent = build(form, { decision: 'allow' }, m);
-        sent.headers!.cookie = browser.cookieHeader();
-        const before = await rowCounts(w.t);
-        const answer = await send(w.t, sent);
-        await checkAnswer(w.t, sent, answer, 'page', before);
-      }, runs(25, long));
+      await property(
+        'consent form',
+        forced,
+        async (m) => {
+          const sent = build(form, { decision: 'allow' }, m);
+          sent.headers!.cookie = browser.cookieHeader();
+          const before = await rowCounts(w.t);
+          const answer = await send(w.t, sent);
+          await checkAnswer(w.t, sent, answer, 'page', before);
+        },
+        runs(25, long),
+      );
     });
 
     test('interaction, logout and error pages with hostile paths and queries', async () => {
-      const paths = fc.tuple(fc.constantFrom('/interaction/', '/logout?', '/logout?post_logout_redirect_uri=', '/logout/done?', '/authorize?client_id='), hostileString);
-      await property('pages', paths, async ([prefix, value]) => {
-        const sent: Sent = { method: 'GET', path: `${prefix}${encodeURIComponent(value.replace(/[\ud800-\udfff]/g, ''))}` };
-        await checkAnswer(w.t, sent, await send(w.t, sent), 'page', await rowCounts(w.t));
-      }, runs(25, long));
+      const paths = fc.tuple(
+        fc.constantFrom('/interaction/', '/logout?', '/logout?post_logout_redirect_uri=', '/logout/done?', '/authorize?client_id='),
+        hostileString,
+      );
+      await property(
+        'pages',
+        paths,
+        async ([prefix, value]) => {
+          const sent: Sent = { method: 'GET', path: `${prefix}${encodeURIComponent(value.replace(/[\ud800-\udfff]/g, ''))}` };
+          await checkAnswer(w.t, sent, await send(w.t, sent), 'page', await rowCounts(w.t));
+        },
+        runs(25, long),
+      );
     });
   });
 }

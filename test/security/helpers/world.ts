@@ -49,7 +49,11 @@ export async function startWorld(options: TestAppOptions = {}): Promise<World> {
   const A = await registerClient(t.core, { ...code, client_name: 'Client A' }, { skipConsent: false });
   const B = await registerClient(t.core, { ...code, client_name: 'Client B', token_endpoint_auth_method: 'client_secret_post' }, { skipConsent: false });
   const P = await registerClient(t.core, { ...code, client_name: 'Client P', token_endpoint_auth_method: 'none' }, { skipConsent: false });
-  const C = await registerClient(t.core, { ...code, client_name: 'Client C', grant_types: ['authorization_code', 'refresh_token', 'client_credentials'] }, { secret: C_SECRET, skipConsent: false });
+  const C = await registerClient(
+    t.core,
+    { ...code, client_name: 'Client C', grant_types: ['authorization_code', 'refresh_token', 'client_credentials'] },
+    { secret: C_SECRET, skipConsent: false },
+  );
   const U1 = await createUser(t.core.db, t.core.clock, SIGN_IN);
   const U2 = await createUser(t.core.db, t.core.clock, SIGN_IN);
   return { t, url: t.url, A, B, P, C, U1, U2, close: () => t.close() };
@@ -130,7 +134,11 @@ export const bearer = (w: World, path: string, accessToken: string, init: Reques
   fetch(`${w.url}${path}`, { ...init, headers: { authorization: `Bearer ${accessToken}`, ...(init.headers as Record<string, string> | undefined) } });
 
 /** RFC 6749 5.2 token error: status, JSON body with a registered code, no-store. */
-export function assertTokenError(r: { status: number; headers: Headers; body: Record<string, unknown>; text: string }, error: string | string[], status?: number): void {
+export function assertTokenError(
+  r: { status: number; headers: Headers; body: Record<string, unknown>; text: string },
+  error: string | string[],
+  status?: number,
+): void {
   const errors = Array.isArray(error) ? error : [error];
   assert.ok(errors.includes(String(r.body.error)), `expected ${errors.join('|')}, got ${r.status} ${r.text}`);
   assert.equal(r.status, status ?? (r.body.error === 'invalid_client' ? 401 : 400));

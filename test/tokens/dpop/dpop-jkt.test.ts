@@ -84,7 +84,11 @@ test('RFC 9449 §10: oauth4webapi sends dpop_jkt of its DPoP handle, and the cod
   const url = authorizationUrl(await oauth.calculatePKCECodeChallenge(verifier), { dpop_jkt: await DPoP.calculateThumbprint() });
   const params = oauth.validateAuthResponse(as, rp, await browserlessLogin(url, { username: user.username }), 'st');
   const result = await retryingDpopNonce(async () =>
-    oauth.processAuthorizationCodeResponse(as, rp, await oauth.authorizationCodeGrantRequest(as, rp, oauth.None(), params, REDIRECT_URI, verifier, { DPoP, [oauth.allowInsecureRequests]: true })),
+    oauth.processAuthorizationCodeResponse(
+      as,
+      rp,
+      await oauth.authorizationCodeGrantRequest(as, rp, oauth.None(), params, REDIRECT_URI, verifier, { DPoP, [oauth.allowInsecureRequests]: true }),
+    ),
   );
   assert.equal(result.token_type, 'dpop');
   assert.equal((decodeJwt(result.access_token) as { cnf?: { jkt: string } }).cnf?.jkt, await calculateJwkThumbprint(keys.jwk));

@@ -78,7 +78,13 @@ test('RFC 9449 §8: oauth4webapi learns the nonce from use_dpop_nonce and its re
     return oauth.processClientCredentialsResponse(
       as,
       { client_id: service.id },
-      await oauth.clientCredentialsGrantRequest(as, { client_id: service.id }, oauth.ClientSecretBasic(service.secret), {}, { DPoP: handle, [oauth.allowInsecureRequests]: true }),
+      await oauth.clientCredentialsGrantRequest(
+        as,
+        { client_id: service.id },
+        oauth.ClientSecretBasic(service.secret),
+        {},
+        { DPoP: handle, [oauth.allowInsecureRequests]: true },
+      ),
     );
   });
   assert.equal(attempts, 2, 'the first attempt had no nonce');

@@ -100,7 +100,9 @@ test('RFC 9449 §5: a public client (oauth4webapi) refreshes its DPoP-bound refr
   assert.equal(first.token_type, 'dpop');
   let refreshToken = first.refresh_token!;
   for (let round = 0; round < 2; round++) {
-    const next = await retryingDpopNonce(async () => oauth.processRefreshTokenResponse(as, rp, await oauth.refreshTokenGrantRequest(as, rp, oauth.None(), refreshToken, options)));
+    const next = await retryingDpopNonce(async () =>
+      oauth.processRefreshTokenResponse(as, rp, await oauth.refreshTokenGrantRequest(as, rp, oauth.None(), refreshToken, options)),
+    );
     assert.equal(next.token_type, 'dpop', `round ${round}`);
     assert.equal(jktOf(next.access_token), jkt, `round ${round}`);
     assert.ok(next.refresh_token && next.refresh_token !== refreshToken);
@@ -108,7 +110,10 @@ test('RFC 9449 §5: a public client (oauth4webapi) refreshes its DPoP-bound refr
   }
   // The handle's key is the only way in: the same client without it is refused.
   const withoutHandle = await oauth.refreshTokenGrantRequest(as, rp, oauth.None(), refreshToken, { [oauth.allowInsecureRequests]: true });
-  await assert.rejects(oauth.processRefreshTokenResponse(as, rp, withoutHandle), (e: unknown) => e instanceof oauth.ResponseBodyError && e.error === 'invalid_grant');
+  await assert.rejects(
+    oauth.processRefreshTokenResponse(as, rp, withoutHandle),
+    (e: unknown) => e instanceof oauth.ResponseBodyError && e.error === 'invalid_grant',
+  );
 });
 
 test('RFC 9449 §5: a DPoP-bound refresh token presented without a DPoP proof is invalid_grant — no downgrade to Bearer — and stays usable by its key', async () => {
@@ -140,7 +145,7 @@ test('RFC 9449 §5: what a bound refresh yields stays bound — token_type DPoP,
   assert.equal((await refresh(publicClient, next.body.refresh_token!, key)).body.token_type, 'DPoP');
 });
 
-test('a confidential client\'s refresh token issued with a DPoP proof is bound as well (policy: bind whenever issued with a proof)', async () => {
+test("a confidential client's refresh token issued with a DPoP proof is bound as well (policy: bind whenever issued with a proof)", async () => {
   const key = await dpopKey();
   const issued = await codeExchange(confidentialClient, key, ['orders:read']);
   assertInvalidGrant(await refresh(confidentialClient, issued.refresh_token!), 'confidential, no proof');
@@ -205,7 +210,7 @@ test('REFRESH_REUSE_GRACE: the successor of a DPoP-bound refresh token is handed
     assertInvalidGrant(await post({ grant_type: 'refresh_token', refresh_token: issued.refresh_token! }), 'replay without proof');
     assertInvalidGrant(await post({ grant_type: 'refresh_token', refresh_token: issued.refresh_token! }, await dpopKey()), 'replay with another key');
     const replayed = await post({ grant_type: 'refresh_token', refresh_token: issued.refresh_token! }, key);
-    assert.equal(replayed.status, 200, 'the owner\'s retry within the grace window');
+    assert.equal(replayed.status, 200, "the owner's retry within the grace window");
     assert.equal(replayed.body.refresh_token, rotated.body.refresh_token);
   } finally {
     await grace.close();

@@ -45,7 +45,13 @@ test('oauth4webapi with a DPoP handle gets token_type DPoP and an access token b
     oauth.processClientCredentialsResponse(
       as,
       { client_id: service.id },
-      await oauth.clientCredentialsGrantRequest(as, { client_id: service.id }, oauth.ClientSecretBasic(service.secret), {}, { DPoP: handle, [oauth.allowInsecureRequests]: true }),
+      await oauth.clientCredentialsGrantRequest(
+        as,
+        { client_id: service.id },
+        oauth.ClientSecretBasic(service.secret),
+        {},
+        { DPoP: handle, [oauth.allowInsecureRequests]: true },
+      ),
     ),
   );
   assert.equal(result.token_type, 'dpop');
@@ -54,7 +60,9 @@ test('oauth4webapi with a DPoP handle gets token_type DPoP and an access token b
 });
 
 test('openid-client with getDPoPHandle gets a DPoP-bound token that introspects as token_type DPoP with cnf', async () => {
-  const config = await client.discovery(new URL(t.url), service.id, undefined, client.ClientSecretBasic(service.secret), { execute: [client.allowInsecureRequests] });
+  const config = await client.discovery(new URL(t.url), service.id, undefined, client.ClientSecretBasic(service.secret), {
+    execute: [client.allowInsecureRequests],
+  });
   const tokens = await client.clientCredentialsGrant(config, {}, { DPoP: client.getDPoPHandle(config, keys) });
   assert.equal(tokens.token_type, 'dpop');
   const introspected = await client.tokenIntrospection(config, tokens.access_token);
@@ -67,7 +75,9 @@ test('discovery advertises exactly the DPoP algorithms a proof may use', async (
   for (const alg of metadata.dpop_signing_alg_values_supported) {
     const pair = await generateKeyPair(alg, { extractable: true });
     const jwk = await exportJWK(pair.publicKey);
-    const dpop = await new SignJWT({ jti: randomUUID(), htm: 'POST', htu: tokenUrl, iat: now(), nonce }).setProtectedHeader({ alg, typ: 'dpop+jwt', jwk }).sign(pair.privateKey);
+    const dpop = await new SignJWT({ jti: randomUUID(), htm: 'POST', htu: tokenUrl, iat: now(), nonce })
+      .setProtectedHeader({ alg, typ: 'dpop+jwt', jwk })
+      .sign(pair.privateKey);
     const res = await withProof(dpop);
     assert.equal(res.status, 200, alg);
     assert.equal(res.body.token_type, 'DPoP', alg);
@@ -102,7 +112,12 @@ test('a DPoP proof with the wrong htm or htu is rejected', async () => {
 });
 
 test('a DPoP proof without jti, or stale, or issued in the future is rejected', async () => {
-  await assertRefused(await new SignJWT({ htm: 'POST', htu: tokenUrl, iat: now() }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: publicJwk } as never).sign(keys.privateKey), 'no jti');
+  await assertRefused(
+    await new SignJWT({ htm: 'POST', htu: tokenUrl, iat: now() })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: publicJwk } as never)
+      .sign(keys.privateKey),
+    'no jti',
+  );
   await assertRefused(await proof({ iat: now() - 600 }), 'stale');
   await assertRefused(await proof({ iat: now() + 600 }), 'future');
 });
@@ -116,7 +131,12 @@ test('a DPoP proof with the wrong typ, a private key in its jwk, or signed by an
 
 test('a DPoP proof with alg HS256 or none is rejected', async () => {
   const secret = await generateSecret('HS256', { extractable: true });
-  await assertRefused(await new SignJWT({ jti: randomUUID(), htm: 'POST', htu: tokenUrl, iat: now() }).setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: await exportJWK(secret) } as never).sign(secret), 'HS256');
+  await assertRefused(
+    await new SignJWT({ jti: randomUUID(), htm: 'POST', htu: tokenUrl, iat: now() })
+      .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: await exportJWK(secret) } as never)
+      .sign(secret),
+    'HS256',
+  );
   const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'dpop+jwt', jwk: publicJwk })).toString('base64url');
   const body = Buffer.from(JSON.stringify({ jti: randomUUID(), htm: 'POST', htu: tokenUrl, iat: now() })).toString('base64url');
   await assertRefused(`${header}.${body}.`, 'alg none');
