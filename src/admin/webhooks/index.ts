@@ -201,7 +201,7 @@ export async function adminWebhooksRoutes(
       summary: 'Send a dead letter again (same webhook-id, a fresh attempt budget); 409 unless it is dead',
       operationId: 'adminRedeliverWebhook',
       params: DeliveryParams,
-      response: { 200: DeliverySchema, ...problemResponses(401, 403, 404, 406, 409) },
+      response: { 200: DeliverySchema, ...problemResponses(400, 401, 403, 404, 406, 409) },
     },
     preHandler: requireScope(ADMIN_WRITE),
     handler: async (request) => {
