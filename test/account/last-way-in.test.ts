@@ -4,9 +4,10 @@
 // provider is allowed as long as the passkey remains. Software passkeys (test/helpers/soft-passkey.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { identityProvidersRepository, type IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
 import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { storedIdentityProvider } from '../helpers/identity-providers.js';
 import { addSoftPasskey } from '../helpers/soft-passkey.js';
 import { createUser } from '../helpers/users.js';
 import { AccountBrowser } from './account-browser.js';
@@ -16,30 +17,7 @@ describe('the last way in on /account', () => {
   let provider: IdentityProvider;
   before(async () => {
     t = await startTestApp();
-    const created = await identityProvidersRepository(t.core.db).create({
-      name: 'Upstream',
-      slug: 'upstream',
-      kind: 'oidc',
-      preset: null,
-      issuer: 'https://upstream.example',
-      authorizationEndpoint: 'https://upstream.example/auth',
-      tokenEndpoint: 'https://upstream.example/token',
-      userinfoEndpoint: null,
-      jwksUri: 'https://upstream.example/jwks',
-      emailsEndpoint: null,
-      authorizationResponseIss: false,
-      clientId: 'c',
-      clientSecretEnv: 'X',
-      tokenEndpointAuthMethod: 'client_secret_basic',
-      scopes: ['openid'],
-      domains: [],
-      tenants: [],
-      claims: {},
-      provision: true,
-      link: 'never',
-    });
-    assert.ok(created);
-    provider = created;
+    provider = await storedIdentityProvider(t.core.db, 'upstream', { name: 'Upstream', provision: true });
   });
   after(() => t.close());
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { identityProvidersRepository } from '../../src/storage/identity-providers-repository.js';
+import { storedIdentityProvider } from '../helpers/identity-providers.js';
 import { adminFixture, createBody, patchBody, problemOf, type AdminFixture } from '../admin/fixture.js';
 
 let f: AdminFixture;
@@ -16,28 +16,7 @@ before(async () => {
   f = await adminFixture();
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-client-idps-'));
   for (const slug of ['corp', 'social']) {
-    await identityProvidersRepository(f.t.core.db).create({
-      name: slug,
-      slug,
-      kind: 'oidc',
-      preset: null,
-      issuer: `https://${slug}.example`,
-      authorizationEndpoint: `https://${slug}.example/auth`,
-      tokenEndpoint: `https://${slug}.example/token`,
-      userinfoEndpoint: null,
-      jwksUri: `https://${slug}.example/jwks`,
-      emailsEndpoint: null,
-      authorizationResponseIss: false,
-      clientId: 'c',
-      clientSecretEnv: 'X',
-      tokenEndpointAuthMethod: 'client_secret_basic',
-      scopes: ['openid'],
-      domains: [],
-      tenants: [],
-      claims: {},
-      provision: false,
-      link: 'never',
-    });
+    await storedIdentityProvider(f.t.core.db, slug);
   }
 });
 after(async () => {

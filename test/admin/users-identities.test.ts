@@ -3,7 +3,8 @@
 // never the user's last way to sign in (409), as on /account (user-rules/unlink-provider.ts).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { identityProvidersRepository, type IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import { storedIdentityProvider } from '../helpers/identity-providers.js';
 import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
 import { createUser, PASSWORD } from '../helpers/users.js';
 import { adminFixture, problemOf, type AdminFixture, type ListPage } from './fixture.js';
@@ -13,29 +14,7 @@ let a: IdentityProvider;
 let b: IdentityProvider;
 before(async () => {
   f = await adminFixture();
-  const provider = async (slug: string) =>
-    (await identityProvidersRepository(f.t.core.db).create({
-      name: `Provider ${slug}`,
-      slug,
-      kind: 'oidc',
-      preset: null,
-      issuer: `https://${slug}.example`,
-      authorizationEndpoint: `https://${slug}.example/auth`,
-      tokenEndpoint: `https://${slug}.example/token`,
-      userinfoEndpoint: null,
-      jwksUri: `https://${slug}.example/jwks`,
-      emailsEndpoint: null,
-      authorizationResponseIss: false,
-      clientId: 'c',
-      clientSecretEnv: 'X',
-      tokenEndpointAuthMethod: 'client_secret_basic',
-      scopes: ['openid'],
-      domains: [],
-      tenants: [],
-      claims: {},
-      provision: false,
-      link: 'never',
-    }))!;
+  const provider = (slug: string) => storedIdentityProvider(f.t.core.db, slug, { name: `Provider ${slug}` });
   a = await provider('admin-a');
   b = await provider('admin-b');
 });

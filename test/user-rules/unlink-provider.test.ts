@@ -5,10 +5,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runTransaction } from '../../src/storage/after-commit.js';
-import { identityProvidersRepository } from '../../src/storage/identity-providers-repository.js';
 import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
 import { unlinkProvider } from '../../src/user-rules/unlink-provider.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { storedIdentityProvider } from '../helpers/identity-providers.js';
 import { createUser } from '../helpers/users.js';
 
 let t: TestApp;
@@ -17,32 +17,7 @@ before(async () => {
 });
 after(() => t.close());
 
-async function provider(slug: string) {
-  const created = await identityProvidersRepository(t.core.db).create({
-    name: slug,
-    slug,
-    kind: 'oidc',
-    preset: null,
-    issuer: `https://${slug}.example`,
-    authorizationEndpoint: `https://${slug}.example/auth`,
-    tokenEndpoint: `https://${slug}.example/token`,
-    userinfoEndpoint: null,
-    jwksUri: `https://${slug}.example/jwks`,
-    emailsEndpoint: null,
-    authorizationResponseIss: false,
-    clientId: 'c',
-    clientSecretEnv: 'X',
-    tokenEndpointAuthMethod: 'client_secret_basic',
-    scopes: ['openid'],
-    domains: [],
-    tenants: [],
-    claims: {},
-    provision: false,
-    link: 'never',
-  });
-  if (!created) throw new Error('exists');
-  return created;
-}
+const provider = (slug: string) => storedIdentityProvider(t.core.db, slug);
 
 test('never the last way to sign in, under parallel requests: an unlink waits for a concurrent one of the same account and is refused when it would leave none', async () => {
   const [a, b] = [await provider('race-a'), await provider('race-b')];
