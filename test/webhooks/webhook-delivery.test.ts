@@ -185,6 +185,23 @@ test("a receiver that keeps failing: the message becomes a dead letter, visible 
   assert.equal(twice.status, 409);
 });
 
+test('SSRF rule at delivery time: an endpoint whose host is no longer allowed is never called, and its message is a dead letter naming the refusal', async () => {
+  const { id } = await endpoint(receiver.url, ['user.created']);
+  // The row changes behind the creation check (as a name that later resolves elsewhere, or a tightened
+  // allow-list, would): https://localhost is a loopback name that WEBHOOK_ALLOWED_HOSTS (127.0.0.1) does not name.
+  await f.t.core.db
+    .updateTable('webhook_endpoints')
+    .set({ url: receiver.url.replace('http://127.0.0.1', 'https://localhost') })
+    .where('id', '=', id)
+    .execute();
+  await newUser();
+  await worker().drain();
+  const [message] = await f.t.core.db.selectFrom('outbox_messages').select(['state', 'last_error']).where('recipient', '=', id).execute();
+  assert.equal(message?.state, 'dead', 'a refused address is permanent: no retries');
+  assert.match(message?.last_error ?? '', /refused: localhost is a loopback name/);
+  assert.equal(receiver.received.length, 0, 'the receiver was never called');
+});
+
 test('key rotation, client changes and resource-server changes are webhook events too (one mapping from their audit events)', async () => {
   const { secret } = await endpoint(receiver.url, ['signing_key.rotated', 'client.created', 'resource_server.created']);
   await f.cli('keys', 'rotate', '--alg', 'ES256');
