@@ -14,6 +14,7 @@ import { pagedResponse, sendPage, pageQueryProperties, parsePageQuery } from '..
 import { requireScope } from '../../resource-server/auth/index.js';
 import { outboxRepository, OUTBOX_STATES, type OutboxFilter, type OutboxMessageView, type OutboxState } from '../../storage/outbox-repository.js';
 import { ADMIN_READ } from '../acting-as.js';
+import { deliveryProgress, deliveryProgressProperties } from './delivery-progress.js';
 
 const Query = Type.Object(
   {
@@ -30,14 +31,7 @@ const MessageSchema = Type.Object({
   channel: Type.String(),
   kind: Type.String({ description: 'What the message is about, e.g. invitation' }),
   recipient: Type.String(),
-  state: Type.String({ description: 'pending, delivering, delivered or dead (undeliverable; kept for OUTBOX_DEAD_LETTER_RETENTION)' }),
-  attempts: Type.Integer(),
-  max_attempts: Type.Integer(),
-  next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  last_error: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-  delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  ...deliveryProgressProperties('pending, delivering, delivered or dead (undeliverable; kept for OUTBOX_DEAD_LETTER_RETENTION)'),
 });
 
 const ListSchema = Type.Object({
@@ -55,21 +49,12 @@ function filterOf(query: Static<typeof Query>): OutboxFilter {
   return { ...(query.state !== undefined ? { state: query.state as OutboxState } : {}), ...(query.channel !== undefined ? { channel: query.channel } : {}) };
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
 const representOutboxMessage = (m: OutboxMessageView) => ({
   id: m.id,
   channel: m.channel,
   kind: m.kind,
   recipient: m.recipient,
-  state: m.state,
-  attempts: m.attempts,
-  max_attempts: m.maxAttempts,
-  next_attempt_at: iso(m.nextAttemptAt),
-  last_error: m.lastError,
-  created_at: m.createdAt.toISOString(),
-  updated_at: m.updatedAt.toISOString(),
-  delivered_at: iso(m.deliveredAt),
+  ...deliveryProgress(m),
 });
 
 export async function adminOutboxRoutes(parent: FastifyInstance, { core }: { core: AdminCore & Pick<AdminDeps, 'cursors'> }): Promise<void> {

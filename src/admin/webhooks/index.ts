@@ -32,6 +32,7 @@ import { OUTBOX_STATES, type OutboxMessageView, type OutboxState } from '../../s
 import type { WebhookEndpoint } from '../../storage/webhook-endpoints-repository.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from '../acting-as.js';
 import { mergePatched } from '../merge-patched.js';
+import { deliveryProgress } from '../outbox/delivery-progress.js';
 import { asProblems } from '../service-errors.js';
 import { versionedResource } from '../versioned-resource.js';
 import {
@@ -69,19 +70,7 @@ const writableView = (e: WebhookEndpoint): WebhookInputBody => ({
   enabled: e.enabled,
 });
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const representDelivery = (m: OutboxMessageView): Static<typeof DeliverySchema> => ({
-  id: m.id,
-  event_type: m.kind,
-  state: m.state,
-  attempts: m.attempts,
-  max_attempts: m.maxAttempts,
-  next_attempt_at: iso(m.nextAttemptAt),
-  last_error: m.lastError,
-  created_at: m.createdAt.toISOString(),
-  updated_at: m.updatedAt.toISOString(),
-  delivered_at: iso(m.deliveredAt),
-});
+const representDelivery = (m: OutboxMessageView): Static<typeof DeliverySchema> => ({ id: m.id, event_type: m.kind, ...deliveryProgress(m) });
 
 export async function adminWebhooksRoutes(
   parent: FastifyInstance,
@@ -152,7 +141,7 @@ export async function adminWebhooksRoutes(
         const { endpoint, secret } = await asProblems(NAME, () =>
           rotateWebhookSecret(inTx, current, { ...(grace !== undefined ? { graceSeconds: grace } : {}) }, pinned?.version, actingAs(request)),
         );
-        const body = { id: endpoint.id, previous_secret_expires_at: iso(endpoint.previousSecretExpiresAt) };
+        const body = { id: endpoint.id, previous_secret_expires_at: endpoint.previousSecretExpiresAt?.toISOString() ?? null };
         return { status: 201, headers: { etag: validators(endpoint).etag }, body: { ...body, secret }, replayBody: body };
       },
     ),

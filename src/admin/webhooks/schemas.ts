@@ -5,6 +5,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/event-types.js';
 import { OUTBOX_STATES } from '../../storage/outbox-repository.js';
 import { pageQueryProperties } from '../../http/pagination/index.js';
+import { deliveryProgressProperties } from '../outbox/delivery-progress.js';
 
 const writable = {
   name: Type.String({ maxLength: 63, description: 'Unique; lower-case letters, digits and hyphens (how the CLI and `apply` name it)' }),
@@ -72,14 +73,7 @@ export const DeliveriesQuery = Type.Object(
 export const DeliverySchema = Type.Object({
   id: Type.String({ description: 'Also the webhook-id header the receiver saw' }),
   event_type: Type.String(),
-  state: Type.String({ description: 'pending, delivering, delivered or dead (a dead letter; POST …/redeliver sends it again)' }),
-  attempts: Type.Integer(),
-  max_attempts: Type.Integer(),
-  next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  last_error: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-  delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  ...deliveryProgressProperties('pending, delivering, delivered or dead (a dead letter; POST …/redeliver sends it again)'),
 });
 
 export const DeliveryListSchema = Type.Object({
