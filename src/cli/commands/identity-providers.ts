@@ -8,7 +8,6 @@ import { PRESETS } from '../../federation/presets.js';
 import type { IdentityProviderPreset } from '../../storage/identity-providers-repository.js';
 import { didYouMean } from '../../suggest.js';
 import {
-  AdminRuleError,
   cliActor,
   coreAuditSink,
   createIdentityProviderRecord,
@@ -22,6 +21,7 @@ import {
   type IdentityProviderInput,
 } from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
+import { ruleErrorsAsUsage } from '../rule-errors-as-usage.js';
 
 // The service's errors name API members; the CLI names its flags.
 const FLAG_OF: Record<string, string> = {
@@ -43,16 +43,7 @@ const FLAG_OF: Record<string, string> = {
   jwks_uri: "--issuer (its discovery document's jwks_uri)",
 };
 
-async function asUsage<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof AdminRuleError)) throw error;
-    const flag = error.field !== undefined ? FLAG_OF[error.field] : undefined;
-    const quoted = error.value !== undefined ? ` ${JSON.stringify(error.value)}` : '';
-    throw new UsageError(flag ? `${flag}${quoted} ${error.message}` : error.message);
-  }
-}
+const asUsage = ruleErrorsAsUsage(FLAG_OF);
 
 const services = (core: CliDeps) => identityProviderServiceDeps(core, coreAuditSink(core));
 

@@ -5,7 +5,6 @@
 import { parseArgs } from 'node:util';
 import type { CliDeps } from '../deps.js';
 import {
-  AdminRuleError,
   cliActor,
   coreAuditSink,
   createWebhookRecord,
@@ -18,20 +17,12 @@ import {
   webhookView,
 } from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
+import { ruleErrorsAsUsage } from '../rule-errors-as-usage.js';
 
 // The service's errors name API members; the CLI names its flags.
 const FLAG_OF: Record<string, string> = { name: '--name', url: '--url', description: '--description', event_types: '--events', grace_period: '--grace-period' };
 
-async function asUsage<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof AdminRuleError)) throw error;
-    const flag = error.field !== undefined ? FLAG_OF[error.field] : undefined;
-    const quoted = error.value !== undefined ? ` ${JSON.stringify(error.value)}` : '';
-    throw new UsageError(flag ? `${flag}${quoted} ${error.message}` : error.message);
-  }
-}
+const asUsage = ruleErrorsAsUsage(FLAG_OF);
 
 const services = (core: CliDeps) => webhookServiceDeps(core, coreAuditSink(core));
 const events = (value: string | undefined) =>
