@@ -32,7 +32,9 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   admin: ['api', 'account', 'interaction', 'console', 'demo', 'cli'],
   console: ['api', 'admin', 'account', 'interaction', 'demo', 'cli'],
   demo: ['api', 'admin', 'account', 'interaction', 'console', 'cli'],
-  cli: ['api', 'admin', 'account', 'interaction', 'console', 'demo'],
+  cli: ['api', 'admin', 'account', 'interaction', 'console', 'demo', 'protect'],
+  // The proxy knows Gatehouse only over HTTP: no storage, no protocol core, no face.
+  protect: ['storage', 'oauth', 'tokens', 'resource-server', 'admin-services', 'api', 'admin', 'account', 'interaction', 'console', 'demo', 'cli', 'http'],
   // The /account page and the pages beside the flow's know no protocol endpoint: they sign in through the
   // flow's pipeline (src/interaction/sign-in/) and reach the authorization server only through it.
   account: ['oauth', 'api', 'admin'],

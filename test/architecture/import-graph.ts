@@ -45,7 +45,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['self-service'],
   ['account'],
   // The other faces.
-  ['api', 'admin', 'console', 'demo', 'cli'],
+  // protect: `gatehouse protect`, the reverse proxy built on the kit (it talks to Gatehouse over HTTP only).
+  ['api', 'admin', 'console', 'demo', 'cli', 'protect'],
   // The composition root: builds the services (core.ts, services.ts), the app (app.ts, resource-api.ts), and
   // the processes (server.ts, main.ts, cli.ts).
   ['core.ts'],
