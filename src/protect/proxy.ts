@@ -139,7 +139,7 @@ export async function startProtect(options: ProtectOptions, log: Logger): Promis
         ? ({
             ok: false,
             status: 503,
-            reason: 'revocations_unavailable',
+            reason: 'configuration_unavailable',
             description: 'The resource server configuration is not available yet.',
             headers: { 'retry-after': '5' },
           } as Refusal)

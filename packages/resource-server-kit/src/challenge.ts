@@ -33,7 +33,8 @@ export type RefusalReason =
   | 'dpop_proof'
   | 'dpop_nonce'
   | 'keys_unavailable'
-  | 'revocations_unavailable';
+  | 'revocations_unavailable'
+  | 'configuration_unavailable';
 
 export interface Refusal {
   ok: false;
