@@ -25,6 +25,13 @@ import { renderSetUpPage, SET_UP_ERRORS } from '../mfa/set-up-page.js';
 import { secondFactorShortfall } from '../mfa/step-up.js';
 import { passkeyAction, secondFactorOffer, withPasskeyScripts } from '../passkeys/passkey-fragments.js';
 
+/** The host a URI names (or its scheme, for a native app's private-use scheme). */
+const hostOf = (uri: string | undefined): string => {
+  if (!uri || !URL.canParse(uri)) return 'an address it did not name';
+  const url = new URL(uri);
+  return url.host || url.protocol;
+};
+
 export async function showInteraction(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   const { interaction, client, session } = await loadInteraction(request, deps);
   const { request: authz } = interaction;
@@ -111,6 +118,10 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
         describe,
         username: session.username ?? '',
         ...(authz.device ? { warning: DEVICE_CONSENT_WARNING } : {}),
+        ...(client.provenance
+          ? // A metadata document's host is its client_id's; a self-registered client's, where this redirect goes.
+            { unregistered: { kind: client.provenance, host: hostOf(client.provenance === 'metadata_document' ? client.id : authz.redirectUri) } }
+          : {}),
       }),
       200,
       headers,
