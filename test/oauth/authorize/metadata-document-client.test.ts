@@ -14,6 +14,8 @@ import { publicClientDocument, startMetadataDocumentServer, TEST_TLS_OUTBOUND, t
 import { pkcePair } from '../../helpers/pkce.js';
 import { createUser, SIGN_IN } from '../../helpers/users.js';
 import { postForm } from '../fixtures.js';
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const NOTES = 'https://notes.example/api';
@@ -143,4 +145,41 @@ test('with CIMD off an https client_id is an unknown application, and nothing is
   assert.equal(page.status, 400);
   assert.match(await page.text(), /not registered/);
   assert.equal(documents.fetches('/off.json'), 0);
+});
+
+test('a metadata-document client with private_key_jwt authenticates at /token with keys published at its jwks_uri, and a wrong key is invalid_client', async () => {
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const keysUrl = documents.publish(
+    '/keys.json',
+    { body: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] } },
+    'agent.client.test',
+  );
+  const keyed = documents.publish('/keyed.json', { body: null }, 'agent.client.test');
+  documents.publish(
+    '/keyed.json',
+    { body: publicClientDocument(keyed, [REDIRECT], { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: keysUrl }) },
+    'agent.client.test',
+  );
+  const pkce = pkcePair();
+  const back = await browserlessLogin(authorizeUrl(t, { ...codeRequest(pkce.challenge, { scope: 'openid' }), client_id: keyed }), { username });
+  const assertion = (key: CryptoKey) =>
+    new SignJWT({ iss: keyed, sub: keyed, aud: t.url, jti: randomUUID() })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuedAt()
+      .setExpirationTime('60s')
+      .sign(key);
+  const redeem = async (key: CryptoKey) =>
+    postForm(`${t.url}/token`, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      code_verifier: pkce.verifier,
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: await assertion(key),
+    });
+  const wrong = await redeem((await generateKeyPair('ES256')).privateKey);
+  assert.equal(wrong.status, 401);
+  assert.equal(wrong.body.error, 'invalid_client');
+  const token = await redeem(privateKey);
+  assert.equal(token.status, 200, token.text);
 });
