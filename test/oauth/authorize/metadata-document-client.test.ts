@@ -70,7 +70,7 @@ test('discovery advertises client_id_metadata_document_supported when CIMD is on
   assert.equal(offDoc.client_id_metadata_document_supported, undefined);
 });
 
-test('a metadata-document client signs a user in: the consent page shows the host and says it is not registered, and the code is redeemed at /token', async () => {
+test('a metadata-document client signs a user in: the login and consent pages show the host, consent says it is not registered, and the code is redeemed at /token', async () => {
   const pkce = pkcePair();
   const pages: string[] = [];
   const back = await browserlessLogin(authorizeUrl(t, codeRequest(pkce.challenge, { resource: NOTES })), { username, onPage: (html) => pages.push(html) });
@@ -79,6 +79,8 @@ test('a metadata-document client signs a user in: the consent page shows the hos
   assert.match(consent, /<strong class="host">agent\.client\.test:\d+<\/strong>/);
   assert.match(consent, /not registered with this server/);
   assert.match(consent, /Friendly Agent/);
+  // The login page names the host beside the name the document claims.
+  assert.ok(pages.some((p) => /to continue to <strong>Friendly Agent \(agent\.client\.test:\d+\)<\/strong>/.test(p)));
   assert.equal(back.origin + back.pathname, REDIRECT);
   const code = back.searchParams.get('code');
   assert.ok(code);
