@@ -12,6 +12,7 @@ import { clientSettings } from './config/client-settings.js';
 import { pageSettings } from './config/page-settings.js';
 import { mailSettings } from './config/mail-settings.js';
 import { webhookSettings } from './config/webhook-settings.js';
+import { telemetrySettings } from './config/telemetry-settings.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -37,6 +38,7 @@ const settings = {
   ...pageSettings,
   ...mailSettings,
   ...webhookSettings,
+  ...telemetrySettings,
   ...shutdownSettings,
 };
 
@@ -81,9 +83,14 @@ export function parseConfig(env: Env): Config {
   return config;
 }
 
+/** Reads `.env` (if present) into process.env without overriding variables already set. */
+export function loadEnvFile(envFile = '.env'): void {
+  if (existsSync(envFile)) process.loadEnvFile(envFile);
+}
+
 /** Reads `.env` (if present) into process.env without overriding variables already set, then parses. */
 export function loadConfig(envFile = '.env'): Config {
-  if (existsSync(envFile)) process.loadEnvFile(envFile);
+  loadEnvFile(envFile);
   return parseConfig(process.env);
 }
 

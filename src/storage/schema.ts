@@ -290,6 +290,7 @@ export interface OutboxMessagesTable {
   delivered_at: Date | null;
   ordering_key: string | null;
   seq: Generated<number>;
+  traceparent: string | null;
 }
 
 export interface PasskeyCredentialsTable {
