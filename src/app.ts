@@ -9,7 +9,8 @@ import type { OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { loggerOptions } from './logger.js';
 import { createErrorEdge } from './http/error-edge.js';
 import type { Registry } from 'prom-client';
-import { genReqId, installObservability } from './http/observability.js';
+import { genReqId, installObservability, traceRequestId } from './http/observability.js';
+import { traceLogFields } from './telemetry/trace-context.js';
 import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
 import type { Brand } from './http/brand.js';
@@ -57,13 +58,27 @@ export interface AppOptions {
   outbound?: OutboundPolicy;
   /** The outbox lease (docs/outbox.md); only tests shorten it, to see a dead worker's message claimed again. */
   outboxLeaseMs?: number;
+  /**
+   * Tracing is on (main.ts started the SDK): log lines carry the active span's ids, and a request's id is its
+   * trace id (docs/observability.md#traces).
+   */
+  traceIdsInLogs?: boolean;
 }
 
-export async function buildApp({ config, database, clock = systemClock, logger = true, outbound, outboxLeaseMs }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  database,
+  clock = systemClock,
+  logger = true,
+  outbound,
+  outboxLeaseMs,
+  traceIdsInLogs = false,
+}: AppOptions): Promise<FastifyInstance> {
   const edge = createErrorEdge();
+  const logOptions = loggerOptions(config.LOG_LEVEL, traceIdsInLogs ? traceLogFields : undefined);
   const app = Fastify({
-    logger: logger === false ? false : logger === true ? loggerOptions(config.LOG_LEVEL) : { ...loggerOptions(config.LOG_LEVEL), stream: logger },
-    genReqId,
+    logger: logger === false ? false : logger === true ? logOptions : { ...logOptions, stream: logger },
+    genReqId: traceIdsInLogs ? traceRequestId(() => traceLogFields().trace_id) : genReqId,
     bodyLimit: config.JSON_BODY_LIMIT,
     trustProxy: config.TRUST_PROXY.length > 0 ? config.TRUST_PROXY : false,
     onProtoPoisoning: 'error',

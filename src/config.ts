@@ -13,6 +13,7 @@ import { openClientSettings } from './config/open-client-settings.js';
 import { pageSettings } from './config/page-settings.js';
 import { mailSettings } from './config/mail-settings.js';
 import { webhookSettings } from './config/webhook-settings.js';
+import { telemetrySettings } from './config/telemetry-settings.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -39,6 +40,7 @@ const settings = {
   ...pageSettings,
   ...mailSettings,
   ...webhookSettings,
+  ...telemetrySettings,
   ...shutdownSettings,
 };
 
@@ -83,9 +85,14 @@ export function parseConfig(env: Env): Config {
   return config;
 }
 
+/** Reads `.env` (if present) into process.env without overriding variables already set. */
+export function loadEnvFile(envFile = '.env'): void {
+  if (existsSync(envFile)) process.loadEnvFile(envFile);
+}
+
 /** Reads `.env` (if present) into process.env without overriding variables already set, then parses. */
 export function loadConfig(envFile = '.env'): Config {
-  if (existsSync(envFile)) process.loadEnvFile(envFile);
+  loadEnvFile(envFile);
   return parseConfig(process.env);
 }
 

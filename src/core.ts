@@ -23,6 +23,7 @@ import { resourceRegistry } from './oauth/resources/registry.js';
 import { resourceServersRepository } from './storage/resource-servers-repository.js';
 import { outboxWriter } from './outbox/writer.js';
 import { webhookSubscriber } from './webhooks/webhook-subscriber.js';
+import { webhookSubscriptions } from './storage/webhook-subscriptions.js';
 
 /**
  * The shared part of an app, built once: what the CLI runs its commands against (the administration services'
@@ -101,7 +102,10 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
   const remoteKeys = remoteKeySets(config, outbound);
   const outbox = outboxWriter({ encryption: keyEncryption(keyEncryptionKey), clock });
   // Audit events that stand for webhook events enqueue them in the same transaction (docs/webhooks.md).
-  const audit = auditSink({ clock, subscribers: [databaseSubscriber(database.db), webhookSubscriber(database.db, outbox)] });
+  const audit = auditSink({
+    clock,
+    subscribers: [databaseSubscriber(database.db), webhookSubscriber(database.db, outbox, webhookSubscriptions(database.db, database.notifications))],
+  });
   const feed = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
   return {
     config,

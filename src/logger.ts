@@ -30,9 +30,14 @@ const redactedPaths = [
   'res.headers["set-cookie"]',
 ];
 
-export function loggerOptions(level: string): LoggerOptions {
+/**
+ * `traceFields`, when tracing is on (docs/observability.md#traces), adds the active span's `trace_id` and
+ * `span_id` to every line; a line that names the request's `trace_id` itself names the same trace.
+ */
+export function loggerOptions(level: string, traceFields?: () => Record<string, string>): LoggerOptions {
   return {
     level,
+    ...(traceFields ? { mixin: traceFields } : {}),
     redact: { paths: redactedPaths, censor: '[redacted]' },
     serializers: {
       req: (req: FastifyRequest) => ({

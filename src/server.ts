@@ -10,6 +10,8 @@ import { checkListenAddress, listenError } from './startup/listen-address.js';
 import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
 import { PRIVATE_UMASK } from './startup/data-dir.js';
 import { prettyLogStream, wantsPrettyLogs } from './log-format.js';
+import { runShutdownHooks } from './startup/shutdown-hooks.js';
+import { tracingRequested } from './telemetry/tracing-settings.js';
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -23,7 +25,9 @@ async function main(): Promise<void> {
   const database = await connectDatabase(config, (m) => console.error(`gatehouse: ${m}`));
   await migrate(database.db);
   const logger = wantsPrettyLogs(process.stdout.isTTY, config.NODE_ENV) ? prettyLogStream(process.stdout) : true;
-  const app = await buildApp({ config, database, logger });
+  // main.ts started tracing for the same variables: the ids of the active span go into every log line.
+  const tracing = tracingRequested(process.env);
+  const app = await buildApp({ config, database, logger, traceIdsInLogs: tracing });
   if (!config.RATE_LIMIT_ENABLED) app.log.warn('RATE_LIMIT_ENABLED=false: every rate limit is off (benchmarks and load tests only)');
   try {
     await app.listen({ port: config.PORT, host: config.HOST });
@@ -51,6 +55,7 @@ async function main(): Promise<void> {
       issuer: config.ISSUER,
       database: database.kind,
       metrics: metrics ? `http://${config.METRICS_HOST}:${metrics.port}/metrics` : 'off',
+      tracing: tracing ? 'otlp' : 'off',
       startup_ms: Math.round(performance.now() - started),
     },
     'gatehouse ready',
@@ -63,6 +68,7 @@ async function main(): Promise<void> {
       await metrics?.close();
       await app.close();
       await database.close();
+      await runShutdownHooks();
     },
     (m) => app.log.info(m),
   );

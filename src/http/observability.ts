@@ -8,6 +8,14 @@ const TRACE_HEADER = 'x-request-id';
 
 export const genReqId = (): string => randomUUID();
 
+/**
+ * With tracing on, a request's id (its `trace_id` in Problem Details, audit events and logs, `X-Request-Id`)
+ * is the id of its OpenTelemetry trace, so one id finds the request in the logs and in the tracing backend.
+ * Fastify asks for it inside the HTTP server span; a random id when there is none (not sampled out: an
+ * unsampled span still has its trace id).
+ */
+export const traceRequestId = (traceId: () => string | undefined) => (): string => traceId() ?? randomUUID();
+
 export function installObservability(app: FastifyInstance): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

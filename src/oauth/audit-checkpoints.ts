@@ -2,6 +2,11 @@
 // public like the JWKS whose key signed them, so that an auditor or a monitor can keep copies outside the
 // database and later prove with `gatehouse audit verify --from JWS` that nothing before them was changed.
 // A checkpoint reveals a position and a hash, never an event.
+//
+// Public and unauthenticated, so its answer is computed at most once per CACHE_SECONDS per instance (one entry,
+// concurrent misses share one query): a flood of requests costs no database work. A checkpoint is written once
+// per AUDIT_CHECKPOINT_INTERVAL (an hour by default), so a minute's delay in publishing it changes nothing; the
+// same minute is what HTTP caches are told (max-age).
 import type { FastifyInstance } from 'fastify';
 import type { OAuthDeps } from './deps.js';
 import { CHECKPOINTS_PATH } from '../audit/checkpoints.js';
@@ -9,6 +14,13 @@ import { auditChainRepository } from '../storage/audit-chain-repository.js';
 import { JWKS_PATH } from './jwks.js';
 
 const PUBLISHED = 100;
+export const CACHE_SECONDS = 60;
+
+interface Published {
+  issuer: string;
+  jwks_uri: string;
+  checkpoints: { seq: number; hash: string; issued_at: string; jws: string }[];
+}
 
 const checkpoint = {
   type: 'object',
@@ -17,7 +29,28 @@ const checkpoint = {
   properties: { seq: { type: 'integer' }, hash: { type: 'string' }, issued_at: { type: 'string' }, jws: { type: 'string' } },
 } as const;
 
-export function auditCheckpointsEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'db'>): void {
+export function auditCheckpointsEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'db' | 'clock'>): void {
+  let cached: { until: number; answer: Promise<Published> } | undefined;
+  const load = async (): Promise<Published> => {
+    const checkpoints = await auditChainRepository(services.db).checkpoints(PUBLISHED);
+    return {
+      issuer: services.config.ISSUER,
+      jwks_uri: `${services.config.ISSUER}${JWKS_PATH}`,
+      checkpoints: checkpoints.map((c) => ({ seq: c.seq, hash: c.hash.toString('base64url'), issued_at: c.issuedAt.toISOString(), jws: c.jws })),
+    };
+  };
+  const published = (): Promise<Published> => {
+    const now = services.clock.now();
+    if (!cached || cached.until <= now) {
+      const answer = load();
+      cached = { until: now + CACHE_SECONDS * 1000, answer };
+      // A failed load is not kept: the next request tries again.
+      answer.catch(() => {
+        if (cached?.answer === answer) cached = undefined;
+      });
+    }
+    return cached.answer;
+  };
   app.get(
     CHECKPOINTS_PATH,
     {
@@ -33,13 +66,9 @@ export function auditCheckpointsEndpoint(app: FastifyInstance, services: Pick<OA
       },
     },
     async (_request, reply) => {
-      const checkpoints = await auditChainRepository(services.db).checkpoints(PUBLISHED);
-      reply.header('cache-control', 'public, max-age=60');
-      return {
-        issuer: services.config.ISSUER,
-        jwks_uri: `${services.config.ISSUER}${JWKS_PATH}`,
-        checkpoints: checkpoints.map((c) => ({ seq: c.seq, hash: c.hash.toString('base64url'), issued_at: c.issuedAt.toISOString(), jws: c.jws })),
-      };
+      const answer = await published();
+      reply.header('cache-control', `public, max-age=${CACHE_SECONDS}`);
+      return answer;
     },
   );
 }

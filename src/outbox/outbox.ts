@@ -13,6 +13,7 @@ import { retryDelayMs } from './backoff.js';
 import { PermanentDeliveryError, type OutboxChannel } from './channel.js';
 import type { OutboxMetrics } from './metrics.js';
 import { sealAad } from './writer.js';
+import { inStoredTraceSpan, markActiveSpanFailed } from '../telemetry/trace-context.js';
 
 /** Longer than any channel may take for one message (the mail transport's timeouts add up to less). */
 export const LEASE_MS = 2 * 60_000;
@@ -77,7 +78,19 @@ export function outboxWorker(deps: OutboxDeps): OutboxWorker {
     }
   }
 
-  async function deliver(message: ClaimedOutboxMessage): Promise<void> {
+  // One span per attempt, continuing the trace of the request that enqueued the message (docs/observability.md#traces):
+  // the channel's POST carries it as `traceparent`, and the attempt's log lines name it.
+  function deliver(message: ClaimedOutboxMessage): Promise<void> {
+    const attributes = {
+      'gatehouse.outbox.message_id': message.id,
+      'gatehouse.outbox.channel': message.channel,
+      'gatehouse.outbox.kind': message.kind,
+      'gatehouse.outbox.attempt': message.attempts,
+    };
+    return inStoredTraceSpan(`outbox deliver ${message.channel}`, message.traceparent, attributes, () => attempt(message));
+  }
+
+  async function attempt(message: ClaimedOutboxMessage): Promise<void> {
     const context = { outbox_message_id: message.id, channel: message.channel, kind: message.kind, attempt: message.attempts };
     try {
       const channel = channels.get(message.channel);
@@ -99,6 +112,7 @@ export function outboxWorker(deps: OutboxDeps): OutboxWorker {
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const permanent = error instanceof PermanentDeliveryError;
+      markActiveSpanFailed(reason, { 'gatehouse.outbox.permanent': permanent });
       if (permanent || message.attempts >= message.maxAttempts) {
         if (await repository.dead(message, reason, now())) {
           metrics.delivery(message.channel, 'dead');

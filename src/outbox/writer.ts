@@ -8,7 +8,10 @@ import type { KeyEncryption } from '../crypto/key-encryption.js';
 import { afterCommit } from '../storage/after-commit.js';
 import type { Db } from '../storage/database.js';
 import { outboxRepository } from '../storage/outbox-repository.js';
+import { currentTraceparent } from '../telemetry/trace-context.js';
 import { DEFAULT_MAX_ATTEMPTS } from './backoff.js';
+
+const withTraceparent = (traceparent: string | undefined) => (traceparent !== undefined ? { traceparent } : {});
 
 export interface OutboxMessageInput {
   channel: string;
@@ -50,6 +53,8 @@ export function outboxWriter({ encryption, clock }: { encryption: KeyEncryption;
         payload: message.payload,
         maxAttempts: message.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
         ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),
+        // The span active now (the request's) is the parent of each delivery attempt's span.
+        ...withTraceparent(currentTraceparent()),
         now: new Date(clock.now()),
       });
       afterCommit(tx, () => {

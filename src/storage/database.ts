@@ -10,6 +10,7 @@ import { PGliteDialect } from './pglite-dialect.js';
 import { withPreparedStatements } from './prepared-statements.js';
 import { pgliteNotifications, postgresNotifications, type NotificationSource } from './notifications.js';
 import { REVOCATIONS_CHANNEL } from './revocations-repository.js';
+import { WEBHOOK_ENDPOINTS_CHANNEL } from './webhook-subscriptions.js';
 
 export type Db = Kysely<DB>;
 
@@ -25,7 +26,7 @@ export interface Database {
 }
 
 /** The channels every connection listens to (notifications.ts). */
-const CHANNELS = [REVOCATIONS_CHANNEL];
+const CHANNELS = [REVOCATIONS_CHANNEL, WEBHOOK_ENDPOINTS_CHANNEL];
 
 export interface DatabaseOptions {
   DATABASE_URL?: string | undefined;

@@ -25,6 +25,8 @@ export interface NewOutboxMessage {
   maxAttempts: number;
   /** Per-subject order: not claimed while an earlier message with the same key is undelivered. */
   orderingKey?: string;
+  /** The W3C traceparent of the enqueuing request, when traced (docs/observability.md#traces). */
+  traceparent?: string;
   now: Date;
 }
 
@@ -39,6 +41,8 @@ export interface ClaimedOutboxMessage {
   attempts: number;
   maxAttempts: number;
   createdAt: Date;
+  /** The enqueuing request's traceparent: each delivery attempt's span continues its trace. */
+  traceparent: string | null;
 }
 
 /** A message as operators see it (the admin list): never the sealed secret. */
@@ -101,6 +105,7 @@ type Row = {
   created_at: Date;
   updated_at: Date;
   delivered_at: Date | null;
+  traceparent: string | null;
 };
 
 const toView = (row: Row): OutboxMessageView => ({
@@ -136,6 +141,7 @@ export function outboxRepository(db: Db): OutboxRepository {
           sealed_secret: message.sealedSecret ?? null,
           max_attempts: message.maxAttempts,
           ordering_key: message.orderingKey ?? null,
+          traceparent: message.traceparent ?? null,
           next_attempt_at: message.now,
           created_at: message.now,
           updated_at: message.now,
@@ -172,6 +178,7 @@ export function outboxRepository(db: Db): OutboxRepository {
         attempts: row.attempts,
         maxAttempts: row.max_attempts,
         createdAt: row.created_at,
+        traceparent: row.traceparent,
       };
     },
     async delivered(message, now) {

@@ -292,6 +292,7 @@ export interface OutboxMessagesTable {
   delivered_at: Date | null;
   ordering_key: string | null;
   seq: Generated<number>;
+  traceparent: string | null;
 }
 
 export interface PasskeyCredentialsTable {

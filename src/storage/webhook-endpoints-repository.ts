@@ -3,6 +3,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from './database.js';
 import type { WebhookEndpointsTable } from './schema.js';
+import { noteEndpointsChange } from './webhook-subscriptions.js';
 
 export interface WebhookEndpoint {
   id: string;
@@ -73,6 +74,7 @@ export function webhookEndpointsRepository(db: Db): WebhookEndpointsRepository {
   };
   return {
     async create(e) {
+      noteEndpointsChange(db);
       const row = await db
         .insertInto('webhook_endpoints')
         .values({
@@ -119,6 +121,7 @@ export function webhookEndpointsRepository(db: Db): WebhookEndpointsRepository {
       return rows.map(toEndpoint);
     },
     async updateIfVersion(id, changes, expectedVersion, now) {
+      noteEndpointsChange(db);
       const holder = await db.selectFrom('webhook_endpoints').select('id').where('name', '=', changes.name).where('id', '!=', id).executeTakeFirst();
       if (holder) return 'name-taken';
       let query = db
@@ -152,6 +155,7 @@ export function webhookEndpointsRepository(db: Db): WebhookEndpointsRepository {
       return outcome(await query.returningAll().executeTakeFirst(), id);
     },
     async deleteIfVersion(id, expectedVersion) {
+      noteEndpointsChange(db);
       let query = db.deleteFrom('webhook_endpoints').where('id', '=', id);
       if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
       const result = await query.executeTakeFirst();

@@ -2,21 +2,24 @@
 // (event-types.ts), one outbox message per enabled endpoint that wants it, written in the transaction of the
 // change (the audit event's own), so a webhook exists exactly when its change committed. Order is kept per
 // endpoint and subject (the user, or the client / resource server): the outbox delivers a subject's
-// messages to an endpoint one after the other.
+// messages to an endpoint one after the other. An event type no enabled endpoint wants (known from the
+// in-memory set of src/storage/webhook-subscriptions.ts, kept current by the database's notices) costs no query.
 import type { AuditSubscriber } from '../audit/audit-sink.js';
 import type { OutboxWriter } from '../outbox/writer.js';
 import { runTransaction } from '../storage/after-commit.js';
 import type { Db } from '../storage/database.js';
 import { webhookEndpointsRepository } from '../storage/webhook-endpoints-repository.js';
+import type { WebhookSubscriptions } from '../storage/webhook-subscriptions.js';
 import { webhookEventOf } from './event-types.js';
 
 export const WEBHOOK_CHANNEL = 'webhook';
 
 export const webhookSubscriber =
-  (db: Db, outbox: Pick<OutboxWriter, 'enqueue'>): AuditSubscriber =>
+  (db: Db, outbox: Pick<OutboxWriter, 'enqueue'>, subscriptions?: Pick<WebhookSubscriptions, 'mayWant'>): AuditSubscriber =>
   async (auditEvent, { tx }) => {
     const mapped = webhookEventOf(auditEvent);
     if (!mapped) return;
+    if (subscriptions && !subscriptions.mayWant(mapped.event.type, tx)) return;
     const write = async (trx: Db) => {
       for (const endpoint of await webhookEndpointsRepository(trx).subscribedTo(mapped.event.type)) {
         await outbox.enqueue(trx, {

@@ -21,8 +21,9 @@ export const kitRoot = join(root, 'packages', 'resource-server-kit');
 export const LAYERS: readonly (readonly string[])[] = [
   // Vocabulary every layer shares: the clock, configuration, scope names, plugin names, message helpers.
   ['clock.ts', 'config', 'config.ts', 'scopes.ts', 'face-dependencies.ts', 'suggest.ts', 'log-format.ts', 'logger.ts'],
-  // Start-up conditions (data directory, Node.js version, start-up errors) and the primitives of cryptography.
-  ['startup'],
+  // Start-up conditions (data directory, Node.js version, start-up errors); tracing (the SDK only main.ts loads,
+  // the API-only trace context the layers above use). Then the primitives of cryptography.
+  ['startup', 'telemetry'],
   ['crypto'],
   // The resource-server kit, a workspace package of its own (packages/resource-server-kit): it knows nothing of
   // src/, and the token, DPoP and resource-API code above it is built on it.

@@ -10,6 +10,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { manualClock } from '../../src/clock.js';
 import { CommandFailure } from '../../src/cli/command.js';
 import { CHECKPOINT_TYP, writeCheckpoint } from '../../src/audit/checkpoints.js';
+import { CACHE_SECONDS as CHECKPOINTS_CACHE_SECONDS } from '../../src/oauth/audit-checkpoints.js';
 import { purgeExpiredAuditEvents } from '../../src/audit/retention.js';
 import { runTransaction } from '../../src/storage/after-commit.js';
 import { eventDigest, linkHash } from '../../src/storage/audit-chain-digest.js';
@@ -449,4 +450,25 @@ test('the checkpoint header names the key that signed it, one the JWKS serves', 
   const { jws } = await db().selectFrom('audit_checkpoints').select('jws').orderBy('seq', 'desc').executeTakeFirstOrThrow();
   const kids = ((await (await fetch(`${f.t.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
   assert.ok(kids.includes(String(decodeProtectedHeader(jws).kid)));
+});
+
+// Last in the file: it moves the clock, and no test after it reads the endpoint through a cached answer.
+test('/.well-known/audit-checkpoints is read from the database at most once a minute per instance: a checkpoint written meanwhile appears once the cached answer expires', async () => {
+  const published = async () => {
+    const response = await fetch(`${f.t.url}/.well-known/audit-checkpoints`);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('cache-control'), `public, max-age=${CHECKPOINTS_CACHE_SECONDS}`);
+    return ((await response.json()) as { checkpoints: { seq: number }[] }).checkpoints.map((c) => c.seq);
+  };
+  await emitSome(2);
+  await checkpoint();
+  const first = await published();
+  await emitSome(2);
+  const written = await checkpoint();
+  assert.ok(written && !first.includes(written.seq));
+  assert.deepEqual(await published(), first, 'the cached answer, no query');
+  clock.advance(CHECKPOINTS_CACHE_SECONDS * 1000 - 1);
+  assert.deepEqual(await published(), first, 'still cached just before the minute ends');
+  clock.advance(1);
+  assert.equal((await published())[0], written.seq, 'read again once the minute has passed');
 });

@@ -21,10 +21,14 @@ const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
  * `env` is added to this process's environment; `cwd` runs the server from another directory (where the default
  * DATA_DIR, ./data, then lives), without any DATA_DIR this process may have.
  */
-export async function startServerProcess(env: Record<string, string>, { port, cwd }: { port?: number; cwd?: string } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  { port, cwd, preload = [] }: { port?: number; cwd?: string; preload?: string[] } = {},
+): Promise<ServerProcess> {
   const p = port ?? (await freePort());
   const { DATA_DIR: _inherited, ...inherited } = process.env;
-  const child = spawnTracked(process.execPath, ['--import', TSX, MAIN], {
+  // `preload`: more modules given to `--import` after the TypeScript loader (absolute paths or file URLs).
+  const child = spawnTracked(process.execPath, ['--import', TSX, ...preload.flatMap((p) => ['--import', p]), MAIN], {
     // METRICS_PORT 0: a port of the system's choosing, since several servers run at once (a test names one to reach it).
     env: {
       ...(cwd ? inherited : process.env),

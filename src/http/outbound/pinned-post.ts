@@ -4,6 +4,7 @@
 // operator allow-listed the host (WEBHOOK_ALLOWED_HOSTS). Any 2xx is acceptance; redirects are not followed.
 import { pinnedRequest } from './pinned-request.js';
 import { OutboundRefused, type OutboundPolicy } from './outbound-policy.js';
+import { withTraceHeaders } from '../../telemetry/trace-context.js';
 
 export interface PinnedPostOptions {
   policy: OutboundPolicy;
@@ -22,7 +23,9 @@ export interface PinnedPostAnswer {
 
 /** Resolves with a 2xx answer; OutboundRefused otherwise (`http_status` carries the status in `status`). */
 export async function pinnedPost(raw: string, options: PinnedPostOptions): Promise<PinnedPostAnswer> {
-  const answer = await pinnedRequest(raw, { ...options, method: 'POST' });
+  // `traceparent` names the active span (an outbox delivery attempt's) when tracing is on, so the receiver's
+  // spans join the trace (docs/observability.md#traces); with tracing off nothing is added.
+  const answer = await pinnedRequest(raw, { ...options, headers: withTraceHeaders(options.headers), method: 'POST' });
   if (answer.status < 200 || answer.status > 299) {
     throw Object.assign(
       new OutboundRefused('http_status', `answered ${answer.status}${answer.status >= 300 && answer.status < 400 ? ' (redirects are not followed)' : ''}`),

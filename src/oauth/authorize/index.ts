@@ -13,7 +13,8 @@ export type AuthorizeServices = Pick<OAuthDeps, 'config' | 'keys' | 'clients' | 
 
 export async function authorizationEndpoint(app: FastifyInstance, services: AuthorizeServices): Promise<void> {
   const { config } = services;
-  await app.register(async (scope) => {
+  // A named plugin: Fastify (and a trace's span names) would otherwise call it by its source text.
+  await app.register(async function authorizationEndpointPages(scope) {
     await scope.register(cookie);
     installPageHeaders(scope, services.brand);
     authorizeRoutes(scope, {
