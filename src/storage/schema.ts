@@ -150,6 +150,16 @@ export interface FederatedIdentitiesTable {
   last_used_at: Date | null;
 }
 
+export interface FederatedIdentityTokensTable {
+  provider_id: string;
+  subject: string;
+  sealed: string;
+  expires_at: Date | null;
+  has_refresh_token: boolean;
+  scope: string | null;
+  stored_at: Date;
+}
+
 export interface GrantAccessTokensTable {
   jti: string;
   grant_id: string;
@@ -197,6 +207,7 @@ export interface IdentityProvidersTable {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   trust_mfa: Generated<boolean>;
+  store_tokens: Generated<boolean>;
 }
 
 export interface InitialAccessTokensTable {
@@ -509,6 +520,7 @@ export interface DB {
   consents: ConsentsTable;
   device_authorizations: DeviceAuthorizationsTable;
   federated_identities: FederatedIdentitiesTable;
+  federated_identity_tokens: FederatedIdentityTokensTable;
   grant_access_tokens: GrantAccessTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   identity_providers: IdentityProvidersTable;

@@ -133,6 +133,8 @@ async function proveThenLink(
     new Date(deps.clock.now()),
   );
   if (linked !== 'linked') throw federationFailure('link_conflict', provider.name, back, `link of ${provider.slug} to user ${user.id}: ${linked}`);
+  // --store-tokens: the sign-in's tokens, sealed at the callback, now that the identity they belong to is linked.
+  await deps.federation.tokens.keep(taken.identity.tokens);
   await deps.audit.emit({
     type: 'account.identity_linked',
     actor: { kind: 'user', userId: user.id, clientId: client.id },
