@@ -6,7 +6,7 @@
 //   prove-then-link → the confirmation page (link-confirmation.ts); nothing is linked yet;
 //   provision       → a new account (provision.ts), signed in;
 //   refused / error → a page naming what the user can do; the cause goes to the log and login.failed.
-// Signed in, it answers with a page that moves on to the interaction (after-upstream.ts, `fromCallback`),
+// Signed in, it answers with a page that moves on to the interaction (after-upstream.ts, `handOver`),
 // never a redirect to the client: an upstream login page's CSP form-action would block that redirect chain.
 // Never a 500: every failure of the upstream leg is a value with its page (federation-pages.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -71,11 +71,11 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
     // factors there: the account's own second factor is satisfied (amr `fed mfa`); otherwise it follows.
     if (provider.trustMfa && provider.kind === 'oidc' && upstreamAssertsMfa(outcome.identity.claims)) {
       return continueAfterUpstream(context, reply, loaded, { userId: outcome.userId, amr: [...outcome.amr, 'mfa'] }, deps, {
-        fromCallback: true,
+        handOver: true,
         secondFactorDone: true,
       });
     }
-    return continueAfterUpstream(context, reply, loaded, outcome, deps, { fromCallback: true });
+    return continueAfterUpstream(context, reply, loaded, outcome, deps, { handOver: true });
   }
   const { identity, decision } = outcome;
   if (decision.action === 'prove-then-link') {
@@ -102,5 +102,5 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
   );
   if (!user) throw federationFailure('link_conflict', name, back, `provisioning for ${provider.slug} lost a race or found no username`);
   await keepTokens(deps, provider.id, identity.subject, outcome.tokens);
-  return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: ['fed'] }, deps, { fromCallback: true });
+  return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: ['fed'] }, deps, { handOver: true });
 }
