@@ -50,7 +50,7 @@ async function awaitingProof(request: InteractionRequest, deps: FlowDeps) {
 }
 
 export async function showLinkConfirmation(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
-  const { interaction, session, identity, provider, user } = await awaitingProof(request, deps);
+  const { session, identity, provider, user } = await awaitingProof(request, deps);
   const back = interactionPath(request.params.id);
   if (!session || !identity || !provider || !user) return seeOther(reply, back);
   const failed = (request.query as Record<string, unknown>).failed;
