@@ -55,6 +55,8 @@ import { usersRepository } from './storage/users-repository.js';
 
 import { secondFactorsRepository } from './storage/second-factors-repository.js';
 import { keyEncryption } from './crypto/key-encryption.js';
+import { upstreamTokenKeeper } from './federation/upstream-tokens.js';
+import { federatedIdentityTokensRepository } from './storage/federated-identity-tokens-repository.js';
 import { secondFactors } from './interaction/mfa/second-factors.js';
 import { passkeyCeremonies } from './interaction/passkeys/passkeys.js';
 import { passkeysRepository } from './storage/passkeys-repository.js';
@@ -165,6 +167,7 @@ export function createServices(options: ServicesOptions): Services {
     legs: upstreamSignInsRepository(db),
     accountLinks: accountLinkRequestsRepository(db),
     upstream,
+    tokens: upstreamTokenKeeper({ encryption: keyEncryption(core.keyEncryptionKey), repository: federatedIdentityTokensRepository(db), clock }),
     users,
   };
   // Upstream calls go through the outbound policy; client secrets are read from the environment at use.

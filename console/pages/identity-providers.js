@@ -260,6 +260,10 @@ export async function identityProviderPage(main, [id = '']) {
       domains: p.domains,
       provision: p.provision,
       link: p.link,
+      // Switches the page does not edit are sent back as read: PUT replaces, and an absent one means off
+      // (store_tokens off deletes every stored upstream token of the provider).
+      trust_mfa: p.trust_mfa,
+      store_tokens: p.store_tokens,
       enabled: p.enabled,
       ...changes,
     };
@@ -308,7 +312,8 @@ export async function identityProviderPage(main, [id = '']) {
             submit: 'Save settings',
             fields: providerFields(source, p),
             action: async (form) => {
-              await put({ ...providerDocument(form, source, p), enabled: p.enabled });
+              // The switches this form does not show go back as read (absent means off in a PUT).
+              await put({ ...providerDocument(form, source, p), trust_mfa: p.trust_mfa, store_tokens: p.store_tokens, enabled: p.enabled });
               rerender('Saved.');
               return 'Saved.';
             },

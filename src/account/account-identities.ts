@@ -38,7 +38,12 @@ export async function linkedProviders(userId: string, deps: Pick<AccountDeps, 'f
 
 /** The page's CSP form-action must name each linkable provider's authorization endpoint: the POST ends in a 303 there. */
 export function withLinkTargets<T extends { 'content-security-policy': string }>(headers: T, { linkable }: LinkedProviders): T {
-  const sources = [...new Set(linkable.map((p) => cspSource(p.authorizationEndpoint)).filter((s): s is string => s !== undefined))];
+  return withProviderTargets(headers, linkable);
+}
+
+/** CSP form-action naming each provider's authorization endpoint (a form whose POST ends in a 303 there). */
+export function withProviderTargets<T extends { 'content-security-policy': string }>(headers: T, providers: readonly IdentityProvider[]): T {
+  const sources = [...new Set(providers.map((p) => cspSource(p.authorizationEndpoint)).filter((s): s is string => s !== undefined))];
   return sources.length === 0
     ? headers
     : { ...headers, 'content-security-policy': headers['content-security-policy'].replace("form-action 'self'", `form-action 'self' ${sources.join(' ')}`) };

@@ -7,7 +7,7 @@ import { ProblemError } from '../http/errors.js';
 import { logRefusal } from '../http/refusal-log.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../interaction/csrf.js';
 import { seeOther } from '../interaction/interaction-context.js';
-import { ACCOUNT_FLOW } from '../interaction/mfa/second-factors.js';
+import { ACCOUNT_FLOW, afterFirstFactor } from '../interaction/mfa/second-factors.js';
 import { passkeyFlowGone, passkeyRefused, passkeyRouteOptions, sendJson, type PasskeyBody } from '../interaction/passkeys/passkey-json.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
 import { accountEvent } from './account-events.js';
@@ -74,9 +74,10 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
     const context = { request, face: 'account', method: 'passkey', userId: pendingUser, answer: 'json' } as const;
     const outcome = await deps.signIn.attempt(context, () => deps.methods.passkey({ boundTo, response: request.body.response, pendingUser, ip: request.ip }));
     if (!outcome.ok) throw passkeyRefused(outcome.reason, { user_id: outcome.userId, detail: outcome.detail });
-    if (session && pendingUser !== undefined && (await factors.consumePending(session.idHash, ACCOUNT_FLOW)) !== pendingUser)
-      throw passkeyFlowGone('second_factor_wait_used');
-    await deps.signIn.completeSignIn(context, reply, session, outcome);
+    const pending = session && pendingUser !== undefined ? await factors.consumePendingSignIn(session.idHash, ACCOUNT_FLOW) : undefined;
+    if (session && pendingUser !== undefined && pending?.userId !== pendingUser) throw passkeyFlowGone('second_factor_wait_used');
+    // After a provider's sign-in the final amr names `fed` (the first factor kept with the wait).
+    await deps.signIn.completeSignIn(context, reply, session, { userId: outcome.userId, amr: afterFirstFactor(outcome.amr, pending?.firstFactor ?? null) });
     return sendJson(reply, { redirect: ACCOUNT_PATH });
   });
 

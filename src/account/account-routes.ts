@@ -11,7 +11,7 @@ import { isLoggedIn } from '../interaction/complete.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../interaction/csrf.js';
 import { seeOther, sendPage } from '../interaction/interaction-context.js';
 import { renderSecondFactorPage } from '../interaction/mfa/second-factor-page.js';
-import { ACCOUNT_FLOW, type SecondFactors } from '../interaction/mfa/second-factors.js';
+import { ACCOUNT_FLOW, afterFirstFactor, type SecondFactors } from '../interaction/mfa/second-factors.js';
 import { renderLoginPage } from '../interaction/pages/login-page.js';
 import type { BrowserSessions } from '../interaction/session/browser-sessions.js';
 import type { AccountRepository } from '../storage/account-repository.js';
@@ -38,6 +38,7 @@ import type { RateLimits } from '../http/rate-limit.js';
 import type { FederationFlowDeps } from '../interaction/federation/federation-flow-deps.js';
 import type { RemovePasskey, UnlinkProvider } from '../user-rules/unlink-provider.js';
 import { accountIdentityRoutes, identitiesSection, linkedProviders, withLinkTargets } from './account-identities.js';
+import { accountFederationRoutes, accountSignInFederation } from './account-federation.js';
 
 export const ACCOUNT_PATH = '/account';
 
@@ -112,6 +113,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     if (!existing) {
       // No browser session: the sign-in form, with no server-side state behind it (pre-session.ts).
       const { csrfToken } = ensurePreSession(request, reply, deps.issuer);
+      const upstream = await accountSignInFederation(deps, csrfToken);
       const login = renderLoginPage({
         brand: deps.brand,
         action: `${ACCOUNT_PATH}/login`,
@@ -120,8 +122,9 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
         failed,
         passkey: passkeyAction(`${ACCOUNT_PATH}/passkey`, csrfToken),
         links: deps.selfServiceLinks?.(undefined),
+        federation: upstream.federation,
       });
-      return sendPage(reply, login, 200, withPasskeyScripts(pageSecurityHeaders));
+      return sendPage(reply, login, 200, upstream.headers(withPasskeyScripts(pageSecurityHeaders)));
     }
     const session = existing;
     const signedIn = await fullySignedIn(session);
@@ -142,6 +145,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
         });
         return sendPage(reply, page, 200, offer.passkey ? withPasskeyScripts(pageSecurityHeaders) : pageSecurityHeaders);
       }
+      const upstream = await accountSignInFederation(deps, session.csrfToken);
       const login = renderLoginPage({
         brand: deps.brand,
         action: `${ACCOUNT_PATH}/login`,
@@ -149,8 +153,9 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
         clientName: 'your account',
         failed,
         passkey,
+        federation: upstream.federation,
       });
-      return sendPage(reply, login, 200, withPasskeyScripts(pageSecurityHeaders));
+      return sendPage(reply, login, 200, upstream.headers(withPasskeyScripts(pageSecurityHeaders)));
     }
     const user = await deps.users.findById(signedIn.userId);
     if (!user) {
@@ -225,8 +230,10 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     const context = { request, face: 'account', method, userId, answer: 'form' } as const;
     const outcome = await deps.signIn.attempt(context, () => deps.methods[method]({ userId, code, ip: request.ip }));
     if (!outcome.ok) return seeOther(reply, `${ACCOUNT_PATH}?failed=1`);
-    if ((await factors.consumePending(session.idHash, ACCOUNT_FLOW)) !== userId) return seeOther(reply, ACCOUNT_PATH);
-    await deps.signIn.completeSignIn(context, reply, session, outcome);
+    // The first factor waited with it: a provider's sign-in makes the final amr name `fed`, not `pwd`.
+    const pending = await factors.consumePendingSignIn(session.idHash, ACCOUNT_FLOW);
+    if (pending?.userId !== userId) return seeOther(reply, ACCOUNT_PATH);
+    await deps.signIn.completeSignIn(context, reply, session, { userId, amr: afterFirstFactor(outcome.amr, pending.firstFactor) });
     return seeOther(reply, ACCOUNT_PATH);
   });
 
@@ -368,6 +375,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   });
 
   accountPasskeyRoutes(app, deps);
+  accountFederationRoutes(app, deps, options);
   accountIdentityRoutes(signedInPost, deps);
 
   app.post(`${ACCOUNT_PATH}/logout`, options, async (request, reply) => {

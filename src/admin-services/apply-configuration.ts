@@ -181,6 +181,7 @@ function providerInput(entry: IdentityProviderEntry): IdentityProviderInput {
     ...(entry.token_endpoint_auth_method !== undefined ? { tokenEndpointAuthMethod: entry.token_endpoint_auth_method } : {}),
     ...(entry.claims !== undefined ? { claims: entry.claims } : {}),
     ...(entry.trust_mfa !== undefined ? { trustMfa: entry.trust_mfa } : {}),
+    ...(entry.store_tokens !== undefined ? { storeTokens: entry.store_tokens } : {}),
   };
 }
 
@@ -209,6 +210,7 @@ function comparableProvider(p: NewIdentityProvider, enabled: boolean): Record<st
     provision: p.provision,
     link: p.link,
     trust_mfa: p.trustMfa ?? false,
+    store_tokens: p.storeTokens ?? false,
     enabled,
   };
 }

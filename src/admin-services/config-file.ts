@@ -81,6 +81,7 @@ const IdentityProviderEntry = Type.Object(
     token_endpoint_auth_method: Type.Optional(Type.Union([Type.Literal('client_secret_basic'), Type.Literal('client_secret_post')])),
     claims: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 128 }))),
     trust_mfa: Type.Optional(Type.Boolean()),
+    store_tokens: Type.Optional(Type.Boolean()),
     enabled: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },

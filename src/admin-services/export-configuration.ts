@@ -91,6 +91,7 @@ function providerEntry(p: IdentityProvider): IdentityProviderEntry {
     ...(p.provision ? { provision: true } : {}),
     ...(p.link !== 'verified-email' ? { link: p.link } : {}),
     ...(p.trustMfa ? { trust_mfa: true } : {}),
+    ...(p.storeTokens ? { store_tokens: true } : {}),
     ...(!p.enabled ? { enabled: false } : {}),
   };
 }

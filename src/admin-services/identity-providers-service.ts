@@ -60,6 +60,8 @@ export interface IdentityProviderInput {
   claims?: Record<string, string>;
   /** Its id_token's amr `mfa` satisfies the local second factor (OpenID Connect only; default false). */
   trustMfa?: boolean;
+  /** The upstream's tokens are kept, sealed, per federated identity (default false; off deletes them). */
+  storeTokens?: boolean;
   enabled?: boolean;
 }
 
@@ -152,6 +154,7 @@ export async function resolveIdentityProvider(deps: IdentityProviderServiceDeps,
     provision: input.provision ?? false,
     link: input.link ?? 'verified-email',
     trustMfa: input.trustMfa ?? false,
+    storeTokens: input.storeTokens ?? false,
   } as const;
   // Only an id_token says how the user signed in upstream; a plain OAuth 2.0 user document does not.
   if (common.trustMfa && kind !== 'oidc')
@@ -241,6 +244,7 @@ export function identityProviderView(p: IdentityProvider, issuer: string): Recor
     provision: p.provision,
     link: p.link,
     trust_mfa: p.trustMfa,
+    store_tokens: p.storeTokens,
     enabled: p.enabled,
   };
 }
@@ -360,6 +364,33 @@ export async function replaceResolvedIdentityProvider(
     await deps.audit.emit(changeEvent('admin.identity_provider.updated', current.id, as, changed), { tx });
     return result.written;
   });
+}
+
+/** The switches an operator flips on a provider without restating it (`gatehouse identity-providers update`). */
+export interface IdentityProviderSwitches {
+  storeTokens?: boolean;
+  trustMfa?: boolean;
+  provision?: boolean;
+  link?: LinkPolicy;
+}
+
+/**
+ * Flips switches of a provider, keeping everything else (no discovery is re-read): the same version-guarded
+ * write and audit event as a replacement. Turning store_tokens off deletes every stored upstream token of it
+ * (identity-providers-repository.ts, in the same transaction).
+ */
+export async function updateIdentityProviderSwitches(
+  deps: IdentityProviderServiceDeps,
+  idOrSlug: string,
+  switches: IdentityProviderSwitches,
+  as: ActingAs,
+): Promise<IdentityProvider> {
+  const current = await findIdentityProviderRecord(deps, idOrSlug);
+  const next = { ...current, ...switches };
+  if (next.trustMfa && next.kind !== 'oidc')
+    throw invalid('trust_mfa', 'only an OpenID Connect provider can be trusted for the second factor (its id_token says how the user signed in)');
+  const { id: _id, enabled, version, createdAt: _c, updatedAt: _u, ...resolved } = next;
+  return replaceResolvedIdentityProvider(deps, current, resolved, enabled, version, as);
 }
 
 /** Disables a provider: it is offered nowhere and its callbacks complete nothing; its links stay. */

@@ -3,6 +3,7 @@
 // Removing one follows the rule every face shares (user-rules/unlink-provider.ts): never the user's last way
 // to sign in — then a conflict, and the operator sets a password first. `admin.user.identity_unlinked`.
 import { federatedIdentitiesRepository, type FederatedIdentity } from '../storage/federated-identities-repository.js';
+import { federatedIdentityTokensRepository, type StoredUpstreamTokens } from '../storage/federated-identity-tokens-repository.js';
 import { identityProvidersRepository, type IdentityProvider } from '../storage/identity-providers-repository.js';
 import { usersRepository } from '../storage/users-repository.js';
 import { unlinkProvider } from '../user-rules/unlink-provider.js';
@@ -12,16 +13,26 @@ import type { UserAccessServiceDeps } from './user-access-service.js';
 
 export interface UserIdentity extends FederatedIdentity {
   provider: Pick<IdentityProvider, 'id' | 'slug' | 'name'> | null;
+  /**
+   * --store-tokens: that the upstream's tokens are kept and when the access token expires — never the tokens
+   * (sealed; an operator's own integration opens them with the key-encryption key, docs/federation.md).
+   */
+  tokens: Omit<StoredUpstreamTokens, 'providerId' | 'subject' | 'sealed'> | null;
 }
 
 export async function listUserIdentities(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, userId: string): Promise<UserIdentity[]> {
   if (!(await usersRepository(deps.db, deps.clock).findById(userId))) throw new AdminRuleError('not-found', `no user ${userId}`);
   const links = await federatedIdentitiesRepository(deps.db).forUser(userId);
   const providers = identityProvidersRepository(deps.db);
+  const tokens = federatedIdentityTokensRepository(deps.db);
   return Promise.all(
     links.map(async (link) => {
-      const provider = await providers.find(link.providerId);
-      return { ...link, provider: provider ? { id: provider.id, slug: provider.slug, name: provider.name } : null };
+      const [provider, stored] = await Promise.all([providers.find(link.providerId), tokens.find(link.providerId, link.subject)]);
+      return {
+        ...link,
+        provider: provider ? { id: provider.id, slug: provider.slug, name: provider.name } : null,
+        tokens: stored ? { expiresAt: stored.expiresAt, hasRefreshToken: stored.hasRefreshToken, scope: stored.scope, storedAt: stored.storedAt } : null,
+      };
     }),
   );
 }

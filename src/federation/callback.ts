@@ -18,6 +18,7 @@ import type { IdentityProvider } from '../storage/identity-providers-repository.
 import { PENDING_UPSTREAM_TTL_MS, type PendingUpstream } from './authorization-request.js';
 import { FederationFailure, type FederationError } from './errors.js';
 import { MICROSOFT_TENANT_PLACEHOLDER, TENANT_ID } from './presets.js';
+import type { UpstreamTokenResponse } from './upstream-tokens.js';
 import { mappedClaims, primaryEmail, upstreamIdentity, type UpstreamIdentity } from './upstream-claims.js';
 import { upstreamFetch, upstreamJson, DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream-fetch.js';
 import { authorizationServer, clientAuthentication, isMultiTenant, upstreamClient } from './upstream-server.js';
@@ -33,7 +34,11 @@ export interface FederationDeps {
   limits?: UpstreamLimits;
 }
 
-export type UpstreamResult = { ok: true; identity: UpstreamIdentity } | { ok: false; error: FederationError };
+/**
+ * `tokens` only for a provider with store_tokens (--store-tokens): otherwise the token response goes no
+ * further than this file, so nothing of it can be written anywhere.
+ */
+export type UpstreamResult = { ok: true; identity: UpstreamIdentity; tokens?: UpstreamTokenResponse } | { ok: false; error: FederationError };
 
 /** Asymmetric algorithms only: an HS256 id_token would be keyed with the client secret, which we never hold as a key. */
 const ID_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -199,7 +204,9 @@ export async function completeUpstreamSignIn(
         'missing_subject',
         `${provider.slug} gave no usable subject${provider.kind === 'oauth2' ? ' (check its sub claim mapping)' : ''}`,
       );
-    return { ok: true, identity };
+    if (!provider.storeTokens) return { ok: true, identity };
+    const { access_token, token_type, refresh_token, expires_in, scope } = tokens;
+    return { ok: true, identity, tokens: { access_token, token_type, refresh_token, expires_in, scope } };
   } catch (error) {
     return { ok: false, error: classify(error).toValue() };
   }

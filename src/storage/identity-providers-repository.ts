@@ -37,16 +37,24 @@ export interface IdentityProvider {
   link: LinkPolicy;
   /** Its id_token's amr `mfa` (or an MFA acr) satisfies the local account's own second factor (--trust-mfa). */
   trustMfa: boolean;
+  /** The upstream's tokens are kept (sealed) per federated identity (--store-tokens; migration 0770). */
+  storeTokens: boolean;
   enabled: boolean;
   version: number;
   createdAt: Date;
   updatedAt: Date;
 }
 
-/** `trustMfa` absent: off. */
-export type NewIdentityProvider = Omit<IdentityProvider, 'id' | 'enabled' | 'version' | 'createdAt' | 'updatedAt' | 'trustMfa'> & { trustMfa?: boolean };
+/** `trustMfa`, `storeTokens` absent: off. */
+export type NewIdentityProvider = Omit<IdentityProvider, 'id' | 'enabled' | 'version' | 'createdAt' | 'updatedAt' | 'trustMfa' | 'storeTokens'> & {
+  trustMfa?: boolean;
+  storeTokens?: boolean;
+};
 /** Everything but the id and the slug (the slug is in the redirect URI registered upstream). */
-export type IdentityProviderChanges = Omit<IdentityProvider, 'id' | 'slug' | 'version' | 'createdAt' | 'updatedAt' | 'trustMfa'> & { trustMfa?: boolean };
+export type IdentityProviderChanges = Omit<IdentityProvider, 'id' | 'slug' | 'version' | 'createdAt' | 'updatedAt' | 'trustMfa' | 'storeTokens'> & {
+  trustMfa?: boolean;
+  storeTokens?: boolean;
+};
 export type VersionedWrite<T> = { written: T } | 'stale' | 'missing';
 
 const toClaims = (value: unknown): Record<string, string> =>
@@ -78,6 +86,7 @@ function fromRow(r: Selectable<IdentityProvidersTable>): IdentityProvider {
     provision: r.provision,
     link: r.link as LinkPolicy,
     trustMfa: r.trust_mfa,
+    storeTokens: r.store_tokens,
     enabled: r.enabled,
     version: r.version,
     createdAt: r.created_at,
@@ -106,6 +115,7 @@ const columns = (p: IdentityProviderChanges) => ({
   provision: p.provision,
   link: p.link,
   trust_mfa: p.trustMfa ?? false,
+  store_tokens: p.storeTokens ?? false,
   enabled: p.enabled,
 });
 
@@ -166,6 +176,9 @@ export function identityProvidersRepository(db: Db): IdentityProvidersRepository
         .where('id', '=', id);
       if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
       const row = await query.returningAll().executeTakeFirst();
+      // store_tokens off (or left off): nothing of the upstream tokens stays. The provider's row is locked by the
+      // update, so a sign-in storing tokens at this moment waits and then sees it off (federated-identity-tokens-repository.ts).
+      if (row && !row.store_tokens) await db.deleteFrom('federated_identity_tokens').where('provider_id', '=', id).execute();
       if (row) return { written: fromRow(row) };
       return (await exists(id)) ? 'stale' : 'missing';
     },

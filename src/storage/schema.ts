@@ -152,6 +152,16 @@ export interface FederatedIdentitiesTable {
   last_used_at: Date | null;
 }
 
+export interface FederatedIdentityTokensTable {
+  provider_id: string;
+  subject: string;
+  sealed: string;
+  expires_at: Date | null;
+  has_refresh_token: boolean;
+  scope: string | null;
+  stored_at: Date;
+}
+
 export interface GrantAccessTokensTable {
   jti: string;
   grant_id: string;
@@ -199,6 +209,7 @@ export interface IdentityProvidersTable {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   trust_mfa: Generated<boolean>;
+  store_tokens: Generated<boolean>;
 }
 
 export interface InitialAccessTokensTable {
@@ -513,6 +524,7 @@ export interface DB {
   consents: ConsentsTable;
   device_authorizations: DeviceAuthorizationsTable;
   federated_identities: FederatedIdentitiesTable;
+  federated_identity_tokens: FederatedIdentityTokensTable;
   grant_access_tokens: GrantAccessTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   identity_providers: IdentityProvidersTable;

@@ -29,6 +29,11 @@ export interface IdentityAwaitingProof {
   createdAt: number;
   /** Proofs tried on the confirmation page so far (chargeProof). */
   attempts?: number;
+  /**
+   * A provider with store_tokens: the upstream's tokens of this sign-in, already sealed
+   * (src/federation/upstream-tokens.ts), written to federated_identity_tokens once the link is made.
+   */
+  tokens?: { providerId: string; subject: string; sealed: string; expiresAt: number | null; hasRefreshToken: boolean; scope: string | null };
 }
 
 /** `done`: the browser came back (a login_hint=idp:SLUG is not followed a second time in this interaction). */

@@ -95,3 +95,29 @@ test('admin identity providers: replace and delete need If-Match (428 without, 4
   assert.equal((await del({ 'if-match': replaced.headers.get('etag')! })).status, 204);
   assert.equal((await f.api(`/admin/v1/identity-providers/${body.id}`)).status, 404);
 });
+
+test('admin identity providers: store_tokens is off unless asked, shown, and a replacement that turns it off deletes the stored upstream tokens', async () => {
+  const { body } = await create('kept-tokens');
+  assert.equal(body.store_tokens, false);
+  const put = async (doc: Record<string, unknown>) => {
+    const current = await f.api(`/admin/v1/identity-providers/${body.id}`);
+    return f.api(`/admin/v1/identity-providers/${body.id}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'if-match': current.headers.get('etag')! },
+      body: JSON.stringify({ name: 'Kept', issuer: upstream.issuer, client_id: 'downstream', client_secret_env: 'UPSTREAM_SECRET', ...doc }),
+    });
+  };
+  const on = await put({ store_tokens: true });
+  assert.equal(on.status, 200, await on.clone().text());
+  assert.equal(((await on.json()) as Record<string, unknown>).store_tokens, true);
+  const user = await f.t.core.db.insertInto('users').values({ username: 'kept-tokens-user', password_hash: 'x' }).returning('id').executeTakeFirstOrThrow();
+  await f.t.core.db.insertInto('federated_identities').values({ provider_id: body.id, subject: 's', user_id: user.id, email: null }).execute();
+  await f.t.core.db
+    .insertInto('federated_identity_tokens')
+    .values({ provider_id: body.id, subject: 's', sealed: 'v1.sealed', expires_at: null, has_refresh_token: false, scope: null, stored_at: new Date() })
+    .execute();
+  const off = await put({});
+  assert.equal(((await off.json()) as Record<string, unknown>).store_tokens, false, 'absent in a replacement: off');
+  assert.deepEqual(await f.t.core.db.selectFrom('federated_identity_tokens').select('subject').where('provider_id', '=', body.id).execute(), []);
+  assert.equal((await problemOf(await put({ store_tokens: 'yes' }))).status, 400);
+});

@@ -7,6 +7,9 @@ import type { IdentityProvider } from '../../src/storage/identity-providers-repo
 import { storedIdentityProvider } from '../helpers/identity-providers.js';
 import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
 import { createUser, PASSWORD } from '../helpers/users.js';
+import { keyEncryption } from '../../src/crypto/key-encryption.js';
+import { sealUpstreamTokens } from '../../src/federation/upstream-tokens.js';
+import { federatedIdentityTokensRepository } from '../../src/storage/federated-identity-tokens-repository.js';
 import { adminFixture, problemOf, type AdminFixture, type ListPage } from './fixture.js';
 
 let f: AdminFixture;
@@ -84,4 +87,36 @@ test('never the last way to sign in: the admin API refuses to remove the only li
   assert.equal(refused.status, 409);
   assert.equal((await problemOf(refused)).code, 'conflict');
   assert.equal((await f.t.core.db.selectFrom('federated_identities').select('provider_id').where('user_id', '=', user.id).execute()).length, 1);
+});
+
+test("--store-tokens on the admin API: a link shows that the upstream's tokens are kept and when they expire, never the tokens", async () => {
+  const storing = await storedIdentityProvider(f.t.core.db, 'admin-store', { storeTokens: true });
+  const user = await linkedUser({ password: true, providers: [storing, a] });
+  const now = f.t.core.clock.now();
+  const sealed = sealUpstreamTokens(
+    keyEncryption(f.t.core.keyEncryptionKey),
+    { providerId: storing.id, subject: `sub-${user.id}` },
+    {
+      access_token: 'upstream-access-token-SECRET',
+      refresh_token: 'upstream-refresh-token-SECRET',
+      token_type: 'bearer',
+      expires_in: 3600,
+      scope: 'openid email',
+    },
+    now,
+  );
+  assert.ok(await federatedIdentityTokensRepository(f.t.core.db).put({ ...sealed, expiresAt: new Date(sealed.expiresAt!), storedAt: new Date(now) }));
+  const response = await f.api(`/admin/v1/users/${user.id}/identities`, { token: f.readToken });
+  const text = await response.text();
+  assert.doesNotMatch(text, /SECRET/, 'no token, in any form the test knows, is in the answer');
+  assert.ok(!text.includes(sealed.sealed.split('.')[2]!), 'nor the sealed value');
+  const list = JSON.parse(text) as ListPage<Identity & { upstream_tokens: Record<string, unknown> | null }>;
+  const byProvider = Object.fromEntries(list.data.map((i) => [i.provider.slug, i.upstream_tokens]));
+  assert.deepEqual(byProvider['admin-store'], {
+    stored_at: new Date(now).toISOString(),
+    expires_at: new Date(now + 3_600_000).toISOString(),
+    refresh_token: true,
+    scope: 'openid email',
+  });
+  assert.equal(byProvider['admin-a'], null, 'a provider that keeps nothing shows null');
 });

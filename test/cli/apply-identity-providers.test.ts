@@ -156,6 +156,21 @@ test('trust_mfa round-trips through apply and export, and a plain OAuth 2.0 entr
   );
 });
 
+test('store_tokens round-trips through apply and export; absent means off', async () => {
+  const base = baseFile({ acmeName: 'Acme Single Sign-On', acmeDomains: 'acme.example, acme.test', ghEnabled: false });
+  const storing = base.replace('    provision: true', '    provision: true\n    store_tokens: true');
+  assert.deepEqual(await planOf('-f', fileOf(storing)), [{ action: 'update', resource: 'identity_provider', id: 'acme', fields: ['store_tokens'] }]);
+  assert.equal((await provider('acme'))?.store_tokens, true);
+  const exported = ((await run('export')).identity_providers as { slug: string; store_tokens?: boolean }[]).find((p) => p.slug === 'acme');
+  assert.equal(exported?.store_tokens, true);
+  assert.deepEqual(
+    await planOf('-f', fileOf(base)),
+    [{ action: 'update', resource: 'identity_provider', id: 'acme', fields: ['store_tokens'] }],
+    'absent means off',
+  );
+  assert.equal((await provider('acme'))?.store_tokens, false);
+});
+
 test('a literal secret in an identity_providers entry is refused, naming where, before any change', async () => {
   const text = baseFile().replace(`client_id: gh-client`, 'client_id: gh-client\n    client_secret: hunter2');
   const before = await t.core.db

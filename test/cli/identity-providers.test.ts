@@ -272,3 +272,69 @@ test('identity-providers create --trust-mfa on: an OpenID provider may be truste
     /--trust-mfa must be one of on, off/,
   );
 });
+
+test('identity-providers create --store-tokens on, update --store-tokens off: the switch is shown, and turning it off deletes every stored upstream token of the provider', async () => {
+  const created = await run(
+    'identity-providers',
+    'create',
+    '--name',
+    'Keeping SSO',
+    '--slug',
+    'keeping-sso',
+    '--issuer',
+    upstream.issuer,
+    '--client-id',
+    upstream.clientId,
+    '--client-secret-env',
+    'ACME_SECRET',
+    '--store-tokens',
+    'on',
+  );
+  assert.equal(created.store_tokens, true);
+  const plain = await run(
+    'identity-providers',
+    'create',
+    '--name',
+    'Default SSO',
+    '--slug',
+    'default-sso',
+    '--issuer',
+    upstream.issuer,
+    '--client-id',
+    upstream.clientId,
+    '--client-secret-env',
+    'ACME_SECRET',
+  );
+  assert.equal(plain.store_tokens, false, 'off unless asked');
+  const user = await createUser(t.core.db, t.core.clock);
+  await t.core.db
+    .insertInto('federated_identities')
+    .values({ provider_id: created.id as string, subject: 'kept-sub', user_id: user.id, email: null })
+    .execute();
+  await t.core.db
+    .insertInto('federated_identity_tokens')
+    .values({
+      provider_id: created.id as string,
+      subject: 'kept-sub',
+      sealed: 'v1.sealed',
+      expires_at: null,
+      has_refresh_token: false,
+      scope: null,
+      stored_at: new Date(),
+    })
+    .execute();
+  const updated = await run('identity-providers', 'update', 'keeping-sso', '--store-tokens', 'off');
+  assert.equal(updated.store_tokens, false);
+  assert.deepEqual(
+    await t.core.db
+      .selectFrom('federated_identity_tokens')
+      .select('subject')
+      .where('provider_id', '=', created.id as string)
+      .execute(),
+    [],
+  );
+  assert.equal((await run('identity-providers', 'update', 'keeping-sso', '--store-tokens', 'on')).store_tokens, true);
+  await usageError(run('identity-providers', 'update', 'keeping-sso', '--store-tokens', 'yes'), /--store-tokens must be one of on, off/);
+  await usageError(run('identity-providers', 'update', 'keeping-sso'), /nothing to update/);
+  await usageError(run('identity-providers', 'update', 'no-such-provider', '--store-tokens', 'on'), /no identity provider/);
+});

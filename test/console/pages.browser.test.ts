@@ -392,4 +392,40 @@ describe('the admin console’s tasks in a real browser', { timeout: 15 * 60_000
     assert.equal(((await (await world.f.api(`/admin/v1/users/${withPassword.id}/identities`)).json()) as { data: unknown[] }).data.length, 0, 'unlinked');
     await context.close();
   });
+
+  test('identity providers: an edit in the console keeps the switches it does not show (trust_mfa, store_tokens) and the upstream tokens stored under them', async () => {
+    const db = world.f.t.core.db;
+    await db.updateTable('identity_providers').set({ trust_mfa: true, store_tokens: true }).where('slug', '=', 'corp-sso').execute();
+    const provider = (await (await world.f.api('/admin/v1/identity-providers/corp-sso')).json()) as { id: string; name: string };
+    const user = await createUser(db, world.f.t.core.clock, SIGN_IN);
+    await db.insertInto('federated_identities').values({ provider_id: provider.id, subject: 'corp-kept', user_id: user.id, email: null }).execute();
+    await db
+      .insertInto('federated_identity_tokens')
+      .values({
+        provider_id: provider.id,
+        subject: 'corp-kept',
+        sealed: 'v1.sealed',
+        expires_at: null,
+        has_refresh_token: false,
+        scope: null,
+        stored_at: new Date(),
+      })
+      .execute();
+
+    const context = await world.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await signIn(context, world.writer, world.writer.secret);
+    await heading(page, 'Overview');
+    await page.goto(`${world.f.t.url}/console/identity-providers/corp-sso`);
+    await heading(page, `Identity provider ${provider.name}`);
+    await page.getByLabel('Display name', { exact: true }).fill('Corp Single Sign-On');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await heading(page, 'Identity provider Corp Single Sign-On');
+    const after = (await (await world.f.api('/admin/v1/identity-providers/corp-sso')).json()) as { trust_mfa: boolean; store_tokens: boolean };
+    assert.deepEqual([after.trust_mfa, after.store_tokens], [true, true]);
+    const kept = await db.selectFrom('federated_identity_tokens').select('subject').where('provider_id', '=', provider.id).execute();
+    assert.deepEqual(kept, [{ subject: 'corp-kept' }], 'the stored tokens stay');
+    // Back as the other tests found it.
+    await db.updateTable('identity_providers').set({ name: provider.name, trust_mfa: false, store_tokens: false }).where('slug', '=', 'corp-sso').execute();
+    await context.close();
+  });
 });

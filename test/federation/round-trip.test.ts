@@ -56,6 +56,7 @@ function record(over: Partial<IdentityProvider>): IdentityProvider {
     ...upstreamProviderSettings(upstream, SECRET_ENV),
     tokenEndpointAuthMethod: 'client_secret_basic',
     trustMfa: false,
+    storeTokens: false,
     enabled: true,
     version: 1,
     createdAt: new Date(),

@@ -3,7 +3,11 @@
 import type { Db } from '../../src/storage/database.js';
 import { identityProvidersRepository, type IdentityProvider } from '../../src/storage/identity-providers-repository.js';
 
-export async function storedIdentityProvider(db: Db, slug: string, options: { name?: string; provision?: boolean } = {}): Promise<IdentityProvider> {
+export async function storedIdentityProvider(
+  db: Db,
+  slug: string,
+  options: { name?: string; provision?: boolean; storeTokens?: boolean } = {},
+): Promise<IdentityProvider> {
   const created = await identityProvidersRepository(db).create({
     name: options.name ?? slug,
     slug,
@@ -25,6 +29,7 @@ export async function storedIdentityProvider(db: Db, slug: string, options: { na
     claims: {},
     provision: options.provision ?? false,
     link: 'never',
+    storeTokens: options.storeTokens ?? false,
   });
   if (!created) throw new Error(`an identity provider ${slug} exists already`);
   return created;

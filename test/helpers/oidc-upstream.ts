@@ -33,6 +33,8 @@ export interface OidcUpstream {
   provider: Provider;
   /** Who the next login step signs in as, or 'deny' to answer access_denied. */
   next: UpstreamAccount | 'deny';
+  /** Every token response its token endpoint gave, in order (tests of what is kept of them downstream). */
+  issued: { access_token: string; refresh_token?: string; expires_in?: number; scope?: string }[];
   /** Follows the browser's redirects from `authorizationUrl`; answers the Location that leaves the upstream. */
   follow(authorizationUrl: string): Promise<URL>;
   close(): Promise<void>;
@@ -45,7 +47,17 @@ export async function startOidcUpstream(options: { redirectUris: string[]; port?
   const clientSecret = 'upstream-secret-for-tests-only';
   const accounts = new Map<string, UpstreamAccount>();
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: options.redirectUris, token_endpoint_auth_method: 'client_secret_basic' }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: options.redirectUris,
+        token_endpoint_auth_method: 'client_secret_basic',
+        grant_types: ['authorization_code', 'refresh_token'],
+      },
+    ],
+    // A refresh token with every code (not only for offline_access): what a downstream keeps of it is under test.
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
     claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name'] },
     cookies: { keys: ['federation-test-cookie-key'] },
     features: { devInteractions: { enabled: false } },
@@ -66,12 +78,16 @@ export async function startOidcUpstream(options: { redirectUris: string[]; port?
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
   });
   const handler = provider.callback();
+  provider.on('grant.success', (ctx: { body?: unknown }) => {
+    if (ctx.body && typeof ctx.body === 'object' && 'access_token' in ctx.body) upstream.issued.push(ctx.body as OidcUpstream['issued'][number]);
+  });
   const upstream: OidcUpstream = {
     issuer,
     clientId,
     clientSecret,
     provider,
     next: { sub: 'upstream-user' },
+    issued: [],
     follow: (url) => follow(url, issuer),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

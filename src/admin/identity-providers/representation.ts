@@ -37,5 +37,6 @@ export const identityProviderInput = (body: CreateIdentityProviderBody): Identit
   ...(body.token_endpoint_auth_method !== undefined ? { tokenEndpointAuthMethod: body.token_endpoint_auth_method } : {}),
   ...(body.claims !== undefined ? { claims: body.claims } : {}),
   ...(body.trust_mfa !== undefined ? { trustMfa: body.trust_mfa } : {}),
+  ...(body.store_tokens !== undefined ? { storeTokens: body.store_tokens } : {}),
   ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
 });

@@ -28,6 +28,9 @@ const writable = {
     Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 128 }), { description: 'oauth2: local claim → upstream member (sub required)' }),
   ),
   trust_mfa: Type.Optional(Type.Boolean({ description: 'OIDC: an id_token whose amr says mfa satisfies the local second factor (default false)' })),
+  store_tokens: Type.Optional(
+    Type.Boolean({ description: "Keep the upstream's access and refresh tokens, sealed, per linked identity (default false; false deletes them)" }),
+  ),
   enabled: Type.Optional(Type.Boolean()),
 };
 
@@ -65,6 +68,7 @@ export const IdentityProviderSchema = Type.Object({
   provision: Type.Boolean(),
   link: Type.String(),
   trust_mfa: Type.Boolean(),
+  store_tokens: Type.Boolean(),
   enabled: Type.Boolean(),
   updated_at: Type.String({ format: 'date-time' }),
 });

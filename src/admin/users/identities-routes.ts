@@ -25,6 +25,18 @@ const IdentitySchema = Type.Object({
   email: Nullable(Type.String({ description: 'The e-mail address the upstream last asserted' })),
   created_at: Type.String({ format: 'date-time' }),
   last_used_at: Nullable(Type.String({ format: 'date-time' })),
+  upstream_tokens: Type.Union(
+    [
+      Type.Object({
+        stored_at: Type.String({ format: 'date-time', description: 'The sign-in whose tokens are kept' }),
+        expires_at: Nullable(Type.String({ format: 'date-time', description: 'When the access token expires (null: the upstream did not say)' })),
+        refresh_token: Type.Boolean({ description: 'Whether a refresh token is kept too' }),
+        scope: Nullable(Type.String({ description: 'The scope the upstream granted, when it said' })),
+      }),
+      Type.Null(),
+    ],
+    { description: "The provider's --store-tokens: whether the upstream's tokens are kept, sealed (never the tokens themselves)" },
+  ),
 });
 const ListSchema = Type.Object({
   data: Type.Array(IdentitySchema),
@@ -41,6 +53,14 @@ const represent = (i: UserIdentity) => ({
   email: i.email,
   created_at: i.createdAt.toISOString(),
   last_used_at: i.lastUsedAt?.toISOString() ?? null,
+  upstream_tokens: i.tokens
+    ? {
+        stored_at: i.tokens.storedAt.toISOString(),
+        expires_at: i.tokens.expiresAt?.toISOString() ?? null,
+        refresh_token: i.tokens.hasRefreshToken,
+        scope: i.tokens.scope,
+      }
+    : null,
 });
 const validators = (i: UserIdentity): Validators => ({
   etag: strongEtag('identity', i.providerId, i.subject, i.userId, i.createdAt.getTime()),

@@ -1,4 +1,4 @@
-// `gatehouse identity-providers create|list|show|delete|disable`: upstream identity providers users may sign
+// `gatehouse identity-providers create|update|list|show|delete|disable`: upstream identity providers users may sign
 // in with (docs/federation.md). The rules are the service's (src/admin-services/identity-providers-service.ts),
 // shared with /admin/v1 and `gatehouse apply`. The client secret is never given here: only the name of the
 // environment variable the server reads it from (--client-secret-env).
@@ -18,6 +18,7 @@ import {
   identityProviderView,
   listIdentityProviderRecords,
   MAX_IDENTITY_PROVIDERS,
+  updateIdentityProviderSwitches,
   type IdentityProviderInput,
 } from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
@@ -40,6 +41,7 @@ const FLAG_OF: Record<string, string> = {
   userinfo_endpoint: '--userinfo-endpoint',
   emails_endpoint: '--emails-endpoint',
   trust_mfa: '--trust-mfa',
+  store_tokens: '--store-tokens',
   jwks_uri: "--issuer (its discovery document's jwks_uri)",
 };
 
@@ -77,6 +79,7 @@ const createOptions = {
   tenant: { type: 'string', multiple: true },
   provision: { type: 'string' },
   'trust-mfa': { type: 'string' },
+  'store-tokens': { type: 'string' },
   link: { type: 'string' },
   'authorization-endpoint': { type: 'string' },
   'token-endpoint': { type: 'string' },
@@ -89,7 +92,7 @@ const createOptions = {
 export const identityProvidersCreateCommand: Command = {
   name: 'identity-providers create',
   usage:
-    'identity-providers create --client-id ID --client-secret-env VAR (--issuer URL | --preset google|microsoft|github|gitlab | --kind oauth2 --authorization-endpoint URL --token-endpoint URL --userinfo-endpoint URL --claim sub=id [--claim local=upstream]... [--emails-endpoint URL]) [--name NAME] [--slug SLUG] [--scope "openid email profile"] [--domain example.com]... [--tenant TENANT_ID]... (microsoft) [--provision on|off] (default off) [--link verified-email|never] [--trust-mfa on|off] (default off: an id_token with amr mfa then satisfies the local second factor) [--token-endpoint-auth-method client_secret_basic|client_secret_post]',
+    'identity-providers create --client-id ID --client-secret-env VAR (--issuer URL | --preset google|microsoft|github|gitlab | --kind oauth2 --authorization-endpoint URL --token-endpoint URL --userinfo-endpoint URL --claim sub=id [--claim local=upstream]... [--emails-endpoint URL]) [--name NAME] [--slug SLUG] [--scope "openid email profile"] [--domain example.com]... [--tenant TENANT_ID]... (microsoft) [--provision on|off] (default off) [--link verified-email|never] [--trust-mfa on|off] (default off: an id_token with amr mfa then satisfies the local second factor) [--store-tokens on|off] (default off: the upstream tokens are then kept, sealed, per linked identity) [--token-endpoint-auth-method client_secret_basic|client_secret_post]',
   async run(args, core) {
     const { values } = parseArgs({ args, options: createOptions, strict: true });
     if (!values['client-id']) throw new UsageError('--client-id is required (the client id the upstream issued to this server)');
@@ -100,6 +103,7 @@ export const identityProvidersCreateCommand: Command = {
       throw new UsageError('give --issuer URL (OpenID Connect), --preset, or --kind oauth2 with its endpoints');
     const provision = oneOf('provision', values.provision, ['on', 'off'] as const);
     const trustMfa = oneOf('trust-mfa', values['trust-mfa'], ['on', 'off'] as const);
+    const storeTokens = oneOf('store-tokens', values['store-tokens'], ['on', 'off'] as const);
     const input: IdentityProviderInput = {
       clientId: values['client-id'],
       clientSecretEnv: values['client-secret-env'],
@@ -113,6 +117,7 @@ export const identityProvidersCreateCommand: Command = {
       ...(values.tenant ? { tenants: values.tenant } : {}),
       ...(provision ? { provision: provision === 'on' } : {}),
       ...(trustMfa ? { trustMfa: trustMfa === 'on' } : {}),
+      ...(storeTokens ? { storeTokens: storeTokens === 'on' } : {}),
       ...(values.link !== undefined ? { link: oneOf('link', values.link, ['verified-email', 'never'] as const)! } : {}),
       ...(values['authorization-endpoint'] !== undefined ? { authorizationEndpoint: values['authorization-endpoint'] } : {}),
       ...(values['token-endpoint'] !== undefined ? { tokenEndpoint: values['token-endpoint'] } : {}),
@@ -134,6 +139,34 @@ export const identityProvidersCreateCommand: Command = {
       ? {}
       : { warning: `${created.clientSecretEnv} is not set in this environment: the server must have it to complete sign-ins` };
     return { ...view, ...warning };
+  },
+};
+
+export const identityProvidersUpdateCommand: Command = {
+  name: 'identity-providers update',
+  usage:
+    'identity-providers update SLUG_OR_ID [--store-tokens on|off] (off deletes every stored upstream token of it) [--trust-mfa on|off] [--provision on|off] [--link verified-email|never]',
+  async run(args, core) {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { 'store-tokens': { type: 'string' }, 'trust-mfa': { type: 'string' }, provision: { type: 'string' }, link: { type: 'string' } },
+      strict: true,
+      allowPositionals: true,
+    });
+    if (positionals.length !== 1) throw new UsageError('usage: gatehouse identity-providers update SLUG_OR_ID [--store-tokens on|off] ...');
+    const onOff = (flag: string, value: string | undefined) => {
+      const chosen = oneOf(flag, value, ['on', 'off'] as const);
+      return chosen === undefined ? undefined : chosen === 'on';
+    };
+    const switches = {
+      ...(values['store-tokens'] !== undefined ? { storeTokens: onOff('store-tokens', values['store-tokens'])! } : {}),
+      ...(values['trust-mfa'] !== undefined ? { trustMfa: onOff('trust-mfa', values['trust-mfa'])! } : {}),
+      ...(values.provision !== undefined ? { provision: onOff('provision', values.provision)! } : {}),
+      ...(values.link !== undefined ? { link: oneOf('link', values.link, ['verified-email', 'never'] as const)! } : {}),
+    };
+    if (Object.keys(switches).length === 0) throw new UsageError('nothing to update: give --store-tokens, --trust-mfa, --provision or --link');
+    const updated = await asUsage(() => updateIdentityProviderSwitches(services(core), positionals[0]!, switches, { actor: cliActor() }));
+    return identityProviderView(updated, core.config.ISSUER);
   },
 };
 

@@ -16,6 +16,7 @@ import {
   identityProvidersDisableCommand,
   identityProvidersListCommand,
   identityProvidersShowCommand,
+  identityProvidersUpdateCommand,
 } from './identity-providers.js';
 import { applyCommand, exportCommand } from './apply.js';
 import {
@@ -69,6 +70,7 @@ export const commands: Command[] = [
   identityProvidersShowCommand,
   identityProvidersDeleteCommand,
   identityProvidersDisableCommand,
+  identityProvidersUpdateCommand,
   webhooksCreateCommand,
   webhooksListCommand,
   webhooksShowCommand,

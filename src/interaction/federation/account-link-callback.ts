@@ -9,6 +9,7 @@ import { isLoggedIn } from '../complete.js';
 import type { FlowDeps } from '../flow-deps.js';
 import { seeOther } from '../interaction-context.js';
 import type { CallbackRequest } from './federation-callback.js';
+import { keepTokens } from './keep-tokens.js';
 import { federationFailure, notFound } from './federation-pages.js';
 
 const ACCOUNT = '/account';
@@ -29,7 +30,7 @@ export async function accountLinkCallback(request: CallbackRequest, reply: Fasti
     const { code, detail, upstreamError } = result.error;
     throw federationFailure(code, name, ACCOUNT, upstreamError ? `${detail} (${upstreamError})` : detail);
   }
-  const { identity } = result;
+  const { identity, tokens } = result;
   const now = new Date(deps.clock.now());
   const linked = await deps.federation.identities.link(
     { providerId: provider.id, subject: identity.subject, userId: session.userId, email: identity.email },
@@ -37,9 +38,13 @@ export async function accountLinkCallback(request: CallbackRequest, reply: Fasti
   );
   if (linked !== 'linked') {
     const existing = await deps.federation.identities.find(provider.id, identity.subject);
-    if (existing?.userId === session.userId) return seeOther(reply, `${ACCOUNT}?done=identity_linked`);
+    if (existing?.userId === session.userId) {
+      await keepTokens(deps, provider.id, identity.subject, tokens);
+      return seeOther(reply, `${ACCOUNT}?done=identity_linked`);
+    }
     throw federationFailure('link_conflict', name, ACCOUNT, `link of ${provider.slug} to user ${session.userId} from /account: ${linked}`);
   }
+  await keepTokens(deps, provider.id, identity.subject, tokens);
   await deps.audit.emit({
     type: 'account.identity_linked',
     actor: { kind: 'user', userId: session.userId },

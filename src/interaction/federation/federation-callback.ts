@@ -6,7 +6,7 @@
 //   prove-then-link → the confirmation page (link-confirmation.ts); nothing is linked yet;
 //   provision       → a new account (provision.ts), signed in;
 //   refused / error → a page naming what the user can do; the cause goes to the log and login.failed.
-// Signed in, it answers with a page that moves on to the interaction (after-upstream.ts, `fromCallback`),
+// Signed in, it answers with a page that moves on to the interaction (after-upstream.ts, `handOver`),
 // never a redirect to the client: an upstream login page's CSP form-action would block that redirect chain.
 // Never a 500: every failure of the upstream leg is a value with its page (federation-pages.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,10 +16,12 @@ import { seeOther } from '../interaction-context.js';
 import type { SignInContext } from '../sign-in/sign-in-pipeline.js';
 import { continueAfterUpstream } from './after-upstream.js';
 import { accountLinkCallback } from './account-link-callback.js';
-import { ACCOUNT_LINK, takeInteraction } from './federation-cookie.js';
+import { accountSignInCallback } from './account-sign-in-callback.js';
+import { ACCOUNT_LINK, ACCOUNT_SIGN_IN, takeInteraction } from './federation-cookie.js';
 import { federationFailure, notFound } from './federation-pages.js';
 import { linkConfirmationPath } from './link-confirmation.js';
 import { offeredProviders } from './offered-providers.js';
+import { keepTokens } from './keep-tokens.js';
 import { provisionUser } from './provision.js';
 import { upstreamAssertsMfa } from '../../federation/trusted-mfa.js';
 
@@ -34,6 +36,7 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
   const id = takeInteraction(request, reply, deps.issuer);
   if (!id) throw notFound('federation_no_interaction_cookie');
   if (id === ACCOUNT_LINK) return accountLinkCallback(request, reply, deps);
+  if (id === ACCOUNT_SIGN_IN) return accountSignInCallback(request, reply, deps);
   const found = await deps.interactions.findWithSession(id, deps.sessions.cookie(request));
   const client = found && (await deps.clients.find(found.interaction.clientId));
   request.clientId = found?.interaction.clientId;
@@ -63,21 +66,31 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
   const now = new Date(deps.clock.now());
   if (outcome.ok === true) {
     await deps.federation.identities.touch(provider.id, outcome.identity.subject, outcome.identity.email, now);
+    await keepTokens(deps, provider.id, outcome.identity.subject, outcome.tokens);
     // A provider trusted for the second factor (--trust-mfa) whose id_token says the user passed several
     // factors there: the account's own second factor is satisfied (amr `fed mfa`); otherwise it follows.
     if (provider.trustMfa && provider.kind === 'oidc' && upstreamAssertsMfa(outcome.identity.claims)) {
       return continueAfterUpstream(context, reply, loaded, { userId: outcome.userId, amr: [...outcome.amr, 'mfa'] }, deps, {
-        fromCallback: true,
+        handOver: true,
         secondFactorDone: true,
       });
     }
-    return continueAfterUpstream(context, reply, loaded, outcome, deps, { fromCallback: true });
+    return continueAfterUpstream(context, reply, loaded, outcome, deps, { handOver: true });
   }
   const { identity, decision } = outcome;
   if (decision.action === 'prove-then-link') {
+    // Tokens wait on the interaction sealed, and are written only if the link is made.
+    const tokens = outcome.tokens && deps.federation.tokens.seal({ providerId: provider.id, subject: identity.subject }, outcome.tokens);
     await deps.federation.legs.put(id, {
       stage: 'link',
-      identity: { providerId: provider.id, subject: identity.subject, email: identity.email, userId: decision.userId, createdAt: deps.clock.now() },
+      identity: {
+        providerId: provider.id,
+        subject: identity.subject,
+        email: identity.email,
+        userId: decision.userId,
+        createdAt: deps.clock.now(),
+        ...(tokens ? { tokens } : {}),
+      },
     });
     return seeOther(reply, linkConfirmationPath(id));
   }
@@ -88,5 +101,6 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
     { federation: deps.federation, audit: deps.audit, clock: deps.clock },
   );
   if (!user) throw federationFailure('link_conflict', name, back, `provisioning for ${provider.slug} lost a race or found no username`);
-  return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: ['fed'] }, deps, { fromCallback: true });
+  await keepTokens(deps, provider.id, identity.subject, outcome.tokens);
+  return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: ['fed'] }, deps, { handOver: true });
 }

@@ -22,9 +22,17 @@ export function rememberAccountLink(reply: FastifyReply, issuer: string): void {
   reply.setCookie(federationCookieName(issuer), ACCOUNT_LINK, { ...options(issuer), maxAge: PENDING_UPSTREAM_TTL_MS / 1000 });
 }
 
-/** The interaction id (or ACCOUNT_LINK), once: the cookie is cleared as it is read. */
+/** The cookie's value while /account's own sign-in is at a provider (the pending request is on the browser session). */
+export const ACCOUNT_SIGN_IN = 'account-sign-in';
+
+/** /account's "Continue with NAME": the callback signs this browser in to /account (account-sign-in-callback.ts). */
+export function rememberAccountSignIn(reply: FastifyReply, issuer: string): void {
+  reply.setCookie(federationCookieName(issuer), ACCOUNT_SIGN_IN, { ...options(issuer), maxAge: PENDING_UPSTREAM_TTL_MS / 1000 });
+}
+
+/** The interaction id (or ACCOUNT_LINK, ACCOUNT_SIGN_IN), once: the cookie is cleared as it is read. */
 export function takeInteraction(request: FastifyRequest, reply: FastifyReply, issuer: string): string | undefined {
   const value = request.cookies[federationCookieName(issuer)];
   if (value !== undefined) reply.clearCookie(federationCookieName(issuer), options(issuer));
-  return value !== undefined && (value === ACCOUNT_LINK || /^[A-Za-z0-9_-]{16,64}$/.test(value)) ? value : undefined;
+  return value !== undefined && (value === ACCOUNT_LINK || value === ACCOUNT_SIGN_IN || /^[A-Za-z0-9_-]{16,64}$/.test(value)) ? value : undefined;
 }

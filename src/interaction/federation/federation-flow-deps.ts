@@ -1,6 +1,7 @@
 // What the federated sign-in needs beyond the rest of the flow (FlowDeps.federation), built once in
 // src/services.ts.
 import type { FederationDeps } from '../../federation/callback.js';
+import type { UpstreamTokenKeeper } from '../../federation/upstream-tokens.js';
 import type { AccountLinkRequestsRepository } from '../../storage/account-link-requests-repository.js';
 import type { FederatedIdentitiesRepository } from '../../storage/federated-identities-repository.js';
 import type { IdentityProvidersRepository } from '../../storage/identity-providers-repository.js';
@@ -16,6 +17,8 @@ export interface FederationFlowDeps {
   accountLinks: AccountLinkRequestsRepository;
   /** The upstream round trip itself (state, iss, PKCE, tokens), for a link from /account, which is not a sign-in. */
   upstream: FederationDeps;
+  /** A provider with --store-tokens: the upstream's tokens, sealed, kept per federated identity. */
+  tokens: UpstreamTokenKeeper;
   /** Finding the account to prove, creating a provisioned one. */
   users: Pick<UsersRepository, 'findById' | 'create' | 'delete'>;
 }

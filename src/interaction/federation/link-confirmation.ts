@@ -12,6 +12,7 @@
 // then ends, and an authenticator code typed here is charged to the account's own link-proof count, never to
 // the second-factor count its sign-ins use (docs/rate-limits.md).
 import type { FastifyReply } from 'fastify';
+import { pageSecurityHeaders } from '../../http/html.js';
 import { PENDING_UPSTREAM_TTL_MS } from '../../federation/authorization-request.js';
 import { PageError, ProblemError } from '../../http/errors.js';
 import { hasPassword } from '../../user-rules/sign-in-ways.js';
@@ -22,7 +23,6 @@ import type { FlowDeps } from '../flow-deps.js';
 import { loadInteraction, seeOther, sendPage, type InteractionRequest } from '../interaction-context.js';
 import type { SignInContext } from '../sign-in/sign-in-pipeline.js';
 import type { MethodOutcome, SignInMethodName } from '../sign-in/sign-in-method.js';
-import { pageHeadersAllowingRedirectTo } from '../pages/page-headers.js';
 import { passkeyAction, withPasskeyScripts } from '../passkeys/passkey-fragments.js';
 import { passkeyFlowGone, passkeyRefused, sendJson, type PasskeyBody } from '../passkeys/passkey-json.js';
 import { continueAfterUpstream } from './after-upstream.js';
@@ -50,7 +50,7 @@ async function awaitingProof(request: InteractionRequest, deps: FlowDeps) {
 }
 
 export async function showLinkConfirmation(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
-  const { interaction, session, identity, provider, user } = await awaitingProof(request, deps);
+  const { session, identity, provider, user } = await awaitingProof(request, deps);
   const back = interactionPath(request.params.id);
   if (!session || !identity || !provider || !user) return seeOther(reply, back);
   const failed = (request.query as Record<string, unknown>).failed;
@@ -67,8 +67,9 @@ export async function showLinkConfirmation(request: InteractionRequest, reply: F
     passkey: status.passkeys > 0 ? passkeyAction(linkPasskeyPath(request.params.id), session.csrfToken) : undefined,
     cancelHref: back,
   });
-  // Its POST may end in a 303 to the client (CSP form-action applies to it); the passkey runs our own script.
-  const headers = pageHeadersAllowingRedirectTo(interaction.request.redirectUri);
+  // Its POST ends on our own origin (a page, the second factor, or this page again), never at the client:
+  // form-action stays 'self'. The passkey runs our own script.
+  const headers = pageSecurityHeaders;
   return sendPage(reply, page, 200, status.passkeys > 0 ? withPasskeyScripts(headers) : headers);
 }
 
@@ -133,6 +134,8 @@ async function proveThenLink(
     new Date(deps.clock.now()),
   );
   if (linked !== 'linked') throw federationFailure('link_conflict', provider.name, back, `link of ${provider.slug} to user ${user.id}: ${linked}`);
+  // --store-tokens: the sign-in's tokens, sealed at the callback, now that the identity they belong to is linked.
+  await deps.federation.tokens.keep(taken.identity.tokens);
   await deps.audit.emit({
     type: 'account.identity_linked',
     actor: { kind: 'user', userId: user.id, clientId: client.id },
@@ -182,8 +185,11 @@ export async function submitLinkConfirmation(request: InteractionRequest, reply:
   }
   if (linked === 'failed') return seeOther(reply, `${here}?failed=1`);
   const context: SignInContext = { request, face: 'interaction', method: 'federation', clientId: client.id, answer: 'form' };
+  // Signed in, the answer is our hand-over page, never a redirect on to the client: a relying party whose
+  // redirect_uri redirects on to another origin (a broker) would meet this page's form-action (after-upstream.ts).
   return continueAfterUpstream(context, reply, { interaction, client, session, id: request.params.id }, { userId: user.id, amr: linked.amr }, deps, {
     secondFactorDone: linked.secondFactorDone,
+    handOver: true,
   });
 }
 

@@ -20,7 +20,8 @@ function candidates(identity: UpstreamIdentity): string[] {
 export async function provisionUser(
   identity: UpstreamIdentity,
   emailVerified: boolean,
-  context: { traceId: string; clientId: string },
+  /** No client when the sign-in is /account's own. */
+  context: { traceId: string; clientId?: string | undefined },
   deps: { federation: FederationFlowDeps; audit: AuditSink; clock: Clock },
 ): Promise<User | undefined> {
   const profile = {
@@ -53,7 +54,12 @@ export async function provisionUser(
     await deps.federation.users.delete(user.id);
     return undefined;
   }
-  const common = { actor: { kind: 'system' as const }, subject: user.id, clientId: context.clientId, traceId: context.traceId };
+  const common = {
+    actor: { kind: 'system' as const },
+    subject: user.id,
+    ...(context.clientId ? { clientId: context.clientId } : {}),
+    traceId: context.traceId,
+  };
   await deps.audit.emit({ type: 'account.provisioned', ...common, details: { provider: identity.provider.slug, email_verified: profile.email_verified } });
   await deps.audit.emit({ type: 'account.identity_linked', ...common, details: { provider: identity.provider.slug, how: 'provisioned' } });
   return user;

@@ -9,6 +9,7 @@ import type { PendingUpstream } from '../../federation/authorization-request.js'
 import type { FederationErrorCode } from '../../federation/errors.js';
 import { decideLinking, type LinkingDecision } from '../../federation/linking.js';
 import type { UpstreamIdentity } from '../../federation/upstream-claims.js';
+import type { UpstreamTokenResponse } from '../../federation/upstream-tokens.js';
 import type { FederatedIdentitiesRepository } from '../../storage/federated-identities-repository.js';
 import type { IdentityProvider } from '../../storage/identity-providers-repository.js';
 import type { UpstreamSignInsRepository } from '../../storage/upstream-sign-ins-repository.js';
@@ -24,10 +25,15 @@ export interface FederationAttempt {
 }
 
 export type FederationOutcome =
-  | { ok: true; userId: string; amr: string[]; identity: UpstreamIdentity }
+  | { ok: true; userId: string; amr: string[]; identity: UpstreamIdentity; tokens?: UpstreamTokenResponse | undefined }
   | { ok: false; reason: FederationErrorCode | 'no_account'; detail?: string | undefined; userId?: string | undefined }
   /** Verified upstream, not linked: the caller asks for proof of the local account, or creates one. */
-  | { ok: 'unlinked'; identity: UpstreamIdentity; decision: Extract<LinkingDecision, { action: 'prove-then-link' | 'provision' }> };
+  | {
+      ok: 'unlinked';
+      identity: UpstreamIdentity;
+      decision: Extract<LinkingDecision, { action: 'prove-then-link' | 'provision' }>;
+      tokens?: UpstreamTokenResponse | undefined;
+    };
 
 export interface FederationMethodDeps {
   federation: FederationDeps;
@@ -44,17 +50,17 @@ export function federationMethod(deps: FederationMethodDeps) {
         reason: result.error.code,
         detail: result.error.upstreamError ? `${result.error.detail} (${result.error.upstreamError})` : result.error.detail,
       };
-    const { identity } = result;
+    const { identity, tokens } = result;
     const linked = await deps.federatedIdentities.find(provider.id, identity.subject);
     const sameEmail = identity.email ? await deps.upstreamSignIns.accountsWithEmail(identity.email) : [];
     const decision = decideLinking({ identity, provider, linkedUserId: linked?.userId ?? null, sameEmail });
     switch (decision.action) {
       case 'sign-in':
-        return { ok: true, userId: decision.userId, amr: [...AMR_FEDERATED], identity };
+        return { ok: true, userId: decision.userId, amr: [...AMR_FEDERATED], identity, tokens };
       case 'refuse':
         return { ok: false, reason: 'no_account', detail: `no local account for ${provider.slug} subject, and provisioning is off` };
       default:
-        return { ok: 'unlinked', identity, decision };
+        return { ok: 'unlinked', identity, decision, tokens };
     }
   };
 }
