@@ -25,16 +25,18 @@ export interface ResourceServer {
   /** The confidential client the resource server introspects with; null for the built-in ones. */
   clientId: string | null;
   scopes: ResourceScope[];
+  /** RFC 8693: the clients that may exchange a user's token into this audience (docs/token-exchange.md). */
+  tokenExchangeClients: string[];
   createdAt: Date;
   /** Bumped by every change: the admin API's strong ETag and If-Match compare-and-set. */
   version: number;
   updatedAt: Date;
 }
 
-export type NewResourceServer = Omit<ResourceServer, 'createdAt' | 'version' | 'updatedAt'>;
+export type NewResourceServer = Omit<ResourceServer, 'createdAt' | 'version' | 'updatedAt' | 'tokenExchangeClients'> & { tokenExchangeClients?: string[] };
 
 /** What an update may change: everything but the identifier, the operator-only flag and the introspection client. */
-export type ResourceServerChanges = Pick<ResourceServer, 'name' | 'accessTokenTtl' | 'offlineAccess' | 'scopes'>;
+export type ResourceServerChanges = Pick<ResourceServer, 'name' | 'accessTokenTtl' | 'offlineAccess' | 'scopes' | 'tokenExchangeClients'>;
 
 export type VersionedWrite<T> = { written: T } | 'stale' | 'missing' | 'scope-taken';
 
@@ -75,6 +77,7 @@ function assemble(rows: Selectable<ResourceServersTable>[], scopes: Selectable<R
     operatorOnly: r.operator_only,
     clientId: r.client_id,
     scopes: byServer.get(r.identifier) ?? [],
+    tokenExchangeClients: r.token_exchange_clients,
     createdAt: r.created_at,
     version: r.version,
     updatedAt: r.updated_at,
@@ -127,6 +130,7 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
           offline_access: server.offlineAccess,
           operator_only: server.operatorOnly,
           client_id: server.clientId,
+          token_exchange_clients: server.tokenExchangeClients ?? [],
         })
         .onConflict((oc) => oc.column('identifier').doNothing())
         .returning('identifier')
@@ -166,6 +170,7 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
             name: changes.name,
             access_token_ttl: changes.accessTokenTtl,
             offline_access: changes.offlineAccess,
+            token_exchange_clients: changes.tokenExchangeClients,
             updated_at: now,
             version: sql`version + 1`,
           })

@@ -112,6 +112,7 @@ export interface ClientsTable {
   identity_providers: string[] | null;
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: Generated<boolean>;
+  token_exchange_impersonation: Generated<boolean>;
 }
 
 export interface ConsentsTable {
@@ -120,6 +121,27 @@ export interface ConsentsTable {
   scopes: string[];
   granted_at: Date;
   id: Generated<string>;
+}
+
+export interface DelegationTokensTable {
+  jti: string;
+  delegation_id: string;
+  expires_at: Date;
+}
+
+export interface DelegationsTable {
+  id: string;
+  user_id: string;
+  grant_id: string;
+  parent_id: Generated<string>;
+  client_id: string;
+  actor: string;
+  audience: string;
+  scope: string[];
+  created_at: Date;
+  last_exchanged_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
 }
 
 export interface DeviceAuthorizationsTable {
@@ -382,6 +404,7 @@ export interface ResourceServersTable {
   created_at: Generated<Date>;
   version: Generated<number>;
   updated_at: Generated<Date>;
+  token_exchange_clients: Generated<string[]>;
 }
 
 export interface RevokedAccessTokensTable {
@@ -507,6 +530,8 @@ export interface DB {
   browser_sessions: BrowserSessionsTable;
   clients: ClientsTable;
   consents: ConsentsTable;
+  delegation_tokens: DelegationTokensTable;
+  delegations: DelegationsTable;
   device_authorizations: DeviceAuthorizationsTable;
   federated_identities: FederatedIdentitiesTable;
   grant_access_tokens: GrantAccessTokensTable;

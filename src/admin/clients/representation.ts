@@ -9,7 +9,12 @@ import { ClientInputSchema, WRITABLE_FIELDS, type ClientInputBody, type ClientSc
 
 /** Typed as ClientSchema, which serialises it: the service's view (shared with the CLI) is an untyped record. */
 export const representClient = (client: Client) =>
-  ({ ...clientView(client), require_mfa: client.requireMfa, built_in: BUILT_IN_CLIENT_IDS.has(client.id) }) as Static<typeof ClientSchema>;
+  ({
+    ...clientView(client),
+    require_mfa: client.requireMfa,
+    token_exchange_impersonation: client.tokenExchangeImpersonation,
+    built_in: BUILT_IN_CLIENT_IDS.has(client.id),
+  }) as Static<typeof ClientSchema>;
 
 /** Strong: the version changes with every write, including secret rotation and disabling. */
 export const clientValidators = (client: Client): Validators => ({ etag: strongEtag('client', client.id, client.version), lastModified: client.updatedAt });
@@ -28,7 +33,7 @@ export const patchedClient = (client: Client, patch: unknown): ClientInputBody =
 
 /** The service input of a PUT/PATCH/POST document (RFC 7591 member names). */
 export function clientInput(body: ClientInputBody) {
-  const { allowed_origins, skip_consent, require_mfa, disabled, identity_providers, ...metadata } = body;
+  const { allowed_origins, skip_consent, require_mfa, token_exchange_impersonation, disabled, identity_providers, ...metadata } = body;
   return {
     metadata: {
       ...metadata,
@@ -39,6 +44,7 @@ export function clientInput(body: ClientInputBody) {
     allowedOrigins: allowed_origins ?? [],
     skipConsent: skip_consent ?? false,
     requireMfa: require_mfa ?? false,
+    tokenExchangeImpersonation: token_exchange_impersonation ?? false,
     ...(disabled !== undefined ? { disabled } : {}),
     identityProviders: identity_providers ?? null,
   };

@@ -29,6 +29,7 @@ function writableView(server: ResourceServer): ResourceServerInputBody {
     scopes: server.scopes.map((s) => ({ name: s.name, description: s.description, ...(Object.keys(s.claims).length > 0 ? { claims: s.claims } : {}) })),
     access_token_ttl: server.accessTokenTtl,
     offline_access: server.offlineAccess,
+    token_exchange_clients: [...server.tokenExchangeClients],
   };
 }
 
@@ -42,4 +43,5 @@ export const resourceServerInput = (body: ResourceServerInputBody): ResourceServ
   scopes: body.scopes.map((s) => ({ name: s.name, description: s.description, ...(s.claims ? { claims: s.claims } : {}) })),
   accessTokenTtl: body.access_token_ttl ?? null,
   offlineAccess: body.offline_access ?? true,
+  ...(body.token_exchange_clients !== undefined ? { tokenExchangeClients: body.token_exchange_clients } : {}),
 });

@@ -12,6 +12,8 @@ import {
   coreAuditSink,
   createResourceServerRecord,
   deleteResourceServerRecord,
+  findResourceServerRecord,
+  replaceResourceServerRecord,
   resourceServerServiceDeps,
   resourceServerView,
 } from '../../admin-services/index.js';
@@ -19,7 +21,22 @@ import { UsageError, type Command } from '../command.js';
 import { parseClaimMapping, withClaimMappings } from '../../admin-services/scope-claims.js';
 
 // The service's errors name API members; the CLI names its flags.
-const FLAG_OF: Record<string, string> = { identifier: '--identifier', name: '--name', scopes: '--scope:', access_token_ttl: '--access-token-ttl' };
+const FLAG_OF: Record<string, string> = {
+  identifier: '--identifier',
+  name: '--name',
+  scopes: '--scope:',
+  access_token_ttl: '--access-token-ttl',
+  token_exchange_clients: '--token-exchange-clients',
+};
+
+/** `--token-exchange-clients ID,ID` (RFC 8693: who may exchange into it); an empty value clears the list. */
+const clientList = (value: string | undefined): string[] | undefined =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 /** Runs a resource-server service call, turning its rule errors into usage errors in the CLI's words. */
 async function asUsage<T>(work: () => Promise<T>): Promise<T> {
@@ -61,7 +78,7 @@ const scopeView = (x: ResourceScope) => ({ name: x.name, description: x.descript
 export const resourceServersCreateCommand: Command = {
   name: 'resource-servers create',
   usage:
-    'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access]',
+    'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access] [--token-exchange-clients CLIENT_ID,...] (RFC 8693: the clients that may exchange a user token into it)',
   async run(args, core) {
     const { values } = parseArgs({
       args,
@@ -72,6 +89,7 @@ export const resourceServersCreateCommand: Command = {
         claim: { type: 'string', multiple: true },
         'access-token-ttl': { type: 'string' },
         'no-offline-access': { type: 'boolean' },
+        'token-exchange-clients': { type: 'string' },
       },
       strict: true,
     });
@@ -82,6 +100,7 @@ export const resourceServersCreateCommand: Command = {
       scopes: scopesWithClaims(parseScopeDefinitions(values.scope), values.claim),
       accessTokenTtl: ttl === undefined ? null : Number(ttl),
       offlineAccess: !values['no-offline-access'],
+      tokenExchangeClients: clientList(values['token-exchange-clients']),
     };
     const { server, secret } = await asUsage(() =>
       createResourceServerRecord(resourceServerServiceDeps(core, coreAuditSink(core)), values.identifier!, input, { actor: cliActor() }),
@@ -94,7 +113,37 @@ export const resourceServersCreateCommand: Command = {
       offline_access: server.offlineAccess,
       client_id: server.clientId,
       client_secret: secret,
+      token_exchange_clients: server.tokenExchangeClients,
     };
+  },
+};
+
+export const resourceServersUpdateCommand: Command = {
+  name: 'resource-servers update',
+  usage: 'resource-servers update IDENTIFIER --token-exchange-clients CLIENT_ID,... (RFC 8693: who may exchange a user token into it; "" for nobody)',
+  async run(args, core: CliDeps) {
+    const { values, positionals } = parseArgs({ args, options: { 'token-exchange-clients': { type: 'string' } }, strict: true, allowPositionals: true });
+    if (positionals.length !== 1) throw new UsageError('usage: gatehouse resource-servers update IDENTIFIER --token-exchange-clients CLIENT_ID,...');
+    const list = clientList(values['token-exchange-clients']);
+    if (list === undefined) throw new UsageError('--token-exchange-clients is required (a comma-separated list of client ids; "" for nobody)');
+    const deps = resourceServerServiceDeps(core, coreAuditSink(core));
+    const server = await asUsage(async () => {
+      const current = await findResourceServerRecord(deps, positionals[0]!);
+      return replaceResourceServerRecord(
+        deps,
+        current.identifier,
+        {
+          name: current.name,
+          scopes: current.scopes,
+          accessTokenTtl: current.accessTokenTtl,
+          offlineAccess: current.offlineAccess,
+          tokenExchangeClients: list,
+        },
+        current.version,
+        { actor: cliActor() },
+      );
+    });
+    return resourceServerView(server);
   },
 };
 
