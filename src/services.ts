@@ -287,6 +287,7 @@ export function createServices(options: ServicesOptions): Services {
     account: {
       // Ending another of one's sessions on /account also tells its clients (docs/backchannel-logout.md).
       account: { ...accountRepository(db, clock), endSession: endOwnSession(core) },
+      delegations,
       changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits, outbox: core.outbox }),
       unlinkProvider: (target, event) => unlinkProvider({ db, audit: core.audit }, target, event),
       removePasskey: (target, event) => removePasskey({ db, audit: core.audit }, target, event),

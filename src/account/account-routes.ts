@@ -38,6 +38,8 @@ import type { RateLimits } from '../http/rate-limit.js';
 import type { FederationFlowDeps } from '../interaction/federation/federation-flow-deps.js';
 import type { RemovePasskey, UnlinkProvider } from '../user-rules/unlink-provider.js';
 import { accountIdentityRoutes, identitiesSection, linkedProviders, withLinkTargets } from './account-identities.js';
+import { accountDelegationRoutes, delegationsSection, MAX_LISTED_DELEGATIONS } from './account-delegations.js';
+import type { DelegationsRepository } from '../storage/delegations-repository.js';
 
 export const ACCOUNT_PATH = '/account';
 
@@ -54,6 +56,8 @@ export interface AccountDeps {
   signIn: SignInPipeline;
   secondFactors: SecondFactors;
   account: AccountRepository;
+  /** RFC 8693 delegations made in the user's name: listed and revoked (account-delegations.ts). */
+  delegations: Pick<DelegationsRepository, 'listLive' | 'revoke'>;
   /** Security events: an app's access revoked by its user (docs/audit-log.md). */
   audit: AuditSink;
   /** src/user-rules/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
@@ -157,13 +161,14 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       await sessions.end(reply, signedIn);
       return seeOther(reply, ACCOUNT_PATH);
     }
-    const [status, enrollment, list, apps, passkeys, providers] = await Promise.all([
+    const [status, enrollment, list, apps, passkeys, providers, delegations] = await Promise.all([
       factors.status(user.id),
       factors.pendingTotp(user),
       deps.account.sessions(user.id),
       deps.account.apps(user.id),
       deps.passkeys.list(user.id),
       linkedProviders(user.id, deps),
+      deps.delegations.listLive(user.id, MAX_LISTED_DELEGATIONS),
     ]);
     const notice = ACCOUNT_NOTICES[query(request, 'done') ?? ''];
     const code = query(request, 'error') ?? '';
@@ -182,6 +187,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
         enrollment,
         sessions: list,
         apps,
+        delegations: delegationsSection(delegations, signedIn.csrfToken),
         passkeys,
         providers: identitiesSection(providers, signedIn.csrfToken),
         notice,
@@ -369,6 +375,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
 
   accountPasskeyRoutes(app, deps);
   accountIdentityRoutes(signedInPost, deps);
+  accountDelegationRoutes(signedInPost, deps);
 
   app.post(`${ACCOUNT_PATH}/logout`, options, async (request, reply) => {
     const { session } = await postSession(request);
