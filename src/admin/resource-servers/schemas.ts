@@ -59,6 +59,10 @@ export const ResourceServerSchema = Type.Object({
   built_in: Type.Boolean({ description: 'Registered by Gatehouse itself; cannot be deleted' }),
   client_id: Type.Optional(Type.String({ description: 'Its credentials for /introspect' })),
   token_exchange_clients: Type.Array(Type.String(), { description: 'RFC 8693: the clients that may exchange a user token into this audience' }),
+  resource_metadata: Type.String({
+    description:
+      'RFC 9728: the URL of its protected-resource metadata as Gatehouse serves it (the RFC 9728 3 address for an identifier on this origin, a copy for another host)',
+  }),
   updated_at: Type.String({ format: 'date-time' }),
 });
 

@@ -18,6 +18,7 @@ import {
   resourceServerView,
 } from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
+import { protectedResourceMetadataUrl } from '../../resource-server/protected-resource-metadata.js';
 import { parseClaimMapping, withClaimMappings } from '../../admin-services/scope-claims.js';
 
 // The service's errors name API members; the CLI names its flags.
@@ -114,6 +115,7 @@ export const resourceServersCreateCommand: Command = {
       client_id: server.clientId,
       client_secret: secret,
       token_exchange_clients: server.tokenExchangeClients,
+      resource_metadata: protectedResourceMetadataUrl(server.identifier, core.config.ISSUER),
     };
   },
 };
@@ -152,7 +154,12 @@ export const resourceServersListCommand: Command = {
   usage: 'resource-servers list',
   async run(args, core) {
     parseArgs({ args, options: {}, strict: true });
-    return { resource_servers: (await resourceServersRepository(core.db).list(MAX_RESOURCE_SERVERS)).map(resourceServerView) };
+    return {
+      resource_servers: (await resourceServersRepository(core.db).list(MAX_RESOURCE_SERVERS)).map((s) => ({
+        ...resourceServerView(s),
+        resource_metadata: protectedResourceMetadataUrl(s.identifier, core.config.ISSUER),
+      })),
+    };
   },
 };
 
