@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import { executeCommand } from '../../../src/cli/execute.js';
 import type { User } from '../../../src/storage/users-repository.js';
+import { delegationsRepository } from '../../../src/storage/delegations-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 import { createUser } from '../../helpers/users.js';
@@ -352,6 +353,41 @@ describe('the rules', () => {
     assert.equal(proven.status, 200, JSON.stringify(proven.body));
     assert.equal(proven.body.token_type, 'DPoP');
     assert.equal((decodeJwt(String(proven.body.access_token)).cnf as { jkt: string }).jkt, (decodeJwt(subject).cnf as { jkt: string }).jkt);
+  });
+
+  test('a public client cannot exchange (unauthorized_client), and cannot be listed in a policy', async () => {
+    const out = await cli('clients', 'create', '--name', 'spa', '--type', 'public', '--grant-types', EXCHANGE, '--scope', 'contacts:read');
+    const res = await postForm(`${t.url}/token`, {
+      grant_type: EXCHANGE,
+      client_id: String(out.client_id),
+      subject_token: await userToken(),
+      subject_token_type: ACCESS_TOKEN,
+      audience: contacts.url,
+    });
+    assert.equal(res.body.error, 'unauthorized_client');
+    await assert.rejects(cli('resource-servers', 'update', contacts.url, '--token-exchange-clients', String(out.client_id)), /public client/);
+  });
+
+  test('the same exchange sent at once many times: every answer is recorded under one delegation, and one revoke ends them all', async () => {
+    const fresh = await createUser(t.core.db, t.core.clock);
+    const subject = String((await codeGrantTokens(t, agent, fresh, ['calendar:read', 'contacts:read'])).access_token);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => exchange(calendarClient, { subject_token: subject, audience: contacts.url })));
+    for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const rows = await t.core.db.selectFrom('delegations').select('id').where('user_id', '=', fresh.id).execute();
+    assert.equal(rows.length, 1, 'one delegation');
+    const tokens = await t.core.db.selectFrom('delegation_tokens').select('jti').where('delegation_id', '=', rows[0]!.id).execute();
+    assert.equal(tokens.length, 6, 'every issued token recorded under it');
+    assert.equal(await delegationsRepository(t.core.db, t.core.clock).revoke(fresh.id, rows[0]!.id), true);
+    const revoked = await t.core.db
+      .selectFrom('revoked_access_tokens')
+      .select('jti')
+      .where(
+        'jti',
+        'in',
+        tokens.map((x) => x.jti),
+      )
+      .execute();
+    assert.equal(revoked.length, 6);
   });
 
   test('resources-servers update refuses a client that is not registered for token exchange', async () => {
