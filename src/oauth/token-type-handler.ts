@@ -18,6 +18,8 @@ export interface IntrospectionResult {
   amr?: string[];
   acr?: string;
   cnf?: { jkt: string };
+  /** RFC 8693 4.1: the actor chain of an exchanged access token. */
+  act?: Record<string, unknown>;
 }
 
 export interface TokenTypeHandler {

@@ -31,6 +31,8 @@ export interface AccessTokenClaims {
   acr?: string;
   /** cnf.jkt of a DPoP-bound token (RFC 9449 §6.1). */
   cnf_jkt?: string;
+  /** RFC 8693 §4.1: who acts for the subject (token exchange), as signed; objects only. */
+  act?: Record<string, unknown>;
   kid: string;
 }
 
@@ -158,6 +160,9 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
   if (amr !== undefined && !(Array.isArray(amr) && amr.every((v) => typeof v === 'string')))
     throw invalid('The access token amr is malformed.', 'malformed_claim');
   if (acr !== undefined && typeof acr !== 'string') throw invalid('The access token acr is malformed.', 'malformed_claim');
+  const { act } = payload;
+  if (act !== undefined && (typeof act !== 'object' || act === null || Array.isArray(act)))
+    throw invalid('The access token act is malformed.', 'malformed_claim');
   return {
     iss: payload.iss!,
     aud: payload.aud!,
@@ -171,6 +176,7 @@ function checkClaims(payload: JWTPayload, kid: string, maxLifetime: number): Acc
     ...(amr !== undefined ? { amr: amr as string[] } : {}),
     ...(acr !== undefined ? { acr: acr as string } : {}),
     ...(jkt !== undefined ? { cnf_jkt: jkt } : {}),
+    ...(act !== undefined ? { act: act as Record<string, unknown> } : {}),
     kid,
   };
 }

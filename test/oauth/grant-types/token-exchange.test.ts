@@ -50,6 +50,8 @@ let calendarClient: { id: string; secret: string };
 let impersonator: { id: string; secret: string };
 let plainClient: { id: string; secret: string };
 let jwks: ReturnType<typeof createRemoteJWKSet>;
+/** Contacts' own credentials for /introspect. */
+let contactsCredentials: Record<string, unknown>;
 
 const cli = (...argv: string[]) => executeCommand(argv, t.core) as Promise<Record<string, unknown>>;
 const exchangeClient = async (name: string, extra: string[] = []) => {
@@ -90,7 +92,7 @@ before(async () => {
     return { status: 200, body: { agenda: [], contacts: await response.json(), exchanged: exchanged.body } };
   });
   await cli('resource-servers', 'create', '--identifier', calendar.url, '--name', 'Calendar', '--scope', 'calendar:read=See your calendar');
-  await cli(
+  contactsCredentials = await cli(
     'resource-servers',
     'create',
     '--identifier',
@@ -190,6 +192,18 @@ describe('a resource server calling another one for the user', () => {
     );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(decodeJwt(String(res.body.access_token)).act, { sub: operator.id });
+  });
+
+  test('introspection by the target resource server shows act', async () => {
+    const res = await exchange(calendarClient, { subject_token: await userToken(), audience: contacts.url });
+    const introspected = await postForm(
+      `${t.url}/introspect`,
+      { token: String(res.body.access_token) },
+      { authorization: basicAuth(String(contactsCredentials.client_id), String(contactsCredentials.client_secret)) },
+    );
+    assert.equal(introspected.body.active, true);
+    assert.deepEqual(introspected.body.act, { sub: calendarClient.id });
+    assert.equal(introspected.body.sub, user.id);
   });
 
   test('discovery advertises the token-exchange grant type', async () => {
