@@ -17,8 +17,11 @@ import { initialAccessTokensRepository } from '../storage/initial-access-tokens-
 import { deviceAuthorizationsRepository } from '../storage/device-authorizations-repository.js';
 import { authorizationCodesRepository } from '../storage/authorization-codes-repository.js';
 import { grantsRepository } from '../storage/grants-repository.js';
+import { clientsRepository } from '../storage/clients-repository.js';
 
 export const OAUTH_PURGE_INTERVAL_MS = 10 * 60_000;
+/** Unused open clients are counted in days (OPEN_CLIENT_UNUSED_TTL is at least one): an hourly look is plenty. */
+export const OPEN_CLIENTS_PURGE_INTERVAL_MS = 60 * 60_000;
 export const PENDING_LOGIN_PURGE_INTERVAL_MS = 60_000;
 
 const sequence = (steps: (() => Promise<number>)[]) => async (): Promise<number> => {
@@ -50,4 +53,14 @@ export function pendingLoginsPurge(core: Pick<OAuthDeps, 'db' | 'clock'>): () =>
     browserSessionsRepository(db, clock).purgeAnonymous,
     passkeysRepository(db, clock).purgeExpiredChallenges,
   ]);
+}
+
+/**
+ * Deletes self-registered and metadata-document clients (docs/agents.md) that have had no live grant for
+ * OPEN_CLIENT_UNUSED_TTL since they were registered or their document last read: anyone can create them, so
+ * they must not pile up. A metadata-document client comes back by itself the next time its URL is used.
+ */
+export function unusedOpenClientsPurge(core: Pick<OAuthDeps, 'db' | 'clock' | 'config'>): () => Promise<number> {
+  const { db, clock, config } = core;
+  return () => clientsRepository(db, clock).purgeUnusedOpenClients(new Date(clock.now() - config.OPEN_CLIENT_UNUSED_TTL * 1000));
 }

@@ -14,7 +14,12 @@ export const representClient = (client: Client) =>
     require_mfa: client.requireMfa,
     token_exchange_impersonation: client.tokenExchangeImpersonation,
     built_in: BUILT_IN_CLIENT_IDS.has(client.id),
+    provenance: provenanceOf(client),
+    ...(client.resources ? { resources: client.resources } : {}),
   }) as Static<typeof ClientSchema>;
+
+/** Who made the client: an operator, a registration with an initial access token, the client itself, or its metadata document (docs/agents.md). */
+const provenanceOf = (client: Client) => client.provenance ?? (client.registrationTokenHash ? 'dynamic_registration' : 'operator');
 
 /** Strong: the version changes with every write, including secret rotation and disabling. */
 export const clientValidators = (client: Client): Validators => ({ etag: strongEtag('client', client.id, client.version), lastModified: client.updatedAt });
