@@ -126,6 +126,7 @@ export function createServices(options: ServicesOptions): Services {
     delegations,
     users,
     audit: core.audit,
+    clients: core.clients,
     operatorRoles,
     config,
     clock,

@@ -15,6 +15,8 @@ export interface SubjectOrigin {
   grantId: string;
   /** What the user granted under it: the ceiling of every exchange traced back to it. */
   grantScope: string[];
+  /** The client the user granted it to (the app the delegation chain starts from). */
+  grantClientId: string;
   /** The delegation that issued it; undefined for a token of the grant itself. */
   delegationId?: string;
 }
@@ -119,21 +121,21 @@ export function delegationsRepository(db: Db, clock: Clock): DelegationsReposito
         .selectFrom('delegation_tokens as t')
         .innerJoin('delegations as d', 'd.id', 't.delegation_id')
         .innerJoin('oauth_grants as g', 'g.id', 'd.grant_id')
-        .select(['d.id', 'd.grant_id', 'g.scope'])
+        .select(['d.id', 'd.grant_id', 'g.scope', 'g.client_id'])
         .where('t.jti', '=', jti)
         .where('d.user_id', '=', userId)
         .executeTakeFirst();
-      if (exchanged) return { grantId: exchanged.grant_id, grantScope: exchanged.scope, delegationId: exchanged.id };
+      if (exchanged) return { grantId: exchanged.grant_id, grantScope: exchanged.scope, grantClientId: exchanged.client_id, delegationId: exchanged.id };
       // grant_access_tokens is keyed by (grant_id, jti): the user's grants at the client narrow it to a few keys.
       const own = await db
         .selectFrom('grant_access_tokens as t')
         .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
-        .select(['g.id', 'g.scope'])
+        .select(['g.id', 'g.scope', 'g.client_id'])
         .where('g.user_id', '=', userId)
         .where('g.client_id', '=', clientId)
         .where('t.jti', '=', jti)
         .executeTakeFirst();
-      return own ? { grantId: own.id, grantScope: own.scope } : undefined;
+      return own ? { grantId: own.id, grantScope: own.scope, grantClientId: own.client_id } : undefined;
     },
 
     async record(exchange, within) {

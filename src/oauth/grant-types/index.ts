@@ -26,6 +26,7 @@ export type GrantDeps = Pick<
   | 'delegations'
   | 'users'
   | 'audit'
+  | 'clients'
 >;
 
 export type GrantFactory = (deps: GrantDeps) => Grant;

@@ -32,6 +32,7 @@ import { resourceOfAudience } from '../issued-tokens/token-audience.js';
 import { mappedClaims } from '../resources/claims.js';
 import { accessTokenLifetime } from '../resources/audience.js';
 import type { ResourceRegistry } from '../resources/registry.js';
+import type { ClientLookup } from '../clients/client-cache.js';
 import type { Grant } from './grant-type.js';
 import type { GrantDeps } from './index.js';
 
@@ -75,6 +76,7 @@ function tokenExchangeGrant(deps: {
   resources: Pick<ResourceRegistry, 'catalogue'>;
   delegations: Pick<DelegationsRepository, 'originOf' | 'record'>;
   users: Pick<UsersRepository, 'findById'>;
+  clients: Pick<ClientLookup, 'find'>;
   audit: AuditSink;
   clock: Clock;
   config: { ISSUER: string; ACCESS_TOKEN_TTL: number };
@@ -141,11 +143,16 @@ function tokenExchangeGrant(deps: {
       // Only a user's token, issued under a grant (the sign-in and consent the delegation is traced back to).
       const origin = await deps.delegations.originOf({ jti: subject.jti, userId: subject.sub, clientId: subject.client_id });
       if (!origin) throw new OAuthError('invalid_grant', 'The subject token does not act for a user.');
+      // As on refresh, the app's current registration decides: a scope removed from it is not exchanged either.
+      const app = await deps.clients.find(origin.grantClientId);
+      if (!app) throw new OAuthError('invalid_grant', 'The application the user granted access to is no longer registered.');
       // The ceiling: a token carries only its own audience's scopes (RFC 8707), so the subject token bounds the
       // scopes of its audience, and the grant it came from (what the user consented to) bounds the others.
       const subjectAudience = resourceOfAudience(subject.aud, deps.config.ISSUER);
       const held = (s: string) =>
-        catalogue.ownerOf(s)?.identifier === subjectAudience ? subject.scope.includes(s) : origin.grantScope.includes(s) && catalogue.ownerOf(s) !== undefined;
+        catalogue.ownerOf(s)?.identifier === subjectAudience
+          ? subject.scope.includes(s)
+          : origin.grantScope.includes(s) && app.scopes.includes(s) && catalogue.ownerOf(s) !== undefined;
       const own = (s: string) => server.scopes.some((x) => x.name === s);
       const requested = parseScope(params.scope);
       if (requested.some((s) => !held(s))) throw new OAuthError('invalid_scope', 'The requested scope exceeds what the subject token and its grant hold.');
@@ -222,6 +229,7 @@ export const tokenExchange = (deps: GrantDeps): Grant =>
     resources: deps.resources,
     delegations: deps.delegations,
     users: deps.users,
+    clients: deps.clients,
     audit: deps.audit,
     clock: deps.clock,
     config: deps.config,

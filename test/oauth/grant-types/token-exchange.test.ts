@@ -11,6 +11,7 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose'
 import { executeCommand } from '../../../src/cli/execute.js';
 import type { User } from '../../../src/storage/users-repository.js';
 import { delegationsRepository } from '../../../src/storage/delegations-repository.js';
+import { clientAdminRepository } from '../../../src/storage/client-admin-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 import { createUser } from '../../helpers/users.js';
@@ -223,6 +224,21 @@ describe('the rules', () => {
     const narrow = await codeGrantTokens(t, agent, user, ['contacts:read']);
     // The agent's token for Contacts holds contacts:read; the grant has no contacts:write.
     const res = await exchange(calendarClient, { subject_token: String(narrow.access_token), audience: contacts.url, scope: 'contacts:read contacts:write' });
+    assert.equal(res.body.error, 'invalid_scope');
+  });
+
+  test('exchange widening scope: a scope removed from the app’s registration since the grant is invalid_scope', async () => {
+    const shrinking = await createClient(t.core.db, t.core.clock, {
+      type: 'confidential',
+      grantTypes: ['authorization_code'],
+      scopes: ['calendar:read', 'contacts:read'],
+      defaultResource: calendar.url,
+    });
+    const subject = String((await codeGrantTokens(t, shrinking, user, ['calendar:read', 'contacts:read'])).access_token);
+    assert.equal((await exchange(calendarClient, { subject_token: subject, audience: contacts.url })).status, 200);
+    await clientAdminRepository(t.core.db, t.core.clock).updateIfVersion(shrinking.client.id, { scopes: ['calendar:read'] }, shrinking.client.version);
+    t.core.clients.forget(shrinking.client.id);
+    const res = await exchange(calendarClient, { subject_token: subject, audience: contacts.url, scope: 'contacts:read' });
     assert.equal(res.body.error, 'invalid_scope');
   });
 
