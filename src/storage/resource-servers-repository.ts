@@ -27,6 +27,8 @@ export interface ResourceServer {
   scopes: ResourceScope[];
   /** RFC 8693: the clients that may exchange a user's token into this audience (docs/token-exchange.md). */
   tokenExchangeClients: string[];
+  /** What each route demands, `METHOD PATH=SCOPES[;acr=…]` (docs/protect.md); validated by the service. Always set when read. */
+  routes?: readonly string[];
   createdAt: Date;
   /** Bumped by every change: the admin API's strong ETag and If-Match compare-and-set. */
   version: number;
@@ -78,6 +80,7 @@ function assemble(rows: Selectable<ResourceServersTable>[], scopes: Selectable<R
     clientId: r.client_id,
     scopes: byServer.get(r.identifier) ?? [],
     tokenExchangeClients: r.token_exchange_clients,
+    routes: r.routes ?? [],
     createdAt: r.created_at,
     version: r.version,
     updatedAt: r.updated_at,
@@ -131,6 +134,7 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
           operator_only: server.operatorOnly,
           client_id: server.clientId,
           token_exchange_clients: server.tokenExchangeClients ?? [],
+          ...(server.routes && server.routes.length > 0 ? { routes: [...server.routes] } : {}),
         })
         .onConflict((oc) => oc.column('identifier').doNothing())
         .returning('identifier')

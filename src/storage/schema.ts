@@ -407,6 +407,7 @@ export interface ResourceServersTable {
   version: Generated<number>;
   updated_at: Generated<Date>;
   token_exchange_clients: Generated<string[]>;
+  routes: Generated<string[]>;
 }
 
 export interface RevokedAccessTokensTable {

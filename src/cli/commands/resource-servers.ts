@@ -28,6 +28,7 @@ const FLAG_OF: Record<string, string> = {
   scopes: '--scope:',
   access_token_ttl: '--access-token-ttl',
   token_exchange_clients: '--token-exchange-clients',
+  routes: '--route:',
 };
 
 /** `--token-exchange-clients ID,ID` (RFC 8693: who may exchange into it); an empty value clears the list. */
@@ -79,7 +80,7 @@ const scopeView = (x: ResourceScope) => ({ name: x.name, description: x.descript
 export const resourceServersCreateCommand: Command = {
   name: 'resource-servers create',
   usage:
-    'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access] [--token-exchange-clients CLIENT_ID,...] (RFC 8693: the clients that may exchange a user token into it)',
+    'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access] [--route "GET /notes*=notes:read"]... [--token-exchange-clients CLIENT_ID,...] (RFC 8693: the clients that may exchange a user token into it)',
   async run(args, core) {
     const { values } = parseArgs({
       args,
@@ -91,6 +92,7 @@ export const resourceServersCreateCommand: Command = {
         'access-token-ttl': { type: 'string' },
         'no-offline-access': { type: 'boolean' },
         'token-exchange-clients': { type: 'string' },
+        route: { type: 'string', multiple: true },
       },
       strict: true,
     });
@@ -102,6 +104,7 @@ export const resourceServersCreateCommand: Command = {
       accessTokenTtl: ttl === undefined ? null : Number(ttl),
       offlineAccess: !values['no-offline-access'],
       tokenExchangeClients: clientList(values['token-exchange-clients']),
+      ...(values.route ? { routes: values.route } : {}),
     };
     const { server, secret } = await asUsage(() =>
       createResourceServerRecord(resourceServerServiceDeps(core, coreAuditSink(core)), values.identifier!, input, { actor: cliActor() }),
@@ -112,6 +115,7 @@ export const resourceServersCreateCommand: Command = {
       scopes: server.scopes.map(scopeView),
       access_token_ttl: server.accessTokenTtl,
       offline_access: server.offlineAccess,
+      ...(server.routes && server.routes.length > 0 ? { routes: server.routes } : {}),
       client_id: server.clientId,
       client_secret: secret,
       token_exchange_clients: server.tokenExchangeClients,
