@@ -70,6 +70,7 @@ import { federatedIdentitiesRepository } from './storage/federated-identities-re
 import { upstreamSignInsRepository } from './storage/upstream-sign-ins-repository.js';
 import { accountRepository } from './storage/account-repository.js';
 import { deviceAuthorizationsRepository } from './storage/device-authorizations-repository.js';
+import { delegationsRepository } from './storage/delegations-repository.js';
 import { accountLinkRequestsRepository } from './storage/account-link-requests-repository.js';
 import { removePasskey, unlinkProvider } from './user-rules/unlink-provider.js';
 import { authenticationLookup } from './oauth/issued-tokens/authentication-context.js';
@@ -121,7 +122,13 @@ export function createServices(options: ServicesOptions): Services {
   const authentications = authenticationLookup(secondFactorsRepository(db, clock));
   const operatorRoles = operatorRolesRepository(db);
   const deviceAuthorizations = deviceAuthorizationsRepository(db, clock);
+  const delegations = delegationsRepository(db, clock);
+  const users = usersRepository(db, clock);
   const tokenSide = {
+    delegations,
+    users,
+    audit: core.audit,
+    clients: core.clients,
     operatorRoles,
     config,
     clock,
@@ -138,7 +145,6 @@ export function createServices(options: ServicesOptions): Services {
   };
   const dpop = dpopDeps(core);
 
-  const users = usersRepository(db, clock);
   // Signing out ends the session, queues its logout tokens and audits it in one transaction (user-rules/sign-out.ts).
   const sessions = browserSessions({
     repository: browserSessionsRepository(db, clock),
@@ -283,6 +289,7 @@ export function createServices(options: ServicesOptions): Services {
     codes,
     refreshTokens: refresh,
     deviceAuthorizations,
+    delegations,
     grantTypes: grantFactories.map((create) => create(tokenSide)),
     tokenTypes: tokenTypeFactories.map((create) => create(tokenSide)),
     dpop,
@@ -292,6 +299,7 @@ export function createServices(options: ServicesOptions): Services {
     account: {
       // Ending another of one's sessions on /account also tells its clients (docs/backchannel-logout.md).
       account: { ...accountRepository(db, clock), endSession: endOwnSession(core) },
+      delegations,
       changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits, outbox: core.outbox }),
       unlinkProvider: (target, event) => unlinkProvider({ db, audit: core.audit }, target, event),
       removePasskey: (target, event) => removePasskey({ db, audit: core.audit }, target, event),

@@ -14,6 +14,8 @@ export const EVENT_TYPES = [
   'login.locked_out',
   'consent.given',
   'consent.revoked',
+  'token.exchanged',
+  'delegation.revoked',
   'refresh_token.reused',
   'authorization_code.reused',
   'signing_key.rotated',

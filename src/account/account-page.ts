@@ -23,6 +23,8 @@ export interface AccountPageInput {
   enrollment: TotpEnrollment | undefined;
   sessions: AccountSession[];
   apps: GrantedApp[];
+  /** The "Apps acting for you" section (account-delegations.ts). */
+  delegations: string;
   passkeys: PasskeyCredential[];
   /** The sign-in providers section (account-identities.ts). */
   providers: string;
@@ -43,6 +45,7 @@ export const ACCOUNT_NOTICES: Record<string, string> = {
   totp_removed: 'The authenticator app was removed.',
   session_ended: 'The session was ended.',
   app_revoked: 'The app’s access was revoked.',
+  delegation_revoked: 'That app no longer acts for you there.',
   passkey_added: 'The passkey was added.',
   passkey_removed: 'The passkey was removed.',
   reauth: 'Thank you. For the next few minutes you can add or remove second factors and sign-in providers.',
@@ -220,6 +223,8 @@ ${input.providers}
 ${sessionsSection(input)}
 <h2>Apps with access</h2>
 ${appsSection(input)}
+<h2>Apps acting for you</h2>
+${input.delegations}
 ${post('/account/logout', csrf, '<button type="submit" class="secondary">Sign out</button>')}`,
     { scriptPaths: PASSKEY_SCRIPTS },
   );

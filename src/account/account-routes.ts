@@ -39,6 +39,8 @@ import type { FederationFlowDeps } from '../interaction/federation/federation-fl
 import type { RemovePasskey, UnlinkProvider } from '../user-rules/unlink-provider.js';
 import { accountIdentityRoutes, identitiesSection, linkedProviders, withLinkTargets } from './account-identities.js';
 import { accountFederationRoutes, accountSignInFederation } from './account-federation.js';
+import { accountDelegationRoutes, delegationsSection, MAX_LISTED_DELEGATIONS } from './account-delegations.js';
+import type { DelegationsRepository } from '../storage/delegations-repository.js';
 
 export const ACCOUNT_PATH = '/account';
 
@@ -55,6 +57,8 @@ export interface AccountDeps {
   signIn: SignInPipeline;
   secondFactors: SecondFactors;
   account: AccountRepository;
+  /** RFC 8693 delegations made in the user's name: listed and revoked (account-delegations.ts). */
+  delegations: Pick<DelegationsRepository, 'listLive' | 'revoke'>;
   /** Security events: an app's access revoked by its user (docs/audit-log.md). */
   audit: AuditSink;
   /** src/user-rules/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
@@ -162,13 +166,14 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
       await sessions.end(reply, signedIn);
       return seeOther(reply, ACCOUNT_PATH);
     }
-    const [status, enrollment, list, apps, passkeys, providers] = await Promise.all([
+    const [status, enrollment, list, apps, passkeys, providers, delegations] = await Promise.all([
       factors.status(user.id),
       factors.pendingTotp(user),
       deps.account.sessions(user.id),
       deps.account.apps(user.id),
       deps.passkeys.list(user.id),
       linkedProviders(user.id, deps),
+      deps.delegations.listLive(user.id, MAX_LISTED_DELEGATIONS),
     ]);
     const notice = ACCOUNT_NOTICES[query(request, 'done') ?? ''];
     const code = query(request, 'error') ?? '';
@@ -187,6 +192,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
         enrollment,
         sessions: list,
         apps,
+        delegations: delegationsSection(delegations, signedIn.csrfToken),
         passkeys,
         providers: identitiesSection(providers, signedIn.csrfToken),
         notice,
@@ -377,6 +383,7 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   accountPasskeyRoutes(app, deps);
   accountFederationRoutes(app, deps, options);
   accountIdentityRoutes(signedInPost, deps);
+  accountDelegationRoutes(signedInPost, deps);
 
   app.post(`${ACCOUNT_PATH}/logout`, options, async (request, reply) => {
     const { session } = await postSession(request);

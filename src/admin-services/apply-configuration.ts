@@ -253,6 +253,7 @@ function desiredClient(entry: ClientEntry): Record<string, unknown> {
     id_token_signed_response_alg: entry.id_token_signed_response_alg ?? 'RS256',
     skip_consent: entry.skip_consent ?? false,
     require_mfa: entry.require_mfa ?? false,
+    token_exchange_impersonation: entry.token_exchange_impersonation ?? false,
     allowed_origins: sorted(entry.allowed_origins ?? []),
     default_resource: entry.default_resource ?? null,
     identity_providers: entry.identity_providers ? sorted(entry.identity_providers) : null,
@@ -274,6 +275,7 @@ function currentClient(client: Client): Record<string, unknown> {
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     skip_consent: client.skipConsent,
     require_mfa: client.requireMfa,
+    token_exchange_impersonation: client.tokenExchangeImpersonation,
     allowed_origins: sorted(client.allowedOrigins),
     default_resource: client.defaultResource ?? null,
     identity_providers: client.identityProviders ? sorted(client.identityProviders) : null,
@@ -302,6 +304,7 @@ function clientInput(entry: ClientEntry): ClientInput {
     allowedOrigins: entry.allowed_origins ?? [],
     skipConsent: entry.skip_consent ?? false,
     requireMfa: entry.require_mfa ?? false,
+    tokenExchangeImpersonation: entry.token_exchange_impersonation ?? false,
     defaultResource: entry.default_resource ?? null,
     identityProviders: entry.identity_providers ?? null,
   };
@@ -366,6 +369,8 @@ export async function applyConfiguration(
     const clientSteps: (() => Promise<void>)[] = [];
     const deleteSteps: (() => Promise<void>)[] = [];
     const webhookSteps: (() => Promise<void>)[] = [];
+    // Who may exchange into a resource server names clients, which are written after the servers.
+    const exchangeSteps: (() => Promise<void>)[] = [];
     const credentials: NonNullable<ApplyResult['introspection_credentials']> = [];
     // Within the transaction: the catalogue includes the resource servers this run creates (a client may use their scopes).
     const serverDeps: ResourceServerServiceDeps = { ...deps, db: tx, resources: { forget: () => {} } };
@@ -379,6 +384,13 @@ export async function applyConfiguration(
       const path = `resource_servers[${index}]`;
       const input = serverInput(entry);
       const current = state.servers.find((s) => s.identifier === entry.identifier);
+      const exchangeClients = sorted(entry.token_exchange_clients ?? []);
+      if (JSON.stringify(exchangeClients) !== JSON.stringify(sorted(current?.tokenExchangeClients ?? []))) {
+        if (current) plan.push({ action: 'update', resource: 'resource_server', id: entry.identifier, fields: ['token_exchange_clients'] });
+        exchangeSteps.push(async () => {
+          await at(path, () => replaceResourceServerRecord(serverDeps, entry.identifier, { ...input, tokenExchangeClients: exchangeClients }, undefined, as));
+        });
+      }
       if (!current) {
         plan.push({ action: 'create', resource: 'resource_server', id: entry.identifier });
         serverSteps.push(async () => {
@@ -514,7 +526,7 @@ export async function applyConfiguration(
     }
     // Resource servers and identity providers first (clients name their scopes and slugs), deletions last
     // (clients are deleted before what they referred to).
-    if (!options.dryRun) for (const step of [...serverSteps, ...providerSteps, ...clientSteps, ...webhookSteps, ...deleteSteps]) await step();
+    if (!options.dryRun) for (const step of [...serverSteps, ...providerSteps, ...clientSteps, ...exchangeSteps, ...webhookSteps, ...deleteSteps]) await step();
     return {
       plan,
       credentials,

@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../storage/database.js';
 import { randomToken, sha256 } from '../crypto/random.js';
-import { clientsRepository, type Client } from '../storage/clients-repository.js';
+import { clientsRepository, TOKEN_EXCHANGE_GRANT, type Client } from '../storage/clients-repository.js';
 import { clientAdminRepository } from '../storage/client-admin-repository.js';
 import { validateClientMetadata, type ClientMetadataInput } from '../oauth/clients/metadata.js';
 import { clientMetadataView, createClient, MIN_IMPORTED_SECRET_LENGTH, usesSecret } from '../oauth/clients/create-client.js';
@@ -42,12 +42,25 @@ export interface ActingAs {
   traceId?: string;
 }
 
+/** Impersonation is a way of using token exchange: a client not registered for it cannot be allowed it. */
+function checkedImpersonation(metadata: { grantTypes: readonly string[] }, wanted: boolean | undefined): boolean | undefined {
+  if (wanted && !metadata.grantTypes.includes(TOKEN_EXCHANGE_GRANT)) {
+    throw new AdminRuleError('invalid', `needs the grant type ${TOKEN_EXCHANGE_GRANT}`, 'token_exchange_impersonation');
+  }
+  return wanted;
+}
+
 export interface ClientInput {
   metadata: ClientMetadataInput;
   allowedOrigins: readonly string[];
   skipConsent: boolean;
   /** Every sign-in for this client completes a second factor (docs/second-factors.md). */
   requireMfa?: boolean;
+  /**
+   * RFC 8693: its exchanges without an actor_token leave out `act` (impersonation, docs/token-exchange.md);
+   * only for a client registered for token exchange. A replace leaves it when undefined.
+   */
+  tokenExchangeImpersonation?: boolean;
   /** The audience of tokens requested without `resource`: a registered resource server (null: none; a replace leaves it when undefined). */
   defaultResource?: string | null;
   /** Slugs of the upstream identity providers its login page offers (null: every enabled one; a replace leaves it when undefined). */
@@ -162,6 +175,7 @@ export async function createClientRecord(
       ...(input.clientId !== undefined ? { id: input.clientId } : {}),
       skipConsent: input.skipConsent,
       requireMfa: input.requireMfa ?? false,
+      tokenExchangeImpersonation: checkedImpersonation(metadata, input.tokenExchangeImpersonation) ?? false,
       ...(identityProviders !== undefined ? { identityProviders } : {}),
       ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}),
     });
@@ -258,6 +272,7 @@ export async function replaceClientRecord(
         allowedOrigins: origins,
         skipConsent: input.skipConsent,
         ...(input.requireMfa !== undefined ? { requireMfa: input.requireMfa } : {}),
+        tokenExchangeImpersonation: checkedImpersonation(metadata, input.tokenExchangeImpersonation ?? current.tokenExchangeImpersonation) ?? false,
         ...(input.defaultResource !== undefined ? { defaultResource: input.defaultResource } : {}),
         ...(input.disabled !== undefined ? { disabled: input.disabled } : {}),
         ...(identityProviders !== undefined ? { identityProviders } : {}),

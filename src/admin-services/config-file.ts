@@ -33,6 +33,8 @@ const ClientEntry = Type.Object(
     id_token_signed_response_alg: Type.Optional(Type.String({ maxLength: 10 })),
     skip_consent: Type.Optional(Type.Boolean()),
     require_mfa: Type.Optional(Type.Boolean()),
+    /** RFC 8693: its exchanges without an actor_token leave out `act` (docs/token-exchange.md). */
+    token_exchange_impersonation: Type.Optional(Type.Boolean()),
     allowed_origins: Type.Optional(Strings()),
     default_resource: Type.Optional(Type.String({ maxLength: 512 })),
     /** Slugs of the upstream identity providers its login page offers; absent: every enabled one. */
@@ -96,6 +98,8 @@ const ResourceServerEntry = Type.Object(
     }),
     access_token_ttl: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
     offline_access: Type.Optional(Type.Boolean()),
+    /** RFC 8693: the clients (of this file or already registered) that may exchange a user token into it. */
+    token_exchange_clients: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 50 })),
   },
   { additionalProperties: false },
 );

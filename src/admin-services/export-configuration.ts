@@ -33,6 +33,7 @@ function clientEntry(c: Client): ClientEntry {
     ...(c.idTokenSignedResponseAlg !== 'RS256' ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
     ...(c.skipConsent ? { skip_consent: true } : {}),
     ...(c.requireMfa ? { require_mfa: true } : {}),
+    ...(c.tokenExchangeImpersonation ? { token_exchange_impersonation: true } : {}),
     ...(c.allowedOrigins.length > 0 ? { allowed_origins: c.allowedOrigins } : {}),
     ...(c.defaultResource ? { default_resource: c.defaultResource } : {}),
     ...(c.identityProviders ? { identity_providers: c.identityProviders } : {}),
@@ -59,6 +60,7 @@ const serverEntry = (s: ResourceServer): ResourceServerEntry => ({
   scopes: s.scopes.map((x) => ({ name: x.name, description: x.description })),
   ...(s.accessTokenTtl !== null ? { access_token_ttl: s.accessTokenTtl } : {}),
   ...(!s.offlineAccess ? { offline_access: false } : {}),
+  ...(s.tokenExchangeClients.length > 0 ? { token_exchange_clients: [...s.tokenExchangeClients] } : {}),
 });
 
 /**

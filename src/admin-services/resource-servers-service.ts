@@ -11,7 +11,7 @@ import { createClient } from '../oauth/clients/create-client.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
 import type { ResourceRegistry } from '../oauth/resources/registry.js';
 import { builtInResourceServers } from './built-in-resource-servers.js';
-import { clientsRepository } from '../storage/clients-repository.js';
+import { clientsRepository, TOKEN_EXCHANGE_GRANT } from '../storage/clients-repository.js';
 import { resourceServersRepository, type ResourceScope, type ResourceServer, type ScopeClaims } from '../storage/resource-servers-repository.js';
 import type { AuditEventInput } from '../audit/audit-events.js';
 import type { AuditSink } from '../audit/audit-sink.js';
@@ -44,6 +44,11 @@ export interface ResourceServerInput {
   /** Seconds; null: the server-wide ACCESS_TOKEN_TTL. */
   accessTokenTtl: number | null;
   offlineAccess: boolean;
+  /**
+   * RFC 8693: the clients that may exchange a user's token into this audience (docs/token-exchange.md);
+   * left out on a write: the current list is kept (none for a new one).
+   */
+  tokenExchangeClients?: string[] | undefined;
   /** `METHOD PATH=SCOPES[;acr=…]` rules for `gatehouse protect` and kit users (docs/protect.md); set at creation. */
   routes?: readonly string[];
 }
@@ -145,7 +150,31 @@ function checkInput(input: ResourceServerInput, ceiling: number): ResourceServer
     accessTokenTtl: checkAccessTokenTtl(input.accessTokenTtl, ceiling),
     offlineAccess: input.offlineAccess,
     ...(input.routes !== undefined ? { routes: checkRoutes(input.routes, scopes) } : {}),
+    ...(input.tokenExchangeClients !== undefined ? { tokenExchangeClients: input.tokenExchangeClients } : {}),
   };
+}
+
+const MAX_EXCHANGE_CLIENTS = 50;
+
+/**
+ * The clients allowed to exchange into this resource server: each registered for the token-exchange grant
+ * (a client that cannot use it is surely a typo), confidential (an exchange authenticates the client).
+ */
+async function checkExchangeClients(tx: Db, clock: Clock, list: readonly string[] | undefined): Promise<string[] | undefined> {
+  if (list === undefined) return undefined;
+  const unique = [...new Set(list)];
+  if (unique.length > MAX_EXCHANGE_CLIENTS) throw new AdminRuleError('invalid', `at most ${MAX_EXCHANGE_CLIENTS} clients`, 'token_exchange_clients');
+  const clients = clientsRepository(tx, clock);
+  for (const id of unique) {
+    const client = id.includes('\u0000') ? undefined : await clients.find(id);
+    const quoted = JSON.stringify(id.slice(0, 100));
+    if (!client) throw new AdminRuleError('invalid', `${quoted} is not a registered client`, 'token_exchange_clients');
+    if (!client.grantTypes.includes(TOKEN_EXCHANGE_GRANT))
+      throw new AdminRuleError('invalid', `${quoted} is not registered for the grant type ${TOKEN_EXCHANGE_GRANT}`, 'token_exchange_clients');
+    if (client.type !== 'confidential')
+      throw new AdminRuleError('invalid', `${quoted} is a public client; token exchange needs a confidential one`, 'token_exchange_clients');
+  }
+  return unique;
 }
 
 export const isBuiltIn = (config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>, identifier: string): boolean =>
@@ -161,6 +190,7 @@ export function resourceServerView(s: ResourceServer): Record<string, unknown> {
     offline_access: s.offlineAccess,
     operator_only: s.operatorOnly,
     ...(s.clientId ? { client_id: s.clientId } : {}),
+    token_exchange_clients: [...s.tokenExchangeClients],
     ...(s.routes && s.routes.length > 0 ? { routes: [...s.routes] } : {}),
   };
 }
@@ -216,7 +246,8 @@ export async function createResourceServerRecord(
     );
     const repository = resourceServersRepository(tx);
     const scopes = checked.scopes.map((s): ResourceScope => ({ ...s, claims: s.claims ?? {} }));
-    if (!(await repository.create({ identifier: id, ...checked, scopes, operatorOnly: false, clientId: client.id }))) {
+    const tokenExchangeClients = (await checkExchangeClients(tx, deps.clock, checked.tokenExchangeClients)) ?? [];
+    if (!(await repository.create({ identifier: id, ...checked, scopes, tokenExchangeClients, operatorOnly: false, clientId: client.id }))) {
       throw new AdminRuleError('conflict', `${id} is already registered, or one of its scope names belongs to another resource server`);
     }
     const server = (await repository.find(id))!;
@@ -269,7 +300,11 @@ export async function replaceResourceServerRecord(
     }
     // A scope given without claims keeps its mapping (PUT/PATCH documents that only rename or describe).
     const scopes = checked.scopes.map((s): ResourceScope => ({ ...s, claims: s.claims ?? before.scopes.find((x) => x.name === s.name)?.claims ?? {} }));
-    const result = await repository.updateIfVersion(identifier, { ...checked, scopes }, expectedVersion, new Date(deps.clock.now()));
+    if (before.operatorOnly && checked.tokenExchangeClients !== undefined && checked.tokenExchangeClients.length > 0) {
+      throw new AdminRuleError('invalid', 'an operator-only resource server is never the target of a token exchange', 'token_exchange_clients');
+    }
+    const tokenExchangeClients = (await checkExchangeClients(tx, deps.clock, checked.tokenExchangeClients)) ?? before.tokenExchangeClients;
+    const result = await repository.updateIfVersion(identifier, { ...checked, scopes, tokenExchangeClients }, expectedVersion, new Date(deps.clock.now()));
     if (result === 'missing') throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
     if (result === 'stale') throw new AdminRuleError('stale', 'the resource server changed since it was read');
     if (result === 'scope-taken') throw new AdminRuleError('conflict', 'one of its scope names belongs to another resource server');

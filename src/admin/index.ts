@@ -34,11 +34,15 @@ import { adminIdentityProvidersRoutes } from './identity-providers/index.js';
 import { adminWebhooksRoutes } from './webhooks/index.js';
 import { AUDIT_PURGE_INTERVAL_MS, purgeExpiredAuditEvents } from '../audit/retention.js';
 
+import { challengeWithResourceMetadata, protectedResourceMetadataUrl } from '../resource-server/protected-resource-metadata.js';
+
 export const ADMIN_PREFIX = '/admin/v1';
 
 export async function adminApi(app: FastifyInstance, { services: core }: { services: AdminDeps }): Promise<void> {
   // Always this process's own keys: the admin API lives in the authorization server.
   installApiConventions(app, resourceServerAuth({ ...core, revocations: core.revocationFeed }, { audience: adminAudience(core.config.ISSUER) }));
+  // RFC 9728 5.1: every 401/403 challenge names the admin audience's protected-resource metadata.
+  challengeWithResourceMetadata(app, protectedResourceMetadataUrl(adminAudience(core.config.ISSUER), core.config.ISSUER));
   limitPerSubject(app, core.rateLimits);
   const audit = coreAuditSink(core);
   core.jobs.every('audit-purge', AUDIT_PURGE_INTERVAL_MS, () =>

@@ -57,6 +57,10 @@ const SECURITY_EVENT_TYPES = [
   'account.provisioned',
   'consent.given',
   'consent.revoked',
+  // RFC 8693 (src/oauth/grant-types/token-exchange.ts, docs/token-exchange.md): a client got a token acting
+  // for a user; the user revoked such a delegation on /account.
+  'token.exchanged',
+  'delegation.revoked',
   'refresh_token.reused',
   'authorization_code.reused',
   'signing_key.rotated',

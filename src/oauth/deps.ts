@@ -11,6 +11,7 @@ import type { RateLimits } from '../http/rate-limit.js';
 import type { Db } from '../storage/database.js';
 import type { ClientsRepository } from '../storage/clients-repository.js';
 import type { DeviceAuthorizationsRepository } from '../storage/device-authorizations-repository.js';
+import type { DelegationsRepository } from '../storage/delegations-repository.js';
 import type { GrantsRepository } from '../storage/grants-repository.js';
 import type { InitialAccessTokensRepository } from '../storage/initial-access-tokens-repository.js';
 import type { OperatorRolesRepository } from '../storage/operator-roles-repository.js';
@@ -65,6 +66,8 @@ export interface OAuthDeps {
   readonly refreshTokens: RefreshTokens;
   /** RFC 8628 device authorizations: started at /device_authorization, decided on /device, redeemed at /token. */
   readonly deviceAuthorizations: DeviceAuthorizationsRepository;
+  /** RFC 8693 delegations: what token exchange records, and what /account lists and revokes. */
+  readonly delegations: DelegationsRepository;
   /** The grant registry, built: what /token serves and discovery advertises. */
   readonly grantTypes: readonly Grant[];
   /** The token types /revoke and /introspect understand. */

@@ -17,6 +17,7 @@ import { registrationEndpoints } from './register/index.js';
 import { userinfoEndpoint } from './userinfo.js';
 import { securityEventLog } from './refresh/security-events.js';
 import { deviceAuthorizationEndpoint } from './device/device-authorization-endpoint.js';
+import { protectedResourceMetadataEndpoints } from './resources/metadata-routes.js';
 
 export type OAuthServices = Parameters<typeof corsEndpoints>[1] &
   Parameters<typeof discoveryEndpoints>[1] &
@@ -31,7 +32,8 @@ export type OAuthServices = Parameters<typeof corsEndpoints>[1] &
   Parameters<typeof userinfoEndpoint>[1] &
   Parameters<typeof securityEventLog>[1] &
   Parameters<typeof oauthRefusalMetrics>[1] &
-  Parameters<typeof deviceAuthorizationEndpoint>[1];
+  Parameters<typeof deviceAuthorizationEndpoint>[1] &
+  Parameters<typeof protectedResourceMetadataEndpoints>[1];
 
 type Registration = (app: FastifyInstance, services: OAuthServices) => void | Promise<void>;
 
@@ -39,6 +41,7 @@ const registrations: readonly Registration[] = [
   // First: its onSend hook must be in place for every route below.
   corsEndpoints,
   discoveryEndpoints,
+  protectedResourceMetadataEndpoints,
   authorizationEndpoint,
   jwksEndpoint,
   auditCheckpointsEndpoint,

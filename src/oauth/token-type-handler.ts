@@ -1,6 +1,7 @@
 // /revoke (RFC 7009) and /introspect (RFC 7662) ask each token type in turn; the hint only chooses the order.
 // Access tokens are handled in oauth/issued-tokens/, refresh tokens by the refresh-token module.
 import type { Client } from '../storage/clients-repository.js';
+import type { AccessTokenClaims } from '../tokens/access-token-verifier.js';
 
 export interface IntrospectionResult {
   active: true;
@@ -18,6 +19,8 @@ export interface IntrospectionResult {
   amr?: string[];
   acr?: string;
   cnf?: { jkt: string };
+  /** RFC 8693 4.1: the actor chain of an exchanged access token. */
+  act?: AccessTokenClaims['act'];
 }
 
 export interface TokenTypeHandler {

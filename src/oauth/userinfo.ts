@@ -16,6 +16,8 @@ import { mappedClaims } from './resources/claims.js';
 import type { ResourceCatalogue } from './resources/registry.js';
 import { authorizationCredentials, dpopFailureHeaders, dpopRefusal, possessionFailure, type PresentedToken } from '../tokens/dpop/possession.js';
 import type { DpopDeps } from '../tokens/dpop/proof.js';
+import { resourceMetadataChallenge } from '../resource-server/protected-resource-metadata.js';
+import { userinfoMetadataUrl } from './resources/metadata-routes.js';
 
 const challenge = (attributes = '') => ({ 'www-authenticate': attributes ? `Bearer ${attributes}` : 'Bearer' });
 
@@ -94,6 +96,8 @@ export function userinfoEndpoint(app: FastifyInstance, services: Pick<OAuthDeps,
   const options = {
     config: { face: 'oauth' as const },
     bodyLimit: config.FORM_BODY_LIMIT,
+    // RFC 9728 5.1: every 401/403 challenge names /userinfo's protected-resource metadata.
+    onSend: resourceMetadataChallenge(userinfoMetadataUrl(config.ISSUER)),
     // The released claims vary with scope (OIDC Core 5.3.2); `sub` is always there.
     schema: { response: { 200: { type: 'object', required: ['sub'], properties: { sub: { type: 'string' } }, additionalProperties: true } } },
   };

@@ -10,7 +10,9 @@ export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_pos
 export const TOKEN_ENDPOINT_AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
 /** RFC 8628 3.4: the grant type of the device flow. */
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
+/** RFC 8693 2.1: the grant type of token exchange. */
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
 /** Clients nobody registered by hand: read from a Client ID Metadata Document, or registered anonymously. */
@@ -32,6 +34,8 @@ export interface Client {
   skipConsent: boolean;
   /** Its users always complete a second factor (docs/second-factors.md). */
   requireMfa: boolean;
+  /** RFC 8693: its token exchanges without an actor_token leave out `act` (impersonation; docs/token-exchange.md). */
+  tokenExchangeImpersonation: boolean;
   /** The upstream identity providers its login page offers, by slug; null = every enabled one (docs/federation.md). */
   identityProviders: string[] | null;
   /** OpenID Connect Back-Channel Logout: where logout tokens are POSTed (null: none), and whether they must carry sid. */
@@ -71,6 +75,7 @@ export type NewClient = Omit<
   | 'previousSecretHash'
   | 'previousSecretExpiresAt'
   | 'requireMfa'
+  | 'tokenExchangeImpersonation'
   | 'identityProviders'
   | 'backchannelLogoutUri'
   | 'backchannelLogoutSessionRequired'
@@ -80,6 +85,7 @@ export type NewClient = Omit<
   provenance?: ClientProvenance | null;
   resources?: string[] | null;
   requireMfa?: boolean;
+  tokenExchangeImpersonation?: boolean;
   backchannelLogoutUri?: string | null;
   backchannelLogoutSessionRequired?: boolean;
   identityProviders?: string[] | null;
@@ -104,6 +110,7 @@ export const toClient = (r: Selectable<ClientsTable>): Client => ({
   idTokenSignedResponseAlg: r.id_token_signed_response_alg as Client['idTokenSignedResponseAlg'],
   skipConsent: r.skip_consent,
   requireMfa: r.require_mfa,
+  tokenExchangeImpersonation: r.token_exchange_impersonation,
   identityProviders: r.identity_providers,
   backchannelLogoutUri: r.backchannel_logout_uri,
   backchannelLogoutSessionRequired: r.backchannel_logout_session_required,
@@ -135,6 +142,7 @@ export const clientColumns = (c: Partial<NewClient>) => ({
   ...(c.idTokenSignedResponseAlg !== undefined ? { id_token_signed_response_alg: c.idTokenSignedResponseAlg } : {}),
   ...(c.skipConsent !== undefined ? { skip_consent: c.skipConsent } : {}),
   ...(c.requireMfa !== undefined ? { require_mfa: c.requireMfa } : {}),
+  ...(c.tokenExchangeImpersonation !== undefined ? { token_exchange_impersonation: c.tokenExchangeImpersonation } : {}),
   ...(c.identityProviders !== undefined ? { identity_providers: c.identityProviders } : {}),
   ...(c.backchannelLogoutUri !== undefined ? { backchannel_logout_uri: c.backchannelLogoutUri } : {}),
   ...(c.backchannelLogoutSessionRequired !== undefined ? { backchannel_logout_session_required: c.backchannelLogoutSessionRequired } : {}),

@@ -25,6 +25,8 @@ export interface ResourceServer {
   /** The confidential client the resource server introspects with; null for the built-in ones. */
   clientId: string | null;
   scopes: ResourceScope[];
+  /** RFC 8693: the clients that may exchange a user's token into this audience (docs/token-exchange.md). */
+  tokenExchangeClients: string[];
   /** What each route demands, `METHOD PATH=SCOPES[;acr=…]` (docs/protect.md); validated by the service. Always set when read. */
   routes?: readonly string[];
   createdAt: Date;
@@ -33,10 +35,10 @@ export interface ResourceServer {
   updatedAt: Date;
 }
 
-export type NewResourceServer = Omit<ResourceServer, 'createdAt' | 'version' | 'updatedAt'>;
+export type NewResourceServer = Omit<ResourceServer, 'createdAt' | 'version' | 'updatedAt' | 'tokenExchangeClients'> & { tokenExchangeClients?: string[] };
 
 /** What an update may change: everything but the identifier, the operator-only flag and the introspection client. */
-export type ResourceServerChanges = Pick<ResourceServer, 'name' | 'accessTokenTtl' | 'offlineAccess' | 'scopes'>;
+export type ResourceServerChanges = Pick<ResourceServer, 'name' | 'accessTokenTtl' | 'offlineAccess' | 'scopes' | 'tokenExchangeClients'>;
 
 export type VersionedWrite<T> = { written: T } | 'stale' | 'missing' | 'scope-taken';
 
@@ -77,6 +79,7 @@ function assemble(rows: Selectable<ResourceServersTable>[], scopes: Selectable<R
     operatorOnly: r.operator_only,
     clientId: r.client_id,
     scopes: byServer.get(r.identifier) ?? [],
+    tokenExchangeClients: r.token_exchange_clients,
     routes: r.routes ?? [],
     createdAt: r.created_at,
     version: r.version,
@@ -130,6 +133,7 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
           offline_access: server.offlineAccess,
           operator_only: server.operatorOnly,
           client_id: server.clientId,
+          token_exchange_clients: server.tokenExchangeClients ?? [],
           ...(server.routes && server.routes.length > 0 ? { routes: [...server.routes] } : {}),
         })
         .onConflict((oc) => oc.column('identifier').doNothing())
@@ -170,6 +174,7 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
             name: changes.name,
             access_token_ttl: changes.accessTokenTtl,
             offline_access: changes.offlineAccess,
+            token_exchange_clients: changes.tokenExchangeClients,
             updated_at: now,
             version: sql`version + 1`,
           })

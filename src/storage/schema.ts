@@ -114,6 +114,7 @@ export interface ClientsTable {
   backchannel_logout_session_required: Generated<boolean>;
   provenance: string | null;
   resources: string[] | null;
+  token_exchange_impersonation: Generated<boolean>;
 }
 
 export interface ConsentsTable {
@@ -122,6 +123,27 @@ export interface ConsentsTable {
   scopes: string[];
   granted_at: Date;
   id: Generated<string>;
+}
+
+export interface DelegationTokensTable {
+  jti: string;
+  delegation_id: string;
+  expires_at: Date;
+}
+
+export interface DelegationsTable {
+  id: string;
+  user_id: string;
+  grant_id: string;
+  parent_id: Generated<string>;
+  client_id: string;
+  actor: string;
+  audience: string;
+  scope: string[];
+  created_at: Date;
+  last_exchanged_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
 }
 
 export interface DeviceAuthorizationsTable {
@@ -396,6 +418,7 @@ export interface ResourceServersTable {
   created_at: Generated<Date>;
   version: Generated<number>;
   updated_at: Generated<Date>;
+  token_exchange_clients: Generated<string[]>;
   routes: Generated<string[]>;
 }
 
@@ -522,6 +545,8 @@ export interface DB {
   browser_sessions: BrowserSessionsTable;
   clients: ClientsTable;
   consents: ConsentsTable;
+  delegation_tokens: DelegationTokensTable;
+  delegations: DelegationsTable;
   device_authorizations: DeviceAuthorizationsTable;
   federated_identities: FederatedIdentitiesTable;
   federated_identity_tokens: FederatedIdentityTokensTable;

@@ -15,6 +15,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'user.factor_removed',
   'consent.granted',
   'consent.revoked',
+  'token.exchanged',
+  'delegation.revoked',
   'session.ended',
   'client.created',
   'client.updated',
@@ -51,6 +53,8 @@ const AUDIT_TO_WEBHOOK: Partial<Record<AuditEventType, WebhookEventType>> = {
   'admin.user.second_factors_reset': 'user.factor_removed',
   'consent.given': 'consent.granted',
   'consent.revoked': 'consent.revoked',
+  'token.exchanged': 'token.exchanged',
+  'delegation.revoked': 'delegation.revoked',
   'admin.session.ended': 'session.ended',
   'session.ended': 'session.ended',
   'admin.client.created': 'client.created',
@@ -74,7 +78,8 @@ export interface WebhookEvent {
 export function webhookEventOf(event: AuditEvent): { event: WebhookEvent; subject: string } | undefined {
   const type = AUDIT_TO_WEBHOOK[event.type];
   if (!type) return undefined;
-  const userEvent = type.startsWith('user.') || type.startsWith('consent.') || type === 'session.ended';
+  const userEvent =
+    type.startsWith('user.') || type.startsWith('consent.') || type === 'session.ended' || type === 'token.exchanged' || type === 'delegation.revoked';
   const data: Record<string, unknown> = {
     ...(event.subject !== undefined ? { [userEvent ? 'user_id' : 'subject']: event.subject } : {}),
     ...(event.clientId !== undefined ? { client_id: event.clientId } : {}),

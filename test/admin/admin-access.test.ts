@@ -29,7 +29,7 @@ test('an operator-made admin client gets an admin token from openid-client: audi
 test('no token: 401 with a bare Bearer challenge, as Problem Details', async () => {
   const res = await fetch(`${f.t.url}/admin/v1/clients`);
   assert.equal(res.status, 401);
-  assert.equal(res.headers.get('www-authenticate'), 'Bearer');
+  assert.equal(res.headers.get('www-authenticate'), `Bearer resource_metadata="${f.t.url}/.well-known/oauth-protected-resource/admin"`);
   assert.equal((await problemOf(res)).code, 'unauthorized');
 });
 

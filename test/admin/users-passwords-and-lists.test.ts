@@ -156,7 +156,7 @@ test('admin:read reads but cannot write (403 insufficient_scope); a token withou
   assert.equal((await problemOf(denied)).code, 'insufficient-scope');
   const anonymous = await fetch(`${f.t.url}/admin/v1/users`);
   assert.equal(anonymous.status, 401);
-  assert.equal(anonymous.headers.get('www-authenticate'), 'Bearer');
+  assert.equal(anonymous.headers.get('www-authenticate'), `Bearer resource_metadata="${f.t.url}/.well-known/oauth-protected-resource/admin"`);
   const foreign = await f.api('/admin/v1/users', { token: 'not-a-token' });
   assert.equal(foreign.status, 401);
   assert.match(foreign.headers.get('www-authenticate') ?? '', /error="invalid_token"/);

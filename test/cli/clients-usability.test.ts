@@ -91,7 +91,7 @@ test('a mistyped value names the valid ones: client type, grant type, scope, aut
   );
   assert.equal(
     await usageError([...base, '--type', 'confidential', '--grant-types', 'client_credential', '--scope', 'orders:read']),
-    'invalid_client_metadata: grant type client_credential is not supported (did you mean client_credentials?); supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code',
+    'invalid_client_metadata: grant type client_credential is not supported (did you mean client_credentials?); supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code, urn:ietf:params:oauth:grant-type:token-exchange',
   );
   assert.match(
     await usageError([...base, '--type', 'confidential', '--grant-types', 'client_credentials', '--scope', 'order:read']),

@@ -5,6 +5,12 @@ import { builtInResourceServers } from '../../src/admin-services/built-in-resour
 
 export function builtInCatalogue(issuer = 'https://issuer.example'): ResourceCatalogue {
   return resourceCatalogue(
-    builtInResourceServers({ ISSUER: issuer, API_AUDIENCE: `${issuer}/v1` }).map((s) => ({ ...s, createdAt: new Date(0), version: 1, updatedAt: new Date(0) })),
+    builtInResourceServers({ ISSUER: issuer, API_AUDIENCE: `${issuer}/v1` }).map((s) => ({
+      ...s,
+      tokenExchangeClients: [],
+      createdAt: new Date(0),
+      version: 1,
+      updatedAt: new Date(0),
+    })),
   );
 }

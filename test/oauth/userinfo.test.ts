@@ -11,6 +11,8 @@ import { createUser } from '../helpers/users.js';
 
 const clock = manualClock();
 let t: TestApp;
+/** A request without a token gets a bare Bearer challenge naming /userinfo's RFC 9728 metadata (5.1). */
+const BARE_CHALLENGE = () => `Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource/userinfo"`;
 let fixture: ClientFixture;
 
 before(async () => {
@@ -55,14 +57,14 @@ describe('/userinfo', () => {
   test('userinfo errors: no token → 401 with a bare Bearer challenge', async () => {
     const response = await get();
     assert.equal(response.status, 401);
-    assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+    assert.equal(response.headers.get('www-authenticate'), BARE_CHALLENGE());
   });
 
   test('userinfo errors: a token only in the query is not accepted', async () => {
     const tokens = await tokensFor(['openid']);
     const response = await get({}, `?access_token=${tokens.access_token}`);
     assert.equal(response.status, 401);
-    assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+    assert.equal(response.headers.get('www-authenticate'), BARE_CHALLENGE());
   });
 
   test('userinfo errors: a token in both header and body is invalid_request', async () => {
@@ -83,7 +85,7 @@ describe('/userinfo', () => {
       assert.equal(response.status, 401, token.slice(0, 20));
       assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/);
     }
-    assert.equal((await get({ authorization: `Basic ${tokens.access_token}` })).headers.get('www-authenticate'), 'Bearer');
+    assert.equal((await get({ authorization: `Basic ${tokens.access_token}` })).headers.get('www-authenticate'), BARE_CHALLENGE());
   });
 
   test('userinfo errors: an expired access token gets 401 invalid_token', async () => {

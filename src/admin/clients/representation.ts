@@ -12,6 +12,7 @@ export const representClient = (client: Client) =>
   ({
     ...clientView(client),
     require_mfa: client.requireMfa,
+    token_exchange_impersonation: client.tokenExchangeImpersonation,
     built_in: BUILT_IN_CLIENT_IDS.has(client.id),
     provenance: provenanceOf(client),
     ...(client.resources ? { resources: client.resources } : {}),
@@ -37,7 +38,7 @@ export const patchedClient = (client: Client, patch: unknown): ClientInputBody =
 
 /** The service input of a PUT/PATCH/POST document (RFC 7591 member names). */
 export function clientInput(body: ClientInputBody) {
-  const { allowed_origins, skip_consent, require_mfa, disabled, identity_providers, ...metadata } = body;
+  const { allowed_origins, skip_consent, require_mfa, token_exchange_impersonation, disabled, identity_providers, ...metadata } = body;
   return {
     metadata: {
       ...metadata,
@@ -48,6 +49,7 @@ export function clientInput(body: ClientInputBody) {
     allowedOrigins: allowed_origins ?? [],
     skipConsent: skip_consent ?? false,
     requireMfa: require_mfa ?? false,
+    tokenExchangeImpersonation: token_exchange_impersonation ?? false,
     ...(disabled !== undefined ? { disabled } : {}),
     identityProviders: identity_providers ?? null,
   };

@@ -9,7 +9,11 @@ const writable = {
   token_endpoint_auth_method: Type.Optional(
     Type.String({ description: 'client_secret_basic (default), client_secret_post, private_key_jwt, or none (public client)' }),
   ),
-  grant_types: Type.Optional(Strings('authorization_code, refresh_token, client_credentials')),
+  grant_types: Type.Optional(
+    Strings(
+      'authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code, urn:ietf:params:oauth:grant-type:token-exchange',
+    ),
+  ),
   scope: Type.Optional(Type.String({ description: 'Space-separated; admin:read / admin:write only for confidential client_credentials-only clients' })),
   redirect_uris: Type.Optional(Strings('Required with authorization_code')),
   post_logout_redirect_uris: Type.Optional(Strings('RP-initiated logout targets')),
@@ -18,6 +22,11 @@ const writable = {
   id_token_signed_response_alg: Type.Optional(Type.String({ description: 'RS256 (default) or ES256' })),
   skip_consent: Type.Optional(Type.Boolean({ description: 'First-party client: no consent page' })),
   require_mfa: Type.Optional(Type.Boolean({ description: 'Every sign-in for this client completes a second factor' })),
+  token_exchange_impersonation: Type.Optional(
+    Type.Boolean({
+      description: 'RFC 8693: its token exchanges without an actor_token leave out act (impersonation); needs the token-exchange grant type (default false)',
+    }),
+  ),
   allowed_origins: Type.Optional(Strings('Browser origins allowed to call the token endpoints with CORS')),
   disabled: Type.Optional(
     Type.Boolean({
@@ -58,6 +67,7 @@ export const ClientSchema = Type.Object({
   id_token_signed_response_alg: Type.String(),
   skip_consent: Type.Boolean(),
   require_mfa: Type.Boolean(),
+  token_exchange_impersonation: Type.Boolean(),
   allowed_origins: Type.Array(Type.String()),
   identity_providers: Type.Union([Type.Array(Type.String()), Type.Null()], {
     description: 'Slugs of the providers its login page offers; null: every enabled one',

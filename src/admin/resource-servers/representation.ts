@@ -6,6 +6,7 @@ import type { Config } from '../../config.js';
 import type { ResourceServer } from '../../storage/resource-servers-repository.js';
 import { isBuiltIn, resourceServerView, type ResourceServerInput } from '../../admin-services/resource-servers-service.js';
 import { mergePatched } from '../merge-patched.js';
+import { protectedResourceMetadataUrl } from '../../resource-server/protected-resource-metadata.js';
 import { ResourceServerInputSchema, type ResourceServerInputBody, type ResourceServerSchema } from './schemas.js';
 
 /** Typed as ResourceServerSchema, which serialises it: the service's view (shared with the CLI) is an untyped record. */
@@ -13,6 +14,7 @@ export const representResourceServer = (config: Pick<Config, 'ISSUER' | 'API_AUD
   ({
     ...resourceServerView(server),
     built_in: isBuiltIn(config, server.identifier),
+    resource_metadata: protectedResourceMetadataUrl(server.identifier, config.ISSUER),
     updated_at: server.updatedAt.toISOString(),
   }) as Static<typeof ResourceServerSchema>;
 
@@ -29,6 +31,7 @@ function writableView(server: ResourceServer): ResourceServerInputBody {
     scopes: server.scopes.map((s) => ({ name: s.name, description: s.description, ...(Object.keys(s.claims).length > 0 ? { claims: s.claims } : {}) })),
     access_token_ttl: server.accessTokenTtl,
     offline_access: server.offlineAccess,
+    token_exchange_clients: [...server.tokenExchangeClients],
   };
 }
 
@@ -42,4 +45,5 @@ export const resourceServerInput = (body: ResourceServerInputBody): ResourceServ
   scopes: body.scopes.map((s) => ({ name: s.name, description: s.description, ...(s.claims ? { claims: s.claims } : {}) })),
   accessTokenTtl: body.access_token_ttl ?? null,
   offlineAccess: body.offline_access ?? true,
+  ...(body.token_exchange_clients !== undefined ? { tokenExchangeClients: body.token_exchange_clients } : {}),
 });

@@ -25,6 +25,13 @@ const writable = {
   scopes: Type.Array(ScopeInput, { maxItems: 100, description: 'Scope names are unique across all resource servers' }),
   access_token_ttl: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'Seconds (30 to ACCESS_TOKEN_TTL); null: ACCESS_TOKEN_TTL' })),
   offline_access: Type.Optional(Type.Boolean({ description: 'Whether a refresh may yield tokens for it (default true)' })),
+  token_exchange_clients: Type.Optional(
+    Type.Array(Type.String({ maxLength: 200 }), {
+      maxItems: 50,
+      description:
+        'RFC 8693: the clients (confidential, registered for token exchange) that may exchange a user token into this audience; left out on a write: the current list is kept',
+    }),
+  ),
 };
 
 export const ResourceServerInputSchema = Type.Object(writable, { additionalProperties: false });
@@ -51,6 +58,11 @@ export const ResourceServerSchema = Type.Object({
   operator_only: Type.Boolean(),
   built_in: Type.Boolean({ description: 'Registered by Gatehouse itself; cannot be deleted' }),
   client_id: Type.Optional(Type.String({ description: 'Its credentials for /introspect' })),
+  token_exchange_clients: Type.Array(Type.String(), { description: 'RFC 8693: the clients that may exchange a user token into this audience' }),
+  resource_metadata: Type.String({
+    description:
+      'RFC 9728: the URL of its protected-resource metadata as Gatehouse serves it (the RFC 9728 3 address for an identifier on this origin, a copy for another host)',
+  }),
   updated_at: Type.String({ format: 'date-time' }),
 });
 

@@ -22,7 +22,12 @@ import { UsageError, type Command } from '../command.js';
 import { tryIt } from './try-it.js';
 
 // The service's errors name API members; the CLI names its flags.
-const FLAG_OF: Record<string, string> = { allowed_origins: '--allowed-origin', client_secret: '--secret', client_id: '--client-id' };
+const FLAG_OF: Record<string, string> = {
+  allowed_origins: '--allowed-origin',
+  client_secret: '--secret',
+  client_id: '--client-id',
+  token_exchange_impersonation: '--token-exchange-impersonation',
+};
 
 /** Runs a client service call, turning its rule errors into usage errors in the CLI's words. */
 async function asUsage<T>(work: () => Promise<T>): Promise<T> {
@@ -62,6 +67,7 @@ const createOptions = {
   'id-token-alg': { type: 'string' },
   'skip-consent': { type: 'boolean' },
   'require-mfa': { type: 'boolean' },
+  'token-exchange-impersonation': { type: 'boolean' },
   secret: { type: 'string' },
   'allowed-origin': { type: 'string', multiple: true },
   'default-resource': { type: 'string' },
@@ -112,7 +118,7 @@ const parseCreate = (args: string[]) => parseArgs({ args, options: createOptions
 export const clientsCreateCommand: Command = {
   name: 'clients create',
   usage:
-    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--require-mfa] [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource) [--client-id ID] (a chosen client_id instead of a random one) [--identity-providers SLUG,...] (the upstream providers its login page offers; default all) [--backchannel-logout-uri URL [--backchannel-logout-session-required]] (OpenID Connect Back-Channel Logout)',
+    'clients create --name N --type confidential|public --grant-types authorization_code,refresh_token,client_credentials,urn:ietf:params:oauth:grant-type:device_code,urn:ietf:params:oauth:grant-type:token-exchange --scope "..." [--redirect-uri URI...] (required with authorization_code) [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none] [--jwks-uri URL | --jwks FILE] [--post-logout-redirect-uri URI...] [--id-token-alg RS256|ES256] [--skip-consent] [--require-mfa] [--token-exchange-impersonation] (its token exchanges without an actor_token leave out act) [--secret S] [--allowed-origin ORIGIN...] (browser apps calling /token with CORS; a public client\'s redirect URI origins are allowed already) [--default-resource URI] (audience of tokens requested without resource) [--client-id ID] (a chosen client_id instead of a random one) [--identity-providers SLUG,...] (the upstream providers its login page offers; default all) [--backchannel-logout-uri URL [--backchannel-logout-session-required]] (OpenID Connect Back-Channel Logout)',
   async run(args, core) {
     const values = parseCreate(args);
     return asUsage(async () => {
@@ -124,6 +130,7 @@ export const clientsCreateCommand: Command = {
         ...(values['default-resource'] !== undefined ? { defaultResource: values['default-resource'] } : {}),
         skipConsent: values['skip-consent'] ?? false,
         requireMfa: values['require-mfa'] ?? false,
+        tokenExchangeImpersonation: values['token-exchange-impersonation'] ?? false,
         ...(values.secret !== undefined ? { importedSecret: values.secret } : {}),
         ...(values['client-id'] !== undefined ? { clientId: values['client-id'] } : {}),
         ...(values['identity-providers'] !== undefined

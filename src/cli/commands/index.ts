@@ -27,7 +27,7 @@ import {
   webhooksShowCommand,
   webhooksUpdateCommand,
 } from './webhooks.js';
-import { resourceServersCreateCommand, resourceServersDeleteCommand, resourceServersListCommand } from './resource-servers.js';
+import { resourceServersCreateCommand, resourceServersDeleteCommand, resourceServersListCommand, resourceServersUpdateCommand } from './resource-servers.js';
 import { consentsListCommand, consentsRevokeCommand, grantsListCommand, grantsRevokeCommand, sessionsEndCommand, sessionsListCommand } from './user-access.js';
 
 import { protectCommand } from './protect.js';
@@ -63,6 +63,7 @@ export const commands: Command[] = [
   clientsDisableCommand,
   registrationTokenCreateCommand,
   resourceServersCreateCommand,
+  resourceServersUpdateCommand,
   resourceServersListCommand,
   resourceServersDeleteCommand,
   identityProvidersCreateCommand,

@@ -12,10 +12,13 @@ import {
   coreAuditSink,
   createResourceServerRecord,
   deleteResourceServerRecord,
+  findResourceServerRecord,
+  replaceResourceServerRecord,
   resourceServerServiceDeps,
   resourceServerView,
 } from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
+import { protectedResourceMetadataUrl } from '../../resource-server/protected-resource-metadata.js';
 import { parseClaimMapping, withClaimMappings } from '../../admin-services/scope-claims.js';
 
 // The service's errors name API members; the CLI names its flags.
@@ -24,8 +27,18 @@ const FLAG_OF: Record<string, string> = {
   name: '--name',
   scopes: '--scope:',
   access_token_ttl: '--access-token-ttl',
+  token_exchange_clients: '--token-exchange-clients',
   routes: '--route:',
 };
+
+/** `--token-exchange-clients ID,ID` (RFC 8693: who may exchange into it); an empty value clears the list. */
+const clientList = (value: string | undefined): string[] | undefined =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 /** Runs a resource-server service call, turning its rule errors into usage errors in the CLI's words. */
 async function asUsage<T>(work: () => Promise<T>): Promise<T> {
@@ -67,7 +80,7 @@ const scopeView = (x: ResourceScope) => ({ name: x.name, description: x.descript
 export const resourceServersCreateCommand: Command = {
   name: 'resource-servers create',
   usage:
-    'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access] [--route "GET /notes*=notes:read"]...',
+    'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access] [--route "GET /notes*=notes:read"]... [--token-exchange-clients CLIENT_ID,...] (RFC 8693: the clients that may exchange a user token into it)',
   async run(args, core) {
     const { values } = parseArgs({
       args,
@@ -78,6 +91,7 @@ export const resourceServersCreateCommand: Command = {
         claim: { type: 'string', multiple: true },
         'access-token-ttl': { type: 'string' },
         'no-offline-access': { type: 'boolean' },
+        'token-exchange-clients': { type: 'string' },
         route: { type: 'string', multiple: true },
       },
       strict: true,
@@ -89,6 +103,7 @@ export const resourceServersCreateCommand: Command = {
       scopes: scopesWithClaims(parseScopeDefinitions(values.scope), values.claim),
       accessTokenTtl: ttl === undefined ? null : Number(ttl),
       offlineAccess: !values['no-offline-access'],
+      tokenExchangeClients: clientList(values['token-exchange-clients']),
       ...(values.route ? { routes: values.route } : {}),
     };
     const { server, secret } = await asUsage(() =>
@@ -103,7 +118,38 @@ export const resourceServersCreateCommand: Command = {
       ...(server.routes && server.routes.length > 0 ? { routes: server.routes } : {}),
       client_id: server.clientId,
       client_secret: secret,
+      token_exchange_clients: server.tokenExchangeClients,
+      resource_metadata: protectedResourceMetadataUrl(server.identifier, core.config.ISSUER),
     };
+  },
+};
+
+export const resourceServersUpdateCommand: Command = {
+  name: 'resource-servers update',
+  usage: 'resource-servers update IDENTIFIER --token-exchange-clients CLIENT_ID,... (RFC 8693: who may exchange a user token into it; "" for nobody)',
+  async run(args, core: CliDeps) {
+    const { values, positionals } = parseArgs({ args, options: { 'token-exchange-clients': { type: 'string' } }, strict: true, allowPositionals: true });
+    if (positionals.length !== 1) throw new UsageError('usage: gatehouse resource-servers update IDENTIFIER --token-exchange-clients CLIENT_ID,...');
+    const list = clientList(values['token-exchange-clients']);
+    if (list === undefined) throw new UsageError('--token-exchange-clients is required (a comma-separated list of client ids; "" for nobody)');
+    const deps = resourceServerServiceDeps(core, coreAuditSink(core));
+    const server = await asUsage(async () => {
+      const current = await findResourceServerRecord(deps, positionals[0]!);
+      return replaceResourceServerRecord(
+        deps,
+        current.identifier,
+        {
+          name: current.name,
+          scopes: current.scopes,
+          accessTokenTtl: current.accessTokenTtl,
+          offlineAccess: current.offlineAccess,
+          tokenExchangeClients: list,
+        },
+        current.version,
+        { actor: cliActor() },
+      );
+    });
+    return resourceServerView(server);
   },
 };
 
@@ -112,7 +158,12 @@ export const resourceServersListCommand: Command = {
   usage: 'resource-servers list',
   async run(args, core) {
     parseArgs({ args, options: {}, strict: true });
-    return { resource_servers: (await resourceServersRepository(core.db).list(MAX_RESOURCE_SERVERS)).map(resourceServerView) };
+    return {
+      resource_servers: (await resourceServersRepository(core.db).list(MAX_RESOURCE_SERVERS)).map((s) => ({
+        ...resourceServerView(s),
+        resource_metadata: protectedResourceMetadataUrl(s.identifier, core.config.ISSUER),
+      })),
+    };
   },
 };
 

@@ -22,6 +22,7 @@ export async function createClient(
     id?: string;
     skipConsent?: boolean;
     requireMfa?: boolean;
+    tokenExchangeImpersonation?: boolean;
     identityProviders?: string[] | null;
     importedSecret?: string;
     registrationTokenHash?: string;
@@ -35,6 +36,7 @@ export async function createClient(
     secretHash: secret === undefined ? null : sha256(secret),
     skipConsent: options.skipConsent ?? false,
     requireMfa: options.requireMfa ?? false,
+    tokenExchangeImpersonation: options.tokenExchangeImpersonation ?? false,
     identityProviders: options.identityProviders ?? null,
     registrationTokenHash: options.registrationTokenHash ?? null,
     registrationPolicy: options.registrationPolicy ?? null,
@@ -70,6 +72,7 @@ export function clientMetadataView(client: Client): Record<string, unknown> {
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     skip_consent: client.skipConsent,
     ...(client.requireMfa ? { require_mfa: true } : {}),
+    ...(client.tokenExchangeImpersonation ? { token_exchange_impersonation: true } : {}),
     ...(client.allowedOrigins.length > 0 ? { allowed_origins: client.allowedOrigins } : {}),
     ...(client.defaultResource ? { default_resource: client.defaultResource } : {}),
     ...(client.backchannelLogoutUri

@@ -6,6 +6,8 @@ import type { Client, GrantType } from '../../storage/clients-repository.js';
 /** RFC 6749 5.1 token response (plus OIDC id_token). */
 export interface TokenResponse {
   access_token: string;
+  /** RFC 8693 2.2.1: what a token exchange issued (always an access token here). */
+  issued_token_type?: string;
   token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   refresh_token?: string;

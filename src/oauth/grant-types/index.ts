@@ -6,6 +6,7 @@ import { clientCredentials } from './client-credentials.js';
 import { authorizationCode } from './authorization-code.js';
 import { refreshToken } from './refresh-token.js';
 import { deviceCode } from './device-code.js';
+import { tokenExchange } from './token-exchange.js';
 
 /** What a grant is built from (src/services.ts builds each once). */
 export type GrantDeps = Pick<
@@ -21,8 +22,13 @@ export type GrantDeps = Pick<
   | 'operatorRoles'
   | 'deviceAuthorizations'
   | 'clock'
+  | 'bearerTokens'
+  | 'delegations'
+  | 'users'
+  | 'audit'
+  | 'clients'
 >;
 
 export type GrantFactory = (deps: GrantDeps) => Grant;
 
-export const grantFactories: readonly GrantFactory[] = [clientCredentials, authorizationCode, refreshToken, deviceCode];
+export const grantFactories: readonly GrantFactory[] = [clientCredentials, authorizationCode, refreshToken, deviceCode, tokenExchange];

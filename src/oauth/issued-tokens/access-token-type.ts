@@ -52,6 +52,8 @@ export function introspectionOf(claims: AccessTokenClaims): IntrospectionResult 
     ...(claims.amr !== undefined ? { amr: claims.amr } : {}),
     ...(claims.acr !== undefined ? { acr: claims.acr } : {}),
     ...(jkt ? { cnf: { jkt } } : {}),
+    // RFC 8693 4.1: an exchanged token says who acts for its subject; its resource server learns it here too.
+    ...(claims.act !== undefined ? { act: claims.act } : {}),
   };
 }
 

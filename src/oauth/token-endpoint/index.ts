@@ -15,6 +15,7 @@ const tokenResponseSchema = {
   required: ['access_token', 'token_type', 'expires_in'],
   properties: {
     access_token: { type: 'string' },
+    issued_token_type: { type: 'string' },
     token_type: { type: 'string' },
     expires_in: { type: 'integer' },
     refresh_token: { type: 'string' },

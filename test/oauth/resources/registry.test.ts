@@ -13,6 +13,7 @@ const server = (identifier: string, scope: string): ResourceServer => ({
   offlineAccess: true,
   operatorOnly: false,
   clientId: null,
+  tokenExchangeClients: [],
   createdAt: new Date(0),
   version: 1,
   updatedAt: new Date(0),
