@@ -5,7 +5,6 @@ import { ConfigError, loadConfig } from './config.js';
 import { createCore, type Core } from './core.js';
 import { connectDatabase, dataDirOwner, StartupError, usesSingleProcessDatabase } from './storage/connect.js';
 import { migrate } from './storage/migrate.js';
-import { resourceServersRepository } from './storage/resource-servers-repository.js';
 import { registerBuiltInResourceServers } from './admin-services/built-in-resource-servers.js';
 import { systemClock } from './clock.js';
 import { executeCommand, findCommand, unknownCommand, usage } from './cli/execute.js';
@@ -43,7 +42,7 @@ export async function runCli(argv: string[]): Promise<number> {
       // Every other command works on an up-to-date schema with keys; `migrate` itself reports what it applied.
       if (findCommand(argv)?.command.name !== 'migrate') {
         await migrate(database.db);
-        await registerBuiltInResourceServers(resourceServersRepository(database.db), config);
+        await registerBuiltInResourceServers(core.store.resourceServers, config);
         await core.keys.ensureKeys();
       }
       console.log(JSON.stringify(await executeCommand(argv, core), null, 2));

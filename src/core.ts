@@ -2,23 +2,20 @@
 import type { AdminCore } from './admin-services/deps.js';
 import type { Config } from './config.js';
 import type { Clock } from './clock.js';
-import type { Database } from './storage/database.js';
+import type { Database, Db } from './storage/database.js';
 import { keyEncryption, resolveKeyEncryptionKey } from './crypto/key-encryption.js';
 import { keyService } from './crypto/keys.js';
-import { signingKeysRepository } from './storage/signing-keys-repository.js';
+import { createStore } from './storage/store.js';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import { createRateLimits } from './http/rate-limit.js';
 import { cachedClients, type ClientLookup } from './oauth/clients/client-cache.js';
 import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
-import { clientsRepository } from './storage/clients-repository.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
 import { auditSink, databaseSubscriber } from './audit/audit-sink.js';
 import { revocationFeed, type RevocationFeed } from './storage/revocation-feed.js';
-import { revocationsRepository } from './storage/revocations-repository.js';
 import { resourceRegistry } from './oauth/resources/registry.js';
-import { resourceServersRepository } from './storage/resource-servers-repository.js';
 import { outboxWriter } from './outbox/writer.js';
 import { webhookSubscriber } from './webhooks/webhook-subscriber.js';
 
@@ -28,6 +25,8 @@ import { webhookSubscriber } from './webhooks/webhook-subscriber.js';
  */
 export interface Core extends AdminCore {
   readonly database: Database;
+  /** The pool itself, for the composition root and tests; everything else reads and writes through `store`. */
+  readonly db: Db;
   /** Every origin some client may call the token endpoints from (CORS preflights), same freshness as `clients`. */
   readonly corsOrigins: OriginIndex;
   /** Key sets of clients registered with a jwks_uri (bounded, per app). */
@@ -53,8 +52,10 @@ export interface CoreOptions {
 export function createCore({ config, clock, database, warn = () => {}, outbound = STRICT_OUTBOUND }: CoreOptions): Core {
   // Resolved once: without KEY_ENCRYPTION_KEY it is read from (or first written to) DATA_DIR.
   const keyEncryptionKey = resolveKeyEncryptionKey(config);
+  // The one store over the pool: every repository above storage comes from it (docs/design.md, "Unit of work").
+  const store = createStore(database.db, clock);
   const keys = keyService({
-    repository: signingKeysRepository(database.db),
+    repository: store.signingKeys,
     encryption: keyEncryption(keyEncryptionKey),
     clock,
     publishDelaySeconds: config.JWKS_CACHE_TTL,
@@ -67,7 +68,7 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
     redis,
     onStoreError: (error) => warn('rate-limit store failed; request allowed', error),
   });
-  const repository = clientsRepository(database.db, clock);
+  const repository = store.clients;
   const cached = cachedClients(repository, clock, config.CLIENT_CACHE_TTL);
   const corsOrigins = originIndex(repository, clock, config.CLIENT_CACHE_TTL);
   // Whatever makes this instance forget a client also makes it re-read the origins.
@@ -81,14 +82,15 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
   const remoteKeys = remoteKeySets(config, outbound);
   const outbox = outboxWriter({ encryption: keyEncryption(keyEncryptionKey), clock });
   // Audit events that stand for webhook events enqueue them in the same transaction (docs/webhooks.md).
-  const audit = auditSink({ clock, subscribers: [databaseSubscriber(database.db), webhookSubscriber(database.db, outbox)] });
-  const feed = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
-  const resources = resourceRegistry(resourceServersRepository(database.db), clock, config.CLIENT_CACHE_TTL);
+  const audit = auditSink({ clock, subscribers: [databaseSubscriber(store), webhookSubscriber(store, outbox)] });
+  const feed = revocationFeed({ repository: store.revocations, notifications: database.notifications, clock, warn });
+  const resources = resourceRegistry(store.resourceServers, clock, config.CLIENT_CACHE_TTL);
   return {
     config,
     clock,
     database,
     db: database.db,
+    store,
     keys,
     rateLimits,
     clients,

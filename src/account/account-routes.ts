@@ -17,7 +17,7 @@ import type { BrowserSessions } from '../interaction/session/browser-sessions.js
 import type { AccountRepository } from '../storage/account-repository.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { BrowserSession } from '../storage/browser-sessions-repository.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import { accountEvent } from './account-events.js';
 import { currentPreSession, ensurePreSession } from './pre-session.js';
 import type { User, UsersRepository } from '../storage/users-repository.js';
@@ -62,7 +62,7 @@ export interface AccountDeps {
     currentPassword: string,
     newPassword: string,
     keepSession: string,
-    onChanged?: (tx: Db) => Promise<void>,
+    onChanged?: (tx: Store) => Promise<void>,
   ): Promise<PasswordChangeOutcome>;
   /** Passkeys: the account page's list, registration and removal, and passkey sign-in (account-passkeys.ts). */
   passkeys: PasskeyCeremonies;
@@ -74,7 +74,7 @@ export interface AccountDeps {
   /** Seconds a proof of the account stays fresh for factor changes (REAUTH_MAX_AGE, account-session.ts). */
   reauthMaxAge: number;
   /** Where account events are written with their security notices (account-events.ts). */
-  db: Db;
+  store: Store;
   notices?: SecurityNotices | undefined;
   /** "Forgot your password?" under the sign-in form (src/self-service/). */
   selfServiceLinks?: ((interaction: string | undefined) => LoginLinks) | undefined;

@@ -2,9 +2,8 @@
 // `gatehouse users identities`. A link is named by its provider's id (a user has at most one per provider).
 // Removing one follows the rule every face shares (user-rules/unlink-provider.ts): never the user's last way
 // to sign in — then a conflict, and the operator sets a password first. `admin.user.identity_unlinked`.
-import { federatedIdentitiesRepository, type FederatedIdentity } from '../storage/federated-identities-repository.js';
-import { identityProvidersRepository, type IdentityProvider } from '../storage/identity-providers-repository.js';
-import { usersRepository } from '../storage/users-repository.js';
+import type { FederatedIdentity } from '../storage/federated-identities-repository.js';
+import type { IdentityProvider } from '../storage/identity-providers-repository.js';
 import { unlinkProvider } from '../user-rules/unlink-provider.js';
 import type { ActingAs } from './clients-service.js';
 import { AdminRuleError } from './rule-error.js';
@@ -14,10 +13,10 @@ export interface UserIdentity extends FederatedIdentity {
   provider: Pick<IdentityProvider, 'id' | 'slug' | 'name'> | null;
 }
 
-export async function listUserIdentities(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, userId: string): Promise<UserIdentity[]> {
-  if (!(await usersRepository(deps.db, deps.clock).findById(userId))) throw new AdminRuleError('not-found', `no user ${userId}`);
-  const links = await federatedIdentitiesRepository(deps.db).forUser(userId);
-  const providers = identityProvidersRepository(deps.db);
+export async function listUserIdentities(deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>, userId: string): Promise<UserIdentity[]> {
+  if (!(await deps.store.users.findById(userId))) throw new AdminRuleError('not-found', `no user ${userId}`);
+  const links = await deps.store.federatedIdentities.forUser(userId);
+  const providers = deps.store.identityProviders;
   return Promise.all(
     links.map(async (link) => {
       const provider = await providers.find(link.providerId);
@@ -27,7 +26,7 @@ export async function listUserIdentities(deps: Pick<UserAccessServiceDeps, 'db' 
 }
 
 /** By the provider's id or slug. */
-export async function findUserIdentity(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, userId: string, provider: string): Promise<UserIdentity> {
+export async function findUserIdentity(deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>, userId: string, provider: string): Promise<UserIdentity> {
   const found = (await listUserIdentities(deps, userId)).find((l) => l.providerId === provider || l.provider?.slug === provider);
   if (!found) throw new AdminRuleError('not-found', `user ${userId} has no link to ${provider}`);
   return found;

@@ -5,7 +5,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { OAuthDeps } from './deps.js';
 import { CHECKPOINTS_PATH } from '../audit/checkpoints.js';
-import { auditChainRepository } from '../storage/audit-chain-repository.js';
 import { JWKS_PATH } from './jwks.js';
 
 const PUBLISHED = 100;
@@ -17,7 +16,7 @@ const checkpoint = {
   properties: { seq: { type: 'integer' }, hash: { type: 'string' }, issued_at: { type: 'string' }, jws: { type: 'string' } },
 } as const;
 
-export function auditCheckpointsEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'db'>): void {
+export function auditCheckpointsEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'store'>): void {
   app.get(
     CHECKPOINTS_PATH,
     {
@@ -33,7 +32,7 @@ export function auditCheckpointsEndpoint(app: FastifyInstance, services: Pick<OA
       },
     },
     async (_request, reply) => {
-      const checkpoints = await auditChainRepository(services.db).checkpoints(PUBLISHED);
+      const checkpoints = await services.store.auditChain.checkpoints(PUBLISHED);
       reply.header('cache-control', 'public, max-age=60');
       return {
         issuer: services.config.ISSUER,

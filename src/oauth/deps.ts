@@ -8,7 +8,7 @@ import type { KeyService } from '../crypto/keys.js';
 import type { Brand } from '../http/brand.js';
 import type { OutboundPolicy } from '../http/outbound/outbound-policy.js';
 import type { RateLimits } from '../http/rate-limit.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import type { ClientsRepository } from '../storage/clients-repository.js';
 import type { DeviceAuthorizationsRepository } from '../storage/device-authorizations-repository.js';
 import type { GrantsRepository } from '../storage/grants-repository.js';
@@ -36,7 +36,7 @@ import type { OAuthMetrics } from './oauth-metrics.js';
 export interface OAuthDeps {
   readonly config: Config;
   readonly clock: Clock;
-  readonly db: Db;
+  readonly store: Store;
   readonly keys: KeyService;
   readonly rateLimits: RateLimits;
   readonly brand: Brand;

@@ -3,8 +3,8 @@
 // bound to the purpose and the account, expiring, redeemed by one UPDATE, and void once the account's
 // password or address changed (the token keeps a digest of the password hash and the address).
 import { randomToken, sha256 } from '../crypto/random.js';
-import { accountTokensRepository, type AccountToken, type AccountTokenPurpose } from '../storage/account-tokens-repository.js';
-import type { Db } from '../storage/database.js';
+import type { AccountToken, AccountTokenPurpose } from '../storage/account-tokens-repository.js';
+import type { Store } from '../storage/store.js';
 import type { User } from '../storage/users-repository.js';
 
 /** What the link was issued under: the password hash and the current address (same digest as invitations'). */
@@ -15,11 +15,11 @@ const stateFingerprint = (user: Pick<User, 'passwordHash' | 'email'>) => sha256(
  * (the account's address, or for an e-mail change the new one).
  */
 export async function issueAccountLink(
-  tx: Db,
+  tx: Store,
   input: { purpose: AccountTokenPurpose; user: User; email: string; now: number; ttlSeconds: number },
 ): Promise<{ token: string; issued: AccountToken }> {
   const token = randomToken();
-  const issued = await accountTokensRepository(tx).issue({
+  const issued = await tx.accountTokens.issue({
     purpose: input.purpose,
     userId: input.user.id,
     tokenHash: sha256(token),

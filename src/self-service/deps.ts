@@ -8,10 +8,10 @@ import type { Brand } from '../http/brand.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import type { JobQueue } from '../jobs/worker.js';
 import type { OutboxWriter } from '../outbox/writer.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 
 export interface SelfServiceDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'ISSUER' | 'NODE_ENV' | 'SMTP_URL' | 'PASSWORD_RESET_TTL' | 'EMAIL_VERIFICATION_TTL' | 'SIGNUP' | 'SIGNUP_DOMAINS'>;
   brand: Brand;

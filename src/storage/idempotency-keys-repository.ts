@@ -31,8 +31,8 @@ export interface IdempotencyKeysRepository {
   find(id: IdempotencyIdentity): Promise<IdempotencyRecord | undefined>;
   /** Takes over a reservation whose lease has passed (its request died); true when this call won. */
   takeOver(id: IdempotencyIdentity, r: { ownerToken: string; now: Date; lockedUntil: Date }): Promise<boolean>;
-  /** Stores the response if `ownerToken` still holds the reservation; run it inside the operation's transaction. */
-  complete(db: Db, id: IdempotencyIdentity, ownerToken: string, response: StoredResponse): Promise<boolean>;
+  /** Stores the response if `ownerToken` still holds the reservation; use the store of the operation's transaction. */
+  complete(id: IdempotencyIdentity, ownerToken: string, response: StoredResponse): Promise<boolean>;
   /**
    * complete() and the operation's only write in ONE statement (no BEGIN/COMMIT round trips): both
    * happen, or neither. False when the reservation was lost (nothing written).
@@ -106,8 +106,8 @@ export function idempotencyKeysRepository(db: Db): IdempotencyKeysRepository {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
-    async complete(tx, id, ownerToken, response) {
-      const result = await tx
+    async complete(id, ownerToken, response) {
+      const result = await db
         .updateTable('idempotency_keys')
         .set({
           state: 'completed',

@@ -12,7 +12,7 @@ export interface Job {
 }
 
 export interface JobsRepository {
-  enqueue(db: Db, job: { kind: string; payload: unknown; now: Date }): Promise<string>;
+  enqueue(job: { kind: string; payload: unknown; now: Date }): Promise<string>;
   claim(now: Date, lockedUntil: Date): Promise<Job | undefined>;
   finish(job: Job, now: Date): Promise<boolean>;
   retryLater(job: Job, error: string, runAfter: Date, now: Date): Promise<void>;
@@ -22,8 +22,8 @@ export interface JobsRepository {
 export function jobsRepository(db: Db): JobsRepository {
   const fenced = (job: Job) => db.updateTable('jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).where('state', '=', 'running');
   return {
-    async enqueue(tx, job) {
-      const row = await tx
+    async enqueue(job) {
+      const row = await db
         .insertInto('jobs')
         .values({ kind: job.kind, payload: JSON.stringify(job.payload), run_after: job.now, created_at: job.now, updated_at: job.now })
         .returning('id')

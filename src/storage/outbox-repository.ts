@@ -64,7 +64,7 @@ export interface OutboxFilter {
 }
 
 export interface OutboxRepository {
-  enqueue(tx: Db, message: NewOutboxMessage): Promise<string>;
+  enqueue(message: NewOutboxMessage): Promise<string>;
   claim(now: Date, lockedUntil: Date): Promise<ClaimedOutboxMessage | undefined>;
   delivered(message: ClaimedOutboxMessage, now: Date): Promise<boolean>;
   retryLater(message: ClaimedOutboxMessage, error: string, nextAttemptAt: Date, now: Date): Promise<boolean>;
@@ -124,8 +124,8 @@ export function outboxRepository(db: Db): OutboxRepository {
     db.updateTable('outbox_messages').where('id', '=', message.id).where('attempts', '=', message.attempts).where('state', '=', 'delivering');
   const updatedOne = (result: { numUpdatedRows: bigint }) => Number(result.numUpdatedRows) === 1;
   return {
-    async enqueue(tx, message) {
-      const row = await tx
+    async enqueue(message) {
+      const row = await db
         .insertInto('outbox_messages')
         .values({
           ...(message.id ? { id: message.id } : {}),

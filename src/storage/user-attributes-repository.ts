@@ -19,6 +19,8 @@ export interface UserAttributesRepository {
   set(userId: string, name: string, json: string, limits: AttributeLimits): Promise<SetAttributeOutcome>;
   /** Removes one attribute; false when the user does not exist or has no such attribute. */
   remove(userId: string, name: string): Promise<boolean>;
+  /** storedAttributesBytes on this store's connection. */
+  storedBytes(json: string): Promise<number>;
 }
 
 /**
@@ -36,6 +38,7 @@ const asObject = (value: unknown): Record<string, unknown> =>
 
 export function userAttributesRepository(db: Db, clock: Clock): UserAttributesRepository {
   return {
+    storedBytes: (json) => storedAttributesBytes(db, json),
     async set(userId, name, json, limits) {
       const next = sql`(attributes || jsonb_build_object(${name}::text, ${json}::jsonb))`;
       const row = await db

@@ -2,6 +2,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from './database.js';
+import { isForeignKeyViolation, isUniqueViolation, StillReferencedError } from './errors.js';
 import { deleteGrantOwner } from './grants-repository.js';
 import { precompiled } from './precompiled.js';
 import type { UsersTable } from './schema.js';
@@ -61,6 +62,7 @@ export interface UsersRepository {
     changes: Partial<UserProfile> & AttributesColumn & { username?: string; passwordHash?: string },
     expectedVersion?: number,
   ): Promise<User | undefined>;
+  /** Throws StillReferencedError when records the user owns (orders, payments) refer to the account. */
   delete(id: string): Promise<boolean>;
 }
 
@@ -116,8 +118,6 @@ export type JoinedUserRow = { [K in (typeof JOINED_USER_COLUMNS)[number] as `u_$
 
 export const userFromJoin = (r: JoinedUserRow): UserRecord | null =>
   r.u_id === null ? null : toUserRecord(Object.fromEntries(JOINED_USER_COLUMNS.map((c) => [c, r[`u_${c}`]])) as unknown as UserRow);
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === '23505';
 
 function profileColumns(p: Partial<UserProfile>) {
   return {
@@ -198,7 +198,12 @@ export function usersRepository(db: Db, clock: Clock): UsersRepository {
     },
     async delete(id) {
       // Their grants are revoked (with the access tokens issued under them) before the cascade deletes them.
-      return deleteGrantOwner(db, clock, { userId: id });
+      try {
+        return await deleteGrantOwner(db, clock, { userId: id });
+      } catch (error) {
+        if (isForeignKeyViolation(error)) throw new StillReferencedError(`user ${id} is still referred to`, { cause: error });
+        throw error;
+      }
     },
   };
 }

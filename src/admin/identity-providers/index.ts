@@ -66,7 +66,7 @@ export async function adminIdentityProvidersRoutes(
     preHandler: requireScope(ADMIN_WRITE),
     ...idempotency.route<{ Body: CreateIdentityProviderBody }>({ required: true }, async (request, tx) => {
       const provider = await asProblems(RESOURCE, () =>
-        createIdentityProviderRecord({ ...services, db: tx }, identityProviderInput(request.body), actingAs(request)),
+        createIdentityProviderRecord({ ...services, store: tx }, identityProviderInput(request.body), actingAs(request)),
       );
       const body = represent(provider);
       return {

@@ -91,7 +91,7 @@ export async function adminUsersRoutes(
       summary: 'Create a user (Idempotency-Key required; a password is required)',
       body: CreateUserSchema,
       run: async ({ password, ...rest }, tx, as) => ({
-        row: { user: await createUserRecord({ ...services, db: tx }, { ...userInput(rest), password }, as), factors: NO_SECOND_FACTORS },
+        row: { user: await createUserRecord({ ...services, store: tx }, { ...userInput(rest), password }, as), factors: NO_SECOND_FACTORS },
       }),
     },
     update: {

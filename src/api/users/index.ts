@@ -18,12 +18,12 @@ import { ProblemError } from '../../http/errors.js';
 
 const tags = ['users'];
 
-export type UsersServices = Pick<ApiDeps, 'config' | 'clock' | 'db' | 'rateLimits' | 'users' | 'outbox'>;
+export type UsersServices = Pick<ApiDeps, 'config' | 'clock' | 'store' | 'rateLimits' | 'users' | 'outbox'>;
 
 export async function usersRoutes(parent: FastifyInstance, { services: core }: { services: UsersServices }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { users } = core;
-  const accounts = { db: core.db, clock: core.clock, rateLimits: core.rateLimits, outbox: core.outbox };
+  const accounts = { store: core.store, clock: core.clock, rateLimits: core.rateLimits, outbox: core.outbox };
   const prefix = app.prefix;
 
   /** 200 with the representation and its validators, or 304 when the client's copy is current. */

@@ -5,6 +5,6 @@ export const migrateCommand: Command = {
   name: 'migrate',
   usage: 'migrate',
   async run(_args, core) {
-    return { applied: await migrate(core.db) };
+    return { applied: await migrate(core.database.db) };
   },
 };

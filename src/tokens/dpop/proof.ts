@@ -8,8 +8,8 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 // sha256 here is base64url(SHA-256), which is also exactly RFC 9449 4.2's `ath`.
 import { sha256 } from '../../crypto/random.js';
-import type { Db } from '../../storage/database.js';
-import { dpopProofsRepository, type DpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
+import type { Store } from '../../storage/store.js';
+import type { DpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
 import { dpopNonces, type DpopNonces } from './nonce.js';
 
 export const DPOP_ALGS = ['ES256', 'RS256', 'PS256'] as const;
@@ -45,10 +45,10 @@ export interface DpopDeps {
 }
 
 /** What every proof check of this app (token endpoint, resource API, /userinfo) works with. */
-export const dpopDeps = (core: { clock: Clock; config: Config; db: Db; keyEncryptionKey: Buffer }): DpopDeps => ({
+export const dpopDeps = (core: { clock: Clock; config: Config; store: Store; keyEncryptionKey: Buffer }): DpopDeps => ({
   clock: core.clock,
   clockSkewSeconds: core.config.CLOCK_SKEW,
-  proofs: dpopProofsRepository(core.db, core.clock),
+  proofs: core.store.dpopProofs,
   nonces: dpopNonces(core.keyEncryptionKey, core.clock),
 });
 

@@ -22,7 +22,7 @@ before(async () => {
     clock,
     configure: (app) => {
       // A route outside /v1 that opts into the same mechanism; its "principal" is set by hand.
-      const mechanism = idempotency({ db: app.core.db, clock, config: app.core.config, keyEncryptionKey: app.core.keyEncryptionKey });
+      const mechanism = idempotency({ store: app.core.store, clock, config: app.core.config, keyEncryptionKey: app.core.keyEncryptionKey });
       app.post('/test/flaky', {
         preHandler: async (request: FastifyRequest) => {
           request.principal = { kind: 'user', sub: 'flaky-user', clientId: 'flaky-client', scopes: new Set(), jti: 'j', exp: 0 };

@@ -1,0 +1,328 @@
+// The unit of work (docs/design.md, "Unit of work"): everything above storage reaches the database through a
+// Store — the repositories, built for one connection or one transaction, and one way to open a transaction.
+// `createStore(db, clock)` is called once by the composition root; `store.transaction(work)` hands `work` a
+// Store over that transaction. Repositories are built on first use and kept for the life of the store, so a
+// transaction's store costs one object until a repository is asked for, and a long-lived store (the hot
+// paths of /token take theirs at start) builds each repository once.
+//
+// Work that must happen only once a transaction has committed — the audit log's JSON line, which would
+// otherwise claim a change the rollback undid (docs/audit-log.md), the outbox worker's wake-up — is
+// registered with `afterCommit`. Kysely has no commit hook: the store runs the callbacks registered on its
+// transaction after the commit and drops them on a rollback.
+import type { Clock } from '../clock.js';
+import { accountLinkRequestsRepository, type AccountLinkRequestsRepository } from './account-link-requests-repository.js';
+import { accountRepository, type AccountRepository } from './account-repository.js';
+import { accountTokensRepository, type AccountTokensRepository } from './account-tokens-repository.js';
+import { applyLockRepository } from './apply-lock-repository.js';
+import { auditChainRepository, type AuditChainRepository } from './audit-chain-repository.js';
+import { auditEventsRepository, type AuditEventsRepository } from './audit-events-repository.js';
+import { authorizationCodesRepository, type AuthorizationCodesRepository } from './authorization-codes-repository.js';
+import { logoutTargets, type EndingSessions, type LogoutTarget } from './backchannel-logout-repository.js';
+import { browserSessionsRepository, type BrowserSessionsRepository } from './browser-sessions-repository.js';
+import { clientAdminRepository, type ClientAdminRepository } from './client-admin-repository.js';
+import { clientAssertionsRepository, type ClientAssertionsRepository } from './client-assertions-repository.js';
+import { clientsRepository, type ClientsRepository } from './clients-repository.js';
+import { consentsRepository, type ConsentsRepository } from './consents-repository.js';
+import type { Db } from './database.js';
+import { deviceAuthorizationsRepository, type DeviceAuthorizationsRepository } from './device-authorizations-repository.js';
+import { dpopProofsRepository, type DpopProofsRepository } from './dpop-proofs-repository.js';
+import { federatedIdentitiesRepository, type FederatedIdentitiesRepository } from './federated-identities-repository.js';
+import { grantsRepository, type GrantsRepository } from './grants-repository.js';
+import { idempotencyKeysRepository, type IdempotencyKeysRepository } from './idempotency-keys-repository.js';
+import { identityProvidersRepository, type IdentityProvidersRepository } from './identity-providers-repository.js';
+import { initialAccessTokensRepository, type InitialAccessTokensRepository } from './initial-access-tokens-repository.js';
+import { interactionsRepository, type InteractionsRepository } from './interactions-repository.js';
+import { jobsRepository, type JobsRepository } from './jobs-repository.js';
+import { operatorRolesRepository, type OperatorRolesRepository } from './operator-roles-repository.js';
+import { ordersRepository, type OrdersRepository } from './orders-repository.js';
+import { outboxRepository, type OutboxRepository } from './outbox-repository.js';
+import { passkeysRepository, type PasskeysRepository } from './passkeys-repository.js';
+import { paymentsRepository, type PaymentsRepository } from './payments-repository.js';
+import { refreshTokensRepository, type RefreshTokensRepository } from './refresh-tokens-repository.js';
+import { reportsRepository, type ReportsRepository } from './reports-repository.js';
+import { resourceServersRepository, type ResourceServersRepository } from './resource-servers-repository.js';
+import { revocationsRepository, type RevocationsRepository } from './revocations-repository.js';
+import { secondFactorFailuresRepository, type SecondFactorFailuresRepository } from './second-factor-failures-repository.js';
+import { secondFactorsRepository, type SecondFactorsRepository } from './second-factors-repository.js';
+import { selfServiceRepository, type SelfServiceRepository } from './self-service-repository.js';
+import { signInWaysRepository, type SignInWaysRepository } from './sign-in-ways-repository.js';
+import { signingKeysRepository } from './signing-keys-repository.js';
+import { lockTask } from './task-locks.js';
+import { upstreamSignInsRepository, type UpstreamSignInsRepository } from './upstream-sign-ins-repository.js';
+import { userAccessAdminRepository, type UserAccessAdminRepository } from './user-access-admin-repository.js';
+import { userAdminRepository, type UserAdminRepository } from './user-admin-repository.js';
+import { userAttributesRepository, type UserAttributesRepository } from './user-attributes-repository.js';
+import { usersRepository, type UsersRepository } from './users-repository.js';
+import { webhookEndpointsRepository, type WebhookEndpointsRepository } from './webhook-endpoints-repository.js';
+import type { SigningKeysRepository } from '../crypto/keys.js';
+
+// A callback may be async (re-reading state the commit changed): the transaction's caller waits for it, so
+// whoever asked for the change sees its effects when the call returns.
+export type AfterCommit = () => void | Promise<void>;
+
+/** Locks held until the end of the store's transaction (advisory, by name). */
+export interface Locks {
+  /** One periodic task for the whole deployment at a time (task-locks.ts). */
+  task(name: string): Promise<void>;
+  /** One `gatehouse apply` at a time (apply-lock-repository.ts). */
+  apply(): Promise<void>;
+}
+
+export interface TransactionOptions {
+  /** Default: PostgreSQL's (read committed). The audit chain's verification reads one snapshot: repeatable read. */
+  isolation?: 'repeatable read' | 'serializable';
+}
+
+export interface Store {
+  /** True for a store over a transaction (`transaction` joins it). */
+  readonly inTransaction: boolean;
+  /**
+   * Runs `work` in a new transaction and hands it a store over that transaction; callbacks registered on it
+   * with `afterCommit` run once it has committed (awaited before this returns), and are dropped when it rolls
+   * back. Inside a transaction already, `work` joins it and its callbacks wait for that commit.
+   * `isolation` applies to a new transaction (a joined one keeps its own).
+   */
+  transaction<T>(work: (tx: Store) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * Runs `callback` after this store's transaction commits (at once when the store is not a transaction).
+   * A transaction opened some other way would never call it back, so that is refused rather than dropped.
+   */
+  afterCommit(callback: AfterCommit): void;
+  readonly locks: Locks;
+
+  readonly account: AccountRepository;
+  readonly accountLinkRequests: AccountLinkRequestsRepository;
+  readonly accountTokens: AccountTokensRepository;
+  readonly auditChain: AuditChainRepository;
+  readonly auditEvents: AuditEventsRepository;
+  readonly authorizationCodes: AuthorizationCodesRepository;
+  /** Who must be told that sessions end; read before the change that ends them. */
+  logoutTargets(ending: EndingSessions, now: Date): Promise<LogoutTarget[]>;
+  readonly browserSessions: BrowserSessionsRepository;
+  readonly clientAdmin: ClientAdminRepository;
+  readonly clientAssertions: ClientAssertionsRepository;
+  readonly clients: ClientsRepository;
+  readonly consents: ConsentsRepository;
+  readonly deviceAuthorizations: DeviceAuthorizationsRepository;
+  readonly dpopProofs: DpopProofsRepository;
+  readonly federatedIdentities: FederatedIdentitiesRepository;
+  readonly grants: GrantsRepository;
+  readonly idempotencyKeys: IdempotencyKeysRepository;
+  readonly identityProviders: IdentityProvidersRepository;
+  readonly initialAccessTokens: InitialAccessTokensRepository;
+  /** Typed by whoever stores the pending requests (the authorization server: its AuthorizationRequest). */
+  interactions<R>(): InteractionsRepository<R>;
+  readonly jobs: JobsRepository;
+  /** Failed proofs of the account while linking an upstream identity (the link-proof budget). */
+  readonly linkProofFailures: SecondFactorFailuresRepository;
+  readonly operatorRoles: OperatorRolesRepository;
+  readonly orders: OrdersRepository;
+  readonly outbox: OutboxRepository;
+  readonly passkeys: PasskeysRepository;
+  readonly payments: PaymentsRepository;
+  readonly refreshTokens: RefreshTokensRepository;
+  readonly reports: ReportsRepository;
+  readonly resourceServers: ResourceServersRepository;
+  readonly revocations: RevocationsRepository;
+  readonly secondFactorFailures: SecondFactorFailuresRepository;
+  readonly secondFactors: SecondFactorsRepository;
+  readonly selfService: SelfServiceRepository;
+  readonly signInWays: SignInWaysRepository;
+  readonly signingKeys: SigningKeysRepository;
+  readonly upstreamSignIns: UpstreamSignInsRepository;
+  readonly userAccessAdmin: UserAccessAdminRepository;
+  readonly userAdmin: UserAdminRepository;
+  readonly userAttributes: UserAttributesRepository;
+  readonly users: UsersRepository;
+  readonly webhookEndpoints: WebhookEndpointsRepository;
+}
+
+/** The store over `db` (a pool, or a transaction the caller opened itself: `afterCommit` is then refused). */
+export function createStore(db: Db, clock: Clock): Store {
+  return new DbStore(db, clock, undefined);
+}
+
+/**
+ * The connection or transaction a store reads and writes through; for storage's own tests and the few
+ * storage-level helpers that take one (nothing above storage needs it).
+ */
+export const dbOf = (store: Store): Db => (store as DbStore).db;
+
+class DbStore implements Store {
+  readonly #repositories = new Map<string, unknown>();
+  readonly locks: Locks;
+
+  constructor(
+    readonly db: Db,
+    private readonly clock: Clock,
+    /** Registered afterCommit callbacks; undefined when not a transaction opened by a store. */
+    private readonly callbacks: AfterCommit[] | undefined,
+  ) {
+    this.locks = {
+      task: (name) => lockTask(db, name),
+      apply: () => applyLockRepository(db).lock(),
+    };
+  }
+
+  get inTransaction(): boolean {
+    return this.db.isTransaction;
+  }
+
+  async transaction<T>(work: (tx: Store) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    if (this.db.isTransaction) return work(this);
+    let callbacks: AfterCommit[] = [];
+    const builder = options.isolation ? this.db.transaction().setIsolationLevel(options.isolation) : this.db.transaction();
+    const result = await builder.execute(async (trx) => {
+      callbacks = [];
+      return work(new DbStore(trx, this.clock, callbacks));
+    });
+    for (const callback of callbacks) await callback();
+    return result;
+  }
+
+  afterCommit(callback: AfterCommit): void {
+    if (!this.db.isTransaction) {
+      void callback();
+      return;
+    }
+    if (!this.callbacks) throw new Error('afterCommit needs a transaction opened with store.transaction');
+    this.callbacks.push(callback);
+  }
+
+  /** Built on first use, then kept for the life of this store. */
+  #get<R>(name: string, build: () => R): R {
+    let repository = this.#repositories.get(name) as R | undefined;
+    if (repository === undefined) {
+      repository = build();
+      this.#repositories.set(name, repository);
+    }
+    return repository;
+  }
+
+  get account() {
+    return this.#get('account', () => accountRepository(this.db, this.clock));
+  }
+  get accountLinkRequests() {
+    return this.#get('accountLinkRequests', () => accountLinkRequestsRepository(this.db));
+  }
+  get accountTokens() {
+    return this.#get('accountTokens', () => accountTokensRepository(this.db));
+  }
+  get auditChain() {
+    return this.#get('auditChain', () => auditChainRepository(this.db));
+  }
+  get auditEvents() {
+    return this.#get('auditEvents', () => auditEventsRepository(this.db));
+  }
+  get authorizationCodes() {
+    return this.#get('authorizationCodes', () => authorizationCodesRepository(this.db, this.clock));
+  }
+  logoutTargets(ending: EndingSessions, now: Date) {
+    return logoutTargets(this.db, ending, now);
+  }
+  get browserSessions() {
+    return this.#get('browserSessions', () => browserSessionsRepository(this.db, this.clock));
+  }
+  get clientAdmin() {
+    return this.#get('clientAdmin', () => clientAdminRepository(this.db, this.clock));
+  }
+  get clientAssertions() {
+    return this.#get('clientAssertions', () => clientAssertionsRepository(this.db, this.clock));
+  }
+  get clients() {
+    return this.#get('clients', () => clientsRepository(this.db, this.clock));
+  }
+  get consents() {
+    return this.#get('consents', () => consentsRepository(this.db, this.clock));
+  }
+  get deviceAuthorizations() {
+    return this.#get('deviceAuthorizations', () => deviceAuthorizationsRepository(this.db, this.clock));
+  }
+  get dpopProofs() {
+    return this.#get('dpopProofs', () => dpopProofsRepository(this.db, this.clock));
+  }
+  get federatedIdentities() {
+    return this.#get('federatedIdentities', () => federatedIdentitiesRepository(this.db));
+  }
+  get grants() {
+    return this.#get('grants', () => grantsRepository(this.db, this.clock));
+  }
+  get idempotencyKeys() {
+    return this.#get('idempotencyKeys', () => idempotencyKeysRepository(this.db));
+  }
+  get identityProviders() {
+    return this.#get('identityProviders', () => identityProvidersRepository(this.db));
+  }
+  get initialAccessTokens() {
+    return this.#get('initialAccessTokens', () => initialAccessTokensRepository(this.db, this.clock));
+  }
+  interactions<R>(): InteractionsRepository<R> {
+    return this.#get('interactions', () => interactionsRepository<unknown>(this.db, this.clock)) as InteractionsRepository<R>;
+  }
+  get jobs() {
+    return this.#get('jobs', () => jobsRepository(this.db));
+  }
+  get linkProofFailures() {
+    return this.#get('linkProofFailures', () => secondFactorFailuresRepository(this.db, this.clock, 'link_proof_failures'));
+  }
+  get operatorRoles() {
+    return this.#get('operatorRoles', () => operatorRolesRepository(this.db));
+  }
+  get orders() {
+    return this.#get('orders', () => ordersRepository(this.db));
+  }
+  get outbox() {
+    return this.#get('outbox', () => outboxRepository(this.db));
+  }
+  get passkeys() {
+    return this.#get('passkeys', () => passkeysRepository(this.db, this.clock));
+  }
+  get payments() {
+    return this.#get('payments', () => paymentsRepository(this.db));
+  }
+  get refreshTokens() {
+    return this.#get('refreshTokens', () => refreshTokensRepository(this.db, this.clock));
+  }
+  get reports() {
+    return this.#get('reports', () => reportsRepository(this.db));
+  }
+  get resourceServers() {
+    return this.#get('resourceServers', () => resourceServersRepository(this.db));
+  }
+  get revocations() {
+    return this.#get('revocations', () => revocationsRepository(this.db, this.clock));
+  }
+  get secondFactorFailures() {
+    return this.#get('secondFactorFailures', () => secondFactorFailuresRepository(this.db, this.clock));
+  }
+  get secondFactors() {
+    return this.#get('secondFactors', () => secondFactorsRepository(this.db, this.clock));
+  }
+  get selfService() {
+    return this.#get('selfService', () => selfServiceRepository(this.db));
+  }
+  get signInWays() {
+    return this.#get('signInWays', () => signInWaysRepository(this.db));
+  }
+  get signingKeys() {
+    return this.#get('signingKeys', () => signingKeysRepository(this.db));
+  }
+  get upstreamSignIns() {
+    return this.#get('upstreamSignIns', () => upstreamSignInsRepository(this.db));
+  }
+  get userAccessAdmin() {
+    return this.#get('userAccessAdmin', () => userAccessAdminRepository(this.db, this.clock));
+  }
+  get userAdmin() {
+    return this.#get('userAdmin', () => userAdminRepository(this.db));
+  }
+  get userAttributes() {
+    return this.#get('userAttributes', () => userAttributesRepository(this.db, this.clock));
+  }
+  get users() {
+    return this.#get('users', () => usersRepository(this.db, this.clock));
+  }
+  get webhookEndpoints() {
+    return this.#get('webhookEndpoints', () => webhookEndpointsRepository(this.db));
+  }
+}
