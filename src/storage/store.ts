@@ -149,19 +149,21 @@ export function createStore(db: Db, clock: Clock): Store {
 export const dbOf = (store: Store): Db => (store as DbStore).db;
 
 class DbStore implements Store {
-  readonly #repositories = new Map<string, unknown>();
-  readonly locks: Locks;
+  /** The repositories built so far, by name (a plain object: the cheapest to create per transaction). */
+  private readonly built: Record<string, unknown> = {};
 
   constructor(
     readonly db: Db,
     private readonly clock: Clock,
     /** Registered afterCommit callbacks; undefined when not a transaction opened by a store. */
     private readonly callbacks: AfterCommit[] | undefined,
-  ) {
-    this.locks = {
-      task: (name) => lockTask(db, name),
-      apply: () => applyLockRepository(db).lock(),
-    };
+  ) {}
+
+  get locks(): Locks {
+    return this.once('locks', () => ({
+      task: (name: string) => lockTask(this.db, name),
+      apply: () => applyLockRepository(this.db).lock(),
+    }));
   }
 
   get inTransaction(): boolean {
@@ -190,139 +192,139 @@ class DbStore implements Store {
   }
 
   /** Built on first use, then kept for the life of this store. */
-  #get<R>(name: string, build: () => R): R {
-    let repository = this.#repositories.get(name) as R | undefined;
+  private once<R>(name: string, build: () => R): R {
+    let repository = this.built[name] as R | undefined;
     if (repository === undefined) {
       repository = build();
-      this.#repositories.set(name, repository);
+      this.built[name] = repository;
     }
     return repository;
   }
 
   get account() {
-    return this.#get('account', () => accountRepository(this.db, this.clock));
+    return this.once('account', () => accountRepository(this.db, this.clock));
   }
   get accountLinkRequests() {
-    return this.#get('accountLinkRequests', () => accountLinkRequestsRepository(this.db));
+    return this.once('accountLinkRequests', () => accountLinkRequestsRepository(this.db));
   }
   get accountTokens() {
-    return this.#get('accountTokens', () => accountTokensRepository(this.db));
+    return this.once('accountTokens', () => accountTokensRepository(this.db));
   }
   get auditChain() {
-    return this.#get('auditChain', () => auditChainRepository(this.db));
+    return this.once('auditChain', () => auditChainRepository(this.db));
   }
   get auditEvents() {
-    return this.#get('auditEvents', () => auditEventsRepository(this.db));
+    return this.once('auditEvents', () => auditEventsRepository(this.db));
   }
   get authorizationCodes() {
-    return this.#get('authorizationCodes', () => authorizationCodesRepository(this.db, this.clock));
+    return this.once('authorizationCodes', () => authorizationCodesRepository(this.db, this.clock));
   }
   logoutTargets(ending: EndingSessions, now: Date) {
     return logoutTargets(this.db, ending, now);
   }
   get browserSessions() {
-    return this.#get('browserSessions', () => browserSessionsRepository(this.db, this.clock));
+    return this.once('browserSessions', () => browserSessionsRepository(this.db, this.clock));
   }
   get clientAdmin() {
-    return this.#get('clientAdmin', () => clientAdminRepository(this.db, this.clock));
+    return this.once('clientAdmin', () => clientAdminRepository(this.db, this.clock));
   }
   get clientAssertions() {
-    return this.#get('clientAssertions', () => clientAssertionsRepository(this.db, this.clock));
+    return this.once('clientAssertions', () => clientAssertionsRepository(this.db, this.clock));
   }
   get clients() {
-    return this.#get('clients', () => clientsRepository(this.db, this.clock));
+    return this.once('clients', () => clientsRepository(this.db, this.clock));
   }
   get consents() {
-    return this.#get('consents', () => consentsRepository(this.db, this.clock));
+    return this.once('consents', () => consentsRepository(this.db, this.clock));
   }
   get deviceAuthorizations() {
-    return this.#get('deviceAuthorizations', () => deviceAuthorizationsRepository(this.db, this.clock));
+    return this.once('deviceAuthorizations', () => deviceAuthorizationsRepository(this.db, this.clock));
   }
   get dpopProofs() {
-    return this.#get('dpopProofs', () => dpopProofsRepository(this.db, this.clock));
+    return this.once('dpopProofs', () => dpopProofsRepository(this.db, this.clock));
   }
   get federatedIdentities() {
-    return this.#get('federatedIdentities', () => federatedIdentitiesRepository(this.db));
+    return this.once('federatedIdentities', () => federatedIdentitiesRepository(this.db));
   }
   get grants() {
-    return this.#get('grants', () => grantsRepository(this.db, this.clock));
+    return this.once('grants', () => grantsRepository(this.db, this.clock));
   }
   get idempotencyKeys() {
-    return this.#get('idempotencyKeys', () => idempotencyKeysRepository(this.db));
+    return this.once('idempotencyKeys', () => idempotencyKeysRepository(this.db));
   }
   get identityProviders() {
-    return this.#get('identityProviders', () => identityProvidersRepository(this.db));
+    return this.once('identityProviders', () => identityProvidersRepository(this.db));
   }
   get initialAccessTokens() {
-    return this.#get('initialAccessTokens', () => initialAccessTokensRepository(this.db, this.clock));
+    return this.once('initialAccessTokens', () => initialAccessTokensRepository(this.db, this.clock));
   }
   interactions<R>(): InteractionsRepository<R> {
-    return this.#get('interactions', () => interactionsRepository<unknown>(this.db, this.clock)) as InteractionsRepository<R>;
+    return this.once('interactions', () => interactionsRepository<unknown>(this.db, this.clock)) as InteractionsRepository<R>;
   }
   get jobs() {
-    return this.#get('jobs', () => jobsRepository(this.db));
+    return this.once('jobs', () => jobsRepository(this.db));
   }
   get linkProofFailures() {
-    return this.#get('linkProofFailures', () => secondFactorFailuresRepository(this.db, this.clock, 'link_proof_failures'));
+    return this.once('linkProofFailures', () => secondFactorFailuresRepository(this.db, this.clock, 'link_proof_failures'));
   }
   get operatorRoles() {
-    return this.#get('operatorRoles', () => operatorRolesRepository(this.db));
+    return this.once('operatorRoles', () => operatorRolesRepository(this.db));
   }
   get orders() {
-    return this.#get('orders', () => ordersRepository(this.db));
+    return this.once('orders', () => ordersRepository(this.db));
   }
   get outbox() {
-    return this.#get('outbox', () => outboxRepository(this.db));
+    return this.once('outbox', () => outboxRepository(this.db));
   }
   get passkeys() {
-    return this.#get('passkeys', () => passkeysRepository(this.db, this.clock));
+    return this.once('passkeys', () => passkeysRepository(this.db, this.clock));
   }
   get payments() {
-    return this.#get('payments', () => paymentsRepository(this.db));
+    return this.once('payments', () => paymentsRepository(this.db));
   }
   get refreshTokens() {
-    return this.#get('refreshTokens', () => refreshTokensRepository(this.db, this.clock));
+    return this.once('refreshTokens', () => refreshTokensRepository(this.db, this.clock));
   }
   get reports() {
-    return this.#get('reports', () => reportsRepository(this.db));
+    return this.once('reports', () => reportsRepository(this.db));
   }
   get resourceServers() {
-    return this.#get('resourceServers', () => resourceServersRepository(this.db));
+    return this.once('resourceServers', () => resourceServersRepository(this.db));
   }
   get revocations() {
-    return this.#get('revocations', () => revocationsRepository(this.db, this.clock));
+    return this.once('revocations', () => revocationsRepository(this.db, this.clock));
   }
   get secondFactorFailures() {
-    return this.#get('secondFactorFailures', () => secondFactorFailuresRepository(this.db, this.clock));
+    return this.once('secondFactorFailures', () => secondFactorFailuresRepository(this.db, this.clock));
   }
   get secondFactors() {
-    return this.#get('secondFactors', () => secondFactorsRepository(this.db, this.clock));
+    return this.once('secondFactors', () => secondFactorsRepository(this.db, this.clock));
   }
   get selfService() {
-    return this.#get('selfService', () => selfServiceRepository(this.db));
+    return this.once('selfService', () => selfServiceRepository(this.db));
   }
   get signInWays() {
-    return this.#get('signInWays', () => signInWaysRepository(this.db));
+    return this.once('signInWays', () => signInWaysRepository(this.db));
   }
   get signingKeys() {
-    return this.#get('signingKeys', () => signingKeysRepository(this.db));
+    return this.once('signingKeys', () => signingKeysRepository(this.db));
   }
   get upstreamSignIns() {
-    return this.#get('upstreamSignIns', () => upstreamSignInsRepository(this.db));
+    return this.once('upstreamSignIns', () => upstreamSignInsRepository(this.db));
   }
   get userAccessAdmin() {
-    return this.#get('userAccessAdmin', () => userAccessAdminRepository(this.db, this.clock));
+    return this.once('userAccessAdmin', () => userAccessAdminRepository(this.db, this.clock));
   }
   get userAdmin() {
-    return this.#get('userAdmin', () => userAdminRepository(this.db));
+    return this.once('userAdmin', () => userAdminRepository(this.db));
   }
   get userAttributes() {
-    return this.#get('userAttributes', () => userAttributesRepository(this.db, this.clock));
+    return this.once('userAttributes', () => userAttributesRepository(this.db, this.clock));
   }
   get users() {
-    return this.#get('users', () => usersRepository(this.db, this.clock));
+    return this.once('users', () => usersRepository(this.db, this.clock));
   }
   get webhookEndpoints() {
-    return this.#get('webhookEndpoints', () => webhookEndpointsRepository(this.db));
+    return this.once('webhookEndpoints', () => webhookEndpointsRepository(this.db));
   }
 }
