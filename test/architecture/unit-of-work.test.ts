@@ -20,8 +20,7 @@ const above = sources()
       .replace(/(^|[^:'"`])\/\/.*$/gm, '$1'),
   }));
 
-const offenders = (pattern: RegExp) =>
-  above.flatMap(({ file, code }) => [...code.matchAll(pattern)].map((m) => `${file}: ${m[0]}`));
+const offenders = (pattern: RegExp) => above.flatMap(({ file, code }) => [...code.matchAll(pattern)].map((m) => `${file}: ${m[0]}`));
 
 test('unit of work: no file outside src/storage constructs a repository (they come from the store)', () => {
   // A repository factory called with anything (`usersRepository(db, clock)`, `interactionsRepository<R>(db, clock)`).
