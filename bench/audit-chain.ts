@@ -15,11 +15,11 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { systemClock } from '../src/clock.js';
 import { auditSink, databaseSubscriber } from '../src/audit/audit-sink.js';
-import { eventDigest } from '../src/storage/audit-chain-digest.js';
-import { openPostgres } from '../src/storage/database.js';
+import { eventDigest } from '../src/storage/repositories/audit-chain-digest.js';
+import { openPostgres } from '../src/storage/driver/database.js';
 import { createStore, dbOf } from '../src/storage/store.js';
-import { startEmbeddedPostgres } from '../src/storage/embedded-postgres.js';
-import { migrate } from '../src/storage/migrate.js';
+import { startEmbeddedPostgres } from '../src/storage/driver/embedded-postgres.js';
+import { migrate } from '../src/storage/driver/migrate.js';
 import { startCluster } from '../scripts/pg-cluster.mjs';
 
 const { values } = parseArgs({

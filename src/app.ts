@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
-import type { Database } from './storage/database.js';
+import type { Database } from './storage/driver/database.js';
 import { createServices, type Services } from './services.js';
 import type { OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { loggerOptions } from './logger.js';

@@ -3,8 +3,8 @@
 // command to a running server's admin socket; the commands themselves live in src/cli/.
 import { ConfigError, loadConfig } from './config.js';
 import { createCore, type Core } from './core.js';
-import { connectDatabase, dataDirOwner, StartupError, usesSingleProcessDatabase } from './storage/connect.js';
-import { migrate } from './storage/migrate.js';
+import { connectDatabase, dataDirOwner, StartupError, usesSingleProcessDatabase } from './storage/driver/connect.js';
+import { migrate } from './storage/driver/migrate.js';
 import { registerBuiltInResourceServers } from './admin-services/built-in-resource-servers.js';
 import { systemClock } from './clock.js';
 import { executeCommand, findCommand, unknownCommand, usage } from './cli/execute.js';

@@ -2,7 +2,7 @@
 import type { AdminCore } from './admin-services/deps.js';
 import type { Config } from './config.js';
 import type { Clock } from './clock.js';
-import type { Database, Db } from './storage/database.js';
+import type { Database, Db } from './storage/driver/database.js';
 import { keyEncryption, resolveKeyEncryptionKey } from './crypto/key-encryption.js';
 import { keyService } from './crypto/keys.js';
 import { createStore } from './storage/store.js';
@@ -14,7 +14,7 @@ import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
 import { auditSink, databaseSubscriber } from './audit/audit-sink.js';
-import { revocationFeed, type RevocationFeed } from './storage/revocation-feed.js';
+import { revocationFeed, type RevocationFeed } from './storage/repositories/revocation-feed.js';
 import { resourceRegistry } from './oauth/resources/registry.js';
 import { outboxWriter } from './outbox/writer.js';
 import { webhookSubscriber } from './webhooks/webhook-subscriber.js';

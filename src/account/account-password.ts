@@ -4,7 +4,7 @@
 import { changePassword, type PasswordChangeDeps } from '../user-rules/password-change.js';
 import { ProblemError } from '../http/errors.js';
 import type { Store } from '../storage/store.js';
-import type { User } from '../storage/users-repository.js';
+import type { User } from '../storage/repositories/users-repository.js';
 import type { PasswordChangeOutcome } from './account-routes.js';
 
 export function accountPasswordChange(deps: PasswordChangeDeps) {

@@ -14,13 +14,13 @@ import { renderSecondFactorPage } from '../interaction/mfa/second-factor-page.js
 import { ACCOUNT_FLOW, type SecondFactors } from '../interaction/mfa/second-factors.js';
 import { renderLoginPage } from '../interaction/pages/login-page.js';
 import type { BrowserSessions } from '../interaction/session/browser-sessions.js';
-import type { AccountRepository } from '../storage/account-repository.js';
+import type { AccountRepository } from '../storage/repositories/account-repository.js';
 import type { AuditSink } from '../audit/audit-sink.js';
-import type { BrowserSession } from '../storage/browser-sessions-repository.js';
+import type { BrowserSession } from '../storage/repositories/browser-sessions-repository.js';
 import type { Store } from '../storage/store.js';
 import { accountEvent } from './account-events.js';
 import { currentPreSession, ensurePreSession } from './pre-session.js';
-import type { User, UsersRepository } from '../storage/users-repository.js';
+import type { User, UsersRepository } from '../storage/repositories/users-repository.js';
 import { fullySignedIn as accountSession, hasFreshProof, type SignedIn } from './account-session.js';
 import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, REAUTH_ERRORS, reauthMessage, renderAccountPage, renderAccountRecoveryCodesPage } from './account-page.js';
 import { accountPasskeyRoutes } from './account-passkeys.js';

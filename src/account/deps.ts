@@ -4,8 +4,8 @@
 import type { Config } from '../config.js';
 import type { FlowDeps } from '../interaction/flow-deps.js';
 import type { SelfService } from '../self-service/index.js';
-import type { AccountRepository } from '../storage/account-repository.js';
-import type { UsersRepository } from '../storage/users-repository.js';
+import type { AccountRepository } from '../storage/repositories/account-repository.js';
+import type { UsersRepository } from '../storage/repositories/users-repository.js';
 import type { RemovePasskey, UnlinkProvider } from '../user-rules/unlink-provider.js';
 import type { accountPasswordChange } from './account-password.js';
 

@@ -15,8 +15,8 @@ import { DEMO_CLIENT_ID } from '../oauth/clients/demo-client.js';
 import { CONSOLE_CLIENT_ID } from '../oauth/clients/console-client.js';
 import type { OutboundPolicy } from '../http/outbound/outbound-policy.js';
 import { MAX_RESOURCE_SERVERS, resourceCatalogue, type ResourceRegistry } from '../oauth/resources/registry.js';
-import type { Client } from '../storage/clients-repository.js';
-import type { ResourceServer } from '../storage/resource-servers-repository.js';
+import type { Client } from '../storage/repositories/clients-repository.js';
+import type { ResourceServer } from '../storage/repositories/resource-servers-repository.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import {
   createClientRecord,
@@ -55,7 +55,7 @@ import {
   type IdentityProviderInput,
   type IdentityProviderServiceDeps,
 } from './identity-providers-service.js';
-import type { IdentityProvider, NewIdentityProvider } from '../storage/identity-providers-repository.js';
+import type { IdentityProvider, NewIdentityProvider } from '../storage/repositories/identity-providers-repository.js';
 import { AdminRuleError } from './rule-error.js';
 
 export interface ApplyDeps {

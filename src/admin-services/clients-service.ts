@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Store } from '../storage/store.js';
 import { randomToken, sha256 } from '../crypto/random.js';
-import type { Client } from '../storage/clients-repository.js';
+import type { Client } from '../storage/repositories/clients-repository.js';
 import { validateClientMetadata, type ClientMetadataInput } from '../oauth/clients/metadata.js';
 import { clientMetadataView, createClient, MIN_IMPORTED_SECRET_LENGTH, usesSecret } from '../oauth/clients/create-client.js';
 import { endClient, revokeEveryTokenOf, type ClientEnding } from '../oauth/clients/end-client.js';

@@ -7,13 +7,13 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Store } from '../storage/store.js';
 import { usesSecret } from '../oauth/clients/create-client.js';
-import type { Client } from '../storage/clients-repository.js';
-import type { ResourceServer } from '../storage/resource-servers-repository.js';
+import type { Client } from '../storage/repositories/clients-repository.js';
+import type { ResourceServer } from '../storage/repositories/resource-servers-repository.js';
 import { isBuiltIn } from './resource-servers-service.js';
 import { readState } from './apply-configuration.js';
 import type { ClientEntry, ConfigFile, IdentityProviderEntry, ResourceServerEntry, WebhookEntry } from './config-file.js';
-import type { WebhookEndpoint } from '../storage/webhook-endpoints-repository.js';
-import type { IdentityProvider } from '../storage/identity-providers-repository.js';
+import type { WebhookEndpoint } from '../storage/repositories/webhook-endpoints-repository.js';
+import type { IdentityProvider } from '../storage/repositories/identity-providers-repository.js';
 
 /** The variable name export proposes for a client's secret: GATEHOUSE_SECRET_ and the client_id in capitals. */
 const secretEnvName = (clientId: string): string => `GATEHOUSE_SECRET_${clientId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;

@@ -22,7 +22,7 @@ import type {
   IdentityProviderPreset,
   LinkPolicy,
   NewIdentityProvider,
-} from '../storage/identity-providers-repository.js';
+} from '../storage/repositories/identity-providers-repository.js';
 import type { ActingAs } from './clients-service.js';
 import { AdminRuleError } from './rule-error.js';
 

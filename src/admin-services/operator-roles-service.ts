@@ -6,9 +6,9 @@
 import type { Clock } from '../clock.js';
 import type { Store } from '../storage/store.js';
 import type { AuditSink } from '../audit/audit-sink.js';
-import type { OperatorRole } from '../storage/operator-roles-repository.js';
+import type { OperatorRole } from '../storage/repositories/operator-roles-repository.js';
 import { CONSOLE_CLIENT_ID } from '../oauth/clients/console-client.js';
-import type { User } from '../storage/users-repository.js';
+import type { User } from '../storage/repositories/users-repository.js';
 import type { ActingAs } from './clients-service.js';
 import { userChangeEvent } from './user-events.js';
 

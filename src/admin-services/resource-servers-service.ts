@@ -10,7 +10,7 @@ import { createClient } from '../oauth/clients/create-client.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
 import type { ResourceRegistry } from '../oauth/resources/registry.js';
 import { builtInResourceServers } from './built-in-resource-servers.js';
-import type { ResourceScope, ResourceServer, ScopeClaims } from '../storage/resource-servers-repository.js';
+import type { ResourceScope, ResourceServer, ScopeClaims } from '../storage/repositories/resource-servers-repository.js';
 import type { AuditEventInput } from '../audit/audit-events.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { ActingAs } from './clients-service.js';

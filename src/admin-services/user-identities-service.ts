@@ -2,8 +2,8 @@
 // `gatehouse users identities`. A link is named by its provider's id (a user has at most one per provider).
 // Removing one follows the rule every face shares (user-rules/unlink-provider.ts): never the user's last way
 // to sign in — then a conflict, and the operator sets a password first. `admin.user.identity_unlinked`.
-import type { FederatedIdentity } from '../storage/federated-identities-repository.js';
-import type { IdentityProvider } from '../storage/identity-providers-repository.js';
+import type { FederatedIdentity } from '../storage/repositories/federated-identities-repository.js';
+import type { IdentityProvider } from '../storage/repositories/identity-providers-repository.js';
 import { unlinkProvider } from '../user-rules/unlink-provider.js';
 import type { ActingAs } from './clients-service.js';
 import { AdminRuleError } from './rule-error.js';

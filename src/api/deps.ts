@@ -8,10 +8,10 @@ import type { RateLimits } from '../http/rate-limit.js';
 import type { JobQueue } from '../jobs/worker.js';
 import type { ResourceServerAuth } from '../resource-server/auth/index.js';
 import type { Store } from '../storage/store.js';
-import type { OrdersRepository } from '../storage/orders-repository.js';
-import type { PaymentsRepository } from '../storage/payments-repository.js';
-import type { ReportsRepository } from '../storage/reports-repository.js';
-import type { UsersRepository } from '../storage/users-repository.js';
+import type { OrdersRepository } from '../storage/repositories/orders-repository.js';
+import type { PaymentsRepository } from '../storage/repositories/payments-repository.js';
+import type { ReportsRepository } from '../storage/repositories/reports-repository.js';
+import type { UsersRepository } from '../storage/repositories/users-repository.js';
 import type { OutboxWriter } from '../outbox/writer.js';
 
 export interface ApiDeps {

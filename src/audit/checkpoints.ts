@@ -9,7 +9,7 @@ import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Clock } from '../clock.js';
 import type { KeyService } from '../crypto/keys.js';
 import type { Store } from '../storage/store.js';
-import type { Checkpoint } from '../storage/audit-chain-repository.js';
+import type { Checkpoint } from '../storage/repositories/audit-chain-repository.js';
 import type { AuditSink } from './audit-sink.js';
 
 export const CHECKPOINT_TYP = 'audit-checkpoint+jwt';

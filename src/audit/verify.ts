@@ -5,8 +5,8 @@
 // first broken link. Read in one REPEATABLE READ snapshot, so writers and the purge running meanwhile do not
 // show up as breaks.
 import type { Store } from '../storage/store.js';
-import type { AuditChainRepository, ChainState } from '../storage/audit-chain-repository.js';
-import { eventDigest, GENESIS_HASH, linkHash } from '../storage/audit-chain-digest.js';
+import type { AuditChainRepository, ChainState } from '../storage/repositories/audit-chain-repository.js';
+import { eventDigest, GENESIS_HASH, linkHash } from '../storage/repositories/audit-chain-digest.js';
 import { verifyCheckpoint } from './checkpoints.js';
 
 export interface BrokenLink {

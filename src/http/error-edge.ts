@@ -14,7 +14,7 @@ import { OAuthError, PageError, ProblemError, safeDescription, type FieldError, 
 import { problemTypes } from './problem-types.js';
 import { problemTitle } from './problem-titles.js';
 import { renderErrorPage } from './error-page.js';
-import { isDatabaseUnavailable } from '../storage/unavailable.js';
+import { isDatabaseUnavailable } from '../storage/driver/unavailable.js';
 import { isUnstorableText } from '../storage/errors.js';
 import { logRefusedError } from './refusal-log.js';
 import { validationFailed } from './validation.js';

@@ -3,7 +3,7 @@
 // idempotency keys). Work never runs inside a request; a restart or a second instance simply picks up
 // whatever is queued. Tests call `drain()` to await the queue deterministically instead of sleeping.
 import type { Clock } from '../clock.js';
-import type { Job } from '../storage/jobs-repository.js';
+import type { Job } from '../storage/repositories/jobs-repository.js';
 import type { Store } from '../storage/store.js';
 import { claimedAttempts } from './claimed-attempts.js';
 

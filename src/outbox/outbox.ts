@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import type { KeyEncryption } from '../crypto/key-encryption.js';
 import { claimedAttempts } from '../jobs/claimed-attempts.js';
 import type { Store } from '../storage/store.js';
-import type { ClaimedOutboxMessage, OutboxRepository } from '../storage/outbox-repository.js';
+import type { ClaimedOutboxMessage, OutboxRepository } from '../storage/repositories/outbox-repository.js';
 import { retryDelayMs } from './backoff.js';
 import { PermanentDeliveryError, type OutboxChannel } from './channel.js';
 import type { OutboxMetrics } from './metrics.js';

@@ -1,11 +1,11 @@
 // Single-use links to an existing account (password reset, e-mail change), on the account_tokens table the
-// invitations use (src/storage/account-tokens-repository.ts): 256 random bits, only the SHA-256 stored,
+// invitations use (src/storage/repositories/account-tokens-repository.ts): 256 random bits, only the SHA-256 stored,
 // bound to the purpose and the account, expiring, redeemed by one UPDATE, and void once the account's
 // password or address changed (the token keeps a digest of the password hash and the address).
 import { randomToken, sha256 } from '../crypto/random.js';
-import type { AccountToken, AccountTokenPurpose } from '../storage/account-tokens-repository.js';
+import type { AccountToken, AccountTokenPurpose } from '../storage/repositories/account-tokens-repository.js';
 import type { Store } from '../storage/store.js';
-import type { User } from '../storage/users-repository.js';
+import type { User } from '../storage/repositories/users-repository.js';
 
 /** What the link was issued under: the password hash and the current address (same digest as invitations'). */
 const stateFingerprint = (user: Pick<User, 'passwordHash' | 'email'>) => sha256(`password:${user.passwordHash}\u0000email:${user.email ?? ''}`);

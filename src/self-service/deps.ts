@@ -21,5 +21,5 @@ export interface SelfServiceDeps {
   rateLimits: Pick<RateLimits, 'hit'>;
 }
 
-/** An interaction id (src/storage/interactions-repository.ts: base64url); anything else is dropped. */
+/** An interaction id (src/storage/repositories/interactions-repository.ts: base64url); anything else is dropped. */
 export const interactionIdOf = (value: unknown): string | undefined => (typeof value === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : undefined);

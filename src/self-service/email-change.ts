@@ -11,7 +11,7 @@ import { checkSameOrigin } from '../interaction/csrf.js';
 import { MAIL_ADDRESS } from '../config/mail-settings.js';
 import { chooseLocale } from '../mail/catalogue.js';
 import { EMAIL_CHANNEL } from '../mail/email-channel.js';
-import type { User } from '../storage/users-repository.js';
+import type { User } from '../storage/repositories/users-repository.js';
 import { issueAccountLink, linkStillFor, plausibleToken } from './account-links.js';
 import type { SelfServiceDeps } from './deps.js';
 import { recipientBudgetAllows } from './mail-budgets.js';

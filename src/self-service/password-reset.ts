@@ -18,7 +18,7 @@ import { checkPassword } from '../admin-services/users-service.js';
 import { AdminRuleError } from '../admin-services/rule-error.js';
 import { chooseLocale, isLocale } from '../mail/catalogue.js';
 import { EMAIL_CHANNEL } from '../mail/email-channel.js';
-import type { User } from '../storage/users-repository.js';
+import type { User } from '../storage/repositories/users-repository.js';
 import { endUserAccess } from '../user-rules/end-user-access.js';
 import { issueAccountLink, linkStillFor, plausibleToken } from './account-links.js';
 import type { SelfServiceDeps } from './deps.js';

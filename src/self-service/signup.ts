@@ -19,7 +19,7 @@ import { AdminRuleError } from '../admin-services/rule-error.js';
 import { chooseLocale, isLocale } from '../mail/catalogue.js';
 import { EMAIL_CHANNEL } from '../mail/email-channel.js';
 import { mailMode } from '../mail/mail-mode.js';
-import { UsernameTakenError, type User } from '../storage/users-repository.js';
+import { UsernameTakenError, type User } from '../storage/repositories/users-repository.js';
 import { MAIL_ADDRESS } from '../config/mail-settings.js';
 import type { SelfServiceDeps } from './deps.js';
 import { recipientBudgetAllows } from './mail-budgets.js';

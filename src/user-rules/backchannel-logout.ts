@@ -6,7 +6,7 @@
 import type { Clock } from '../clock.js';
 import type { OutboxWriter } from '../outbox/writer.js';
 import type { Store } from '../storage/store.js';
-import type { EndingSessions } from '../storage/backchannel-logout-repository.js';
+import type { EndingSessions } from '../storage/repositories/backchannel-logout-repository.js';
 import { sidOf } from '../tokens/session-id.js';
 
 export const BACKCHANNEL_LOGOUT_CHANNEL = 'backchannel_logout';

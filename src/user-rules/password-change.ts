@@ -8,7 +8,7 @@ import { hashPassword, verifyPassword } from '../crypto/passwords.js';
 import { ProblemError } from '../http/errors.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { validationFailed } from '../http/validation.js';
-import type { User, UserProfile } from '../storage/users-repository.js';
+import type { User, UserProfile } from '../storage/repositories/users-repository.js';
 import { endUserAccess, type UserAccessDeps } from './end-user-access.js';
 
 export type PasswordAuthority =

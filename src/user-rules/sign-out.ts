@@ -6,7 +6,7 @@ import type { AuditSink } from '../audit/audit-sink.js';
 import type { Clock } from '../clock.js';
 import type { OutboxWriter } from '../outbox/writer.js';
 import type { Store } from '../storage/store.js';
-import type { BrowserSession } from '../storage/browser-sessions-repository.js';
+import type { BrowserSession } from '../storage/repositories/browser-sessions-repository.js';
 import { announceLogout } from './backchannel-logout.js';
 
 /** What ending a session needs: the database, the clock, where logout tokens go, and the audit sink. */

@@ -13,7 +13,7 @@ import { OutboundRefused, type OutboundPolicy } from '../http/outbound/outbound-
 import { pinnedPost } from '../http/outbound/pinned-post.js';
 import { PermanentDeliveryError, type OutboxChannel } from '../outbox/channel.js';
 import type { Store } from '../storage/store.js';
-import type { WebhookEndpoint } from '../storage/webhook-endpoints-repository.js';
+import type { WebhookEndpoint } from '../storage/repositories/webhook-endpoints-repository.js';
 import { openWebhookSecret } from './secrets.js';
 import { WEBHOOK_CHANNEL } from './webhook-subscriber.js';
 

@@ -7,7 +7,7 @@ import { decodeJwt } from 'jose';
 import { manualClock } from '../../src/clock.js';
 import { setUserAttribute } from '../../src/admin-services/user-attributes.js';
 import { type AdminRuleError, cliActor, findUserRecord, updateUserRecord, userFields, userServiceDeps } from '../../src/admin-services/index.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
 import { codeGrantTokens, createClient } from '../helpers/oauth-fixtures.js';
 import { createBody, patchBody, problemOf, type AdminFixture } from './fixture.js';
 import { PASSWORD, startUsersFixture, uniqueName, usersApi, type UserBody } from './users-fixture.js';

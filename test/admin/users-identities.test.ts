@@ -3,7 +3,7 @@
 // never the user's last way to sign in (409), as on /account (user-rules/unlink-provider.ts).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { storedIdentityProvider } from '../helpers/identity-providers.js';
 import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
 import { createUser, PASSWORD } from '../helpers/users.js';

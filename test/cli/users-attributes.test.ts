@@ -14,7 +14,7 @@ import {
 } from '../../src/admin-services/user-attributes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createUser } from '../helpers/users.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 
 let t: TestApp;
 before(async () => {

@@ -5,8 +5,8 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { jobQueue, MAX_ATTEMPTS, type JobQueue } from '../../src/jobs/worker.js';
-import { jobsRepository } from '../../src/storage/jobs-repository.js';
-import type { Database } from '../../src/storage/database.js';
+import { jobsRepository } from '../../src/storage/repositories/jobs-repository.js';
+import type { Database } from '../../src/storage/driver/database.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { createStore } from '../../src/storage/store.js';
 

@@ -21,7 +21,7 @@ import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { createCore } from '../../src/core.js';
 import { createStore } from '../../src/storage/store.js';
-import { openPostgres, type Database } from '../../src/storage/database.js';
+import { openPostgres, type Database } from '../../src/storage/driver/database.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 import { startInstances, type Instances } from './instances.js';
 

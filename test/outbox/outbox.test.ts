@@ -16,7 +16,7 @@ import { outboxMetrics } from '../../src/outbox/metrics.js';
 import { PermanentDeliveryError, type OutboundMessage, type OutboxChannel } from '../../src/outbox/channel.js';
 import { FIRST_RETRY_MS, MAX_RETRY_MS, retryDelayMs } from '../../src/outbox/backoff.js';
 import { createStore } from '../../src/storage/store.js';
-import type { Database } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/driver/database.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} };

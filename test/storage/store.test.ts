@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { systemClock } from '../../src/clock.js';
-import type { Database } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/driver/database.js';
 import { createStore, dbOf, type Store } from '../../src/storage/store.js';
 import { createTestDatabase } from '../helpers/database.js';
 

@@ -11,7 +11,7 @@ import { canonicalJson } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { pagedResponse, sendPage, pageQueryProperties, parsePageQuery } from '../../http/pagination/index.js';
 import { requireScope } from '../../resource-server/auth/index.js';
-import type { AuditEventFilter, StoredAuditEvent } from '../../storage/audit-events-repository.js';
+import type { AuditEventFilter, StoredAuditEvent } from '../../storage/repositories/audit-events-repository.js';
 import { AUDIT_EVENT_TYPES, isAuditEventType } from '../../audit/audit-events.js';
 import { ADMIN_READ } from '../acting-as.js';
 

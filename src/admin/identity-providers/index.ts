@@ -20,7 +20,7 @@ import {
   replaceIdentityProviderRecord,
   type IdentityProviderServiceDeps,
 } from '../../admin-services/identity-providers-service.js';
-import type { IdentityProvider } from '../../storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../storage/repositories/identity-providers-repository.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from '../acting-as.js';
 import { asProblems } from '../service-errors.js';
 import { identityProviderInput, identityProviderPath, identityProviderValidators, representIdentityProvider } from './representation.js';

@@ -23,8 +23,8 @@ import {
   updateUserRecord,
   type UserServiceDeps,
 } from '../../admin-services/users-service.js';
-import type { User } from '../../storage/users-repository.js';
-import { NO_SECOND_FACTORS, type SecondFactors } from '../../storage/user-admin-repository.js';
+import type { User } from '../../storage/repositories/users-repository.js';
+import { NO_SECOND_FACTORS, type SecondFactors } from '../../storage/repositories/user-admin-repository.js';
 import { actingAs, ADMIN_WRITE } from '../acting-as.js';
 import { asProblems } from '../service-errors.js';
 import { versionedResource } from '../versioned-resource.js';

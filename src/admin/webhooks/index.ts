@@ -28,8 +28,8 @@ import {
   type WebhookInput,
   type WebhookServiceDeps,
 } from '../../admin-services/webhooks-service.js';
-import { OUTBOX_STATES, type OutboxMessageView, type OutboxState } from '../../storage/outbox-repository.js';
-import type { WebhookEndpoint } from '../../storage/webhook-endpoints-repository.js';
+import { OUTBOX_STATES, type OutboxMessageView, type OutboxState } from '../../storage/repositories/outbox-repository.js';
+import type { WebhookEndpoint } from '../../storage/repositories/webhook-endpoints-repository.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from '../acting-as.js';
 import { mergePatched } from '../merge-patched.js';
 import { deliveryProgress } from '../outbox/delivery-progress.js';

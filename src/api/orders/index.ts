@@ -7,7 +7,7 @@ import { ProblemError } from '../../http/errors.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { canonicalJson, idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { pagedResponse, sendPage, parsePageQuery, type PageRequest } from '../../http/pagination/index.js';
-import type { Order, OrderFilter, OrderStatus } from '../../storage/orders-repository.js';
+import type { Order, OrderFilter, OrderStatus } from '../../storage/repositories/orders-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../../resource-server/auth/index.js';
 import type { Principal } from '../../http/principal.js';
 import { payOrder, stateConflict } from '../payments/pay-order.js';

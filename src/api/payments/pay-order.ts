@@ -1,8 +1,8 @@
 // Paying an order: the payment row and the move pending → paid happen in the caller's transaction,
 // with the order row locked, so an order is paid at most once and never half-paid.
 import type { Store } from '../../storage/store.js';
-import type { Order } from '../../storage/orders-repository.js';
-import type { Payment } from '../../storage/payments-repository.js';
+import type { Order } from '../../storage/repositories/orders-repository.js';
+import type { Payment } from '../../storage/repositories/payments-repository.js';
 import { ProblemError } from '../../http/errors.js';
 import { canAccessUser, notFound } from '../../resource-server/auth/index.js';
 import type { Principal } from '../../http/principal.js';

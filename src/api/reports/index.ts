@@ -7,7 +7,7 @@ import type { ApiDeps } from '../deps.js';
 import { checkPreconditions, setValidators, strongEtag } from '../../http/conditional.js';
 import { chooseMediaType } from '../../http/negotiation.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
-import type { Report } from '../../storage/reports-repository.js';
+import type { Report } from '../../storage/repositories/reports-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../../resource-server/auth/index.js';
 import type { Principal } from '../../http/principal.js';
 import { REPORT_JOB } from './report-job.js';

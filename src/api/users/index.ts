@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { ApiDeps } from '../deps.js';
-import type { User } from '../../storage/users-repository.js';
+import type { User } from '../../storage/repositories/users-repository.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { MERGE_PATCH } from '../../http/json-body.js';
 import { problemResponses } from '../../http/openapi-schemas.js';

@@ -4,7 +4,7 @@
 import { hashPassword } from '../../crypto/passwords.js';
 import { ProblemError } from '../../http/errors.js';
 import { StillReferencedError } from '../../storage/errors.js';
-import { UsernameTakenError, type User, type UserProfile, type UsersRepository } from '../../storage/users-repository.js';
+import { UsernameTakenError, type User, type UserProfile, type UsersRepository } from '../../storage/repositories/users-repository.js';
 import { changePassword, type PasswordChangeDeps } from '../../user-rules/password-change.js';
 import { verifiedAfterWrite } from '../../user-rules/verified-claims.js';
 import type { Principal } from '../../http/principal.js';

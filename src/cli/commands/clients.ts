@@ -2,7 +2,7 @@
 // same validation as POST /register.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../storage/clients-repository.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../storage/repositories/clients-repository.js';
 import { ClientMetadataError, type ClientMetadataInput } from '../../oauth/clients/metadata.js';
 import { clientMetadataView } from '../../oauth/clients/create-client.js';
 import { SIGNING_ALGS } from '../../crypto/keys.js';

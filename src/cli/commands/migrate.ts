@@ -1,4 +1,4 @@
-import { migrate } from '../../storage/migrate.js';
+import { migrate } from '../../storage/driver/migrate.js';
 import type { Command } from '../command.js';
 
 export const migrateCommand: Command = {

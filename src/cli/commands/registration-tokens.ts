@@ -3,7 +3,7 @@
 // (user-facing grants, OIDC scopes); --allow-grant-types and --allow-scope widen what that client may hold.
 import { parseArgs } from 'node:util';
 import { randomToken, sha256 } from '../../crypto/random.js';
-import { GRANT_TYPES } from '../../storage/clients-repository.js';
+import { GRANT_TYPES } from '../../storage/repositories/clients-repository.js';
 import { parseScope } from '../../scopes.js';
 import type { ResourceCatalogue } from '../../oauth/resources/registry.js';
 import { UsageError, type Command } from '../command.js';

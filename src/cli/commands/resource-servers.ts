@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import type { CliDeps } from '../deps.js';
 import { MAX_RESOURCE_SERVERS } from '../../oauth/resources/registry.js';
-import type { ResourceScope } from '../../storage/resource-servers-repository.js';
+import type { ResourceScope } from '../../storage/repositories/resource-servers-repository.js';
 import {
   AdminRuleError,
   cliActor,

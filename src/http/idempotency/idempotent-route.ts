@@ -19,7 +19,7 @@ import type { Principal } from '../principal.js';
 import { createHmac, hkdfSync } from 'node:crypto';
 import { sha256 } from '../../crypto/random.js';
 import { ProblemError } from '../errors.js';
-import type { GuardedWrite, IdempotencyIdentity, StoredResponse } from '../../storage/idempotency-keys-repository.js';
+import type { GuardedWrite, IdempotencyIdentity, StoredResponse } from '../../storage/repositories/idempotency-keys-repository.js';
 import { canonicalJson } from './canonical-json.js';
 import { parseIdempotencyKey, requireIdempotencyKey } from './key-header.js';
 import { inUse, reserveKey } from './reservation.js';

@@ -1,11 +1,11 @@
 // What the federated sign-in needs beyond the rest of the flow (FlowDeps.federation), built once in
 // src/services.ts.
 import type { FederationDeps } from '../../federation/callback.js';
-import type { AccountLinkRequestsRepository } from '../../storage/account-link-requests-repository.js';
-import type { FederatedIdentitiesRepository } from '../../storage/federated-identities-repository.js';
-import type { IdentityProvidersRepository } from '../../storage/identity-providers-repository.js';
-import type { UpstreamSignInsRepository } from '../../storage/upstream-sign-ins-repository.js';
-import type { UsersRepository } from '../../storage/users-repository.js';
+import type { AccountLinkRequestsRepository } from '../../storage/repositories/account-link-requests-repository.js';
+import type { FederatedIdentitiesRepository } from '../../storage/repositories/federated-identities-repository.js';
+import type { IdentityProvidersRepository } from '../../storage/repositories/identity-providers-repository.js';
+import type { UpstreamSignInsRepository } from '../../storage/repositories/upstream-sign-ins-repository.js';
+import type { UsersRepository } from '../../storage/repositories/users-repository.js';
 
 export interface FederationFlowDeps {
   providers: Pick<IdentityProvidersRepository, 'find' | 'listEnabled'>;

@@ -3,7 +3,7 @@
 // 401 invalid_client (see failure.ts), whose log line names the reason; `hooks` is where the failure budget
 // is charged (rate-limited.ts).
 import type { OAuthDeps } from '../deps.js';
-import type { Client, ClientsRepository, TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
+import type { Client, ClientsRepository, TokenEndpointAuthMethod } from '../../storage/repositories/clients-repository.js';
 import type { FormParameters } from '../form-parameters.js';
 import { isBasic } from './basic.js';
 import { ClientAuthFailure, invalidClient } from './failure.js';

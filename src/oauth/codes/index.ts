@@ -6,13 +6,13 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import type { Store } from '../../storage/store.js';
-import type { ConsumedCode, StoredCode } from '../../storage/authorization-codes-repository.js';
-import type { IssuedAccessTokenRecord } from '../../storage/grants-repository.js';
+import type { ConsumedCode, StoredCode } from '../../storage/repositories/authorization-codes-repository.js';
+import type { IssuedAccessTokenRecord } from '../../storage/repositories/grants-repository.js';
 import type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
 import { verifierMatches } from './pkce.js';
 
 export type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
-export type { StoredCode } from '../../storage/authorization-codes-repository.js';
+export type { StoredCode } from '../../storage/repositories/authorization-codes-repository.js';
 
 /** Written by the redemption itself, so an exchange is one database round trip. */
 export interface RedemptionIssue {

@@ -11,10 +11,10 @@ import type { Config } from '../../config.js';
 import { keyEncryption } from '../../crypto/key-encryption.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import type { Store } from '../../storage/store.js';
-import type { IssuedAccessTokenRecord } from '../../storage/grants-repository.js';
-import type { RefreshTokenRecord, RotatedGrant } from '../../storage/refresh-tokens-repository.js';
+import type { IssuedAccessTokenRecord } from '../../storage/repositories/grants-repository.js';
+import type { RefreshTokenRecord, RotatedGrant } from '../../storage/repositories/refresh-tokens-repository.js';
 
-export type { GrantRecord } from '../../storage/grants-repository.js';
+export type { GrantRecord } from '../../storage/repositories/grants-repository.js';
 
 export type RotationFailure = 'unknown' | 'other_client' | 'dpop_key' | 'reused' | 'expired' | 'wider_scope' | 'in_flight';
 

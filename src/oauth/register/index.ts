@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../deps.js';
 import { OAuthError } from '../../http/errors.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import { clientMetadataView, createClient, usesSecret } from '../clients/create-client.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadata, type ClientMetadataInput } from '../clients/metadata.js';
 import { endClient } from '../clients/end-client.js';

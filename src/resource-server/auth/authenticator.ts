@@ -5,8 +5,8 @@
 // first use reads the database and a cached token re-checks it at most once per `recheckMs`; that
 // re-check also drops a token whose signing key is no longer published.
 import type { Clock } from '../../clock.js';
-import type { RevocationsRepository } from '../../storage/revocations-repository.js';
-import type { RevocationCheck } from '../../storage/revocation-feed.js';
+import type { RevocationsRepository } from '../../storage/repositories/revocations-repository.js';
+import type { RevocationCheck } from '../../storage/repositories/revocation-feed.js';
 import type { Principal } from '../../http/principal.js';
 import { ProblemError } from '../../http/errors.js';
 import type { AccessTokenClaims, AccessTokenVerification, AccessTokenVerifier } from '../../tokens/access-token-verifier.js';

@@ -4,7 +4,7 @@
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { KeyService } from '../../crypto/keys.js';
-import type { RevocationsRepository } from '../../storage/revocations-repository.js';
+import type { RevocationsRepository } from '../../storage/repositories/revocations-repository.js';
 import { bearerAuthenticator, type Authenticator } from './authenticator.js';
 import { keyServiceSource, remoteKeySource, type KeySource } from '../../tokens/key-source.js';
 import { accessTokenVerifier } from '../../tokens/access-token-verifier.js';

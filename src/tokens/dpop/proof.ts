@@ -9,7 +9,7 @@ import type { Config } from '../../config.js';
 // sha256 here is base64url(SHA-256), which is also exactly RFC 9449 4.2's `ath`.
 import { sha256 } from '../../crypto/random.js';
 import type { Store } from '../../storage/store.js';
-import type { DpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
+import type { DpopProofsRepository } from '../../storage/repositories/dpop-proofs-repository.js';
 import { dpopNonces, type DpopNonces } from './nonce.js';
 
 export const DPOP_ALGS = ['ES256', 'RS256', 'PS256'] as const;

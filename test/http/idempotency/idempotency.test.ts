@@ -7,8 +7,8 @@ import type { FastifyRequest } from 'fastify';
 import { manualClock } from '../../../src/clock.js';
 import { canonicalJson } from '../../../src/http/idempotency/canonical-json.js';
 import { fingerprintKey, idempotency, keyIdentity, requestFingerprint, REPLAY_HEADER } from '../../../src/http/idempotency/index.js';
-import { idempotencyKeysRepository } from '../../../src/storage/idempotency-keys-repository.js';
-import { guardedPaymentInsert } from '../../../src/storage/payments-repository.js';
+import { idempotencyKeysRepository } from '../../../src/storage/repositories/idempotency-keys-repository.js';
+import { guardedPaymentInsert } from '../../../src/storage/repositories/payments-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { call, shopTokens } from '../../helpers/shop.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { manualClock } from '../../../src/clock.js';
 import { authorizationCodes } from '../../../src/oauth/codes/index.js';
 import { sha256 } from '../../../src/crypto/random.js';
-import type { Database } from '../../../src/storage/database.js';
+import type { Database } from '../../../src/storage/driver/database.js';
 import { createStore } from '../../../src/storage/store.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../../src/clock.js';
-import { openPostgres, type Database } from '../../../src/storage/database.js';
+import { openPostgres, type Database } from '../../../src/storage/driver/database.js';
 import { createStore } from '../../../src/storage/store.js';
 import { createPostgresDatabaseUrl } from '../../helpers/database.js';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
