@@ -9,6 +9,7 @@ import { retentionSettings } from './config/retention-settings.js';
 import { overloadSettings, requestLimitSettings } from './config/limit-settings.js';
 import { resourceApiSettings } from './config/api-settings.js';
 import { clientSettings } from './config/client-settings.js';
+import { openClientSettings } from './config/open-client-settings.js';
 import { pageSettings } from './config/page-settings.js';
 import { mailSettings } from './config/mail-settings.js';
 import { webhookSettings } from './config/webhook-settings.js';
@@ -33,6 +34,7 @@ const settings = {
   ...requestLimitSettings,
   ...resourceApiSettings,
   ...clientSettings,
+  ...openClientSettings,
   ...overloadSettings,
   ...pageSettings,
   ...mailSettings,

@@ -10,6 +10,8 @@ import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import { createRateLimits } from './http/rate-limit.js';
 import { cachedClients, type ClientLookup } from './oauth/clients/client-cache.js';
+import { metadataDocumentClients } from './oauth/clients/metadata-document.js';
+import { looksLikeMetadataDocumentUrl } from './oauth/clients/metadata-document-url.js';
 import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
@@ -71,20 +73,37 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
   const repository = store.clients;
   const cached = cachedClients(repository, clock, config.CLIENT_CACHE_TTL);
   const corsOrigins = originIndex(repository, clock, config.CLIENT_CACHE_TTL);
+  const resources = resourceRegistry(store.resourceServers, clock, config.CLIENT_CACHE_TTL);
+  const documents = metadataDocumentClients({
+    config,
+    clock,
+    outbound,
+    clients: repository,
+    resources,
+    onRefusal: (url, refusal) => warn(`client metadata document refused (${refusal.code}): ${url}: ${refusal.message}`),
+  });
+  const cimd = config.CIMD === 'on';
   // Whatever makes this instance forget a client also makes it re-read the origins.
   const clients: ClientLookup = {
-    find: (id) => cached.find(id),
+    async find(id) {
+      const registered = await cached.find(id);
+      // A row read from a metadata document counts only while CIMD is on, and then the document decides;
+      // a client an operator registered under an https id stays what the operator made it.
+      if (registered?.provenance !== 'metadata_document' && (registered || !cimd || !looksLikeMetadataDocumentUrl(id))) return registered;
+      return cimd && looksLikeMetadataDocumentUrl(id) ? documents.resolve(id) : undefined;
+    },
     forget(id) {
       cached.forget(id);
+      documents.forget(id);
       corsOrigins.forget();
     },
+    refusal: (id) => (cimd ? documents.refusal(id) : undefined),
   };
   const remoteKeys = remoteKeySets(config, outbound);
   const outbox = outboxWriter({ encryption: keyEncryption(keyEncryptionKey), clock });
   // Audit events that stand for webhook events enqueue them in the same transaction (docs/webhooks.md).
   const audit = auditSink({ clock, subscribers: [databaseSubscriber(store), webhookSubscriber(store, outbox)] });
   const feed = revocationFeed({ repository: store.revocations, notifications: database.notifications, clock, warn });
-  const resources = resourceRegistry(store.resourceServers, clock, config.CLIENT_CACHE_TTL);
   return {
     config,
     clock,

@@ -20,7 +20,14 @@ import { clientAuthDeps } from './oauth/client-auth/index.js';
 import { authorizationCodes } from './oauth/codes/index.js';
 import { dpopDeps } from './tokens/dpop/proof.js';
 import { grantFactories } from './oauth/grant-types/index.js';
-import { expiredRecordsPurge, OAUTH_PURGE_INTERVAL_MS, pendingLoginsPurge, PENDING_LOGIN_PURGE_INTERVAL_MS } from './oauth/housekeeping.js';
+import {
+  expiredRecordsPurge,
+  OAUTH_PURGE_INTERVAL_MS,
+  OPEN_CLIENTS_PURGE_INTERVAL_MS,
+  pendingLoginsPurge,
+  PENDING_LOGIN_PURGE_INTERVAL_MS,
+  unusedOpenClientsPurge,
+} from './oauth/housekeeping.js';
 import { refreshTokens } from './oauth/refresh/index.js';
 import { tokenTypeFactories } from './oauth/revocable-token-types.js';
 import { accessTokenIssuer } from './oauth/issued-tokens/access-tokens.js';
@@ -191,6 +198,7 @@ export function createServices(options: ServicesOptions): Services {
   // Records are kept only while they can still matter (src/oauth/housekeeping.ts, docs/idempotency.md).
   jobs.every('oauth-expired-purge', OAUTH_PURGE_INTERVAL_MS, expiredRecordsPurge(core));
   jobs.every('pending-login-purge', PENDING_LOGIN_PURGE_INTERVAL_MS, pendingLoginsPurge(core));
+  jobs.every('open-clients-purge', OPEN_CLIENTS_PURGE_INTERVAL_MS, unusedOpenClientsPurge(core));
   jobs.every('idempotency-purge', IDEMPOTENCY_PURGE_INTERVAL_MS, () => idempotency.purgeExpired());
   jobs.handle(REPORT_JOB, reportJobHandler(clock));
   // Once for the whole deployment, decided under a lock from rows (docs/audit-log.md, docs/key-rotation.md).

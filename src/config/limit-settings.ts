@@ -31,6 +31,12 @@ export const requestLimitSettings = {
   RATE_LIMIT_INTROSPECTION: perMinute('/introspect and /revoke calls per caller per minute.', 600),
   RATE_LIMIT_API: perMinute('Resource API requests per token subject per minute.', 1200),
   RATE_LIMIT_ANONYMOUS: perMinute('Unauthenticated registration requests per address per minute.', 300),
+  RATE_LIMIT_OPEN_REGISTRATIONS: {
+    doc: 'Clients one address may register per hour without an initial access token (REGISTRATION=open).',
+    expects: 'a positive integer (registrations per hour)',
+    parse: int(1, 1_000_000),
+    fallback: 10,
+  },
   // A complete login is three to five page requests; 3000 lets a corporate NAT do 300 logins a minute and more.
   RATE_LIMIT_PAGES: perMinute('Browser page requests (/authorize, login, consent, logout) per address per minute.', 3000),
   // Pages that send e-mail (forgotten password, sign-up, e-mail change; docs/rate-limits.md): per hour.

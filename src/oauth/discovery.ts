@@ -112,6 +112,8 @@ function discoveryDocument(
     // (docs/backchannel-logout.md).
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
+    // draft-ietf-oauth-client-id-metadata-document 4: an https URL is accepted as client_id (docs/agents.md).
+    ...(services.config.CIMD === 'on' ? { client_id_metadata_document_supported: true } : {}),
   };
 }
 

@@ -9,6 +9,8 @@
 import type { OAuthDeps } from './deps.js';
 
 export const OAUTH_PURGE_INTERVAL_MS = 10 * 60_000;
+/** Unused open clients are counted in days (OPEN_CLIENT_UNUSED_TTL is at least one): an hourly look is plenty. */
+export const OPEN_CLIENTS_PURGE_INTERVAL_MS = 60 * 60_000;
 export const PENDING_LOGIN_PURGE_INTERVAL_MS = 60_000;
 
 const sequence = (steps: (() => Promise<number>)[]) => async (): Promise<number> => {
@@ -38,4 +40,14 @@ export function expiredRecordsPurge(core: Pick<OAuthDeps, 'store' | 'clock'>): (
 export function pendingLoginsPurge(core: Pick<OAuthDeps, 'store' | 'clock'>): () => Promise<number> {
   const { store } = core;
   return sequence([store.interactions().purgeExpired, store.browserSessions.purgeAnonymous, store.passkeys.purgeExpiredChallenges]);
+}
+
+/**
+ * Deletes self-registered and metadata-document clients (docs/agents.md) that have had no live grant for
+ * OPEN_CLIENT_UNUSED_TTL since they were registered or their document last read: anyone can create them, so
+ * they must not pile up. A metadata-document client comes back by itself the next time its URL is used.
+ */
+export function unusedOpenClientsPurge(core: Pick<OAuthDeps, 'store' | 'clock' | 'config'>): () => Promise<number> {
+  const { store, clock, config } = core;
+  return () => store.clients.purgeUnusedOpenClients(new Date(clock.now() - config.OPEN_CLIENT_UNUSED_TTL * 1000));
 }

@@ -10,6 +10,8 @@ export interface LoginOptions {
   password?: string;
   decision?: 'allow' | 'deny';
   browser?: Browser;
+  /** Sees every page of the walk (to read what the consent page says). */
+  onPage?: (html: string) => void;
 }
 
 /** Follows the authorization URL through login and consent; returns the URL the server redirects the client to. */
@@ -31,6 +33,7 @@ export async function browserlessLogin(authorizationUrl: URL | string, options: 
     }
     if (response.status !== 200) throw new Error(`unexpected ${response.status} at ${next.url.pathname}: ${(await response.text()).slice(0, 300)}`);
     const html = await response.text();
+    options.onPage?.(html);
     const form = parseForm(html);
     const fields = /name="password"/.test(html)
       ? { ...form.hidden, username: options.username, password: options.password ?? PASSWORD }

@@ -9,7 +9,16 @@ import { ClientInputSchema, WRITABLE_FIELDS, type ClientInputBody, type ClientSc
 
 /** Typed as ClientSchema, which serialises it: the service's view (shared with the CLI) is an untyped record. */
 export const representClient = (client: Client) =>
-  ({ ...clientView(client), require_mfa: client.requireMfa, built_in: BUILT_IN_CLIENT_IDS.has(client.id) }) as Static<typeof ClientSchema>;
+  ({
+    ...clientView(client),
+    require_mfa: client.requireMfa,
+    built_in: BUILT_IN_CLIENT_IDS.has(client.id),
+    provenance: provenanceOf(client),
+    ...(client.resources ? { resources: client.resources } : {}),
+  }) as Static<typeof ClientSchema>;
+
+/** Who made the client: an operator, a registration with an initial access token, the client itself, or its metadata document (docs/agents.md). */
+const provenanceOf = (client: Client) => client.provenance ?? (client.registrationTokenHash ? 'dynamic_registration' : 'operator');
 
 /** Strong: the version changes with every write, including secret rotation and disabling. */
 export const clientValidators = (client: Client): Validators => ({ etag: strongEtag('client', client.id, client.version), lastModified: client.updatedAt });

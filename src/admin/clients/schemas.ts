@@ -66,6 +66,13 @@ export const ClientSchema = Type.Object({
   backchannel_logout_session_required: Type.Optional(Type.Boolean()),
   disabled: Type.Boolean(),
   built_in: Type.Boolean({ description: 'Registered by Gatehouse itself at each start (gatehouse-console, gatehouse-demo): read-only, a change is 409' }),
+  provenance: Type.Union([Type.Literal('operator'), Type.Literal('dynamic_registration'), Type.Literal('self_registered'), Type.Literal('metadata_document')], {
+    description:
+      'Who made it: an operator, RFC 7591 registration with an initial access token, anonymous registration (REGISTRATION=open: a self-registered client, deleted when unused), or its Client ID Metadata Document (client_id is its URL)',
+  }),
+  resources: Type.Optional(
+    Type.Array(Type.String(), { description: 'Self-registered and metadata-document clients: the only resources it may name (OPEN_CLIENT_RESOURCES)' }),
+  ),
   previous_secret_expires_at: Type.Optional(
     Type.String({ format: 'date-time', description: 'After a rotation: when the previous secret stops being accepted' }),
   ),

@@ -21,6 +21,8 @@ export interface OutboundPolicy {
    * whatever their addresses are, over http too. Nothing else is, unless `allowedClasses` says so.
    */
   readonly allowedHosts?: readonly string[];
+  /** Certificate authorities trusted for https instead of the system's: tests' local https servers only. */
+  readonly ca?: string;
 }
 
 export const STRICT_OUTBOUND: OutboundPolicy = {

@@ -14,11 +14,13 @@ export interface PinnedGetOptions {
 
 export interface PinnedResponse {
   contentType: string | undefined;
+  /** The answer's Cache-Control, for callers that honour HTTP caching (a client metadata document). */
+  cacheControl: string | undefined;
   body: Buffer;
 }
 
 export async function pinnedGet(raw: string, options: PinnedGetOptions): Promise<PinnedResponse> {
   const answer = await pinnedRequest(raw, { ...options, method: 'GET' });
   if (answer.status !== 200) throw new OutboundRefused('http_status', `answered ${answer.status} (only 200 is accepted; redirects are not followed)`);
-  return { contentType: answer.headers['content-type'], body: answer.body };
+  return { contentType: answer.headers['content-type'], cacheControl: answer.headers['cache-control'], body: answer.body };
 }

@@ -35,27 +35,32 @@ function send(target: CheckedTarget, options: PinnedRequestOptions, signal: Abor
   const { url, address } = target;
   const request = url.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'GET', headers: options.headers, lookup: pinnedLookup(address), agent: false, signal }, (res) => {
-      const declared = Number(res.headers['content-length']);
-      if (declared > options.maxBytes) {
-        res.destroy();
-        reject(new OutboundRefused('too_large', `declares ${declared} bytes, more than ${options.maxBytes}`));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > options.maxBytes) {
+    const tls = options.policy.ca !== undefined && url.protocol === 'https:' ? { ca: options.policy.ca } : {};
+    const req = request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, lookup: pinnedLookup(address), agent: false, signal, ...tls },
+      (res) => {
+        const declared = Number(res.headers['content-length']);
+        if (declared > options.maxBytes) {
           res.destroy();
-          reject(new OutboundRefused('too_large', `sent more than ${options.maxBytes} bytes`));
+          reject(new OutboundRefused('too_large', `declares ${declared} bytes, more than ${options.maxBytes}`));
           return;
         }
-        chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > options.maxBytes) {
+            res.destroy();
+            reject(new OutboundRefused('too_large', `sent more than ${options.maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });

@@ -16,9 +16,24 @@ export interface ConsentPageInput {
   username: string;
   /** Shown above the buttons: for a device flow, to approve only what the user started (RFC 8628 5.4). */
   warning?: string;
+  /**
+   * A client nobody registered by hand (docs/agents.md): its name is its own claim, so the page leads with what
+   * can be checked — the host that publishes its metadata document, or the host its redirect goes to.
+   */
+  unregistered?: { kind: 'metadata_document' | 'self_registered'; host: string };
 }
 
-export function renderConsentPage({ brand, action, csrfToken, clientName, scope, describe, username, warning }: ConsentPageInput): string {
+function unregisteredNotice(unregistered: NonNullable<ConsentPageInput['unregistered']>): string {
+  const host = `<strong class="host">${escapeHtml(unregistered.host)}</strong>`;
+  const what =
+    unregistered.kind === 'metadata_document'
+      ? `This application is described by ${host}. It is <strong>not registered with this server</strong>: its name is what ${host} says about itself.`
+      : `This application <strong>registered itself</strong> (self-registered): it is <strong>not registered with this server</strong> by its operators. It will return you to ${host}.`;
+  return `<p class="notice" role="note">${what} Allow only if you trust ${host}.</p>
+`;
+}
+
+export function renderConsentPage({ brand, action, csrfToken, clientName, scope, describe, username, warning, unregistered }: ConsentPageInput): string {
   const items = scope.map((s) => {
     const { description, resource } = describe(s);
     const origin = resource ? `${escapeHtml(resource)}: ` : '';
@@ -28,7 +43,7 @@ export function renderConsentPage({ brand, action, csrfToken, clientName, scope,
     brand,
     'Allow access',
     `<h1>Allow access?</h1>
-<p><strong>${escapeHtml(clientName)}</strong> asks to:</p>
+${unregistered ? unregisteredNotice(unregistered) : ''}<p><strong>${escapeHtml(clientName)}</strong>${unregistered ? ` <span class="muted">(${escapeHtml(unregistered.host)})</span>` : ''} asks to:</p>
 <ul class="scopes">${items.join('')}</ul>
 <p class="muted">Signed in as ${escapeHtml(username)}.</p>
 ${warning ? `<p class="notice" role="note"><strong>Check:</strong> ${escapeHtml(warning)}</p>\n` : ''}<form method="post" action="${escapeHtml(action)}">

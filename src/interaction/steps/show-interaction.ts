@@ -2,6 +2,7 @@
 // account's, or setting one up when the flow demands one the account lacks), the consent page, or (none of
 // them any more) the answer to the client. A stale interaction gets the restart page, never a dead end.
 import type { FastifyReply } from 'fastify';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import { OAuthError } from '../../http/errors.js';
 import { restartParameters } from '../../oauth/authorize/authorization-request.js';
 import { errorResponse } from '../../oauth/authorize/redirect.js';
@@ -25,9 +26,21 @@ import { renderSetUpPage, SET_UP_ERRORS } from '../mfa/set-up-page.js';
 import { secondFactorShortfall } from '../mfa/step-up.js';
 import { passkeyAction, secondFactorOffer, withPasskeyScripts } from '../passkeys/passkey-fragments.js';
 
+/** The host a URI names (or its scheme, for a native app's private-use scheme). */
+const hostOf = (uri: string | undefined): string => {
+  if (!uri || !URL.canParse(uri)) return 'an address it did not name';
+  const url = new URL(uri);
+  return url.host || url.protocol;
+};
+
+/** A metadata document's host is its client_id's; a self-registered client's, where this redirect goes. */
+const unregisteredOf = (client: Pick<Client, 'id' | 'provenance'>, redirectUri: string | undefined) =>
+  client.provenance ? { kind: client.provenance, host: hostOf(client.provenance === 'metadata_document' ? client.id : redirectUri) } : undefined;
+
 export async function showInteraction(request: InteractionRequest, reply: FastifyReply, deps: FlowDeps): Promise<FastifyReply> {
   const { interaction, client, session } = await loadInteraction(request, deps);
   const { request: authz } = interaction;
+  const unregistered = unregisteredOf(client, authz.redirectUri);
   const headers = pageHeadersAllowingRedirectTo(authz.redirectUri);
   if (!session) {
     if (authz.device) return sendPage(reply, renderDeviceExpiredPage(deps.brand, DEVICE_PAGE_PATH), 400, headers);
@@ -67,7 +80,8 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
       brand: deps.brand,
       action: `${action}/login`,
       csrfToken: session.csrfToken,
-      clientName: client.name,
+      // An open client's name is its own claim: the login page names the host beside it (docs/agents.md).
+      clientName: unregistered ? `${client.name} (${unregistered.host})` : client.name,
       failed,
       passkey,
       federation,
@@ -111,6 +125,7 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
         describe,
         username: session.username ?? '',
         ...(authz.device ? { warning: DEVICE_CONSENT_WARNING } : {}),
+        ...(unregistered ? { unregistered } : {}),
       }),
       200,
       headers,

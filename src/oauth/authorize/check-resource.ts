@@ -2,6 +2,7 @@
 // absolute URI without a fragment and a registered resource server (else invalid_target); operator-only
 // ones are never granted to a user. When resources are named, every API scope must belong to one of them.
 import { OAuthError } from '../../http/errors.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { ResourceCatalogue } from '../resources/registry.js';
 import { AUTHORIZATION_PARAMETERS } from './parameters.js';
 
@@ -24,7 +25,7 @@ function isAbsoluteWithoutFragment(value: string): boolean {
   }
 }
 
-export function checkResources(source: unknown, scope: readonly string[], catalogue: ResourceCatalogue): string[] {
+export function checkResources(source: unknown, scope: readonly string[], catalogue: ResourceCatalogue, client: Pick<Client, 'resources'>): string[] {
   const resources = resourceValues(source);
   if (resources.length > MAX_RESOURCES) throw new OAuthError('invalid_request', `At most ${MAX_RESOURCES} resource parameters are accepted.`);
   for (const resource of resources) {
@@ -33,6 +34,8 @@ export function checkResources(source: unknown, scope: readonly string[], catalo
     if (!isAbsoluteWithoutFragment(resource)) throw new OAuthError('invalid_target', 'resource must be an absolute URI without a fragment.');
     const server = catalogue.find(resource);
     if (!server || server.operatorOnly) throw new OAuthError('invalid_target', 'The resource is not a registered resource server.');
+    // A client nobody registered by hand may name only OPEN_CLIENT_RESOURCES (docs/agents.md).
+    if (client.resources && !client.resources.includes(resource)) throw new OAuthError('invalid_target', 'The resource is not allowed for this client.');
   }
   if (resources.length > 0) {
     const outside = scope.find((s) => {

@@ -2,7 +2,8 @@
 // The first two steps establish whom an error may be sent to; until then errors are pages (PageError),
 // afterwards every OAuthError becomes a redirect to the client (AuthorizationErrorRedirect).
 import { OAuthError } from '../../http/errors.js';
-import type { Client, ClientsRepository } from '../../storage/repositories/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
+import type { ClientLookup } from '../clients/client-cache.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import { PARSED_PARAMETERS, type AuthorizationRequest, type RedirectTarget } from './authorization-request.js';
 import { checkClaims } from './check-claims.js';
@@ -26,7 +27,7 @@ import { AUTHORIZATION_PARAMETERS, readParameters } from './parameters.js';
 import { AuthorizationErrorRedirect } from './redirect.js';
 
 export interface ValidationDeps extends IdTokenHintDeps {
-  clients: Pick<ClientsRepository, 'find'>;
+  clients: Pick<ClientLookup, 'find' | 'refusal'>;
   resources: Pick<ResourceRegistry, 'catalogue'>;
 }
 
@@ -53,7 +54,7 @@ export async function validateAuthorizationRequest(source: unknown, deps: Valida
     const nonce = checkNonce(params);
     const prompt = checkPrompt(params);
     const maxAge = checkMaxAge(params);
-    const resources = checkResources(source, scope, catalogue);
+    const resources = checkResources(source, scope, catalogue, client);
     const dpopJkt = checkDpopJkt(params);
     const idTokenHintSub = await checkIdTokenHint(params, client.id, deps);
     const loginHint = params.values.login_hint;

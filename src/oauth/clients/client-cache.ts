@@ -12,6 +12,8 @@ const MAX_ENTRIES = 10_000;
 export interface ClientLookup extends Pick<ClientsRepository, 'find'> {
   /** Drops what this instance remembers of a client (it was just changed or deleted here). */
   forget(id: string): void;
+  /** Why `find` found no client for this id, when there is more to say than "unknown" (a refused metadata document). */
+  refusal?(id: string): { code: string; message: string } | undefined;
 }
 
 export function cachedClients(clients: Pick<ClientsRepository, 'find'>, clock: Clock, ttlSeconds: number): ClientLookup {

@@ -51,7 +51,7 @@ export function deviceAuthorizationEndpoint(
       if (!client.grantTypes.includes(DEVICE_CODE_GRANT)) throw new OAuthError('unauthorized_client', `The client is not registered for ${DEVICE_CODE_GRANT}.`);
       const catalogue = await resources.catalogue();
       const scope = checkScope({ values: { scope: params.scope }, duplicates: new Set() }, client, catalogue);
-      const [resource] = checkResources(params, scope, catalogue);
+      const [resource] = checkResources(params, scope, catalogue, client);
       const started = await start({ clientId: client.id, scope, resource: resource ?? null });
       const userCode = formatUserCode(started.userCode);
       return {

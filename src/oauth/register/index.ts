@@ -1,4 +1,5 @@
-// Dynamic client registration: POST /register (RFC 7591) guarded by an initial access token, and the client
+// Dynamic client registration: POST /register (RFC 7591) guarded by an initial access token (or, with
+// REGISTRATION=open, anonymous within a policy: open-registration.ts), and the client
 // configuration endpoint GET/PUT/DELETE /register/:client_id (RFC 7592) guarded by the registration access
 // token issued with the client. Metadata goes through the same validation as `gatehouse clients create`,
 // then through the registration policy of the initial access token (policy.ts), which the client keeps
@@ -16,6 +17,7 @@ import type { OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import { requireInitialAccessToken, requireRegistrationAccess, spendInitialAccessToken } from './access.js';
 import { enforceRegistrationPolicy, STRICT_POLICY, type RegistrationPolicy } from './policy.js';
+import { isOpenRegistration, registerOpenClient } from './open-registration.js';
 
 // Anyone may call these: per-address budget for machines (src/http/anonymous-limit.ts).
 const route = { config: { face: 'oauth' as const, limit: 'anonymous' as const } };
@@ -72,7 +74,7 @@ function secretChange(client: Client, metadata: ClientMetadata): { secret?: stri
 
 type RegistrationServices = Pick<
   OAuthDeps,
-  'config' | 'clock' | 'store' | 'outbound' | 'clients' | 'clientRegistrations' | 'initialAccessTokens' | 'resources'
+  'config' | 'clock' | 'store' | 'outbound' | 'clients' | 'clientRegistrations' | 'initialAccessTokens' | 'resources' | 'rateLimits'
 >;
 
 export function registrationEndpoints(app: FastifyInstance, core: RegistrationServices): void {
@@ -84,6 +86,14 @@ export function registrationEndpoints(app: FastifyInstance, core: RegistrationSe
 
   app.post('/register', route, async (request, reply) => {
     noStore(reply);
+    if (isOpenRegistration(core.config, request.headers.authorization)) {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object.');
+      const client = await asRegistrationError(request, () => registerOpenClient(request, body as Record<string, unknown>, core));
+      core.clients.forget(client.id);
+      request.log.info({ client_id: client.id, provenance: client.provenance }, 'client self-registered');
+      return reply.code(201).send({ ...clientMetadataView(client), registration: 'self_registered' });
+    }
     const { tokenHash, policy } = await requireInitialAccessToken(request.headers.authorization, initialTokens);
     const metadata = await validated(request, policy, core.outbound, core.resources, core.config.WEBHOOK_ALLOWED_HOSTS);
     const registrationToken = randomToken(32);

@@ -112,6 +112,8 @@ export interface ClientsTable {
   identity_providers: string[] | null;
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: Generated<boolean>;
+  provenance: string | null;
+  resources: string[] | null;
 }
 
 export interface ConsentsTable {

@@ -13,6 +13,9 @@ export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
+/** Clients nobody registered by hand: read from a Client ID Metadata Document, or registered anonymously. */
+export type ClientProvenance = 'metadata_document' | 'self_registered';
+
 export interface Client {
   id: string;
   name: string;
@@ -41,6 +44,10 @@ export interface Client {
   allowedOrigins: string[];
   /** RFC 8707: the audience of tokens requested without `resource` when the scopes do not name one. */
   defaultResource: string | null;
+  /** Null for clients made by an operator or registered with an initial access token (docs/agents.md). */
+  provenance: ClientProvenance | null;
+  /** RFC 8707 resources the client may name at /authorize; null: any registered one. */
+  resources: string[] | null;
   disabled: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -67,7 +74,11 @@ export type NewClient = Omit<
   | 'identityProviders'
   | 'backchannelLogoutUri'
   | 'backchannelLogoutSessionRequired'
+  | 'provenance'
+  | 'resources'
 > & {
+  provenance?: ClientProvenance | null;
+  resources?: string[] | null;
   requireMfa?: boolean;
   backchannelLogoutUri?: string | null;
   backchannelLogoutSessionRequired?: boolean;
@@ -100,6 +111,8 @@ export const toClient = (r: Selectable<ClientsTable>): Client => ({
   registrationPolicy: r.registration_grant_types && r.registration_scopes ? { grantTypes: r.registration_grant_types, scopes: r.registration_scopes } : null,
   allowedOrigins: r.allowed_origins,
   defaultResource: r.default_resource,
+  provenance: r.provenance as ClientProvenance | null,
+  resources: r.resources,
   disabled: r.disabled,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -128,6 +141,8 @@ export const clientColumns = (c: Partial<NewClient>) => ({
   ...(c.allowedOrigins !== undefined ? { allowed_origins: c.allowedOrigins } : {}),
   ...(c.defaultResource !== undefined ? { default_resource: c.defaultResource } : {}),
   ...(c.registrationTokenHash !== undefined ? { registration_token_hash: c.registrationTokenHash } : {}),
+  ...(c.provenance !== undefined ? { provenance: c.provenance } : {}),
+  ...(c.resources !== undefined ? { resources: c.resources } : {}),
   ...(c.registrationPolicy !== undefined
     ? {
         registration_grant_types: c.registrationPolicy ? [...c.registrationPolicy.grantTypes] : null,
@@ -149,6 +164,16 @@ export interface ClientsRepository {
   corsOrigins(limit: number): Promise<{ id: string; type: ClientType; redirectUris: string[]; allowedOrigins: string[] }[]>;
   /** Marks the client disabled (find() no longer returns it); false when there is no such client. */
   disable(id: string): Promise<boolean>;
+  /**
+   * Writes the client a metadata document describes (its id is the document's URL). A row with that id made any
+   * other way is left alone (undefined), and so is a row an operator disabled; `disabled` is never changed.
+   */
+  storeMetadataDocumentClient(client: NewClient): Promise<Client | undefined>;
+  /**
+   * Deletes self-registered and metadata-document clients unchanged since `cutoff` that have no live grant (their
+   * codes, interactions and ended grants go with them); returns how many.
+   */
+  purgeUnusedOpenClients(cutoff: Date): Promise<number>;
 }
 
 export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
@@ -222,6 +247,53 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
         .limit(limit)
         .execute();
       return rows.map((r) => ({ id: r.id, type: r.type as ClientType, redirectUris: r.redirect_uris, allowedOrigins: r.allowed_origins }));
+    },
+    async storeMetadataDocumentClient(client) {
+      const now = new Date(clock.now());
+      const values = {
+        name: client.name,
+        type: client.type,
+        token_endpoint_auth_method: client.authMethod,
+        grant_types: client.grantTypes,
+        scopes: client.scopes,
+        ...clientColumns({ ...client, provenance: 'metadata_document' }),
+      };
+      // One statement: parallel first uses of the same document (or instances) converge on one row.
+      const row = await db
+        .insertInto('clients')
+        .values({ id: client.id, ...values, created_at: now, updated_at: now })
+        .onConflict((oc) =>
+          oc
+            .column('id')
+            .doUpdateSet({ ...values, updated_at: now, version: sql`clients.version + 1` })
+            .where('clients.provenance', '=', 'metadata_document'),
+        )
+        .returningAll()
+        .executeTakeFirst();
+      return row && !row.disabled ? toClient(row) : undefined;
+    },
+    async purgeUnusedOpenClients(cutoff) {
+      const at = new Date(clock.now());
+      // One statement: a grant created meanwhile either commits first (the row is kept) or finds no client.
+      // Only clients without a live grant go, so no live access token is left behind (and the cascade's
+      // trigger would put one on the revocation list anyway).
+      const result = await db
+        .deleteFrom('clients as c')
+        .where('c.provenance', 'is not', null)
+        .where('c.updated_at', '<', cutoff)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('oauth_grants as g')
+                .select('g.id')
+                .whereRef('g.client_id', '=', 'c.id')
+                .where('g.revoked_at', 'is', null)
+                .where('g.expires_at', '>', at),
+            ),
+          ),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
     async disable(id) {
       const result = await db
