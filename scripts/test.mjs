@@ -13,6 +13,10 @@ import { findPostgresBin, startCluster } from './pg-cluster.mjs';
 import { DURATIONS_FILE, printTotals, runFiles } from './test-runner/pool.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
+// Tests that run src/ through tsx from another directory (a server started in a temporary checkout, say) still
+// resolve the workspace package @gatehouse/resource-server to its sources (tsconfig paths), not to a dist/ that
+// only the build makes.
+process.env.TSX_TSCONFIG_PATH ??= join(root, 'tsconfig.json');
 const args = process.argv.slice(2);
 const long = args.includes('--long');
 const filters = args.filter((a) => !a.startsWith('--'));

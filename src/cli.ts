@@ -21,6 +21,8 @@ export async function runCli(argv: string[]): Promise<number> {
     console.error(`gatehouse: ${unknownCommand(argv)}`);
     return 2;
   }
+  // The proxy is a long-running process that needs no configuration of this server and no database.
+  if (argv[0] === 'protect') return (await import('./protect/run.js')).runProtect(argv.slice(1));
   try {
     const config = loadConfig();
     if (usesSingleProcessDatabase(config) && dataDirOwner(config.DATA_DIR) !== undefined) {

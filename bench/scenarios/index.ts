@@ -7,5 +7,6 @@ import { payments } from './payments.js';
 import { ordersCursor } from './orders-cursor.js';
 import { loginFlow } from './login-flow.js';
 import { memory } from './memory.js';
+import { protect } from './protect.js';
 
-export const scenarios: Scenario[] = [clientCredentials, refreshRotation, codeExchange, loginFlow, usersMe, payments, ordersCursor, memory];
+export const scenarios: Scenario[] = [clientCredentials, refreshRotation, codeExchange, loginFlow, usersMe, payments, ordersCursor, protect, memory];

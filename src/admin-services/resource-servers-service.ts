@@ -2,6 +2,7 @@
 // apply`) and the admin API (/admin/v1/resource-servers): the identifier and scope rules, the introspection
 // client each one gets, version-guarded writes (If-Match), the built-ins that cannot go, and one audit event
 // per change in the same transaction (docs/resource-servers.md, docs/admin-api.md).
+import { parseRoute, RouteSyntaxError } from '@gatehouse/resource-server';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Store } from '../storage/store.js';
@@ -41,11 +42,14 @@ export interface ResourceServerInput {
   /** Seconds; null: the server-wide ACCESS_TOKEN_TTL. */
   accessTokenTtl: number | null;
   offlineAccess: boolean;
+  /** `METHOD PATH=SCOPES[;acr=…]` rules for `gatehouse protect` and kit users (docs/protect.md); set at creation. */
+  routes?: readonly string[];
 }
 
 /** The longest identifier /authorize accepts as a `resource` value. */
 export const MAX_IDENTIFIER_LENGTH = 512;
 const MAX_SCOPES = 100;
+const MAX_ROUTES = 200;
 const MAX_NAME_LENGTH = 200;
 const MAX_DESCRIPTION_LENGTH = 200;
 const MIN_TTL = 30;
@@ -103,10 +107,43 @@ function checkAccessTokenTtl(value: number | null, ceiling: number): number | nu
   return value;
 }
 
+/**
+ * Route rules in the kit's syntax (packages/resource-server-kit/src/routes.ts), each naming only scopes of this
+ * resource server: a route demanding another server's scope could never be satisfied by a token of this audience.
+ */
+function checkRoutes(routes: readonly string[], scopes: readonly ResourceScopeInput[]): string[] {
+  if (routes.length > MAX_ROUTES) throw new AdminRuleError('invalid', `at most ${MAX_ROUTES} routes`, 'routes');
+  const own = new Set(scopes.map((s) => s.name));
+  return routes.map((route) => {
+    let rule: ReturnType<typeof parseRoute>;
+    try {
+      rule = parseRoute(route);
+    } catch (error) {
+      if (error instanceof RouteSyntaxError) throw new AdminRuleError('invalid', error.message.slice(0, 300), 'routes');
+      throw error;
+    }
+    const foreign = rule.scopes.find((scope) => !own.has(scope));
+    if (foreign !== undefined)
+      throw new AdminRuleError(
+        'invalid',
+        `route "${rule.source.slice(0, 100)}" names ${JSON.stringify(foreign.slice(0, 64))}, not a scope of this resource server`,
+        'routes',
+      );
+    return rule.source;
+  });
+}
+
 function checkInput(input: ResourceServerInput, ceiling: number): ResourceServerInput {
   const name = input.name.trim();
   if (!name || name.length > MAX_NAME_LENGTH) throw new AdminRuleError('invalid', `is required (at most ${MAX_NAME_LENGTH} characters)`, 'name');
-  return { name, scopes: checkScopes(input.scopes), accessTokenTtl: checkAccessTokenTtl(input.accessTokenTtl, ceiling), offlineAccess: input.offlineAccess };
+  const scopes = checkScopes(input.scopes);
+  return {
+    name,
+    scopes,
+    accessTokenTtl: checkAccessTokenTtl(input.accessTokenTtl, ceiling),
+    offlineAccess: input.offlineAccess,
+    ...(input.routes !== undefined ? { routes: checkRoutes(input.routes, scopes) } : {}),
+  };
 }
 
 export const isBuiltIn = (config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'>, identifier: string): boolean =>
@@ -122,6 +159,7 @@ export function resourceServerView(s: ResourceServer): Record<string, unknown> {
     offline_access: s.offlineAccess,
     operator_only: s.operatorOnly,
     ...(s.clientId ? { client_id: s.clientId } : {}),
+    ...(s.routes && s.routes.length > 0 ? { routes: [...s.routes] } : {}),
   };
 }
 

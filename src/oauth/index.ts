@@ -12,6 +12,7 @@ import { oauthRefusalMetrics } from './oauth-metrics.js';
 import { tokenEndpoint } from './token-endpoint/index.js';
 import { revocationEndpoint } from './revoke.js';
 import { introspectionEndpoint } from './introspect.js';
+import { resourceServerFeedEndpoints } from './resources/resource-server-feed.js';
 import { registrationEndpoints } from './register/index.js';
 import { userinfoEndpoint } from './userinfo.js';
 import { securityEventLog } from './refresh/security-events.js';
@@ -25,6 +26,7 @@ export type OAuthServices = Parameters<typeof corsEndpoints>[1] &
   Parameters<typeof tokenEndpoint>[1] &
   Parameters<typeof revocationEndpoint>[1] &
   Parameters<typeof introspectionEndpoint>[1] &
+  Parameters<typeof resourceServerFeedEndpoints>[1] &
   Parameters<typeof registrationEndpoints>[1] &
   Parameters<typeof userinfoEndpoint>[1] &
   Parameters<typeof securityEventLog>[1] &
@@ -44,6 +46,7 @@ const registrations: readonly Registration[] = [
   deviceAuthorizationEndpoint,
   revocationEndpoint,
   introspectionEndpoint,
+  resourceServerFeedEndpoints,
   registrationEndpoints,
   userinfoEndpoint,
   securityEventLog,

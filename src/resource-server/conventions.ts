@@ -21,7 +21,7 @@ declare module 'fastify' {
  * non-JSON bodies, `Cache-Control: private, no-cache` and merge-patch parsing.
  */
 export function installApiConventions(app: FastifyInstance, auth: ResourceServerAuth): void {
-  const authenticate = authenticateRequests(auth.authenticator, auth.possession);
+  const authenticate = authenticateRequests(auth.server);
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.anonymous) return;
     await authenticate(request);

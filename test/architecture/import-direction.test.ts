@@ -7,9 +7,23 @@
 // dynamic import) of src/**/*.ts is checked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { COMPOSITION_ROOT, LAYERS, circles, crossImports, folderGraph, importsOf, layerOf, src, upwardImports } from './import-graph.js';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import {
+  COMPOSITION_ROOT,
+  KIT,
+  LAYERS,
+  allImportsOf,
+  circles,
+  crossImports,
+  folderGraph,
+  importsOf,
+  kitRoot,
+  layerOf,
+  sources,
+  src,
+  upwardImports,
+} from './import-graph.js';
 
 /** Folders that may not know each other although the layer table alone would allow it. */
 const FORBIDDEN: Record<string, readonly string[]> = {
@@ -18,7 +32,9 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   admin: ['api', 'account', 'interaction', 'console', 'demo', 'cli'],
   console: ['api', 'admin', 'account', 'interaction', 'demo', 'cli'],
   demo: ['api', 'admin', 'account', 'interaction', 'console', 'cli'],
-  cli: ['api', 'admin', 'account', 'interaction', 'console', 'demo'],
+  cli: ['api', 'admin', 'account', 'interaction', 'console', 'demo', 'protect'],
+  // The proxy knows Gatehouse only over HTTP: no storage, no protocol core, no face.
+  protect: ['storage', 'oauth', 'tokens', 'resource-server', 'admin-services', 'api', 'admin', 'account', 'interaction', 'console', 'demo', 'cli', 'http'],
   // The /account page and the pages beside the flow's know no protocol endpoint: they sign in through the
   // flow's pipeline (src/interaction/sign-in/) and reach the authorization server only through it.
   account: ['oauth', 'api', 'admin'],
@@ -42,7 +58,7 @@ test('import direction: every folder of src/ and every file at its root has a ro
     [],
   );
   assert.deepEqual(
-    LAYERS.flat().filter((node) => !nodes.includes(node) && node !== 'cli.ts'),
+    LAYERS.flat().filter((node) => !nodes.includes(node) && node !== 'cli.ts' && node !== KIT),
     [],
     'a row names a folder or file that does not exist',
   );
@@ -66,6 +82,30 @@ test('import direction: the folder graph has no circle', () => {
     found.map((circle) => circle.join(' → ')),
     [],
   );
+});
+
+test('import direction: the resource-server kit (packages/resource-server-kit) stands alone: its own files, jose, node: built-ins and fastify types, nothing of src/', () => {
+  const files = sources(join(kitRoot, 'src'));
+  assert.ok(files.length > 5);
+  const outside = files.flatMap((file) =>
+    allImportsOf(readFileSync(file, 'utf8'))
+      .filter((specifier) =>
+        specifier.startsWith('.')
+          ? relative(join(kitRoot, 'src'), resolve(dirname(file), specifier)).startsWith('..')
+          : !/^(jose|fastify|node:.+)$/.test(specifier),
+      )
+      .map((specifier) => `${relative(kitRoot, file)} imports ${specifier}`),
+  );
+  assert.deepEqual(outside, []);
+});
+
+test('import direction: src/ reaches the kit by its package name, from the layers above it', () => {
+  const kitImports = crossImports().filter((i) => i.to === KIT);
+  assert.ok(
+    kitImports.some((i) => i.from === 'tokens'),
+    'the token code is built on the kit',
+  );
+  assert.deepEqual(describe(kitImports.filter((i) => layerOf(i.from) < layerOf(KIT))), []);
 });
 
 test('import direction: the check sees imports, re-exports and dynamic imports, and ignores comments', () => {

@@ -14,12 +14,19 @@ export const src = join(root, 'src');
  * both ways. The last rows are the composition root: only the root files that build and start the app, which
  * no folder imports — the faces declare what they need (their deps.ts) and the root satisfies it.
  */
+/** The graph node of the workspace package @gatehouse/resource-server (imported by name, not by path). */
+export const KIT = '@gatehouse/resource-server';
+export const kitRoot = join(root, 'packages', 'resource-server-kit');
+
 export const LAYERS: readonly (readonly string[])[] = [
   // Vocabulary every layer shares: the clock, configuration, scope names, plugin names, message helpers.
   ['clock.ts', 'config', 'config.ts', 'scopes.ts', 'face-dependencies.ts', 'suggest.ts', 'log-format.ts', 'logger.ts'],
   // Start-up conditions (data directory, Node.js version, start-up errors) and the primitives of cryptography.
   ['startup'],
   ['crypto'],
+  // The resource-server kit, a workspace package of its own (packages/resource-server-kit): it knows nothing of
+  // src/, and the token, DPoP and resource-API code above it is built on it.
+  [KIT],
   // All SQL: the driver and the repositories.
   ['storage'],
   // The HTTP conventions, the audit sink, the job queue.
@@ -38,7 +45,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['self-service'],
   ['account'],
   // The other faces.
-  ['api', 'admin', 'console', 'demo', 'cli'],
+  // protect: `gatehouse protect`, the reverse proxy built on the kit (it talks to Gatehouse over HTTP only).
+  ['api', 'admin', 'console', 'demo', 'cli', 'protect'],
   // The composition root: builds the services (core.ts, services.ts), the app (app.ts, resource-api.ts), and
   // the processes (server.ts, main.ts, cli.ts).
   ['core.ts'],
@@ -71,10 +79,15 @@ export function nodeOf(file: string): string | undefined {
   return parts.length > 1 ? parts[0] : parts[0]!.replace(/\.js$/, '.ts');
 }
 
-/** Relative specifiers of a source file, comments removed so an example in a comment does not count. */
-export function importsOf(text: string): string[] {
+/** Every specifier of a source file (relative or bare), comments removed so an example in a comment does not count. */
+export function allImportsOf(text: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-  return [...code.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3]!).filter((s) => s.startsWith('.'));
+  return [...code.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3]!);
+}
+
+/** Relative specifiers of a source file, and the kit's package name (an edge to the KIT node). */
+export function importsOf(text: string): string[] {
+  return allImportsOf(text).filter((s) => s.startsWith('.') || s === KIT || s.startsWith(`${KIT}/`));
 }
 
 export interface Import {
@@ -92,7 +105,7 @@ export function crossImports(files = sources()): Import[] {
     const from = nodeOf(file);
     if (!from) continue;
     for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
-      const to = nodeOf(resolve(dirname(file), specifier));
+      const to = specifier.startsWith('.') ? nodeOf(resolve(dirname(file), specifier)) : KIT;
       if (to !== undefined && to !== from) found.push({ file: relative(root, file), specifier, from, to });
     }
   }

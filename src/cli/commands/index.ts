@@ -29,6 +29,8 @@ import {
 import { resourceServersCreateCommand, resourceServersDeleteCommand, resourceServersListCommand } from './resource-servers.js';
 import { consentsListCommand, consentsRevokeCommand, grantsListCommand, grantsRevokeCommand, sessionsEndCommand, sessionsListCommand } from './user-access.js';
 
+import { protectCommand } from './protect.js';
+
 export const commands: Command[] = [
   migrateCommand,
   usersCreateCommand,
@@ -75,4 +77,5 @@ export const commands: Command[] = [
   webhooksRotateSecretCommand,
   applyCommand,
   exportCommand,
+  protectCommand,
 ];

@@ -19,7 +19,13 @@ import { UsageError, type Command } from '../command.js';
 import { parseClaimMapping, withClaimMappings } from '../../admin-services/scope-claims.js';
 
 // The service's errors name API members; the CLI names its flags.
-const FLAG_OF: Record<string, string> = { identifier: '--identifier', name: '--name', scopes: '--scope:', access_token_ttl: '--access-token-ttl' };
+const FLAG_OF: Record<string, string> = {
+  identifier: '--identifier',
+  name: '--name',
+  scopes: '--scope:',
+  access_token_ttl: '--access-token-ttl',
+  routes: '--route:',
+};
 
 /** Runs a resource-server service call, turning its rule errors into usage errors in the CLI's words. */
 async function asUsage<T>(work: () => Promise<T>): Promise<T> {
@@ -61,7 +67,7 @@ const scopeView = (x: ResourceScope) => ({ name: x.name, description: x.descript
 export const resourceServersCreateCommand: Command = {
   name: 'resource-servers create',
   usage:
-    'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access]',
+    'resource-servers create --identifier URI --name N --scope "name=Description name2=Description2" [--claim SCOPE@ATTRIBUTE=access_token,id_token]... [--access-token-ttl S] [--no-offline-access] [--route "GET /notes*=notes:read"]...',
   async run(args, core) {
     const { values } = parseArgs({
       args,
@@ -72,6 +78,7 @@ export const resourceServersCreateCommand: Command = {
         claim: { type: 'string', multiple: true },
         'access-token-ttl': { type: 'string' },
         'no-offline-access': { type: 'boolean' },
+        route: { type: 'string', multiple: true },
       },
       strict: true,
     });
@@ -82,6 +89,7 @@ export const resourceServersCreateCommand: Command = {
       scopes: scopesWithClaims(parseScopeDefinitions(values.scope), values.claim),
       accessTokenTtl: ttl === undefined ? null : Number(ttl),
       offlineAccess: !values['no-offline-access'],
+      ...(values.route ? { routes: values.route } : {}),
     };
     const { server, secret } = await asUsage(() =>
       createResourceServerRecord(resourceServerServiceDeps(core, coreAuditSink(core)), values.identifier!, input, { actor: cliActor() }),
@@ -92,6 +100,7 @@ export const resourceServersCreateCommand: Command = {
       scopes: server.scopes.map(scopeView),
       access_token_ttl: server.accessTokenTtl,
       offline_access: server.offlineAccess,
+      ...(server.routes && server.routes.length > 0 ? { routes: server.routes } : {}),
       client_id: server.clientId,
       client_secret: secret,
     };

@@ -1,19 +1,20 @@
 // The Fastify edge of bearer authentication: an onRequest hook that sets request.principal, a body
 // check for the duplicate-token rule, and `requireScope` for each route (RFC 6750 §3.1).
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { ResourceServer } from '@gatehouse/resource-server';
 import type { Principal } from '../../http/principal.js';
-import type { Authenticator } from './authenticator.js';
-import { presentedToken, refuseBodyToken } from './bearer-token.js';
-import type { PossessionCheck } from './proof-of-possession.js';
-import { bearerError } from './challenges.js';
+import { refuseBodyToken } from './bearer-token.js';
+import { bearerError, problemOf } from './challenges.js';
 
-/** onRequest hook: authenticates (and checks DPoP possession) before the body is even read. */
-export function authenticateRequests(authenticator: Authenticator, possession: PossessionCheck) {
+/**
+ * onRequest hook: the resource-server kit's request check (where the token travels, the token, revocation,
+ * DPoP possession) before the body is even read; the route's scopes are checked by requireScope.
+ */
+export function authenticateRequests(server: Pick<ResourceServer, 'authenticateRequest'>) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
-    const presented = presentedToken(request);
-    const principal = await authenticator.authenticate(presented.token);
-    await possession(request, presented, principal);
-    request.principal = principal;
+    const result = await server.authenticateRequest({ method: request.method, url: request.url, headers: request.headers });
+    if (!result.ok) throw problemOf(result);
+    request.principal = result.identity;
   };
 }
 

@@ -384,6 +384,7 @@ export interface ResourceServersTable {
   created_at: Generated<Date>;
   version: Generated<number>;
   updated_at: Generated<Date>;
+  routes: Generated<string[]>;
 }
 
 export interface RevokedAccessTokensTable {

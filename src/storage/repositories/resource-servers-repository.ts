@@ -25,6 +25,8 @@ export interface ResourceServer {
   /** The confidential client the resource server introspects with; null for the built-in ones. */
   clientId: string | null;
   scopes: ResourceScope[];
+  /** What each route demands, `METHOD PATH=SCOPES[;acr=…]` (docs/protect.md); validated by the service. Always set when read. */
+  routes?: readonly string[];
   createdAt: Date;
   /** Bumped by every change: the admin API's strong ETag and If-Match compare-and-set. */
   version: number;
@@ -75,6 +77,7 @@ function assemble(rows: Selectable<ResourceServersTable>[], scopes: Selectable<R
     operatorOnly: r.operator_only,
     clientId: r.client_id,
     scopes: byServer.get(r.identifier) ?? [],
+    routes: r.routes ?? [],
     createdAt: r.created_at,
     version: r.version,
     updatedAt: r.updated_at,
@@ -127,6 +130,7 @@ export function resourceServersRepository(db: Db): ResourceServersRepository {
           offline_access: server.offlineAccess,
           operator_only: server.operatorOnly,
           client_id: server.clientId,
+          ...(server.routes && server.routes.length > 0 ? { routes: [...server.routes] } : {}),
         })
         .onConflict((oc) => oc.column('identifier').doNothing())
         .returning('identifier')

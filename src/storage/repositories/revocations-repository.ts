@@ -46,6 +46,8 @@ export interface RevocationsRepository {
   clientCoveredUntil(clientId: string): Promise<Date | undefined>;
   /** Every entry whose tokens have not expired yet: what an in-memory copy starts from. */
   live(): Promise<LiveRevocations>;
+  /** The live entries revoked (or widened) at or after `at`: what a copy kept over HTTP catches up with. */
+  revokedSince(at: Date): Promise<LiveRevocations>;
   /** Drops entries whose tokens have expired anyway; returns how many. */
   purgeExpired(): Promise<number>;
 }
@@ -89,6 +91,25 @@ export function revocationsRepository(db: Db, clock: Clock): RevocationsReposito
       const at = new Date(clock.now());
       const tokens = await db.selectFrom('revoked_access_tokens').select(['jti', 'expires_at']).where('expires_at', '>', at).execute();
       const clients = await db.selectFrom('revoked_clients').select(['client_id', 'covers_issued_until', 'expires_at']).where('expires_at', '>', at).execute();
+      return {
+        tokens: tokens.map((t) => ({ jti: t.jti, expiresAt: t.expires_at })),
+        clients: clients.map((c) => ({ clientId: c.client_id, coversIssuedUntil: c.covers_issued_until, expiresAt: c.expires_at })),
+      };
+    },
+    async revokedSince(since) {
+      const at = new Date(clock.now());
+      const tokens = await db
+        .selectFrom('revoked_access_tokens')
+        .select(['jti', 'expires_at'])
+        .where('revoked_at', '>=', since)
+        .where('expires_at', '>', at)
+        .execute();
+      const clients = await db
+        .selectFrom('revoked_clients')
+        .select(['client_id', 'covers_issued_until', 'expires_at'])
+        .where('revoked_at', '>=', since)
+        .where('expires_at', '>', at)
+        .execute();
       return {
         tokens: tokens.map((t) => ({ jti: t.jti, expiresAt: t.expires_at })),
         clients: clients.map((c) => ({ clientId: c.client_id, coversIssuedUntil: c.covers_issued_until, expiresAt: c.expires_at })),

@@ -1,48 +1,13 @@
-// DPoP proof validation (RFC 9449 4.3), usable by the token endpoint and by a resource server (pass the
-// access token to check `ath`). The key is the one embedded in the proof; the algorithm is pinned to an
-// asymmetric allow-list (never HS* or none); the proof is fresh (iat window), names this request (htm, htu),
-// carries a server nonce where one is required (and a valid one whenever it carries any), and its jti is
-// accepted once per key.
-import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK, type JWTVerifyResult } from 'jose';
+// DPoP proof validation (RFC 9449 4.3) is the resource-server kit's (packages/resource-server-kit/src/dpop/proof.ts);
+// Gatehouse gives it its stores: spent proofs in the database (used_dpop_proofs, shared by every instance, the
+// insert is the atomic replay check) and nonces keyed by the key-encryption key.
+import type { DpopDeps } from '@gatehouse/resource-server';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
-// sha256 here is base64url(SHA-256), which is also exactly RFC 9449 4.2's `ath`.
-import { sha256 } from '../../crypto/random.js';
 import type { Store } from '../../storage/store.js';
-import type { DpopProofsRepository } from '../../storage/repositories/dpop-proofs-repository.js';
-import { dpopNonces, type DpopNonces } from './nonce.js';
+import { dpopNonces } from './nonce.js';
 
-export const DPOP_ALGS = ['ES256', 'RS256', 'PS256'] as const;
-/** How old a proof may be (RFC 9449 11.1 leaves the window to the server). */
-const DPOP_PROOF_MAX_AGE_SECONDS = 60;
-
-export class DpopProofError extends Error {
-  override readonly name: string = 'DpopProofError';
-}
-
-/** RFC 9449 §8: the proof lacks a required nonce or carries one this server does not accept (use_dpop_nonce). */
-export class DpopNonceError extends DpopProofError {
-  override readonly name = 'DpopNonceError';
-}
-
-export interface DpopRequest {
-  /** The raw DPoP header value(s). */
-  header: string | string[] | undefined;
-  method: string;
-  /** The request URL without query and fragment (RFC 9449 4.3 point 9). */
-  url: string;
-  /** For a resource server: the access token the proof must be bound to (`ath`). */
-  accessToken?: string;
-  /** Whether a proof without a nonce is refused (a nonce that is present is checked regardless). */
-  requireNonce?: boolean;
-}
-
-export interface DpopDeps {
-  clock: Clock;
-  clockSkewSeconds: number;
-  proofs: Pick<DpopProofsRepository, 'consume'>;
-  nonces: DpopNonces;
-}
+export { DPOP_ALGS, DpopNonceError, DpopProofError, verifyDpopProof, type DpopDeps, type DpopRequest } from '@gatehouse/resource-server';
 
 /** What every proof check of this app (token endpoint, resource API, /userinfo) works with. */
 export const dpopDeps = (core: { clock: Clock; config: Config; store: Store; keyEncryptionKey: Buffer }): DpopDeps => ({
@@ -51,60 +16,3 @@ export const dpopDeps = (core: { clock: Clock; config: Config; store: Store; key
   proofs: core.store.dpopProofs,
   nonces: dpopNonces(core.keyEncryptionKey, core.clock),
 });
-
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
-
-function singleProof(header: DpopRequest['header']): string {
-  if (typeof header !== 'string' || header.includes(',') || header.trim() === '') throw new DpopProofError('exactly one DPoP proof is required');
-  return header.trim();
-}
-
-/** Verifies the proof and returns the thumbprint of its key (RFC 7638), i.e. the token's cnf.jkt. */
-export async function verifyDpopProof(request: DpopRequest, deps: DpopDeps): Promise<string> {
-  const proof = singleProof(request.header);
-  const now = Math.floor(deps.clock.now() / 1000);
-  let verified: JWTVerifyResult;
-  try {
-    verified = await jwtVerify(proof, EmbeddedJWK, {
-      typ: 'dpop+jwt',
-      algorithms: [...DPOP_ALGS],
-      requiredClaims: ['jti', 'htm', 'htu', 'iat'],
-      maxTokenAge: DPOP_PROOF_MAX_AGE_SECONDS,
-      clockTolerance: deps.clockSkewSeconds,
-      currentDate: new Date(now * 1000),
-    });
-  } catch (error) {
-    throw new DpopProofError(`the DPoP proof is invalid: ${(error as Error).message}`);
-  }
-  const { payload, protectedHeader } = verified;
-  const jwk = protectedHeader.jwk as JWK;
-  if (PRIVATE_MEMBERS.some((m) => m in jwk)) throw new DpopProofError('the DPoP proof key must be a public key');
-  if (payload.iat! > now + deps.clockSkewSeconds) throw new DpopProofError('the DPoP proof is issued in the future');
-  if (payload.htm !== request.method) throw new DpopProofError('htm does not match the request method');
-  if (typeof payload.htu !== 'string' || withoutQuery(payload.htu) !== request.url) throw new DpopProofError('htu does not match the request URL');
-  if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 512) throw new DpopProofError('the DPoP proof jti is invalid');
-  if (request.accessToken !== undefined && payload.ath !== sha256(request.accessToken)) throw new DpopProofError('ath does not match the access token');
-  checkNonce(payload.nonce, request.requireNonce === true, deps.nonces);
-  const jkt = await calculateJwkThumbprint(jwk);
-  const expiresAt = new Date((payload.iat! + DPOP_PROOF_MAX_AGE_SECONDS + 2 * deps.clockSkewSeconds) * 1000);
-  if (!(await deps.proofs.consume(jkt, sha256(payload.jti), expiresAt))) throw new DpopProofError('the DPoP proof was already used');
-  return jkt;
-}
-
-/** Before the jti is spent: the client retries with a new proof anyway, and a refused proof stores nothing. */
-function checkNonce(nonce: unknown, required: boolean, nonces: DpopNonces): void {
-  if (nonce === undefined) {
-    if (required) throw new DpopNonceError('a DPoP nonce is required; use the one in the DPoP-Nonce header');
-    return;
-  }
-  if (!nonces.accepts(nonce)) throw new DpopNonceError('the DPoP nonce is invalid or expired; use the one in the DPoP-Nonce header');
-}
-
-function withoutQuery(url: string): string | undefined {
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,7 +1,7 @@
 // A bounded LRU of tokens whose signature and claims have already been verified, keyed by the exact
 // token string, so a client reusing one token pays the signature check once. An entry never outlives
 // the token's `exp`; revocation is still honoured by the authenticator, which re-checks it.
-import type { Clock } from '../../clock.js';
+import type { Clock } from './clock.js';
 
 export interface VerifiedTokenCache<T> {
   get(token: string): T | undefined;

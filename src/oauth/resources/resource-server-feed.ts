@@ -1,0 +1,87 @@
+// What a resource server deployed apart from Gatehouse (`gatehouse protect`, or any API using
+// @gatehouse/resource-server) needs to follow, authenticated with the credentials it got at
+// `resource-servers create` (client_secret_basic, like /introspect) — docs/protect.md:
+//
+//   GET /resource-server/configuration  → its identifier, registered routes and scopes, the issuer and JWKS URL;
+//   GET /resource-server/revocations[?since=CURSOR]
+//        → {cursor, complete, tokens: [{jti, exp}], clients: [{client_id, covers_issued_until, exp}]}.
+//
+// Without `since` the answer is every live entry (complete: true); with it, the entries revoked at or after
+// the cursor minus OVERLAP_MS. The cursor is this server's clock when it read; the overlap covers a
+// transaction that stamped its rows (revoked_at) before an earlier read and committed after it, and clocks
+// of instances (or the CLI) a little apart. The list only grows until expiry, so the client keeps the union.
+// Polled every 500 ms, it gives the proxy the feed's promise (≤ 1 s) from outside the database.
+import type { FastifyInstance } from 'fastify';
+import { OAuthError } from '../../http/errors.js';
+import type { LiveRevocations } from '../../storage/repositories/revocations-repository.js';
+import { authenticateClient } from '../client-auth/index.js';
+import type { OAuthDeps } from '../deps.js';
+import { JWKS_PATH } from '../jwks.js';
+import { NO_STORE } from '../no-store.js';
+import { INTROSPECTION_AUTH_METHODS } from '../revocable-token-types.js';
+import { resourceServerIntrospection } from './introspection.js';
+
+export const RESOURCE_SERVER_CONFIGURATION_PATH = '/resource-server/configuration';
+export const RESOURCE_SERVER_REVOCATIONS_PATH = '/resource-server/revocations';
+/** How far back before the cursor a catch-up reads (see above). */
+export const OVERLAP_MS = 10_000;
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+export function revocationsDocument(cursor: number, complete: boolean, live: LiveRevocations): Record<string, unknown> {
+  return {
+    cursor: String(cursor),
+    complete,
+    tokens: live.tokens.map((t) => ({ jti: t.jti, exp: seconds(t.expiresAt) })),
+    clients: live.clients.map((c) => ({ client_id: c.clientId, covers_issued_until: seconds(c.coversIssuedUntil), exp: seconds(c.expiresAt) })),
+  };
+}
+
+/** A cursor this server handed out: a whole number of milliseconds, not in the future. */
+function sinceOf(value: unknown, now: number): Date | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^\d{1,16}$/.test(value) || Number(value) > now + OVERLAP_MS)
+    throw new OAuthError('invalid_request', 'since must be a cursor returned by this endpoint.');
+  return new Date(Number(value) - OVERLAP_MS);
+}
+
+export function resourceServerFeedEndpoints(
+  app: FastifyInstance,
+  services: Pick<OAuthDeps, 'config' | 'clientAuth' | 'resources' | 'revocations' | 'clock' | 'bearerTokens'>,
+): void {
+  const auth = { ...services.clientAuth, methods: INTROSPECTION_AUTH_METHODS };
+  const lookup = resourceServerIntrospection({ resources: services.resources, verify: services.bearerTokens, issuer: services.config.ISSUER });
+
+  /** The resource server whose credentials the request carries; any other client is unauthorized_client. */
+  async function resourceServerOf(request: Parameters<typeof authenticateClient>[0]) {
+    const client = await authenticateClient(request, {}, auth);
+    const identifier = await lookup.audienceOf(client.id);
+    const server = identifier === undefined ? undefined : (await services.resources.catalogue()).find(identifier);
+    if (!server) throw new OAuthError('unauthorized_client', 'Only a resource server’s own credentials may read this.', { status: 403 });
+    return server;
+  }
+
+  app.get(RESOURCE_SERVER_CONFIGURATION_PATH, { config: { face: 'oauth' } }, async (request, reply) => {
+    reply.headers(NO_STORE);
+    const server = await resourceServerOf(request);
+    return reply.type('application/json; charset=utf-8').send(
+      JSON.stringify({
+        resource: server.identifier,
+        issuer: services.config.ISSUER,
+        jwks_uri: `${services.config.ISSUER}${JWKS_PATH}`,
+        routes: server.routes ?? [],
+        scopes_supported: server.scopes.map((s) => s.name),
+        access_token_ttl: server.accessTokenTtl ?? services.config.ACCESS_TOKEN_TTL,
+      }),
+    );
+  });
+
+  app.get(RESOURCE_SERVER_REVOCATIONS_PATH, { config: { face: 'oauth' } }, async (request, reply) => {
+    reply.headers(NO_STORE);
+    await resourceServerOf(request);
+    const cursor = services.clock.now();
+    const since = sinceOf((request.query as Record<string, unknown>).since, cursor);
+    const live = since === undefined ? await services.revocations.live() : await services.revocations.revokedSince(since);
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(revocationsDocument(cursor, since === undefined, live)));
+  });
+}

@@ -1,0 +1,73 @@
+// What crosses the proxy. Toward the upstream: the client's request minus hop-by-hop headers, minus every
+// `gatehouse-*` header the client sent (only the proxy speaks that prefix — a client cannot claim an identity),
+// minus the token and proof unless --pass-token, plus the verified identity. Back to the client: the upstream's
+// response minus hop-by-hop headers, its body streamed as it comes (server-sent events, chunked).
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { Identity } from '@gatehouse/resource-server';
+
+/** RFC 9110 §7.6.1 hop-by-hop fields, and the ones a proxy always sets itself. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+export const IDENTITY_PREFIX = 'gatehouse-';
+
+/** The identity headers the upstream can trust (docs/protect.md). */
+export function identityHeaders(identity: Identity): Record<string, string> {
+  return {
+    'gatehouse-subject': identity.sub,
+    'gatehouse-client': identity.clientId,
+    'gatehouse-scope': [...identity.scopes].join(' '),
+    'gatehouse-kind': identity.kind,
+    ...(identity.acr !== undefined ? { 'gatehouse-acr': identity.acr } : {}),
+    ...(identity.act !== undefined ? { 'gatehouse-act': JSON.stringify(identity.act) } : {}),
+  };
+}
+
+/** Header names a `Connection` header declares hop-by-hop (RFC 9110 §7.6.1). */
+function connectionListed(headers: IncomingHttpHeaders): Set<string> {
+  const value = headers.connection;
+  return new Set(
+    (Array.isArray(value) ? value.join(',') : (value ?? ''))
+      .split(',')
+      .map((v) => v.trim().toLowerCase())
+      .filter(Boolean),
+  );
+}
+
+export function upstreamRequestHeaders(
+  incoming: IncomingHttpHeaders,
+  identity: Identity,
+  context: { passToken: boolean; remoteAddress: string | undefined; host: string | undefined; proto: string },
+): OutgoingHttpHeaders {
+  const listed = connectionListed(incoming);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name) || name.startsWith(IDENTITY_PREFIX)) continue;
+    if (!context.passToken && (name === 'authorization' || name === 'dpop')) continue;
+    out[name] = value;
+  }
+  const forwardedFor = incoming['x-forwarded-for'];
+  if (context.remoteAddress) out['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${context.remoteAddress}` : context.remoteAddress;
+  if (!incoming['x-forwarded-proto']) out['x-forwarded-proto'] = context.proto;
+  if (!incoming['x-forwarded-host'] && context.host) out['x-forwarded-host'] = context.host;
+  return { ...out, ...identityHeaders(identity) };
+}
+
+export function clientResponseHeaders(upstream: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const listed = connectionListed(upstream);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(upstream)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
