@@ -15,11 +15,11 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { systemClock } from '../src/clock.js';
 import { auditSink, databaseSubscriber } from '../src/audit/audit-sink.js';
-import { eventDigest } from '../src/storage/audit-chain-digest.js';
-import { openPostgres } from '../src/storage/database.js';
-import { runTransaction } from '../src/storage/after-commit.js';
-import { startEmbeddedPostgres } from '../src/storage/embedded-postgres.js';
-import { migrate } from '../src/storage/migrate.js';
+import { eventDigest } from '../src/storage/repositories/audit-chain-digest.js';
+import { openPostgres } from '../src/storage/driver/database.js';
+import { createStore, dbOf } from '../src/storage/store.js';
+import { startEmbeddedPostgres } from '../src/storage/driver/embedded-postgres.js';
+import { migrate } from '../src/storage/driver/migrate.js';
 import { startCluster } from '../scripts/pg-cluster.mjs';
 
 const { values } = parseArgs({
@@ -51,7 +51,8 @@ const database = await openPostgres(url, 40);
 const { db } = database;
 await migrate(db);
 await sql`create table bench_changes (id serial primary key, n int not null)`.execute(db);
-const audit = auditSink({ clock: systemClock, subscribers: [databaseSubscriber(db)] });
+const store = createStore(db, systemClock);
+const audit = auditSink({ clock: systemClock, subscribers: [databaseSubscriber(store)] });
 
 const event = () => ({
   type: 'admin.client.updated' as const,
@@ -63,8 +64,8 @@ const event = () => ({
 });
 const workloads = {
   'change + event in one transaction': () =>
-    runTransaction(db, async (tx) => {
-      await sql`insert into bench_changes (n) values (1)`.execute(tx);
+    store.transaction(async (tx) => {
+      await sql`insert into bench_changes (n) values (1)`.execute(dbOf(tx));
       await audit.emit(event(), { tx });
     }),
   'event alone (autocommit)': () => audit.emit(event()),

@@ -1,12 +1,12 @@
-// Generates src/storage/schema.ts (Kysely table types) from the migrations, so the SQL is the one
+// Generates src/storage/driver/schema.ts (Kysely table types) from the migrations, so the SQL is the one
 // schema and the TypeScript types are derived from it. Run: npm run db:types
 // `--check` exits non-zero when the committed file is stale (used by the test suite).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openPGlite } from '../src/storage/database.js';
-import { migrate } from '../src/storage/migrate.js';
-import { packageRoot } from '../src/storage/package-root.js';
+import { openPGlite } from '../src/storage/driver/database.js';
+import { migrate } from '../src/storage/driver/migrate.js';
+import { packageRoot } from '../src/storage/driver/package-root.js';
 
 const TS_TYPES: Record<string, string> = {
   text: 'string',
@@ -76,12 +76,12 @@ export async function generateSchemaSource(): Promise<string> {
   }
 }
 
-const target = join(packageRoot(), 'src', 'storage', 'schema.ts');
+const target = join(packageRoot(), 'src', 'storage', 'driver', 'schema.ts');
 if (process.argv[1]?.endsWith('gen-db-types.ts')) {
   const source = await generateSchemaSource();
   if (process.argv.includes('--check')) {
     if (readFileSync(target, 'utf8') !== source) {
-      console.error('src/storage/schema.ts is stale: run `npm run db:types`');
+      console.error('src/storage/driver/schema.ts is stale: run `npm run db:types`');
       process.exit(1);
     }
   } else {

@@ -81,7 +81,7 @@ async function run(label, env, selected) {
 
 /** One embedded server for the embedded pass's databases; throwaway, so durability is traded for speed here only. */
 async function withEmbeddedServer(use) {
-  const { startEmbeddedPostgres } = await tsImport('../src/storage/embedded-postgres.ts', import.meta.url);
+  const { startEmbeddedPostgres } = await tsImport('../src/storage/driver/embedded-postgres.ts', import.meta.url);
   const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-test-embedded-'));
   const settings = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '300' };
   const server = await startEmbeddedPostgres(dataDir, () => {}, { settings });

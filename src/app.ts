@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
-import type { Database } from './storage/database.js';
+import type { Database } from './storage/driver/database.js';
 import { createServices, type Services } from './services.js';
 import type { OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { loggerOptions } from './logger.js';
@@ -29,7 +29,6 @@ import { demoRegistration, ensureDemoClient } from './oauth/clients/demo-client.
 import { ensureConsoleClient } from './oauth/clients/console-client.js';
 import { consoleRoutes } from './console/index.js';
 import { logSubscriber } from './audit/audit-sink.js';
-import { resourceServersRepository } from './storage/resource-servers-repository.js';
 import { registerBuiltInResourceServers } from './admin-services/built-in-resource-servers.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { outboxWorkerPlugin } from './outbox/plugin.js';
@@ -142,7 +141,7 @@ export async function buildApp({
   if (config.DEMO_ENABLED) await installDemo(app, services);
   consoleRoutes(app, { issuer: config.ISSUER });
 
-  await registerBuiltInResourceServers(resourceServersRepository(database.db), config);
+  await registerBuiltInResourceServers(services.store.resourceServers, config);
   // The admin console's public client, registered at each start (its routes: src/console/).
   await ensureConsoleClient(services.clientRegistrations, config.ISSUER);
   await services.keys.ensureKeys();

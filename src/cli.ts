@@ -3,9 +3,8 @@
 // command to a running server's admin socket; the commands themselves live in src/cli/.
 import { ConfigError, loadConfig } from './config.js';
 import { createCore, type Core } from './core.js';
-import { connectDatabase, dataDirOwner, StartupError, usesSingleProcessDatabase } from './storage/connect.js';
-import { migrate } from './storage/migrate.js';
-import { resourceServersRepository } from './storage/resource-servers-repository.js';
+import { connectDatabase, dataDirOwner, StartupError, usesSingleProcessDatabase } from './storage/driver/connect.js';
+import { migrate } from './storage/driver/migrate.js';
 import { registerBuiltInResourceServers } from './admin-services/built-in-resource-servers.js';
 import { systemClock } from './clock.js';
 import { executeCommand, findCommand, unknownCommand, usage } from './cli/execute.js';
@@ -45,7 +44,7 @@ export async function runCli(argv: string[]): Promise<number> {
       // Every other command works on an up-to-date schema with keys; `migrate` itself reports what it applied.
       if (findCommand(argv)?.command.name !== 'migrate') {
         await migrate(database.db);
-        await registerBuiltInResourceServers(resourceServersRepository(database.db), config);
+        await registerBuiltInResourceServers(core.store.resourceServers, config);
         await core.keys.ensureKeys();
       }
       console.log(JSON.stringify(await executeCommand(argv, core), null, 2));

@@ -2,10 +2,10 @@
 import type { AdminCore } from './admin-services/deps.js';
 import type { Config } from './config.js';
 import type { Clock } from './clock.js';
-import type { Database } from './storage/database.js';
+import type { Database, Db } from './storage/driver/database.js';
 import { keyEncryption, resolveKeyEncryptionKey } from './crypto/key-encryption.js';
 import { keyService } from './crypto/keys.js';
-import { signingKeysRepository } from './storage/signing-keys-repository.js';
+import { createStore } from './storage/store.js';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import { createRateLimits } from './http/rate-limit.js';
@@ -13,17 +13,14 @@ import { cachedClients, type ClientLookup } from './oauth/clients/client-cache.j
 import { metadataDocumentClients } from './oauth/clients/metadata-document.js';
 import { looksLikeMetadataDocumentUrl } from './oauth/clients/metadata-document-url.js';
 import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
-import { clientsRepository } from './storage/clients-repository.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
 import { auditSink, databaseSubscriber } from './audit/audit-sink.js';
-import { revocationFeed, type RevocationFeed } from './storage/revocation-feed.js';
-import { revocationsRepository } from './storage/revocations-repository.js';
+import { revocationFeed, type RevocationFeed } from './storage/repositories/revocation-feed.js';
 import { resourceRegistry } from './oauth/resources/registry.js';
-import { resourceServersRepository } from './storage/resource-servers-repository.js';
 import { outboxWriter } from './outbox/writer.js';
 import { webhookSubscriber } from './webhooks/webhook-subscriber.js';
-import { webhookSubscriptions } from './storage/webhook-subscriptions.js';
+import { webhookSubscriptions } from './storage/repositories/webhook-subscriptions.js';
 
 /**
  * The shared part of an app, built once: what the CLI runs its commands against (the administration services'
@@ -31,6 +28,8 @@ import { webhookSubscriptions } from './storage/webhook-subscriptions.js';
  */
 export interface Core extends AdminCore {
   readonly database: Database;
+  /** The pool itself, for the composition root and tests; everything else reads and writes through `store`. */
+  readonly db: Db;
   /** Every origin some client may call the token endpoints from (CORS preflights), same freshness as `clients`. */
   readonly corsOrigins: OriginIndex;
   /** Key sets of clients registered with a jwks_uri (bounded, per app). */
@@ -56,8 +55,10 @@ export interface CoreOptions {
 export function createCore({ config, clock, database, warn = () => {}, outbound = STRICT_OUTBOUND }: CoreOptions): Core {
   // Resolved once: without KEY_ENCRYPTION_KEY it is read from (or first written to) DATA_DIR.
   const keyEncryptionKey = resolveKeyEncryptionKey(config);
+  // The one store over the pool: every repository above storage comes from it (docs/design.md, "Unit of work").
+  const store = createStore(database.db, clock);
   const keys = keyService({
-    repository: signingKeysRepository(database.db),
+    repository: store.signingKeys,
     encryption: keyEncryption(keyEncryptionKey),
     clock,
     publishDelaySeconds: config.JWKS_CACHE_TTL,
@@ -70,10 +71,10 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
     redis,
     onStoreError: (error) => warn('rate-limit store failed; request allowed', error),
   });
-  const repository = clientsRepository(database.db, clock);
+  const repository = store.clients;
   const cached = cachedClients(repository, clock, config.CLIENT_CACHE_TTL);
   const corsOrigins = originIndex(repository, clock, config.CLIENT_CACHE_TTL);
-  const resources = resourceRegistry(resourceServersRepository(database.db), clock, config.CLIENT_CACHE_TTL);
+  const resources = resourceRegistry(store.resourceServers, clock, config.CLIENT_CACHE_TTL);
   const documents = metadataDocumentClients({
     config,
     clock,
@@ -104,14 +105,15 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
   // Audit events that stand for webhook events enqueue them in the same transaction (docs/webhooks.md).
   const audit = auditSink({
     clock,
-    subscribers: [databaseSubscriber(database.db), webhookSubscriber(database.db, outbox, webhookSubscriptions(database.db, database.notifications))],
+    subscribers: [databaseSubscriber(store), webhookSubscriber(store, outbox, webhookSubscriptions(database.db, database.notifications))],
   });
-  const feed = revocationFeed({ repository: revocationsRepository(database.db, clock), notifications: database.notifications, clock, warn });
+  const feed = revocationFeed({ repository: store.revocations, notifications: database.notifications, clock, warn });
   return {
     config,
     clock,
     database,
     db: database.db,
+    store,
     keys,
     rateLimits,
     clients,

@@ -6,7 +6,6 @@ import { keyEncryption } from './crypto/key-encryption.js';
 import type { OutboxChannel } from './outbox/channel.js';
 import { logoutTokenChannel } from './oauth/backchannel-logout/logout-token-channel.js';
 import { webhookPolicy } from './admin-services/webhooks-service.js';
-import { clientsRepository } from './storage/clients-repository.js';
 import { webhookChannel } from './webhooks/webhook-channel.js';
 
 export function outboundChannels(core: Core): OutboxChannel[] {
@@ -14,13 +13,13 @@ export function outboundChannels(core: Core): OutboxChannel[] {
   const timeoutMs = core.config.WEBHOOK_TIMEOUT * 1000;
   const userAgent = `Gatehouse (+${core.config.ISSUER})`;
   return [
-    webhookChannel({ db: core.db, clock: core.clock, encryption: keyEncryption(core.keyEncryptionKey), policy, timeoutMs, userAgent }),
+    webhookChannel({ store: core.store, clock: core.clock, encryption: keyEncryption(core.keyEncryptionKey), policy, timeoutMs, userAgent }),
     // The client is read at delivery (uncached: a disabled or changed client is seen at once).
     logoutTokenChannel({
       issuer: core.config.ISSUER,
       clock: core.clock,
       keys: core.keys,
-      clients: clientsRepository(core.db, core.clock),
+      clients: core.store.clients,
       policy,
       timeoutMs,
       userAgent,

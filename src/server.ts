@@ -2,8 +2,8 @@
 // (main, then the metrics listener); graceful shutdown on SIGTERM/SIGINT.
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './app.js';
-import { connectDatabase } from './storage/connect.js';
-import { migrate } from './storage/migrate.js';
+import { connectDatabase } from './storage/driver/connect.js';
+import { migrate } from './storage/driver/migrate.js';
 import { startAdminSocket } from './cli/admin-socket.js';
 import { StartupError } from './startup/startup-error.js';
 import { checkListenAddress, listenError } from './startup/listen-address.js';

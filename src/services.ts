@@ -4,7 +4,6 @@
 // extends those, so no face imports this file. Endpoints and plugins receive a narrow `Pick` of their face's
 // interface and never build a service themselves, so there is exactly one of each per app (one DPoP nonce
 // key, one client cache, one job queue) and what a module depends on is visible in its signature.
-import { operatorRolesRepository } from './storage/operator-roles-repository.js';
 import { createCore, type Core, type CoreOptions } from './core.js';
 import type { OAuthDeps } from './oauth/deps.js';
 import type { InteractionDeps } from './interaction/deps.js';
@@ -29,7 +28,6 @@ import {
   PENDING_LOGIN_PURGE_INTERVAL_MS,
   unusedOpenClientsPurge,
 } from './oauth/housekeeping.js';
-import { grantsRepository } from './storage/grants-repository.js';
 import { refreshTokens } from './oauth/refresh/index.js';
 import { tokenTypeFactories } from './oauth/revocable-token-types.js';
 import { accessTokenIssuer } from './oauth/issued-tokens/access-tokens.js';
@@ -42,42 +40,20 @@ import type { FlowDeps } from './interaction/flow-deps.js';
 import { INTERACTION_TTL_SECONDS } from './interaction/flow-deps.js';
 import { rateLimitedLogins } from './interaction/login/rate-limited-logins.js';
 import { browserSessions } from './interaction/session/browser-sessions.js';
-import { browserSessionsRepository } from './storage/browser-sessions-repository.js';
-import { clientsRepository } from './storage/clients-repository.js';
-import { consentsRepository } from './storage/consents-repository.js';
-import { initialAccessTokensRepository } from './storage/initial-access-tokens-repository.js';
-import { interactionsRepository } from './storage/interactions-repository.js';
-import { ordersRepository } from './storage/orders-repository.js';
-import { paymentsRepository } from './storage/payments-repository.js';
-import { reportsRepository } from './storage/reports-repository.js';
-import { revocationsRepository } from './storage/revocations-repository.js';
-import { usersRepository } from './storage/users-repository.js';
 
-import { secondFactorsRepository } from './storage/second-factors-repository.js';
 import { keyEncryption } from './crypto/key-encryption.js';
 import { upstreamTokenKeeper } from './federation/upstream-tokens.js';
-import { federatedIdentityTokensRepository } from './storage/federated-identity-tokens-repository.js';
 import { secondFactors } from './interaction/mfa/second-factors.js';
 import { passkeyCeremonies } from './interaction/passkeys/passkeys.js';
-import { passkeysRepository } from './storage/passkeys-repository.js';
 import { signInMethods } from './interaction/sign-in/sign-in-methods.js';
 import { signInPipeline } from './interaction/sign-in/sign-in-pipeline.js';
 import { LINK_PROOF_POLICY, secondFactorBudget as accountSecondFactorBudget } from './interaction/sign-in/second-factor-budget.js';
-import { secondFactorFailuresRepository } from './storage/second-factor-failures-repository.js';
 import { accountPasswordChange } from './account/account-password.js';
-import { identityProvidersRepository } from './storage/identity-providers-repository.js';
-import { federatedIdentitiesRepository } from './storage/federated-identities-repository.js';
-import { upstreamSignInsRepository } from './storage/upstream-sign-ins-repository.js';
-import { accountRepository } from './storage/account-repository.js';
-import { deviceAuthorizationsRepository } from './storage/device-authorizations-repository.js';
-import { delegationsRepository } from './storage/delegations-repository.js';
-import { accountLinkRequestsRepository } from './storage/account-link-requests-repository.js';
 import { removePasskey, unlinkProvider } from './user-rules/unlink-provider.js';
 import { authenticationLookup } from './oauth/issued-tokens/authentication-context.js';
 import { createMail, type Mail } from './mail/index.js';
 import { outboxWorker, OUTBOX_PURGE_INTERVAL_MS, type OutboxWorker } from './outbox/outbox.js';
 import { outboxMetrics, type OutboxMetrics } from './outbox/metrics.js';
-import { outboxRepository } from './storage/outbox-repository.js';
 import { registerSelfServiceJobs, securityNotices, signupOpen, type SelfService } from './self-service/index.js';
 import { FORGOT_PATH, SIGNUP_PATH } from './self-service/index.js';
 import { mailMode } from './mail/mail-mode.js';
@@ -109,22 +85,23 @@ export interface ServicesOptions extends CoreOptions {
 
 export function createServices(options: ServicesOptions): Services {
   const core = createCore(options);
-  const { config, clock, db } = core;
+  const { config, clock, store } = core;
   const brand = brandFromConfig(config);
 
-  const revocations = revocationsRepository(db, clock);
-  const grantRecords = grantsRepository(db, clock);
+  const revocations = store.revocations;
+  const grantRecords = store.grants;
   const accessTokens = accessTokenIssuer(core);
   const idTokens = idTokenIssuer(core);
   const bearerTokens = bearerAccessTokenVerifier({ ...core, revocations });
   const codes = authorizationCodes(core);
   const refresh = refreshTokens(core);
-  const authentications = authenticationLookup(secondFactorsRepository(db, clock));
-  const operatorRoles = operatorRolesRepository(db);
-  const deviceAuthorizations = deviceAuthorizationsRepository(db, clock);
-  const delegations = delegationsRepository(db, clock);
-  const users = usersRepository(db, clock);
+  const authentications = authenticationLookup(store.secondFactors);
+  const operatorRoles = store.operatorRoles;
+  const deviceAuthorizations = store.deviceAuthorizations;
+  const delegations = store.delegations;
+  const users = store.users;
   const tokenSide = {
+    store,
     delegations,
     users,
     audit: core.audit,
@@ -147,15 +124,15 @@ export function createServices(options: ServicesOptions): Services {
 
   // Signing out ends the session, queues its logout tokens and audits it in one transaction (user-rules/sign-out.ts).
   const sessions = browserSessions({
-    repository: browserSessionsRepository(db, clock),
+    repository: store.browserSessions,
     issuer: config.ISSUER,
     ttlSeconds: config.SESSION_TTL,
     clock,
     ending: signOut(core),
   });
-  const passkeyStore = passkeysRepository(db, clock);
+  const passkeyStore = store.passkeys;
   const factors = secondFactors({
-    repository: secondFactorsRepository(db, clock),
+    repository: store.secondFactors,
     encryption: keyEncryption(core.keyEncryptionKey),
     clock,
     issuerName: brand.name,
@@ -163,17 +140,17 @@ export function createServices(options: ServicesOptions): Services {
   });
   const passkeys = passkeyCeremonies({ repository: passkeyStore, issuer: config.ISSUER, rpName: brand.name });
   const loginGuard = rateLimitedLogins(core.rateLimits);
-  const secondFactorBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock));
+  const secondFactorBudget = accountSecondFactorBudget(store.secondFactorFailures);
   // Codes typed on the federation's link page: a count of their own, so an upstream cannot stop the owner's codes.
-  const linkProofBudget = accountSecondFactorBudget(secondFactorFailuresRepository(db, clock, 'link_proof_failures'), LINK_PROOF_POLICY);
+  const linkProofBudget = accountSecondFactorBudget(store.linkProofFailures, LINK_PROOF_POLICY);
   const upstream = { clock, outbound: core.outbound, keySets: core.remoteKeySets, env: process.env };
   const federation = {
-    providers: identityProvidersRepository(db),
-    identities: federatedIdentitiesRepository(db),
-    legs: upstreamSignInsRepository(db),
-    accountLinks: accountLinkRequestsRepository(db),
+    providers: store.identityProviders,
+    identities: store.federatedIdentities,
+    legs: store.upstreamSignIns,
+    accountLinks: store.accountLinkRequests,
     upstream,
-    tokens: upstreamTokenKeeper({ encryption: keyEncryption(core.keyEncryptionKey), repository: federatedIdentityTokensRepository(db), clock }),
+    tokens: upstreamTokenKeeper({ encryption: keyEncryption(core.keyEncryptionKey), repository: store.federatedIdentityTokens, clock }),
     users,
   };
   // Upstream calls go through the outbound policy; client secrets are read from the environment at use.
@@ -189,8 +166,8 @@ export function createServices(options: ServicesOptions): Services {
     interactionTtlSeconds: Math.min(INTERACTION_TTL_SECONDS, config.SESSION_TTL),
     reauthMaxAge: config.REAUTH_MAX_AGE,
     sessions,
-    interactions: interactionsRepository<AuthorizationRequest>(db, clock),
-    consents: consentsRepository(db, clock),
+    interactions: store.interactions<AuthorizationRequest>(),
+    consents: store.consents,
     clients: core.clients,
     users,
     codes,
@@ -212,7 +189,7 @@ export function createServices(options: ServicesOptions): Services {
     federation,
     // Called at request time, when `notices` (below) exists.
     providerLinkedNotice: (userId, provider, acceptLanguage) =>
-      notices.send(db, userId, 'factor_added', { params: { factor: 'provider', provider }, acceptLanguage }),
+      notices.send(store, userId, 'factor_added', { params: { factor: 'provider', provider }, acceptLanguage }),
     // "Forgot your password?" and "Create an account" under the login form, when e-mail and SIGNUP allow.
     selfServiceLinks: (interaction) => {
       if (mailMode(config) === 'off') return {};
@@ -225,7 +202,7 @@ export function createServices(options: ServicesOptions): Services {
   // cursors' HMAC key is derived from the key-encryption key (docs/idempotency.md, docs/api-conventions.md).
   const idempotency = idempotencyStore(core);
   const cursors = cursorCodec(cursorKey(core.keyEncryptionKey));
-  const jobs = jobQueue({ db, clock, log: options.log });
+  const jobs = jobQueue({ store, clock, log: options.log });
   // Records are kept only while they can still matter (src/oauth/housekeeping.ts, docs/idempotency.md).
   jobs.every('oauth-expired-purge', OAUTH_PURGE_INTERVAL_MS, expiredRecordsPurge(core));
   jobs.every('pending-login-purge', PENDING_LOGIN_PURGE_INTERVAL_MS, pendingLoginsPurge(core));
@@ -235,17 +212,19 @@ export function createServices(options: ServicesOptions): Services {
   // Once for the whole deployment, decided under a lock from rows (docs/audit-log.md, docs/key-rotation.md).
   const checkpointMs = config.AUDIT_CHECKPOINT_INTERVAL * 1000;
   jobs.every('audit-checkpoint', Math.min(checkpointMs, 60_000), () =>
-    writeCheckpoint({ db, clock, keys: core.keys, audit: core.audit, issuer: config.ISSUER }, { minIntervalMs: checkpointMs }),
+    writeCheckpoint({ store, clock, keys: core.keys, audit: core.audit, issuer: config.ISSUER }, { minIntervalMs: checkpointMs }),
   );
   if (config.KEY_ROTATION_INTERVAL > 0) {
-    jobs.every('key-rotation', KEY_ROTATION_CHECK_MS, () => rotateKeysWhenDue({ db, clock, keys: core.keys, audit: core.audit }, config.KEY_ROTATION_INTERVAL));
+    jobs.every('key-rotation', KEY_ROTATION_CHECK_MS, () =>
+      rotateKeysWhenDue({ store, clock, keys: core.keys, audit: core.audit }, config.KEY_ROTATION_INTERVAL),
+    );
   }
 
   // Everything that leaves the process goes through the outbox (docs/outbox.md): one worker, one channel each.
   const mail = createMail(config, brand, options.log, () => clock.now());
-  const metrics = outboxMetrics(outboxRepository(db), () => clock.now());
+  const metrics = outboxMetrics(store.outbox, () => clock.now());
   const worker = outboxWorker({
-    db,
+    store,
     clock,
     log: options.log,
     encryption: keyEncryption(core.keyEncryptionKey),
@@ -261,7 +240,7 @@ export function createServices(options: ServicesOptions): Services {
   core.audit.subscribe(signals.auditSubscriber);
 
   const notices = securityNotices({ clock, config, outbox: core.outbox });
-  const selfServiceDeps = { db, clock, config, brand, audit: core.audit, outbox: core.outbox, jobs, rateLimits: core.rateLimits };
+  const selfServiceDeps = { store, clock, config, brand, audit: core.audit, outbox: core.outbox, jobs, rateLimits: core.rateLimits };
   registerSelfServiceJobs(jobs, selfServiceDeps);
   const selfService: SelfService = {
     ...selfServiceDeps,
@@ -276,13 +255,13 @@ export function createServices(options: ServicesOptions): Services {
     ...core,
     brand,
     users,
-    clientRegistrations: clientsRepository(db, clock),
-    initialAccessTokens: initialAccessTokensRepository(db, clock),
+    clientRegistrations: store.clients,
+    initialAccessTokens: store.initialAccessTokens,
     revocations,
     grantRecords,
-    orders: ordersRepository(db),
-    payments: paymentsRepository(db),
-    reports: reportsRepository(db),
+    orders: store.orders,
+    payments: store.payments,
+    reports: store.reports,
     accessTokens,
     idTokens,
     bearerTokens,
@@ -298,11 +277,11 @@ export function createServices(options: ServicesOptions): Services {
     flow,
     account: {
       // Ending another of one's sessions on /account also tells its clients (docs/backchannel-logout.md).
-      account: { ...accountRepository(db, clock), endSession: endOwnSession(core) },
+      account: { ...store.account, endSession: endOwnSession(core) },
       delegations,
-      changePassword: accountPasswordChange({ db, clock, rateLimits: core.rateLimits, outbox: core.outbox }),
-      unlinkProvider: (target, event) => unlinkProvider({ db, audit: core.audit }, target, event),
-      removePasskey: (target, event) => removePasskey({ db, audit: core.audit }, target, event),
+      changePassword: accountPasswordChange({ store, clock, rateLimits: core.rateLimits, outbox: core.outbox }),
+      unlinkProvider: (target, event) => unlinkProvider({ store, audit: core.audit }, target, event),
+      removePasskey: (target, event) => removePasskey({ store, audit: core.audit }, target, event),
     },
     authentications,
     operatorRoles,

@@ -12,7 +12,7 @@ import { jobWorker } from '../src/jobs/plugin.js';
 import { authorizationServer } from '../src/oauth/index.js';
 import { interactionPages } from '../src/interaction/index.js';
 import { resourceApi } from '../src/resource-api.js';
-import type { Database } from '../src/storage/database.js';
+import type { Database } from '../src/storage/driver/database.js';
 import { createTestDatabase } from './helpers/database.js';
 import { testConfig } from './helpers/app.js';
 

@@ -2,8 +2,8 @@
 // from the same PostgreSQL database, serialised as JSON. It is the fallback baseline of the users-me
 // scenario when Gatehouse's handler cannot be mounted unauthenticated inside the app itself.
 import type { FastifyInstance } from 'fastify';
-import { openPostgres } from '../../src/storage/database.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
+import { openPostgres } from '../../src/storage/driver/database.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
 import { systemClock } from '../../src/clock.js';
 
 export async function bareUsersMe(app: FastifyInstance, databaseUrl: string): Promise<{ close(): Promise<void> }> {

@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
-import { connectDatabase } from '../../src/storage/connect.js';
-import { migrate } from '../../src/storage/migrate.js';
+import { connectDatabase } from '../../src/storage/driver/connect.js';
+import { migrate } from '../../src/storage/driver/migrate.js';
 import { commands } from '../../src/cli/commands/index.js';
 import { accessTokenIssuer, type AccessTokenInput } from '../../src/oauth/issued-tokens/access-tokens.js';
 import type { Core } from '../../src/core.js';
@@ -27,7 +27,7 @@ interface CodeInput {
   nonce?: string;
   resource?: string;
 }
-type Deps = { db: Core['db']; clock: Core['clock']; config: Core['config'] };
+type Deps = { store: Core['store']; clock: Core['clock']; config: Core['config'] };
 /** What the token endpoint hands the redeemer: the access token's record and the first refresh token's hash. */
 type RedemptionIssue = { accessToken: { jti: string; expiresAt: Date }; refreshTokenHash?: string };
 type CodeIssuerFactory = (deps: Deps) => {
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       /** Codes minted through the real issuer (src/oauth/codes), as the consent step would. */
       mintCodes: async ({ count, input }: { count: number; input: CodeInput }) => {
         const factory = await srcFunction<CodeIssuerFactory>('oauth/codes/index.ts', 'authorizationCodes');
-        const issuer = factory({ db: core.db, clock: core.clock, config: core.config });
+        const issuer = factory({ store: core.store, clock: core.clock, config: core.config });
         return forEach(count, () => issuer.issue(input));
       },
       /**
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
        */
       mintRefreshTokens: async ({ count, input }: { count: number; input: CodeInput }) => {
         const codes = (await srcFunction<CodeIssuerFactory>('oauth/codes/index.ts', 'authorizationCodes'))({
-          db: core.db,
+          store: core.store,
           clock: core.clock,
           config: core.config,
         });

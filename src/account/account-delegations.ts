@@ -8,8 +8,9 @@ import { escapeHtml } from '../http/html.js';
 import { formField } from '../interaction/csrf.js';
 import { seeOther } from '../interaction/interaction-context.js';
 import { hiddenInput } from '../interaction/pages/layout.js';
-import type { Delegation, DelegationsRepository } from '../storage/delegations-repository.js';
-import type { User } from '../storage/users-repository.js';
+import type { Store } from '../storage/store.js';
+import type { Delegation } from '../storage/repositories/delegations-repository.js';
+import type { User } from '../storage/repositories/users-repository.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { SignedIn } from './account-session.js';
 
@@ -37,12 +38,14 @@ ${hiddenInput('delegation', d.id)}
 
 type SignedInPost = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SignedIn, user: User) => Promise<FastifyReply>) => unknown;
 
-export function accountDelegationRoutes(signedInPost: SignedInPost, deps: { delegations: Pick<DelegationsRepository, 'revoke'>; audit: AuditSink }): void {
+export function accountDelegationRoutes(signedInPost: SignedInPost, deps: { store: Pick<Store, 'transaction'>; audit: AuditSink }): void {
   signedInPost('/delegations/revoke', async (request, reply, _session, user) => {
     const id = formField(request.body, 'delegation') ?? '';
     // Another user's delegation, or none: the same answer, nothing revoked.
-    await deps.delegations.revoke(user.id, id, (tx, revoked) =>
-      deps.audit.emit(
+    await deps.store.transaction(async (tx) => {
+      const revoked = await tx.delegations.revoke(user.id, id);
+      if (!revoked) return;
+      await deps.audit.emit(
         {
           type: 'delegation.revoked',
           actor: { kind: 'user', userId: user.id },
@@ -52,8 +55,8 @@ export function accountDelegationRoutes(signedInPost: SignedInPost, deps: { dele
           traceId: request.id,
         },
         { tx },
-      ),
-    );
+      );
+    });
     return seeOther(reply, '/account?done=delegation_revoked');
   });
 }

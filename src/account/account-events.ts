@@ -7,15 +7,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuditEventType } from '../audit/audit-events.js';
 import type { AuditSink } from '../audit/audit-sink.js';
-import { runTransaction } from '../storage/after-commit.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import type { NoticeKind, SecurityNotices } from '../self-service/notices.js';
 
 export type AccountEventType = Extract<AuditEventType, `account.${string}`>;
 
 export interface AccountEventSink {
   audit: AuditSink;
-  db: Db;
+  store: Store;
   /** Absent: no notices (e-mail is off, or a test without them). */
   notices?: Pick<SecurityNotices, 'send'> | undefined;
 }
@@ -31,18 +30,18 @@ export function accountEvent(
   type: AccountEventType,
   userId: string,
   details: Record<string, string | number | boolean> = {},
-  tx?: Db,
+  tx?: Store,
 ): Promise<void> {
-  const write = async (db: Db) => {
+  const write = async (store: Store) => {
     await sink.audit.emit(
       { type, actor: { kind: 'user', userId }, subject: userId, traceId: request.id, details: { face: 'account', ...details } },
-      { tx: db },
+      { tx: store },
     );
     const notice = NOTICE_OF[type];
     if (notice && sink.notices) {
       const params: Record<string, string> = typeof details.factor === 'string' ? { factor: details.factor } : {};
-      await sink.notices.send(db, userId, notice, { params, acceptLanguage: request.headers['accept-language'] });
+      await sink.notices.send(store, userId, notice, { params, acceptLanguage: request.headers['accept-language'] });
     }
   };
-  return tx ? write(tx) : runTransaction(sink.db, write);
+  return tx ? write(tx) : sink.store.transaction(write);
 }

@@ -12,7 +12,7 @@ import { rememberAccountSignIn } from '../interaction/federation/federation-cook
 import { continueWithSection } from '../interaction/federation/federation-pages.js';
 import { MAX_OFFERED } from '../interaction/federation/offered-providers.js';
 import { seeOther } from '../interaction/interaction-context.js';
-import type { IdentityProvider } from '../storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../storage/repositories/identity-providers-repository.js';
 import { withProviderTargets } from './account-identities.js';
 import type { AccountDeps } from './account-routes.js';
 import { currentPreSession } from './pre-session.js';

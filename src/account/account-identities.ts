@@ -13,9 +13,9 @@ import { MAX_OFFERED } from '../interaction/federation/offered-providers.js';
 import { seeOther } from '../interaction/interaction-context.js';
 import { hiddenInput } from '../interaction/pages/layout.js';
 import { cspSource } from '../interaction/pages/page-headers.js';
-import type { FederatedIdentity } from '../storage/federated-identities-repository.js';
-import type { IdentityProvider } from '../storage/identity-providers-repository.js';
-import type { User } from '../storage/users-repository.js';
+import type { FederatedIdentity } from '../storage/repositories/federated-identities-repository.js';
+import type { IdentityProvider } from '../storage/repositories/identity-providers-repository.js';
+import type { User } from '../storage/repositories/users-repository.js';
 import type { AccountDeps } from './account-routes.js';
 import type { SignedIn } from './account-session.js';
 

@@ -4,7 +4,7 @@
 import { escapeHtml } from '../http/html.js';
 import { hiddenInput } from '../interaction/pages/layout.js';
 import { passkeyAction, passkeyRegisterSection } from '../interaction/passkeys/passkey-fragments.js';
-import type { PasskeyCredential } from '../storage/passkeys-repository.js';
+import type { PasskeyCredential } from '../storage/repositories/passkeys-repository.js';
 
 const when = (date: Date | null) => (date ? `${escapeHtml(date.toISOString().slice(0, 16).replace('T', ' '))} UTC` : 'never');
 

@@ -9,7 +9,7 @@ import { checkCsrfToken, checkSameOrigin, formField } from '../interaction/csrf.
 import { seeOther } from '../interaction/interaction-context.js';
 import { ACCOUNT_FLOW, afterFirstFactor } from '../interaction/mfa/second-factors.js';
 import { passkeyFlowGone, passkeyRefused, passkeyRouteOptions, sendJson, type PasskeyBody } from '../interaction/passkeys/passkey-json.js';
-import type { BrowserSession } from '../storage/browser-sessions-repository.js';
+import type { BrowserSession } from '../storage/repositories/browser-sessions-repository.js';
 import { accountEvent } from './account-events.js';
 import { currentPreSession } from './pre-session.js';
 import { ACCOUNT_PATH, type AccountDeps } from './account-routes.js';

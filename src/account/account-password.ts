@@ -3,8 +3,8 @@
 // session of the user and revokes every refresh-token family — the session it came from stays signed in.
 import { changePassword, type PasswordChangeDeps } from '../user-rules/password-change.js';
 import { ProblemError } from '../http/errors.js';
-import type { Db } from '../storage/database.js';
-import type { User } from '../storage/users-repository.js';
+import type { Store } from '../storage/store.js';
+import type { User } from '../storage/repositories/users-repository.js';
 import type { PasswordChangeOutcome } from './account-routes.js';
 
 export function accountPasswordChange(deps: PasswordChangeDeps) {
@@ -14,7 +14,7 @@ export function accountPasswordChange(deps: PasswordChangeDeps) {
     currentPassword: string,
     newPassword: string,
     keepSession: string,
-    onChanged?: (tx: Db) => Promise<void>,
+    onChanged?: (tx: Store) => Promise<void>,
   ): Promise<PasswordChangeOutcome> => {
     try {
       await changePassword(deps, {
@@ -23,7 +23,7 @@ export function accountPasswordChange(deps: PasswordChangeDeps) {
         // The page's signed-in user is the account's owner, exactly like a user token of that user on the API.
         authority: { by: 'api', principal: { kind: 'user', sub: user.id }, currentPassword },
         keepSession,
-        ...(onChanged ? { onChanged: (tx: Db) => onChanged(tx) } : {}),
+        ...(onChanged ? { onChanged: (tx: Store) => onChanged(tx) } : {}),
       });
       return 'changed';
     } catch (error) {

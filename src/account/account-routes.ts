@@ -14,13 +14,13 @@ import { renderSecondFactorPage } from '../interaction/mfa/second-factor-page.js
 import { ACCOUNT_FLOW, afterFirstFactor, type SecondFactors } from '../interaction/mfa/second-factors.js';
 import { renderLoginPage } from '../interaction/pages/login-page.js';
 import type { BrowserSessions } from '../interaction/session/browser-sessions.js';
-import type { AccountRepository } from '../storage/account-repository.js';
+import type { AccountRepository } from '../storage/repositories/account-repository.js';
 import type { AuditSink } from '../audit/audit-sink.js';
-import type { BrowserSession } from '../storage/browser-sessions-repository.js';
-import type { Db } from '../storage/database.js';
+import type { BrowserSession } from '../storage/repositories/browser-sessions-repository.js';
+import type { Store } from '../storage/store.js';
 import { accountEvent } from './account-events.js';
 import { currentPreSession, ensurePreSession } from './pre-session.js';
-import type { User, UsersRepository } from '../storage/users-repository.js';
+import type { User, UsersRepository } from '../storage/repositories/users-repository.js';
 import { fullySignedIn as accountSession, hasFreshProof, type SignedIn } from './account-session.js';
 import { ACCOUNT_ERRORS, ACCOUNT_NOTICES, REAUTH_ERRORS, reauthMessage, renderAccountPage, renderAccountRecoveryCodesPage } from './account-page.js';
 import { accountPasskeyRoutes } from './account-passkeys.js';
@@ -40,7 +40,7 @@ import type { RemovePasskey, UnlinkProvider } from '../user-rules/unlink-provide
 import { accountIdentityRoutes, identitiesSection, linkedProviders, withLinkTargets } from './account-identities.js';
 import { accountFederationRoutes, accountSignInFederation } from './account-federation.js';
 import { accountDelegationRoutes, delegationsSection, MAX_LISTED_DELEGATIONS } from './account-delegations.js';
-import type { DelegationsRepository } from '../storage/delegations-repository.js';
+import type { DelegationsRepository } from '../storage/repositories/delegations-repository.js';
 
 export const ACCOUNT_PATH = '/account';
 
@@ -58,7 +58,7 @@ export interface AccountDeps {
   secondFactors: SecondFactors;
   account: AccountRepository;
   /** RFC 8693 delegations made in the user's name: listed and revoked (account-delegations.ts). */
-  delegations: Pick<DelegationsRepository, 'listLive' | 'revoke'>;
+  delegations: Pick<DelegationsRepository, 'listLive'>;
   /** Security events: an app's access revoked by its user (docs/audit-log.md). */
   audit: AuditSink;
   /** src/user-rules/password-change.ts: ends the user's other sessions and revokes their refresh tokens. */
@@ -67,7 +67,7 @@ export interface AccountDeps {
     currentPassword: string,
     newPassword: string,
     keepSession: string,
-    onChanged?: (tx: Db) => Promise<void>,
+    onChanged?: (tx: Store) => Promise<void>,
   ): Promise<PasswordChangeOutcome>;
   /** Passkeys: the account page's list, registration and removal, and passkey sign-in (account-passkeys.ts). */
   passkeys: PasskeyCeremonies;
@@ -79,7 +79,7 @@ export interface AccountDeps {
   /** Seconds a proof of the account stays fresh for factor changes (REAUTH_MAX_AGE, account-session.ts). */
   reauthMaxAge: number;
   /** Where account events are written with their security notices (account-events.ts). */
-  db: Db;
+  store: Store;
   notices?: SecurityNotices | undefined;
   /** "Forgot your password?" under the sign-in form (src/self-service/). */
   selfServiceLinks?: ((interaction: string | undefined) => LoginLinks) | undefined;

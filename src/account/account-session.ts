@@ -9,7 +9,7 @@
 //                     cannot plant a factor of its own or take the owner's away.
 import { isLoggedIn } from '../interaction/complete.js';
 import type { SecondFactors } from '../interaction/mfa/second-factors.js';
-import type { BrowserSession } from '../storage/browser-sessions-repository.js';
+import type { BrowserSession } from '../storage/repositories/browser-sessions-repository.js';
 
 export type SignedIn = BrowserSession & { userId: string; authTime: number };
 

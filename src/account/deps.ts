@@ -4,9 +4,9 @@
 import type { Config } from '../config.js';
 import type { FlowDeps } from '../interaction/flow-deps.js';
 import type { SelfService } from '../self-service/index.js';
-import type { AccountRepository } from '../storage/account-repository.js';
-import type { DelegationsRepository } from '../storage/delegations-repository.js';
-import type { UsersRepository } from '../storage/users-repository.js';
+import type { AccountRepository } from '../storage/repositories/account-repository.js';
+import type { DelegationsRepository } from '../storage/repositories/delegations-repository.js';
+import type { UsersRepository } from '../storage/repositories/users-repository.js';
 import type { RemovePasskey, UnlinkProvider } from '../user-rules/unlink-provider.js';
 import type { accountPasswordChange } from './account-password.js';
 
@@ -17,7 +17,7 @@ import type { accountPasswordChange } from './account-password.js';
 interface AccountStores {
   readonly account: AccountRepository;
   /** Token-exchange delegations in the user's name (docs/token-exchange.md). */
-  readonly delegations: DelegationsRepository;
+  readonly delegations: Pick<DelegationsRepository, 'listLive'>;
   readonly changePassword: ReturnType<typeof accountPasswordChange>;
   readonly unlinkProvider: UnlinkProvider;
   readonly removePasskey: RemovePasskey;

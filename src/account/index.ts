@@ -22,7 +22,7 @@ async function pages(app: FastifyInstance, { services }: { services: AccountDeps
     users: services.users,
     ...services.account,
     reauthMaxAge: services.config.REAUTH_MAX_AGE,
-    db: selfService.db,
+    store: selfService.store,
     notices: selfService.notices,
     rateLimits: selfService.rateLimits,
     requestEmailChange: mailOn

@@ -7,7 +7,7 @@
 // every entry before the transaction starts, so no database connection waits on an upstream.
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import { sha256 } from '../crypto/random.js';
 import { usesSecret } from '../oauth/clients/create-client.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
@@ -15,10 +15,8 @@ import { DEMO_CLIENT_ID } from '../oauth/clients/demo-client.js';
 import { CONSOLE_CLIENT_ID } from '../oauth/clients/console-client.js';
 import type { OutboundPolicy } from '../http/outbound/outbound-policy.js';
 import { MAX_RESOURCE_SERVERS, resourceCatalogue, type ResourceRegistry } from '../oauth/resources/registry.js';
-import { applyLockRepository } from '../storage/apply-lock-repository.js';
-import { clientAdminRepository } from '../storage/client-admin-repository.js';
-import type { Client } from '../storage/clients-repository.js';
-import { resourceServersRepository, type ResourceServer } from '../storage/resource-servers-repository.js';
+import type { Client } from '../storage/repositories/clients-repository.js';
+import type { ResourceServer } from '../storage/repositories/resource-servers-repository.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import {
   createClientRecord,
@@ -38,7 +36,6 @@ import {
   type ResourceServerServiceDeps,
 } from './resource-servers-service.js';
 import { keyEncryption } from '../crypto/key-encryption.js';
-import { webhookEndpointsRepository } from '../storage/webhook-endpoints-repository.js';
 import { openWebhookSecret } from '../webhooks/secrets.js';
 import {
   createWebhookRecord,
@@ -58,12 +55,11 @@ import {
   type IdentityProviderInput,
   type IdentityProviderServiceDeps,
 } from './identity-providers-service.js';
-import { identityProvidersRepository, type IdentityProvider, type NewIdentityProvider } from '../storage/identity-providers-repository.js';
+import type { IdentityProvider, NewIdentityProvider } from '../storage/repositories/identity-providers-repository.js';
 import { AdminRuleError } from './rule-error.js';
-import { runTransaction } from '../storage/after-commit.js';
 
 export interface ApplyDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'CLOCK_SKEW' | 'CLIENT_CACHE_TTL' | 'ISSUER' | 'API_AUDIENCE' | 'WEBHOOK_ALLOWED_HOSTS'>;
   clients: Pick<ClientLookup, 'forget'>;
@@ -339,10 +335,10 @@ function managedClients(all: readonly Client[], servers: readonly ResourceServer
 }
 
 /** Every client (disabled ones too) and resource server, as the transaction sees them. */
-export async function readState(db: Db, clock: Clock): Promise<{ clients: Client[]; servers: ResourceServer[]; providers: IdentityProvider[] }> {
-  const servers = await resourceServersRepository(db).list(MAX_RESOURCE_SERVERS);
-  const all = await clientAdminRepository(db, clock).page({ limit: 100_000 });
-  const providers = await identityProvidersRepository(db).page({ limit: MAX_IDENTITY_PROVIDERS });
+export async function readState(store: Store): Promise<{ clients: Client[]; servers: ResourceServer[]; providers: IdentityProvider[] }> {
+  const servers = await store.resourceServers.list(MAX_RESOURCE_SERVERS);
+  const all = await store.clientAdmin.page({ limit: 100_000 });
+  const providers = await store.identityProviders.page({ limit: MAX_IDENTITY_PROVIDERS });
   return { servers, clients: managedClients(all, servers), providers };
 }
 
@@ -355,14 +351,14 @@ export async function applyConfiguration(
 ): Promise<ApplyResult> {
   const secrets = resolveSecrets(file, env);
   const webhookSecrets = resolveWebhookSecrets(file, env);
-  const providerDeps: IdentityProviderServiceDeps = { db: deps.db, clock: deps.clock, config: deps.config, outbound: deps.outbound, audit: deps.audit };
+  const providerDeps: IdentityProviderServiceDeps = { store: deps.store, clock: deps.clock, config: deps.config, outbound: deps.outbound, audit: deps.audit };
   const resolvedProviders = await resolveProviders(providerDeps, file.identity_providers);
   const warnings = providerSecretWarnings(file.identity_providers, env);
   const touchedClients = new Set<string>();
-  // runTransaction: the audit events of every change log their lines only once the whole run has committed.
-  const result = await runTransaction(deps.db, async (tx) => {
-    await applyLockRepository(tx).lock();
-    const state = await readState(tx, deps.clock);
+  // store.transaction: the audit events of every change log their lines only once the whole run has committed.
+  const result = await deps.store.transaction(async (tx) => {
+    await tx.locks.apply();
+    const state = await readState(tx);
     const plan: PlanStep[] = [];
     const serverSteps: (() => Promise<void>)[] = [];
     const providerSteps: (() => Promise<void>)[] = [];
@@ -373,11 +369,11 @@ export async function applyConfiguration(
     const exchangeSteps: (() => Promise<void>)[] = [];
     const credentials: NonNullable<ApplyResult['introspection_credentials']> = [];
     // Within the transaction: the catalogue includes the resource servers this run creates (a client may use their scopes).
-    const serverDeps: ResourceServerServiceDeps = { ...deps, db: tx, resources: { forget: () => {} } };
+    const serverDeps: ResourceServerServiceDeps = { ...deps, store: tx, resources: { forget: () => {} } };
     const clientDeps: ClientServiceDeps = {
       ...deps,
-      db: tx,
-      resources: { catalogue: async () => resourceCatalogue(await resourceServersRepository(tx).list(MAX_RESOURCE_SERVERS)) },
+      store: tx,
+      resources: { catalogue: async () => resourceCatalogue(await tx.resourceServers.list(MAX_RESOURCE_SERVERS)) },
     };
 
     file.resource_servers.forEach((entry, index) => {
@@ -407,7 +403,7 @@ export async function applyConfiguration(
       });
     });
 
-    const txProviderDeps: IdentityProviderServiceDeps = { ...providerDeps, db: tx };
+    const txProviderDeps: IdentityProviderServiceDeps = { ...providerDeps, store: tx };
     file.identity_providers.forEach((entry, index) => {
       const path = `identity_providers[${index}]`;
       const resolved = resolvedProviders[index]!;
@@ -458,8 +454,8 @@ export async function applyConfiguration(
     });
 
     // Webhooks only when the file has the list: a file without `webhooks:` leaves them alone, even with --prune.
-    const webhookDeps: WebhookServiceDeps = { ...deps, db: tx };
-    const endpoints = file.webhooks ? await webhookEndpointsRepository(tx).page({ limit: 10_000 }) : [];
+    const webhookDeps: WebhookServiceDeps = { ...deps, store: tx };
+    const endpoints = file.webhooks ? await tx.webhookEndpoints.page({ limit: 10_000 }) : [];
     const encryption = keyEncryption(deps.keyEncryptionKey);
     (file.webhooks ?? []).forEach((entry, index) => {
       const path = `webhooks[${index}]`;
@@ -491,7 +487,7 @@ export async function applyConfiguration(
         // The previous secret keeps signing (a second signature) for the default grace period.
         if (newSecret)
           await at(path, async () =>
-            rotateWebhookSecret(webhookDeps, (await webhookEndpointsRepository(tx).find(current.id))!, { secret, secretEnv: entry.secret_env }, undefined, as),
+            rotateWebhookSecret(webhookDeps, (await tx.webhookEndpoints.find(current.id))!, { secret, secretEnv: entry.secret_env }, undefined, as),
           );
       });
     });

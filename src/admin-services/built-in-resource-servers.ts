@@ -4,7 +4,7 @@
 // docs/resource-servers.md
 import type { Config } from '../config.js';
 import { adminAudience, adminScopeDescriptions, API_SCOPES } from '../scopes.js';
-import type { NewResourceServer, ResourceServersRepository } from '../storage/resource-servers-repository.js';
+import type { NewResourceServer, ResourceServersRepository } from '../storage/repositories/resource-servers-repository.js';
 
 const scopes = (declared: Record<string, string>) => Object.entries(declared).map(([name, description]) => ({ name, description, claims: {} }));
 

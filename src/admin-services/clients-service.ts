@@ -2,19 +2,16 @@
 // (/admin/v1/clients): validation (the RFC 7591 rules of POST /register plus the operator-only parts),
 // version-guarded writes (If-Match), secret rotation with an overlap window, and one audit event per
 // change — field names only, never a secret (docs/admin-api.md, docs/audit-log.md).
-import { identityProvidersRepository } from '../storage/identity-providers-repository.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import { randomToken, sha256 } from '../crypto/random.js';
-import { clientsRepository, TOKEN_EXCHANGE_GRANT, type Client } from '../storage/clients-repository.js';
-import { clientAdminRepository } from '../storage/client-admin-repository.js';
+import { TOKEN_EXCHANGE_GRANT, type Client } from '../storage/repositories/clients-repository.js';
 import { validateClientMetadata, type ClientMetadataInput } from '../oauth/clients/metadata.js';
 import { clientMetadataView, createClient, MIN_IMPORTED_SECRET_LENGTH, usesSecret } from '../oauth/clients/create-client.js';
 import { endClient, revokeEveryTokenOf, type ClientEnding } from '../oauth/clients/end-client.js';
 import { CONSOLE_CLIENT_ID } from '../oauth/clients/console-client.js';
 import { DEMO_CLIENT_ID } from '../oauth/clients/demo-client.js';
-import { revocationsRepository } from '../storage/revocations-repository.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
 import { allowedOriginProblem } from '../oauth/cors/origins.js';
 import type { OutboundPolicy } from '../http/outbound/outbound-policy.js';
@@ -22,10 +19,9 @@ import type { ResourceRegistry } from '../oauth/resources/registry.js';
 import type { Actor, AuditEventInput } from '../audit/audit-events.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { AdminRuleError } from './rule-error.js';
-import { inTransaction } from './transaction.js';
 
 export interface ClientServiceDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'CLOCK_SKEW' | 'CLIENT_CACHE_TTL' | 'WEBHOOK_ALLOWED_HOSTS'>;
   /** This instance's client cache (forgotten after every change). */
@@ -166,12 +162,12 @@ export async function createClientRecord(
     ...(input.defaultResource != null ? { defaultResource: input.defaultResource } : {}),
   };
   checkImportedSecret(metadata, input.importedSecret);
-  const identityProviders = await checkedIdentityProviders(deps.db, input.identityProviders);
-  const created = await inTransaction(deps.db, async (tx) => {
-    if (input.clientId !== undefined && (await clientAdminRepository(tx, deps.clock).findAny(input.clientId))) {
+  const identityProviders = await checkedIdentityProviders(deps.store, input.identityProviders);
+  const created = await deps.store.transaction(async (tx) => {
+    if (input.clientId !== undefined && (await tx.clientAdmin.findAny(input.clientId))) {
       throw new AdminRuleError('conflict', `a client ${input.clientId} exists already`, 'client_id');
     }
-    const made = await createClient(clientsRepository(tx, deps.clock), metadata, {
+    const made = await createClient(tx.clients, metadata, {
       ...(input.clientId !== undefined ? { id: input.clientId } : {}),
       skipConsent: input.skipConsent,
       requireMfa: input.requireMfa ?? false,
@@ -180,9 +176,7 @@ export async function createClientRecord(
       ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}),
     });
     // Made disabled (prepared before it goes live): nothing was issued yet, so there is nothing to revoke.
-    const client = input.disabled
-      ? await clientAdminRepository(tx, deps.clock).updateIfVersion(made.client.id, { disabled: true }, made.client.version)
-      : made.client;
+    const client = input.disabled ? await tx.clientAdmin.updateIfVersion(made.client.id, { disabled: true }, made.client.version) : made.client;
     const result = { ...made, client: client ?? made.client };
     await deps.audit.emit(
       changeEvent(
@@ -203,10 +197,10 @@ export async function createClientRecord(
 }
 
 /** Each slug names a configured provider (disabled ones too: enabling one later needs no client change). */
-async function checkedIdentityProviders(db: ClientServiceDeps['db'], slugs: readonly string[] | null | undefined): Promise<string[] | null | undefined> {
+async function checkedIdentityProviders(store: ClientServiceDeps['store'], slugs: readonly string[] | null | undefined): Promise<string[] | null | undefined> {
   if (slugs == null) return slugs;
   const unique = [...new Set(slugs)];
-  const providers = identityProvidersRepository(db);
+  const providers = store.identityProviders;
   for (const slug of unique) {
     if (!(await providers.find(slug)))
       throw new AdminRuleError('invalid', `${JSON.stringify(slug.slice(0, 64))} is not a configured identity provider`, 'identity_providers');
@@ -220,17 +214,17 @@ function checkDefaultResource(value: string | null | undefined, catalogue: { fin
   }
 }
 
-export async function findClientRecord(deps: Pick<ClientServiceDeps, 'db' | 'clock'>, id: string): Promise<Client> {
-  const client = await clientAdminRepository(deps.db, deps.clock).findAny(id);
+export async function findClientRecord(deps: Pick<ClientServiceDeps, 'store' | 'clock'>, id: string): Promise<Client> {
+  const client = await deps.store.clientAdmin.findAny(id);
   if (!client) throw new AdminRuleError('not-found', `no client ${id}`);
   return client;
 }
 
 export async function listClientRecords(
-  deps: Pick<ClientServiceDeps, 'db' | 'clock'>,
+  deps: Pick<ClientServiceDeps, 'store' | 'clock'>,
   page: { after?: { createdAt: Date; id: string }; limit: number },
 ): Promise<Client[]> {
-  return clientAdminRepository(deps.db, deps.clock).page(page);
+  return deps.store.clientAdmin.page(page);
 }
 
 /**
@@ -262,9 +256,9 @@ export async function replaceClientRecord(
   const secretless = usesSecret(metadata) ? {} : { secretHash: null };
   const disabling = input.disabled === true && !current.disabled;
   if (input.disabled === false && current.disabled) await checkEnablable(deps, current.id);
-  const identityProviders = await checkedIdentityProviders(deps.db, input.identityProviders);
-  const updated = await inTransaction(deps.db, async (tx) => {
-    const written = await clientAdminRepository(tx, deps.clock).updateIfVersion(
+  const identityProviders = await checkedIdentityProviders(deps.store, input.identityProviders);
+  const updated = await deps.store.transaction(async (tx) => {
+    const written = await tx.clientAdmin.updateIfVersion(
       current.id,
       {
         ...metadata,
@@ -287,7 +281,7 @@ export async function replaceClientRecord(
   });
   deps.clients.forget(current.id);
   if (updated) return updated;
-  if (await clientAdminRepository(deps.db, deps.clock).findAny(current.id)) throw new AdminRuleError('stale', 'the client changed since it was read');
+  if (await deps.store.clientAdmin.findAny(current.id)) throw new AdminRuleError('stale', 'the client changed since it was read');
   throw new AdminRuleError('not-found', `no client ${current.id}`);
 }
 
@@ -297,8 +291,8 @@ export async function replaceClientRecord(
  * token issued inside it after an enable would be handed out and then refused by every resource server;
  * `conflict` says when to retry instead (seconds: the window is CLIENT_CACHE_TTL, 5 s by default).
  */
-async function checkEnablable(deps: Pick<ClientServiceDeps, 'db' | 'clock'>, id: string): Promise<void> {
-  const until = await revocationsRepository(deps.db, deps.clock).clientCoveredUntil(id);
+async function checkEnablable(deps: Pick<ClientServiceDeps, 'store' | 'clock'>, id: string): Promise<void> {
+  const until = await deps.store.revocations.clientCoveredUntil(id);
   if (until && until.getTime() >= deps.clock.now()) {
     throw new AdminRuleError(
       'conflict',
@@ -345,8 +339,8 @@ export async function rotateClientSecret(
   if (!current.secretHash) throw new AdminRuleError('invalid', 'this client does not authenticate with a secret', 'token_endpoint_auth_method');
   checkImportedSecret(current, options.importedSecret);
   const secret = options.importedSecret ?? randomToken(32);
-  const rotated = await inTransaction(deps.db, async (tx) => {
-    const written = await clientAdminRepository(tx, deps.clock).rotateSecret(id, sha256(secret), previousExpiresAt, options.expectedVersion);
+  const rotated = await deps.store.transaction(async (tx) => {
+    const written = await tx.clientAdmin.rotateSecret(id, sha256(secret), previousExpiresAt, options.expectedVersion);
     if (!written) return undefined;
     await deps.audit.emit(
       { ...changeEvent('client.secret_rotated', written, as, ['client_secret']), details: { previous_secret_expires_at: previousExpiresAt.toISOString() } },

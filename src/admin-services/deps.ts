@@ -10,12 +10,13 @@ import type { RateLimits } from '../http/rate-limit.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
 import type { ResourceRegistry } from '../oauth/resources/registry.js';
 import type { OutboxWriter } from '../outbox/writer.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 
 export interface AdminCore {
   readonly config: Config;
   readonly clock: Clock;
-  readonly db: Db;
+  /** The repositories and the one transaction opener (src/storage/store.ts). */
+  readonly store: Store;
   readonly keys: KeyService;
   readonly rateLimits: RateLimits;
   /** Client registrations as read by /token (a change makes this instance forget the client). */

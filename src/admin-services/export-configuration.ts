@@ -5,15 +5,15 @@
 // ever stored) (docs/configuration-as-code.md).
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import { usesSecret } from '../oauth/clients/create-client.js';
-import type { Client } from '../storage/clients-repository.js';
-import type { ResourceServer } from '../storage/resource-servers-repository.js';
+import type { Client } from '../storage/repositories/clients-repository.js';
+import type { ResourceServer } from '../storage/repositories/resource-servers-repository.js';
 import { isBuiltIn } from './resource-servers-service.js';
 import { readState } from './apply-configuration.js';
 import type { ClientEntry, ConfigFile, IdentityProviderEntry, ResourceServerEntry, WebhookEntry } from './config-file.js';
-import { webhookEndpointsRepository, type WebhookEndpoint } from '../storage/webhook-endpoints-repository.js';
-import type { IdentityProvider } from '../storage/identity-providers-repository.js';
+import type { WebhookEndpoint } from '../storage/repositories/webhook-endpoints-repository.js';
+import type { IdentityProvider } from '../storage/repositories/identity-providers-repository.js';
 
 /** The variable name export proposes for a client's secret: GATEHOUSE_SECRET_ and the client_id in capitals. */
 const secretEnvName = (clientId: string): string => `GATEHOUSE_SECRET_${clientId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
@@ -99,9 +99,9 @@ function providerEntry(p: IdentityProvider): IdentityProviderEntry {
 }
 
 /** Built-ins are left out: they exist on every server, and apply never deletes them. */
-export async function exportConfiguration(deps: { db: Db; clock: Clock; config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'> }): Promise<ConfigFile> {
-  const state = await readState(deps.db, deps.clock);
-  const webhooks = (await webhookEndpointsRepository(deps.db).page({ limit: 10_000 })).map(webhookEntry);
+export async function exportConfiguration(deps: { store: Store; clock: Clock; config: Pick<Config, 'ISSUER' | 'API_AUDIENCE'> }): Promise<ConfigFile> {
+  const state = await readState(deps.store);
+  const webhooks = (await deps.store.webhookEndpoints.page({ limit: 10_000 })).map(webhookEntry);
   return {
     resource_servers: state.servers.filter((s) => !isBuiltIn(deps.config, s.identifier)).map(serverEntry),
     identity_providers: state.providers.map(providerEntry),

@@ -6,7 +6,7 @@
 // (docs/federation.md).
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import type { AuditEventInput } from '../audit/audit-events.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { checkedTarget, OutboundRefused, type OutboundPolicy } from '../http/outbound/outbound-policy.js';
@@ -16,20 +16,18 @@ import { FederationFailure } from '../federation/errors.js';
 import { microsoftTenantIssuer, MICROSOFT_MULTI_TENANT_ISSUER, presetOf, TENANT_ID } from '../federation/presets.js';
 import { MAPPABLE_CLAIMS } from '../federation/upstream-claims.js';
 import { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from '../federation/upstream-fetch.js';
-import {
-  identityProvidersRepository,
-  type IdentityProvider,
-  type IdentityProviderKind,
-  type IdentityProviderPreset,
-  type LinkPolicy,
-  type NewIdentityProvider,
-} from '../storage/identity-providers-repository.js';
+import type {
+  IdentityProvider,
+  IdentityProviderKind,
+  IdentityProviderPreset,
+  LinkPolicy,
+  NewIdentityProvider,
+} from '../storage/repositories/identity-providers-repository.js';
 import type { ActingAs } from './clients-service.js';
 import { AdminRuleError } from './rule-error.js';
-import { inTransaction } from './transaction.js';
 
 export interface IdentityProviderServiceDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'ISSUER'>;
   /** Where discovery (and, at use, every upstream call) may go: Core.outbound. */
@@ -261,9 +259,9 @@ const changeEvent = (type: AuditEventInput['type'], id: string, as: ActingAs, ch
 const notFound = (idOrSlug: string) => new AdminRuleError('not-found', `no identity provider ${JSON.stringify(idOrSlug.slice(0, 100))}`);
 
 /** Home-realm discovery must name one provider per domain. */
-async function refuseClaimedDomains(db: Db, domains: readonly string[], except: string | null): Promise<void> {
+async function refuseClaimedDomains(store: Store, domains: readonly string[], except: string | null): Promise<void> {
   if (domains.length === 0) return;
-  for (const other of await identityProvidersRepository(db).page({ limit: MAX_IDENTITY_PROVIDERS })) {
+  for (const other of await store.identityProviders.page({ limit: MAX_IDENTITY_PROVIDERS })) {
     if (other.id === except) continue;
     const taken = other.domains.find((d) => domains.includes(d));
     if (taken) throw new AdminRuleError('conflict', `the domain ${taken} is already claimed by identity provider ${other.slug}`, 'domains', taken);
@@ -283,8 +281,8 @@ export async function createResolvedIdentityProvider(
   enabled: boolean | undefined,
   as: ActingAs,
 ): Promise<IdentityProvider> {
-  return inTransaction(deps.db, async (tx) => {
-    const repository = identityProvidersRepository(tx);
+  return deps.store.transaction(async (tx) => {
+    const repository = tx.identityProviders;
     if ((await repository.page({ limit: MAX_IDENTITY_PROVIDERS })).length >= MAX_IDENTITY_PROVIDERS)
       throw new AdminRuleError('conflict', `at most ${MAX_IDENTITY_PROVIDERS} identity providers`);
     await refuseClaimedDomains(tx, resolved.domains, null);
@@ -298,23 +296,23 @@ export async function createResolvedIdentityProvider(
   });
 }
 
-async function disable(tx: Db, provider: IdentityProvider, clock: Clock): Promise<IdentityProvider> {
-  const result = await identityProvidersRepository(tx).updateIfVersion(provider.id, { ...provider, enabled: false }, provider.version, new Date(clock.now()));
+async function disable(tx: Store, provider: IdentityProvider, clock: Clock): Promise<IdentityProvider> {
+  const result = await tx.identityProviders.updateIfVersion(provider.id, { ...provider, enabled: false }, provider.version, new Date(clock.now()));
   if (typeof result === 'string') throw new AdminRuleError('stale', 'the identity provider changed while it was written');
   return result.written;
 }
 
-export async function findIdentityProviderRecord(deps: Pick<IdentityProviderServiceDeps, 'db'>, idOrSlug: string): Promise<IdentityProvider> {
-  const found = await identityProvidersRepository(deps.db).find(idOrSlug);
+export async function findIdentityProviderRecord(deps: Pick<IdentityProviderServiceDeps, 'store'>, idOrSlug: string): Promise<IdentityProvider> {
+  const found = await deps.store.identityProviders.find(idOrSlug);
   if (!found) throw notFound(idOrSlug);
   return found;
 }
 
 export function listIdentityProviderRecords(
-  deps: Pick<IdentityProviderServiceDeps, 'db'>,
+  deps: Pick<IdentityProviderServiceDeps, 'store'>,
   page: { after?: { createdAt: Date; id: string }; limit: number },
 ): Promise<IdentityProvider[]> {
-  return identityProvidersRepository(deps.db).page(page);
+  return deps.store.identityProviders.page(page);
 }
 
 /**
@@ -346,9 +344,9 @@ export async function replaceResolvedIdentityProvider(
   as: ActingAs,
 ): Promise<IdentityProvider> {
   if (resolved.slug !== current.slug) throw invalid('slug', 'cannot change (it is in the redirect URI registered upstream); create a new provider instead');
-  return inTransaction(deps.db, async (tx) => {
+  return deps.store.transaction(async (tx) => {
     await refuseClaimedDomains(tx, resolved.domains, current.id);
-    const result = await identityProvidersRepository(tx).updateIfVersion(
+    const result = await tx.identityProviders.updateIfVersion(
       current.id,
       { ...resolved, enabled: enabled ?? current.enabled },
       expectedVersion,
@@ -400,15 +398,10 @@ export async function disableIdentityProviderRecord(
   expectedVersion: number | undefined,
   as: ActingAs,
 ): Promise<IdentityProvider> {
-  return inTransaction(deps.db, async (tx) => {
-    const current = await findIdentityProviderRecord({ db: tx }, idOrSlug);
+  return deps.store.transaction(async (tx) => {
+    const current = await findIdentityProviderRecord({ store: tx }, idOrSlug);
     if (!current.enabled) return current;
-    const result = await identityProvidersRepository(tx).updateIfVersion(
-      current.id,
-      { ...current, enabled: false },
-      expectedVersion,
-      new Date(deps.clock.now()),
-    );
+    const result = await tx.identityProviders.updateIfVersion(current.id, { ...current, enabled: false }, expectedVersion, new Date(deps.clock.now()));
     if (result === 'missing') throw notFound(idOrSlug);
     if (result === 'stale') throw new AdminRuleError('stale', 'the identity provider changed since it was read');
     await deps.audit.emit(changeEvent('admin.identity_provider.updated', current.id, as, ['enabled']), { tx });
@@ -423,9 +416,9 @@ export async function deleteIdentityProviderRecord(
   expectedVersion: number | undefined,
   as: ActingAs,
 ): Promise<{ slug: string }> {
-  return inTransaction(deps.db, async (tx) => {
-    const current = await findIdentityProviderRecord({ db: tx }, idOrSlug);
-    const result = await identityProvidersRepository(tx).deleteIfVersion(current.id, expectedVersion);
+  return deps.store.transaction(async (tx) => {
+    const current = await findIdentityProviderRecord({ store: tx }, idOrSlug);
+    const result = await tx.identityProviders.deleteIfVersion(current.id, expectedVersion);
     if (result === 'missing') throw notFound(idOrSlug);
     if (result === 'stale') throw new AdminRuleError('stale', 'the identity provider changed since it was read');
     await deps.audit.emit(changeEvent('admin.identity_provider.deleted', current.id, as), { tx });

@@ -27,7 +27,7 @@ export type { AdminCore } from './deps.js';
 export const coreAuditSink = (core: Pick<AdminCore, 'audit'>): AuditSink => core.audit;
 
 export const clientServiceDeps = (core: AdminCore, audit: AuditSink): ClientServiceDeps => ({
-  db: core.db,
+  store: core.store,
   clock: core.clock,
   config: core.config,
   clients: core.clients,
@@ -37,31 +37,34 @@ export const clientServiceDeps = (core: AdminCore, audit: AuditSink): ClientServ
 });
 
 export const userServiceDeps = (core: AdminCore, audit: AuditSink): UserServiceDeps => ({
-  db: core.db,
+  store: core.store,
   clock: core.clock,
   rateLimits: core.rateLimits,
   audit,
   outbox: core.outbox,
 });
-export const signingKeyServiceDeps = (core: Pick<AdminCore, 'db' | 'keys'>, audit: AuditSink): SigningKeyServiceDeps => ({
-  db: core.db,
+export const signingKeyServiceDeps = (core: Pick<AdminCore, 'store' | 'keys'>, audit: AuditSink): SigningKeyServiceDeps => ({
+  store: core.store,
   keys: core.keys,
   audit,
 });
 
-export const operatorRoleServiceDeps = (core: Pick<AdminCore, 'db' | 'clock'>, audit: AuditSink): OperatorRoleServiceDeps => ({
-  db: core.db,
+export const operatorRoleServiceDeps = (core: Pick<AdminCore, 'store' | 'clock'>, audit: AuditSink): OperatorRoleServiceDeps => ({
+  store: core.store,
   clock: core.clock,
   audit,
 });
-export const userAccessServiceDeps = (core: Pick<AdminCore, 'db' | 'clock'> & Partial<Pick<AdminCore, 'outbox'>>, audit: AuditSink): UserAccessServiceDeps => ({
-  db: core.db,
+export const userAccessServiceDeps = (
+  core: Pick<AdminCore, 'store' | 'clock'> & Partial<Pick<AdminCore, 'outbox'>>,
+  audit: AuditSink,
+): UserAccessServiceDeps => ({
+  store: core.store,
   clock: core.clock,
   audit,
   outbox: core.outbox,
 });
 export const resourceServerServiceDeps = (core: AdminCore, audit: AuditSink): ResourceServerServiceDeps => ({
-  db: core.db,
+  store: core.store,
   clock: core.clock,
   config: core.config,
   clients: core.clients,
@@ -69,8 +72,11 @@ export const resourceServerServiceDeps = (core: AdminCore, audit: AuditSink): Re
   audit,
 });
 
-export const identityProviderServiceDeps = (core: Pick<AdminCore, 'db' | 'clock' | 'config' | 'outbound'>, audit: AuditSink): IdentityProviderServiceDeps => ({
-  db: core.db,
+export const identityProviderServiceDeps = (
+  core: Pick<AdminCore, 'store' | 'clock' | 'config' | 'outbound'>,
+  audit: AuditSink,
+): IdentityProviderServiceDeps => ({
+  store: core.store,
   clock: core.clock,
   config: core.config,
   outbound: core.outbound,
@@ -78,10 +84,10 @@ export const identityProviderServiceDeps = (core: Pick<AdminCore, 'db' | 'clock'
 });
 
 export const webhookServiceDeps = (
-  core: Pick<AdminCore, 'db' | 'clock' | 'config' | 'outbound' | 'keyEncryptionKey'>,
+  core: Pick<AdminCore, 'store' | 'clock' | 'config' | 'outbound' | 'keyEncryptionKey'>,
   audit: AuditSink,
 ): WebhookServiceDeps => ({
-  db: core.db,
+  store: core.store,
   clock: core.clock,
   config: core.config,
   outbound: core.outbound,

@@ -4,18 +4,16 @@
 // tokens go on the revocation list), so a downgrade or a revocation takes effect at once, not when the
 // tokens expire. One audit event per change, in its transaction. docs/console.md
 import type { Clock } from '../clock.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import type { AuditSink } from '../audit/audit-sink.js';
-import { grantsRepository } from '../storage/grants-repository.js';
-import { operatorRolesRepository, type OperatorRole } from '../storage/operator-roles-repository.js';
+import type { OperatorRole } from '../storage/repositories/operator-roles-repository.js';
 import { CONSOLE_CLIENT_ID } from '../oauth/clients/console-client.js';
-import type { User } from '../storage/users-repository.js';
+import type { User } from '../storage/repositories/users-repository.js';
 import type { ActingAs } from './clients-service.js';
-import { inTransaction } from './transaction.js';
 import { userChangeEvent } from './user-events.js';
 
 export interface OperatorRoleServiceDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   audit: AuditSink;
 }
@@ -36,19 +34,19 @@ export async function grantAdmin(
   options: { readOnly: boolean },
   as: ActingAs,
 ): Promise<OperatorAccess> {
-  return inTransaction(deps.db, async (tx) => {
+  return deps.store.transaction(async (tx) => {
     const role = { userId: user.id, canWrite: !options.readOnly, grantedAt: new Date(deps.clock.now()) };
-    await operatorRolesRepository(tx).put(role);
-    const revoked = await grantsRepository(tx, deps.clock).revoke({ userId: user.id, clientId: CONSOLE_CLIENT_ID });
+    await tx.operatorRoles.put(role);
+    const revoked = await tx.grants.revoke({ userId: user.id, clientId: CONSOLE_CLIENT_ID });
     await deps.audit.emit(userChangeEvent('admin.user.operator_granted', user.id, as, ['operator'], { scope: scopesOf(role).join(' ') }), { tx });
     return { id: user.id, username: user.username, operator: true, scopes: scopesOf(role), console_grants_revoked: revoked };
   });
 }
 
 export async function revokeAdmin(deps: OperatorRoleServiceDeps, user: Pick<User, 'id' | 'username'>, as: ActingAs): Promise<OperatorAccess> {
-  return inTransaction(deps.db, async (tx) => {
-    const was = await operatorRolesRepository(tx).remove(user.id);
-    const revoked = await grantsRepository(tx, deps.clock).revoke({ userId: user.id, clientId: CONSOLE_CLIENT_ID });
+  return deps.store.transaction(async (tx) => {
+    const was = await tx.operatorRoles.remove(user.id);
+    const revoked = await tx.grants.revoke({ userId: user.id, clientId: CONSOLE_CLIENT_ID });
     if (was) await deps.audit.emit(userChangeEvent('admin.user.operator_revoked', user.id, as, ['operator']), { tx });
     return { id: user.id, username: user.username, operator: false, scopes: [], console_grants_revoked: revoked };
   });

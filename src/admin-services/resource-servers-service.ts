@@ -5,23 +5,22 @@
 import { parseRoute, RouteSyntaxError } from '@gatehouse/resource-server';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import { isOidcScope, userinfoAudience } from '../scopes.js';
 import { createClient } from '../oauth/clients/create-client.js';
 import type { ClientLookup } from '../oauth/clients/client-cache.js';
 import type { ResourceRegistry } from '../oauth/resources/registry.js';
 import { builtInResourceServers } from './built-in-resource-servers.js';
-import { clientsRepository, TOKEN_EXCHANGE_GRANT } from '../storage/clients-repository.js';
-import { resourceServersRepository, type ResourceScope, type ResourceServer, type ScopeClaims } from '../storage/resource-servers-repository.js';
+import type { ResourceScope, ResourceServer, ScopeClaims } from '../storage/repositories/resource-servers-repository.js';
+import { TOKEN_EXCHANGE_GRANT } from '../storage/repositories/clients-repository.js';
 import type { AuditEventInput } from '../audit/audit-events.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { ActingAs } from './clients-service.js';
 import { AdminRuleError } from './rule-error.js';
 import { checkedScopeClaims } from './scope-claims.js';
-import { inTransaction } from './transaction.js';
 
 export interface ResourceServerServiceDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'ISSUER' | 'API_AUDIENCE'>;
   /** This instance's client cache: the introspection client appears or goes with its resource server. */
@@ -160,11 +159,11 @@ const MAX_EXCHANGE_CLIENTS = 50;
  * The clients allowed to exchange into this resource server: each registered for the token-exchange grant
  * (a client that cannot use it is surely a typo), confidential (an exchange authenticates the client).
  */
-async function checkExchangeClients(tx: Db, clock: Clock, list: readonly string[] | undefined): Promise<string[] | undefined> {
+async function checkExchangeClients(tx: Store, list: readonly string[] | undefined): Promise<string[] | undefined> {
   if (list === undefined) return undefined;
   const unique = [...new Set(list)];
   if (unique.length > MAX_EXCHANGE_CLIENTS) throw new AdminRuleError('invalid', `at most ${MAX_EXCHANGE_CLIENTS} clients`, 'token_exchange_clients');
-  const clients = clientsRepository(tx, clock);
+  const clients = tx.clients;
   for (const id of unique) {
     const client = id.includes('\u0000') ? undefined : await clients.find(id);
     const quoted = JSON.stringify(id.slice(0, 100));
@@ -227,9 +226,9 @@ export async function createResourceServerRecord(
   if (id === userinfoAudience(deps.config.ISSUER))
     throw new AdminRuleError('invalid', 'is the UserInfo endpoint of this issuer, not a resource server', 'identifier');
   const checked = checkInput(input, deps.config.ACCESS_TOKEN_TTL);
-  const created = await inTransaction(deps.db, async (tx) => {
+  const created = await deps.store.transaction(async (tx) => {
     const { client, secret } = await createClient(
-      clientsRepository(tx, deps.clock),
+      tx.clients,
       {
         name: `${checked.name} (resource server)`,
         type: 'confidential',
@@ -244,9 +243,9 @@ export async function createResourceServerRecord(
       },
       { skipConsent: false, ...(input.importedSecret !== undefined ? { importedSecret: input.importedSecret } : {}) },
     );
-    const repository = resourceServersRepository(tx);
+    const repository = tx.resourceServers;
     const scopes = checked.scopes.map((s): ResourceScope => ({ ...s, claims: s.claims ?? {} }));
-    const tokenExchangeClients = (await checkExchangeClients(tx, deps.clock, checked.tokenExchangeClients)) ?? [];
+    const tokenExchangeClients = (await checkExchangeClients(tx, checked.tokenExchangeClients)) ?? [];
     if (!(await repository.create({ identifier: id, ...checked, scopes, tokenExchangeClients, operatorOnly: false, clientId: client.id }))) {
       throw new AdminRuleError('conflict', `${id} is already registered, or one of its scope names belongs to another resource server`);
     }
@@ -258,17 +257,17 @@ export async function createResourceServerRecord(
   return created;
 }
 
-export async function findResourceServerRecord(deps: Pick<ResourceServerServiceDeps, 'db'>, identifier: string): Promise<ResourceServer> {
-  const server = await resourceServersRepository(deps.db).find(identifier);
+export async function findResourceServerRecord(deps: Pick<ResourceServerServiceDeps, 'store'>, identifier: string): Promise<ResourceServer> {
+  const server = await deps.store.resourceServers.find(identifier);
   if (!server) throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
   return server;
 }
 
 export function listResourceServerRecords(
-  deps: Pick<ResourceServerServiceDeps, 'db'>,
+  deps: Pick<ResourceServerServiceDeps, 'store'>,
   page: { after?: { createdAt: Date; identifier: string }; limit: number },
 ): Promise<ResourceServer[]> {
-  return resourceServersRepository(deps.db).page(page);
+  return deps.store.resourceServers.page(page);
 }
 
 /**
@@ -284,8 +283,8 @@ export async function replaceResourceServerRecord(
   as: ActingAs,
 ): Promise<ResourceServer> {
   const checked = checkInput(input, deps.config.ACCESS_TOKEN_TTL);
-  const updated = await inTransaction(deps.db, async (tx) => {
-    const repository = resourceServersRepository(tx);
+  const updated = await deps.store.transaction(async (tx) => {
+    const repository = tx.resourceServers;
     const before = await repository.find(identifier);
     if (!before) throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
     if (before.operatorOnly && checked.offlineAccess) {
@@ -303,7 +302,7 @@ export async function replaceResourceServerRecord(
     if (before.operatorOnly && checked.tokenExchangeClients !== undefined && checked.tokenExchangeClients.length > 0) {
       throw new AdminRuleError('invalid', 'an operator-only resource server is never the target of a token exchange', 'token_exchange_clients');
     }
-    const tokenExchangeClients = (await checkExchangeClients(tx, deps.clock, checked.tokenExchangeClients)) ?? before.tokenExchangeClients;
+    const tokenExchangeClients = (await checkExchangeClients(tx, checked.tokenExchangeClients)) ?? before.tokenExchangeClients;
     const result = await repository.updateIfVersion(identifier, { ...checked, scopes, tokenExchangeClients }, expectedVersion, new Date(deps.clock.now()));
     if (result === 'missing') throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
     if (result === 'stale') throw new AdminRuleError('stale', 'the resource server changed since it was read');
@@ -323,8 +322,8 @@ export async function deleteResourceServerRecord(
   as: ActingAs,
 ): Promise<void> {
   if (isBuiltIn(deps.config, identifier)) throw new AdminRuleError('conflict', `${identifier} is built in and cannot be deleted`);
-  const deleted = await inTransaction(deps.db, async (tx) => {
-    const result = await resourceServersRepository(tx).deleteIfVersion(identifier, expectedVersion);
+  const deleted = await deps.store.transaction(async (tx) => {
+    const result = await tx.resourceServers.deleteIfVersion(identifier, expectedVersion);
     if (result === 'missing' || result === 'scope-taken')
       throw new AdminRuleError('not-found', `no resource server ${JSON.stringify(identifier.slice(0, 200))}`);
     if (result === 'stale') throw new AdminRuleError('stale', 'the resource server changed since it was read');

@@ -5,24 +5,21 @@
 // once the second sees the first one's new key and rotates nothing; a restart loses no timer.
 import type { Clock } from '../clock.js';
 import { SIGNING_ALGS, type KeyScheduleEntry, type SigningAlg } from '../crypto/keys.js';
-import { signingKeysRepository } from '../storage/signing-keys-repository.js';
-import { lockTask } from '../storage/task-locks.js';
 import { rotateSigningKeys, type SigningKeyServiceDeps } from './signing-keys-service.js';
-import { inTransaction } from './transaction.js';
 
 /** How often each instance looks; a rotation is therefore at most this late. */
 export const KEY_ROTATION_CHECK_MS = 10 * 60_000;
 
 export function rotateKeysWhenDue(deps: SigningKeyServiceDeps & { clock: Clock }, intervalSeconds: number): Promise<KeyScheduleEntry[]> {
-  return inTransaction(deps.db, async (tx) => {
-    await lockTask(tx, 'key-rotation');
-    const rows = await signingKeysRepository(tx).listAll();
+  return deps.store.transaction(async (tx) => {
+    await tx.locks.task('key-rotation');
+    const rows = await tx.signingKeys.listAll();
     const dueBy = deps.clock.now() - intervalSeconds * 1000;
     const due = SIGNING_ALGS.filter((alg: SigningAlg) => {
       const newest = Math.max(...rows.filter((r) => r.alg === alg).map((r) => r.createdAt.getTime()));
       return newest <= dueBy;
     });
     if (due.length === 0) return [];
-    return rotateSigningKeys({ ...deps, db: tx }, due, { actor: { kind: 'system' } });
+    return rotateSigningKeys({ ...deps, store: tx }, due, { actor: { kind: 'system' } });
   });
 }

@@ -3,7 +3,7 @@
 // of the same resource server and an attribute that may become a claim: never a reserved claim or a
 // standard OpenID Connect claim (src/oauth/resources/claims.ts, which ignores such names again at issuance).
 import { claimNameProblem, type ClaimTarget } from '../oauth/resources/claims.js';
-import type { ResourceScope, ScopeClaims } from '../storage/resource-servers-repository.js';
+import type { ResourceScope, ScopeClaims } from '../storage/repositories/resource-servers-repository.js';
 import { AdminRuleError } from './rule-error.js';
 
 export interface ClaimMapping {

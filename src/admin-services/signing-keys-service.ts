@@ -1,17 +1,14 @@
 // Signing-key administration, written once for the CLI (`gatehouse keys list|rotate`) and the admin API
 // (/admin/v1/signing-keys): the schedule of every key (never private material), and rotation on the
 // schedule of docs/key-rotation.md, each new key and its `signing_key.rotated` event in one transaction.
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import type { KeyScheduleEntry, KeyService, SigningAlg } from '../crypto/keys.js';
-import { signingKeysRepository } from '../storage/signing-keys-repository.js';
-import { afterCommit } from '../storage/after-commit.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { AdminRuleError } from './rule-error.js';
-import { inTransaction } from './transaction.js';
 import type { ActingAs } from './clients-service.js';
 
 export interface SigningKeyServiceDeps {
-  db: Db;
+  store: Store;
   keys: Pick<KeyService, 'rotate' | 'reload' | 'schedule'>;
   audit: AuditSink;
 }
@@ -33,10 +30,10 @@ export async function findSigningKey(deps: Pick<SigningKeyServiceDeps, 'keys'>, 
  * commit together; this instance re-reads its keys after the commit.
  */
 export async function rotateSigningKeys(deps: SigningKeyServiceDeps, algs: readonly SigningAlg[], as: ActingAs): Promise<KeyScheduleEntry[]> {
-  return inTransaction(deps.db, async (tx) => {
+  return deps.store.transaction(async (tx) => {
     const rotated: KeyScheduleEntry[] = [];
     for (const alg of algs) {
-      const key = await deps.keys.rotate(alg, signingKeysRepository(tx));
+      const key = await deps.keys.rotate(alg, tx.signingKeys);
       await deps.audit.emit(
         {
           type: 'signing_key.rotated',
@@ -52,7 +49,7 @@ export async function rotateSigningKeys(deps: SigningKeyServiceDeps, algs: reado
     }
     // Awaited by the committer, so the caller's next JWKS request already serves the new key. A failed
     // re-read is harmless: the regular refresh (KEY_REFRESH_INTERVAL) comes before the key signs.
-    afterCommit(tx, () => deps.keys.reload().catch(() => undefined));
+    tx.afterCommit(() => deps.keys.reload().catch(() => undefined));
     return rotated;
   });
 }

@@ -7,24 +7,23 @@
 import type { OutboxWriter } from '../outbox/writer.js';
 import { announceLogout } from '../user-rules/backchannel-logout.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../storage/database.js';
-import type { GrantRecord } from '../storage/grants-repository.js';
-import { userAccessAdminRepository, type AdminConsent, type AdminSession, type OwnerFilter, type PageAfter } from '../storage/user-access-admin-repository.js';
+import type { Store } from '../storage/store.js';
+import type { GrantRecord } from '../storage/repositories/grants-repository.js';
+import type { AdminConsent, AdminSession, OwnerFilter, PageAfter } from '../storage/repositories/user-access-admin-repository.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { AuditEventInput } from '../audit/audit-events.js';
 import { AdminRuleError } from './rule-error.js';
-import { inTransaction } from './transaction.js';
 import type { ActingAs } from './clients-service.js';
 
 export interface UserAccessServiceDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   audit: AuditSink;
   /** Where the logout tokens of an ended session are queued (docs/backchannel-logout.md). */
   outbox?: Pick<OutboxWriter, 'enqueue'> | undefined;
 }
 
-const repository = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>) => userAccessAdminRepository(deps.db, deps.clock);
+const repository = (deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>) => deps.store.userAccessAdmin;
 
 const event = (type: AuditEventInput['type'], resource: string, id: string, about: { userId: string; clientId?: string }, as: ActingAs): AuditEventInput => ({
   type,
@@ -75,10 +74,10 @@ export const consentView = (c: AdminConsent) => ({
   granted_at: c.grantedAt.toISOString(),
 });
 
-export const listGrants = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, filter: OwnerFilter, page: PageAfter) =>
+export const listGrants = (deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>, filter: OwnerFilter, page: PageAfter) =>
   repository(deps).grants(owner(filter, 'user-or-client'), page);
 
-export async function findGrant(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, id: string): Promise<GrantRecord> {
+export async function findGrant(deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>, id: string): Promise<GrantRecord> {
   const grant = await repository(deps).grant(id);
   if (!grant) throw new AdminRuleError('not-found', `no grant ${id}`);
   return grant;
@@ -86,16 +85,16 @@ export async function findGrant(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'
 
 /** Ends the grant and every token issued under it: refresh tokens fail, access tokens are on the revocation list. */
 export async function revokeGrant(deps: UserAccessServiceDeps, grant: GrantRecord, as: ActingAs): Promise<void> {
-  await inTransaction(deps.db, async (tx) => {
-    if (!(await repository({ ...deps, db: tx }).revokeGrant(grant.id))) throw new AdminRuleError('not-found', `no grant ${grant.id}`);
+  await deps.store.transaction(async (tx) => {
+    if (!(await repository({ ...deps, store: tx }).revokeGrant(grant.id))) throw new AdminRuleError('not-found', `no grant ${grant.id}`);
     await deps.audit.emit(event('admin.grant.revoked', 'grant', grant.id, grant, as), { tx });
   });
 }
 
-export const listSessions = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, filter: { userId?: string }, page: PageAfter) =>
+export const listSessions = (deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>, filter: { userId?: string }, page: PageAfter) =>
   repository(deps).sessions(owner(filter, 'user').userId!, page);
 
-export async function findSession(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, id: string): Promise<AdminSession> {
+export async function findSession(deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>, id: string): Promise<AdminSession> {
   const session = await repository(deps).session(id);
   if (!session) throw new AdminRuleError('not-found', 'no such session');
   return session;
@@ -103,18 +102,18 @@ export async function findSession(deps: Pick<UserAccessServiceDeps, 'db' | 'cloc
 
 /** Ends a signed-in browser session: its cookie finds nothing any more, so the browser must sign in again. */
 export async function endSession(deps: UserAccessServiceDeps, session: AdminSession, as: ActingAs): Promise<void> {
-  await inTransaction(deps.db, async (tx) => {
+  await deps.store.transaction(async (tx) => {
     // The session's id is its hash: the grants it gave still name it.
     if (deps.outbox) await announceLogout({ outbox: deps.outbox, clock: deps.clock }, tx, { sessionHash: session.id });
-    if (!(await repository({ ...deps, db: tx }).endSession(session.id))) throw new AdminRuleError('not-found', 'no such session');
+    if (!(await repository({ ...deps, store: tx }).endSession(session.id))) throw new AdminRuleError('not-found', 'no such session');
     await deps.audit.emit(event('admin.session.ended', 'session', session.id, session, as), { tx });
   });
 }
 
-export const listConsents = (deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, filter: OwnerFilter, page: PageAfter) =>
+export const listConsents = (deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>, filter: OwnerFilter, page: PageAfter) =>
   repository(deps).consents(owner(filter, 'user-or-client'), page);
 
-export async function findConsent(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, id: string): Promise<AdminConsent> {
+export async function findConsent(deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>, id: string): Promise<AdminConsent> {
   const consent = await repository(deps).consent(id);
   if (!consent) throw new AdminRuleError('not-found', `no consent ${id}`);
   return consent;
@@ -125,8 +124,8 @@ export async function findConsent(deps: Pick<UserAccessServiceDeps, 'db' | 'cloc
  * the account page's "revoke app" does: a consent withdrawn while its tokens live on would mean nothing.
  */
 export async function revokeConsent(deps: UserAccessServiceDeps, consent: AdminConsent, as: ActingAs): Promise<void> {
-  await inTransaction(deps.db, async (tx) => {
-    const revoked = await repository({ ...deps, db: tx }).revokeConsent(consent.id, consent.grantedAt);
+  await deps.store.transaction(async (tx) => {
+    const revoked = await repository({ ...deps, store: tx }).revokeConsent(consent.id, consent.grantedAt);
     if (revoked === 'stale') throw new AdminRuleError('stale', 'the consent changed since it was read');
     if (!revoked) throw new AdminRuleError('not-found', `no consent ${consent.id}`);
     await deps.audit.emit(event('consent.revoked', 'consent', consent.id, consent, as), { tx });

@@ -5,15 +5,13 @@
 // A name the server sets itself (sub, aud, scope, acr, …) or a standard OpenID Connect claim (email, …) is
 // refused here, and ignored again at issuance (src/oauth/resources/claims.ts).
 import type { Clock } from '../clock.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { claimNameProblem } from '../oauth/resources/claims.js';
 // Members in one order: jsonb keeps its own order, a request its own.
 import { canonicalJson } from '../http/idempotency/index.js';
-import { storedAttributesBytes, userAttributesRepository } from '../storage/user-attributes-repository.js';
 import type { ActingAs } from './clients-service.js';
 import { AdminFieldErrors, AdminRuleError } from './rule-error.js';
-import { inTransaction } from './transaction.js';
 import { userChangeEvent } from './user-events.js';
 
 /** Attributes per user. */
@@ -26,7 +24,7 @@ export const MAX_ATTRIBUTES_TOTAL_BYTES = 16_384;
 const MAX_ATTRIBUTE_DEPTH = 5;
 
 export interface UserAttributeDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   audit: AuditSink;
 }
@@ -100,7 +98,7 @@ const MAX_REPORTED = 20;
  * same conditional UPDATE as the rest of the user, against the version `current` was read at.
  */
 export async function checkedAttributes(
-  db: Db,
+  store: Store,
   current: Readonly<Record<string, unknown>>,
   next: Readonly<Record<string, unknown>>,
 ): Promise<string | undefined> {
@@ -119,7 +117,7 @@ export async function checkedAttributes(
   }
   if (errors.length > 0) throw new AdminFieldErrors(errors);
   const json = JSON.stringify(next);
-  if ((await storedAttributesBytes(db, json)) > MAX_ATTRIBUTES_TOTAL_BYTES) {
+  if ((await store.userAttributes.storedBytes(json)) > MAX_ATTRIBUTES_TOTAL_BYTES) {
     throw new AdminRuleError('invalid', `A user's attributes take at most ${MAX_ATTRIBUTES_TOTAL_BYTES} bytes together`, 'attributes');
   }
   return json;
@@ -131,8 +129,8 @@ export async function checkedAttributes(
  */
 export async function setUserAttribute(deps: UserAttributeDeps, userId: string, name: string, value: unknown, as: ActingAs): Promise<Record<string, unknown>> {
   const json = validateAttribute(name, value);
-  return inTransaction(deps.db, async (tx) => {
-    const result = await userAttributesRepository(tx, deps.clock).set(userId, name, json, {
+  return deps.store.transaction(async (tx) => {
+    const result = await tx.userAttributes.set(userId, name, json, {
       maxCount: MAX_ATTRIBUTES,
       maxTotalBytes: MAX_ATTRIBUTES_TOTAL_BYTES,
     });
@@ -155,8 +153,8 @@ export async function deleteUserAttribute(deps: UserAttributeDeps, userId: strin
   // Any stored name can be removed (even one written behind this service's back), but not NUL, which no key holds.
   const missing = () => new AdminRuleError('not-found', `No attribute ${JSON.stringify(name.slice(0, 64))}`, 'name');
   if (name.includes('\u0000')) throw missing();
-  await inTransaction(deps.db, async (tx) => {
-    if (!(await userAttributesRepository(tx, deps.clock).remove(userId, name))) throw missing();
+  await deps.store.transaction(async (tx) => {
+    if (!(await tx.userAttributes.remove(userId, name))) throw missing();
     await deps.audit.emit(userChangeEvent('admin.user.attribute_deleted', userId, as, [`attributes.${name}`]), { tx });
   });
 }

@@ -2,10 +2,9 @@
 // `gatehouse users identities`. A link is named by its provider's id (a user has at most one per provider).
 // Removing one follows the rule every face shares (user-rules/unlink-provider.ts): never the user's last way
 // to sign in — then a conflict, and the operator sets a password first. `admin.user.identity_unlinked`.
-import { federatedIdentitiesRepository, type FederatedIdentity } from '../storage/federated-identities-repository.js';
-import { federatedIdentityTokensRepository, type StoredUpstreamTokens } from '../storage/federated-identity-tokens-repository.js';
-import { identityProvidersRepository, type IdentityProvider } from '../storage/identity-providers-repository.js';
-import { usersRepository } from '../storage/users-repository.js';
+import type { FederatedIdentity } from '../storage/repositories/federated-identities-repository.js';
+import type { StoredUpstreamTokens } from '../storage/repositories/federated-identity-tokens-repository.js';
+import type { IdentityProvider } from '../storage/repositories/identity-providers-repository.js';
 import { unlinkProvider } from '../user-rules/unlink-provider.js';
 import type { ActingAs } from './clients-service.js';
 import { AdminRuleError } from './rule-error.js';
@@ -20,11 +19,11 @@ export interface UserIdentity extends FederatedIdentity {
   tokens: Omit<StoredUpstreamTokens, 'providerId' | 'subject' | 'sealed'> | null;
 }
 
-export async function listUserIdentities(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, userId: string): Promise<UserIdentity[]> {
-  if (!(await usersRepository(deps.db, deps.clock).findById(userId))) throw new AdminRuleError('not-found', `no user ${userId}`);
-  const links = await federatedIdentitiesRepository(deps.db).forUser(userId);
-  const providers = identityProvidersRepository(deps.db);
-  const tokens = federatedIdentityTokensRepository(deps.db);
+export async function listUserIdentities(deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>, userId: string): Promise<UserIdentity[]> {
+  if (!(await deps.store.users.findById(userId))) throw new AdminRuleError('not-found', `no user ${userId}`);
+  const links = await deps.store.federatedIdentities.forUser(userId);
+  const providers = deps.store.identityProviders;
+  const tokens = deps.store.federatedIdentityTokens;
   return Promise.all(
     links.map(async (link) => {
       const [provider, stored] = await Promise.all([providers.find(link.providerId), tokens.find(link.providerId, link.subject)]);
@@ -38,7 +37,7 @@ export async function listUserIdentities(deps: Pick<UserAccessServiceDeps, 'db' 
 }
 
 /** By the provider's id or slug. */
-export async function findUserIdentity(deps: Pick<UserAccessServiceDeps, 'db' | 'clock'>, userId: string, provider: string): Promise<UserIdentity> {
+export async function findUserIdentity(deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>, userId: string, provider: string): Promise<UserIdentity> {
   const found = (await listUserIdentities(deps, userId)).find((l) => l.providerId === provider || l.provider?.slug === provider);
   if (!found) throw new AdminRuleError('not-found', `user ${userId} has no link to ${provider}`);
   return found;

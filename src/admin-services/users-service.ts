@@ -8,26 +8,22 @@
 import type { OutboxWriter } from '../outbox/writer.js';
 import { announceLogout } from '../user-rules/backchannel-logout.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
+import { StillReferencedError } from '../storage/errors.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { hashPassword } from '../crypto/passwords.js';
-import { usersRepository, UsernameTakenError, type Address, type User, type UserProfile } from '../storage/users-repository.js';
-import { userAdminRepository, type SecondFactors } from '../storage/user-admin-repository.js';
-import { passkeysRepository } from '../storage/passkeys-repository.js';
-import { secondFactorsRepository } from '../storage/second-factors-repository.js';
-import { browserSessionsRepository } from '../storage/browser-sessions-repository.js';
-import { grantsRepository } from '../storage/grants-repository.js';
+import { UsernameTakenError, type Address, type User, type UserProfile } from '../storage/repositories/users-repository.js';
+import type { SecondFactors } from '../storage/repositories/user-admin-repository.js';
 import { changePassword } from '../user-rules/password-change.js';
 import { verifiedAfterWrite } from '../user-rules/verified-claims.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { changedFields, type ActingAs } from './clients-service.js';
 import { AdminFieldErrors, AdminRuleError } from './rule-error.js';
-import { inTransaction } from './transaction.js';
 import { userChangeEvent } from './user-events.js';
 import { changedAttributeNames, checkedAttributes } from './user-attributes.js';
 
 export interface UserServiceDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   /** Only an API password change by the user spends login attempts; the operator's does not (password-change.ts). */
   rateLimits: Pick<RateLimits, 'hit'>;
@@ -127,10 +123,10 @@ export async function createUserRecord(deps: UserServiceDeps, fields: UserFields
   const password = checkPassword(fields.password);
   const flags = verifiedFlags(undefined, fields);
   const passwordHash = await hashPassword(password);
-  return inTransaction(deps.db, async (tx) => {
+  return deps.store.transaction(async (tx) => {
     const attributesJson = fields.attributes === undefined ? undefined : await checkedAttributes(tx, {}, fields.attributes);
     const input = { username: fields.username, passwordHash, ...profileOf(fields, flags), ...(attributesJson !== undefined ? { attributesJson } : {}) };
-    const user = await usersRepository(tx, deps.clock).create(input).catch(taken);
+    const user = await tx.users.create(input).catch(taken);
     const set = Object.entries(fullView(user))
       .filter(([k, v]) => v !== null && v !== false && !['id', 'created_at', 'updated_at'].includes(k))
       .map(([k]) => k);
@@ -139,23 +135,23 @@ export async function createUserRecord(deps: UserServiceDeps, fields: UserFields
   });
 }
 
-export async function findUserRecord(deps: Pick<UserServiceDeps, 'db' | 'clock'>, id: string): Promise<User> {
-  const user = id.includes('\u0000') ? undefined : await usersRepository(deps.db, deps.clock).findById(id);
+export async function findUserRecord(deps: Pick<UserServiceDeps, 'store' | 'clock'>, id: string): Promise<User> {
+  const user = id.includes('\u0000') ? undefined : await deps.store.users.findById(id);
   if (!user) throw new AdminRuleError('not-found', `no user ${id}`);
   return user;
 }
 
 /** The CLI names a user by id or by username. */
-export async function findUserByIdOrUsername(deps: Pick<UserServiceDeps, 'db' | 'clock'>, idOrUsername: string): Promise<User> {
-  const users = usersRepository(deps.db, deps.clock);
+export async function findUserByIdOrUsername(deps: Pick<UserServiceDeps, 'store' | 'clock'>, idOrUsername: string): Promise<User> {
+  const users = deps.store.users;
   const user = (await users.findById(idOrUsername)) ?? (await users.findByUsername(idOrUsername));
   if (!user) throw new AdminRuleError('not-found', `no user ${idOrUsername}`);
   return user;
 }
 
 /** Each user's second factors (TOTP, recovery codes, passkeys) and the stamp that moves with any change to them. */
-export async function secondFactorsOf(deps: Pick<UserServiceDeps, 'db'>, userIds: readonly string[]): Promise<Map<string, SecondFactors>> {
-  return userAdminRepository(deps.db).secondFactors(userIds);
+export async function secondFactorsOf(deps: Pick<UserServiceDeps, 'store'>, userIds: readonly string[]): Promise<Map<string, SecondFactors>> {
+  return deps.store.userAdmin.secondFactors(userIds);
 }
 
 /**
@@ -163,11 +159,11 @@ export async function secondFactorsOf(deps: Pick<UserServiceDeps, 'db'>, userIds
  * `attribute`: an attribute equal to one of the values or an array holding one (both filters together: both hold).
  */
 export async function listUserRecords(
-  deps: Pick<UserServiceDeps, 'db'>,
+  deps: Pick<UserServiceDeps, 'store'>,
   page: { after?: { createdAt: Date; id: string }; limit: number; search?: string; attribute?: { name: string; values: readonly unknown[] } },
 ): Promise<User[]> {
   const { search, ...rest } = page;
-  return userAdminRepository(deps.db).page({ ...rest, ...(search ? { prefix: search.toLowerCase() } : {}) });
+  return deps.store.userAdmin.page({ ...rest, ...(search ? { prefix: search.toLowerCase() } : {}) });
 }
 
 /**
@@ -180,7 +176,7 @@ export async function updateUserRecord(deps: UserServiceDeps, current: User, fie
   if (fields.username !== current.username) checkUsername(fields.username);
   const flags = verifiedFlags(current, fields);
   let version = expectedVersion;
-  const updated = await inTransaction(deps.db, async (tx) => {
+  const updated = await deps.store.transaction(async (tx) => {
     const attributesJson = fields.attributes === undefined ? undefined : await checkedAttributes(tx, current.attributes, fields.attributes);
     if (attributesJson !== undefined) version ??= current.version;
     const changes = {
@@ -188,7 +184,7 @@ export async function updateUserRecord(deps: UserServiceDeps, current: User, fie
       ...(fields.username !== current.username ? { username: fields.username } : {}),
       ...(attributesJson !== undefined ? { attributesJson } : {}),
     };
-    const written = await usersRepository(tx, deps.clock).update(current.id, changes, version).catch(taken);
+    const written = await tx.users.update(current.id, changes, version).catch(taken);
     if (written) {
       const changed = [
         ...changedFields(fullView(current), fullView(written)),
@@ -199,8 +195,7 @@ export async function updateUserRecord(deps: UserServiceDeps, current: User, fie
     return written;
   });
   if (updated) return updated;
-  if (version !== undefined && (await usersRepository(deps.db, deps.clock).findById(current.id)))
-    throw new AdminRuleError('stale', 'the user changed since it was read');
+  if (version !== undefined && (await deps.store.users.findById(current.id))) throw new AdminRuleError('stale', 'the user changed since it was read');
   throw new AdminRuleError('not-found', `no user ${current.id}`);
 }
 
@@ -231,8 +226,7 @@ export async function setUserPassword(deps: UserServiceDeps, id: string, passwor
       deps.audit.emit(userChangeEvent('admin.user.password_set', id, as, ['password'], { sessions_ended: true, refresh_tokens_revoked: true }), { tx }),
   });
   if (changed) return changed;
-  if (expectedVersion !== undefined && (await usersRepository(deps.db, deps.clock).findById(id)))
-    throw new AdminRuleError('stale', 'the user changed since it was read');
+  if (expectedVersion !== undefined && (await deps.store.users.findById(id))) throw new AdminRuleError('stale', 'the user changed since it was read');
   throw new AdminRuleError('not-found', `no user ${id}`);
 }
 
@@ -242,20 +236,20 @@ export async function setUserPassword(deps: UserServiceDeps, id: string, passwor
  */
 export async function deleteUserRecord(deps: UserServiceDeps, id: string, as: ActingAs, expectedVersion?: number): Promise<void> {
   try {
-    await inTransaction(deps.db, async (tx) => {
+    await deps.store.transaction(async (tx) => {
       if (expectedVersion !== undefined) {
-        const version = await userAdminRepository(tx).lockVersion(id);
+        const version = await tx.userAdmin.lockVersion(id);
         if (version === undefined) throw new AdminRuleError('not-found', `no user ${id}`);
         if (version !== expectedVersion) throw new AdminRuleError('stale', 'the user changed since it was read');
       }
       // Before the cascade takes the grants that say which clients the user was signed in to.
       if (deps.outbox) await announceLogout({ outbox: deps.outbox, clock: deps.clock }, tx, { userId: id });
-      if (!(await usersRepository(tx, deps.clock).delete(id))) throw new AdminRuleError('not-found', `no user ${id}`);
+      if (!(await tx.users.delete(id))) throw new AdminRuleError('not-found', `no user ${id}`);
       await deps.audit.emit(userChangeEvent('admin.user.deleted', id, as, []), { tx });
     });
   } catch (error) {
     // A foreign key from records the user owns (orders, payments): those are not the operator's to erase here.
-    if ((error as { code?: string })?.code === '23503')
+    if (error instanceof StillReferencedError)
       throw new AdminRuleError('conflict', `user ${id} still owns records (orders, payments) that must be removed first`);
     throw error;
   }
@@ -273,12 +267,12 @@ export async function resetSecondFactors(
   user: Pick<User, 'id'>,
   as: ActingAs,
 ): Promise<{ sessionsEnded: number; grantsRevoked: number }> {
-  return inTransaction(deps.db, async (tx) => {
-    await secondFactorsRepository(tx, deps.clock).removeAll(user.id);
-    await passkeysRepository(tx, deps.clock).removeAll(user.id);
+  return deps.store.transaction(async (tx) => {
+    await tx.secondFactors.removeAll(user.id);
+    await tx.passkeys.removeAll(user.id);
     if (deps.outbox) await announceLogout({ outbox: deps.outbox, clock: deps.clock }, tx, { userId: user.id });
-    const sessionsEnded = await browserSessionsRepository(tx, deps.clock).endAllOf(user.id);
-    const grantsRevoked = await grantsRepository(tx, deps.clock).revoke({ userId: user.id, signedInWith: 'mfa' });
+    const sessionsEnded = await tx.browserSessions.endAllOf(user.id);
+    const grantsRevoked = await tx.grants.revoke({ userId: user.id, signedInWith: 'mfa' });
     const details = { sessions_ended: sessionsEnded, grants_revoked: grantsRevoked };
     await deps.audit.emit(userChangeEvent('admin.user.second_factors_reset', user.id, as, ['second_factors'], details), { tx });
     return { sessionsEnded, grantsRevoked };

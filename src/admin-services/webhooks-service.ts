@@ -11,18 +11,17 @@ import type { AuditEventInput } from '../audit/audit-events.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { keyEncryption } from '../crypto/key-encryption.js';
 import { checkedTarget, OutboundRefused, type OutboundPolicy } from '../http/outbound/outbound-policy.js';
-import type { Db } from '../storage/database.js';
-import { outboxRepository, type OutboxMessageView, type OutboxState } from '../storage/outbox-repository.js';
-import { webhookEndpointsRepository, type WebhookEndpoint, type WebhookEndpointChanges } from '../storage/webhook-endpoints-repository.js';
+import type { Store } from '../storage/store.js';
+import type { OutboxMessageView, OutboxState } from '../storage/repositories/outbox-repository.js';
+import type { WebhookEndpoint, WebhookEndpointChanges } from '../storage/repositories/webhook-endpoints-repository.js';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from '../webhooks/event-types.js';
 import { isWebhookSecret, newWebhookSecret, sealWebhookSecret } from '../webhooks/secrets.js';
 import { WEBHOOK_CHANNEL } from '../webhooks/webhook-subscriber.js';
 import type { ActingAs } from './clients-service.js';
 import { AdminRuleError } from './rule-error.js';
-import { inTransaction } from './transaction.js';
 
 export interface WebhookServiceDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'WEBHOOK_ALLOWED_HOSTS'>;
   /** The outbound address rules (strict outside tests); the allow-list is added from the config. */
@@ -132,14 +131,14 @@ const changeEvent = (
 
 const notFound = (idOrName: string) => new AdminRuleError('not-found', `no webhook endpoint ${JSON.stringify(idOrName.slice(0, 100))}`);
 
-export async function findWebhookRecord(deps: Pick<WebhookServiceDeps, 'db'>, idOrName: string): Promise<WebhookEndpoint> {
-  const endpoint = await webhookEndpointsRepository(deps.db).find(idOrName);
+export async function findWebhookRecord(deps: Pick<WebhookServiceDeps, 'store'>, idOrName: string): Promise<WebhookEndpoint> {
+  const endpoint = await deps.store.webhookEndpoints.find(idOrName);
   if (!endpoint) throw notFound(idOrName);
   return endpoint;
 }
 
-export const listWebhookRecords = (deps: Pick<WebhookServiceDeps, 'db'>, page: { after?: { createdAt: Date; id: string }; limit: number }) =>
-  webhookEndpointsRepository(deps.db).page(page);
+export const listWebhookRecords = (deps: Pick<WebhookServiceDeps, 'store'>, page: { after?: { createdAt: Date; id: string }; limit: number }) =>
+  deps.store.webhookEndpoints.page(page);
 
 /**
  * Registers an endpoint with a new secret (returned once), or with `secret` (`apply`, from the environment
@@ -154,8 +153,8 @@ export async function createWebhookRecord(
   const secret = input.secret !== undefined ? checkSecret(input.secret, 'secret_env') : newWebhookSecret();
   const id = `wh_${randomBytes(12).toString('base64url')}`;
   const encryption = keyEncryption(deps.keyEncryptionKey);
-  return inTransaction(deps.db, async (tx) => {
-    const created = await webhookEndpointsRepository(tx).create({
+  return deps.store.transaction(async (tx) => {
+    const created = await tx.webhookEndpoints.create({
       ...checked,
       id,
       sealedSecret: sealWebhookSecret(encryption, id, secret),
@@ -177,8 +176,8 @@ export async function updateWebhookRecord(
   as: ActingAs,
 ): Promise<WebhookEndpoint> {
   const checked = await checkInput(deps, input, current);
-  return inTransaction(deps.db, async (tx) => {
-    const result = await webhookEndpointsRepository(tx).updateIfVersion(current.id, checked, expectedVersion, new Date(deps.clock.now()));
+  return deps.store.transaction(async (tx) => {
+    const result = await tx.webhookEndpoints.updateIfVersion(current.id, checked, expectedVersion, new Date(deps.clock.now()));
     if (result === 'missing') throw notFound(current.id);
     if (result === 'stale') throw new AdminRuleError('stale', 'the webhook endpoint changed since it was read');
     if (result === 'name-taken') throw new AdminRuleError('conflict', `a webhook endpoint named ${checked.name} exists`);
@@ -208,8 +207,8 @@ export async function rotateWebhookSecret(
   const secret = options.secret !== undefined ? checkSecret(options.secret, 'secret_env') : newWebhookSecret();
   const encryption = keyEncryption(deps.keyEncryptionKey);
   const now = deps.clock.now();
-  return inTransaction(deps.db, async (tx) => {
-    const result = await webhookEndpointsRepository(tx).rotateSecret(
+  return deps.store.transaction(async (tx) => {
+    const result = await tx.webhookEndpoints.rotateSecret(
       current.id,
       {
         sealed: sealWebhookSecret(encryption, current.id, secret),
@@ -235,8 +234,8 @@ export async function deleteWebhookRecord(
   expectedVersion: number | undefined,
   as: ActingAs,
 ): Promise<void> {
-  await inTransaction(deps.db, async (tx) => {
-    const result = await webhookEndpointsRepository(tx).deleteIfVersion(current.id, expectedVersion);
+  await deps.store.transaction(async (tx) => {
+    const result = await tx.webhookEndpoints.deleteIfVersion(current.id, expectedVersion);
     if (result === 'missing') throw notFound(current.id);
     if (result === 'stale') throw new AdminRuleError('stale', 'the webhook endpoint changed since it was read');
     await deps.audit.emit(changeEvent('admin.webhook.deleted', current, as), { tx });
@@ -245,12 +244,12 @@ export async function deleteWebhookRecord(
 
 /** An endpoint's deliveries (the outbox's `webhook` messages addressed to it), newest first. */
 export function listWebhookDeliveries(
-  deps: Pick<WebhookServiceDeps, 'db'>,
+  deps: Pick<WebhookServiceDeps, 'store'>,
   endpoint: Pick<WebhookEndpoint, 'id'>,
   filter: { state?: OutboxState },
   page: { before?: { createdAt: Date; id: string }; limit: number },
 ): Promise<OutboxMessageView[]> {
-  return outboxRepository(deps.db).page({ channel: WEBHOOK_CHANNEL, recipient: endpoint.id, ...filter }, page);
+  return deps.store.outbox.page({ channel: WEBHOOK_CHANNEL, recipient: endpoint.id, ...filter }, page);
 }
 
 /** Makes a dead letter of this endpoint due again with a fresh attempt budget; the same webhook-id, so a receiver that did get it can tell. */
@@ -260,8 +259,8 @@ export async function redeliverWebhook(
   messageId: string,
   as: ActingAs,
 ): Promise<OutboxMessageView> {
-  return inTransaction(deps.db, async (tx) => {
-    const outbox = outboxRepository(tx);
+  return deps.store.transaction(async (tx) => {
+    const outbox = tx.outbox;
     const message = await outbox.find(messageId);
     if (!message || message.channel !== WEBHOOK_CHANNEL || message.recipient !== endpoint.id)
       throw new AdminRuleError('not-found', `no delivery ${JSON.stringify(messageId.slice(0, 100))} of this endpoint`);

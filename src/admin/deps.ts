@@ -6,7 +6,7 @@ import type { AdminCore } from '../admin-services/deps.js';
 import type { CursorCodec } from '../http/pagination/index.js';
 import type { Idempotency } from '../http/idempotency/index.js';
 import type { JobQueue } from '../jobs/worker.js';
-import type { RevocationFeed } from '../storage/revocation-feed.js';
+import type { RevocationFeed } from '../storage/repositories/revocation-feed.js';
 import type { DpopDeps } from '../tokens/dpop/proof.js';
 
 export interface AdminDeps extends AdminCore {

@@ -46,7 +46,7 @@ export async function adminApi(app: FastifyInstance, { services: core }: { servi
   limitPerSubject(app, core.rateLimits);
   const audit = coreAuditSink(core);
   core.jobs.every('audit-purge', AUDIT_PURGE_INTERVAL_MS, () =>
-    purgeExpiredAuditEvents({ db: core.db, clock: core.clock, retentionSeconds: core.config.AUDIT_RETENTION }),
+    purgeExpiredAuditEvents({ store: core.store, clock: core.clock, retentionSeconds: core.config.AUDIT_RETENTION }),
   );
   core.jobs.every('account-tokens-purge', INVITATION_PURGE_INTERVAL_MS, () => purgeOldAccountTokens(core));
   const registerOptionsRoutes = collectOptionsRoutes(app);

@@ -12,7 +12,7 @@ import { canonicalJson } from '../http/idempotency/index.js';
 import { notModified, problemResponses } from '../http/openapi-schemas.js';
 import { pagedResponse, pageQueryProperties, parsePageQuery, sendPage } from '../http/pagination/index.js';
 import { requireScope } from '../resource-server/auth/index.js';
-import type { OwnerFilter, PageAfter } from '../storage/user-access-admin-repository.js';
+import type { OwnerFilter, PageAfter } from '../storage/repositories/user-access-admin-repository.js';
 import type { ActingAs } from '../admin-services/clients-service.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from './acting-as.js';
 import { asProblems } from './service-errors.js';

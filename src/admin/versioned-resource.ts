@@ -34,7 +34,7 @@ import {
   type PageQuery,
 } from '../http/pagination/index.js';
 import { requireScope } from '../resource-server/auth/index.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 import type { ActingAs } from '../admin-services/clients-service.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from './acting-as.js';
 import { asProblems } from './service-errors.js';
@@ -78,7 +78,7 @@ export interface VersionedResource<Row, Item extends TSchema, Query extends TPro
     /** The 201's schema, when it has more than the representation (a secret shown once). */
     response?: TSchema;
     /** Writes through `tx`, the idempotency key's transaction. `once`: members sent now and never replayed. */
-    run(body: Static<Create>, tx: Db, as: ActingAs): Promise<{ row: Row; once?: Record<string, unknown> }>;
+    run(body: Static<Create>, tx: Store, as: ActingAs): Promise<{ row: Row; once?: Record<string, unknown> }>;
   };
   update?: {
     summaries: { replace: string; patch: string };

@@ -7,17 +7,17 @@ import type { Idempotency } from '../http/idempotency/index.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import type { JobQueue } from '../jobs/worker.js';
 import type { ResourceServerAuth } from '../resource-server/auth/index.js';
-import type { Db } from '../storage/database.js';
-import type { OrdersRepository } from '../storage/orders-repository.js';
-import type { PaymentsRepository } from '../storage/payments-repository.js';
-import type { ReportsRepository } from '../storage/reports-repository.js';
-import type { UsersRepository } from '../storage/users-repository.js';
+import type { Store } from '../storage/store.js';
+import type { OrdersRepository } from '../storage/repositories/orders-repository.js';
+import type { PaymentsRepository } from '../storage/repositories/payments-repository.js';
+import type { ReportsRepository } from '../storage/repositories/reports-repository.js';
+import type { UsersRepository } from '../storage/repositories/users-repository.js';
 import type { OutboxWriter } from '../outbox/writer.js';
 
 export interface ApiDeps {
   readonly config: Config;
   readonly clock: Clock;
-  readonly db: Db;
+  readonly store: Store;
   readonly rateLimits: RateLimits;
   /** Bearer authentication of /v1: in-process keys, or a remote JWKS (JWKS_URL). */
   readonly resourceAuth: ResourceServerAuth;

@@ -1,7 +1,7 @@
 // The audit log's event types (docs/audit-log.md). Admin changes say who (actor), what (resource, id and
 // the NAMES of changed fields — never values, so a secret can never reach the log) and the trace id;
 // security events say whom they concern (subject, client). Adding a type here is the whole registration.
-import type { AuditActor } from '../storage/audit-events-repository.js';
+import type { AuditActor } from '../storage/repositories/audit-events-repository.js';
 
 const ADMIN_CHANGE_TYPES = [
   'admin.client.created',

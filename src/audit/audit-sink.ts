@@ -5,16 +5,14 @@
 // neither a row nor a line (docs/audit-log.md).
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { Db } from '../storage/database.js';
-import { auditEventsRepository } from '../storage/audit-events-repository.js';
-import { afterCommit } from '../storage/after-commit.js';
+import type { Store } from '../storage/store.js';
 import type { AuditEvent, AuditEventInput } from './audit-events.js';
 
-export type AuditSubscriber = (event: AuditEvent, context: { tx?: Db }) => Promise<void> | void;
+export type AuditSubscriber = (event: AuditEvent, context: { tx?: Store }) => Promise<void> | void;
 
 export interface AuditSink {
   /** Records the event; with `tx` the database write joins that transaction. */
-  emit(event: AuditEventInput, context?: { tx?: Db }): Promise<void>;
+  emit(event: AuditEventInput, context?: { tx?: Store }): Promise<void>;
   /** Adds a subscriber (the server adds its logger once it has one). */
   subscribe(subscriber: AuditSubscriber): void;
 }
@@ -34,9 +32,9 @@ export function auditSink(deps: { clock: Clock; subscribers: readonly AuditSubsc
 
 /** Appends to audit_events, through the caller's transaction when there is one. */
 export const databaseSubscriber =
-  (db: Db): AuditSubscriber =>
+  (store: Store): AuditSubscriber =>
   (event, { tx }) =>
-    auditEventsRepository(tx ?? db).append(event);
+    (tx ?? store).auditEvents.append(event);
 
 /** One JSON line per event under the `audit` key (the logger adds time and level), after the caller's transaction commits. */
 export const logSubscriber =
@@ -44,6 +42,6 @@ export const logSubscriber =
   (event, { tx }) => {
     const line = { audit: { ...event, occurredAt: event.occurredAt.toISOString() } };
     const write = () => log.info(line, 'audit event');
-    if (tx) afterCommit(tx, write);
+    if (tx) tx.afterCommit(write);
     else write();
   };

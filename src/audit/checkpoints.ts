@@ -8,11 +8,8 @@
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Clock } from '../clock.js';
 import type { KeyService } from '../crypto/keys.js';
-import type { Db } from '../storage/database.js';
-import { runTransaction } from '../storage/after-commit.js';
-import { auditChainRepository, type Checkpoint } from '../storage/audit-chain-repository.js';
-import { signingKeysRepository } from '../storage/signing-keys-repository.js';
-import { lockTask } from '../storage/task-locks.js';
+import type { Store } from '../storage/store.js';
+import type { Checkpoint } from '../storage/repositories/audit-chain-repository.js';
 import type { AuditSink } from './audit-sink.js';
 
 export const CHECKPOINT_TYP = 'audit-checkpoint+jwt';
@@ -28,7 +25,7 @@ export interface CheckpointClaims extends JWTPayload {
 }
 
 export interface CheckpointDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   keys: Pick<KeyService, 'sign'>;
   audit: AuditSink;
@@ -40,9 +37,9 @@ export interface CheckpointDeps {
  * the last checkpoint's own event was appended since. Returns the new checkpoint, if one was written.
  */
 export function writeCheckpoint(deps: CheckpointDeps, { minIntervalMs }: { minIntervalMs: number }): Promise<Checkpoint | undefined> {
-  return runTransaction(deps.db, async (tx) => {
-    const chain = auditChainRepository(tx);
-    await lockTask(tx, 'audit-checkpoint');
+  return deps.store.transaction(async (tx) => {
+    const chain = tx.auditChain;
+    await tx.locks.task('audit-checkpoint');
     const now = deps.clock.now();
     const [latest] = await chain.checkpoints(1);
     if (latest && latest.issuedAt.getTime() + minIntervalMs > now) return undefined;
@@ -72,8 +69,8 @@ export type CheckpointVerdict = { ok: true; claims: CheckpointClaims; kid: strin
  * Checks a checkpoint's signature against every public key the deployment has had (keys stay in the table after
  * they leave the JWKS, so old checkpoints stay checkable) and its claims' shape.
  */
-export async function verifyCheckpoint(db: Db, jws: string, issuer: string): Promise<CheckpointVerdict> {
-  const keys = (await signingKeysRepository(db).listAll()).map((row) => row.publicJwk);
+export async function verifyCheckpoint(store: Store, jws: string, issuer: string): Promise<CheckpointVerdict> {
+  const keys = (await store.signingKeys.listAll()).map((row) => row.publicJwk);
   try {
     const { payload, protectedHeader } = await jwtVerify(jws, createLocalJWKSet({ keys }), { issuer, typ: CHECKPOINT_TYP, algorithms: ['ES256'] });
     if (!Number.isSafeInteger(payload.seq) || typeof payload.hash !== 'string' || Buffer.from(payload.hash, 'base64url').length !== 32) {

@@ -3,11 +3,10 @@
 // covers, and that signed checkpoint becomes the chain's anchor, where `audit verify` begins
 // (docs/audit-log.md). An event therefore outlives the window by at most one checkpoint interval.
 import type { Clock } from '../clock.js';
-import type { Db } from '../storage/database.js';
-import { auditChainRepository } from '../storage/audit-chain-repository.js';
+import type { Store } from '../storage/store.js';
 
 export const AUDIT_PURGE_INTERVAL_MS = 3600_000;
 
-export function purgeExpiredAuditEvents(deps: { db: Db; clock: Clock; retentionSeconds: number }): Promise<number> {
-  return auditChainRepository(deps.db).purgeThroughCheckpoint(new Date(deps.clock.now() - deps.retentionSeconds * 1000));
+export function purgeExpiredAuditEvents(deps: { store: Store; clock: Clock; retentionSeconds: number }): Promise<number> {
+  return deps.store.auditChain.purgeThroughCheckpoint(new Date(deps.clock.now() - deps.retentionSeconds * 1000));
 }

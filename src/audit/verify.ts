@@ -4,9 +4,9 @@
 // checkpoint on the way. Either the log is complete and unmodified over that range, or the answer names the
 // first broken link. Read in one REPEATABLE READ snapshot, so writers and the purge running meanwhile do not
 // show up as breaks.
-import type { Db } from '../storage/database.js';
-import { auditChainRepository, type AuditChainRepository, type ChainState } from '../storage/audit-chain-repository.js';
-import { eventDigest, GENESIS_HASH, linkHash } from '../storage/audit-chain-digest.js';
+import type { Store } from '../storage/store.js';
+import type { AuditChainRepository, ChainState } from '../storage/repositories/audit-chain-repository.js';
+import { eventDigest, GENESIS_HASH, linkHash } from '../storage/repositories/audit-chain-digest.js';
 import { verifyCheckpoint } from './checkpoints.js';
 
 export interface BrokenLink {
@@ -37,7 +37,7 @@ const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64url');
 
 type Start = { seq: number; hash: Buffer; source: Verdict['from']['source'] } | { broken: BrokenLink };
 
-async function startOf(db: Db, chain: AuditChainRepository, state: ChainState, issuer: string, from: string | undefined): Promise<Start> {
+async function startOf(store: Store, chain: AuditChainRepository, state: ChainState, issuer: string, from: string | undefined): Promise<Start> {
   if (from === undefined) {
     if (state.anchorCheckpoint === null) {
       if (state.anchorSeq === 0 && GENESIS_HASH.equals(state.anchorHash)) return { seq: 0, hash: GENESIS_HASH, source: 'genesis' };
@@ -45,7 +45,7 @@ async function startOf(db: Db, chain: AuditChainRepository, state: ChainState, i
         broken: { seq: state.anchorSeq, reason: 'anchor', message: 'the chain does not begin at the genesis link and names no checkpoint it was purged up to' },
       };
     }
-    const anchor = await verifyCheckpoint(db, state.anchorCheckpoint, issuer);
+    const anchor = await verifyCheckpoint(store, state.anchorCheckpoint, issuer);
     if (!anchor.ok) return { broken: { seq: state.anchorSeq, reason: 'anchor', message: `the retention anchor's checkpoint: ${anchor.reason}` } };
     if (anchor.claims.seq !== state.anchorSeq || !Buffer.from(anchor.claims.hash, 'base64url').equals(state.anchorHash)) {
       return { broken: { seq: state.anchorSeq, reason: 'anchor', message: 'the retention anchor differs from the checkpoint it rests on' } };
@@ -54,7 +54,7 @@ async function startOf(db: Db, chain: AuditChainRepository, state: ChainState, i
   }
   const jws = /^\d+$/.test(from) ? (await chain.checkpointAt(Number(from)))?.jws : from;
   if (!jws) return { broken: { seq: Number(from), reason: 'checkpoint-mismatch', message: `no checkpoint is stored at position ${from}` } };
-  const checkpoint = await verifyCheckpoint(db, jws, issuer);
+  const checkpoint = await verifyCheckpoint(store, jws, issuer);
   if (!checkpoint.ok) return { broken: { reason: 'checkpoint-mismatch', message: `the checkpoint given: ${checkpoint.reason}` } };
   const { seq } = checkpoint.claims;
   const hash = Buffer.from(checkpoint.claims.hash, 'base64url');
@@ -77,12 +77,10 @@ async function startOf(db: Db, chain: AuditChainRepository, state: ChainState, i
   return { seq, hash, source: 'checkpoint' };
 }
 
-export async function verifyAuditChain(db: Db, options: { issuer: string; from?: string }): Promise<Verdict> {
-  return db
-    .transaction()
-    .setIsolationLevel('repeatable read')
-    .execute(async (tx) => {
-      const chain = auditChainRepository(tx);
+export async function verifyAuditChain(store: Store, options: { issuer: string; from?: string }): Promise<Verdict> {
+  return store.transaction(
+    async (tx) => {
+      const chain = tx.auditChain;
       const state = await chain.state();
       const start = await startOf(tx, chain, state, options.issuer, options.from);
       const verdict: Verdict = {
@@ -172,5 +170,8 @@ export async function verifyAuditChain(db: Db, options: { issuer: string; from?:
         return fail({ id, reason: 'not-in-chain', message: `event ${id} is stored but not in the chain (written around Gatehouse's writer)` });
       }
       return { ...verdict, ok: true };
-    });
+    },
+    // One snapshot: links written while the walk runs are not half-seen.
+    { isolation: 'repeatable read' },
+  );
 }

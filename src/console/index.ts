@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { packageRoot } from '../storage/package-root.js';
+import { packageRoot } from '../storage/driver/package-root.js';
 import { CONSOLE_CLIENT_ID, CONSOLE_PATH, consoleRedirectUri } from '../oauth/clients/console-client.js';
 import { escapeHtml } from '../http/html.js';
 

@@ -12,7 +12,7 @@ import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK, type JWTP
 import type { Clock } from '../clock.js';
 import type { KeyEncryption } from './key-encryption.js';
 
-/** A signing key as stored (src/storage/signing-keys-repository.ts): the private JWK only sealed. */
+/** A signing key as stored (src/storage/repositories/signing-keys-repository.ts): the private JWK only sealed. */
 export interface SigningKeyRow {
   kid: string;
   alg: 'ES256' | 'RS256';

@@ -4,8 +4,8 @@
 // another browser could present: the state check only proves "same browser" if the state is found there.
 import * as oauth from 'oauth4webapi';
 import type { Clock } from '../clock.js';
-import type { IdentityProvider } from '../storage/identity-providers-repository.js';
-import type { PendingUpstream } from '../storage/upstream-sign-ins-repository.js';
+import type { IdentityProvider } from '../storage/repositories/identity-providers-repository.js';
+import type { PendingUpstream } from '../storage/repositories/upstream-sign-ins-repository.js';
 import { federationRedirectUri } from './callback-uri.js';
 
 // What the callback needs is stored with the interaction, so its shape is declared where it is stored.

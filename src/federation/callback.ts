@@ -14,7 +14,7 @@ import { jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Clock } from '../clock.js';
 import { safeEqual } from '../crypto/random.js';
 import { OutboundRefused, type OutboundPolicy } from '../http/outbound/outbound-policy.js';
-import type { IdentityProvider } from '../storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../storage/repositories/identity-providers-repository.js';
 import { PENDING_UPSTREAM_TTL_MS, type PendingUpstream } from './authorization-request.js';
 import { FederationFailure, type FederationError } from './errors.js';
 import { MICROSOFT_TENANT_PLACEHOLDER, TENANT_ID } from './presets.js';

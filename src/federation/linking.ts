@@ -5,7 +5,7 @@
 // Never linked silently, never on an unverified e-mail on either side: an upstream that lets anyone claim
 // an address (or a local account whose address was never confirmed) must not hand over an account
 // (keycloak#53041, Microsoft's "nOAuth").
-import type { LinkPolicy } from '../storage/identity-providers-repository.js';
+import type { LinkPolicy } from '../storage/repositories/identity-providers-repository.js';
 import type { UpstreamIdentity } from './upstream-claims.js';
 
 export interface LocalAccount {

@@ -1,6 +1,6 @@
 // What is known of the common providers, so that `--preset` needs only the client credentials
 // (docs/federation.md). OpenID Connect presets still read the provider's discovery document at creation.
-import type { IdentityProviderPreset } from '../storage/identity-providers-repository.js';
+import type { IdentityProviderPreset } from '../storage/repositories/identity-providers-repository.js';
 
 export const PRESETS: readonly IdentityProviderPreset[] = ['google', 'microsoft', 'github', 'gitlab'];
 

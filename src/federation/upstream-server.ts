@@ -2,7 +2,7 @@
 // the secret read from the environment at use (never stored, docs/federation.md).
 import * as oauth from 'oauth4webapi';
 import type { Clock } from '../clock.js';
-import type { IdentityProvider } from '../storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../storage/repositories/identity-providers-repository.js';
 import { FederationFailure } from './errors.js';
 import { MICROSOFT_TENANT_PLACEHOLDER, TENANT_ID } from './presets.js';
 

@@ -6,7 +6,7 @@
 // readable without the key. A provider without store_tokens never gets here: the callback hands over no tokens.
 import type { Clock } from '../clock.js';
 import type { KeyEncryption } from '../crypto/key-encryption.js';
-import type { FederatedIdentityTokensRepository, StoredUpstreamTokens } from '../storage/federated-identity-tokens-repository.js';
+import type { FederatedIdentityTokensRepository, StoredUpstreamTokens } from '../storage/repositories/federated-identity-tokens-repository.js';
 
 /** What the token endpoint answered, as oauth4webapi returns it (only for a provider with store_tokens). */
 export interface UpstreamTokenResponse {

@@ -14,7 +14,8 @@ import { OAuthError, PageError, ProblemError, safeDescription, type FieldError, 
 import { problemTypes } from './problem-types.js';
 import { problemTitle } from './problem-titles.js';
 import { renderErrorPage } from './error-page.js';
-import { isDatabaseUnavailable } from '../storage/unavailable.js';
+import { isDatabaseUnavailable } from '../storage/driver/unavailable.js';
+import { isUnstorableText } from '../storage/errors.js';
 import { logRefusedError } from './refusal-log.js';
 import { validationFailed } from './validation.js';
 import { routeFacts, type Face, type RouteFacts } from './route-facts.js';
@@ -53,8 +54,8 @@ function classify(error: unknown, request: FastifyRequest): ProblemError | OAuth
     return new ProblemError('bad-request', 'The request body is not valid JSON.');
   }
   // A NUL character (or \u0000 in JSON) cannot be stored in PostgreSQL text/jsonb: the client's input is at
-  // fault (22021 character_not_in_repertoire, 22P05 untranslatable_character), not the server.
-  if (fe?.code === '22021' || fe?.code === '22P05') {
+  // fault, not the server (src/storage/errors.ts).
+  if (isUnstorableText(error)) {
     return new ProblemError('bad-request', 'The request contains a character that is not accepted (NUL).');
   }
   if (isDatabaseUnavailable(error)) {

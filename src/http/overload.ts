@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import underPressure from '@fastify/under-pressure';
 import type { Config } from '../config.js';
-import type { Database } from '../storage/database.js';
+import type { Database } from '../storage/driver/database.js';
 import { ProblemError } from './errors.js';
 
 const RETRY_AFTER = '5';

@@ -5,7 +5,7 @@ import { epochSeconds } from '../clock.js';
 import { OAuthError } from '../http/errors.js';
 import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
 import { AuthorizationErrorRedirect } from '../oauth/authorize/redirect.js';
-import type { Client } from '../storage/clients-repository.js';
+import type { Client } from '../storage/repositories/clients-repository.js';
 import type { Next } from './answer.js';
 import { completeAuthorization, isLoggedIn } from './complete.js';
 import type { FlowDeps } from './flow-deps.js';

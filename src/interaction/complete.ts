@@ -4,8 +4,8 @@
 import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
 import { successResponse, type AuthorizationResponse } from '../oauth/authorize/redirect.js';
 import type { AuthorizationCodeIssuer } from '../oauth/codes/authorization-codes.js';
-import type { BrowserSession } from '../storage/browser-sessions-repository.js';
-import type { DeviceAuthorizationsRepository } from '../storage/device-authorizations-repository.js';
+import type { BrowserSession } from '../storage/repositories/browser-sessions-repository.js';
+import type { DeviceAuthorizationsRepository } from '../storage/repositories/device-authorizations-repository.js';
 import type { Next } from './answer.js';
 import { approveDevice, deviceOf } from './device/device-outcome.js';
 

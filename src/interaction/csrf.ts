@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { PageError, type PageLink } from '../http/errors.js';
 import { safeEqual } from '../crypto/random.js';
-import type { BrowserSession } from '../storage/browser-sessions-repository.js';
+import type { BrowserSession } from '../storage/repositories/browser-sessions-repository.js';
 
 const forbidden = (detail: string, reason: string, back?: PageLink) =>
   new PageError('Request refused', detail, 403, {}, { ...(back ? { back } : {}), log: { reason } });

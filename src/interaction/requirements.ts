@@ -1,8 +1,8 @@
 // When the user must (re-)authenticate or consent (OIDC Core 3.1.2.1 prompt and max_age, 3.1.2.4).
 import type { AuthorizationRequest } from '../oauth/authorize/authorization-request.js';
-import type { BrowserSession } from '../storage/browser-sessions-repository.js';
-import type { Client } from '../storage/clients-repository.js';
-import type { ConsentsRepository } from '../storage/consents-repository.js';
+import type { BrowserSession } from '../storage/repositories/browser-sessions-repository.js';
+import type { Client } from '../storage/repositories/clients-repository.js';
+import type { ConsentsRepository } from '../storage/repositories/consents-repository.js';
 
 /** No logged-in session, prompt=login, another user hinted, or max_age elapsed (max_age=0 behaves as prompt=login). */
 export function needsLogin(request: AuthorizationRequest, session: BrowserSession | undefined, nowSeconds: number): boolean {

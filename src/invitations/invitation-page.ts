@@ -38,7 +38,7 @@ const message = (t: Texts, text: string, signIn: boolean) =>
 <p${signIn ? '' : ' class="error" role="alert"'}>${escapeHtml(text)}</p>
 ${signIn ? `<p><a class="button" href="${SIGN_IN_PATH}">${escapeHtml(t.signIn)}</a></p>` : ''}`;
 
-export function invitationPages(app: FastifyInstance, { brand, deps }: { brand: Brand; deps: Pick<InvitationDeps, 'db' | 'clock' | 'audit'> }): void {
+export function invitationPages(app: FastifyInstance, { brand, deps }: { brand: Brand; deps: Pick<InvitationDeps, 'store' | 'clock' | 'audit'> }): void {
   const page = (reply: FastifyReply, locale: Locale, status: number, body: string) => {
     reply.code(status).headers(pageSecurityHeaders).type('text/html; charset=utf-8');
     allowLogo(reply, brand);

@@ -15,16 +15,14 @@ import type { Config } from '../config.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { hashPassword } from '../crypto/passwords.js';
 import { randomToken, sha256 } from '../crypto/random.js';
-import { runTransaction } from '../storage/after-commit.js';
-import type { Db } from '../storage/database.js';
-import { accountTokensRepository, type AccountToken } from '../storage/account-tokens-repository.js';
-import { usersRepository, UsernameTakenError, type User } from '../storage/users-repository.js';
+import type { Store } from '../storage/store.js';
+import type { AccountToken } from '../storage/repositories/account-tokens-repository.js';
+import { UsernameTakenError, type User } from '../storage/repositories/users-repository.js';
 import { endUserAccess } from '../user-rules/end-user-access.js';
 import { AdminRuleError } from '../admin-services/rule-error.js';
 import { checkPassword, USERNAME, USERNAME_RULE } from '../admin-services/users-service.js';
 import { userChangeEvent } from '../admin-services/user-events.js';
 import type { ActingAs } from '../admin-services/clients-service.js';
-import { inTransaction } from '../admin-services/transaction.js';
 import type { OutboxWriter } from '../outbox/writer.js';
 import { MAIL_ADDRESS } from '../config/mail-settings.js';
 import { EMAIL_CHANNEL } from '../mail/email-channel.js';
@@ -36,7 +34,7 @@ const PURPOSE = 'invitation';
 const MAX_EMAIL = 254;
 
 export interface InvitationDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'ISSUER' | 'NODE_ENV' | 'SMTP_URL' | 'INVITATION_TTL'>;
   audit: AuditSink;
@@ -97,14 +95,12 @@ export async function inviteUser(deps: InvitationDeps, input: InvitationInput, a
   const token = randomToken();
   const now = deps.clock.now();
   const ttl = deps.config.INVITATION_TTL;
-  return inTransaction(deps.db, async (tx) => {
-    const user = await usersRepository(tx, deps.clock)
-      .create({ username, passwordHash, email, email_verified: false, ...(name ? { name } : {}) })
-      .catch((error: unknown) => {
-        if (error instanceof UsernameTakenError) throw new AdminRuleError('conflict', `the username ${username} is taken`, 'username');
-        throw error;
-      });
-    const issued = await accountTokensRepository(tx).issue({
+  return deps.store.transaction(async (tx) => {
+    const user = await tx.users.create({ username, passwordHash, email, email_verified: false, ...(name ? { name } : {}) }).catch((error: unknown) => {
+      if (error instanceof UsernameTakenError) throw new AdminRuleError('conflict', `the username ${username} is taken`, 'username');
+      throw error;
+    });
+    const issued = await tx.accountTokens.issue({
       purpose: PURPOSE,
       userId: user.id,
       tokenHash: sha256(token),
@@ -133,16 +129,16 @@ export async function inviteUser(deps: InvitationDeps, input: InvitationInput, a
 }
 
 export async function listPendingInvitations(
-  deps: Pick<InvitationDeps, 'db' | 'clock'>,
+  deps: Pick<InvitationDeps, 'store' | 'clock'>,
   page: { before?: { createdAt: Date; id: string }; limit: number },
 ): Promise<Invitation[]> {
-  return (await accountTokensRepository(deps.db).pending(PURPOSE, new Date(deps.clock.now()), page)).map(toInvitation);
+  return (await deps.store.accountTokens.pending(PURPOSE, new Date(deps.clock.now()), page)).map(toInvitation);
 }
 
 /** Revokes a pending invitation (its link stops working); the account stays until deleted. */
 export async function revokeInvitation(deps: InvitationDeps, id: string, as: ActingAs): Promise<void> {
-  await inTransaction(deps.db, async (tx) => {
-    const tokens = accountTokensRepository(tx);
+  await deps.store.transaction(async (tx) => {
+    const tokens = tx.accountTokens;
     const invitation = id.includes('\u0000') ? undefined : await tokens.findById(PURPOSE, id);
     if (!invitation || !(await tokens.revoke(PURPOSE, id, new Date(deps.clock.now())))) throw new AdminRuleError('not-found', `no pending invitation ${id}`);
     await deps.audit.emit(userChangeEvent('admin.user.invitation_revoked', invitation.userId, as, [], { invitation_id: id }), { tx });
@@ -151,13 +147,13 @@ export async function revokeInvitation(deps: InvitationDeps, id: string, as: Act
 
 /** The invitation a link names, if it can still be accepted (for showing the page); never redeems it. */
 export async function findUsableInvitation(
-  deps: Pick<InvitationDeps, 'db' | 'clock'>,
+  deps: Pick<InvitationDeps, 'store' | 'clock'>,
   token: string,
 ): Promise<{ invitation: Invitation; user: User } | undefined> {
   if (token.length === 0 || token.length > 200) return undefined;
-  const found = await accountTokensRepository(deps.db).findUsable(PURPOSE, sha256(token), new Date(deps.clock.now()));
+  const found = await deps.store.accountTokens.findUsable(PURPOSE, sha256(token), new Date(deps.clock.now()));
   if (!found) return undefined;
-  const user = await usersRepository(deps.db, deps.clock).findById(found.userId);
+  const user = await deps.store.users.findById(found.userId);
   return user && stillFor(found, user) ? { invitation: toInvitation(found), user } : undefined;
 }
 
@@ -172,7 +168,7 @@ class VoidLink extends Error {}
  * Redeems the link and sets the password, in one transaction: the token is marked used by the UPDATE that
  * requires it unused (so of two parallel submissions exactly one wins), and the rest rolls back with it.
  */
-export async function acceptInvitation(deps: Pick<InvitationDeps, 'db' | 'clock' | 'audit'>, token: string, password: string): Promise<AcceptOutcome> {
+export async function acceptInvitation(deps: Pick<InvitationDeps, 'store' | 'clock' | 'audit'>, token: string, password: string): Promise<AcceptOutcome> {
   try {
     checkPassword(password);
   } catch (error) {
@@ -182,15 +178,15 @@ export async function acceptInvitation(deps: Pick<InvitationDeps, 'db' | 'clock'
   if (token.length === 0 || token.length > 200) return { ok: false, reason: 'invalid-link' };
   const passwordHash = await hashPassword(password);
   try {
-    const user = await runTransaction(deps.db, async (tx) => {
-      const redeemed = await accountTokensRepository(tx).redeem(PURPOSE, sha256(token), new Date(deps.clock.now()));
+    const user = await deps.store.transaction(async (tx) => {
+      const redeemed = await tx.accountTokens.redeem(PURPOSE, sha256(token), new Date(deps.clock.now()));
       if (!redeemed) throw new VoidLink();
-      const users = usersRepository(tx, deps.clock);
+      const users = tx.users;
       const current = await users.findById(redeemed.userId);
       if (!current || !stillFor(redeemed, current)) throw new VoidLink();
       const updated = await users.update(current.id, { passwordHash, email_verified: true }, current.version);
       if (!updated) throw new VoidLink();
-      await endUserAccess({ db: tx, clock: deps.clock }, updated.id);
+      await endUserAccess({ store: tx, clock: deps.clock }, updated.id);
       await deps.audit.emit(
         {
           type: 'user.invitation_accepted',
@@ -214,12 +210,18 @@ export async function acceptInvitation(deps: Pick<InvitationDeps, 'db' | 'clock'
 
 /** Old links (used, revoked or expired a day ago) are deleted by a periodic job. */
 export const INVITATION_PURGE_INTERVAL_MS = 3600_000;
-export function purgeOldAccountTokens(deps: Pick<InvitationDeps, 'db' | 'clock'>): Promise<number> {
-  return accountTokensRepository(deps.db).purgeExpiredBefore(new Date(deps.clock.now() - 86_400_000));
+export function purgeOldAccountTokens(deps: Pick<InvitationDeps, 'store' | 'clock'>): Promise<number> {
+  return deps.store.accountTokens.purgeExpiredBefore(new Date(deps.clock.now() - 86_400_000));
 }
 
-export const invitationDeps = (core: { db: Db; clock: Clock; config: InvitationDeps['config']; audit: AuditSink; outbox: OutboxWriter }): InvitationDeps => ({
-  db: core.db,
+export const invitationDeps = (core: {
+  store: Store;
+  clock: Clock;
+  config: InvitationDeps['config'];
+  audit: AuditSink;
+  outbox: OutboxWriter;
+}): InvitationDeps => ({
+  store: core.store,
   clock: core.clock,
   config: core.config,
   audit: core.audit,

@@ -3,20 +3,20 @@
 // idempotency keys). Work never runs inside a request; a restart or a second instance simply picks up
 // whatever is queued. Tests call `drain()` to await the queue deterministically instead of sleeping.
 import type { Clock } from '../clock.js';
-import type { Db } from '../storage/database.js';
-import { jobsRepository, type Job } from '../storage/jobs-repository.js';
+import type { Job } from '../storage/repositories/jobs-repository.js';
+import type { Store } from '../storage/store.js';
 import { claimedAttempts } from './claimed-attempts.js';
 
 export interface JobHandler {
-  run(payload: unknown, context: { db: Db }): Promise<void>;
+  run(payload: unknown, context: { store: Store }): Promise<void>;
   /** Called once the job has failed for good. */
-  failed?(payload: unknown, error: unknown, context: { db: Db }): Promise<void>;
+  failed?(payload: unknown, error: unknown, context: { store: Store }): Promise<void>;
 }
 
 export interface JobQueue {
   handle(kind: string, handler: JobHandler): void;
   /** Enqueues inside the caller's transaction; call `wake()` after it commits. */
-  enqueue(tx: Db, kind: string, payload: unknown): Promise<string>;
+  enqueue(tx: Store, kind: string, payload: unknown): Promise<string>;
   wake(): void;
   every(name: string, intervalMs: number, task: () => Promise<unknown>): void;
   /** Claims and runs one job; false when none was runnable. */
@@ -38,8 +38,8 @@ interface Log {
   error(obj: object, msg: string): void;
 }
 
-export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log }): JobQueue {
-  const repository = jobsRepository(db);
+export function jobQueue({ store, clock, log }: { store: Store; clock: Clock; log: Log }): JobQueue {
+  const repository = store.jobs;
   const handlers = new Map<string, JobHandler>();
   const periodic = new Map<string, { intervalMs: number; task: () => Promise<unknown>; lastRun: number }>();
   let running = false;
@@ -51,7 +51,7 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
     const now = () => new Date(clock.now());
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler.run(job.payload, { db });
+      await handler.run(job.payload, { store });
       await repository.finish(job, now());
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -59,7 +59,7 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
       if (job.attempts < MAX_ATTEMPTS) {
         await repository.retryLater(job, message, new Date(clock.now() + job.attempts * 5_000), now());
       } else if ((await repository.fail(job, message, now())) && handler?.failed) {
-        await handler.failed(job.payload, error, { db });
+        await handler.failed(job.payload, error, { store });
       }
     }
   }
@@ -107,7 +107,7 @@ export function jobQueue({ db, clock, log }: { db: Db; clock: Clock; log: Log })
 
   return {
     handle: (kind, handler) => void handlers.set(kind, handler),
-    enqueue: (tx, kind, payload) => repository.enqueue(tx, { kind, payload, now: new Date(clock.now()) }),
+    enqueue: (tx, kind, payload) => tx.jobs.enqueue({ kind, payload, now: new Date(clock.now()) }),
     wake: () => wakeUp?.(),
     every: (name, intervalMs, task) => void periodic.set(name, { intervalMs, task, lastRun: clock.now() }),
     runOnce,

@@ -10,7 +10,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { OAuthDeps } from './deps.js';
 import { CHECKPOINTS_PATH } from '../audit/checkpoints.js';
-import { auditChainRepository } from '../storage/audit-chain-repository.js';
 import { JWKS_PATH } from './jwks.js';
 
 const PUBLISHED = 100;
@@ -29,10 +28,10 @@ const checkpoint = {
   properties: { seq: { type: 'integer' }, hash: { type: 'string' }, issued_at: { type: 'string' }, jws: { type: 'string' } },
 } as const;
 
-export function auditCheckpointsEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'db' | 'clock'>): void {
+export function auditCheckpointsEndpoint(app: FastifyInstance, services: Pick<OAuthDeps, 'config' | 'store' | 'clock'>): void {
   let cached: { until: number; answer: Promise<Published> } | undefined;
   const load = async (): Promise<Published> => {
-    const checkpoints = await auditChainRepository(services.db).checkpoints(PUBLISHED);
+    const checkpoints = await services.store.auditChain.checkpoints(PUBLISHED);
     return {
       issuer: services.config.ISSUER,
       jwks_uri: `${services.config.ISSUER}${JWKS_PATH}`,

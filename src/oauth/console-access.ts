@@ -7,8 +7,8 @@
 // A user who is not an operator gets no token at all (invalid_scope), never an admin-less token of the console.
 import { OAuthError } from '../http/errors.js';
 import { isAdminScope } from '../scopes.js';
-import type { Client } from '../storage/clients-repository.js';
-import type { OperatorRole } from '../storage/operator-roles-repository.js';
+import type { Client } from '../storage/repositories/clients-repository.js';
+import type { OperatorRole } from '../storage/repositories/operator-roles-repository.js';
 import { CONSOLE_CLIENT_ID } from './clients/console-client.js';
 import { ACR_MFA } from './issued-tokens/authentication-context.js';
 

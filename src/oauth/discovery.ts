@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { OAuthDeps } from './deps.js';
 import { SIGNING_ALGS } from '../crypto/keys.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS } from '../storage/clients-repository.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../storage/repositories/clients-repository.js';
 import { CLIENT_ASSERTION_ALGS } from './clients/client-keys.js';
 import { RESPONSE_MODES } from './authorize/check-response-mode.js';
 import { DPOP_ALGS } from '../tokens/dpop/proof.js';

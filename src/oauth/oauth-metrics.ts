@@ -8,7 +8,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import type { AuditSubscriber } from '../audit/audit-sink.js';
-import { afterCommit } from '../storage/after-commit.js';
 import { OAuthError } from '../http/errors.js';
 
 export interface OAuthMetrics {
@@ -57,7 +56,7 @@ export function oauthMetrics(): OAuthMetrics {
         count = () => signIns.inc({ method: String(event.details?.method ?? 'unknown'), outcome });
       }
       if (!count) return;
-      if (tx) afterCommit(tx, count);
+      if (tx) tx.afterCommit(count);
       else count();
     },
     countRefusals(app) {

@@ -1,6 +1,6 @@
 // The token types /revoke and /introspect understand, one factory each (the refresh-token module adds its own).
 import type { OAuthDeps } from './deps.js';
-import type { TokenEndpointAuthMethod } from '../storage/clients-repository.js';
+import type { TokenEndpointAuthMethod } from '../storage/repositories/clients-repository.js';
 import type { TokenTypeHandler } from './token-type-handler.js';
 import { accessTokens } from './issued-tokens/access-token-type.js';
 import { refreshTokenHandler } from './refresh/refresh-token-type.js';

@@ -1,6 +1,6 @@
 // /revoke (RFC 7009) and /introspect (RFC 7662) ask each token type in turn; the hint only chooses the order.
 // Access tokens are handled in oauth/issued-tokens/, refresh tokens by the refresh-token module.
-import type { Client } from '../storage/clients-repository.js';
+import type { Client } from '../storage/repositories/clients-repository.js';
 import type { AccessTokenClaims } from '../tokens/access-token-verifier.js';
 
 export interface IntrospectionResult {

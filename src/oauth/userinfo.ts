@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from './deps.js';
 import { OAuthError } from '../http/errors.js';
-import type { UsersRepository } from '../storage/users-repository.js';
+import type { UsersRepository } from '../storage/repositories/users-repository.js';
 import type { AccessTokenClaims, BearerRefusal, BearerVerifier } from './issued-tokens/bearer-access-token.js';
 import { userClaims } from './issued-tokens/user-claims.js';
 import { namesUserinfo } from './issued-tokens/token-audience.js';

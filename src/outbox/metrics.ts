@@ -3,7 +3,7 @@
 // so every instance reports the same truth — messages by channel and state (dead letters included) and the
 // age of the oldest undelivered message (the lag an alert watches).
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { OutboxRepository } from '../storage/outbox-repository.js';
+import type { OutboxRepository } from '../storage/repositories/outbox-repository.js';
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'dead';
 

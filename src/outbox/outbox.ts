@@ -7,8 +7,8 @@
 import type { Clock } from '../clock.js';
 import type { KeyEncryption } from '../crypto/key-encryption.js';
 import { claimedAttempts } from '../jobs/claimed-attempts.js';
-import type { Db } from '../storage/database.js';
-import { outboxRepository, type ClaimedOutboxMessage, type OutboxRepository } from '../storage/outbox-repository.js';
+import type { Store } from '../storage/store.js';
+import type { ClaimedOutboxMessage, OutboxRepository } from '../storage/repositories/outbox-repository.js';
 import { retryDelayMs } from './backoff.js';
 import { PermanentDeliveryError, type OutboxChannel } from './channel.js';
 import type { OutboxMetrics } from './metrics.js';
@@ -39,7 +39,7 @@ interface Log {
 }
 
 export interface OutboxDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   log: Log;
   encryption: KeyEncryption;
@@ -51,8 +51,8 @@ export interface OutboxDeps {
 }
 
 export function outboxWorker(deps: OutboxDeps): OutboxWorker {
-  const { db, clock, log, encryption, metrics } = deps;
-  const repository: OutboxRepository = outboxRepository(db);
+  const { store, clock, log, encryption, metrics } = deps;
+  const repository: OutboxRepository = store.outbox;
   const channels = new Map(deps.channels.map((c) => [c.name, c]));
   const leaseMs = deps.leaseMs ?? LEASE_MS;
   let running = false;

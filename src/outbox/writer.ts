@@ -5,9 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { KeyEncryption } from '../crypto/key-encryption.js';
-import { afterCommit } from '../storage/after-commit.js';
-import type { Db } from '../storage/database.js';
-import { outboxRepository } from '../storage/outbox-repository.js';
+import type { Store } from '../storage/store.js';
 import { currentTraceparent } from '../telemetry/trace-context.js';
 import { DEFAULT_MAX_ATTEMPTS } from './backoff.js';
 
@@ -30,8 +28,8 @@ export interface OutboxMessageInput {
 }
 
 export interface OutboxWriter {
-  /** Writes the message in `tx` (a transaction opened with runTransaction); listeners run after the commit. */
-  enqueue(tx: Db, message: OutboxMessageInput): Promise<string>;
+  /** Writes the message in `tx` (a transaction opened with store.transaction); listeners run after the commit. */
+  enqueue(tx: Store, message: OutboxMessageInput): Promise<string>;
   /** Called after each commit that enqueued something (the worker's wake-up). */
   onCommitted(listener: () => void): void;
 }
@@ -44,7 +42,7 @@ export function outboxWriter({ encryption, clock }: { encryption: KeyEncryption;
   return {
     async enqueue(tx, message) {
       const id = randomUUID();
-      await outboxRepository(tx).enqueue(tx, {
+      await tx.outbox.enqueue({
         id,
         ...(message.secret ? { sealedSecret: encryption.seal(JSON.stringify(message.secret), sealAad(id)) } : {}),
         channel: message.channel,
@@ -57,7 +55,7 @@ export function outboxWriter({ encryption, clock }: { encryption: KeyEncryption;
         ...withTraceparent(currentTraceparent()),
         now: new Date(clock.now()),
       });
-      afterCommit(tx, () => {
+      tx.afterCommit(() => {
         for (const listener of listeners) listener();
       });
       return id;

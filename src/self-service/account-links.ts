@@ -1,11 +1,11 @@
 // Single-use links to an existing account (password reset, e-mail change), on the account_tokens table the
-// invitations use (src/storage/account-tokens-repository.ts): 256 random bits, only the SHA-256 stored,
+// invitations use (src/storage/repositories/account-tokens-repository.ts): 256 random bits, only the SHA-256 stored,
 // bound to the purpose and the account, expiring, redeemed by one UPDATE, and void once the account's
 // password or address changed (the token keeps a digest of the password hash and the address).
 import { randomToken, sha256 } from '../crypto/random.js';
-import { accountTokensRepository, type AccountToken, type AccountTokenPurpose } from '../storage/account-tokens-repository.js';
-import type { Db } from '../storage/database.js';
-import type { User } from '../storage/users-repository.js';
+import type { AccountToken, AccountTokenPurpose } from '../storage/repositories/account-tokens-repository.js';
+import type { Store } from '../storage/store.js';
+import type { User } from '../storage/repositories/users-repository.js';
 
 /** What the link was issued under: the password hash and the current address (same digest as invitations'). */
 const stateFingerprint = (user: Pick<User, 'passwordHash' | 'email'>) => sha256(`password:${user.passwordHash}\u0000email:${user.email ?? ''}`);
@@ -15,11 +15,11 @@ const stateFingerprint = (user: Pick<User, 'passwordHash' | 'email'>) => sha256(
  * (the account's address, or for an e-mail change the new one).
  */
 export async function issueAccountLink(
-  tx: Db,
+  tx: Store,
   input: { purpose: AccountTokenPurpose; user: User; email: string; now: number; ttlSeconds: number },
 ): Promise<{ token: string; issued: AccountToken }> {
   const token = randomToken();
-  const issued = await accountTokensRepository(tx).issue({
+  const issued = await tx.accountTokens.issue({
     purpose: input.purpose,
     userId: input.user.id,
     tokenHash: sha256(token),

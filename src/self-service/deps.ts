@@ -8,10 +8,10 @@ import type { Brand } from '../http/brand.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import type { JobQueue } from '../jobs/worker.js';
 import type { OutboxWriter } from '../outbox/writer.js';
-import type { Db } from '../storage/database.js';
+import type { Store } from '../storage/store.js';
 
 export interface SelfServiceDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'ISSUER' | 'NODE_ENV' | 'SMTP_URL' | 'PASSWORD_RESET_TTL' | 'EMAIL_VERIFICATION_TTL' | 'SIGNUP' | 'SIGNUP_DOMAINS'>;
   brand: Brand;
@@ -21,5 +21,5 @@ export interface SelfServiceDeps {
   rateLimits: Pick<RateLimits, 'hit'>;
 }
 
-/** An interaction id (src/storage/interactions-repository.ts: base64url); anything else is dropped. */
+/** An interaction id (src/storage/repositories/interactions-repository.ts: base64url); anything else is dropped. */
 export const interactionIdOf = (value: unknown): string | undefined => (typeof value === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : undefined);

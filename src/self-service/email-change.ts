@@ -11,9 +11,7 @@ import { checkSameOrigin } from '../interaction/csrf.js';
 import { MAIL_ADDRESS } from '../config/mail-settings.js';
 import { chooseLocale } from '../mail/catalogue.js';
 import { EMAIL_CHANNEL } from '../mail/email-channel.js';
-import { runTransaction } from '../storage/after-commit.js';
-import { accountTokensRepository } from '../storage/account-tokens-repository.js';
-import { usersRepository, type User } from '../storage/users-repository.js';
+import type { User } from '../storage/repositories/users-repository.js';
 import { issueAccountLink, linkStillFor, plausibleToken } from './account-links.js';
 import type { SelfServiceDeps } from './deps.js';
 import { recipientBudgetAllows } from './mail-budgets.js';
@@ -34,7 +32,7 @@ export async function requestEmailChange(
   if (email.length > 254 || !MAIL_ADDRESS.test(email)) return 'invalid';
   if (email.toLowerCase() === (input.user.email ?? '').toLowerCase() && input.user.email_verified) return 'same';
   if (!(await recipientBudgetAllows(deps.rateLimits, email))) return 'sent';
-  await runTransaction(deps.db, async (tx) => {
+  await deps.store.transaction(async (tx) => {
     const { token, issued } = await issueAccountLink(tx, {
       purpose: PURPOSE,
       user: input.user,
@@ -67,10 +65,10 @@ export async function requestEmailChange(
   return 'sent';
 }
 
-async function usableChange(deps: Pick<SelfServiceDeps, 'db' | 'clock'>, token: string) {
+async function usableChange(deps: Pick<SelfServiceDeps, 'store' | 'clock'>, token: string) {
   if (!plausibleToken(token)) return undefined;
-  const found = await accountTokensRepository(deps.db).findUsable(PURPOSE, sha256(token), new Date(deps.clock.now()));
-  const user = found && (await usersRepository(deps.db, deps.clock).findById(found.userId));
+  const found = await deps.store.accountTokens.findUsable(PURPOSE, sha256(token), new Date(deps.clock.now()));
+  const user = found && (await deps.store.users.findById(found.userId));
   return found && user && linkStillFor(found, user) ? { token: found, user } : undefined;
 }
 
@@ -83,10 +81,10 @@ async function confirmEmailChange(
 ): Promise<User | undefined> {
   if (!plausibleToken(token)) return undefined;
   try {
-    return await runTransaction(deps.db, async (tx) => {
-      const redeemed = await accountTokensRepository(tx).redeem(PURPOSE, sha256(token), new Date(deps.clock.now()));
+    return await deps.store.transaction(async (tx) => {
+      const redeemed = await tx.accountTokens.redeem(PURPOSE, sha256(token), new Date(deps.clock.now()));
       if (!redeemed) throw new VoidLink();
-      const users = usersRepository(tx, deps.clock);
+      const users = tx.users;
       const current = await users.findById(redeemed.userId);
       if (!current || !linkStillFor(redeemed, current)) throw new VoidLink();
       const updated = await users.update(current.id, { email: redeemed.email, email_verified: true }, current.version);

@@ -8,8 +8,7 @@ import { mailMode } from '../mail/mail-mode.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import type { OutboxWriter } from '../outbox/writer.js';
-import type { Db } from '../storage/database.js';
-import { usersRepository } from '../storage/users-repository.js';
+import type { Store } from '../storage/store.js';
 
 export type NoticeKind = 'password_changed' | 'email_changed' | 'factor_added';
 
@@ -19,7 +18,7 @@ export interface SecurityNotices {
    * `acceptLanguage`: the language of the request that made the change.
    */
   send(
-    tx: Db,
+    tx: Store,
     userId: string,
     kind: NoticeKind,
     options?: { to?: string | null; params?: Record<string, string>; acceptLanguage?: string | undefined },
@@ -32,7 +31,7 @@ export function securityNotices(deps: { clock: Clock; config: Pick<Config, 'ISSU
   return {
     async send(tx, userId, kind, options = {}) {
       if (mailMode(deps.config) === 'off') return;
-      const user = await usersRepository(tx, deps.clock).findById(userId);
+      const user = await tx.users.findById(userId);
       const to = options.to === undefined ? user?.email : options.to;
       if (!user || !to) return;
       await deps.outbox.enqueue(tx, {

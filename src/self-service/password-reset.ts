@@ -18,11 +18,7 @@ import { checkPassword } from '../admin-services/users-service.js';
 import { AdminRuleError } from '../admin-services/rule-error.js';
 import { chooseLocale, isLocale } from '../mail/catalogue.js';
 import { EMAIL_CHANNEL } from '../mail/email-channel.js';
-import { runTransaction } from '../storage/after-commit.js';
-import { accountTokensRepository } from '../storage/account-tokens-repository.js';
-import { secondFactorFailuresRepository } from '../storage/second-factor-failures-repository.js';
-import { selfServiceRepository } from '../storage/self-service-repository.js';
-import { usersRepository, type User } from '../storage/users-repository.js';
+import type { User } from '../storage/repositories/users-repository.js';
 import { endUserAccess } from '../user-rules/end-user-access.js';
 import { issueAccountLink, linkStillFor, plausibleToken } from './account-links.js';
 import type { SelfServiceDeps } from './deps.js';
@@ -50,7 +46,7 @@ export async function requestPasswordReset(
   if (email === '' || email.length > MAX_EMAIL) return;
   if (!(await recipientBudgetAllows(deps.rateLimits, email))) return;
   const payload: ResetJobPayload = { email, locale: chooseLocale(input.acceptLanguage), ...(input.interaction ? { interaction: input.interaction } : {}) };
-  await deps.jobs.enqueue(deps.db, PASSWORD_RESET_JOB, payload);
+  await deps.jobs.enqueue(deps.store, PASSWORD_RESET_JOB, payload);
   deps.jobs.wake();
 }
 
@@ -65,9 +61,9 @@ export function passwordResetJob(deps: SelfServiceDeps): JobHandler {
     async run(raw) {
       const payload = raw as ResetJobPayload;
       const locale = isLocale(payload.locale) ? payload.locale : chooseLocale();
-      for (const { id } of await selfServiceRepository(deps.db).usersWithEmail(payload.email)) {
-        await runTransaction(deps.db, async (tx) => {
-          const user = await usersRepository(tx, deps.clock).findById(id);
+      for (const { id } of await deps.store.selfService.usersWithEmail(payload.email)) {
+        await deps.store.transaction(async (tx) => {
+          const user = await tx.users.findById(id);
           if (!user?.email) return;
           const { token, issued } = await issueAccountLink(tx, {
             purpose: PURPOSE,
@@ -101,11 +97,11 @@ export function passwordResetJob(deps: SelfServiceDeps): JobHandler {
 }
 
 /** The account a reset link is for, if it can still be used (for showing the page); never redeems it. */
-export async function findUsableReset(deps: Pick<SelfServiceDeps, 'db' | 'clock'>, token: string): Promise<User | undefined> {
+export async function findUsableReset(deps: Pick<SelfServiceDeps, 'store' | 'clock'>, token: string): Promise<User | undefined> {
   if (!plausibleToken(token)) return undefined;
-  const found = await accountTokensRepository(deps.db).findUsable(PURPOSE, sha256(token), new Date(deps.clock.now()));
+  const found = await deps.store.accountTokens.findUsable(PURPOSE, sha256(token), new Date(deps.clock.now()));
   if (!found) return undefined;
-  const user = await usersRepository(deps.db, deps.clock).findById(found.userId);
+  const user = await deps.store.users.findById(found.userId);
   return user && linkStillFor(found, user) ? user : undefined;
 }
 
@@ -126,20 +122,20 @@ export async function resetPassword(
   if (!plausibleToken(input.token)) return { ok: false, reason: 'invalid-link' };
   const passwordHash = await hashPassword(input.password);
   try {
-    const user = await runTransaction(deps.db, async (tx) => {
+    const user = await deps.store.transaction(async (tx) => {
       // Single use: the UPDATE only matches an unused, unrevoked, unexpired token of this purpose.
-      const redeemed = await accountTokensRepository(tx).redeem(PURPOSE, sha256(input.token), new Date(deps.clock.now()));
+      const redeemed = await tx.accountTokens.redeem(PURPOSE, sha256(input.token), new Date(deps.clock.now()));
       if (!redeemed) throw new VoidLink();
-      const users = usersRepository(tx, deps.clock);
+      const users = tx.users;
       const current = await users.findById(redeemed.userId);
       if (!current || !linkStillFor(redeemed, current)) throw new VoidLink();
       const updated = await users.update(current.id, { passwordHash }, current.version);
       if (!updated) throw new VoidLink();
       // Whoever held a session or a refresh token with the old password holds nothing now.
-      await endUserAccess({ db: tx, clock: deps.clock, outbox: deps.outbox }, updated.id);
+      await endUserAccess({ store: tx, clock: deps.clock, outbox: deps.outbox }, updated.id);
       // The owner proved the mailbox and chose a password: the account-wide count of wrong second-factor
       // codes starts again (the factors themselves stay, and are still asked for).
-      await secondFactorFailuresRepository(tx, deps.clock).clear(updated.id);
+      await tx.secondFactorFailures.clear(updated.id);
       await deps.audit.emit(
         {
           type: 'user.password_reset',

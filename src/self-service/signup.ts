@@ -19,9 +19,7 @@ import { AdminRuleError } from '../admin-services/rule-error.js';
 import { chooseLocale, isLocale } from '../mail/catalogue.js';
 import { EMAIL_CHANNEL } from '../mail/email-channel.js';
 import { mailMode } from '../mail/mail-mode.js';
-import { runTransaction } from '../storage/after-commit.js';
-import { selfServiceRepository } from '../storage/self-service-repository.js';
-import { usersRepository, UsernameTakenError, type User } from '../storage/users-repository.js';
+import { UsernameTakenError, type User } from '../storage/repositories/users-repository.js';
 import { MAIL_ADDRESS } from '../config/mail-settings.js';
 import type { SelfServiceDeps } from './deps.js';
 import { recipientBudgetAllows } from './mail-budgets.js';
@@ -65,8 +63,8 @@ export async function requestSignup(deps: SelfServiceDeps, input: SignupInput): 
   const passwordHash = await hashPassword(input.password);
   if (!(await recipientBudgetAllows(deps.rateLimits, email))) return;
   const now = deps.clock.now();
-  await runTransaction(deps.db, async (tx) => {
-    const request = await selfServiceRepository(tx).createSignup({
+  await deps.store.transaction(async (tx) => {
+    const request = await tx.selfService.createSignup({
       email,
       name: input.name.trim() === '' ? null : input.name.trim(),
       passwordHash,
@@ -85,15 +83,13 @@ export function signupJob(deps: SelfServiceDeps): JobHandler {
   return {
     async run(raw) {
       const id = String((raw as { request?: unknown }).request);
-      await runTransaction(deps.db, async (tx) => {
-        const requests = selfServiceRepository(tx);
+      await deps.store.transaction(async (tx) => {
+        const requests = tx.selfService;
         const request = await requests.findSignup(id, new Date(deps.clock.now()));
         if (!request) return;
         const locale = isLocale(request.locale) ? request.locale : chooseLocale();
         const [holder] = await requests.usersWithEmail(request.email);
-        const existing = holder
-          ? await usersRepository(tx, deps.clock).findById(holder.id)
-          : await usersRepository(tx, deps.clock).findByUsername(request.email);
+        const existing = holder ? await tx.users.findById(holder.id) : await tx.users.findByUsername(request.email);
         if (existing) {
           await requests.deleteSignup(id);
           await deps.outbox.enqueue(tx, {
@@ -119,9 +115,9 @@ export function signupJob(deps: SelfServiceDeps): JobHandler {
 }
 
 /** The sign-up a link names, if it can still be completed (for showing the page); never redeems it. */
-export async function findUsableSignup(deps: Pick<SelfServiceDeps, 'db' | 'clock'>, token: string) {
+export async function findUsableSignup(deps: Pick<SelfServiceDeps, 'store' | 'clock'>, token: string) {
   if (token.length === 0 || token.length > 200) return undefined;
-  return selfServiceRepository(deps.db).findSignupByToken(sha256(token), new Date(deps.clock.now()));
+  return deps.store.selfService.findSignupByToken(sha256(token), new Date(deps.clock.now()));
 }
 
 export type SignupOutcome =
@@ -137,13 +133,13 @@ class Taken extends Error {
 export async function completeSignup(deps: SelfServiceDeps, token: string, traceId: string): Promise<SignupOutcome> {
   if (token.length === 0 || token.length > 200) return { ok: false, reason: 'invalid-link' };
   try {
-    return await runTransaction(deps.db, async (tx) => {
-      const request = await selfServiceRepository(tx).redeemSignup(sha256(token), new Date(deps.clock.now()));
+    return await deps.store.transaction(async (tx) => {
+      const request = await tx.selfService.redeemSignup(sha256(token), new Date(deps.clock.now()));
       if (!request) return { ok: false, reason: 'invalid-link' } as const;
       const interaction = request.interactionId ?? undefined;
       // An account may have taken the address since the mail was sent (an operator, another sign-up).
-      if ((await selfServiceRepository(tx).usersWithEmail(request.email)).length > 0) throw new Taken(interaction);
-      const user = await usersRepository(tx, deps.clock)
+      if ((await tx.selfService.usersWithEmail(request.email)).length > 0) throw new Taken(interaction);
+      const user = await tx.users
         .create({
           username: request.email,
           passwordHash: request.passwordHash,
@@ -172,12 +168,11 @@ export async function completeSignup(deps: SelfServiceDeps, token: string, trace
   } catch (error) {
     if (error instanceof Taken) {
       // The transaction rolled back: the link is used up all the same.
-      await selfServiceRepository(deps.db).redeemSignup(sha256(token), new Date(deps.clock.now()));
+      await deps.store.selfService.redeemSignup(sha256(token), new Date(deps.clock.now()));
       return { ok: false, reason: 'exists', interaction: error.interaction };
     }
     throw error;
   }
 }
 
-export const purgeExpiredSignups = (deps: Pick<SelfServiceDeps, 'db' | 'clock'>) =>
-  selfServiceRepository(deps.db).purgeExpiredSignups(new Date(deps.clock.now()));
+export const purgeExpiredSignups = (deps: Pick<SelfServiceDeps, 'store' | 'clock'>) => deps.store.selfService.purgeExpiredSignups(new Date(deps.clock.now()));

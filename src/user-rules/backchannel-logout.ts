@@ -5,8 +5,8 @@
 // signed by the outbox's `backchannel_logout` channel when it is delivered (src/oauth/backchannel-logout/).
 import type { Clock } from '../clock.js';
 import type { OutboxWriter } from '../outbox/writer.js';
-import type { Db } from '../storage/database.js';
-import { logoutTargets, type EndingSessions } from '../storage/backchannel-logout-repository.js';
+import type { Store } from '../storage/store.js';
+import type { EndingSessions } from '../storage/repositories/backchannel-logout-repository.js';
 import { sidOf } from '../tokens/session-id.js';
 
 export const BACKCHANNEL_LOGOUT_CHANNEL = 'backchannel_logout';
@@ -17,8 +17,8 @@ export interface LogoutAnnouncement {
 }
 
 /** Returns how many logout tokens were queued. `tx` must be the transaction that ends the sessions. */
-export async function announceLogout(deps: LogoutAnnouncement, tx: Db, ending: EndingSessions): Promise<number> {
-  const targets = await logoutTargets(tx, ending, new Date(deps.clock.now()));
+export async function announceLogout(deps: LogoutAnnouncement, tx: Store, ending: EndingSessions): Promise<number> {
+  const targets = await tx.logoutTargets(ending, new Date(deps.clock.now()));
   let queued = 0;
   for (const target of targets) {
     // A client that requires sid learns nothing from a token without one (a grant not tied to a session).

@@ -8,9 +8,7 @@ import { hashPassword, verifyPassword } from '../crypto/passwords.js';
 import { ProblemError } from '../http/errors.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import { validationFailed } from '../http/validation.js';
-import { usersRepository, type User, type UserProfile } from '../storage/users-repository.js';
-import { runTransaction } from '../storage/after-commit.js';
-import { secondFactorFailuresRepository } from '../storage/second-factor-failures-repository.js';
+import type { User, UserProfile } from '../storage/repositories/users-repository.js';
 import { endUserAccess, type UserAccessDeps } from './end-user-access.js';
 
 export type PasswordAuthority =
@@ -34,7 +32,7 @@ export interface PasswordChange {
   /** The browser session the change came from, which stays signed in. */
   keepSession?: string;
   /** Runs in the change's transaction once it is written (the admin services' audit event). */
-  onChanged?: (tx: PasswordChangeDeps['db'], user: User) => Promise<void>;
+  onChanged?: (tx: PasswordChangeDeps['store'], user: User) => Promise<void>;
 }
 
 const failedLoginKey = (user: User) => `user:${user.username.toLowerCase()}`;
@@ -58,15 +56,15 @@ export async function changePassword(deps: PasswordChangeDeps, change: PasswordC
   await checkAuthority(deps, change.user, change.authority);
   const passwordHash = await hashPassword(change.password);
   // One transaction: a new password never stands while the old sessions and tokens still do.
-  // runTransaction: the caller's onChanged may write an audit event, whose log line waits for the commit.
-  const updated = await runTransaction(deps.db, async (trx) => {
-    const user = await usersRepository(trx, deps.clock).update(change.user.id, { ...change.alsoChange, passwordHash }, change.expectedVersion);
-    if (user) await endUserAccess({ db: trx, clock: deps.clock, outbox: deps.outbox }, user.id, change.keepSession);
+  // store.transaction: the caller's onChanged may write an audit event, whose log line waits for the commit.
+  const updated = await deps.store.transaction(async (trx) => {
+    const user = await trx.users.update(change.user.id, { ...change.alsoChange, passwordHash }, change.expectedVersion);
+    if (user) await endUserAccess({ store: trx, clock: deps.clock, outbox: deps.outbox }, user.id, change.keepSession);
     // An operator's new password is a recovery event (NIST SP 800-63B): whoever spent the account-wide
     // second-factor count held the old password, which no longer works, so the owner's factor is usable
     // again. Not the owner's own change: a holder of the password could otherwise buy new guesses with it
     // (docs/rate-limits.md).
-    if (user && change.authority.by === 'operator') await secondFactorFailuresRepository(trx, deps.clock).clear(user.id);
+    if (user && change.authority.by === 'operator') await trx.secondFactorFailures.clear(user.id);
     if (user && change.onChanged) await change.onChanged(trx, user);
     return user;
   });

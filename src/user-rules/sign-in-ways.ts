@@ -4,7 +4,7 @@
 // last way in is never removed — an unlink of a provider, or the removal of a passkey, that would leave none
 // is refused (docs/federation.md). A TOTP authenticator is not a way in on its own (it is a second factor),
 // so it does not count.
-import type { User } from '../storage/users-repository.js';
+import type { User } from '../storage/repositories/users-repository.js';
 
 /** The password_hash of an account that has no password. Not an argon2 string: nothing verifies against it. */
 export const NO_PASSWORD_HASH = '!no-password';

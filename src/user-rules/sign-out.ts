@@ -5,15 +5,13 @@
 import type { AuditSink } from '../audit/audit-sink.js';
 import type { Clock } from '../clock.js';
 import type { OutboxWriter } from '../outbox/writer.js';
-import type { Db } from '../storage/database.js';
-import { runTransaction } from '../storage/after-commit.js';
-import { browserSessionsRepository, type BrowserSession } from '../storage/browser-sessions-repository.js';
-import { accountRepository } from '../storage/account-repository.js';
+import type { Store } from '../storage/store.js';
+import type { BrowserSession } from '../storage/repositories/browser-sessions-repository.js';
 import { announceLogout } from './backchannel-logout.js';
 
 /** What ending a session needs: the database, the clock, where logout tokens go, and the audit sink. */
 export interface SignOutDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   outbox: Pick<OutboxWriter, 'enqueue'>;
   audit: AuditSink;
@@ -22,9 +20,9 @@ export interface SignOutDeps {
 export const signOut =
   (core: SignOutDeps) =>
   (session: BrowserSession): Promise<void> =>
-    runTransaction(core.db, async (tx) => {
+    core.store.transaction(async (tx) => {
       if (session.userId) await announceLogout(core, tx, { sessionHash: session.idHash });
-      await browserSessionsRepository(tx, core.clock).end(session.idHash);
+      await tx.browserSessions.end(session.idHash);
       if (session.userId) {
         await core.audit.emit({ type: 'session.ended', actor: { kind: 'user', userId: session.userId }, resource: 'session', subject: session.userId }, { tx });
       }
@@ -37,8 +35,8 @@ export const signOut =
 export const endOwnSession =
   (core: SignOutDeps) =>
   (userId: string, idHash: string): Promise<boolean> =>
-    runTransaction(core.db, async (tx) => {
-      const ended = await accountRepository(tx, core.clock).endSession(userId, idHash);
+    core.store.transaction(async (tx) => {
+      const ended = await tx.account.endSession(userId, idHash);
       if (ended) {
         await announceLogout(core, tx, { sessionHash: idHash });
         await core.audit.emit({ type: 'session.ended', actor: { kind: 'user', userId }, resource: 'session', subject: userId }, { tx });

@@ -2,7 +2,7 @@
 // parties link accounts by a verified e-mail, so a flag must never outlive the address it was about, and
 // only an operator (the CLI) may raise one: through the API a flag can be kept or cleared, never set.
 import type { FieldError } from '../http/errors.js';
-import type { UserProfile } from '../storage/users-repository.js';
+import type { UserProfile } from '../storage/repositories/users-repository.js';
 
 type Contact = Pick<UserProfile, 'email' | 'phone_number'>;
 type Flags = Pick<UserProfile, 'email_verified' | 'phone_number_verified'>;

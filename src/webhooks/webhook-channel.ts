@@ -12,13 +12,13 @@ import type { KeyEncryption } from '../crypto/key-encryption.js';
 import { OutboundRefused, type OutboundPolicy } from '../http/outbound/outbound-policy.js';
 import { pinnedPost } from '../http/outbound/pinned-post.js';
 import { PermanentDeliveryError, type OutboxChannel } from '../outbox/channel.js';
-import type { Db } from '../storage/database.js';
-import { webhookEndpointsRepository, type WebhookEndpoint } from '../storage/webhook-endpoints-repository.js';
+import type { Store } from '../storage/store.js';
+import type { WebhookEndpoint } from '../storage/repositories/webhook-endpoints-repository.js';
 import { openWebhookSecret } from './secrets.js';
 import { WEBHOOK_CHANNEL } from './webhook-subscriber.js';
 
 export interface WebhookChannelDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   encryption: KeyEncryption;
   /** The outbound address rules, with the operator's allow-list (WEBHOOK_ALLOWED_HOSTS). */
@@ -44,7 +44,7 @@ export function webhookChannel(deps: WebhookChannelDeps): OutboxChannel {
   return {
     name: WEBHOOK_CHANNEL,
     async deliver(message) {
-      const endpoint = await webhookEndpointsRepository(deps.db).find(message.recipient);
+      const endpoint = await deps.store.webhookEndpoints.find(message.recipient);
       if (!endpoint || endpoint.id !== message.recipient) throw new PermanentDeliveryError('the webhook endpoint was deleted');
       if (!endpoint.enabled) throw new PermanentDeliveryError('the webhook endpoint is disabled');
       const event = (message.payload as { event?: unknown }).event;

@@ -6,22 +6,20 @@
 // in-memory set of src/storage/webhook-subscriptions.ts, kept current by the database's notices) costs no query.
 import type { AuditSubscriber } from '../audit/audit-sink.js';
 import type { OutboxWriter } from '../outbox/writer.js';
-import { runTransaction } from '../storage/after-commit.js';
-import type { Db } from '../storage/database.js';
-import { webhookEndpointsRepository } from '../storage/webhook-endpoints-repository.js';
-import type { WebhookSubscriptions } from '../storage/webhook-subscriptions.js';
+import type { WebhookSubscriptions } from '../storage/repositories/webhook-subscriptions.js';
+import type { Store } from '../storage/store.js';
 import { webhookEventOf } from './event-types.js';
 
 export const WEBHOOK_CHANNEL = 'webhook';
 
 export const webhookSubscriber =
-  (db: Db, outbox: Pick<OutboxWriter, 'enqueue'>, subscriptions?: Pick<WebhookSubscriptions, 'mayWant'>): AuditSubscriber =>
+  (store: Store, outbox: Pick<OutboxWriter, 'enqueue'>, subscriptions?: Pick<WebhookSubscriptions, 'mayWant'>): AuditSubscriber =>
   async (auditEvent, { tx }) => {
     const mapped = webhookEventOf(auditEvent);
     if (!mapped) return;
-    if (subscriptions && !subscriptions.mayWant(mapped.event.type, tx)) return;
-    const write = async (trx: Db) => {
-      for (const endpoint of await webhookEndpointsRepository(trx).subscribedTo(mapped.event.type)) {
+    if (subscriptions && !subscriptions.mayWant(mapped.event.type, tx?.changedWebhookEndpoints)) return;
+    const write = async (trx: Store) => {
+      for (const endpoint of await trx.webhookEndpoints.subscribedTo(mapped.event.type)) {
         await outbox.enqueue(trx, {
           channel: WEBHOOK_CHANNEL,
           kind: mapped.event.type,
@@ -33,5 +31,5 @@ export const webhookSubscriber =
     };
     // An event emitted outside a transaction (a sign-in) was written on its own: so are its webhooks.
     if (tx) await write(tx);
-    else await runTransaction(db, write);
+    else await store.transaction(write);
   };

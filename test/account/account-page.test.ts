@@ -9,7 +9,7 @@ import { codeGrantTokens, createClient, refreshWith } from '../helpers/oauth-fix
 import { secretOfUri, totpAt } from '../helpers/totp.js';
 
 import { enrollTotp } from '../interaction/mfa/enroll.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { Browser, parseForm } from '../helpers/browser.js';
 import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
 

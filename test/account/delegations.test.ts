@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeCommand } from '../../src/cli/execute.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, parseForm } from '../helpers/browser.js';
 import { NO_LIMITS } from '../helpers/env.js';

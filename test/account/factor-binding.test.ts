@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { ACR_MFA } from '../../src/oauth/issued-tokens/authentication-context.js';
-import type { Client } from '../../src/storage/clients-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
 import { addSoftPasskey, newSoftPasskey } from '../helpers/soft-passkey.js';

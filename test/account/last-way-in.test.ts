@@ -4,7 +4,7 @@
 // provider is allowed as long as the passkey remains. Software passkeys (test/helpers/soft-passkey.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { storedIdentityProvider } from '../helpers/identity-providers.js';

@@ -7,7 +7,7 @@ import { decodeJwt } from 'jose';
 import { UsageError } from '../../src/cli/command.js';
 import { adminFixture, createBody, problemOf, SERVICE_CLIENT, type AdminFixture } from './fixture.js';
 import { registerClient } from '../oauth/fixtures.js';
-import { initialAccessTokensRepository } from '../../src/storage/initial-access-tokens-repository.js';
+import { initialAccessTokensRepository } from '../../src/storage/repositories/initial-access-tokens-repository.js';
 import { randomToken, sha256 } from '../../src/crypto/random.js';
 
 let f: AdminFixture;

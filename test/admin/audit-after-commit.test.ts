@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { adminFixture, createBody, type AdminFixture } from './fixture.js';
 import { rotateSigningKeys, signingKeyServiceDeps } from '../../src/admin-services/index.js';
-import { afterCommit } from '../../src/storage/after-commit.js';
+import { createStore } from '../../src/storage/store.js';
 
 const clock = manualClock(Date.now());
 let f: AdminFixture;
@@ -56,14 +56,14 @@ test('a committed change writes its audit log line after the commit, once', asyn
   assert.equal(JSON.parse(lines[0]!).audit.type, 'signing_key.rotated');
 });
 
-test('an audit event in a transaction not opened with runTransaction is refused (rolled back), never logged before a commit', async () => {
+test('an audit event in a transaction not opened with store.transaction is refused (rolled back), never logged before a commit', async () => {
   const core = f.t.core;
   const linesBefore = auditLines().length;
   await assert.rejects(
-    core.db.transaction().execute(async (tx) => {
-      await core.audit.emit({ type: 'signing_key.rotated', actor: { kind: 'system' }, resourceId: 'never-committed' }, { tx });
+    core.db.transaction().execute(async (trx) => {
+      await core.audit.emit({ type: 'signing_key.rotated', actor: { kind: 'system' }, resourceId: 'never-committed' }, { tx: createStore(trx, clock) });
     }),
-    /runTransaction/,
+    /store\.transaction/,
   );
   assert.equal(auditLines().length, linesBefore);
   assert.equal((await core.db.selectFrom('audit_events').select('id').where('resource_id', '=', 'never-committed').execute()).length, 0);
@@ -71,7 +71,7 @@ test('an audit event in a transaction not opened with runTransaction is refused 
 
 test('afterCommit outside a transaction runs at once', () => {
   let ran = false;
-  afterCommit(f.t.core.db, () => {
+  f.t.core.store.afterCommit(() => {
     ran = true;
   });
   assert.ok(ran);

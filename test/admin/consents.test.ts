@@ -6,7 +6,7 @@ import { manualClock } from '../../src/clock.js';
 import { adminFixture, problemOf, type AdminFixture } from './fixture.js';
 import { del, readEtag, userWithGrant } from './user-access-fixture.js';
 import { walk } from './fixture.js';
-import { consentsRepository } from '../../src/storage/consents-repository.js';
+import { consentsRepository } from '../../src/storage/repositories/consents-repository.js';
 import { refreshWith } from '../helpers/oauth-fixtures.js';
 
 type Consent = { id: string; user_id: string; client_id: string; scope: string };

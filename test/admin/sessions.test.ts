@@ -8,8 +8,8 @@ import { del, readEtag } from './user-access-fixture.js';
 import { walk } from './fixture.js';
 import { Browser, parseForm } from '../helpers/browser.js';
 import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
-import type { User } from '../../src/storage/users-repository.js';
-import { browserSessionsRepository } from '../../src/storage/browser-sessions-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
+import { browserSessionsRepository } from '../../src/storage/repositories/browser-sessions-repository.js';
 
 type Session = { id: string; user_id: string; user_agent: string | null; ip_address: string | null; created_at: string };
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { AdminFixture } from './fixture.js';
 import { codeGrantTokens, createClient, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { createUser } from '../helpers/users.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 
 export interface UserWithGrant {
   user: User;

@@ -7,7 +7,7 @@ import { decodeJwt } from 'jose';
 import { manualClock } from '../../src/clock.js';
 import { setUserAttribute } from '../../src/admin-services/user-attributes.js';
 import { type AdminRuleError, cliActor, findUserRecord, updateUserRecord, userFields, userServiceDeps } from '../../src/admin-services/index.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
 import { codeGrantTokens, createClient } from '../helpers/oauth-fixtures.js';
 import { createBody, patchBody, problemOf, type AdminFixture } from './fixture.js';
 import { PASSWORD, startUsersFixture, uniqueName, usersApi, type UserBody } from './users-fixture.js';
@@ -21,7 +21,7 @@ const { create, read, put, eventsOf } = usersApi(() => f);
 type WithAttributes = UserBody & { attributes: Record<string, unknown> };
 const patch = (id: string, body: unknown, etag: string) => f.api(`/admin/v1/users/${id}`, patchBody(body, etag));
 const stored = async (id: string) => (await usersRepository(f.t.core.db, f.t.core.clock).findById(id))!.attributes;
-const attributeDeps = () => ({ db: f.t.core.db, clock: f.t.core.clock, audit: f.t.core.audit });
+const attributeDeps = () => ({ store: f.t.core.store, clock: f.t.core.clock, audit: f.t.core.audit });
 
 /** A 422 naming exactly `fields`, after which the user is as it was (same ETag, same attributes). */
 async function refused(res: Response, fields: string[], id: string, before: { etag: string; attributes: unknown }) {

@@ -3,13 +3,13 @@
 // never the user's last way to sign in (409), as on /account (user-rules/unlink-provider.ts).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { storedIdentityProvider } from '../helpers/identity-providers.js';
 import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
 import { createUser, PASSWORD } from '../helpers/users.js';
 import { keyEncryption } from '../../src/crypto/key-encryption.js';
 import { sealUpstreamTokens } from '../../src/federation/upstream-tokens.js';
-import { federatedIdentityTokensRepository } from '../../src/storage/federated-identity-tokens-repository.js';
+import { federatedIdentityTokensRepository } from '../../src/storage/repositories/federated-identity-tokens-repository.js';
 import { adminFixture, problemOf, type AdminFixture, type ListPage } from './fixture.js';
 
 let f: AdminFixture;

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { verifyPassword } from '../../src/crypto/passwords.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
 import { createUserRecord, deleteUserRecord, setUserPassword, userServiceDeps } from '../../src/admin-services/index.js';
 import { codeGrantTokens, refreshWith, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { enrollTotp, factorsOf } from '../interaction/mfa/enroll.js';

@@ -4,8 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
-import { passkeysRepository } from '../../src/storage/passkeys-repository.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
+import { passkeysRepository } from '../../src/storage/repositories/passkeys-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
 import { enrollTotp, factorsOf } from '../interaction/mfa/enroll.js';
 import type { AdminFixture } from './fixture.js';
 import { startUsersFixture, usersApi } from './users-fixture.js';

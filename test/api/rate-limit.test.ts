@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { codeGrantTokens, createClient } from '../helpers/oauth-fixtures.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { createUser } from '../helpers/users.js';
 
 const LIMIT = 3;

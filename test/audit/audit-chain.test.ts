@@ -12,10 +12,9 @@ import { CommandFailure } from '../../src/cli/command.js';
 import { CHECKPOINT_TYP, writeCheckpoint } from '../../src/audit/checkpoints.js';
 import { CACHE_SECONDS as CHECKPOINTS_CACHE_SECONDS } from '../../src/oauth/audit-checkpoints.js';
 import { purgeExpiredAuditEvents } from '../../src/audit/retention.js';
-import { runTransaction } from '../../src/storage/after-commit.js';
-import { eventDigest, linkHash } from '../../src/storage/audit-chain-digest.js';
+import { eventDigest, linkHash } from '../../src/storage/repositories/audit-chain-digest.js';
 import type { Verdict } from '../../src/audit/verify.js';
-import type { Db } from '../../src/storage/database.js';
+import type { Db } from '../../src/storage/driver/database.js';
 import { startTestApp } from '../helpers/app.js';
 import { NO_LIMITS } from '../helpers/env.js';
 import { adminFixture, createBody, SERVICE_CLIENT, type AdminFixture } from '../admin/fixture.js';
@@ -36,7 +35,7 @@ const verify = async (...args: string[]): Promise<Verdict> => {
     throw error;
   }
 };
-const checkpoint = () => writeCheckpoint({ db: db(), clock, keys: f.t.core.keys, audit: f.t.core.audit, issuer: f.t.url }, { minIntervalMs: 0 });
+const checkpoint = () => writeCheckpoint({ store: f.t.core.store, clock, keys: f.t.core.keys, audit: f.t.core.audit, issuer: f.t.url }, { minIntervalMs: 0 });
 const emitSome = (n: number, subject = 'chain-test') =>
   Promise.all(
     Array.from({ length: n }, () =>
@@ -104,7 +103,7 @@ describe('the chain', () => {
 
   test('an event rolled back with its transaction leaves no link and no gap', async () => {
     await assert.rejects(
-      runTransaction(db(), async (tx) => {
+      f.t.core.store.transaction(async (tx) => {
         await f.t.core.audit.emit({ type: 'login.failed', actor: { kind: 'system' }, subject: 'rolled-back' }, { tx });
         throw new Error('roll back');
       }),
@@ -398,7 +397,7 @@ describe('retention', () => {
     await emitSome(2, 'retention-between');
     clock.advance((f.t.config.AUDIT_RETENTION + 60) * 1000);
     await emitSome(2, 'retention-new');
-    const purged = await purgeExpiredAuditEvents({ db: db(), clock, retentionSeconds: f.t.config.AUDIT_RETENTION });
+    const purged = await purgeExpiredAuditEvents({ store: f.t.core.store, clock, retentionSeconds: f.t.config.AUDIT_RETENTION });
     assert.ok(purged >= 3);
     const remaining = await db()
       .selectFrom('audit_events')
@@ -420,7 +419,7 @@ describe('retention', () => {
         .select((eb) => eb.fn.min('chain_seq').as('first'))
         .executeTakeFirstOrThrow()
     ).first;
-    await purgeExpiredAuditEvents({ db: db(), clock, retentionSeconds: f.t.config.AUDIT_RETENTION });
+    await purgeExpiredAuditEvents({ store: f.t.core.store, clock, retentionSeconds: f.t.config.AUDIT_RETENTION });
     assert.equal(
       (
         await db()

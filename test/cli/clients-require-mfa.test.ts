@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeCommand } from '../../src/cli/execute.js';
-import { clientsRepository } from '../../src/storage/clients-repository.js';
+import { clientsRepository } from '../../src/storage/repositories/clients-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { NO_LIMITS } from '../helpers/env.js';
 

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeCommand, unknownCommand } from '../../src/cli/execute.js';
 import { UsageError } from '../../src/cli/command.js';
-import { clientsRepository } from '../../src/storage/clients-repository.js';
+import { clientsRepository } from '../../src/storage/repositories/clients-repository.js';
 import { newClientId } from '../../src/oauth/clients/create-client.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { browserlessLogin } from '../helpers/browserless-login.js';

@@ -6,7 +6,7 @@ import { executeCommand } from '../../src/cli/execute.js';
 import { UsageError } from '../../src/cli/command.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from '../../src/http/outbound/outbound-policy.js';
 import { createIdentityProviderRecord, identityProviderServiceDeps, cliActor, coreAuditSink } from '../../src/admin-services/index.js';
-import { federatedIdentitiesRepository } from '../../src/storage/federated-identities-repository.js';
+import { federatedIdentitiesRepository } from '../../src/storage/repositories/federated-identities-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { NO_LIMITS } from '../helpers/env.js';
 import { createUser } from '../helpers/users.js';

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { UsageError } from '../../src/cli/command.js';
-import { consentsRepository } from '../../src/storage/consents-repository.js';
+import { consentsRepository } from '../../src/storage/repositories/consents-repository.js';
 import { refreshWith } from '../helpers/oauth-fixtures.js';
 import { adminFixture, type AdminFixture } from '../admin/fixture.js';
 import { userWithGrant } from '../admin/user-access-fixture.js';

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeCommand } from '../../src/cli/execute.js';
 import { UsageError } from '../../src/cli/command.js';
-import { operatorRolesRepository } from '../../src/storage/operator-roles-repository.js';
+import { operatorRolesRepository } from '../../src/storage/repositories/operator-roles-repository.js';
 import { adminFixture, type AdminFixture } from '../admin/fixture.js';
 import { SIGN_IN, createUser } from '../helpers/users.js';
 

@@ -14,7 +14,7 @@ import {
 } from '../../src/admin-services/user-attributes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createUser } from '../helpers/users.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 
 let t: TestApp;
 before(async () => {
@@ -168,7 +168,7 @@ describe('attribute changes are audited', () => {
         throw new Error('audit store unavailable');
       },
     };
-    const deps = { db: t.core.db, clock: t.core.clock, audit: failing };
+    const deps = { store: t.core.store, clock: t.core.clock, audit: failing };
     const as = { actor: { kind: 'system' as const } };
     await assert.rejects(setUserAttribute(deps, user.id, 'team', '"blue"', as), /audit store unavailable/);
     assert.deepEqual(await stored(user), {});

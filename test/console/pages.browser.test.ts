@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
 import { enrollTotp } from '../interaction/mfa/enroll.js';
 import { userWithGrant } from '../admin/user-access-fixture.js';
-import { consentsRepository } from '../../src/storage/consents-repository.js';
+import { consentsRepository } from '../../src/storage/repositories/consents-repository.js';
 import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
 import { consoleWorld } from './console-browser.js';
 

@@ -5,8 +5,8 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { manualClock } from '../../src/clock.js';
 import { keyEncryption } from '../../src/crypto/key-encryption.js';
 import { keyService, type KeyService } from '../../src/crypto/keys.js';
-import { signingKeysRepository } from '../../src/storage/signing-keys-repository.js';
-import type { Database } from '../../src/storage/database.js';
+import { signingKeysRepository } from '../../src/storage/repositories/signing-keys-repository.js';
+import type { Database } from '../../src/storage/driver/database.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 let database: Database;

@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { createUser, PASSWORD } from '../helpers/users.js';
 import { totpAt } from '../helpers/totp.js';
 import { enrollTotp } from '../interaction/mfa/enroll.js';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { pageText, startFederationWorld, type FederationWorld } from './federation-world.js';
 
 describe("/account's own sign-in through a provider", () => {

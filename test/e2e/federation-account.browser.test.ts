@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { authorizeQuery } from '../interaction/browserless.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
-import type { Client } from '../../src/storage/clients-repository.js';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { pageText, startFederationWorld, type FederationWorld } from './federation-world.js';
 
 describe('linked providers on /account in a real browser', () => {

@@ -14,8 +14,8 @@ import { createUser, PASSWORD } from '../helpers/users.js';
 import { totpAt } from '../helpers/totp.js';
 import { enrollTotp } from '../interaction/mfa/enroll.js';
 import { LINK_PROOF_ATTEMPTS } from '../../src/interaction/federation/link-confirmation.js';
-import type { Client } from '../../src/storage/clients-repository.js';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { pageText, startFederationWorld, type FederationWorld } from './federation-world.js';
 
 describe('proving the account on the link confirmation page', () => {

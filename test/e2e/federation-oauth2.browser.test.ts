@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Page } from 'playwright-core';
 import { authorizeQuery } from '../interaction/browserless.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
-import type { Client } from '../../src/storage/clients-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
 import { pageText, SECRET_ENV, startFederationWorld, type FederationWorld } from './federation-world.js';
 
 /** GitHub's shape: /login/oauth/authorize, /login/oauth/access_token, /user, /user/emails; /hang never answers. */

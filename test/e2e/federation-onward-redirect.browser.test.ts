@@ -10,8 +10,8 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { authorizeQuery } from '../interaction/browserless.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { createUser, PASSWORD } from '../helpers/users.js';
-import type { Client } from '../../src/storage/clients-repository.js';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { startFederationWorld, type FederationWorld } from './federation-world.js';
 
 async function listen(handler: RequestListener): Promise<{ server: Server; origin: string }> {

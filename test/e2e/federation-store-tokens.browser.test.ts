@@ -13,10 +13,10 @@ import { createUser, PASSWORD } from '../helpers/users.js';
 import { keyEncryption } from '../../src/crypto/key-encryption.js';
 import { openUpstreamTokens } from '../../src/federation/upstream-tokens.js';
 import { deleteIdentityProviderRecord, identityProviderServiceDeps, updateIdentityProviderSwitches } from '../../src/admin-services/index.js';
-import { federatedIdentityTokensRepository } from '../../src/storage/federated-identity-tokens-repository.js';
+import { federatedIdentityTokensRepository } from '../../src/storage/repositories/federated-identity-tokens-repository.js';
 import { unlinkProvider } from '../../src/user-rules/unlink-provider.js';
-import type { Client } from '../../src/storage/clients-repository.js';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { startFederationWorld, type FederationWorld } from './federation-world.js';
 
 describe('the upstream tokens of a federated sign-in (--store-tokens)', () => {

@@ -10,8 +10,8 @@ import type { Page } from 'playwright-core';
 import { authorizeQuery } from '../interaction/browserless.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { createUser, PASSWORD } from '../helpers/users.js';
-import type { Client } from '../../src/storage/clients-repository.js';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { pageText, startFederationWorld, type FederationWorld } from './federation-world.js';
 
 describe('tampering with the upstream round trip', () => {

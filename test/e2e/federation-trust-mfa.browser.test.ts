@@ -9,8 +9,8 @@ import { authorizeQuery } from '../interaction/browserless.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { createUser, PASSWORD } from '../helpers/users.js';
 import { enrollTotp } from '../interaction/mfa/enroll.js';
-import type { Client } from '../../src/storage/clients-repository.js';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { startFederationWorld, type FederationWorld } from './federation-world.js';
 
 describe('a provider trusted for the second factor (--trust-mfa)', () => {

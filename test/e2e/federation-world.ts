@@ -7,7 +7,7 @@ import { STRICT_OUTBOUND, type OutboundPolicy } from '../../src/http/outbound/ou
 import { discoverProvider } from '../../src/federation/discovery.js';
 import { federationRedirectUri } from '../../src/federation/callback-uri.js';
 import { DEFAULT_UPSTREAM_LIMITS } from '../../src/federation/upstream-fetch.js';
-import { identityProvidersRepository, type IdentityProvider, type NewIdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import { identityProvidersRepository, type IdentityProvider, type NewIdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { launchChromium, type ChromiumProfile } from '../helpers/chromium.js';

@@ -9,8 +9,8 @@ import { createClient } from '../helpers/oauth-fixtures.js';
 import { createUser, PASSWORD } from '../helpers/users.js';
 import { totpAt } from '../helpers/totp.js';
 import { enrollTotp } from '../interaction/mfa/enroll.js';
-import type { Client } from '../../src/storage/clients-repository.js';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { pageText, startFederationWorld, type FederationWorld } from './federation-world.js';
 
 describe('federated sign-in in a real browser', () => {

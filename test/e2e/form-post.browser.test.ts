@@ -10,7 +10,7 @@ import { launchBrowser, launchChromium, type ChromiumProfile } from '../helpers/
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery } from '../interaction/browserless.js';
-import type { Client } from '../../src/storage/clients-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
 import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
 interface Received {

@@ -9,8 +9,8 @@ import { launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery } from '../interaction/browserless.js';
-import type { Client } from '../../src/storage/clients-repository.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
 /** The test client: one page that shows what came back in its query. */

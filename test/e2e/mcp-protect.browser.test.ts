@@ -24,7 +24,7 @@ import { executeCommand } from '../../src/cli/execute.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
 import { parseProtectArgs } from '../../src/protect/options.js';
 import { startProtect, type RunningProxy } from '../../src/protect/proxy.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 
 let gatehouse: TestApp;
 let mcpUpstream: Server;

@@ -7,7 +7,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { browserlessLogin } from '../helpers/browserless-login.js';
 import { createClient, REDIRECT_URI, type ClientFixture } from '../helpers/oauth-fixtures.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { NO_LIMITS } from '../helpers/env.js';
 import { createUser, PASSWORD } from '../helpers/users.js';
 

@@ -19,11 +19,11 @@ import { fitsAndShoot, launchBrowser, startClientPage, typeInto } from '../helpe
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, postToken, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery } from '../interaction/browserless.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
 import { RFC7636 } from '../helpers/pkce.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
-import { passkeysRepository } from '../../src/storage/passkeys-repository.js';
+import { passkeysRepository } from '../../src/storage/repositories/passkeys-repository.js';
 
 const OUTPUT = join(process.cwd(), 'test-output', 'passkeys');
 

@@ -15,7 +15,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, postToken, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { secretOfUri, totpAt } from '../helpers/totp.js';
 import { authorizeQuery } from '../interaction/browserless.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
 import { RFC7636 } from '../helpers/pkce.js';
 

@@ -12,7 +12,7 @@ import type { BrowserContext } from 'playwright-core';
 import { launchChromium, type ChromiumProfile } from '../helpers/chromium.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 
 // The package's exports map does not list its browser bundle, so it is read by path.

@@ -10,7 +10,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { manualClock, systemClock } from '../../src/clock.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from '../../src/http/outbound/outbound-policy.js';
 import { remoteKeySets } from '../../src/oauth/client-auth/remote-key-sets.js';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 import { beginUpstreamSignIn, PENDING_UPSTREAM_TTL_MS } from '../../src/federation/authorization-request.js';
 import { completeUpstreamSignIn, type FederationDeps, type UpstreamResult } from '../../src/federation/callback.js';
 import { discoverProvider } from '../../src/federation/discovery.js';

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { systemClock, type Clock } from '../../src/clock.js';
-import type { Database } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/driver/database.js';
 import type { Core } from '../../src/core.js';
 import type { OutboundPolicy } from '../../src/http/outbound/outbound-policy.js';
 import { createTestDatabase } from './database.js';

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import { openPostgres, type Database } from '../../src/storage/database.js';
-import { PGliteDialect } from '../../src/storage/pglite-dialect.js';
-import { pgliteNotifications } from '../../src/storage/notifications.js';
-import { loadMigrations, migrate } from '../../src/storage/migrate.js';
-import type { DB } from '../../src/storage/schema.js';
+import { openPostgres, type Database } from '../../src/storage/driver/database.js';
+import { PGliteDialect } from '../../src/storage/driver/pglite-dialect.js';
+import { pgliteNotifications } from '../../src/storage/driver/notifications.js';
+import { loadMigrations, migrate } from '../../src/storage/driver/migrate.js';
+import type { DB } from '../../src/storage/driver/schema.js';
 
 const migrations = loadMigrations();
 const schemaHash = createHash('sha256')

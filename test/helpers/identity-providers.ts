@@ -1,7 +1,7 @@
 // A stored upstream OpenID provider for tests that need one to exist (links, client lists, unlinking) but never
 // talk to it: written straight through the repository, so no discovery document is fetched.
-import type { Db } from '../../src/storage/database.js';
-import { identityProvidersRepository, type IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { Db } from '../../src/storage/driver/database.js';
+import { identityProvidersRepository, type IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 
 export async function storedIdentityProvider(
   db: Db,

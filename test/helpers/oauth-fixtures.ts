@@ -1,9 +1,9 @@
 // Clients for OAuth tests, written straight through the repository, and /token requests as a client sends them.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../src/clock.js';
-import type { Db } from '../../src/storage/database.js';
-import { clientsRepository, type Client, type NewClient } from '../../src/storage/clients-repository.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { Db } from '../../src/storage/driver/database.js';
+import { clientsRepository, type Client, type NewClient } from '../../src/storage/repositories/clients-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { sha256 } from '../../src/crypto/random.js';
 import { pkcePair } from './pkce.js';
 

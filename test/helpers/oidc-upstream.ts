@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { freePort } from '../../scripts/pg-cluster.mjs';
-import type { IdentityProvider } from '../../src/storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
 
 /** The part of oidc-provider's request context the grant hook reads. */
 interface GrantContext {

@@ -1,7 +1,7 @@
 // The refresh-rotation race of issue 5: N parallel uses of one refresh token, then a check that the family
 // is either intact with exactly one live token (the winner's) or fully revoked — never two live branches.
 import { sql } from 'kysely';
-import type { Db } from '../../src/storage/database.js';
+import type { Db } from '../../src/storage/driver/database.js';
 import { sha256 } from '../../src/crypto/random.js';
 
 export interface RaceOutcome {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '../../src/core.js';
 import { accessTokenIssuer } from '../../src/oauth/issued-tokens/access-tokens.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
 
 export const SHOP_SCOPES = ['orders:read', 'orders:write', 'payments:write', 'reports:read', 'reports:write'];
 

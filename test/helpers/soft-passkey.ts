@@ -4,8 +4,8 @@
 // Not a test file.
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../src/clock.js';
-import type { Db } from '../../src/storage/database.js';
-import { passkeysRepository } from '../../src/storage/passkeys-repository.js';
+import type { Db } from '../../src/storage/driver/database.js';
+import { passkeysRepository } from '../../src/storage/repositories/passkeys-repository.js';
 
 const b64u = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64url');
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();

@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../src/clock.js';
 import { hashPassword } from '../../src/crypto/passwords.js';
-import type { Db } from '../../src/storage/database.js';
-import { usersRepository, type User, type UserProfile } from '../../src/storage/users-repository.js';
+import type { Db } from '../../src/storage/driver/database.js';
+import { usersRepository, type User, type UserProfile } from '../../src/storage/repositories/users-repository.js';
 
 export const PASSWORD = 'correct horse battery staple';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as tick } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { openPostgres } from '../../src/storage/database.js';
+import { openPostgres } from '../../src/storage/driver/database.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 import { startTestApp } from '../helpers/app.js';
 

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster } from '../../scripts/pg-cluster.mjs';
-import { openPostgres } from '../../src/storage/database.js';
-import { migrate } from '../../src/storage/migrate.js';
+import { openPostgres } from '../../src/storage/driver/database.js';
+import { migrate } from '../../src/storage/driver/migrate.js';
 import { startTestApp } from '../helpers/app.js';
 
 test('/readyz goes 503 when PostgreSQL is stopped and 200 again when it is back, with no restart of Gatehouse', async () => {

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery, loginAndConsent } from './browserless.js';
-import type { Client } from '../../src/storage/clients-repository.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { Browser, parseForm } from '../helpers/browser.js';
 import { startSignInWorld } from './sign-in-world.js';
 

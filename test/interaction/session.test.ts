@@ -7,8 +7,8 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../helpers/oauth-fixtures.js';
 import { authorizeQuery, loginAndConsent, openInteraction, submitLogin } from './browserless.js';
 import { PLAIN_HTTP_SESSION_COOKIE } from '../../src/interaction/session/session-cookie.js';
-import type { Client } from '../../src/storage/clients-repository.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { Browser, parseForm } from '../helpers/browser.js';
 import { startSignInWorld } from './sign-in-world.js';
 

@@ -1,8 +1,8 @@
 // The set-up most interaction tests share: a running app, one client, and a user who can sign in
 // (username and password from test/helpers/users.ts). Not a test file.
 import type { Clock } from '../../src/clock.js';
-import type { Client } from '../../src/storage/clients-repository.js';
-import type { User } from '../../src/storage/users-repository.js';
+import type { Client } from '../../src/storage/repositories/clients-repository.js';
+import type { User } from '../../src/storage/repositories/users-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { createUser, SIGN_IN } from '../helpers/users.js';

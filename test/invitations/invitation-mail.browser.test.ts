@@ -18,7 +18,7 @@ import { createPostgresDatabaseUrl } from '../helpers/database.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { fitsAndShoot, launchChromium, typeInto, type ChromiumProfile } from '../helpers/chromium.js';
 import { linksIn, startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
-import { openPostgres, type Database } from '../../src/storage/database.js';
+import { openPostgres, type Database } from '../../src/storage/driver/database.js';
 import { LEASE_MS } from '../../src/outbox/outbox.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { adminFixture, createBody, type AdminFixture } from '../admin/fixture.js';
 import { startTestApp } from '../helpers/app.js';
 import { verifyPassword } from '../../src/crypto/passwords.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
 import type { DevMailbox } from '../../src/mail/dev-mailbox.js';
 
 let f: AdminFixture;

@@ -13,7 +13,7 @@ import { freePort } from '../../scripts/pg-cluster.mjs';
 import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { createCore } from '../../src/core.js';
-import { openPostgres, type Database } from '../../src/storage/database.js';
+import { openPostgres, type Database } from '../../src/storage/driver/database.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { authorizeQuery, loginAndConsent } from '../interaction/browserless.js';

@@ -20,9 +20,8 @@ import { decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { createCore } from '../../src/core.js';
-import { runTransaction } from '../../src/storage/after-commit.js';
-import { openPostgres, type Database } from '../../src/storage/database.js';
-import { signingKeysRepository } from '../../src/storage/signing-keys-repository.js';
+import { createStore } from '../../src/storage/store.js';
+import { openPostgres, type Database } from '../../src/storage/driver/database.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 import { startInstances, type Instances } from './instances.js';
 
@@ -135,8 +134,8 @@ test('an instance accepts a token another instance signed with a key it has not 
   const rotate = async () => {
     await sleep(1000);
     holding = true;
-    await runTransaction(rotatorDb.db, async (tx) => {
-      newKid = (await rotator.keys.rotate('ES256', signingKeysRepository(tx))).kid;
+    await createStore(rotatorDb.db, systemClock).transaction(async (tx) => {
+      newKid = (await rotator.keys.rotate('ES256', tx.signingKeys)).kid;
       await sleep(SLOW_COMMIT_MS);
     });
     holding = false;

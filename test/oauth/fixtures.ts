@@ -1,7 +1,7 @@
 // Test fixtures for the authorization-server tests: clients registered through the same code path as the
 // CLI, and raw form posts for the cases real client libraries refuse to send.
 import type { Core } from '../../src/core.js';
-import { clientsRepository, type Client } from '../../src/storage/clients-repository.js';
+import { clientsRepository, type Client } from '../../src/storage/repositories/clients-repository.js';
 import { validateClientMetadata, type ClientMetadataInput } from '../../src/oauth/clients/metadata.js';
 import { createClient } from '../../src/oauth/clients/create-client.js';
 

@@ -5,23 +5,26 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { manualClock } from '../../src/clock.js';
 import { expiredRecordsPurge, pendingLoginsPurge } from '../../src/oauth/housekeeping.js';
-import { clientAssertionsRepository } from '../../src/storage/client-assertions-repository.js';
-import { dpopProofsRepository } from '../../src/storage/dpop-proofs-repository.js';
-import { revocationsRepository } from '../../src/storage/revocations-repository.js';
-import { ANONYMOUS_GRACE_MS, browserSessionsRepository } from '../../src/storage/browser-sessions-repository.js';
-import { interactionsRepository, KEEP_EXPIRED_MS } from '../../src/storage/interactions-repository.js';
-import { PURGE_BATCH_SIZE } from '../../src/storage/batches.js';
-import { initialAccessTokensRepository } from '../../src/storage/initial-access-tokens-repository.js';
-import { clientsRepository } from '../../src/storage/clients-repository.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
-import type { Database } from '../../src/storage/database.js';
+import { clientAssertionsRepository } from '../../src/storage/repositories/client-assertions-repository.js';
+import { dpopProofsRepository } from '../../src/storage/repositories/dpop-proofs-repository.js';
+import { revocationsRepository } from '../../src/storage/repositories/revocations-repository.js';
+import { ANONYMOUS_GRACE_MS, browserSessionsRepository } from '../../src/storage/repositories/browser-sessions-repository.js';
+import { interactionsRepository, KEEP_EXPIRED_MS } from '../../src/storage/repositories/interactions-repository.js';
+import { PURGE_BATCH_SIZE } from '../../src/storage/repositories/batches.js';
+import { initialAccessTokensRepository } from '../../src/storage/repositories/initial-access-tokens-repository.js';
+import { clientsRepository } from '../../src/storage/repositories/clients-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
+import type { Database } from '../../src/storage/driver/database.js';
+import { createStore } from '../../src/storage/store.js';
 import { createTestDatabase } from '../helpers/database.js';
-import { secondFactorsRepository } from '../../src/storage/second-factors-repository.js';
+import { secondFactorsRepository } from '../../src/storage/repositories/second-factors-repository.js';
 
 let database: Database;
 const clock = manualClock(Date.parse('2026-06-01T00:00:00Z'));
 const at = (seconds: number) => new Date(clock.now() + seconds * 1000);
-const purge = async () => (await expiredRecordsPurge({ db: database.db, clock })()) + (await pendingLoginsPurge({ db: database.db, clock })());
+const purge = async () =>
+  (await expiredRecordsPurge({ store: createStore(database.db, clock), clock })()) +
+  (await pendingLoginsPurge({ store: createStore(database.db, clock), clock })());
 let userId: string;
 const clientId = 'housekeeping-client';
 const TEN_MINUTES = 600_000;
@@ -144,10 +147,10 @@ test('expired interactions are purged within ten minutes of expiry, in batches, 
 
   assert.ok(KEEP_EXPIRED_MS <= TEN_MINUTES);
   clock.advance(60_000 + TEN_MINUTES - 1000);
-  const early = await pendingLoginsPurge({ db: database.db, clock })();
+  const early = await pendingLoginsPurge({ store: createStore(database.db, clock), clock })();
   assert.ok(early === 0 || early === total, 'all or nothing: they expired together');
   clock.advance(2000);
-  assert.equal(early + (await pendingLoginsPurge({ db: database.db, clock })()), total, 'every batch was deleted in one run');
+  assert.equal(early + (await pendingLoginsPurge({ store: createStore(database.db, clock), clock })()), total, 'every batch was deleted in one run');
   assert.ok(await interactionsRepository(database.db, clock).findWithSession(live, undefined), 'a live interaction stays');
   await sessions.end(owner.idHash);
 });
@@ -159,7 +162,7 @@ test('anonymous (pre-login) sessions are purged as soon as no interaction refers
   const carrying = await sessions.start({ userId: null, authTime: null, ttlSeconds: 43_200 });
   const loggedIn = await sessions.start({ userId, authTime: Math.floor(clock.now() / 1000), ttlSeconds: 43_200 });
   const interaction = await interactions.create({ sessionHash: carrying.idHash, clientId, request: { scope: 'openid' }, loginRequired: true, ttlSeconds: 600 });
-  const pending = pendingLoginsPurge({ db: database.db, clock });
+  const pending = pendingLoginsPurge({ store: createStore(database.db, clock), clock });
 
   assert.equal(await pending(), 0, 'a just-started anonymous session is kept: its interaction may not be written yet');
   clock.advance(ANONYMOUS_GRACE_MS + 1000);
@@ -181,7 +184,7 @@ test('an anonymous session waiting for its second factor (after a correct passwo
   const factors = secondFactorsRepository(database.db, clock);
   const waiting = await sessions.start({ userId: null, authTime: null, ttlSeconds: 43_200 });
   await factors.setPending(waiting.idHash, { userId, boundTo: 'account' }, 300);
-  const pending = pendingLoginsPurge({ db: database.db, clock });
+  const pending = pendingLoginsPurge({ store: createStore(database.db, clock), clock });
   clock.advance(ANONYMOUS_GRACE_MS + 1000);
   await pending();
   assert.ok(await sessions.find(waiting.id), 'the code may take the user minutes to type');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { executeCommand } from '../../src/cli/execute.js';
 import { UsageError } from '../../src/cli/command.js';
 import { sha256 } from '../../src/crypto/random.js';
-import { initialAccessTokensRepository } from '../../src/storage/initial-access-tokens-repository.js';
+import { initialAccessTokensRepository } from '../../src/storage/repositories/initial-access-tokens-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { basicAuth, postForm } from './fixtures.js';
 import { NO_LIMITS } from '../helpers/env.js';

@@ -15,9 +15,8 @@ import { outboxWriter } from '../../src/outbox/writer.js';
 import { outboxMetrics } from '../../src/outbox/metrics.js';
 import { PermanentDeliveryError, type OutboundMessage, type OutboxChannel } from '../../src/outbox/channel.js';
 import { FIRST_RETRY_MS, MAX_RETRY_MS, retryDelayMs } from '../../src/outbox/backoff.js';
-import { outboxRepository } from '../../src/storage/outbox-repository.js';
-import { runTransaction } from '../../src/storage/after-commit.js';
-import type { Database } from '../../src/storage/database.js';
+import { createStore } from '../../src/storage/store.js';
+import type { Database } from '../../src/storage/driver/database.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} };
@@ -44,12 +43,12 @@ function recordingChannel(name: string, behaviour: (m: OutboundMessage) => Promi
 
 function worker(clock: Clock, channels: OutboxChannel[], extra: { leaseMs?: number; log?: typeof silent } = {}): OutboxWorker {
   return outboxWorker({
-    db: database.db,
+    store: createStore(database.db, clock),
     clock,
     log: extra.log ?? silent,
     encryption,
     channels,
-    metrics: outboxMetrics(outboxRepository(database.db), () => clock.now()),
+    metrics: outboxMetrics(createStore(database.db, clock).outbox, () => clock.now()),
     retention: { deliveredSeconds: 7 * 86_400, deadSeconds: 90 * 86_400 },
     ...(extra.leaseMs !== undefined ? { leaseMs: extra.leaseMs } : {}),
   });
@@ -60,7 +59,7 @@ const rowOf = (id: string) => database.db.selectFrom('outbox_messages').selectAl
 
 async function enqueue(clock: Clock, channel: string, n = 1, secret?: Record<string, unknown>): Promise<string[]> {
   const writer = writerFor(clock);
-  return runTransaction(database.db, async (tx) => {
+  return createStore(database.db, clock).transaction(async (tx) => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++)
       ids.push(await writer.enqueue(tx, { channel, kind: 'test', recipient: `r${i}@example.test`, payload: { i }, ...(secret ? { secret } : {}) }));
@@ -74,7 +73,7 @@ test('a message is written in the transaction of its cause: a rollback leaves no
   let woken = 0;
   writer.onCommitted(() => void (woken += 1));
   await assert.rejects(
-    runTransaction(database.db, async (tx) => {
+    createStore(database.db, clock).transaction(async (tx) => {
       await writer.enqueue(tx, { channel: 'tx_test', kind: 'test', recipient: 'a@example.test', payload: {} });
       throw new Error('the change failed');
     }),
@@ -85,7 +84,7 @@ test('a message is written in the transaction of its cause: a rollback leaves no
   await w.drain();
   assert.equal(channel.received.length, 0);
 
-  const [id] = await runTransaction(database.db, async (tx) => [
+  const [id] = await createStore(database.db, clock).transaction(async (tx) => [
     await writer.enqueue(tx, { channel: 'tx_test', kind: 'test', recipient: 'a@example.test', payload: { hello: 1 } }),
   ]);
   assert.equal(woken, 1, 'the worker is woken after the commit');
@@ -114,7 +113,7 @@ test('outbox exactly once across instances (FOR UPDATE SKIP LOCKED): two workers
 test('outbox lease: a message whose worker died mid-delivery is claimed again once its lease passes, and the dead worker’s late result is fenced off', async () => {
   const clock = manualClock();
   const [id] = await enqueue(clock, 'lease');
-  const claimed = await outboxRepository(database.db).claim(new Date(clock.now()), new Date(clock.now() + 60_000));
+  const claimed = await createStore(database.db, clock).outbox.claim(new Date(clock.now()), new Date(clock.now() + 60_000));
   assert.equal(claimed?.id, id); // …and then that worker's process was killed.
   const channel = recordingChannel('lease');
   const w = worker(clock, [channel]);
@@ -124,14 +123,14 @@ test('outbox lease: a message whose worker died mid-delivery is claimed again on
   assert.equal(channel.received.length, 1);
   assert.equal(channel.received[0]!.attempt, 2);
   // The first worker comes back late and reports its outcome: it no longer holds the message.
-  assert.equal(await outboxRepository(database.db).retryLater(claimed!, 'late', new Date(clock.now()), new Date(clock.now())), false);
+  assert.equal(await createStore(database.db, clock).outbox.retryLater(claimed!, 'late', new Date(clock.now()), new Date(clock.now())), false);
   assert.equal((await rowOf(id!))?.state, 'delivered');
 });
 
 test('outbox retries with exponential back-off, then keeps a dead letter with its error (and a log line and a metric)', async () => {
   const clock = manualClock();
   const writer = writerFor(clock);
-  const [id] = await runTransaction(database.db, async (tx) => [
+  const [id] = await createStore(database.db, clock).transaction(async (tx) => [
     await writer.enqueue(tx, {
       channel: 'flaky',
       kind: 'test',
@@ -148,9 +147,9 @@ test('outbox retries with exponential back-off, then keeps a dead letter with it
     warn: (_: object, msg: string) => void logged.push({ level: 'warn', msg }),
     error: (_: object, msg: string) => void logged.push({ level: 'error', msg }),
   };
-  const metrics = outboxMetrics(outboxRepository(database.db), () => clock.now());
+  const metrics = outboxMetrics(createStore(database.db, clock).outbox, () => clock.now());
   const w = outboxWorker({
-    db: database.db,
+    store: createStore(database.db, clock),
     clock,
     log,
     encryption,
@@ -256,7 +255,7 @@ test('outbox history is bounded: delivered messages are purged after their reten
 test('outbox per-subject order: a message is not claimed while an earlier one with its ordering key is undelivered; two workers keep each key in order, other keys pass', async () => {
   const clock = manualClock();
   const writer = writerFor(clock);
-  const ids = await runTransaction(database.db, async (tx) => {
+  const ids = await createStore(database.db, clock).transaction(async (tx) => {
     const out: string[] = [];
     for (let i = 0; i < 12; i++)
       out.push(await writer.enqueue(tx, { channel: 'ordered', kind: 'test', recipient: 'r', payload: { i }, orderingKey: `subject-${i % 3}` }));

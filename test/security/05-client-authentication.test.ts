@@ -46,7 +46,7 @@ describe('5. client authentication', () => {
 
   test('5.65 a deleted client → 401 invalid_client, identical to an unknown one', async () => {
     const gone = await registerClient(w.t.core, { client_name: 'to delete' });
-    const { clientsRepository } = await import('../../src/storage/clients-repository.js');
+    const { clientsRepository } = await import('../../src/storage/repositories/clients-repository.js');
     await clientsRepository(w.t.core.db, w.t.core.clock).delete(gone.id);
     const r = await tokenPost(cc, { authorization: basicAuth(gone.id, gone.secret) });
     assertTokenError(r, 'invalid_client', 401);

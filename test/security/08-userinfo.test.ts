@@ -5,7 +5,7 @@ import { decodeJwt, SignJWT, generateKeyPair } from 'jose';
 import { manualClock } from '../../src/clock.js';
 import { basicAuth, postForm } from '../oauth/fixtures.js';
 import { bearer, startWorld, token, tokensFor, type World } from './helpers/world.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
 import { fullProfile } from '../helpers/users.js';
 
 const clock = manualClock();

@@ -8,7 +8,7 @@ import { createPublicKey, randomUUID } from 'node:crypto';
 import { base64url, decodeJwt, exportSPKI, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { basicAuth, postForm } from '../oauth/fixtures.js';
 import { manualClock } from '../../src/clock.js';
-import { REVOCATION_PROMISE_MS } from '../../src/storage/revocation-feed.js';
+import { REVOCATION_PROMISE_MS } from '../../src/storage/repositories/revocation-feed.js';
 import { bearer, startWorld, tokensFor, type World } from './helpers/world.js';
 
 const clock = manualClock();

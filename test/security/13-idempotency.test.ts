@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { call, orderBody, shopTokens } from '../helpers/shop.js';
-import { paymentsRepository } from '../../src/storage/payments-repository.js';
+import { paymentsRepository } from '../../src/storage/repositories/payments-repository.js';
 import { PERMISSIVE_ENV } from './helpers/world.js';
 
 let t: TestApp;

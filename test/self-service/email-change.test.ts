@@ -6,7 +6,7 @@ import type { TestApp } from '../helpers/app.js';
 import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 import { secretOfUri, totpAt } from '../helpers/totp.js';
 import { AccountBrowser } from '../account/account-browser.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
 import { linkIn, mailsTo, postForm, selfServiceApp, settle } from './self-service-world.js';
 
 let t: TestApp;

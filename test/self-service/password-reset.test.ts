@@ -11,8 +11,8 @@ import { createUser, PASSWORD, SIGN_IN } from '../helpers/users.js';
 import { authorizeQuery, loginAndConsent, openInteraction, submitLogin } from '../interaction/browserless.js';
 import { enrollTotp } from '../interaction/mfa/enroll.js';
 import { verifyPassword } from '../../src/crypto/passwords.js';
-import { secondFactorFailuresRepository } from '../../src/storage/second-factor-failures-repository.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
+import { secondFactorFailuresRepository } from '../../src/storage/repositories/second-factor-failures-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
 import {
   assertNoUsableDifference,
   freshClientAddress,

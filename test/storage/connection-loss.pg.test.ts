@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { postgresPool } from '../../src/storage/database.js';
+import { postgresPool } from '../../src/storage/driver/database.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 
 let created: Awaited<ReturnType<typeof createPostgresDatabaseUrl>>;

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { COPY_PREFIX, embeddedBinaries, sharedCopy } from '../../src/storage/embedded-postgres-binaries.js';
+import { COPY_PREFIX, embeddedBinaries, sharedCopy } from '../../src/storage/driver/embedded-postgres-binaries.js';
 
 const copies = (root: string) => readdirSync(root).filter((name) => name.startsWith(COPY_PREFIX));
 
@@ -19,7 +19,7 @@ function scratchRoot(t: { after: (fn: () => void) => void }): string {
 
 const copyInChild = (native: string, major: number, root: string) =>
   new Promise<string>((resolve, reject) => {
-    const module = new URL('../../src/storage/embedded-postgres-binaries.ts', import.meta.url).href;
+    const module = new URL('../../src/storage/driver/embedded-postgres-binaries.ts', import.meta.url).href;
     const code = `const { sharedCopy } = await import(${JSON.stringify(module)}); process.stdout.write(sharedCopy(${JSON.stringify(native)}, { major: ${major} }, ${JSON.stringify(root)}));`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';

@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clusterDir, runningPid, startEmbeddedPostgres, type EmbeddedServer } from '../../src/storage/embedded-postgres.js';
-import { openPostgres, type Database } from '../../src/storage/database.js';
+import { clusterDir, runningPid, startEmbeddedPostgres, type EmbeddedServer } from '../../src/storage/driver/embedded-postgres.js';
+import { openPostgres, type Database } from '../../src/storage/driver/database.js';
 
 export function newDataDir(t: TestContext): { dataDir: string; env: Record<string, string> } {
   const parent = mkdtempSync(join(tmpdir(), 'gh-emb-'));

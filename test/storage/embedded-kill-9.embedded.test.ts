@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startServerProcess } from '../helpers/server-process.js';
-import { clusterDir, runningPid } from '../../src/storage/embedded-postgres.js';
+import { clusterDir, runningPid } from '../../src/storage/driver/embedded-postgres.js';
 import { seedClients, serviceToken, attempt } from '../security/faults/helpers.js';
 import { loginAndConsent } from '../interaction/browserless.js';
 import { authorizeUrl } from '../security/helpers/world.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
-import { clusterDir, runningPid } from '../../src/storage/embedded-postgres.js';
+import { clusterDir, runningPid } from '../../src/storage/driver/embedded-postgres.js';
 import { cli, newDataDir, waitUntilGone } from './embedded-fixtures.js';
 
 test('first start creates a private PostgreSQL cluster in DATA_DIR; the CLI and a second process share the running server; SIGTERM stops it (last one out) and a restart keeps the data', {

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clusterDir, runningPid } from '../../src/storage/embedded-postgres.js';
+import { clusterDir, runningPid } from '../../src/storage/driver/embedded-postgres.js';
 import { cli, newDataDir } from './embedded-fixtures.js';
 
 test('start-up refuses a data directory made by another PostgreSQL major version, naming the fix', { timeout: 170_000 }, async (t) => {

@@ -4,10 +4,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
-import { federatedIdentityTokensRepository, type StoredUpstreamTokens } from '../../src/storage/federated-identity-tokens-repository.js';
-import { identityProvidersRepository, type IdentityProvider } from '../../src/storage/identity-providers-repository.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
-import type { Database } from '../../src/storage/database.js';
+import { federatedIdentityTokensRepository, type StoredUpstreamTokens } from '../../src/storage/repositories/federated-identity-tokens-repository.js';
+import { identityProvidersRepository, type IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
+import type { Database } from '../../src/storage/driver/database.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { storedIdentityProvider } from '../helpers/identity-providers.js';
 

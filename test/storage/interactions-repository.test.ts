@@ -3,10 +3,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
-import { browserSessionsRepository } from '../../src/storage/browser-sessions-repository.js';
-import { interactionsRepository } from '../../src/storage/interactions-repository.js';
-import { usersRepository } from '../../src/storage/users-repository.js';
-import type { Database } from '../../src/storage/database.js';
+import { browserSessionsRepository } from '../../src/storage/repositories/browser-sessions-repository.js';
+import { interactionsRepository } from '../../src/storage/repositories/interactions-repository.js';
+import { usersRepository } from '../../src/storage/repositories/users-repository.js';
+import type { Database } from '../../src/storage/driver/database.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 

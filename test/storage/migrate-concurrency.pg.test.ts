@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { loadMigrations } from '../../src/storage/migrate.js';
+import { loadMigrations } from '../../src/storage/driver/migrate.js';
 import { adminUrl, databaseUrl } from '../helpers/database.js';
 import { randomBytes } from 'node:crypto';
 import { spawnTracked } from '../helpers/children.js';

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMigrations, migrate } from '../../src/storage/migrate.js';
+import { loadMigrations, migrate } from '../../src/storage/driver/migrate.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 test('migrations are idempotent: a second run applies nothing and changes nothing', async () => {
@@ -42,7 +42,7 @@ test('one SQL file per migration: a stray file or a second file with a taken num
   assert.throws(() => loadMigrations(dir), /more than one file numbered 0001/);
 });
 
-test('src/storage/schema.ts is generated from the current migrations', () => {
+test('src/storage/driver/schema.ts is generated from the current migrations', () => {
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/gen-db-types.ts', '--check'], { encoding: 'utf8' });
   assert.equal(result.status, 0, result.stderr);
 });

@@ -2,8 +2,8 @@
 // its placeholders.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { precompiled } from '../../src/storage/precompiled.js';
-import type { Database } from '../../src/storage/database.js';
+import { precompiled } from '../../src/storage/repositories/precompiled.js';
+import type { Database } from '../../src/storage/driver/database.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 let database: Database;

@@ -1,8 +1,8 @@
-// Named prepared statements on the PostgreSQL server (src/storage/prepared-statements.ts).
+// Named prepared statements on the PostgreSQL server (src/storage/driver/prepared-statements.ts).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { openPostgres, type Database } from '../../src/storage/database.js';
+import { openPostgres, type Database } from '../../src/storage/driver/database.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 
 let created: Awaited<ReturnType<typeof createPostgresDatabaseUrl>>;

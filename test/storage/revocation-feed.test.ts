@@ -7,9 +7,9 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { manualClock } from '../../src/clock.js';
 import { createCore, type Core } from '../../src/core.js';
-import type { Database } from '../../src/storage/database.js';
-import { revocationFeed } from '../../src/storage/revocation-feed.js';
-import { revocationsRepository } from '../../src/storage/revocations-repository.js';
+import type { Database } from '../../src/storage/driver/database.js';
+import { revocationFeed } from '../../src/storage/repositories/revocation-feed.js';
+import { revocationsRepository } from '../../src/storage/repositories/revocations-repository.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { testConfig } from '../helpers/app.js';
 

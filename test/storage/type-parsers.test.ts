@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { openDatabase, postgresPool } from '../../src/storage/database.js';
+import { openDatabase, postgresPool } from '../../src/storage/driver/database.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 test('no process-global type parsers: loading the storage layer leaves pg.types as pg ships them', () => {

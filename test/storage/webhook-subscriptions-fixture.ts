@@ -2,7 +2,7 @@
 // for a set that is read again asynchronously after each notice.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Database } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/driver/database.js';
 
 /** Polls until `condition` holds (the set is read again asynchronously after a notice); fails after 10 s. */
 export async function eventually(condition: () => boolean, what: string): Promise<void> {

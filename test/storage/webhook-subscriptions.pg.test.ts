@@ -2,8 +2,8 @@
 // pool and listener on one PostgreSQL database: a change made through one is announced to the other by the
 // database (LISTEN/NOTIFY), so both agree on what to query for.
 import { test } from 'node:test';
-import { openPostgres } from '../../src/storage/database.js';
-import { webhookSubscriptions } from '../../src/storage/webhook-subscriptions.js';
+import { openPostgres } from '../../src/storage/driver/database.js';
+import { webhookSubscriptions } from '../../src/storage/repositories/webhook-subscriptions.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 import { addEndpoint, eventually } from './webhook-subscriptions-fixture.js';
 

@@ -7,10 +7,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { runTransaction } from '../../src/storage/after-commit.js';
-import { webhookEndpointsRepository } from '../../src/storage/webhook-endpoints-repository.js';
-import type { Database } from '../../src/storage/database.js';
-import { webhookSubscriptions, type WebhookSubscriptions } from '../../src/storage/webhook-subscriptions.js';
+import { createStore } from '../../src/storage/store.js';
+import { systemClock } from '../../src/clock.js';
+import type { Database } from '../../src/storage/driver/database.js';
+import { webhookSubscriptions, type WebhookSubscriptions } from '../../src/storage/repositories/webhook-subscriptions.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { addEndpoint, eventually } from './webhook-subscriptions-fixture.js';
 
@@ -47,9 +47,9 @@ test('webhook subscriptions: an event type no enabled endpoint wants needs no qu
 
 test('webhook subscriptions: a transaction that created an endpoint checks its own events against the database (where it sees the endpoint) before it commits', async () => {
   await eventually(() => !subscriptions.mayWant('client.created'), 'the set is known: nobody wants client.created');
-  await runTransaction(database.db, async (tx) => {
+  await createStore(database.db, systemClock).transaction(async (tx) => {
     const id = randomUUID();
-    const created = await webhookEndpointsRepository(tx).create({
+    const created = await tx.webhookEndpoints.create({
       id,
       name: id,
       url: 'https://hooks.example/y',
@@ -61,7 +61,7 @@ test('webhook subscriptions: a transaction that created an endpoint checks its o
       now: new Date(),
     });
     assert.notEqual(created, 'name-taken');
-    assert.equal(subscriptions.mayWant('client.created', tx), true, 'its own events: query');
+    assert.equal(subscriptions.mayWant('client.created', tx.changedWebhookEndpoints), true, 'its own events: query');
     assert.equal(subscriptions.mayWant('client.created'), false, 'others: nothing committed yet');
   });
   await eventually(() => subscriptions.mayWant('client.created'), 'committed: seen by every event');

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
 import { createCore, type Core } from '../../src/core.js';
-import type { Database } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/driver/database.js';
 import { accessTokenIssuer } from '../../src/oauth/issued-tokens/access-tokens.js';
 import { bearerAccessTokenVerifier } from '../../src/oauth/issued-tokens/bearer-access-token.js';
 import { bearerAuthenticator } from '../../src/resource-server/auth/index.js';

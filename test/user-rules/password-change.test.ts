@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeCommand } from '../../src/cli/execute.js';
 import { verifyPassword } from '../../src/crypto/passwords.js';
-import { usersRepository, type User } from '../../src/storage/users-repository.js';
+import { usersRepository, type User } from '../../src/storage/repositories/users-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { codeGrantTokens, createClient, postToken, REDIRECT_URI, refreshWith, type ClientFixture } from '../helpers/oauth-fixtures.js';
 import { authorizationCodes } from '../../src/oauth/codes/index.js';

@@ -4,7 +4,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runTransaction } from '../../src/storage/after-commit.js';
 import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
 import { unlinkProvider } from '../../src/user-rules/unlink-provider.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -31,10 +30,10 @@ test('never the last way to sign in, under parallel requests: an unlink waits fo
   const event = { type: 'account.identity_unlinked' as const, actor: { kind: 'user' as const, userId: user.id } };
 
   let second: Promise<string> | undefined;
-  const first = await runTransaction(t.core.db, async (tx) => {
-    const outcome = await unlinkProvider({ db: tx, audit: t.core.audit }, { userId: user.id, providerId: a.id }, event);
+  const first = await t.core.store.transaction(async (tx) => {
+    const outcome = await unlinkProvider({ store: tx, audit: t.core.audit }, { userId: user.id, providerId: a.id }, event);
     // The second unlink starts while the first is written but not committed.
-    second = unlinkProvider({ db: t.core.db, audit: t.core.audit }, { userId: user.id, providerId: b.id }, event);
+    second = unlinkProvider({ store: t.core.store, audit: t.core.audit }, { userId: user.id, providerId: b.id }, event);
     await sleep(300);
     return outcome;
   });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { executeCommand } from '../../src/cli/execute.js';
 import { UsageError } from '../../src/cli/command.js';
 import { accessTokenIssuer } from '../../src/oauth/issued-tokens/access-tokens.js';
-import { usersRepository, type User } from '../../src/storage/users-repository.js';
+import { usersRepository, type User } from '../../src/storage/repositories/users-repository.js';
 import { verifiedAfterWrite } from '../../src/user-rules/verified-claims.js';
 import { json, problemOf, usersFixture, type UsersFixture } from '../api/users/fixture.js';
 

@@ -11,7 +11,7 @@ import { canonicalJson } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { pagedResponse, sendPage, pageQueryProperties, parsePageQuery } from '../../http/pagination/index.js';
 import { requireScope } from '../../resource-server/auth/index.js';
-import { auditEventsRepository, type AuditEventFilter, type StoredAuditEvent } from '../../storage/audit-events-repository.js';
+import type { AuditEventFilter, StoredAuditEvent } from '../../storage/repositories/audit-events-repository.js';
 import { AUDIT_EVENT_TYPES, isAuditEventType } from '../../audit/audit-events.js';
 import { ADMIN_READ } from '../acting-as.js';
 
@@ -110,7 +110,7 @@ function representEvent(event: StoredAuditEvent) {
 export async function auditEventsRoutes(parent: FastifyInstance, { core }: { core: AdminCore & Pick<AdminDeps, 'cursors'> }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { cursors } = core;
-  const events = auditEventsRepository(core.db);
+  const events = core.store.auditEvents;
   app.get('/audit-events', {
     schema: {
       tags: ['admin: audit events'],

@@ -51,7 +51,7 @@ export async function adminClientsRoutes(
       body: ClientInputSchema,
       response: CreatedClientSchema,
       run: async (body, tx, as) => {
-        const { client, secret } = await createClientRecord({ ...services, db: tx }, clientInput(body), as);
+        const { client, secret } = await createClientRecord({ ...services, store: tx }, clientInput(body), as);
         return { row: client, ...(secret === undefined ? {} : { once: { client_secret: secret } }) };
       },
     },
@@ -90,7 +90,7 @@ export async function adminClientsRoutes(
         throw validationFailed([{ field: 'previous_secret_expires_at', message: 'must be an RFC 3339 date-time' }]);
       }
       // An If-Match, when sent, pins the rotation to the version read (the rotation itself needs none: it loses no update).
-      const inTx = { ...services, db: tx };
+      const inTx = { ...services, store: tx };
       const expectedVersion = (await clients.pinned(request, request.params.id, (id) => findClientRecord(inTx, id)))?.version;
       const { client, secret } = await asProblems('client', () =>
         rotateClientSecret(

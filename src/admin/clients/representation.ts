@@ -2,7 +2,7 @@
 // applied to its writable view.
 import { strongEtag, type Validators } from '../../http/conditional.js';
 import type { Static } from '@sinclair/typebox';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import { BUILT_IN_CLIENT_IDS, clientView } from '../../admin-services/clients-service.js';
 import { mergePatched } from '../merge-patched.js';
 import { ClientInputSchema, WRITABLE_FIELDS, type ClientInputBody, type ClientSchema } from './schemas.js';

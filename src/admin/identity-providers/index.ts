@@ -20,7 +20,7 @@ import {
   replaceIdentityProviderRecord,
   type IdentityProviderServiceDeps,
 } from '../../admin-services/identity-providers-service.js';
-import type { IdentityProvider } from '../../storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../storage/repositories/identity-providers-repository.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from '../acting-as.js';
 import { asProblems } from '../service-errors.js';
 import { identityProviderInput, identityProviderPath, identityProviderValidators, representIdentityProvider } from './representation.js';
@@ -66,7 +66,7 @@ export async function adminIdentityProvidersRoutes(
     preHandler: requireScope(ADMIN_WRITE),
     ...idempotency.route<{ Body: CreateIdentityProviderBody }>({ required: true }, async (request, tx) => {
       const provider = await asProblems(RESOURCE, () =>
-        createIdentityProviderRecord({ ...services, db: tx }, identityProviderInput(request.body), actingAs(request)),
+        createIdentityProviderRecord({ ...services, store: tx }, identityProviderInput(request.body), actingAs(request)),
       );
       const body = represent(provider);
       return {

@@ -2,7 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import { strongEtag, type Validators } from '../../http/conditional.js';
 import type { Config } from '../../config.js';
-import type { IdentityProvider } from '../../storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../storage/repositories/identity-providers-repository.js';
 import { identityProviderView, type IdentityProviderInput } from '../../admin-services/identity-providers-service.js';
 import type { CreateIdentityProviderBody, IdentityProviderSchema } from './schemas.js';
 

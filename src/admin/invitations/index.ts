@@ -74,7 +74,7 @@ export async function adminInvitationsRoutes(
     ...idempotency.route<{ Body: Static<typeof CreateSchema> }>({ required: true }, async (request, tx) => {
       const { email, name, username, locale } = request.body;
       const { invitation } = await asProblems('invitation', () =>
-        inviteUser({ ...services, db: tx }, { email, name, username, locale: locale ?? request.headers['accept-language'] }, actingAs(request)),
+        inviteUser({ ...services, store: tx }, { email, name, username, locale: locale ?? request.headers['accept-language'] }, actingAs(request)),
       );
       return { status: 201, headers: { location: `${core.config.ISSUER}/admin/v1${PATH}/${invitation.id}` }, body: represent(invitation) };
     }),

@@ -2,7 +2,7 @@
 // list (/admin/v1/outbox) and an endpoint's webhook deliveries (/admin/v1/webhooks/{id}/deliveries) show it:
 // one schema and one representation, so the two views of the same row cannot drift apart.
 import { Type } from '@sinclair/typebox';
-import type { OutboxMessageView } from '../../storage/outbox-repository.js';
+import type { OutboxMessageView } from '../../storage/repositories/outbox-repository.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -12,7 +12,7 @@ import { canonicalJson } from '../../http/idempotency/index.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
 import { pagedResponse, sendPage, pageQueryProperties, parsePageQuery } from '../../http/pagination/index.js';
 import { requireScope } from '../../resource-server/auth/index.js';
-import { outboxRepository, OUTBOX_STATES, type OutboxFilter, type OutboxMessageView, type OutboxState } from '../../storage/outbox-repository.js';
+import { OUTBOX_STATES, type OutboxFilter, type OutboxMessageView, type OutboxState } from '../../storage/repositories/outbox-repository.js';
 import { ADMIN_READ } from '../acting-as.js';
 import { deliveryProgress, deliveryProgressProperties } from './delivery-progress.js';
 
@@ -60,7 +60,7 @@ const representOutboxMessage = (m: OutboxMessageView) => ({
 export async function adminOutboxRoutes(parent: FastifyInstance, { core }: { core: AdminCore & Pick<AdminDeps, 'cursors'> }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { cursors } = core;
-  const messages = outboxRepository(core.db);
+  const messages = core.store.outbox;
   app.get('/outbox', {
     schema: {
       tags: ['admin: outbox'],

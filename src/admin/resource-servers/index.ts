@@ -47,7 +47,7 @@ export async function adminResourceServersRoutes(
       body: CreateResourceServerSchema,
       response: CreatedResourceServerSchema,
       run: async ({ identifier, ...document }, tx, as) => {
-        const { server, secret } = await createResourceServerRecord({ ...services, db: tx }, identifier, resourceServerInput(document), as);
+        const { server, secret } = await createResourceServerRecord({ ...services, store: tx }, identifier, resourceServerInput(document), as);
         return { row: server, once: { client_secret: secret } };
       },
     },

@@ -3,7 +3,7 @@
 import type { Static } from '@sinclair/typebox';
 import { strongEtag, type Validators } from '../../http/conditional.js';
 import type { Config } from '../../config.js';
-import type { ResourceServer } from '../../storage/resource-servers-repository.js';
+import type { ResourceServer } from '../../storage/repositories/resource-servers-repository.js';
 import { isBuiltIn, resourceServerView, type ResourceServerInput } from '../../admin-services/resource-servers-service.js';
 import { mergePatched } from '../merge-patched.js';
 import { protectedResourceMetadataUrl } from '../../resource-server/protected-resource-metadata.js';

@@ -134,7 +134,7 @@ export async function adminSigningKeysRoutes(
     preHandler: requireScope(ADMIN_WRITE),
     ...idempotency.route<Rotate>({ required: true }, async (request, tx) => {
       const algs: readonly SigningAlg[] = request.body.alg ? [request.body.alg] : SIGNING_ALGS;
-      const rotated = await asProblems('signing key', () => rotateSigningKeys({ ...services, db: tx }, algs, actingAs(request)));
+      const rotated = await asProblems('signing key', () => rotateSigningKeys({ ...services, store: tx }, algs, actingAs(request)));
       return { status: 201, body: { rotated: rotated.map(representKey) } };
     }),
   });

@@ -23,8 +23,8 @@ import {
   updateUserRecord,
   type UserServiceDeps,
 } from '../../admin-services/users-service.js';
-import type { User } from '../../storage/users-repository.js';
-import { NO_SECOND_FACTORS, type SecondFactors } from '../../storage/user-admin-repository.js';
+import type { User } from '../../storage/repositories/users-repository.js';
+import { NO_SECOND_FACTORS, type SecondFactors } from '../../storage/repositories/user-admin-repository.js';
 import { actingAs, ADMIN_WRITE } from '../acting-as.js';
 import { asProblems } from '../service-errors.js';
 import { versionedResource } from '../versioned-resource.js';
@@ -91,7 +91,7 @@ export async function adminUsersRoutes(
       summary: 'Create a user (Idempotency-Key required; a password is required)',
       body: CreateUserSchema,
       run: async ({ password, ...rest }, tx, as) => ({
-        row: { user: await createUserRecord({ ...services, db: tx }, { ...userInput(rest), password }, as), factors: NO_SECOND_FACTORS },
+        row: { user: await createUserRecord({ ...services, store: tx }, { ...userInput(rest), password }, as), factors: NO_SECOND_FACTORS },
       }),
     },
     update: {

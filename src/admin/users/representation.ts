@@ -1,8 +1,8 @@
 // A user as the admin API shows it (never the password or its hash), its validators, and PATCH (RFC 7396)
 // applied to its writable members.
 import { strongEtag, type Validators } from '../../http/conditional.js';
-import type { User } from '../../storage/users-repository.js';
-import type { PasskeySummary, SecondFactors } from '../../storage/user-admin-repository.js';
+import type { User } from '../../storage/repositories/users-repository.js';
+import type { PasskeySummary, SecondFactors } from '../../storage/repositories/user-admin-repository.js';
 import { userView, type UserFields } from '../../admin-services/users-service.js';
 import { mergePatched } from '../merge-patched.js';
 import { UserInputSchema, WRITABLE_FIELDS, type UserInputBody } from './schemas.js';

@@ -28,8 +28,8 @@ import {
   type WebhookInput,
   type WebhookServiceDeps,
 } from '../../admin-services/webhooks-service.js';
-import { OUTBOX_STATES, type OutboxMessageView, type OutboxState } from '../../storage/outbox-repository.js';
-import type { WebhookEndpoint } from '../../storage/webhook-endpoints-repository.js';
+import { OUTBOX_STATES, type OutboxMessageView, type OutboxState } from '../../storage/repositories/outbox-repository.js';
+import type { WebhookEndpoint } from '../../storage/repositories/webhook-endpoints-repository.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from '../acting-as.js';
 import { mergePatched } from '../merge-patched.js';
 import { deliveryProgress } from '../outbox/delivery-progress.js';
@@ -98,7 +98,7 @@ export async function adminWebhooksRoutes(
       body: WebhookInputSchema,
       response: CreatedWebhookSchema,
       run: async (body, tx, as) => {
-        const { endpoint, secret } = await createWebhookRecord({ ...services, db: tx }, input(body), as);
+        const { endpoint, secret } = await createWebhookRecord({ ...services, store: tx }, input(body), as);
         return { row: endpoint, once: { secret } };
       },
     },
@@ -133,7 +133,7 @@ export async function adminWebhooksRoutes(
     ...core.idempotency.route<{ Params: Static<typeof WebhookParams>; Body: Static<typeof RotateWebhookSecretSchema> }>(
       { required: true },
       async (request, tx) => {
-        const inTx = { ...services, db: tx };
+        const inTx = { ...services, store: tx };
         // An If-Match, when sent, pins the rotation to the version read.
         const pinned = await webhooks.pinned(request, request.params.id, (id) => findWebhookRecord(inTx, id));
         const current = pinned ?? (await asProblems(NAME, () => findWebhookRecord(inTx, request.params.id)));

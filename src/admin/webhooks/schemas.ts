@@ -3,7 +3,7 @@
 // the one the create and the rotation answer once.
 import { Type, type Static } from '@sinclair/typebox';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/event-types.js';
-import { OUTBOX_STATES } from '../../storage/outbox-repository.js';
+import { OUTBOX_STATES } from '../../storage/repositories/outbox-repository.js';
 import { pageQueryProperties } from '../../http/pagination/index.js';
 import { deliveryProgressProperties } from '../outbox/delivery-progress.js';
 

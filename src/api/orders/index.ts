@@ -7,7 +7,7 @@ import { ProblemError } from '../../http/errors.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { canonicalJson, idempotencyKeyHeader } from '../../http/idempotency/index.js';
 import { pagedResponse, sendPage, parsePageQuery, type PageRequest } from '../../http/pagination/index.js';
-import { ordersRepository, type Order, type OrderFilter, type OrderStatus } from '../../storage/orders-repository.js';
+import type { Order, OrderFilter, OrderStatus } from '../../storage/repositories/orders-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../../resource-server/auth/index.js';
 import type { Principal } from '../../http/principal.js';
 import { payOrder, stateConflict } from '../payments/pay-order.js';
@@ -39,7 +39,7 @@ async function requireUserToken(request: FastifyRequest): Promise<void> {
   if (authenticatedPrincipal(request).kind !== 'user') throw new ProblemError('forbidden', 'Orders are placed with a user token.');
 }
 
-export type OrdersServices = Pick<ApiDeps, 'config' | 'clock' | 'db' | 'orders' | 'idempotency' | 'cursors'>;
+export type OrdersServices = Pick<ApiDeps, 'config' | 'clock' | 'store' | 'orders' | 'idempotency' | 'cursors'>;
 
 export async function ordersRoutes(parent: FastifyInstance, { services: core }: { services: OrdersServices }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
@@ -59,7 +59,7 @@ export async function ordersRoutes(parent: FastifyInstance, { services: core }: 
     preHandler: [requireScope('orders:write'), requireUserToken],
     ...idempotency.route<{ Body: CreateOrderBody }>({ required: false }, async (request, tx) => {
       const input = validateOrder(request.body, core.config.CURRENCIES);
-      const order = await ordersRepository(tx).create({ ...input, userId: authenticatedPrincipal(request).sub, now: now() });
+      const order = await tx.orders.create({ ...input, userId: authenticatedPrincipal(request).sub, now: now() });
       return { status: 201, headers: { location: `${prefix}/orders/${order.id}`, etag: orderValidators(order).etag }, body: representOrder(order, prefix) };
     }),
   });
@@ -118,8 +118,8 @@ export async function ordersRoutes(parent: FastifyInstance, { services: core }: 
     preHandler: requireScope('orders:write'),
     handler: async (request, reply: FastifyReply) => {
       const principal = authenticatedPrincipal(request);
-      const cancelled = await core.db.transaction().execute(async (tx) => {
-        const repository = ordersRepository(tx);
+      const cancelled = await core.store.transaction(async (tx) => {
+        const repository = tx.orders;
         const order = visible(principal, await repository.findForUpdate(request.params.id));
         if (order.status !== 'pending') throw stateConflict(order, 'cancelled');
         return (await repository.transition(order.id, 'cancelled', now()))!;

@@ -2,7 +2,7 @@
 // the shape right (wrong types are 400); the rules here are semantic, so failures are 422 with a field each.
 import { fieldErrors } from '../../http/validation.js';
 import { MAX_MINOR, parseAmount } from '../money.js';
-import type { OrderItem } from '../../storage/orders-repository.js';
+import type { OrderItem } from '../../storage/repositories/orders-repository.js';
 
 export interface OrderBody {
   currency: string;

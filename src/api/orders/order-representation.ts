@@ -2,7 +2,7 @@
 // paid → self, payment; cancelled → self. Money leaves as decimal strings (never binary floats).
 import { strongEtag, type Validators } from '../../http/conditional.js';
 import { formatMinor } from '../money.js';
-import type { Order } from '../../storage/orders-repository.js';
+import type { Order } from '../../storage/repositories/orders-repository.js';
 
 interface Link {
   href: string;

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiDeps } from '../deps.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
-import { guardedPaymentInsert, type Payment } from '../../storage/payments-repository.js';
+import { guardedPaymentInsert, type Payment } from '../../storage/repositories/payments-repository.js';
 import type { Principal } from '../../http/principal.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireAnyScope, requireScope } from '../../resource-server/auth/index.js';
 import { payOrder } from './pay-order.js';

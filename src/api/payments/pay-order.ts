@@ -1,8 +1,8 @@
 // Paying an order: the payment row and the move pending → paid happen in the caller's transaction,
 // with the order row locked, so an order is paid at most once and never half-paid.
-import type { Db } from '../../storage/database.js';
-import { ordersRepository, type Order } from '../../storage/orders-repository.js';
-import { paymentsRepository, type Payment } from '../../storage/payments-repository.js';
+import type { Store } from '../../storage/store.js';
+import type { Order } from '../../storage/repositories/orders-repository.js';
+import type { Payment } from '../../storage/repositories/payments-repository.js';
 import { ProblemError } from '../../http/errors.js';
 import { canAccessUser, notFound } from '../../resource-server/auth/index.js';
 import type { Principal } from '../../http/principal.js';
@@ -16,8 +16,8 @@ export interface PayOrderInput {
   expected?: { amountMinor: number; currency: string };
 }
 
-export async function payOrder(tx: Db, input: PayOrderInput): Promise<{ payment: Payment; order: Order }> {
-  const orders = ordersRepository(tx);
+export async function payOrder(tx: Store, input: PayOrderInput): Promise<{ payment: Payment; order: Order }> {
+  const orders = tx.orders;
   const order = await orders.findForUpdate(input.orderId);
   if (!order || !canAccessUser(input.principal, order.userId)) throw notFound('order');
   if (order.status !== 'pending') throw stateConflict(order, 'paid');
@@ -26,7 +26,7 @@ export async function payOrder(tx: Db, input: PayOrderInput): Promise<{ payment:
       errors: [{ field: 'amount', message: 'must equal the order total in the order currency' }],
     });
   }
-  const payment = await paymentsRepository(tx).create({
+  const payment = await tx.payments.create({
     orderId: order.id,
     clientId: input.principal.clientId,
     userId: order.userId,

@@ -1,6 +1,6 @@
 // A payment's representation (its schema is PaymentSchema in payment-schemas.ts).
 import { formatMinor } from '../money.js';
-import type { Payment } from '../../storage/payments-repository.js';
+import type { Payment } from '../../storage/repositories/payments-repository.js';
 
 export function representPayment(payment: Payment, prefix: string) {
   return {

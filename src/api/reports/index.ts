@@ -7,7 +7,7 @@ import type { ApiDeps } from '../deps.js';
 import { checkPreconditions, setValidators, strongEtag } from '../../http/conditional.js';
 import { chooseMediaType } from '../../http/negotiation.js';
 import { idempotencyKeyHeader } from '../../http/idempotency/index.js';
-import { reportsRepository, type Report } from '../../storage/reports-repository.js';
+import type { Report } from '../../storage/repositories/reports-repository.js';
 import { authenticatedPrincipal, canAccessUser, notFound, requireScope } from '../../resource-server/auth/index.js';
 import type { Principal } from '../../http/principal.js';
 import { REPORT_JOB } from './report-job.js';
@@ -41,7 +41,7 @@ export async function reportsRoutes(parent: FastifyInstance, { services: core }:
     ...idempotency.route<Create>({ required: false }, async (request, tx) => {
       const principal = authenticatedPrincipal(request);
       const input = validateReport(request.body);
-      const report = await reportsRepository(tx).create({
+      const report = await tx.reports.create({
         ...input,
         clientId: principal.clientId,
         userId: principal.kind === 'user' ? principal.sub : null,

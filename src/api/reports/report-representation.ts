@@ -2,7 +2,7 @@
 // (RFC 4180) streamed in batches straight from the database.
 import { Readable } from 'node:stream';
 import { formatMinor } from '../money.js';
-import type { Report, ReportRow, ReportsRepository } from '../../storage/reports-repository.js';
+import type { Report, ReportRow, ReportsRepository } from '../../storage/repositories/reports-repository.js';
 
 const BATCH = 500;
 

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { ApiDeps } from '../deps.js';
-import type { User } from '../../storage/users-repository.js';
+import type { User } from '../../storage/repositories/users-repository.js';
 import { checkPreconditions, setValidators } from '../../http/conditional.js';
 import { MERGE_PATCH } from '../../http/json-body.js';
 import { problemResponses } from '../../http/openapi-schemas.js';
@@ -18,12 +18,12 @@ import { ProblemError } from '../../http/errors.js';
 
 const tags = ['users'];
 
-export type UsersServices = Pick<ApiDeps, 'config' | 'clock' | 'db' | 'rateLimits' | 'users' | 'outbox'>;
+export type UsersServices = Pick<ApiDeps, 'config' | 'clock' | 'store' | 'rateLimits' | 'users' | 'outbox'>;
 
 export async function usersRoutes(parent: FastifyInstance, { services: core }: { services: UsersServices }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { users } = core;
-  const accounts = { db: core.db, clock: core.clock, rateLimits: core.rateLimits, outbox: core.outbox };
+  const accounts = { store: core.store, clock: core.clock, rateLimits: core.rateLimits, outbox: core.outbox };
   const prefix = app.prefix;
 
   /** 200 with the representation and its validators, or 304 when the client's copy is current. */

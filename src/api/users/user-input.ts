@@ -2,7 +2,7 @@
 // checked JSON types; these are the rules a well-typed value can still break.
 import { fieldErrors } from '../../http/validation.js';
 import { verifiedAfterWrite } from '../../user-rules/verified-claims.js';
-import type { User } from '../../storage/users-repository.js';
+import type { User } from '../../storage/repositories/users-repository.js';
 import type { ReplaceUserBody } from './user-schemas.js';
 
 const USERNAME = /^[A-Za-z0-9._@+-]{1,64}$/;

@@ -1,6 +1,6 @@
 // A stored user as the API shows it: profile and timestamps, never the password hash; its validators
 // (strong ETag from id and version, Last-Modified from updated_at) for conditional requests.
-import type { User } from '../../storage/users-repository.js';
+import type { User } from '../../storage/repositories/users-repository.js';
 import { strongEtag, type Validators } from '../../http/conditional.js';
 import type { UserRepresentation } from './user-schemas.js';
 

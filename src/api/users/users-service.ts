@@ -3,7 +3,8 @@
 // account rule (user-rules/password-change.ts); verified flags follow user-rules/verified-claims.ts.
 import { hashPassword } from '../../crypto/passwords.js';
 import { ProblemError } from '../../http/errors.js';
-import { UsernameTakenError, type User, type UserProfile, type UsersRepository } from '../../storage/users-repository.js';
+import { StillReferencedError } from '../../storage/errors.js';
+import { UsernameTakenError, type User, type UserProfile, type UsersRepository } from '../../storage/repositories/users-repository.js';
 import { changePassword, type PasswordChangeDeps } from '../../user-rules/password-change.js';
 import { verifiedAfterWrite } from '../../user-rules/verified-claims.js';
 import type { Principal } from '../../http/principal.js';
@@ -93,7 +94,7 @@ export async function deleteUser(users: UsersRepository, id: string): Promise<vo
   try {
     if (!(await users.delete(id))) throw notFound('user');
   } catch (error) {
-    if ((error as { code?: string })?.code === '23503') {
+    if (error instanceof StillReferencedError) {
       throw new ProblemError('conflict', 'This user still owns records that must be removed first.');
     }
     throw error;

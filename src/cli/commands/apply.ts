@@ -12,7 +12,7 @@ import { exportConfiguration } from '../../admin-services/export-configuration.j
 import { UsageError, type Command } from '../command.js';
 
 const applyDeps = (core: CliDeps): ApplyDeps => ({
-  db: core.db,
+  store: core.store,
   clock: core.clock,
   config: core.config,
   clients: core.clients,

@@ -14,7 +14,7 @@ export const auditVerifyCommand: Command = {
     if (from !== undefined && !/^\d+$/.test(from) && !/^[\w-]+\.[\w-]+\.[\w-]+$/.test(from)) {
       throw new UsageError(`--from must be a checkpoint position (a number) or a checkpoint JWS (got ${JSON.stringify(from.slice(0, 40))})`);
     }
-    const verdict = await verifyAuditChain(core.db, { issuer: core.config.ISSUER, ...(from !== undefined ? { from } : {}) });
+    const verdict = await verifyAuditChain(core.store, { issuer: core.config.ISSUER, ...(from !== undefined ? { from } : {}) });
     if (!verdict.ok) throw new CommandFailure(`audit chain broken: ${verdict.broken?.message ?? 'unknown'}`, verdict);
     return verdict;
   },

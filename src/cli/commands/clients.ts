@@ -2,7 +2,7 @@
 // same validation as POST /register.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { clientsRepository, TOKEN_ENDPOINT_AUTH_METHODS } from '../../storage/clients-repository.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../storage/repositories/clients-repository.js';
 import { ClientMetadataError, type ClientMetadataInput } from '../../oauth/clients/metadata.js';
 import { clientMetadataView } from '../../oauth/clients/create-client.js';
 import { SIGNING_ALGS } from '../../crypto/keys.js';
@@ -160,7 +160,7 @@ export const clientsListCommand: Command = {
   usage: 'clients list',
   async run(args, core) {
     parseArgs({ args, options: {}, strict: true });
-    const clients = await clientsRepository(core.db, core.clock).list();
+    const clients = await core.store.clients.list();
     return { clients: clients.map((c) => ({ ...clientMetadataView(c), disabled: c.disabled })) };
   },
 };

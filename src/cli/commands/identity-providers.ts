@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import type { CliDeps } from '../deps.js';
 import { PRESETS } from '../../federation/presets.js';
-import type { IdentityProviderPreset } from '../../storage/identity-providers-repository.js';
+import type { IdentityProviderPreset } from '../../storage/repositories/identity-providers-repository.js';
 import { didYouMean } from '../../suggest.js';
 import {
   cliActor,

@@ -3,8 +3,7 @@
 // (user-facing grants, OIDC scopes); --allow-grant-types and --allow-scope widen what that client may hold.
 import { parseArgs } from 'node:util';
 import { randomToken, sha256 } from '../../crypto/random.js';
-import { GRANT_TYPES } from '../../storage/clients-repository.js';
-import { initialAccessTokensRepository } from '../../storage/initial-access-tokens-repository.js';
+import { GRANT_TYPES } from '../../storage/repositories/clients-repository.js';
 import { parseScope } from '../../scopes.js';
 import type { ResourceCatalogue } from '../../oauth/resources/registry.js';
 import { UsageError, type Command } from '../command.js';
@@ -62,7 +61,7 @@ export const registrationTokenCreateCommand: Command = {
     const allowedScopes = scopes(values['allow-scope'], await core.resources.catalogue());
     const token = randomToken(32);
     const expiresAt = new Date(core.clock.now() + ttl * 1000);
-    await initialAccessTokensRepository(core.db, core.clock).create({ tokenHash: sha256(token), expiresAt, uses, allowedGrantTypes, allowedScopes });
+    await core.store.initialAccessTokens.create({ tokenHash: sha256(token), expiresAt, uses, allowedGrantTypes, allowedScopes });
     return {
       initial_access_token: token,
       expires_at: expiresAt.toISOString(),

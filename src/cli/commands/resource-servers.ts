@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import type { CliDeps } from '../deps.js';
 import { MAX_RESOURCE_SERVERS } from '../../oauth/resources/registry.js';
-import { resourceServersRepository, type ResourceScope } from '../../storage/resource-servers-repository.js';
+import type { ResourceScope } from '../../storage/repositories/resource-servers-repository.js';
 import {
   AdminRuleError,
   cliActor,
@@ -159,7 +159,7 @@ export const resourceServersListCommand: Command = {
   async run(args, core) {
     parseArgs({ args, options: {}, strict: true });
     return {
-      resource_servers: (await resourceServersRepository(core.db).list(MAX_RESOURCE_SERVERS)).map((s) => ({
+      resource_servers: (await core.store.resourceServers.list(MAX_RESOURCE_SERVERS)).map((s) => ({
         ...resourceServerView(s),
         resource_metadata: protectedResourceMetadataUrl(s.identifier, core.config.ISSUER),
       })),

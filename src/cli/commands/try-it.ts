@@ -2,7 +2,7 @@
 // authorize URL with a fresh PKCE pair (RFC 7636, S256) and the token request that redeems its code.
 import { createHash } from 'node:crypto';
 import { randomToken } from '../../crypto/random.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 
 export interface TryIt {
   authorize_url: string;

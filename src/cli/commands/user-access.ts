@@ -24,7 +24,7 @@ import {
   userAccessServiceDeps,
 } from '../../admin-services/index.js';
 import type { CliDeps } from '../deps.js';
-import type { OwnerFilter, PageAfter } from '../../storage/user-access-admin-repository.js';
+import type { OwnerFilter, PageAfter } from '../../storage/repositories/user-access-admin-repository.js';
 import { UsageError, type Command } from '../command.js';
 
 /** Rows per query while a list is walked to its end (the CLI prints the whole list). */

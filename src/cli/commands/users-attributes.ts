@@ -6,11 +6,10 @@ import { AdminRuleError } from '../../admin-services/rule-error.js';
 import { deleteUserAttribute, parseAttributeValue, setUserAttribute } from '../../admin-services/user-attributes.js';
 import { cliActor } from '../../admin-services/index.js';
 import type { CliDeps } from '../deps.js';
-import { usersRepository } from '../../storage/users-repository.js';
 import { UsageError, type Command } from '../command.js';
 
 async function findUser(core: CliDeps, idOrUsername: string) {
-  const users = usersRepository(core.db, core.clock);
+  const users = core.store.users;
   const user = (await users.findById(idOrUsername)) ?? (await users.findByUsername(idOrUsername));
   if (!user) throw new UsageError(`no user ${JSON.stringify(idOrUsername.slice(0, 200))}`);
   return user;

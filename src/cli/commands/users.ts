@@ -4,7 +4,6 @@
 // ends them by the cascade. Every change is audited as the operating-system user who ran the CLI.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CliDeps } from '../deps.js';
-import { usersRepository } from '../../storage/users-repository.js';
 import {
   AdminFieldErrors,
   AdminRuleError,
@@ -92,7 +91,7 @@ export const usersListCommand: Command = {
   usage: 'users list',
   async run(args, core) {
     parseArgs({ args, options: {}, strict: true });
-    return { users: (await usersRepository(core.db, core.clock).list()).map(userView) };
+    return { users: (await core.store.users.list()).map(userView) };
   },
 };
 

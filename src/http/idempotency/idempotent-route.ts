@@ -14,13 +14,12 @@
 import type { FastifyReply, FastifyRequest, RouteGenericInterface, onSendHookHandler } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
-import type { Db } from '../../storage/database.js';
-import { runTransaction } from '../../storage/after-commit.js';
+import type { Store } from '../../storage/store.js';
 import type { Principal } from '../principal.js';
 import { createHmac, hkdfSync } from 'node:crypto';
 import { sha256 } from '../../crypto/random.js';
 import { ProblemError } from '../errors.js';
-import { idempotencyKeysRepository, type GuardedWrite, type IdempotencyIdentity, type StoredResponse } from '../../storage/idempotency-keys-repository.js';
+import type { GuardedWrite, IdempotencyIdentity, StoredResponse } from '../../storage/repositories/idempotency-keys-repository.js';
 import { canonicalJson } from './canonical-json.js';
 import { parseIdempotencyKey, requireIdempotencyKey } from './key-header.js';
 import { inUse, reserveKey } from './reservation.js';
@@ -39,7 +38,7 @@ export interface OperationResult {
   replayBody?: unknown;
 }
 
-export type Operation<RG extends RouteGenericInterface> = (request: FastifyRequest<RG>, tx: Db) => Promise<OperationResult>;
+export type Operation<RG extends RouteGenericInterface> = (request: FastifyRequest<RG>, tx: Store) => Promise<OperationResult>;
 
 /** An outcome whose only write is one statement, run together with the key's completion (no transaction). */
 export interface SingleWriteResult extends OperationResult {
@@ -59,7 +58,7 @@ export interface IdempotencyOptions {
 }
 
 export interface IdempotencyDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'IDEMPOTENCY_TTL' | 'IDEMPOTENCY_LEASE'>;
   /** The key-encryption key: request fingerprints are keyed with a key derived from it (fingerprintKey). */
@@ -70,7 +69,7 @@ export interface IdempotencyDeps {
 class LeaseLost extends Error {}
 
 export function idempotency(deps: IdempotencyDeps) {
-  const repository = idempotencyKeysRepository(deps.db);
+  const repository = deps.store.idempotencyKeys;
   const fingerprintSecret = fingerprintKey(deps.keyEncryptionKey);
   const requestHash = (request: FastifyRequest): string =>
     requestFingerprint(fingerprintSecret, request.method, request.url.split('?')[0] ?? '/', request.body);
@@ -85,11 +84,11 @@ export function idempotency(deps: IdempotencyDeps) {
     ownerToken: string,
   ): Promise<StoredResponse> {
     try {
-      return await runTransaction(deps.db, async (tx) => {
+      return await deps.store.transaction(async (tx) => {
         const result = await operation(request, tx);
         const response = toStoredResponse(result);
         const stored = result.replayBody === undefined ? response : toStoredResponse({ ...result, body: result.replayBody });
-        if (!(await repository.complete(tx, id, ownerToken, stored))) throw new LeaseLost();
+        if (!(await tx.idempotencyKeys.complete(id, ownerToken, stored))) throw new LeaseLost();
         return response;
       });
     } catch (error) {
@@ -136,7 +135,7 @@ export function idempotency(deps: IdempotencyDeps) {
         const headerValue = request.headers['idempotency-key'];
         const key = options.required ? requireIdempotencyKey(headerValue) : parseIdempotencyKey(headerValue);
         if (key === undefined) {
-          return send(reply, await runTransaction(deps.db, async (tx) => toStoredResponse(await operation(request, tx))));
+          return send(reply, await deps.store.transaction(async (tx) => toStoredResponse(await operation(request, tx))));
         }
         const id = identity(request, key);
         const hash = requestHash(request);
@@ -167,7 +166,7 @@ export function idempotency(deps: IdempotencyDeps) {
         const body = typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : undefined;
         const contentType = reply.getHeader('content-type');
         await (body && reply.statusCode < 500
-          ? repository.complete(deps.db, pending.id, pending.ownerToken, {
+          ? repository.complete(pending.id, pending.ownerToken, {
               status: reply.statusCode,
               headers: contentType ? { 'content-type': String(contentType) } : {},
               body,

@@ -7,7 +7,7 @@
 import type { Clock } from '../../clock.js';
 import { randomToken } from '../../crypto/random.js';
 import { ProblemError } from '../errors.js';
-import type { IdempotencyIdentity, IdempotencyKeysRepository, StoredResponse } from '../../storage/idempotency-keys-repository.js';
+import type { IdempotencyIdentity, IdempotencyKeysRepository, StoredResponse } from '../../storage/repositories/idempotency-keys-repository.js';
 
 export type Reservation = { kind: 'owner'; ownerToken: string } | { kind: 'replay'; response: StoredResponse };
 

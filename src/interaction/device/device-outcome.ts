@@ -5,8 +5,8 @@ import type { FastifyReply } from 'fastify';
 import type { OAuthError } from '../../http/errors.js';
 import type { AuthorizationRequest } from '../../oauth/authorize/authorization-request.js';
 import { errorResponse } from '../../oauth/authorize/redirect.js';
-import type { BrowserSession } from '../../storage/browser-sessions-repository.js';
-import type { DeviceAuthorizationsRepository } from '../../storage/device-authorizations-repository.js';
+import type { BrowserSession } from '../../storage/repositories/browser-sessions-repository.js';
+import type { DeviceAuthorizationsRepository } from '../../storage/repositories/device-authorizations-repository.js';
 import { sendAuthorizationResponse, type AnswerDeps } from '../answer.js';
 import { seeOther } from '../interaction-context.js';
 

@@ -2,11 +2,11 @@
 // src/services.ts.
 import type { FederationDeps } from '../../federation/callback.js';
 import type { UpstreamTokenKeeper } from '../../federation/upstream-tokens.js';
-import type { AccountLinkRequestsRepository } from '../../storage/account-link-requests-repository.js';
-import type { FederatedIdentitiesRepository } from '../../storage/federated-identities-repository.js';
-import type { IdentityProvidersRepository } from '../../storage/identity-providers-repository.js';
-import type { UpstreamSignInsRepository } from '../../storage/upstream-sign-ins-repository.js';
-import type { UsersRepository } from '../../storage/users-repository.js';
+import type { AccountLinkRequestsRepository } from '../../storage/repositories/account-link-requests-repository.js';
+import type { FederatedIdentitiesRepository } from '../../storage/repositories/federated-identities-repository.js';
+import type { IdentityProvidersRepository } from '../../storage/repositories/identity-providers-repository.js';
+import type { UpstreamSignInsRepository } from '../../storage/repositories/upstream-sign-ins-repository.js';
+import type { UsersRepository } from '../../storage/repositories/users-repository.js';
 
 export interface FederationFlowDeps {
   providers: Pick<IdentityProvidersRepository, 'find' | 'listEnabled'>;

@@ -16,7 +16,7 @@ import { pageSecurityHeaders } from '../../http/html.js';
 import { PENDING_UPSTREAM_TTL_MS } from '../../federation/authorization-request.js';
 import { PageError, ProblemError } from '../../http/errors.js';
 import { hasPassword } from '../../user-rules/sign-in-ways.js';
-import type { IdentityAwaitingProof } from '../../storage/upstream-sign-ins-repository.js';
+import type { IdentityAwaitingProof } from '../../storage/repositories/upstream-sign-ins-repository.js';
 import { interactionPath } from '../begin.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';
 import type { FlowDeps } from '../flow-deps.js';

@@ -4,7 +4,7 @@
 // e-mail typed in the username field whose domain an offered provider claims.
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationRequest } from '../../oauth/authorize/authorization-request.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { FlowDeps } from '../flow-deps.js';
 import { cspSource } from '../pages/page-headers.js';
 import { continueWithSection } from './federation-pages.js';

@@ -1,8 +1,8 @@
 // Which upstream providers a client's login page offers (clients.identity_providers: null = every enabled
 // one), and the two ways the choice is skipped: an e-mail typed in the username field whose domain a
 // provider claims (home-realm discovery), and a relying party's `login_hint=idp:SLUG` (docs/federation.md).
-import type { Client } from '../../storage/clients-repository.js';
-import type { IdentityProvider } from '../../storage/identity-providers-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
+import type { IdentityProvider } from '../../storage/repositories/identity-providers-repository.js';
 import type { FederationFlowDeps } from './federation-flow-deps.js';
 
 /** More providers than a login page can sensibly show is a configuration no one has. */

@@ -8,7 +8,7 @@ import type { AuditSink } from '../../audit/audit-sink.js';
 import type { Clock } from '../../clock.js';
 import type { UpstreamIdentity } from '../../federation/upstream-claims.js';
 import { USERNAME } from '../../admin-services/users-service.js';
-import { UsernameTakenError, type User } from '../../storage/users-repository.js';
+import { UsernameTakenError, type User } from '../../storage/repositories/users-repository.js';
 import { NO_PASSWORD_HASH } from '../../user-rules/sign-in-ways.js';
 import type { FederationFlowDeps } from './federation-flow-deps.js';
 

@@ -4,7 +4,7 @@
 // "Continue with NAME" (POST, CSRF-checked), an e-mail whose domain a provider claims, or login_hint=idp:SLUG.
 import type { FastifyReply } from 'fastify';
 import { beginUpstreamSignIn } from '../../federation/authorization-request.js';
-import type { IdentityProvider } from '../../storage/identity-providers-repository.js';
+import type { IdentityProvider } from '../../storage/repositories/identity-providers-repository.js';
 import type { AuthorizationRequest } from '../../oauth/authorize/authorization-request.js';
 import { interactionPath } from '../begin.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';

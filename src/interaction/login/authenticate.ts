@@ -2,7 +2,7 @@
 // a dummy hash), and both end in the same refusal, so neither timing nor answer reveals accounts. The
 // attempt is charged to its failure budget first (a 429 stops it before any hashing) and refunded on success.
 import { dummyPasswordHash, verifyPassword } from '../../crypto/passwords.js';
-import type { User, UsersRepository } from '../../storage/users-repository.js';
+import type { User, UsersRepository } from '../../storage/repositories/users-repository.js';
 import type { LoginGuard } from './login-failures.js';
 
 const MAX_FIELD_LENGTH = 1024;

@@ -9,7 +9,7 @@ import { PageError } from '../../http/errors.js';
 import { pageSecurityHeaders } from '../../http/html.js';
 import { readParameters } from '../../oauth/authorize/parameters.js';
 import { REDIRECT_STATUS, withQuery } from '../../oauth/authorize/redirect.js';
-import type { ClientsRepository } from '../../storage/clients-repository.js';
+import type { ClientsRepository } from '../../storage/repositories/clients-repository.js';
 import { checkCsrfToken, checkSameOrigin, formField } from '../csrf.js';
 import { renderLoggedOutPage, renderLogoutConfirmPage } from '../pages/logout-pages.js';
 import type { BrowserSessions } from '../session/browser-sessions.js';

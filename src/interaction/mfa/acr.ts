@@ -3,7 +3,7 @@
 // acr_values lists the client's preferences in order; the first one we support decides, and an unknown
 // value alone asks for nothing (acr_values are voluntary, so a flow with "1 2" still completes).
 import type { AuthorizationRequest } from '../../oauth/authorize/authorization-request.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 
 import { ACR_MFA, ACR_VALUES_SUPPORTED } from '../../oauth/issued-tokens/authentication-context.js';
 

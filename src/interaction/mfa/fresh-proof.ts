@@ -3,7 +3,7 @@
 // later proof recorded on it (a re-authentication, the password change). Shared by the account page and
 // the set-up offered inside an authorization flow (enroll-in-flow.ts), so both bind factors by one rule.
 import { epochSeconds, type Clock } from '../../clock.js';
-import type { BrowserSession } from '../../storage/browser-sessions-repository.js';
+import type { BrowserSession } from '../../storage/repositories/browser-sessions-repository.js';
 import type { SecondFactors } from './second-factors.js';
 
 export async function hasFreshProof(

@@ -4,7 +4,7 @@
 // with the user id as additional data, so a sealed secret cannot be moved onto another account.
 import type { Clock } from '../../clock.js';
 import type { KeyEncryption } from '../../crypto/key-encryption.js';
-import type { SecondFactorsRepository, SessionProof, SignIn } from '../../storage/second-factors-repository.js';
+import type { SecondFactorsRepository, SessionProof, SignIn } from '../../storage/repositories/second-factors-repository.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import { matchTotp, newTotpSecret, qrSvg, totpUri } from './totp.js';
 

@@ -6,7 +6,7 @@
 import { sha256 } from '../../crypto/random.js';
 import { OAuthError } from '../../http/errors.js';
 import type { AuthorizationRequest } from '../../oauth/authorize/authorization-request.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import { secondFactorDemanded } from './acr.js';
 import { boundToInteraction, type SecondFactors } from './second-factors.js';
 

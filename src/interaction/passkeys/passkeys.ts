@@ -14,7 +14,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { ChallengePurpose, PasskeyCredential, PasskeysRepository } from '../../storage/passkeys-repository.js';
+import type { ChallengePurpose, PasskeyCredential, PasskeysRepository } from '../../storage/repositories/passkeys-repository.js';
 
 /** How long a ceremony's challenge stays usable (also the browser's timeout). */
 const PASSKEY_CHALLENGE_SECONDS = 300;

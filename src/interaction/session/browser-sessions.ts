@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { epochSeconds } from '../../clock.js';
-import type { BrowserSession, BrowserSessionsRepository } from '../../storage/browser-sessions-repository.js';
+import type { BrowserSession, BrowserSessionsRepository } from '../../storage/repositories/browser-sessions-repository.js';
 import { sessionCookieName, sessionCookieOptions } from './session-cookie.js';
 
 export interface BrowserSessions {

@@ -10,9 +10,9 @@ import type { FederationErrorCode } from '../../federation/errors.js';
 import { decideLinking, type LinkingDecision } from '../../federation/linking.js';
 import type { UpstreamIdentity } from '../../federation/upstream-claims.js';
 import type { UpstreamTokenResponse } from '../../federation/upstream-tokens.js';
-import type { FederatedIdentitiesRepository } from '../../storage/federated-identities-repository.js';
-import type { IdentityProvider } from '../../storage/identity-providers-repository.js';
-import type { UpstreamSignInsRepository } from '../../storage/upstream-sign-ins-repository.js';
+import type { FederatedIdentitiesRepository } from '../../storage/repositories/federated-identities-repository.js';
+import type { IdentityProvider } from '../../storage/repositories/identity-providers-repository.js';
+import type { UpstreamSignInsRepository } from '../../storage/repositories/upstream-sign-ins-repository.js';
 
 /** RFC 8176: "fed", federated authentication. */
 export const AMR_FEDERATED = ['fed'] as const;

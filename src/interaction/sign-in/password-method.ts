@@ -1,6 +1,6 @@
 // The password method: the login failure budget is charged before the argon2id check and refunded on
 // success (login/authenticate.ts); an unknown name and a wrong password refuse alike.
-import type { UsersRepository } from '../../storage/users-repository.js';
+import type { UsersRepository } from '../../storage/repositories/users-repository.js';
 import { authenticate } from '../login/authenticate.js';
 import type { LoginGuard } from '../login/login-failures.js';
 import { AMR_PASSWORD } from '../mfa/second-factors.js';

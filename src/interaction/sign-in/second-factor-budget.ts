@@ -6,7 +6,7 @@
 // password (a recovery event: user-rules/password-change.ts) clears it.
 // docs/rate-limits.md has the figures and why no stranger can spend it.
 import { ProblemError } from '../../http/errors.js';
-import type { SecondFactorFailuresRepository, SecondFactorPolicy } from '../../storage/second-factor-failures-repository.js';
+import type { SecondFactorFailuresRepository, SecondFactorPolicy } from '../../storage/repositories/second-factor-failures-repository.js';
 
 /** 5 free, then 1 s, 2 s, 4 s … up to a minute between attempts, and a stop at 100 (docs/rate-limits.md). */
 const SECOND_FACTOR_POLICY: SecondFactorPolicy = { free: 5, maxDelaySeconds: 60, stop: 100 };

@@ -1,6 +1,6 @@
 // The sign-in methods of this server, built once from what they charge and check (sign-in-method.ts).
 // Coming methods (an e-mailed code) join here.
-import type { UsersRepository } from '../../storage/users-repository.js';
+import type { UsersRepository } from '../../storage/repositories/users-repository.js';
 import type { LoginGuard } from '../login/login-failures.js';
 import type { SecondFactors } from '../mfa/second-factors.js';
 import type { PasskeyCeremonies } from '../passkeys/passkeys.js';

@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditSink } from '../../audit/audit-sink.js';
 import { logRefusal } from '../../http/refusal-log.js';
-import type { BrowserSession } from '../../storage/browser-sessions-repository.js';
+import type { BrowserSession } from '../../storage/repositories/browser-sessions-repository.js';
 import type { SecondFactors } from '../mfa/second-factors.js';
 import type { BrowserSessions } from '../session/browser-sessions.js';
 import type { SecondFactorBudget } from './second-factor-budget.js';

@@ -2,7 +2,7 @@
 // account's, or setting one up when the flow demands one the account lacks), the consent page, or (none of
 // them any more) the answer to the client. A stale interaction gets the restart page, never a dead end.
 import type { FastifyReply } from 'fastify';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import { OAuthError } from '../../http/errors.js';
 import { restartParameters } from '../../oauth/authorize/authorization-request.js';
 import { errorResponse } from '../../oauth/authorize/redirect.js';

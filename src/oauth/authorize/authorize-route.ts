@@ -3,7 +3,7 @@
 // Errors about the client or redirect_uri are pages (face 'page'); all others go to the client in the
 // request's response mode (a redirect, or a form_post page).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import { AuthorizationErrorRedirect, errorResponse, type AuthorizationResponse } from './redirect.js';
 import { validateAuthorizationRequest, type ValidationDeps } from './validate.js';

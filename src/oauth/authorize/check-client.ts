@@ -1,7 +1,7 @@
 // An unknown, disabled or duplicated client_id cannot be trusted with a redirect: the user sees an
 // error page instead (RFC 6749 4.1.2.1, RFC 9700 4.11).
 import { PageError } from '../../http/errors.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { ClientLookup } from '../clients/client-cache.js';
 import type { RequestParameters } from './parameters.js';
 

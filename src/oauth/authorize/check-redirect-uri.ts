@@ -2,7 +2,7 @@
 // character — no normalisation, no prefix or wildcard matching. It is always required (OIDC Core 3.1.2.1).
 // Anything else is answered with an error page, never a redirect.
 import { PageError } from '../../http/errors.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { RequestParameters } from './parameters.js';
 
 export function checkRedirectUri(params: RequestParameters, client: Pick<Client, 'id' | 'redirectUris'>): string {

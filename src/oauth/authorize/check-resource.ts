@@ -2,7 +2,7 @@
 // absolute URI without a fragment and a registered resource server (else invalid_target); operator-only
 // ones are never granted to a user. When resources are named, every API scope must belong to one of them.
 import { OAuthError } from '../../http/errors.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { ResourceCatalogue } from '../resources/registry.js';
 import { AUTHORIZATION_PARAMETERS } from './parameters.js';
 

@@ -1,7 +1,7 @@
 // Only the authorization code flow is offered (OAuth 2.1): the implicit (`token`) and hybrid
 // (`code id_token`, ...) response types are refused (RFC 9700 2.1.2).
 import { OAuthError } from '../../http/errors.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { RequestParameters } from './parameters.js';
 
 export function checkResponseType(params: RequestParameters, client: Pick<Client, 'grantTypes'>): 'code' {

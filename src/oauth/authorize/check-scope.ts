@@ -3,7 +3,7 @@
 // except the admin scopes asked for by the built-in console client, which the code exchange narrows to what the
 // user's operator role allows (../console-access.ts).
 import { OAuthError } from '../../http/errors.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { ResourceCatalogue } from '../resources/registry.js';
 import { parseScope } from '../../scopes.js';
 import { mayRequestOperatorScope } from '../console-access.js';

@@ -2,7 +2,7 @@
 // The first two steps establish whom an error may be sent to; until then errors are pages (PageError),
 // afterwards every OAuthError becomes a redirect to the client (AuthorizationErrorRedirect).
 import { OAuthError } from '../../http/errors.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { ClientLookup } from '../clients/client-cache.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import { PARSED_PARAMETERS, type AuthorizationRequest, type RedirectTarget } from './authorization-request.js';

@@ -9,7 +9,7 @@ import type { KeyService } from '../../crypto/keys.js';
 import { OutboundRefused, type OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 import { pinnedPost } from '../../http/outbound/pinned-post.js';
 import { PermanentDeliveryError, type OutboxChannel } from '../../outbox/channel.js';
-import type { ClientsRepository } from '../../storage/clients-repository.js';
+import type { ClientsRepository } from '../../storage/repositories/clients-repository.js';
 import { BACKCHANNEL_LOGOUT_CHANNEL } from '../../user-rules/backchannel-logout.js';
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';

@@ -3,8 +3,7 @@
 // 401 invalid_client (see failure.ts), whose log line names the reason; `hooks` is where the failure budget
 // is charged (rate-limited.ts).
 import type { OAuthDeps } from '../deps.js';
-import type { Client, ClientsRepository, TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
-import { clientAssertionsRepository } from '../../storage/client-assertions-repository.js';
+import type { Client, ClientsRepository, TokenEndpointAuthMethod } from '../../storage/repositories/clients-repository.js';
 import type { FormParameters } from '../form-parameters.js';
 import { isBasic } from './basic.js';
 import { ClientAuthFailure, invalidClient } from './failure.js';
@@ -33,14 +32,14 @@ export interface ClientAuthDeps extends AssertionDeps {
 }
 
 export function clientAuthDeps(
-  core: Pick<OAuthDeps, 'clock' | 'config' | 'clients' | 'db' | 'remoteKeySets' | 'rateLimits'>,
+  core: Pick<OAuthDeps, 'clock' | 'config' | 'clients' | 'store' | 'remoteKeySets' | 'rateLimits'>,
   options: Pick<ClientAuthDeps, 'methods' | 'hooks'> = {},
 ): ClientAuthDeps {
   return {
     clock: core.clock,
     config: core.config,
     clients: core.clients,
-    assertions: clientAssertionsRepository(core.db, core.clock),
+    assertions: core.store.clientAssertions,
     remoteKeySets: core.remoteKeySets,
     hooks: rateLimitedClientAuth(core.rateLimits),
     ...options,

@@ -3,7 +3,7 @@
 // After a rotation the previous secret is accepted until its expiry (docs/admin-api.md): both hashes are
 // always compared, so whether a client has a previous secret does not show in the timing.
 import { digestsEqual, randomToken, sha256 } from '../../crypto/random.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 
 const DUMMY_SECRET_HASH = sha256(randomToken(32));
 

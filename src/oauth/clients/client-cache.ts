@@ -5,7 +5,7 @@
 // answer faster than an unknown one and timing would reveal which client ids exist (RFC 6749 5.2 parity).
 // The map is bounded (oldest entries go first) and concurrent misses share one query.
 import type { Clock } from '../../clock.js';
-import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
+import type { Client, ClientsRepository } from '../../storage/repositories/clients-repository.js';
 
 const MAX_ENTRIES = 10_000;
 

@@ -3,7 +3,7 @@
 // the fixed id `gatehouse-console`, registered at each start like the demo client. It is the one client
 // that may ask /authorize for the operator-only admin scopes; what a user actually receives is decided at
 // the code exchange by oauth/console-access.ts. docs/console.md
-import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
+import type { Client, ClientsRepository } from '../../storage/repositories/clients-repository.js';
 
 export const CONSOLE_CLIENT_ID = 'gatehouse-console';
 export const CONSOLE_PATH = '/console';

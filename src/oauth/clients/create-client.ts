@@ -1,7 +1,7 @@
 // Registers a validated client. Confidential clients get a server-generated 256-bit secret, returned
 // once; only its SHA-256 is stored (the secret is random, so a fast hash is right — argon2 is for passwords).
 import { randomToken, sha256 } from '../../crypto/random.js';
-import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
+import type { Client, ClientsRepository } from '../../storage/repositories/clients-repository.js';
 import type { ClientMetadata } from './metadata.js';
 
 export const MIN_IMPORTED_SECRET_LENGTH = 32;

@@ -4,7 +4,7 @@
 // idempotent and no instance can invalidate another's secret. Only the secret's SHA-256 is in the database.
 import { hkdfSync } from 'node:crypto';
 import { sha256 } from '../../crypto/random.js';
-import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
+import type { Client, ClientsRepository } from '../../storage/repositories/clients-repository.js';
 
 export const DEMO_CLIENT_ID = 'gatehouse-demo';
 const DEMO_SCOPE = 'openid profile email offline_access users:read';

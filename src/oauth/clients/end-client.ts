@@ -5,16 +5,11 @@
 // refused by the resource API, /userinfo and /introspect until the last of them would have expired.
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
-import { clientsRepository } from '../../storage/clients-repository.js';
-import { clientAdminRepository } from '../../storage/client-admin-repository.js';
-import type { Db } from '../../storage/database.js';
-import { runTransaction } from '../../storage/after-commit.js';
-import { grantsRepository } from '../../storage/grants-repository.js';
-import { revocationsRepository } from '../../storage/revocations-repository.js';
+import type { Store } from '../../storage/store.js';
 import type { ClientLookup } from './client-cache.js';
 
 export interface EndClientDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'ACCESS_TOKEN_TTL' | 'CLOCK_SKEW' | 'CLIENT_CACHE_TTL'>;
   /** This instance's client cache, told at once; other instances forget within CLIENT_CACHE_TTL. */
@@ -27,7 +22,7 @@ export interface EndClientOptions {
   /** Only if the client is still at this version (the admin API's If-Match); 'stale' otherwise. */
   expectedVersion?: number;
   /** Runs in the same transaction once the client is ended (the audit event). */
-  onEnded?: (trx: Db) => Promise<void>;
+  onEnded?: (trx: Store) => Promise<void>;
 }
 
 /** Deletes or disables the client and revokes all its tokens; false when there is no such client. */
@@ -35,27 +30,26 @@ export interface EndClientOptions {
  * Puts the client on the revocation list: every token it was issued until every instance has forgotten
  * it is refused. Runs in the transaction that deletes or disables it.
  */
-async function listAsRevoked(trx: Db, deps: Pick<EndClientDeps, 'clock' | 'config'>, clientId: string): Promise<void> {
+async function listAsRevoked(trx: Store, deps: Pick<EndClientDeps, 'clock' | 'config'>, clientId: string): Promise<void> {
   const { clock, config } = deps;
   // A stale cache elsewhere may still mint a client_credentials token until it forgets the client.
   const coversIssuedUntil = clock.now() + config.CLIENT_CACHE_TTL * 1000;
   const expiresAt = coversIssuedUntil + (config.ACCESS_TOKEN_TTL + config.CLOCK_SKEW) * 1000;
-  await revocationsRepository(trx, clock).revokeClient({ clientId, coversIssuedUntil: new Date(coversIssuedUntil), expiresAt: new Date(expiresAt) });
+  await trx.revocations.revokeClient({ clientId, coversIssuedUntil: new Date(coversIssuedUntil), expiresAt: new Date(expiresAt) });
 }
 
 /** Disabling in a caller's transaction (the admin API's `disabled: true`): every grant revoked, the client listed as revoked. */
-export async function revokeEveryTokenOf(trx: Db, deps: Pick<EndClientDeps, 'clock' | 'config'>, clientId: string): Promise<void> {
-  await grantsRepository(trx, deps.clock).revoke({ clientId });
+export async function revokeEveryTokenOf(trx: Store, deps: Pick<EndClientDeps, 'clock' | 'config'>, clientId: string): Promise<void> {
+  await trx.grants.revoke({ clientId });
   await listAsRevoked(trx, deps, clientId);
 }
 
 export async function endClient(deps: EndClientDeps, clientId: string, how: ClientEnding, options: EndClientOptions = {}): Promise<boolean | 'stale'> {
-  const { clock } = deps;
-  // runTransaction joins a caller's transaction (`gatehouse apply`): the ending commits with everything else or not at all.
-  const ended = await runTransaction(deps.db, async (trx): Promise<boolean | 'stale'> => {
-    const clients = clientsRepository(trx, clock);
+  // store.transaction joins a caller's transaction (`gatehouse apply`): the ending commits with everything else or not at all.
+  const ended = await deps.store.transaction(async (trx): Promise<boolean | 'stale'> => {
+    const clients = trx.clients;
     if (options.expectedVersion !== undefined) {
-      const version = await clientAdminRepository(trx, clock).lockVersion(clientId);
+      const version = await trx.clientAdmin.lockVersion(clientId);
       if (version === undefined) return false;
       if (version !== options.expectedVersion) return 'stale' as const;
     }

@@ -13,7 +13,7 @@ import type { Config } from '../../config.js';
 import { pinnedGet } from '../../http/outbound/pinned-get.js';
 import { OutboundRefused, type OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 import { parseScope } from '../../scopes.js';
-import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
+import type { Client, ClientsRepository } from '../../storage/repositories/clients-repository.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadataInput } from './metadata.js';
 import { cacheLifetime, hostPermitted, metadataDocumentUrlProblem } from './metadata-document-url.js';

@@ -1,6 +1,12 @@
 // Client metadata validation (RFC 7591 2), shared by `gatehouse clients create` and POST /register so both
 // paths enforce the same rules. Input uses the RFC 7591 names; the result is what the repository stores.
-import { GRANT_TYPES, TOKEN_ENDPOINT_AUTH_METHODS, type GrantType, type NewClient, type TokenEndpointAuthMethod } from '../../storage/clients-repository.js';
+import {
+  GRANT_TYPES,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+  type GrantType,
+  type NewClient,
+  type TokenEndpointAuthMethod,
+} from '../../storage/repositories/clients-repository.js';
 import { SIGNING_ALGS, type SigningAlg } from '../../crypto/keys.js';
 import { parseScope } from '../../scopes.js';
 import type { ResourceCatalogue } from '../resources/registry.js';

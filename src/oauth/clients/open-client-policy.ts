@@ -5,7 +5,7 @@
 // and is limited to the operator's OPEN_CLIENT_SCOPES and OPEN_CLIENT_RESOURCES. Operator-only scopes and
 // client_credentials are never among them, whatever the settings say.
 import type { Config } from '../../config.js';
-import { DEVICE_CODE_GRANT, type GrantType } from '../../storage/clients-repository.js';
+import { DEVICE_CODE_GRANT, type GrantType } from '../../storage/repositories/clients-repository.js';
 import type { ResourceCatalogue } from '../resources/registry.js';
 import { ClientMetadataError } from './metadata.js';
 

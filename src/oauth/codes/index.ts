@@ -5,14 +5,14 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
-import type { Db } from '../../storage/database.js';
-import { authorizationCodesRepository, type ConsumedCode, type StoredCode } from '../../storage/authorization-codes-repository.js';
-import { grantsRepository, type IssuedAccessTokenRecord } from '../../storage/grants-repository.js';
+import type { Store } from '../../storage/store.js';
+import type { ConsumedCode, StoredCode } from '../../storage/repositories/authorization-codes-repository.js';
+import type { IssuedAccessTokenRecord } from '../../storage/repositories/grants-repository.js';
 import type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
 import { verifierMatches } from './pkce.js';
 
 export type { AuthorizationCodeInput, AuthorizationCodeIssuer } from './authorization-codes.js';
-export type { StoredCode } from '../../storage/authorization-codes-repository.js';
+export type { StoredCode } from '../../storage/repositories/authorization-codes-repository.js';
 
 /** Written by the redemption itself, so an exchange is one database round trip. */
 export interface RedemptionIssue {
@@ -53,7 +53,7 @@ const isOwner = (code: StoredCode, clientId: string, presenter: Presenter): bool
   code.clientId === clientId && (presenter.authenticated || (presenter.verifier !== undefined && verifierMatches(presenter.verifier, code.codeChallenge)));
 
 export interface AuthorizationCodesDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'AUTH_CODE_TTL' | 'REFRESH_TOKEN_ABSOLUTE_TTL' | 'REFRESH_TOKEN_IDLE_TTL'>;
 }
@@ -62,9 +62,9 @@ export interface AuthorizationCodesDeps {
 const CODE_BYTES = 32;
 
 export function authorizationCodes(deps: AuthorizationCodesDeps): AuthorizationCodeIssuer & AuthorizationCodeRedeemer {
-  const { db, clock, config } = deps;
-  const codes = authorizationCodesRepository(db, clock);
-  const grants = grantsRepository(db, clock);
+  const { store, clock, config } = deps;
+  const codes = store.authorizationCodes;
+  const grants = store.grants;
 
   async function explainFailure(codeHash: string, clientId: string, presenter: Presenter, dpopJkt: string | undefined): Promise<Redemption> {
     const code = await codes.find(codeHash);

@@ -6,7 +6,7 @@
 // (/register, clients being ended) drops it at once. Concurrent rebuilds share one query. Bounded: at most
 // MAX_CLIENTS clients and MAX_ORIGINS origins are indexed (the oldest clients first).
 import type { Clock } from '../../clock.js';
-import type { ClientsRepository } from '../../storage/clients-repository.js';
+import type { ClientsRepository } from '../../storage/repositories/clients-repository.js';
 import { clientOrigins } from './origins.js';
 import { freshSnapshot } from '../fresh-snapshot.js';
 

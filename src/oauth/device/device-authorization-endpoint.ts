@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { OAuthDeps } from '../deps.js';
 import { OAuthError } from '../../http/errors.js';
 import { limitRequest } from '../../http/limit-request.js';
-import { DEVICE_CODE_GRANT } from '../../storage/clients-repository.js';
+import { DEVICE_CODE_GRANT } from '../../storage/repositories/clients-repository.js';
 import { checkResources } from '../authorize/check-resource.js';
 import { checkScope } from '../authorize/check-scope.js';
 import { authenticateClient } from '../client-auth/index.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
-import type { DeviceAuthorizationsRepository } from '../../storage/device-authorizations-repository.js';
+import type { DeviceAuthorizationsRepository } from '../../storage/repositories/device-authorizations-repository.js';
 import { newUserCode } from './user-code.js';
 
 /** The path of the page where the user enters the code (served by the interaction face). */

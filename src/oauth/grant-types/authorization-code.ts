@@ -6,17 +6,17 @@
 import type { AuthenticationLookup } from '../issued-tokens/authentication-context.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { OAuthError } from '../../http/errors.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { AuthorizationCodeRedeemer, Redemption, RedemptionIssue, StoredCode } from '../codes/index.js';
 import { isWellFormedVerifier, verifierMatches } from '../codes/pkce.js';
-import type { GrantsRepository } from '../../storage/grants-repository.js';
+import type { GrantsRepository } from '../../storage/repositories/grants-repository.js';
 import { REFRESH_TOKEN_BYTES } from '../refresh/index.js';
 import { SecurityEventError } from '../refresh/security-events.js';
 import type { Grant } from './grant-type.js';
 import type { GrantDeps } from './index.js';
 import { refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from '../issued-tokens/user-token-response.js';
 import type { ResourceRegistry } from '../resources/registry.js';
-import type { OperatorRolesRepository } from '../../storage/operator-roles-repository.js';
+import type { OperatorRolesRepository } from '../../storage/repositories/operator-roles-repository.js';
 import { consoleScope, isConsoleClient } from '../console-access.js';
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;

@@ -3,7 +3,7 @@
 // no refresh token and no id_token. RFC 8707: the token is for one resource server (resources/audience.ts)
 // and carries only its scopes; operator-only scopes are granted here and nowhere else.
 import { OAuthError } from '../../http/errors.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import { accessTokenLifetime, chooseAudience } from '../resources/audience.js';
 import type { ResourceCatalogue, ResourceRegistry } from '../resources/registry.js';
 import { parseScope, formatScope } from '../../scopes.js';

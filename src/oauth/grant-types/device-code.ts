@@ -7,9 +7,9 @@
 // code's rules (docs/token-formats.md); a DPoP proof binds the tokens as everywhere (RFC 9449 5).
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { OAuthError } from '../../http/errors.js';
-import { DEVICE_CODE_GRANT, type Client } from '../../storage/clients-repository.js';
-import type { DeviceAuthorizationsRepository } from '../../storage/device-authorizations-repository.js';
-import type { GrantsRepository } from '../../storage/grants-repository.js';
+import { DEVICE_CODE_GRANT, type Client } from '../../storage/repositories/clients-repository.js';
+import type { DeviceAuthorizationsRepository } from '../../storage/repositories/device-authorizations-repository.js';
+import type { GrantsRepository } from '../../storage/repositories/grants-repository.js';
 import type { AuthenticationLookup } from '../issued-tokens/authentication-context.js';
 import { refuseUnknownResource, signUserTokens, userTokenAudience, type UserTokensDeps } from '../issued-tokens/user-token-response.js';
 import { REFRESH_TOKEN_BYTES } from '../refresh/index.js';

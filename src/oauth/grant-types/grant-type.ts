@@ -1,7 +1,7 @@
 // One grant = one module behind this interface (fosite's handler / node-oidc-provider's grant triple).
 // /token authenticates the client, strips every parameter the grant did not declare, checks the client is
 // registered for the grant type, and calls `handle`. It never switches on grant_type itself.
-import type { Client, GrantType } from '../../storage/clients-repository.js';
+import type { Client, GrantType } from '../../storage/repositories/clients-repository.js';
 
 /** RFC 6749 5.1 token response (plus OIDC id_token). */
 export interface TokenResponse {

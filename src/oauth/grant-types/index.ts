@@ -24,6 +24,7 @@ export type GrantDeps = Pick<
   | 'clock'
   | 'bearerTokens'
   | 'delegations'
+  | 'store'
   | 'users'
   | 'audit'
   | 'clients'

@@ -21,10 +21,11 @@ import { decodeJwt } from 'jose';
 import { OAuthError } from '../../http/errors.js';
 import type { AuditSink } from '../../audit/audit-sink.js';
 import type { Clock } from '../../clock.js';
-import type { Client } from '../../storage/clients-repository.js';
-import type { DelegationsRepository } from '../../storage/delegations-repository.js';
-import type { UsersRepository } from '../../storage/users-repository.js';
-import { TOKEN_EXCHANGE_GRANT } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
+import type { DelegationsRepository } from '../../storage/repositories/delegations-repository.js';
+import type { Store } from '../../storage/store.js';
+import type { UsersRepository } from '../../storage/repositories/users-repository.js';
+import { TOKEN_EXCHANGE_GRANT } from '../../storage/repositories/clients-repository.js';
 import { formatScope, parseScope } from '../../scopes.js';
 import type { AccessTokenIssuer } from '../issued-tokens/access-tokens.js';
 import type { AccessTokenClaims, BearerVerifier } from '../issued-tokens/bearer-access-token.js';
@@ -74,7 +75,8 @@ function tokenExchangeGrant(deps: {
   verify: BearerVerifier;
   issuer: AccessTokenIssuer;
   resources: Pick<ResourceRegistry, 'catalogue'>;
-  delegations: Pick<DelegationsRepository, 'originOf' | 'record'>;
+  delegations: Pick<DelegationsRepository, 'originOf'>;
+  store: Pick<Store, 'transaction'>;
   users: Pick<UsersRepository, 'findById'>;
   clients: Pick<ClientLookup, 'find'>;
   audit: AuditSink;
@@ -171,10 +173,19 @@ function tokenExchangeGrant(deps: {
       const below = actOf(payload.act);
       const act: ActClaim | undefined = actor === null ? below : { sub: actor, ...(below ? { act: below } : {}) };
 
-      const outcome = await deps.delegations.record(
-        { userId: user.id, origin, clientId: client.id, actor, audience: server.identifier, scope, jti: prepared.jti, expiresAt },
-        (tx) =>
-          deps.audit.emit(
+      const outcome = await deps.store.transaction(async (tx) => {
+        const recorded = await tx.delegations.record({
+          userId: user.id,
+          origin,
+          clientId: client.id,
+          actor,
+          audience: server.identifier,
+          scope,
+          jti: prepared.jti,
+          expiresAt,
+        });
+        if (recorded.recorded) {
+          await deps.audit.emit(
             {
               type: 'token.exchanged',
               actor: { kind: 'user', userId: user.id, clientId: client.id },
@@ -189,8 +200,10 @@ function tokenExchangeGrant(deps: {
               },
             },
             { tx },
-          ),
-      );
+          );
+        }
+        return recorded;
+      });
       if (!outcome.recorded) {
         throw new OAuthError(
           'invalid_grant',
@@ -228,6 +241,7 @@ export const tokenExchange = (deps: GrantDeps): Grant =>
     issuer: deps.accessTokens,
     resources: deps.resources,
     delegations: deps.delegations,
+    store: deps.store,
     users: deps.users,
     clients: deps.clients,
     audit: deps.audit,

@@ -1,7 +1,7 @@
 // Access tokens as seen by /revoke and /introspect: our own at+jwt, verified exactly as a bearer
 // credential is (bearer-access-token.ts: pinned algorithm, typ, iss, aud, times, jti not revoked),
 // and answered only to the client the token was issued to.
-import type { RevocationsRepository } from '../../storage/revocations-repository.js';
+import type { RevocationsRepository } from '../../storage/repositories/revocations-repository.js';
 import type { IntrospectionResult, TokenTypeHandler } from '../token-type-handler.js';
 import type { TokenTypeDeps } from '../revocable-token-types.js';
 import type { AccessTokenClaims, BearerVerifier } from './bearer-access-token.js';

@@ -8,7 +8,7 @@
 import { decodeJwt } from 'jose';
 import type { OAuthDeps } from '../deps.js';
 import { ProblemError } from '../../http/errors.js';
-import type { RevocationsRepository } from '../../storage/revocations-repository.js';
+import type { RevocationsRepository } from '../../storage/repositories/revocations-repository.js';
 import { accessTokenVerifier, type AccessTokenClaims, type TokenRefusal } from '../../tokens/access-token-verifier.js';
 import { keyServiceSource } from '../../tokens/key-source.js';
 import { resourceOfAudience } from './token-audience.js';

@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { KeyService } from '../../crypto/keys.js';
-import type { Client } from '../../storage/clients-repository.js';
-import type { UserRecord } from '../../storage/users-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
+import type { UserRecord } from '../../storage/repositories/users-repository.js';
 import { userClaims } from './user-claims.js';
 import { sidOf } from '../../tokens/session-id.js';
 

@@ -1,7 +1,7 @@
 // The user's claims released per scope (OIDC Core 5.4), shared by the id_token and /userinfo.
 // `openid` alone releases only `sub`. Claims without a value are omitted (OIDC Core 5.3.2); claim types
 // follow OIDC Core 5.1: booleans are booleans and updated_at is a number of seconds.
-import type { UserRecord } from '../../storage/users-repository.js';
+import type { UserRecord } from '../../storage/repositories/users-repository.js';
 
 export type UserClaims = Record<string, unknown>;
 

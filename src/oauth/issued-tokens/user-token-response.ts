@@ -3,9 +3,9 @@
 // decided on. The access token's jti is recorded under its grant by the grant's one redemption or rotation
 // statement *before* it is signed (so revoking the grant revokes it by jti); here it is only signed.
 import { OAuthError } from '../../http/errors.js';
-import type { Client } from '../../storage/clients-repository.js';
-import type { UserRecord } from '../../storage/users-repository.js';
-import type { ResourceServer } from '../../storage/resource-servers-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
+import type { UserRecord } from '../../storage/repositories/users-repository.js';
+import type { ResourceServer } from '../../storage/repositories/resource-servers-repository.js';
 import { mappedClaims } from '../resources/claims.js';
 import { formatScope } from '../../scopes.js';
 import { accessTokenLifetime, chooseAudience } from '../resources/audience.js';

@@ -10,11 +10,11 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import { keyEncryption } from '../../crypto/key-encryption.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
-import type { Db } from '../../storage/database.js';
-import { grantsRepository, type IssuedAccessTokenRecord } from '../../storage/grants-repository.js';
-import { refreshTokensRepository, type RefreshTokenRecord, type RotatedGrant } from '../../storage/refresh-tokens-repository.js';
+import type { Store } from '../../storage/store.js';
+import type { IssuedAccessTokenRecord } from '../../storage/repositories/grants-repository.js';
+import type { RefreshTokenRecord, RotatedGrant } from '../../storage/repositories/refresh-tokens-repository.js';
 
-export type { GrantRecord } from '../../storage/grants-repository.js';
+export type { GrantRecord } from '../../storage/repositories/grants-repository.js';
 
 export type RotationFailure = 'unknown' | 'other_client' | 'dpop_key' | 'reused' | 'expired' | 'wider_scope' | 'in_flight';
 
@@ -43,7 +43,7 @@ export interface RefreshTokens {
 }
 
 export interface RefreshTokensDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   config: Pick<Config, 'REFRESH_TOKEN_IDLE_TTL' | 'REFRESH_REUSE_GRACE'>;
 }
@@ -53,9 +53,9 @@ export const REFRESH_TOKEN_BYTES = 32;
 const sealerFor = (token: string) => keyEncryption(Buffer.from(hkdfSync('sha256', token, new Uint8Array(0), 'gatehouse refresh reuse grace', 32)));
 
 export function refreshTokens(deps: RefreshTokensDeps): RefreshTokens {
-  const { db, clock, config } = deps;
-  const store = refreshTokensRepository(db, clock);
-  const grants = grantsRepository(db, clock);
+  const { store: db, clock, config } = deps;
+  const store = db.refreshTokens;
+  const grants = db.grants;
 
   const isLive = (record: RefreshTokenRecord): boolean => {
     const now = clock.now();

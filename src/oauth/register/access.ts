@@ -2,8 +2,8 @@
 // the registration access token (RFC 7592 3) for one client's configuration URI. Both are stored hashed.
 import { OAuthError } from '../../http/errors.js';
 import { safeEqual, sha256 } from '../../crypto/random.js';
-import type { Client, ClientsRepository } from '../../storage/clients-repository.js';
-import type { InitialAccessTokensRepository } from '../../storage/initial-access-tokens-repository.js';
+import type { Client, ClientsRepository } from '../../storage/repositories/clients-repository.js';
+import type { InitialAccessTokensRepository } from '../../storage/repositories/initial-access-tokens-repository.js';
 import type { RegistrationPolicy } from './policy.js';
 
 // RFC 6750 3.1: a bad or missing token is 401 with a Bearer challenge. One answer for every failure,

@@ -8,8 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../deps.js';
 import { OAuthError } from '../../http/errors.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
-import { clientsRepository, type Client } from '../../storage/clients-repository.js';
-import { initialAccessTokensRepository } from '../../storage/initial-access-tokens-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import { clientMetadataView, createClient, usesSecret } from '../clients/create-client.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadata, type ClientMetadataInput } from '../clients/metadata.js';
 import { endClient } from '../clients/end-client.js';
@@ -75,7 +74,7 @@ function secretChange(client: Client, metadata: ClientMetadata): { secret?: stri
 
 type RegistrationServices = Pick<
   OAuthDeps,
-  'config' | 'clock' | 'db' | 'outbound' | 'clients' | 'clientRegistrations' | 'initialAccessTokens' | 'resources' | 'rateLimits'
+  'config' | 'clock' | 'store' | 'outbound' | 'clients' | 'clientRegistrations' | 'initialAccessTokens' | 'resources' | 'rateLimits'
 >;
 
 export function registrationEndpoints(app: FastifyInstance, core: RegistrationServices): void {
@@ -99,9 +98,9 @@ export function registrationEndpoints(app: FastifyInstance, core: RegistrationSe
     const metadata = await validated(request, policy, core.outbound, core.resources, core.config.WEBHOOK_ALLOWED_HOSTS);
     const registrationToken = randomToken(32);
     // The use is spent in the transaction that creates the client: a refused or failed registration costs none.
-    const { client, secret } = await core.db.transaction().execute(async (tx) => {
-      const spent = await spendInitialAccessToken(tokenHash, initialAccessTokensRepository(tx, core.clock));
-      return createClient(clientsRepository(tx, core.clock), metadata, { registrationTokenHash: sha256(registrationToken), registrationPolicy: spent });
+    const { client, secret } = await core.store.transaction(async (tx) => {
+      const spent = await spendInitialAccessToken(tokenHash, tx.initialAccessTokens);
+      return createClient(tx.clients, metadata, { registrationTokenHash: sha256(registrationToken), registrationPolicy: spent });
     });
     // A lookup of this id may have been remembered as unknown, and the origins index predates the client.
     core.clients.forget(client.id);

@@ -10,8 +10,8 @@ import type { Config } from '../../config.js';
 import type { OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 import type { RateLimits } from '../../http/rate-limit.js';
 import { parseScope } from '../../scopes.js';
-import { clientsRepository, type Client } from '../../storage/clients-repository.js';
-import type { Db } from '../../storage/database.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
+import type { Store } from '../../storage/store.js';
 import type { Clock } from '../../clock.js';
 import { createClient } from '../clients/create-client.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadataInput } from '../clients/metadata.js';
@@ -20,7 +20,7 @@ import type { ResourceRegistry } from '../resources/registry.js';
 
 export interface OpenRegistrationDeps {
   config: Pick<Config, 'OPEN_CLIENT_SCOPES' | 'OPEN_CLIENT_RESOURCES'>;
-  db: Db;
+  store: Store;
   clock: Clock;
   outbound: OutboundPolicy;
   rateLimits: RateLimits;
@@ -61,7 +61,7 @@ export async function registerOpenClient(request: FastifyRequest, body: Record<s
   const reservation = await deps.rateLimits.reserve('open_registrations', request.ip);
   try {
     const metadata = await openMetadata(body, deps);
-    const { client } = await createClient(clientsRepository(deps.db, deps.clock), {
+    const { client } = await createClient(deps.store.clients, {
       ...metadata,
       provenance: 'self_registered',
       resources: [...deps.config.OPEN_CLIENT_RESOURCES],

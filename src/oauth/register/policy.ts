@@ -3,7 +3,7 @@
 // what a user grants it at the consent screen: the user-facing grants and the OIDC scopes. A grant without a
 // user (client_credentials) or a resource-API scope needs an operator's explicit allowance on the token;
 // a service client with API scopes is otherwise an operator's job (`gatehouse clients create`).
-import { DEVICE_CODE_GRANT, type GrantType } from '../../storage/clients-repository.js';
+import { DEVICE_CODE_GRANT, type GrantType } from '../../storage/repositories/clients-repository.js';
 import { OIDC_SCOPES } from '../../scopes.js';
 import type { ClientMetadata } from '../clients/metadata.js';
 import { ClientMetadataError } from '../clients/metadata.js';

@@ -9,7 +9,7 @@
 //   5. without API scopes: the client's default resource, else the deployment's API_AUDIENCE.
 // docs/resource-servers.md
 import { OAuthError } from '../../http/errors.js';
-import type { ResourceServer } from '../../storage/resource-servers-repository.js';
+import type { ResourceServer } from '../../storage/repositories/resource-servers-repository.js';
 import type { ResourceCatalogue } from './registry.js';
 
 export interface AudienceRequest {

@@ -3,7 +3,7 @@
 // can never become a claim the server sets itself (RESERVED_CLAIMS) or one the OpenID Connect scopes release
 // (STANDARD_CLAIMS): `gatehouse users set-attribute` and `resource-servers create --claim` refuse such names,
 // and issuance ignores them again here, whatever the database holds (defence in depth).
-import type { ResourceScope } from '../../storage/resource-servers-repository.js';
+import type { ResourceScope } from '../../storage/repositories/resource-servers-repository.js';
 
 /** Claims of RFC 7519 4.1, RFC 9068 2.2, RFC 9449 6, OIDC Core 2 and 3.1.3.6 that only the server sets. */
 const RESERVED_CLAIMS: ReadonlySet<string> = new Set([

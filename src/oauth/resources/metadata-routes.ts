@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { OAuthDeps } from '../deps.js';
 import { OIDC_SCOPES, userinfoAudience } from '../../scopes.js';
-import type { ResourceServer } from '../../storage/resource-servers-repository.js';
+import type { ResourceServer } from '../../storage/repositories/resource-servers-repository.js';
 import {
   FOREIGN_METADATA_PATH,
   identifiersOfMetadataPath,

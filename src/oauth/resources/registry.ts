@@ -3,7 +3,7 @@
 // through this instance (forget()). Concurrent misses share one read; the snapshot is bounded
 // (MAX_RESOURCE_SERVERS). docs/resource-servers.md
 import type { Clock } from '../../clock.js';
-import type { ResourceServer, ResourceServersRepository } from '../../storage/resource-servers-repository.js';
+import type { ResourceServer, ResourceServersRepository } from '../../storage/repositories/resource-servers-repository.js';
 import { isOidcScope, OIDC_SCOPES, oidcScopeDescriptions } from '../../scopes.js';
 import { freshSnapshot } from '../fresh-snapshot.js';
 

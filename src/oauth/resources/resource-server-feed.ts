@@ -13,7 +13,7 @@
 // Polled every 500 ms, it gives the proxy the feed's promise (≤ 1 s) from outside the database.
 import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../../http/errors.js';
-import type { LiveRevocations } from '../../storage/revocations-repository.js';
+import type { LiveRevocations } from '../../storage/repositories/revocations-repository.js';
 import { authenticateClient } from '../client-auth/index.js';
 import type { OAuthDeps } from '../deps.js';
 import { JWKS_PATH } from '../jwks.js';

@@ -1,7 +1,7 @@
 // The steps of the token endpoint (RFC 6749 3.2, 5), each one check that throws an RFC 6749 5.2 error.
 // The endpoint never switches on grant_type: it looks the grant up and hands it its declared parameters.
 import { OAuthError } from '../../http/errors.js';
-import type { Client } from '../../storage/clients-repository.js';
+import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { FormParameters } from '../form-parameters.js';
 import type { Grant } from '../grant-types/grant-type.js';
 

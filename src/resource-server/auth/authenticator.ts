@@ -8,8 +8,8 @@
 import { bearerAuthenticator as kitAuthenticator, type Authenticator as KitAuthenticator } from '@gatehouse/resource-server';
 import type { Clock } from '../../clock.js';
 import type { Principal } from '../../http/principal.js';
-import type { RevocationsRepository } from '../../storage/revocations-repository.js';
-import type { RevocationCheck } from '../../storage/revocation-feed.js';
+import type { RevocationsRepository } from '../../storage/repositories/revocations-repository.js';
+import type { RevocationCheck } from '../../storage/repositories/revocation-feed.js';
 import type { AccessTokenVerifier } from '../../tokens/access-token-verifier.js';
 import type { KeySource } from '../../tokens/key-source.js';
 import { problemOf } from './challenges.js';

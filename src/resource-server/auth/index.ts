@@ -7,8 +7,8 @@ import { resourceServer, type ResourceServer } from '@gatehouse/resource-server'
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { KeyService } from '../../crypto/keys.js';
-import type { RevocationsRepository } from '../../storage/revocations-repository.js';
-import type { RevocationCheck } from '../../storage/revocation-feed.js';
+import type { RevocationsRepository } from '../../storage/repositories/revocations-repository.js';
+import type { RevocationCheck } from '../../storage/repositories/revocation-feed.js';
 import { problemAuthenticator, type Authenticator } from './authenticator.js';
 import { keyServiceSource, remoteKeySource, type KeySource } from '../../tokens/key-source.js';
 import type { DpopDeps } from '../../tokens/dpop/proof.js';

@@ -4,16 +4,15 @@
 import type { DpopDeps } from '@gatehouse/resource-server';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
-import type { Db } from '../../storage/database.js';
-import { dpopProofsRepository } from '../../storage/dpop-proofs-repository.js';
+import type { Store } from '../../storage/store.js';
 import { dpopNonces } from './nonce.js';
 
 export { DPOP_ALGS, DpopNonceError, DpopProofError, verifyDpopProof, type DpopDeps, type DpopRequest } from '@gatehouse/resource-server';
 
 /** What every proof check of this app (token endpoint, resource API, /userinfo) works with. */
-export const dpopDeps = (core: { clock: Clock; config: Config; db: Db; keyEncryptionKey: Buffer }): DpopDeps => ({
+export const dpopDeps = (core: { clock: Clock; config: Config; store: Store; keyEncryptionKey: Buffer }): DpopDeps => ({
   clock: core.clock,
   clockSkewSeconds: core.config.CLOCK_SKEW,
-  proofs: dpopProofsRepository(core.db, core.clock),
+  proofs: core.store.dpopProofs,
   nonces: dpopNonces(core.keyEncryptionKey, core.clock),
 });

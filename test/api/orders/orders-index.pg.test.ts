@@ -3,7 +3,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import type { Database } from '../../../src/storage/database.js';
+import type { Database } from '../../../src/storage/driver/database.js';
 import { createTestDatabase } from '../../helpers/database.js';
 
 let database: Database;

@@ -3,7 +3,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { ordersRepository } from '../../../src/storage/orders-repository.js';
+import { ordersRepository } from '../../../src/storage/repositories/orders-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { call, shopTokens, type Caller } from '../../helpers/shop.js';
 

@@ -1,7 +1,7 @@
 // A running app with two users (U1, U2) and tokens minted by the real access-token issuer: a user token
 // for each, a service (client_credentials-shaped) token, and helpers for JSON requests.
 import { hashPassword } from '../../../src/crypto/passwords.js';
-import { usersRepository, type User } from '../../../src/storage/users-repository.js';
+import { usersRepository, type User } from '../../../src/storage/repositories/users-repository.js';
 import { accessTokenIssuer } from '../../../src/oauth/issued-tokens/access-tokens.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 

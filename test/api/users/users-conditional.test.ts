@@ -1,7 +1,7 @@
 // RFC 9110 §13 conditional requests and §12 content negotiation on /v1/users, one rule per test.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { usersRepository } from '../../../src/storage/users-repository.js';
+import { usersRepository } from '../../../src/storage/repositories/users-repository.js';
 import { json, problemOf, usersFixture, type UsersFixture } from './fixture.js';
 
 let f: UsersFixture;

@@ -1,7 +1,7 @@
 // /v1/users: methods, status codes, validation, object-level access (IDOR → 404) and write-only password.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { usersRepository } from '../../../src/storage/users-repository.js';
+import { usersRepository } from '../../../src/storage/repositories/users-repository.js';
 import { verifyPassword } from '../../../src/crypto/passwords.js';
 import { json, problemOf, usersFixture, type UsersFixture } from './fixture.js';
 

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { parseConfig } from '../../../src/config.js';
 import { systemClock } from '../../../src/clock.js';
 import { createCore } from '../../../src/core.js';
-import { openPostgres, type Database } from '../../../src/storage/database.js';
+import { openPostgres, type Database } from '../../../src/storage/driver/database.js';
 import { keyIdentity, REPLAY_HEADER } from '../../../src/http/idempotency/index.js';
 import { createPostgresDatabaseUrl } from '../../helpers/database.js';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';

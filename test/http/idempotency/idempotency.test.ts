@@ -7,8 +7,8 @@ import type { FastifyRequest } from 'fastify';
 import { manualClock } from '../../../src/clock.js';
 import { canonicalJson } from '../../../src/http/idempotency/canonical-json.js';
 import { fingerprintKey, idempotency, keyIdentity, requestFingerprint, REPLAY_HEADER } from '../../../src/http/idempotency/index.js';
-import { idempotencyKeysRepository } from '../../../src/storage/idempotency-keys-repository.js';
-import { guardedPaymentInsert } from '../../../src/storage/payments-repository.js';
+import { idempotencyKeysRepository } from '../../../src/storage/repositories/idempotency-keys-repository.js';
+import { guardedPaymentInsert } from '../../../src/storage/repositories/payments-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { call, shopTokens } from '../../helpers/shop.js';
 
@@ -22,7 +22,7 @@ before(async () => {
     clock,
     configure: (app) => {
       // A route outside /v1 that opts into the same mechanism; its "principal" is set by hand.
-      const mechanism = idempotency({ db: app.core.db, clock, config: app.core.config, keyEncryptionKey: app.core.keyEncryptionKey });
+      const mechanism = idempotency({ store: app.core.store, clock, config: app.core.config, keyEncryptionKey: app.core.keyEncryptionKey });
       app.post('/test/flaky', {
         preHandler: async (request: FastifyRequest) => {
           request.principal = { kind: 'user', sub: 'flaky-user', clientId: 'flaky-client', scopes: new Set(), jti: 'j', exp: 0 };

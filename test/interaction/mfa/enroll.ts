@@ -3,10 +3,10 @@
 import type { TestApp } from '../../helpers/app.js';
 import { keyEncryption } from '../../../src/crypto/key-encryption.js';
 import { secondFactors, type SecondFactors } from '../../../src/interaction/mfa/second-factors.js';
-import { passkeysRepository } from '../../../src/storage/passkeys-repository.js';
-import { secondFactorsRepository } from '../../../src/storage/second-factors-repository.js';
+import { passkeysRepository } from '../../../src/storage/repositories/passkeys-repository.js';
+import { secondFactorsRepository } from '../../../src/storage/repositories/second-factors-repository.js';
 import { secretOfUri, totpAt } from '../../helpers/totp.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { Browser, parseForm } from '../../helpers/browser.js';
 import { REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
 import { SIGN_IN, createUser } from '../../helpers/users.js';

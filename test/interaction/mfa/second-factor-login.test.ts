@@ -8,7 +8,7 @@ import { manualClock } from '../../../src/clock.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
 import { totpAt } from '../../helpers/totp.js';
-import type { Client } from '../../../src/storage/clients-repository.js';
+import type { Client } from '../../../src/storage/repositories/clients-repository.js';
 import { authorizeQuery, openInteraction, submitLogin } from '../browserless.js';
 import { enrollTotp } from './enroll.js';
 import { Browser, parseForm } from '../../helpers/browser.js';

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../../src/clock.js';
-import type { Client } from '../../../src/storage/clients-repository.js';
+import type { Client } from '../../../src/storage/repositories/clients-repository.js';
 import { AccountBrowser } from '../../account/account-browser.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { Browser, parseForm } from '../../helpers/browser.js';

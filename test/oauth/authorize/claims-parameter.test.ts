@@ -11,7 +11,7 @@ import { createClient, REDIRECT_URI, type ClientFixture } from '../../helpers/oa
 import { Browser } from '../../helpers/browser.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 import { createUser, fullProfile, PASSWORD } from '../../helpers/users.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { MAX_CLAIMS_DEPTH } from '../../../src/oauth/authorize/check-claims.js';
 import { authorizeQuery, loginAndConsent } from '../../interaction/browserless.js';
 import { assertErrorRedirect } from './assertions.js';

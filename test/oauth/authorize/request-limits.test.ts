@@ -12,7 +12,7 @@ import { AUTHORIZATION_PARAMETERS, MAX_AUTHORIZATION_PARAMETERS_BYTES, storedSiz
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient } from '../../helpers/oauth-fixtures.js';
 import { authorizeQuery } from '../../interaction/browserless.js';
-import type { Client } from '../../../src/storage/clients-repository.js';
+import type { Client } from '../../../src/storage/repositories/clients-repository.js';
 import { assertErrorPage, assertErrorRedirect } from './assertions.js';
 import { Browser } from '../../helpers/browser.js';
 

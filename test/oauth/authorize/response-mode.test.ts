@@ -9,7 +9,7 @@ import { INTERACTION_TTL_SECONDS } from '../../../src/interaction/index.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient } from '../../helpers/oauth-fixtures.js';
 import { authorizeQuery, openInteraction } from '../../interaction/browserless.js';
-import type { Client } from '../../../src/storage/clients-repository.js';
+import type { Client } from '../../../src/storage/repositories/clients-repository.js';
 import { assertErrorPage, assertErrorRedirect } from './assertions.js';
 import { Browser, parseForm } from '../../helpers/browser.js';
 import { createUser, PASSWORD, SIGN_IN } from '../../helpers/users.js';

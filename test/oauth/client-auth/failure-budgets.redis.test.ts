@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
-import type { Database } from '../../../src/storage/database.js';
+import type { Database } from '../../../src/storage/driver/database.js';
 import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
 import { authorizeQuery, openInteraction, submitLogin } from '../../interaction/browserless.js';
 import { basicAuth, postForm, registerClient } from '../fixtures.js';

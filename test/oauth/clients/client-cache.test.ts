@@ -3,8 +3,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../../src/clock.js';
 import { cachedClients } from '../../../src/oauth/clients/client-cache.js';
-import { clientsRepository, type ClientsRepository } from '../../../src/storage/clients-repository.js';
-import type { Database } from '../../../src/storage/database.js';
+import { clientsRepository, type ClientsRepository } from '../../../src/storage/repositories/clients-repository.js';
+import type { Database } from '../../../src/storage/driver/database.js';
 import { createTestDatabase } from '../../helpers/database.js';
 
 let database: Database;

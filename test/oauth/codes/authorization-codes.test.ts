@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { manualClock } from '../../../src/clock.js';
 import { authorizationCodes } from '../../../src/oauth/codes/index.js';
 import { sha256 } from '../../../src/crypto/random.js';
-import type { Database } from '../../../src/storage/database.js';
+import type { Database } from '../../../src/storage/driver/database.js';
+import { createStore } from '../../../src/storage/store.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
 import { pkcePair } from '../../helpers/pkce.js';
@@ -23,7 +24,7 @@ after(async () => {
 async function mint(overrides: { clientId?: string } = {}) {
   const { client } = await createClient(database.db, clock);
   const user = await createUser(database.db, clock);
-  const codes = authorizationCodes({ db: database.db, clock, config });
+  const codes = authorizationCodes({ store: createStore(database.db, clock), clock, config });
   const code = await codes.issue({
     clientId: overrides.clientId ?? client.id,
     redirectUri: REDIRECT_URI,

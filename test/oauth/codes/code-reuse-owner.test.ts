@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { authorizationCodes } from '../../../src/oauth/codes/index.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient, postToken, REDIRECT_URI, refreshWith, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { NO_LIMITS } from '../../helpers/env.js';

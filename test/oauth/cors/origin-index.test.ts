@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../../src/clock.js';
-import { clientsRepository } from '../../../src/storage/clients-repository.js';
+import { clientsRepository } from '../../../src/storage/repositories/clients-repository.js';
 import { originIndex } from '../../../src/oauth/cors/origin-index.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';

@@ -4,7 +4,7 @@ import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { manualClock } from '../../../src/clock.js';
 import { authorizationCodes } from '../../../src/oauth/codes/index.js';
 import { s256 } from '../../../src/oauth/codes/pkce.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient, postToken, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { NO_LIMITS } from '../../helpers/env.js';

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../../src/clock.js';
-import { openPostgres, type Database } from '../../../src/storage/database.js';
+import { openPostgres, type Database } from '../../../src/storage/driver/database.js';
+import { createStore } from '../../../src/storage/store.js';
 import { createPostgresDatabaseUrl } from '../../helpers/database.js';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
 import { codeGrantTokens, createClient, refreshWith } from '../../helpers/oauth-fixtures.js';
@@ -48,7 +49,7 @@ after(async () => {
 test('the 200× race across two server processes sharing one PostgreSQL never leaves two live branches', async () => {
   const [a, b] = servers as [ServerProcess, ServerProcess];
   const codeDeps = {
-    db: database.db,
+    store: createStore(database.db, systemClock),
     clock: systemClock,
     config: { AUTH_CODE_TTL: 60, REFRESH_TOKEN_ABSOLUTE_TTL: 2_592_000, REFRESH_TOKEN_IDLE_TTL: 1_209_600 },
   };

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../../src/clock.js';
 import { unusedOpenClientsPurge } from '../../../src/oauth/housekeeping.js';
-import { clientsRepository } from '../../../src/storage/clients-repository.js';
+import { clientsRepository } from '../../../src/storage/repositories/clients-repository.js';
 import { adminFixture, type AdminFixture } from '../../admin/fixture.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { browserlessLogin } from '../../helpers/browserless-login.js';
@@ -160,7 +160,7 @@ test('a self-registered client is labelled so on the consent page and in the adm
 });
 
 test('unused self-registered clients are purged after OPEN_CLIENT_UNUSED_TTL; one with a live grant, or an operator-made one, is kept', async () => {
-  const { db, config } = world.t.core;
+  const { db, store, config } = world.t.core;
   const unused = String((await register(world.t.url, agent())).body.client_id);
   const inUse = String((await register(world.t.url, agent({ scope: 'openid offline_access' }))).body.client_id);
   const user = await createUser(db, world.t.core.clock, SIGN_IN);
@@ -187,11 +187,11 @@ test('unused self-registered clients are purged after OPEN_CLIENT_UNUSED_TTL; on
   assert.equal(token.status, 200, token.text);
 
   const later = manualClock(Date.now() + (config.OPEN_CLIENT_UNUSED_TTL - 60) * 1000);
-  await unusedOpenClientsPurge({ db, clock: later, config })();
+  await unusedOpenClientsPurge({ store, clock: later, config })();
   const clients = clientsRepository(db, world.t.core.clock);
   assert.ok(await clients.find(unused), 'not purged before OPEN_CLIENT_UNUSED_TTL');
   later.advance(120_000);
-  const purged = await unusedOpenClientsPurge({ db, clock: later, config })();
+  const purged = await unusedOpenClientsPurge({ store, clock: later, config })();
   assert.ok(purged >= 1);
   assert.equal(await clients.find(unused), undefined);
   assert.ok(await clients.find(inUse), 'a client with a live grant is kept');

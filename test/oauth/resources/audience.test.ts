@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { chooseAudience, offlineAudienceMayRefuse } from '../../../src/oauth/resources/audience.js';
 import { resourceCatalogue } from '../../../src/oauth/resources/registry.js';
-import type { ResourceServer } from '../../../src/storage/resource-servers-repository.js';
+import type { ResourceServer } from '../../../src/storage/repositories/resource-servers-repository.js';
 
 const server = (identifier: string, scopes: string[], offlineAccess = true, operatorOnly = false) =>
   ({

@@ -13,7 +13,7 @@ import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
 import { basicAuth, postForm } from '../fixtures.js';
 import { executeCommand } from '../../../src/cli/execute.js';
 import { UsageError } from '../../../src/cli/command.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 
 interface Created {

@@ -3,7 +3,7 @@
 // requests the tests make through the CLI, /token and /introspect.
 import { decodeJwt } from 'jose';
 import { executeCommand } from '../../../src/cli/execute.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 import { createUser, PASSWORD } from '../../helpers/users.js';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../../src/clock.js';
 import { resourceRegistry } from '../../../src/oauth/resources/registry.js';
-import type { ResourceServer } from '../../../src/storage/resource-servers-repository.js';
+import type { ResourceServer } from '../../../src/storage/repositories/resource-servers-repository.js';
 
 const server = (identifier: string, scope: string): ResourceServer => ({
   identifier,

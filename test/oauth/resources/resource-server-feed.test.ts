@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { executeCommand } from '../../../src/cli/execute.js';
 import { createClient } from '../../helpers/oauth-fixtures.js';
 import { UsageError } from '../../../src/cli/command.js';
-import { revocationsRepository } from '../../../src/storage/revocations-repository.js';
+import { revocationsRepository } from '../../../src/storage/repositories/revocations-repository.js';
 
 let t: TestApp;
 let creds: { client_id: string; client_secret: string };

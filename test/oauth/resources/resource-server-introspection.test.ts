@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { accessTokenIssuer } from '../../../src/oauth/issued-tokens/access-tokens.js';
 import { ACR_MFA } from '../../../src/oauth/issued-tokens/authentication-context.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import type { TestApp } from '../../helpers/app.js';
 import { basicAuth, postForm } from '../fixtures.js';
 import { resourcesWorld, type Created } from './fixture.js';

@@ -11,7 +11,7 @@ import { browserlessLogin } from '../../helpers/browserless-login.js';
 import { PASSWORD } from '../../helpers/users.js';
 import { createClient, REDIRECT_URI } from '../../helpers/oauth-fixtures.js';
 import { sha256 } from '../../../src/crypto/random.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { authorizeQuery } from '../../interaction/browserless.js';
 import { Browser, parseForm } from '../../helpers/browser.js';
 import { MAX_RESOURCES } from '../../../src/oauth/authorize/check-resource.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { executeCommand } from '../../../src/cli/execute.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import type { TestApp } from '../../helpers/app.js';
 import { codeGrantTokens, createClient, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { resourcesWorld, type Created } from './fixture.js';

@@ -7,7 +7,7 @@ import * as client from 'openid-client';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { basicAuth, postForm, registerClient, type RegisteredClient } from '../../oauth/fixtures.js';
 import { loginAndConsent } from '../../interaction/browserless.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { Browser } from '../../helpers/browser.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 import { createUser, SIGN_IN } from '../../helpers/users.js';

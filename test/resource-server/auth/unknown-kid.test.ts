@@ -12,7 +12,7 @@ import { manualClock } from '../../../src/clock.js';
 import { keyEncryption } from '../../../src/crypto/key-encryption.js';
 import { DEFAULT_UNKNOWN_KID_COOLDOWN_MS, keyService } from '../../../src/crypto/keys.js';
 import { accessTokenIssuer } from '../../../src/oauth/issued-tokens/access-tokens.js';
-import { signingKeysRepository } from '../../../src/storage/signing-keys-repository.js';
+import { signingKeysRepository } from '../../../src/storage/repositories/signing-keys-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClient, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { basicAuth, postForm } from '../../oauth/fixtures.js';

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../../src/clock.js';
 import type { Core } from '../../../src/core.js';
-import { openPostgres, type Database } from '../../../src/storage/database.js';
+import { openPostgres, type Database } from '../../../src/storage/driver/database.js';
 import { registerClient, basicAuth, type RegisteredClient } from '../../oauth/fixtures.js';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
 import { resourceRegistry } from '../../../src/oauth/resources/registry.js';
-import { resourceServersRepository } from '../../../src/storage/resource-servers-repository.js';
+import { resourceServersRepository } from '../../../src/storage/repositories/resource-servers-repository.js';
 
 export interface FaultEnv {
   env: Record<string, string>;

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 import { basicAuth, postForm, registerClient, type RegisteredClient } from '../../oauth/fixtures.js';
 import { loginAndConsent } from '../../interaction/browserless.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { pkcePair } from '../../helpers/pkce.js';
 import { Browser } from '../../helpers/browser.js';
 import { createUser, SIGN_IN } from '../../helpers/users.js';

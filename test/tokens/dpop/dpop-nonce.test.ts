@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { dpopKey, dpopProof, retryingDpopNonce, serverNonce, type DpopKey } from '../../helpers/dpop.js';
 import { basicAuth, registerClient, type RegisteredClient } from '../../oauth/fixtures.js';
-import type { Database } from '../../../src/storage/database.js';
+import type { Database } from '../../../src/storage/driver/database.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 
 const clock = manualClock();

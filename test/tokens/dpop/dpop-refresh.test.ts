@@ -11,7 +11,7 @@ import { browserlessLogin } from '../../helpers/browserless-login.js';
 import { dpopKey, dpopProof, retryingDpopNonce, serverNonce, type DpopKey } from '../../helpers/dpop.js';
 import { createClient, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { authorizationCodes } from '../../../src/oauth/codes/index.js';
-import type { User } from '../../../src/storage/users-repository.js';
+import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { NO_LIMITS } from '../../helpers/env.js';
 import { pkcePair } from '../../helpers/pkce.js';
 import { createUser, PASSWORD } from '../../helpers/users.js';
