@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import { executeCommand } from '../../../src/cli/execute.js';
 import type { User } from '../../../src/storage/repositories/users-repository.js';
-import { delegationsRepository } from '../../../src/storage/repositories/delegations-repository.js';
 import { clientAdminRepository } from '../../../src/storage/repositories/client-admin-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { NO_LIMITS } from '../../helpers/env.js';
@@ -407,7 +406,8 @@ describe('the rules', () => {
     assert.equal(rows.length, 1, 'one delegation');
     const tokens = await t.core.db.selectFrom('delegation_tokens').select('jti').where('delegation_id', '=', rows[0]!.id).execute();
     assert.equal(tokens.length, 6, 'every issued token recorded under it');
-    assert.equal(await delegationsRepository(t.core.db, t.core.clock).revoke(fresh.id, rows[0]!.id), true);
+    const ended = await t.core.store.transaction((tx) => tx.delegations.revoke(fresh.id, rows[0]!.id));
+    assert.equal(ended?.id, rows[0]!.id);
     const revoked = await t.core.db
       .selectFrom('revoked_access_tokens')
       .select('jti')
