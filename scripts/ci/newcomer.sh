@@ -116,7 +116,7 @@ ctrl_c
 # The machine's own Node.js, when it is older than we support (Debian ships 20): refused in one line.
 if [ -x /usr/bin/node ] && ! /usr/bin/node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 22 ? 0 : 1)'; then
   out=$(env -i PATH="/usr/bin:/bin" HOME="$HOME" /usr/bin/node dist/src/main.js 2>&1) && fail "Node.js $(/usr/bin/node --version) started the server"
-  [ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q 'Node.js 22.12 or newer is required' || fail "Node.js $(/usr/bin/node --version) was not refused in one line: $out"
+  [ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q 'Node.js 22.15 or newer is required' || fail "Node.js $(/usr/bin/node --version) was not refused in one line: $out"
   step "Node.js $(/usr/bin/node --version) is refused in one line"
 fi
 step "passed"

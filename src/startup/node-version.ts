@@ -1,8 +1,8 @@
 // The oldest Node.js Gatehouse runs on (package.json "engines" says the same; a test keeps them equal): the
 // oldest LTS line still supported (Node 20 reached its end of life in April 2026), and what our dependencies need
-// (cookie@2, through @fastify/cookie, declares Node 22).
+// (cookie@2, through @fastify/cookie, declares Node 22; the OpenTelemetry SDK packages declare 22.15).
 // Checked before anything else is loaded, so an old runtime gets one line instead of a syntax or API error.
-export const MIN_NODE_VERSION = '22.12.0';
+export const MIN_NODE_VERSION = '22.15.0';
 
 const parts = (version: string): number[] =>
   version

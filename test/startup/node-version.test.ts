@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { MIN_NODE_VERSION, nodeVersionProblem } from '../../src/startup/node-version.js';
 
 test('a Node.js older than the requirement is refused in one sentence; the requirement is the one package.json states', () => {
-  assert.equal(nodeVersionProblem('20.20.2'), 'Node.js 22.12 or newer is required (this is 20.20.2); see https://nodejs.org/en/download');
+  assert.equal(nodeVersionProblem('20.20.2'), 'Node.js 22.15 or newer is required (this is 20.20.2); see https://nodejs.org/en/download');
   assert.ok(nodeVersionProblem('v22.11.0'));
-  for (const ok of ['22.12.0', '22.21.1', '24.0.0', 'v24.11.1', '25.1.0']) assert.equal(nodeVersionProblem(ok), undefined, ok);
+  for (const ok of ['22.15.0', '22.21.1', '24.0.0', 'v24.11.1', '25.1.0']) assert.equal(nodeVersionProblem(ok), undefined, ok);
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } };
   assert.equal(pkg.engines.node, `>=${MIN_NODE_VERSION.replace(/\.0$/, '')}`);
 });
