@@ -6,8 +6,7 @@ import { createServer, request as rawRequest, type IncomingHttpHeaders, type Ser
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { executeCommand } from '../../src/cli/execute.js';
-import { createClient } from '../helpers/oauth-fixtures.js';
+import { registerWithClient, type ResourceServerCredentials } from '../helpers/protect.js';
 import { dpopKey, dpopProof, serverNonce } from '../helpers/dpop.js';
 import { sha256 } from '../../src/crypto/random.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
@@ -19,7 +18,7 @@ let upstream: Server;
 let upstreamUrl: string;
 let proxy: RunningProxy;
 let resource: string;
-let credentials: { client_id: string; client_secret: string };
+let credentials: ResourceServerCredentials;
 let service: { id: string; secret: string };
 /** The headers the upstream saw, by request path. */
 const seen = new Map<string, IncomingHttpHeaders>();
@@ -77,29 +76,12 @@ before(async () => {
   await startUpstream();
   const port = await freePort();
   resource = `http://127.0.0.1:${port}/mcp`;
-  credentials = (await executeCommand(
-    [
-      'resource-servers',
-      'create',
-      '--identifier',
-      resource,
-      '--name',
-      'Notes',
-      '--scope',
-      'notes:read=Read notes notes:write=Write notes',
-      '--route',
-      'GET /mcp/notes*=notes:read',
-      '--route',
-      'POST /mcp/notes*=notes:write',
-    ],
-    gatehouse.core,
-  )) as { client_id: string; client_secret: string };
-  const client = await createClient(gatehouse.core.db, gatehouse.core.clock, {
-    type: 'confidential',
-    grantTypes: ['client_credentials'],
-    scopes: ['notes:read', 'notes:write', 'users:read'],
-  });
-  service = { id: client.client.id, secret: client.secret! };
+  ({ credentials, service } = await registerWithClient(gatehouse.core, resource, {
+    name: 'Notes',
+    scope: 'notes:read=Read notes notes:write=Write notes',
+    routes: ['GET /mcp/notes*=notes:read', 'POST /mcp/notes*=notes:write'],
+    clientScopes: ['notes:read', 'notes:write', 'users:read'],
+  }));
   // No --route: the routes come from the registration.
   proxy = await startProtect(protectOptions(), silent);
 });
@@ -293,16 +275,17 @@ test('offline: with Gatehouse unreachable the proxy goes on for the offline grac
   const other = await startTestApp();
   const port = await freePort();
   const otherResource = `http://127.0.0.1:${port}/api`;
-  const creds = (await executeCommand(
-    ['resource-servers', 'create', '--identifier', otherResource, '--name', 'Other', '--scope', 'other:read=Read', '--route', 'GET /api*=other:read'],
-    other.core,
-  )) as { client_id: string; client_secret: string };
-  const client = await createClient(other.core.db, other.core.clock, { type: 'confidential', grantTypes: ['client_credentials'], scopes: ['other:read'] });
+  const { credentials: creds, service: client } = await registerWithClient(other.core, otherResource, {
+    name: 'Other',
+    scope: 'other:read=Read',
+    routes: ['GET /api*=other:read'],
+    clientScopes: ['other:read'],
+  });
   const tokenResponse = await fetch(`${other.url}/token`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${client.client.id}:${client.secret}`).toString('base64')}`,
+      authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
     },
     body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'other:read', resource: otherResource }),
   });

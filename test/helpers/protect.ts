@@ -1,0 +1,65 @@
+// `gatehouse protect` set-up shared by the protect tests: registering a resource server (scopes and routes) with
+// a client_credentials client for it, and spawning the proxy through the CLI entry with the registration's
+// credentials in the environment.
+import type { ChildProcess, StdioOptions } from 'node:child_process';
+import { executeCommand } from '../../src/cli/execute.js';
+import type { TestApp } from './app.js';
+import { spawnTracked } from './children.js';
+import { createClient } from './oauth-fixtures.js';
+
+/** The resource server's own credentials, as `resource-servers create` answers them. */
+export interface ResourceServerCredentials {
+  client_id: string;
+  client_secret: string;
+}
+
+/** `node <protectCommand…> <args>` runs `gatehouse protect` through the CLI entry. */
+export const protectCommand = ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'protect'];
+
+/** Registers a resource server through `resource-servers create`, with its scopes and (optionally) routes. */
+export async function registerResourceServer(
+  core: TestApp['core'],
+  resource: string,
+  options: { name: string; scope: string; routes?: string[] },
+): Promise<ResourceServerCredentials> {
+  return (await executeCommand(
+    [
+      'resource-servers',
+      'create',
+      '--identifier',
+      resource,
+      '--name',
+      options.name,
+      '--scope',
+      options.scope,
+      ...(options.routes ?? []).flatMap((route) => ['--route', route]),
+    ],
+    core,
+  )) as ResourceServerCredentials;
+}
+
+/**
+ * A resource server (registered as {@link registerResourceServer} does) and a confidential client_credentials
+ * client allowed `clientScopes`, to fetch tokens for it.
+ */
+export async function registerWithClient(
+  core: TestApp['core'],
+  resource: string,
+  options: { name: string; scope: string; routes: string[]; clientScopes: string[] },
+): Promise<{ credentials: ResourceServerCredentials; service: { id: string; secret: string } }> {
+  const credentials = await registerResourceServer(core, resource, options);
+  const client = await createClient(core.db, core.clock, {
+    type: 'confidential',
+    grantTypes: ['client_credentials'],
+    scopes: options.clientScopes,
+  });
+  return { credentials, service: { id: client.client.id, secret: client.secret! } };
+}
+
+/** Spawns `gatehouse protect <args>` through the CLI entry with the resource server's credentials in its environment. */
+export function spawnProtect(args: string[], credentials: ResourceServerCredentials, stdio: StdioOptions): ChildProcess {
+  return spawnTracked(process.execPath, [...protectCommand, ...args], {
+    env: { ...process.env, GATEHOUSE_CLIENT_ID: credentials.client_id, GATEHOUSE_CLIENT_SECRET: credentials.client_secret },
+    stdio,
+  });
+}
