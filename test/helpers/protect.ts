@@ -1,42 +1,17 @@
-// `gatehouse protect` set-up shared by the protect tests: registering a resource server (scopes and routes) with
-// a client_credentials client for it, and spawning the proxy through the CLI entry with the registration's
+// `gatehouse protect` set-up shared by the protect tests: a registered resource server (scopes and routes) with a
+// client_credentials client for it, and spawning the proxy through the CLI entry with the registration's
 // credentials in the environment.
 import type { ChildProcess, StdioOptions } from 'node:child_process';
-import { executeCommand } from '../../src/cli/execute.js';
 import type { TestApp } from './app.js';
 import { spawnTracked } from './children.js';
 import { createClient } from './oauth-fixtures.js';
+import { registerResourceServer, type RegisteredResourceServer } from './resource-servers.js';
 
 /** The resource server's own credentials, as `resource-servers create` answers them. */
-export interface ResourceServerCredentials {
-  client_id: string;
-  client_secret: string;
-}
+export type ResourceServerCredentials = Pick<RegisteredResourceServer, 'client_id' | 'client_secret'>;
 
 /** `node <protectCommand…> <args>` runs `gatehouse protect` through the CLI entry. */
 export const protectCommand = ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'protect'];
-
-/** Registers a resource server through `resource-servers create`, with its scopes and (optionally) routes. */
-export async function registerResourceServer(
-  core: TestApp['core'],
-  resource: string,
-  options: { name: string; scope: string; routes?: string[] },
-): Promise<ResourceServerCredentials> {
-  return (await executeCommand(
-    [
-      'resource-servers',
-      'create',
-      '--identifier',
-      resource,
-      '--name',
-      options.name,
-      '--scope',
-      options.scope,
-      ...(options.routes ?? []).flatMap((route) => ['--route', route]),
-    ],
-    core,
-  )) as ResourceServerCredentials;
-}
 
 /**
  * A resource server (registered as {@link registerResourceServer} does) and a confidential client_credentials

@@ -7,7 +7,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { startTestApp } from '../helpers/app.js';
-import { protectCommand, registerResourceServer, spawnProtect } from '../helpers/protect.js';
+import { protectCommand, spawnProtect } from '../helpers/protect.js';
+import { registerResourceServer } from '../helpers/resource-servers.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
 
 test('protect without --resource or without credentials is a usage error (exit 2), and opens no database', () => {
