@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { spawnTracked } from '../helpers/children.js';
-import { registerWithClient, spawnProtect } from '../helpers/protect.js';
+import { protectArgs, registerWithClient, spawnProtect } from '../helpers/protect.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
 
 let t: TestApp;
@@ -44,11 +44,7 @@ before(async () => {
   });
   await waitFor(service, 'existing service on');
   serviceUrl = `http://127.0.0.1:${servicePort}`;
-  proxy = spawnProtect(
-    ['--resource', resource, '--upstream', serviceUrl, '--listen', `127.0.0.1:${proxyPort}`, '--ops-listen', '127.0.0.1:0', '--issuer', t.url],
-    credentials,
-    ['ignore', 'pipe', 'inherit'],
-  );
+  proxy = spawnProtect(protectArgs({ resource, upstream: serviceUrl, issuer: t.url, port: proxyPort }), credentials, ['ignore', 'pipe', 'inherit']);
   await waitFor(proxy, '"protect listening"');
   proxyUrl = `http://127.0.0.1:${proxyPort}`;
 });

@@ -31,6 +31,22 @@ export async function registerWithClient(
   return { credentials, service: { id: client.client.id, secret: client.secret! } };
 }
 
+/** The arguments of `gatehouse protect` for `resource` in front of `upstream`, listening on 127.0.0.1:`port` (operations on any free port). */
+export function protectArgs(options: { resource: string; upstream: string; issuer: string; port: number | string }): string[] {
+  return [
+    '--resource',
+    options.resource,
+    '--upstream',
+    options.upstream,
+    '--issuer',
+    options.issuer,
+    '--listen',
+    `127.0.0.1:${options.port}`,
+    '--ops-listen',
+    '127.0.0.1:0',
+  ];
+}
+
 /** Spawns `gatehouse protect <args>` through the CLI entry with the resource server's credentials in its environment. */
 export function spawnProtect(args: string[], credentials: ResourceServerCredentials, stdio: StdioOptions): ChildProcess {
   return spawnTracked(process.execPath, [...protectCommand, ...args], {

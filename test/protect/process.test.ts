@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { startTestApp } from '../helpers/app.js';
-import { protectCommand, spawnProtect } from '../helpers/protect.js';
+import { protectArgs, protectCommand, spawnProtect } from '../helpers/protect.js';
 import { registerResourceServer } from '../helpers/resource-servers.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
 
@@ -36,18 +36,7 @@ test('gatehouse protect logs where it listens as JSON, forwards, and exits 0 on 
     const resource = `http://127.0.0.1:${port}/`;
     const creds = await registerResourceServer(gatehouse.core, resource, { name: 'P', scope: 'p:read=Read' });
     const child = spawnProtect(
-      [
-        '--resource',
-        resource,
-        '--upstream',
-        `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-        '--issuer',
-        gatehouse.url,
-        '--listen',
-        `127.0.0.1:${port}`,
-        '--ops-listen',
-        '127.0.0.1:0',
-      ],
+      protectArgs({ resource, upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, issuer: gatehouse.url, port }),
       creds,
       ['ignore', 'pipe', 'pipe'],
     );

@@ -6,7 +6,7 @@ import { createServer, request as rawRequest, type IncomingHttpHeaders, type Ser
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { registerWithClient, type ResourceServerCredentials } from '../helpers/protect.js';
+import { protectArgs, registerWithClient, type ResourceServerCredentials } from '../helpers/protect.js';
 import { dpopKey, dpopProof, serverNonce } from '../helpers/dpop.js';
 import { sha256 } from '../../src/crypto/random.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
@@ -53,22 +53,11 @@ async function startUpstream(): Promise<void> {
 const silent = pino({ level: 'silent' });
 
 function protectOptions(extra: string[] = [], env: Record<string, string> = {}) {
-  return parseProtectArgs(
-    [
-      '--resource',
-      resource,
-      '--upstream',
-      upstreamUrl,
-      '--issuer',
-      gatehouse.url,
-      '--listen',
-      `127.0.0.1:${new URL(resource).port}`,
-      '--ops-listen',
-      '127.0.0.1:0',
-      ...extra,
-    ],
-    { GATEHOUSE_CLIENT_ID: credentials.client_id, GATEHOUSE_CLIENT_SECRET: credentials.client_secret, ...env },
-  );
+  return parseProtectArgs([...protectArgs({ resource, upstream: upstreamUrl, issuer: gatehouse.url, port: new URL(resource).port }), ...extra], {
+    GATEHOUSE_CLIENT_ID: credentials.client_id,
+    GATEHOUSE_CLIENT_SECRET: credentials.client_secret,
+    ...env,
+  });
 }
 
 before(async () => {
@@ -290,23 +279,10 @@ test('offline: with Gatehouse unreachable the proxy goes on for the offline grac
     body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'other:read', resource: otherResource }),
   });
   const { access_token } = (await tokenResponse.json()) as { access_token: string };
-  const options = parseProtectArgs(
-    [
-      '--resource',
-      otherResource,
-      '--upstream',
-      upstreamUrl,
-      '--issuer',
-      other.url,
-      '--listen',
-      `127.0.0.1:${port}`,
-      '--ops-listen',
-      '127.0.0.1:0',
-      '--offline-grace',
-      '2',
-    ],
-    { GATEHOUSE_CLIENT_ID: creds.client_id, GATEHOUSE_CLIENT_SECRET: creds.client_secret },
-  );
+  const options = parseProtectArgs([...protectArgs({ resource: otherResource, upstream: upstreamUrl, issuer: other.url, port }), '--offline-grace', '2'], {
+    GATEHOUSE_CLIENT_ID: creds.client_id,
+    GATEHOUSE_CLIENT_SECRET: creds.client_secret,
+  });
   const offline = await startProtect(options, silent);
   try {
     assert.equal((await fetch(`${offline.url}/api/x`, { headers: bearer(access_token) })).status, 200);
