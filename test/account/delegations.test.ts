@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, parseForm } from '../helpers/browser.js';
 import { NO_LIMITS } from '../helpers/env.js';
 import { codeGrantTokens, createClient, type ClientFixture } from '../helpers/oauth-fixtures.js';
+import { registerResourceServer } from '../helpers/resource-servers.js';
 import { PASSWORD, SIGN_IN, createUser } from '../helpers/users.js';
 import { basicAuth, postForm } from '../oauth/fixtures.js';
 
@@ -26,16 +27,7 @@ const cli = (...argv: string[]) => executeCommand(argv, t.core) as Promise<Recor
 
 before(async () => {
   t = await startTestApp({ env: NO_LIMITS });
-  notes = (await cli(
-    'resource-servers',
-    'create',
-    '--identifier',
-    'https://notes.example/api',
-    '--name',
-    'Notes',
-    '--scope',
-    'notes:read=Read your notes',
-  )) as typeof notes;
+  notes = await registerResourceServer(t.core, 'https://notes.example/api', { name: 'Notes', scope: 'notes:read=Read your notes' });
   const backend = async (name: string, scope: string) => {
     const out = await cli('clients', 'create', '--name', name, '--type', 'confidential', '--grant-types', EXCHANGE, '--scope', scope);
     return { id: String(out.client_id), secret: String(out.client_secret) };

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { executeCommand } from '../../src/cli/execute.js';
+import { createAdminClient } from '../helpers/admin-client.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
 import { basicAuth, postForm } from '../oauth/fixtures.js';
 import { NO_LIMITS } from '../helpers/env.js';
@@ -26,19 +27,7 @@ export async function adminFixture(options: TestAppOptions = {}): Promise<AdminF
   logs.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
   const t = await startTestApp({ ...options, env: { ...NO_LIMITS, ...options.env }, logStream: logs });
   const cli = (...argv: string[]) => executeCommand(argv, t.core) as Promise<Record<string, unknown>>;
-  const created = await cli(
-    'clients',
-    'create',
-    '--name',
-    'Platform team',
-    '--type',
-    'confidential',
-    '--grant-types',
-    'client_credentials',
-    '--scope',
-    'admin:read admin:write',
-  );
-  const admin = { id: String(created.client_id), secret: String(created.client_secret) };
+  const admin = await createAdminClient(cli, 'Platform team');
   const tokenFor = (id: string, secret: string, scope: string) =>
     postForm(`${t.url}/token`, { grant_type: 'client_credentials', scope }, { authorization: basicAuth(id, secret) });
   const token = String((await tokenFor(admin.id, admin.secret, 'admin:read admin:write')).body.access_token);

@@ -7,8 +7,7 @@ import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { spawnTracked } from '../helpers/children.js';
-import { createClient } from '../helpers/oauth-fixtures.js';
-import { executeCommand } from '../../src/cli/execute.js';
+import { protectArgs, registerWithClient, spawnProtect } from '../helpers/protect.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
 
 let t: TestApp;
@@ -32,55 +31,20 @@ before(async () => {
   const proxyPort = await freePort();
   const servicePort = await freePort();
   resource = `http://127.0.0.1:${proxyPort}/`;
-  const api = (await executeCommand(
-    [
-      'resource-servers',
-      'create',
-      '--identifier',
-      resource,
-      '--name',
-      'Notes',
-      '--scope',
-      'notes:read=Read your notes notes:write=Change your notes',
-      '--route',
-      'GET /notes*=notes:read',
-      '--route',
-      'POST /notes*=notes:write',
-    ],
-    t.core,
-  )) as { client_id: string; client_secret: string };
-  const client = await createClient(t.core.db, t.core.clock, {
-    type: 'confidential',
-    grantTypes: ['client_credentials'],
-    scopes: ['notes:read', 'notes:write'],
+  const { credentials, service: client } = await registerWithClient(t.core, resource, {
+    name: 'Notes',
+    scope: 'notes:read=Read your notes notes:write=Change your notes',
+    routes: ['GET /notes*=notes:read', 'POST /notes*=notes:write'],
+    clientScopes: ['notes:read', 'notes:write'],
   });
-  basic = `Basic ${Buffer.from(`${client.client.id}:${client.secret}`).toString('base64')}`;
+  basic = `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`;
   service = spawnTracked(process.execPath, ['examples/protect-existing-service/service.mjs'], {
     env: { ...process.env, PORT: String(servicePort) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await waitFor(service, 'existing service on');
   serviceUrl = `http://127.0.0.1:${servicePort}`;
-  proxy = spawnTracked(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'test/helpers/cli-entry.ts',
-      'protect',
-      '--resource',
-      resource,
-      '--upstream',
-      serviceUrl,
-      '--listen',
-      `127.0.0.1:${proxyPort}`,
-      '--ops-listen',
-      '127.0.0.1:0',
-      '--issuer',
-      t.url,
-    ],
-    { env: { ...process.env, GATEHOUSE_CLIENT_ID: api.client_id, GATEHOUSE_CLIENT_SECRET: api.client_secret }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  proxy = spawnProtect(protectArgs({ resource, upstream: serviceUrl, issuer: t.url, port: proxyPort }), credentials, ['ignore', 'pipe', 'inherit']);
   await waitFor(proxy, '"protect listening"');
   proxyUrl = `http://127.0.0.1:${proxyPort}`;
 });

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { createAdminClient } from '../helpers/admin-client.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 import { basicAuth, postForm } from '../oauth/fixtures.js';
 import { NO_LIMITS } from '../helpers/env.js';
@@ -43,27 +44,11 @@ async function verifyCli(): Promise<{
 }
 
 test('admin requests sent to two instances at once make one chain that audit verify proves; an edited row makes it exit 1 naming the row', async () => {
-  const admin = await instances.cli(
-    'clients',
-    'create',
-    '--name',
-    'Operator',
-    '--type',
-    'confidential',
-    '--grant-types',
-    'client_credentials',
-    '--scope',
-    'admin:read admin:write',
-  );
+  const admin = await createAdminClient(instances.cli, 'Operator');
   const tokenAt = async (base: string) =>
     String(
-      (
-        await postForm(
-          `${base}/token`,
-          { grant_type: 'client_credentials', scope: 'admin:write' },
-          { authorization: basicAuth(String(admin.client_id), String(admin.client_secret)) },
-        )
-      ).body.access_token,
+      (await postForm(`${base}/token`, { grant_type: 'client_credentials', scope: 'admin:write' }, { authorization: basicAuth(admin.id, admin.secret) })).body
+        .access_token,
     );
   const tokens = { a: await tokenAt(instances.a.url), b: await tokenAt(instances.b.url) };
   const create = (base: string, token: string, i: number) =>

@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
+import { createAdminClient } from '../helpers/admin-client.js';
 import { createPostgresDatabaseUrl } from '../helpers/database.js';
 import { basicAuth, postForm } from '../oauth/fixtures.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
@@ -22,25 +23,14 @@ before(async () => {
   gh = await startInstances({ databaseUrl: database.url, env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', RATE_LIMIT_TOKEN: '100000' } });
   const hook = await gh.cli('webhooks', 'create', '--name', 'two-instances', '--url', receiver.url, '--events', 'user.created,user.updated');
   secret = String(hook.secret);
-  const admin = await gh.cli(
-    'clients',
-    'create',
-    '--name',
-    'Ops',
-    '--type',
-    'confidential',
-    '--grant-types',
-    'client_credentials',
-    '--scope',
-    'admin:read admin:write',
-  );
+  const admin = await createAdminClient(gh.cli, 'Ops');
   const token = async (url: string) =>
     String(
       (
         await postForm(
           `${url}/token`,
           { grant_type: 'client_credentials', scope: 'admin:read admin:write' },
-          { authorization: basicAuth(String(admin.client_id), String(admin.client_secret)) },
+          { authorization: basicAuth(admin.id, admin.secret) },
         )
       ).body.access_token,
     );

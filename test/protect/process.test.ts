@@ -7,12 +7,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { startTestApp } from '../helpers/app.js';
-import { executeCommand } from '../../src/cli/execute.js';
-import { spawnTracked } from '../helpers/children.js';
+import { protectArgs, protectCommand, spawnProtect } from '../helpers/protect.js';
+import { registerResourceServer } from '../helpers/resource-servers.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
 
 test('protect without --resource or without credentials is a usage error (exit 2), and opens no database', () => {
-  const noResource = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'protect', '--upstream', 'http://127.0.0.1:1'], {
+  const noResource = spawnSync(process.execPath, [...protectCommand, '--upstream', 'http://127.0.0.1:1'], {
     encoding: 'utf8',
     env: { ...process.env, DATA_DIR: '/nonexistent/never-created' },
   });
@@ -20,18 +20,7 @@ test('protect without --resource or without credentials is a usage error (exit 2
   assert.match(noResource.stderr, /--resource is required/);
   const noCredentials = spawnSync(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      'test/helpers/cli-entry.ts',
-      'protect',
-      '--resource',
-      'https://r.example/',
-      '--upstream',
-      'http://127.0.0.1:1',
-      '--issuer',
-      'https://as.example',
-    ],
+    [...protectCommand, '--resource', 'https://r.example/', '--upstream', 'http://127.0.0.1:1', '--issuer', 'https://as.example'],
     { encoding: 'utf8', env: { ...process.env, GATEHOUSE_CLIENT_ID: '', GATEHOUSE_CLIENT_SECRET: '' } },
   );
   assert.equal(noCredentials.status, 2);
@@ -45,29 +34,11 @@ test('gatehouse protect logs where it listens as JSON, forwards, and exits 0 on 
   try {
     const port = await freePort();
     const resource = `http://127.0.0.1:${port}/`;
-    const creds = (await executeCommand(['resource-servers', 'create', '--identifier', resource, '--name', 'P', '--scope', 'p:read=Read'], gatehouse.core)) as {
-      client_id: string;
-      client_secret: string;
-    };
-    const child = spawnTracked(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'test/helpers/cli-entry.ts',
-        'protect',
-        '--resource',
-        resource,
-        '--upstream',
-        `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-        '--issuer',
-        gatehouse.url,
-        '--listen',
-        `127.0.0.1:${port}`,
-        '--ops-listen',
-        '127.0.0.1:0',
-      ],
-      { env: { ...process.env, GATEHOUSE_CLIENT_ID: creds.client_id, GATEHOUSE_CLIENT_SECRET: creds.client_secret }, stdio: ['ignore', 'pipe', 'pipe'] },
+    const creds = await registerResourceServer(gatehouse.core, resource, { name: 'P', scope: 'p:read=Read' });
+    const child = spawnProtect(
+      protectArgs({ resource, upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, issuer: gatehouse.url, port }),
+      creds,
+      ['ignore', 'pipe', 'pipe'],
     );
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {

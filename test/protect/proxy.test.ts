@@ -6,8 +6,7 @@ import { createServer, request as rawRequest, type IncomingHttpHeaders, type Ser
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { executeCommand } from '../../src/cli/execute.js';
-import { createClient } from '../helpers/oauth-fixtures.js';
+import { protectArgs, registerWithClient, type ResourceServerCredentials } from '../helpers/protect.js';
 import { dpopKey, dpopProof, serverNonce } from '../helpers/dpop.js';
 import { sha256 } from '../../src/crypto/random.js';
 import { freePort } from '../../scripts/pg-cluster.mjs';
@@ -19,7 +18,7 @@ let upstream: Server;
 let upstreamUrl: string;
 let proxy: RunningProxy;
 let resource: string;
-let credentials: { client_id: string; client_secret: string };
+let credentials: ResourceServerCredentials;
 let service: { id: string; secret: string };
 /** The headers the upstream saw, by request path. */
 const seen = new Map<string, IncomingHttpHeaders>();
@@ -54,22 +53,11 @@ async function startUpstream(): Promise<void> {
 const silent = pino({ level: 'silent' });
 
 function protectOptions(extra: string[] = [], env: Record<string, string> = {}) {
-  return parseProtectArgs(
-    [
-      '--resource',
-      resource,
-      '--upstream',
-      upstreamUrl,
-      '--issuer',
-      gatehouse.url,
-      '--listen',
-      `127.0.0.1:${new URL(resource).port}`,
-      '--ops-listen',
-      '127.0.0.1:0',
-      ...extra,
-    ],
-    { GATEHOUSE_CLIENT_ID: credentials.client_id, GATEHOUSE_CLIENT_SECRET: credentials.client_secret, ...env },
-  );
+  return parseProtectArgs([...protectArgs({ resource, upstream: upstreamUrl, issuer: gatehouse.url, port: new URL(resource).port }), ...extra], {
+    GATEHOUSE_CLIENT_ID: credentials.client_id,
+    GATEHOUSE_CLIENT_SECRET: credentials.client_secret,
+    ...env,
+  });
 }
 
 before(async () => {
@@ -77,29 +65,12 @@ before(async () => {
   await startUpstream();
   const port = await freePort();
   resource = `http://127.0.0.1:${port}/mcp`;
-  credentials = (await executeCommand(
-    [
-      'resource-servers',
-      'create',
-      '--identifier',
-      resource,
-      '--name',
-      'Notes',
-      '--scope',
-      'notes:read=Read notes notes:write=Write notes',
-      '--route',
-      'GET /mcp/notes*=notes:read',
-      '--route',
-      'POST /mcp/notes*=notes:write',
-    ],
-    gatehouse.core,
-  )) as { client_id: string; client_secret: string };
-  const client = await createClient(gatehouse.core.db, gatehouse.core.clock, {
-    type: 'confidential',
-    grantTypes: ['client_credentials'],
-    scopes: ['notes:read', 'notes:write', 'users:read'],
-  });
-  service = { id: client.client.id, secret: client.secret! };
+  ({ credentials, service } = await registerWithClient(gatehouse.core, resource, {
+    name: 'Notes',
+    scope: 'notes:read=Read notes notes:write=Write notes',
+    routes: ['GET /mcp/notes*=notes:read', 'POST /mcp/notes*=notes:write'],
+    clientScopes: ['notes:read', 'notes:write', 'users:read'],
+  }));
   // No --route: the routes come from the registration.
   proxy = await startProtect(protectOptions(), silent);
 });
@@ -293,37 +264,25 @@ test('offline: with Gatehouse unreachable the proxy goes on for the offline grac
   const other = await startTestApp();
   const port = await freePort();
   const otherResource = `http://127.0.0.1:${port}/api`;
-  const creds = (await executeCommand(
-    ['resource-servers', 'create', '--identifier', otherResource, '--name', 'Other', '--scope', 'other:read=Read', '--route', 'GET /api*=other:read'],
-    other.core,
-  )) as { client_id: string; client_secret: string };
-  const client = await createClient(other.core.db, other.core.clock, { type: 'confidential', grantTypes: ['client_credentials'], scopes: ['other:read'] });
+  const { credentials: creds, service: client } = await registerWithClient(other.core, otherResource, {
+    name: 'Other',
+    scope: 'other:read=Read',
+    routes: ['GET /api*=other:read'],
+    clientScopes: ['other:read'],
+  });
   const tokenResponse = await fetch(`${other.url}/token`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${client.client.id}:${client.secret}`).toString('base64')}`,
+      authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
     },
     body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'other:read', resource: otherResource }),
   });
   const { access_token } = (await tokenResponse.json()) as { access_token: string };
-  const options = parseProtectArgs(
-    [
-      '--resource',
-      otherResource,
-      '--upstream',
-      upstreamUrl,
-      '--issuer',
-      other.url,
-      '--listen',
-      `127.0.0.1:${port}`,
-      '--ops-listen',
-      '127.0.0.1:0',
-      '--offline-grace',
-      '2',
-    ],
-    { GATEHOUSE_CLIENT_ID: creds.client_id, GATEHOUSE_CLIENT_SECRET: creds.client_secret },
-  );
+  const options = parseProtectArgs([...protectArgs({ resource: otherResource, upstream: upstreamUrl, issuer: other.url, port }), '--offline-grace', '2'], {
+    GATEHOUSE_CLIENT_ID: creds.client_id,
+    GATEHOUSE_CLIENT_SECRET: creds.client_secret,
+  });
   const offline = await startProtect(options, silent);
   try {
     assert.equal((await fetch(`${offline.url}/api/x`, { headers: bearer(access_token) })).status, 200);

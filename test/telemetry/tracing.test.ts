@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createAdminClient } from '../helpers/admin-client.js';
 import { createPostgresDatabaseUrl, testDatabaseKind } from '../helpers/database.js';
 import { ancestry, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
@@ -70,19 +71,7 @@ before(async () => {
   // The CLI as an operator runs it (on PGlite it reaches the database through the running server).
   const cli = cliWith({ ...baseEnv(), ISSUER: traced.url });
   await cli('webhooks', 'create', '--name', 'traced', '--url', hooks.url, '--events', 'user.created');
-  const client = await cli(
-    'clients',
-    'create',
-    '--name',
-    'Ops',
-    '--type',
-    'confidential',
-    '--grant-types',
-    'client_credentials',
-    '--scope',
-    'admin:read admin:write',
-  );
-  admin = { id: String(client.client_id), secret: String(client.client_secret) };
+  admin = await createAdminClient(cli, 'Ops');
 });
 after(async () => {
   await traced?.stop();

@@ -6,6 +6,7 @@ import { executeCommand } from '../../../src/cli/execute.js';
 import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { NO_LIMITS } from '../../helpers/env.js';
+import { registerResourceServer } from '../../helpers/resource-servers.js';
 import { createUser, PASSWORD } from '../../helpers/users.js';
 import { basicAuth, postForm } from '../fixtures.js';
 
@@ -46,29 +47,16 @@ export function resourcesWorld() {
       postForm(`${app().url}/introspect`, { token }, { authorization: basicAuth(who.id, who.secret) }),
     async start(): Promise<ResourcesWorld> {
       t = await startTestApp({ env: NO_LIMITS });
-      const notes = (await cli(
-        'resource-servers',
-        'create',
-        '--identifier',
-        'https://notes.example/api',
-        '--name',
-        'Notes',
-        '--scope',
-        'notes:read=Read your notes notes:write=Write notes for you',
-        '--access-token-ttl',
-        '120',
-      )) as unknown as Created;
-      const files = (await cli(
-        'resource-servers',
-        'create',
-        '--identifier',
-        'https://files.example',
-        '--name',
-        'Files',
-        '--scope',
-        'files:read=See your files',
-        '--no-offline-access',
-      )) as unknown as Created;
+      const notes: Created = await registerResourceServer(app().core, 'https://notes.example/api', {
+        name: 'Notes',
+        scope: 'notes:read=Read your notes notes:write=Write notes for you',
+        extra: ['--access-token-ttl', '120'],
+      });
+      const files: Created = await registerResourceServer(app().core, 'https://files.example', {
+        name: 'Files',
+        scope: 'files:read=See your files',
+        extra: ['--no-offline-access'],
+      });
       return { t, notes, files, user: await createUser(t.core.db, t.core.clock, { password: PASSWORD }) };
     },
   };

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { executeCommand } from '../../../src/cli/execute.js';
 import { createClient } from '../../helpers/oauth-fixtures.js';
+import { registerResourceServer } from '../../helpers/resource-servers.js';
 import { UsageError } from '../../../src/cli/command.js';
 import { revocationsRepository } from '../../../src/storage/repositories/revocations-repository.js';
 
@@ -14,23 +15,11 @@ const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.
 
 before(async () => {
   t = await startTestApp();
-  creds = (await executeCommand(
-    [
-      'resource-servers',
-      'create',
-      '--identifier',
-      'https://notes.example/api',
-      '--name',
-      'Notes',
-      '--scope',
-      'notes:read=Read notes:admin=Administer',
-      '--route',
-      'GET /api/notes*=notes:read',
-      '--route',
-      '* /api/admin*=notes:admin;acr=urn:gatehouse:acr:mfa',
-    ],
-    t.core,
-  )) as { client_id: string; client_secret: string };
+  creds = await registerResourceServer(t.core, 'https://notes.example/api', {
+    name: 'Notes',
+    scope: 'notes:read=Read notes:admin=Administer',
+    routes: ['GET /api/notes*=notes:read', '* /api/admin*=notes:admin;acr=urn:gatehouse:acr:mfa'],
+  });
 });
 after(() => t.close());
 
