@@ -18,7 +18,10 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
-export const IDENTITY_PREFIX = 'gatehouse-';
+// Every `gatehouse-…` header a client sends is dropped, and `gatehouse_…` too: CGI-style upstreams (PHP,
+// Django, Rack) read `-` and `_` as the same character (HTTP_GATEHOUSE_ACR), so an underscore spelling
+// would pass for one of our identity headers.
+const CLAIMS_OUR_IDENTITY = /^gatehouse[-_]/;
 
 /** The identity headers the upstream can trust (docs/protect.md). */
 export function identityHeaders(identity: Identity): Record<string, string> {
@@ -51,7 +54,7 @@ export function upstreamRequestHeaders(
   const listed = connectionListed(incoming);
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name) || name.startsWith(IDENTITY_PREFIX)) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name) || CLAIMS_OUR_IDENTITY.test(name)) continue;
     if (!context.passToken && (name === 'authorization' || name === 'dpop')) continue;
     out[name] = value;
   }

@@ -140,6 +140,17 @@ test('spoofed identity headers: every gatehouse-* header a client sends is strip
   assert.equal(headers['gatehouse-extra'], undefined);
 });
 
+test('spoofed identity headers, underscore spelling: gatehouse_* headers never reach the upstream (CGI-style servers read them as gatehouse-*)', async () => {
+  const { access_token } = await clientToken('notes:read');
+  const spoof = { gatehouse_acr: 'mfa', gatehouse_subject: 'admin', Gatehouse_Act: '{"sub":"root"}' };
+  await call('/mcp/notes/underscore', { headers: { ...bearer(access_token), ...spoof } });
+  const headers = seen.get('/mcp/notes/underscore')!;
+  assert.equal(headers['gatehouse-subject'], service.id);
+  assert.equal(headers.gatehouse_acr, undefined);
+  assert.equal(headers.gatehouse_subject, undefined);
+  assert.equal(headers.gatehouse_act, undefined);
+});
+
 test('audience: a token for another resource (the /v1 API) is refused with invalid_token', async () => {
   const { access_token } = await clientToken('users:read', gatehouse.config.API_AUDIENCE);
   const response = await call('/mcp/notes', { headers: bearer(access_token) });
