@@ -14,7 +14,8 @@ export type OpenClientPolicyConfig = Pick<Config, 'OPEN_CLIENT_SCOPES' | 'OPEN_C
 /** Grants a user approves; client_credentials (no user) is never one of them. */
 export const OPEN_CLIENT_GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT];
 
-const refuse = (message: string): never => {
+/** Refuses client metadata outside the policy (RFC 7591 invalid_client_metadata). */
+export const refuse = (message: string): never => {
   throw new ClientMetadataError('invalid_client_metadata', message);
 };
 

@@ -15,7 +15,7 @@ import type { Store } from '../../storage/store.js';
 import type { Clock } from '../../clock.js';
 import { createClient } from '../clients/create-client.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadataInput } from '../clients/metadata.js';
-import { checkOpenClientGrants, openClientScope, openClientScopes } from '../clients/open-client-policy.js';
+import { checkOpenClientGrants, openClientScope, openClientScopes, refuse } from '../clients/open-client-policy.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 
 export interface OpenRegistrationDeps {
@@ -26,10 +26,6 @@ export interface OpenRegistrationDeps {
   rateLimits: RateLimits;
   resources: Pick<ResourceRegistry, 'catalogue'>;
 }
-
-const refuse = (message: string): never => {
-  throw new ClientMetadataError('invalid_client_metadata', message);
-};
 
 // Members that would make the server act for an anonymous party (fetch its keys, POST to it) or make it confidential.
 const NOT_FOR_SELF_REGISTERED = ['jwks', 'jwks_uri', 'backchannel_logout_uri', 'client_secret'];
