@@ -130,6 +130,18 @@ test('revoking a delegation revokes the delegations made below it (the exchanged
   assert.equal(await introspectAtV1(exchanged), false);
 });
 
+test('revoking one delegation twice at once revokes it once: one delegation.revoked audit event', async () => {
+  const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
+  const { exchanged } = await delegatedToken(user);
+  const { browser, csrf, html } = await signedIn(user);
+  const id = delegationIdIn(html)!;
+  await Promise.all([1, 2, 3].map(() => browser.post('/account/delegations/revoke', { csrf, delegation: id })));
+  await browser.post('/account/delegations/revoke', { csrf, delegation: id });
+  assert.equal((await me(exchanged)).status, 401);
+  const events = await t.core.db.selectFrom('audit_events').select('id').where('type', '=', 'delegation.revoked').where('subject', '=', user.id).execute();
+  assert.equal(events.length, 1);
+});
+
 test('a user cannot revoke another user’s delegation', async () => {
   const owner = await createUser(t.core.db, t.core.clock, SIGN_IN);
   const { exchanged } = await delegatedToken(owner);

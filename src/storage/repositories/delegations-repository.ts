@@ -199,8 +199,17 @@ export function delegationsRepository(db: Db, clock: Clock): DelegationsReposito
     async revoke(userId, delegationId) {
       const at = now();
       return inCallersTransaction(db, 'revoke', async (tx) => {
-        const target = await listed(tx, userId).where('d.id', '=', delegationId).executeTakeFirst();
+        const target = await listed(tx, userId).where('d.id', '=', delegationId).where('d.revoked_at', 'is', null).executeTakeFirst();
         if (!target) return undefined;
+        // Claimed by one revoke only: a second one at once waits on this row, then finds it revoked (one audit event).
+        const claimed = await tx
+          .updateTable('delegations')
+          .set({ revoked_at: at })
+          .where('id', '=', delegationId)
+          .where('revoked_at', 'is', null)
+          .returning('id')
+          .executeTakeFirst();
+        if (!claimed) return undefined;
         // Mark first: an exchange waiting on these rows then finds them revoked and records nothing.
         const marked = ids((await subtree(tx, delegationId)).rows);
         await tx.updateTable('delegations').set({ revoked_at: at }).where('id', 'in', marked).where('revoked_at', 'is', null).execute();
