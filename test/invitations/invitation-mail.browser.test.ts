@@ -145,7 +145,11 @@ test('outbox crash between commit and send: a server killed while sending loses 
     await hanging.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  assert.deepEqual(hanging.errors.map((e) => e.message), [], 'the killed sender only reset its connection');
+  assert.deepEqual(
+    hanging.errors.map((e) => e.message),
+    [],
+    'the killed sender only reset its connection',
+  );
   assert.equal(mailsTo(smtp, email).length, 0);
   // The next instance's clock is past the dead worker's lease (the one clock: no sleeping two minutes).
   const later = await instance(smtp.url, { now: () => Date.now() + LEASE_MS + 5_000 });
