@@ -3,6 +3,7 @@ import type { Command } from '../command.js';
 import { migrateCommand } from './migrate.js';
 import { usersCreateCommand, usersDeleteCommand, usersListCommand, usersSetPasswordCommand, usersUpdateCommand } from './users.js';
 import { usersResetMfaCommand } from './users-reset-mfa.js';
+import { usersIdentitiesCommand, usersUnlinkCommand } from './users-identities.js';
 import { usersGrantAdminCommand, usersRevokeAdminCommand } from './users-admin.js';
 import { usersInvitationsCommand, usersInviteCommand, usersRevokeInvitationCommand } from './users-invite.js';
 import { usersDeleteAttributeCommand, usersSetAttributeCommand } from './users-attributes.js';
@@ -43,6 +44,8 @@ export const commands: Command[] = [
   usersInvitationsCommand,
   usersRevokeInvitationCommand,
   usersResetMfaCommand,
+  usersIdentitiesCommand,
+  usersUnlinkCommand,
   usersSetAttributeCommand,
   usersDeleteAttributeCommand,
   usersGrantAdminCommand,
