@@ -9,7 +9,7 @@ import { usersInvitationsCommand, usersInviteCommand, usersRevokeInvitationComma
 import { usersDeleteAttributeCommand, usersSetAttributeCommand } from './users-attributes.js';
 import { keysListCommand, keysRotateCommand } from './keys.js';
 import { auditVerifyCommand } from './audit.js';
-import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand } from './clients.js';
+import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand, clientsUpdateCommand } from './clients.js';
 import { registrationTokenCreateCommand } from './registration-tokens.js';
 import {
   identityProvidersCreateCommand,
@@ -62,6 +62,7 @@ export const commands: Command[] = [
   clientsCreateCommand,
   clientsListCommand,
   clientsShowCommand,
+  clientsUpdateCommand,
   clientsDeleteCommand,
   clientsDisableCommand,
   registrationTokenCreateCommand,
