@@ -268,7 +268,7 @@ test('audit: a self-registered client writes client.self_registered naming the r
   assert.ok(event.trace_id, 'the request that registered it');
 });
 
-test('an open client stays alive by use only: an authorization request and a token request record the use the purge reads', async () => {
+test('an open client stays alive by use only: an authorization request, a device authorization and a token request record the use the purge reads', async () => {
   const { db } = world.t.core;
   const id = String((await register(world.t.url, agent({ scope: 'openid' }))).body.client_id);
   const old = new Date(Date.now() - 5 * 86_400_000);
@@ -299,4 +299,13 @@ test('an open client stays alive by use only: an authorization request and a tok
   });
   assert.equal(token.status, 200, token.text);
   assert.ok((await lastUsed()).getTime() > Date.now() - 60_000, '/token recorded the use');
+
+  const device = String(
+    (await register(world.t.url, agent({ scope: 'openid', grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] }))).body.client_id,
+  );
+  await db.updateTable('clients').set({ last_used_at: old }).where('id', '=', device).execute();
+  const started = await postForm(`${world.t.url}/device_authorization`, { client_id: device, scope: 'openid' });
+  assert.equal(started.status, 200, started.text);
+  const deviceUsed = (await db.selectFrom('clients').select('last_used_at').where('id', '=', device).executeTakeFirstOrThrow()).last_used_at!;
+  assert.ok(deviceUsed.getTime() > Date.now() - 60_000, '/device_authorization recorded the use');
 });
