@@ -8,8 +8,8 @@
 // CIMD_MAX_CLIENTS_PER_HOST rows per host, counted under a lock per host in the transaction that inserts,
 // so parallel first uses of many URLs cannot exceed it; past it the document is refused and nothing is
 // written. The row is rewritten, and audited, only when the document changed: a re-read that changes nothing
-// writes nothing (no event, and no sign of use: only requests keep a row from the unused purge). It is kept in memory for the
-// document's Cache-Control max-age, between CIMD_CACHE_MIN and CIMD_CACHE_MAX; a refusal is kept for
+// writes nothing (no event, and no sign of use: only requests keep a row from the unused purge). A document is
+// kept in memory for its Cache-Control max-age, between CIMD_CACHE_MIN and CIMD_CACHE_MAX; a refusal is kept for
 // CIMD_CACHE_MIN, so a bad URL is not fetched again for every request. One cache per app (Core.clients),
 // bounded by CIMD_CACHE_SIZE (least recently used first); concurrent misses share one fetch.
 import type { Clock } from '../../clock.js';
