@@ -11,7 +11,7 @@ test('open registration budget key: IPv6 addresses of one /64 share one key, in 
     '2001:0db8:0001:0002:0000:0000:0000:0001',
     '2001:DB8:1:2:ffff:ffff:ffff:ffff',
     '2001:db8:1:2:a::b',
-    'fe80::1%eth0'.replace('fe80::1', '2001:db8:1:2::9'),
+    '2001:db8:1:2::9%eth0',
   ])
     assert.equal(registeringAddressKey(address), key, address);
   assert.equal(registeringAddressKey('2001:db8:1:3::1'), '2001:db8:1:3::/64');
