@@ -45,9 +45,10 @@ export function pendingLoginsPurge(core: Pick<OAuthDeps, 'store' | 'clock'>): ()
 }
 
 /**
- * Deletes self-registered and metadata-document clients (docs/agents.md) that have had no live grant for
- * OPEN_CLIENT_UNUSED_TTL since they were registered or their document last read: anyone can create them, so
- * they must not pile up. A metadata-document client comes back by itself the next time its URL is used.
+ * Deletes self-registered and metadata-document clients (docs/agents.md) that have no live grant and were
+ * not used (an authorization or token request: open-client-use.ts) for OPEN_CLIENT_UNUSED_TTL since they were
+ * registered: anyone can create them, so they must not pile up. Reading a document again is not a use, or
+ * its host could keep the rows it made for ever. A metadata-document client comes back by itself the next time its URL is used.
  */
 export function unusedOpenClientsPurge(core: Pick<OAuthDeps, 'store' | 'clock' | 'config'>): () => Promise<number> {
   const { store, clock, config } = core;
