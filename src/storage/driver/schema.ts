@@ -357,6 +357,7 @@ export interface PendingSecondFactorsTable {
   bound_to: string;
   expires_at: Date;
   first_factor: string[] | null;
+  upstream_tokens: Json | null;
 }
 
 export interface RecoveryCodesTable {
