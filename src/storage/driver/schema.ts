@@ -266,6 +266,7 @@ export interface JobsTable {
   last_error: string | null;
   created_at: Date;
   updated_at: Date;
+  traceparent: string | null;
 }
 
 export interface LinkProofFailuresTable {
