@@ -53,7 +53,7 @@ export const requestLimitSettings = {
     fallback: 5,
   },
   TRUST_PROXY: {
-    doc: 'Comma-separated proxy addresses/CIDRs whose X-Forwarded-For is trusted. Empty: the socket address is the client.',
+    doc: 'Comma-separated proxy addresses/CIDRs whose X-Forwarded-For (and, with tracing on, incoming trace context) is trusted. Empty: the socket address is the client.',
     expects: 'a comma-separated list of IPs or CIDRs',
     parse: (raw: string) => list(raw),
     fallback: [] as string[],

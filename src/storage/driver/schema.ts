@@ -268,6 +268,7 @@ export interface JobsTable {
   last_error: string | null;
   created_at: Date;
   updated_at: Date;
+  traceparent: string | null;
 }
 
 export interface LinkProofFailuresTable {
@@ -359,6 +360,7 @@ export interface PendingSecondFactorsTable {
   bound_to: string;
   expires_at: Date;
   first_factor: string[] | null;
+  upstream_tokens: Json | null;
 }
 
 export interface RecoveryCodesTable {
