@@ -103,9 +103,10 @@ export async function findSession(deps: Pick<UserAccessServiceDeps, 'store' | 'c
 /** Ends a signed-in browser session: its cookie finds nothing any more, so the browser must sign in again. */
 export async function endSession(deps: UserAccessServiceDeps, session: AdminSession, as: ActingAs): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    // The session's id is its hash: the grants it gave still name it.
-    if (deps.outbox) await announceLogout({ outbox: deps.outbox, clock: deps.clock }, tx, { sessionHash: session.id });
-    if (!(await repository({ ...deps, store: tx }).endSession(session.id))) throw new AdminRuleError('not-found', 'no such session');
+    const sid = await repository({ ...deps, store: tx }).endSession(session.id);
+    if (sid === undefined) throw new AdminRuleError('not-found', 'no such session');
+    // The grants the session gave name its sid and outlive its row.
+    if (deps.outbox) await announceLogout({ outbox: deps.outbox, clock: deps.clock }, tx, { sid });
     await deps.audit.emit(event('admin.session.ended', 'session', session.id, session, as), { tx });
   });
 }
