@@ -107,7 +107,8 @@ export async function endSession(deps: UserAccessServiceDeps, session: AdminSess
     if (sid === undefined) throw new AdminRuleError('not-found', 'no such session');
     // The grants the session gave name its sid and outlive its row.
     if (deps.outbox) await announceLogout({ outbox: deps.outbox, clock: deps.clock }, tx, { sid });
-    await deps.audit.emit(event('admin.session.ended', 'session', session.id, session, as), { tx });
+    // The sid names the session as the relying parties know it (the same detail as the user's session.ended).
+    await deps.audit.emit({ ...event('admin.session.ended', 'session', session.id, session, as), details: { sid } }, { tx });
   });
 }
 
