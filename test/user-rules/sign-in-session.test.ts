@@ -138,6 +138,9 @@ test('re-authentication by the same account (prompt=login, max_age=0) keeps the 
   assert.equal(again.sid, first.sid);
   assert.equal(third.sid, first.sid);
   assert.deepEqual(await liveSessionsOf(user.id), [{ user_id: user.id, sid: first.sid }], 'one session, the replaced rows gone');
+  // Session fixation (OWASP): the sid carries over, never the cookie — an earlier value finds no session.
+  const rows = await t.core.db.selectFrom('browser_sessions').select('id_hash').where('user_id', '=', user.id).execute();
+  assert.deepEqual(rows, [{ id_hash: sha256(sessionCookie(browser)!) }]);
 
   await signOut(browser);
   const tokens = await logoutTokensFor(user.id, 1);
