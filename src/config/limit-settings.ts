@@ -32,7 +32,7 @@ export const requestLimitSettings = {
   RATE_LIMIT_API: perMinute('Resource API requests per token subject per minute.', 1200),
   RATE_LIMIT_ANONYMOUS: perMinute('Unauthenticated registration requests per address per minute.', 300),
   RATE_LIMIT_OPEN_REGISTRATIONS: {
-    doc: 'Clients one address may register per hour without an initial access token (REGISTRATION=open).',
+    doc: 'Clients one address (an IPv6 /64 counts as one) may register per hour without an initial access token (REGISTRATION=open). Counted in the database: RATE_LIMIT_ENABLED=false does not turn it off.',
     expects: 'a positive integer (registrations per hour)',
     parse: int(1, 1_000_000),
     fallback: 10,

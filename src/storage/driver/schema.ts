@@ -116,6 +116,8 @@ export interface ClientsTable {
   provenance: string | null;
   resources: string[] | null;
   token_exchange_impersonation: Generated<boolean>;
+  registered_from: string | null;
+  last_used_at: Date | null;
 }
 
 export interface ConsentsTable {
