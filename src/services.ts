@@ -60,6 +60,7 @@ import { FORGOT_PATH, SIGNUP_PATH } from './self-service/index.js';
 import { mailMode } from './mail/mail-mode.js';
 import { outboundChannels } from './outbound-channels.js';
 import { endOwnSession, signOut } from './user-rules/sign-out.js';
+import { signInSession } from './user-rules/sign-in-session.js';
 import { writeCheckpoint } from './audit/checkpoints.js';
 import { oauthMetrics } from './oauth/oauth-metrics.js';
 import { KEY_ROTATION_CHECK_MS, rotateKeysWhenDue } from './admin-services/scheduled-key-rotation.js';
@@ -123,13 +124,15 @@ export function createServices(options: ServicesOptions): Services {
   };
   const dpop = dpopDeps(core);
 
-  // Signing out ends the session, queues its logout tokens and audits it in one transaction (user-rules/sign-out.ts).
+  // Signing out ends the session, queues its logout tokens and audits it in one transaction (user-rules/sign-out.ts);
+  // signing in over a session keeps its sid or ends it the same way (user-rules/sign-in-session.ts).
   const sessions = browserSessions({
     repository: store.browserSessions,
     issuer: config.ISSUER,
     ttlSeconds: config.SESSION_TTL,
     clock,
     ending: signOut(core),
+    signingIn: signInSession(core),
   });
   const passkeyStore = store.passkeys;
   const factors = secondFactors({

@@ -103,10 +103,12 @@ export async function findSession(deps: Pick<UserAccessServiceDeps, 'store' | 'c
 /** Ends a signed-in browser session: its cookie finds nothing any more, so the browser must sign in again. */
 export async function endSession(deps: UserAccessServiceDeps, session: AdminSession, as: ActingAs): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    // The session's id is its hash: the grants it gave still name it.
-    if (deps.outbox) await announceLogout({ outbox: deps.outbox, clock: deps.clock }, tx, { sessionHash: session.id });
-    if (!(await repository({ ...deps, store: tx }).endSession(session.id))) throw new AdminRuleError('not-found', 'no such session');
-    await deps.audit.emit(event('admin.session.ended', 'session', session.id, session, as), { tx });
+    const sid = await repository({ ...deps, store: tx }).endSession(session.id);
+    if (sid === undefined) throw new AdminRuleError('not-found', 'no such session');
+    // The grants the session gave name its sid and outlive its row.
+    if (deps.outbox) await announceLogout({ outbox: deps.outbox, clock: deps.clock }, tx, { sid });
+    // The sid names the session as the relying parties know it (the same detail as the user's session.ended).
+    await deps.audit.emit({ ...event('admin.session.ended', 'session', session.id, session, as), details: { sid } }, { tx });
   });
 }
 

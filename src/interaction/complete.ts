@@ -23,7 +23,7 @@ export async function completeAuthorization(
     scope: request.scope,
     userId: session.userId,
     authTime: session.authTime,
-    sessionId: session.idHash,
+    sessionId: session.sid,
     ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
     ...(request.resource !== undefined ? { resource: request.resource } : {}),
     ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),

@@ -1,13 +1,13 @@
 // Announcing ended sessions to the clients that asked (OpenID Connect Back-Channel Logout 1.0,
 // docs/backchannel-logout.md): one outbox message per client and session, written in the transaction that
 // ends the sessions — so a logout token is sent exactly when the logout committed — and called BEFORE the
-// sessions, grants or user go (afterwards nothing says which clients were signed in). The token itself is
+// grants or user go (afterwards nothing says which clients were signed in; a session's own row may be gone
+// already, its grants name it by sid). The token itself is
 // signed by the outbox's `backchannel_logout` channel when it is delivered (src/oauth/backchannel-logout/).
 import type { Clock } from '../clock.js';
 import type { OutboxWriter } from '../outbox/writer.js';
 import type { Store } from '../storage/store.js';
 import type { EndingSessions } from '../storage/repositories/backchannel-logout-repository.js';
-import { sidOf } from '../tokens/session-id.js';
 
 export const BACKCHANNEL_LOGOUT_CHANNEL = 'backchannel_logout';
 
@@ -22,12 +22,12 @@ export async function announceLogout(deps: LogoutAnnouncement, tx: Store, ending
   let queued = 0;
   for (const target of targets) {
     // A client that requires sid learns nothing from a token without one (a grant not tied to a session).
-    if (target.sessionRequired && target.sessionHash === null) continue;
+    if (target.sessionRequired && target.sid === null) continue;
     await deps.outbox.enqueue(tx, {
       channel: BACKCHANNEL_LOGOUT_CHANNEL,
       kind: 'logout',
       recipient: target.clientId,
-      payload: { sub: target.userId, ...(target.sessionHash !== null ? { sid: sidOf(target.sessionHash) } : {}) },
+      payload: { sub: target.userId, ...(target.sid !== null ? { sid: target.sid } : {}) },
       // A client hears about one user's sessions in the order they ended.
       orderingKey: `${BACKCHANNEL_LOGOUT_CHANNEL}:${target.clientId}:${target.userId}`,
     });

@@ -24,7 +24,15 @@ test("a password set through the API ends the user's refresh tokens (refresh →
   const now = new Date(clock.now());
   await f.t.core.db
     .insertInto('browser_sessions')
-    .values({ id_hash: `h-${user.id}`, user_id: user.id, auth_time: now, csrf_token: 'x', created_at: now, expires_at: new Date(clock.now() + 3_600_000) })
+    .values({
+      id_hash: `h-${user.id}`,
+      sid: `h-${user.id}`,
+      user_id: user.id,
+      auth_time: now,
+      csrf_token: 'x',
+      created_at: now,
+      expires_at: new Date(clock.now() + 3_600_000),
+    })
     .execute();
   const before = await read(body.id);
   const res = await setPassword(body.id, 'the operator chose this one');
@@ -60,7 +68,15 @@ test("resetting second factors removes the authenticator and recovery codes and 
   const now = new Date(clock.now());
   await f.t.core.db
     .insertInto('browser_sessions')
-    .values({ id_hash: `mfa-${user.id}`, user_id: user.id, auth_time: now, csrf_token: 'x', created_at: now, expires_at: new Date(clock.now() + 3_600_000) })
+    .values({
+      id_hash: `mfa-${user.id}`,
+      sid: `mfa-${user.id}`,
+      user_id: user.id,
+      auth_time: now,
+      csrf_token: 'x',
+      created_at: now,
+      expires_at: new Date(clock.now() + 3_600_000),
+    })
     .execute();
   const res = await f.api(`/admin/v1/users/${body.id}/second-factors`, { method: 'DELETE' });
   assert.equal(res.status, 204);

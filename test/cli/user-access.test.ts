@@ -46,6 +46,7 @@ test('sessions list and sessions end: the session is gone and its end is audited
     .insertInto('browser_sessions')
     .values({
       id_hash: `cli-${g.user.id}`,
+      sid: `cli-${g.user.id}`,
       user_id: g.user.id,
       auth_time: now,
       csrf_token: 'x',

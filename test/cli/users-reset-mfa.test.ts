@@ -35,6 +35,7 @@ test('reset-mfa removes the authenticator and recovery codes and ends the userâ€
     .insertInto('browser_sessions')
     .values({
       id_hash: `h-${user.id}`,
+      sid: `h-${user.id}`,
       user_id: user.id,
       auth_time: new Date(clock.now()),
       csrf_token: 'x',

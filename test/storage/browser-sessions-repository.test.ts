@@ -1,5 +1,6 @@
-// Browser sessions: a login starts a new session and deletes the one it replaces in the same statement
-// (session fixation: the pre-login id never becomes a logged-in session, and it stops working at once).
+// Browser sessions: a login takes the session it replaces over (deletes it, once) and starts a new one under a
+// new cookie value (session fixation: the pre-login id never becomes a logged-in session, and it stops working
+// at once), keeping the taken one's sid when told to (user-rules/sign-in-session.ts).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
@@ -18,13 +19,19 @@ before(async () => {
 });
 after(() => database.close());
 
-test('starting a session that replaces another deletes the replaced one in the same statement', async () => {
+test('taking a session deletes it and returns it once; a session started with its sid keeps the sid under a new cookie value', async () => {
   const sessions = browserSessionsRepository(database.db, clock);
   const anonymous = await sessions.start({ userId: null, authTime: null, ttlSeconds: 3600 });
   const bystander = await sessions.start({ userId: null, authTime: null, ttlSeconds: 3600 });
-  const fresh = await sessions.start({ userId, authTime: 1_780_000_000, ttlSeconds: 3600, replaces: anonymous.idHash });
+  assert.notEqual(anonymous.sid, bystander.sid, 'each new session has a sid of its own');
+  const taken = await sessions.take(anonymous.idHash);
+  assert.equal(taken?.sid, anonymous.sid);
+  assert.equal(await sessions.take(anonymous.idHash), undefined, 'a second take finds nothing');
+  const fresh = await sessions.start({ userId, authTime: 1_780_000_000, ttlSeconds: 3600, sid: taken.sid });
 
   assert.notEqual(fresh.id, anonymous.id);
+  assert.notEqual(fresh.idHash, anonymous.idHash);
+  assert.equal(fresh.sid, anonymous.sid);
   assert.equal(await sessions.find(anonymous.id), undefined, 'the pre-login session is gone');
   const found = await sessions.find(fresh.id);
   assert.equal(found?.userId, userId);

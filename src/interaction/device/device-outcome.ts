@@ -25,7 +25,7 @@ export async function approveDevice(
   devices: Pick<DeviceAuthorizationsRepository, 'decide'>,
 ): Promise<string> {
   const approved = await devices.decide(device.userCodeHash, {
-    approve: { userId: session.userId, authTime: new Date(session.authTime * 1000), sessionId: session.idHash },
+    approve: { userId: session.userId, authTime: new Date(session.authTime * 1000), sessionId: session.sid },
   });
   return deviceResultPath(approved ? 'approved' : 'gone');
 }

@@ -1,9 +1,11 @@
 // The browser session as the pages see it: read from the cookie, started (anonymous or after login),
-// replaced on login (OWASP session fixation: the pre-login id is deleted, never promoted) and ended.
+// replaced on login (OWASP session fixation: the pre-login id is deleted, never promoted; what that means for
+// the replaced session — its sid kept, or its end announced — is user-rules/sign-in-session.ts) and ended.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { epochSeconds } from '../../clock.js';
 import type { BrowserSession, BrowserSessionsRepository } from '../../storage/repositories/browser-sessions-repository.js';
+import type { SessionSignIn } from '../../user-rules/sign-in-session.js';
 import { sessionCookieName, sessionCookieOptions } from './session-cookie.js';
 
 export interface BrowserSessions {
@@ -12,8 +14,11 @@ export interface BrowserSessions {
   current(request: FastifyRequest): Promise<BrowserSession | undefined>;
   /** The current session, or a new anonymous one (with its cookie) when there is none. */
   ensure(request: FastifyRequest, reply: FastifyReply): Promise<BrowserSession>;
-  /** Ends the old session and starts an authenticated one under a new id. */
-  login(reply: FastifyReply, old: BrowserSession | undefined, userId: string): Promise<BrowserSession>;
+  /**
+   * Ends the old session and starts an authenticated one under a new id (and cookie); undefined, with no
+   * cookie set, when another sign-in in this browser took `old` over meanwhile.
+   */
+  login(reply: FastifyReply, old: BrowserSession | undefined, userId: string): Promise<BrowserSession | undefined>;
   end(reply: FastifyReply, session: BrowserSession | undefined): Promise<void>;
 }
 
@@ -24,10 +29,17 @@ export function browserSessions(deps: {
   clock: Clock;
   /** Ends a session with what must happen with it (logout tokens, the audit event); default: the row is deleted. */
   ending?: (session: BrowserSession) => Promise<void>;
+  /** Signs in over a session with what that means for it (user-rules/sign-in-session.ts); default: the row is replaced. */
+  signingIn?: (input: SessionSignIn) => Promise<(BrowserSession & { id: string }) | undefined>;
 }): BrowserSessions {
   const { repository, issuer, ttlSeconds, clock } = deps;
   const name = sessionCookieName(issuer);
   const setCookie = (reply: FastifyReply, id: string) => reply.setCookie(name, id, sessionCookieOptions(issuer, ttlSeconds));
+
+  const replace = async ({ old, userId, authTime }: SessionSignIn) => {
+    if (old && !(await repository.take(old.idHash))) return undefined;
+    return repository.start({ userId, authTime, ttlSeconds });
+  };
 
   const cookie = (request: FastifyRequest): string | undefined => request.cookies[name] || undefined;
   const current = async (request: FastifyRequest) => {
@@ -46,7 +58,10 @@ export function browserSessions(deps: {
       return session;
     },
     async login(reply, old, userId) {
-      const { id, ...session } = await repository.start({ userId, authTime: epochSeconds(clock), ttlSeconds, ...(old ? { replaces: old.idHash } : {}) });
+      const input = { old, userId, authTime: epochSeconds(clock), ttlSeconds };
+      const started = deps.signingIn ? await deps.signingIn(input) : await replace(input);
+      if (!started) return undefined;
+      const { id, ...session } = started;
       setCookie(reply, id);
       return session;
     },

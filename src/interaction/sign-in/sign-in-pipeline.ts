@@ -7,6 +7,7 @@
 // naming the face, the method and the reason or the amr.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditSink } from '../../audit/audit-sink.js';
+import { PageError, ProblemError } from '../../http/errors.js';
 import { logRefusal } from '../../http/refusal-log.js';
 import type { UpstreamTokenKeeper } from '../../federation/upstream-tokens.js';
 import type { BrowserSession } from '../../storage/repositories/browser-sessions-repository.js';
@@ -61,6 +62,8 @@ export interface SignInPipeline {
   refuseSignIn(context: SignInContext, refusal: Refusal): Promise<void>;
 }
 
+const SIGNED_IN_ELSEWHERE = 'This browser completed another sign-in at the same moment, in another tab or window. That sign-in stands; reload to continue.';
+
 const isRateLimited = (error: unknown) => (error as { status?: number } | null)?.status === 429;
 
 export function signInPipeline(deps: SignInPipelineDeps): SignInPipeline {
@@ -105,13 +108,28 @@ export function signInPipeline(deps: SignInPipelineDeps): SignInPipeline {
     },
 
     async completeSignIn(context, reply, old, { userId, amr, upstreamTokens }) {
+      const fresh = await deps.sessions.login(reply, old, userId);
+      // Another sign-in in this browser took the session over a moment ago (a second tab): that one stands, and
+      // this one starts no second session for the same cookie (user-rules/sign-in-session.ts).
+      if (!fresh) {
+        const reason = 'session_taken_over';
+        await audit.emit({
+          type: 'login.failed',
+          actor: { kind: 'system' },
+          ...common(context, userId),
+          details: { face: context.face, method: context.method, reason },
+        });
+        // The error edge writes the refusal's log line.
+        throw context.answer === 'form'
+          ? new PageError('Signed in elsewhere', SIGNED_IN_ELSEWHERE, 409, {}, { back: { href: '/account', label: 'Continue' }, log: { reason } })
+          : new ProblemError('conflict', SIGNED_IN_ELSEWHERE, { log: { reason } });
+      }
       await audit.emit({
         type: 'login.succeeded',
         actor: { kind: 'user', userId, ...(context.clientId ? { clientId: context.clientId } : {}) },
         ...common(context, userId),
         details: { face: context.face, method: context.method, amr: amr.join(' ') },
       });
-      const fresh = await deps.sessions.login(reply, old, userId);
       await deps.secondFactors.recordSignIn(fresh.idHash, { amr: [...amr], userAgent: context.request.headers['user-agent'], ip: context.request.ip });
       // A sign-in with password and second factor starts the account's second-factor count again.
       if (amr.includes('mfa')) await deps.secondFactorBudget.clear(userId);

@@ -13,7 +13,7 @@ export interface AuthorizationCodeInput {
   userId: string;
   /** Epoch seconds of the login that this code carries. */
   authTime: number;
-  /** Browser session id (hash), for logout and prompt handling. */
+  /** The browser session's sid (id_token `sid`, back-channel logout; docs/backchannel-logout.md#sid). */
   sessionId?: string;
   /** RFC 8707 resource requested at /authorize, if any. */
   resource?: string;

@@ -109,7 +109,7 @@ function authorizationCodeGrant(deps: {
       );
       try {
         checkBinding(code, params.redirect_uri, verifier, client.id);
-        const authentication = code.sessionId ? await deps.authentications?.find(code.sessionId) : undefined;
+        const authentication = code.sessionId ? await deps.authentications?.find(code.sessionId, code.authTime) : undefined;
         const granted = isConsoleClient(client)
           ? consoleScope(code.scope, user ? await deps.operatorRoles?.find(user.id) : undefined, authentication?.acr)
           : code.scope;
@@ -132,7 +132,7 @@ function authorizationCodeGrant(deps: {
           dpopJkt,
           refreshToken: refreshIssued ? refreshToken : undefined,
           authentication,
-          sessionHash: code.sessionId,
+          sid: code.sessionId,
         });
       } catch (error) {
         // The code is spent either way; its grant must not outlive a failed exchange.

@@ -70,7 +70,8 @@ function deviceCodeGrant(deps: {
       if (!redeemed) throw await refusal(deps.devices, deviceCodeHash, client, deps.now());
       const { authorization, user, refreshIssued } = redeemed;
       try {
-        const authentication = authorization.sessionId ? await deps.authentications?.find(authorization.sessionId) : undefined;
+        const authentication =
+          authorization.sessionId && authorization.authTime ? await deps.authentications?.find(authorization.sessionId, authorization.authTime) : undefined;
         const { audience, scope, lifetime, server } = await userTokenAudience(deps, {
           scope: authorization.scope,
           requested: params.resource,
@@ -89,7 +90,7 @@ function deviceCodeGrant(deps: {
           dpopJkt,
           refreshToken: refreshIssued ? refreshToken : undefined,
           authentication,
-          sessionHash: authorization.sessionId,
+          sid: authorization.sessionId,
         });
       } catch (error) {
         // The authorization is spent either way; its grant must not outlive a failed exchange.

@@ -97,7 +97,7 @@ function refreshTokenGrant(deps: {
         dpopJkt: rotation.dpopJkt ?? undefined,
         refreshToken: rotation.refreshToken,
         // OIDC Core 12.2 again: the sid of the sign-in's session (Back-Channel Logout 2.1).
-        sessionHash: grant.sessionId,
+        sid: grant.sessionId,
       });
       await deps.refresh.rememberSuccessor(token, JSON.stringify(response));
       return response;

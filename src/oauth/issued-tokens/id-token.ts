@@ -7,7 +7,6 @@ import type { KeyService } from '../../crypto/keys.js';
 import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { UserRecord } from '../../storage/repositories/users-repository.js';
 import { userClaims } from './user-claims.js';
-import { sidOf } from '../../tokens/session-id.js';
 
 export interface IdTokenInput {
   client: Pick<Client, 'id' | 'idTokenSignedResponseAlg'>;
@@ -25,8 +24,8 @@ export interface IdTokenInput {
   extraAudiences?: readonly string[];
   /** Claims the granted scopes map from user attributes (resources/claims.ts); never reserved or standard ones. */
   extraClaims?: Record<string, unknown>;
-  /** The hash of the browser session of the sign-in: its `sid` (docs/backchannel-logout.md). */
-  sessionHash?: string | null | undefined;
+  /** The `sid` of the browser session of the sign-in (docs/backchannel-logout.md#sid). */
+  sid?: string | null | undefined;
 }
 
 export interface Authentication {
@@ -59,7 +58,7 @@ export function idTokenIssuer(deps: { keys: Pick<KeyService, 'sign'>; clock: Clo
           auth_time: input.authTime,
           ...(input.authentication ? { amr: [...input.authentication.amr], acr: input.authentication.acr } : {}),
           ...(input.nonce !== undefined && input.nonce !== null ? { nonce: input.nonce } : {}),
-          ...(input.sessionHash ? { sid: sidOf(input.sessionHash) } : {}),
+          ...(input.sid ? { sid: input.sid } : {}),
           ...(audiences.length > 1 ? { azp: input.client.id } : {}),
           ...(input.accessToken !== undefined ? { at_hash: atHash(input.accessToken) } : {}),
         },

@@ -39,8 +39,8 @@ export interface UserTokensInput {
   refreshToken?: string | undefined;
   /** amr and acr of the sign-in the grant came from, when it recorded them (docs/second-factors.md). */
   authentication?: Authentication | undefined;
-  /** The browser session of the sign-in (its hash): the id_token's sid. */
-  sessionHash?: string | null | undefined;
+  /** The sid of the browser session of the sign-in: the id_token's. */
+  sid?: string | null | undefined;
 }
 
 export const grantGone = () => new OAuthError('invalid_grant', 'The authorization grant is no longer valid.');
@@ -74,7 +74,7 @@ export async function signUserTokens(deps: UserTokensDeps, input: UserTokensInpu
         accessToken: access.token,
         authentication: input.authentication,
         extraClaims: mappedClaims(definitions, input.scope, 'id_token', user.attributes),
-        sessionHash: input.sessionHash,
+        sid: input.sid,
       })
     : undefined;
   return {

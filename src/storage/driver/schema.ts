@@ -81,6 +81,7 @@ export interface BrowserSessionsTable {
   created_at: Date;
   expires_at: Date;
   upstream_link: Json | null;
+  sid: string;
 }
 
 export interface ClientsTable {

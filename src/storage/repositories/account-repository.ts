@@ -23,8 +23,8 @@ export interface GrantedApp {
 
 export interface AccountRepository {
   sessions(userId: string): Promise<AccountSession[]>;
-  /** Ends one of the user's sessions; false when it is not theirs (or already gone). */
-  endSession(userId: string, idHash: string): Promise<boolean>;
+  /** Ends one of the user's sessions: its sid (for the logout tokens), undefined when it is not theirs (or already gone). */
+  endSession(userId: string, idHash: string): Promise<string | undefined>;
   apps(userId: string): Promise<GrantedApp[]>;
   /**
    * Forgets the consent, revokes every grant (refresh-token family) of this user at this client with
@@ -58,8 +58,8 @@ export function accountRepository(db: Db, clock: Clock): AccountRepository {
       }));
     },
     async endSession(userId, idHash) {
-      const result = await db.deleteFrom('browser_sessions').where('user_id', '=', userId).where('id_hash', '=', idHash).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      const row = await db.deleteFrom('browser_sessions').where('user_id', '=', userId).where('id_hash', '=', idHash).returning('sid').executeTakeFirst();
+      return row?.sid;
     },
     async apps(userId) {
       const { rows } = await sql<{ client_id: string; client_name: string; scopes: string[]; granted_at: Date }>`

@@ -1,5 +1,6 @@
 // Browser sessions of the login pages, keyed by sha256 of the cookie value (the raw id is never stored).
-// A session without a user is the anonymous pre-login session; login always starts a new one.
+// A session without a user is the anonymous pre-login session; login always starts a new row (a new cookie
+// value) — which keeps the replaced row's `sid` when the same account signed in again (user-rules/sign-in-session.ts).
 import type { Clock } from '../../clock.js';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import type { Db } from '../driver/database.js';
@@ -9,6 +10,11 @@ import { precompiled } from './precompiled.js';
 export interface BrowserSession {
   /** sha256 of the cookie value: what other tables reference. */
   idHash: string;
+  /**
+   * The session's stable identifier (the `sid` of id_tokens and logout tokens; what codes and grants remember):
+   * random, kept across the cookie rotation of a re-login by the same account (docs/backchannel-logout.md#sid).
+   */
+  sid: string;
   userId: string | null;
   /** Epoch seconds of the password login, when there was one. */
   authTime: number | null;
@@ -19,10 +25,15 @@ export interface BrowserSession {
 
 export interface BrowserSessionsRepository {
   /**
-   * Starts a session and returns it with the raw id for the cookie. `replaces`: the session it succeeds
-   * (login), deleted in the same statement.
+   * Starts a session and returns it with the raw id for the cookie; `sid`: the one of the session it continues
+   * (a re-login by the same account), else a new one.
    */
-  start(input: { userId: string | null; authTime: number | null; ttlSeconds: number; replaces?: string }): Promise<BrowserSession & { id: string }>;
+  start(input: { userId: string | null; authTime: number | null; ttlSeconds: number; sid?: string | undefined }): Promise<BrowserSession & { id: string }>;
+  /**
+   * Deletes a session (live or not) and returns what it was — the row lock a sign-in over it holds until it
+   * commits, so of two sign-ins at once in one browser the second finds nothing (undefined) and starts nothing.
+   */
+  take(idHash: string): Promise<BrowserSession | undefined>;
   /** A live (unexpired) session by its raw cookie value. */
   find(id: string): Promise<BrowserSession | undefined>;
   end(idHash: string): Promise<void>;
@@ -41,23 +52,30 @@ export interface BrowserSessionsRepository {
 export const ANONYMOUS_GRACE_MS = 60_000;
 
 const startSession = precompiled(
-  (db, v: { replaces: string; idHash: string; userId: string | null; authTime: Date | null; csrfToken: string; createdAt: Date; expiresAt: Date }) =>
+  (db, v: { idHash: string; sid: string; userId: string | null; authTime: Date | null; csrfToken: string; createdAt: Date; expiresAt: Date }) =>
     db
-      .with('replaced', (q) => q.deleteFrom('browser_sessions').where('id_hash', '=', v.replaces))
       .insertInto('browser_sessions')
-      .values({ id_hash: v.idHash, user_id: v.userId, auth_time: v.authTime, csrf_token: v.csrfToken, created_at: v.createdAt, expires_at: v.expiresAt })
+      .values({
+        id_hash: v.idHash,
+        sid: v.sid,
+        user_id: v.userId,
+        auth_time: v.authTime,
+        csrf_token: v.csrfToken,
+        created_at: v.createdAt,
+        expires_at: v.expiresAt,
+      })
       .returningAll(),
 );
 
 export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessionsRepository {
   return {
-    async start({ userId, authTime, ttlSeconds, replaces }) {
+    async start({ userId, authTime, ttlSeconds, sid }) {
       const id = randomToken(32);
       const now = clock.now();
       const [row] = await startSession.execute(db, {
-        // A first (anonymous) session replaces nothing: '' is a hash no session has.
-        replaces: replaces ?? '',
         idHash: sha256(id),
+        // Random, not derived from the cookie: it must outlive the cookie value, and reveals nothing that finds the session.
+        sid: sid ?? randomToken(32),
         userId,
         authTime: authTime === null ? null : new Date(authTime * 1000),
         csrfToken: randomToken(32),
@@ -74,6 +92,10 @@ export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessions
         .where('id_hash', '=', sha256(id))
         .where('expires_at', '>', new Date(clock.now()))
         .executeTakeFirst();
+      return row && toSession(row);
+    },
+    async take(idHash) {
+      const row = await db.deleteFrom('browser_sessions').where('id_hash', '=', idHash).returningAll().executeTakeFirst();
       return row && toSession(row);
     },
     async end(idHash) {
@@ -120,9 +142,17 @@ export function browserSessionsRepository(db: Db, clock: Clock): BrowserSessions
   };
 }
 
-export function toSession(row: { id_hash: string; user_id: string | null; auth_time: Date | null; csrf_token: string; expires_at: Date }): BrowserSession {
+export function toSession(row: {
+  id_hash: string;
+  sid: string;
+  user_id: string | null;
+  auth_time: Date | null;
+  csrf_token: string;
+  expires_at: Date;
+}): BrowserSession {
   return {
     idHash: row.id_hash,
+    sid: row.sid,
     userId: row.user_id,
     authTime: row.auth_time === null ? null : Math.floor(row.auth_time.getTime() / 1000),
     csrfToken: row.csrf_token,

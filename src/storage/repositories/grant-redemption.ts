@@ -38,7 +38,9 @@ export async function redeemIntoGrant<Row>(
     with redeemed as (${redeemed}), granted as (
       insert into oauth_grants (id, client_id, user_id, scope, auth_time, session_id, amr, resource, created_at, expires_at)
       select grant_id, client_id, user_id, scope, auth_time, session_id,
-             (select a.amr from session_authentications a where a.session_hash = redeemed.session_id),
+             -- session_id is the session's sid (0860); its amr while it still holds the sign-in the code carries.
+             (select a.amr from session_authentications a join browser_sessions s on s.id_hash = a.session_hash
+              where s.sid = redeemed.session_id and s.auth_time = redeemed.auth_time),
              resource, ${at}, auth_time + ${lifetime}
       from redeemed
     ), recorded as (

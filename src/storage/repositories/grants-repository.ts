@@ -28,7 +28,7 @@ export interface GrantRecord {
   /** RFC 8176 amr of the sign-in the grant came from (migrations/0450), null when none was recorded. */
   amr: string[] | null;
   resource: string | null;
-  /** The browser session it came from (its hash), where the reader selected it: refreshed id_tokens carry its sid. */
+  /** The sid of the browser session it came from, where the reader selected it: refreshed id_tokens carry it. */
   sessionId?: string | null;
   createdAt: Date;
   expiresAt: Date;

@@ -70,6 +70,7 @@ const selectWithSession = precompiled((db, v: { idHash: string; sessionHash: str
     .select([
       'u.username as s_username',
       's.id_hash as s_id_hash',
+      's.sid as s_sid',
       's.user_id as s_user_id',
       's.auth_time as s_auth_time',
       's.csrf_token as s_csrf_token',
@@ -133,11 +134,12 @@ export function interactionsRepository<R>(db: Db, clock: Clock): InteractionsRep
       });
       if (!row) return undefined;
       const session =
-        row.s_id_hash === null || row.s_csrf_token === null || row.s_expires_at === null
+        row.s_id_hash === null || row.s_sid === null || row.s_csrf_token === null || row.s_expires_at === null
           ? undefined
           : {
               ...toSession({
                 id_hash: row.s_id_hash,
+                sid: row.s_sid,
                 user_id: row.s_user_id,
                 auth_time: row.s_auth_time,
                 csrf_token: row.s_csrf_token,

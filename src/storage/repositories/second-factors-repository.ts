@@ -54,6 +54,11 @@ export interface SecondFactorsRepository {
   /** How a session signed in (RFC 8176 amr) and from where, for tokens and the account page. */
   recordSignIn(sessionHash: string, signIn: SignIn): Promise<void>;
   findAmr(sessionHash: string): Promise<string[] | undefined>;
+  /**
+   * The amr of the sign-in a code or device approval carries: the session by its sid (which outlives a
+   * re-login), and only while it still holds that sign-in (auth_time), not a later one's.
+   */
+  findAmrOfSignIn(sid: string, authTime: Date): Promise<string[] | undefined>;
   /** The session proved the account again now (re-authentication on /account). */
   recordProof(sessionHash: string): Promise<void>;
   /** The session bound a new second factor (its amr stays as it was). */
@@ -200,6 +205,16 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
         .where('session_hash', '=', sessionHash)
         .executeTakeFirst();
       return row && { amr: row.amr, provedAt: row.proved_at, boundFactor: row.bound_factor };
+    },
+    async findAmrOfSignIn(sid, authTime) {
+      const row = await db
+        .selectFrom('session_authentications as a')
+        .innerJoin('browser_sessions as s', 's.id_hash', 'a.session_hash')
+        .select('a.amr')
+        .where('s.sid', '=', sid)
+        .where('s.auth_time', '=', authTime)
+        .executeTakeFirst();
+      return row?.amr;
     },
     async findAmr(sessionHash) {
       const row = await db.selectFrom('session_authentications').select('amr').where('session_hash', '=', sessionHash).executeTakeFirst();

@@ -131,10 +131,13 @@ export function userAccessAdminRepository(db: Db, clock: Clock) {
       const row = await sessions().where('s.id_hash', '=', id).executeTakeFirst();
       return row && sessionRow(row);
     },
-    /** Deletes the signed-in session; false when it was already gone. The browser's cookie then finds nothing. */
-    async endSession(id: string): Promise<boolean> {
-      const result = await db.deleteFrom('browser_sessions').where('id_hash', '=', id).where('user_id', 'is not', null).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+    /**
+     * Deletes the signed-in session and returns its sid (for the logout tokens); undefined when it was already
+     * gone. The browser's cookie then finds nothing.
+     */
+    async endSession(id: string): Promise<string | undefined> {
+      const row = await db.deleteFrom('browser_sessions').where('id_hash', '=', id).where('user_id', 'is not', null).returning('sid').executeTakeFirst();
+      return row?.sid;
     },
 
     async consents(owner: OwnerFilter, page: PageAfter): Promise<AdminConsent[]> {

@@ -134,6 +134,8 @@ test('the id_token carries sid, and so does the refreshed id_token; signing out 
   const [token] = await logoutTokensFor(userId, 1);
   assert.equal(token!.sid, sid);
   assert.equal(token!.sub, userId);
+  const ended = await t.core.db.selectFrom('audit_events').select('details').where('type', '=', 'session.ended').where('subject', '=', userId).execute();
+  assert.deepEqual(ended, [{ details: { sid, reason: 'signed_out' } }]);
   const request = rp.received.find((r) => decodeJwt(new URLSearchParams(r.body).get('logout_token')!).sub === userId)!;
   assert.match(String(request.headers['content-type']), /^application\/x-www-form-urlencoded/);
 });
@@ -146,6 +148,9 @@ test('an operator ending the session sends a logout token for that session', asy
   await cli('sessions', 'end', sessions.sessions[0]!.id);
   const [token] = await logoutTokensFor(userId, 1);
   assert.equal(token!.sid, decodeJwt(idToken).sid);
+  // The audit event names the session as the RP knows it.
+  const ended = await t.core.db.selectFrom('audit_events').select('details').where('type', '=', 'admin.session.ended').where('subject', '=', userId).execute();
+  assert.deepEqual(ended, [{ details: { sid: decodeJwt(idToken).sid } }]);
 });
 
 test("a password change by the operator, reset-mfa and deleting the user each send logout tokens (the deleted user's clients are read before the cascade)", async () => {
