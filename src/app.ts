@@ -10,7 +10,7 @@ import { loggerOptions } from './logger.js';
 import { createErrorEdge } from './http/error-edge.js';
 import type { Registry } from 'prom-client';
 import { genReqId, installObservability, traceRequestId } from './http/observability.js';
-import { traceLogFields } from './telemetry/trace-context.js';
+import { requestIdOfActiveSpan, traceLogFields } from './telemetry/trace-context.js';
 import { healthRoutes } from './http/health.js';
 import { assetRoutes } from './http/assets.js';
 import type { Brand } from './http/brand.js';
@@ -58,8 +58,8 @@ export interface AppOptions {
   /** The outbox lease (docs/outbox.md); only tests shorten it, to see a dead worker's message claimed again. */
   outboxLeaseMs?: number;
   /**
-   * Tracing is on (main.ts started the SDK): log lines carry the active span's ids, and a request's id is its
-   * trace id (docs/observability.md#traces).
+   * Tracing is on (main.ts started the SDK): log lines carry the active span's ids, and a request's id comes
+   * from its own server span (docs/observability.md#traces).
    */
   traceIdsInLogs?: boolean;
 }
@@ -77,7 +77,7 @@ export async function buildApp({
   const logOptions = loggerOptions(config.LOG_LEVEL, traceIdsInLogs ? traceLogFields : undefined);
   const app = Fastify({
     logger: logger === false ? false : logger === true ? logOptions : { ...logOptions, stream: logger },
-    genReqId: traceIdsInLogs ? traceRequestId(() => traceLogFields().trace_id) : genReqId,
+    genReqId: traceIdsInLogs ? traceRequestId(requestIdOfActiveSpan) : genReqId,
     bodyLimit: config.JSON_BODY_LIMIT,
     trustProxy: config.TRUST_PROXY.length > 0 ? config.TRUST_PROXY : false,
     onProtoPoisoning: 'error',

@@ -12,6 +12,7 @@ import { createRateLimits } from './http/rate-limit.js';
 import { cachedClients, type ClientLookup } from './oauth/clients/client-cache.js';
 import { metadataDocumentClients } from './oauth/clients/metadata-document.js';
 import { looksLikeMetadataDocumentUrl } from './oauth/clients/metadata-document-url.js';
+import { openClientUses } from './oauth/clients/open-client-use.js';
 import { originIndex, type OriginIndex } from './oauth/cors/origin-index.js';
 import { STRICT_OUTBOUND, type OutboundPolicy } from './http/outbound/outbound-policy.js';
 import { remoteKeySets, type RemoteKeySets } from './oauth/client-auth/remote-key-sets.js';
@@ -75,14 +76,22 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
   const cached = cachedClients(repository, clock, config.CLIENT_CACHE_TTL);
   const corsOrigins = originIndex(repository, clock, config.CLIENT_CACHE_TTL);
   const resources = resourceRegistry(store.resourceServers, clock, config.CLIENT_CACHE_TTL);
+  const outbox = outboxWriter({ encryption: keyEncryption(keyEncryptionKey), clock });
+  // Audit events that stand for webhook events enqueue them in the same transaction (docs/webhooks.md).
+  const audit = auditSink({
+    clock,
+    subscribers: [databaseSubscriber(store), webhookSubscriber(store, outbox, webhookSubscriptions(database.db, database.notifications))],
+  });
   const documents = metadataDocumentClients({
     config,
     clock,
     outbound,
-    clients: repository,
+    store,
+    audit,
     resources,
     onRefusal: (url, refusal) => warn(`client metadata document refused (${refusal.code}): ${url}: ${refusal.message}`),
   });
+  const uses = openClientUses(store);
   const cimd = config.CIMD === 'on';
   // Whatever makes this instance forget a client also makes it re-read the origins.
   const clients: ClientLookup = {
@@ -99,14 +108,9 @@ export function createCore({ config, clock, database, warn = () => {}, outbound 
       corsOrigins.forget();
     },
     refusal: (id) => (cimd ? documents.refusal(id) : undefined),
+    noteUse: (client) => uses.note(client),
   };
   const remoteKeys = remoteKeySets(config, outbound);
-  const outbox = outboxWriter({ encryption: keyEncryption(keyEncryptionKey), clock });
-  // Audit events that stand for webhook events enqueue them in the same transaction (docs/webhooks.md).
-  const audit = auditSink({
-    clock,
-    subscribers: [databaseSubscriber(store), webhookSubscriber(store, outbox, webhookSubscriptions(database.db, database.notifications))],
-  });
   const feed = revocationFeed({ repository: store.revocations, notifications: database.notifications, clock, warn });
   return {
     config,

@@ -4,6 +4,7 @@
 // extends those, so no face imports this file. Endpoints and plugins receive a narrow `Pick` of their face's
 // interface and never build a service themselves, so there is exactly one of each per app (one DPoP nonce
 // key, one client cache, one job queue) and what a module depends on is visible in its signature.
+import { enabledIdentityProviders } from './storage/repositories/enabled-identity-providers.js';
 import { createCore, type Core, type CoreOptions } from './core.js';
 import type { OAuthDeps } from './oauth/deps.js';
 import type { InteractionDeps } from './interaction/deps.js';
@@ -144,8 +145,11 @@ export function createServices(options: ServicesOptions): Services {
   // Codes typed on the federation's link page: a count of their own, so an upstream cannot stop the owner's codes.
   const linkProofBudget = accountSecondFactorBudget(store.linkProofFailures, LINK_PROOF_POLICY);
   const upstream = { clock, outbound: core.outbound, keySets: core.remoteKeySets, env: process.env };
+  // The enabled providers in memory, forgotten at every change (the login pages and /account's sign-in form read
+  // them on every view: docs/federation.md, "Cost").
+  const enabledProviders = enabledIdentityProviders(store.identityProviders, options.database.notifications);
   const federation = {
-    providers: store.identityProviders,
+    providers: { find: (idOrSlug: string) => store.identityProviders.find(idOrSlug), listEnabled: enabledProviders.listEnabled },
     identities: store.federatedIdentities,
     legs: store.upstreamSignIns,
     accountLinks: store.accountLinkRequests,
@@ -185,7 +189,7 @@ export function createServices(options: ServicesOptions): Services {
       federatedIdentities: federation.identities,
       upstreamSignIns: federation.legs,
     }),
-    signIn: signInPipeline({ sessions, secondFactors: factors, secondFactorBudget, audit: core.audit }),
+    signIn: signInPipeline({ sessions, secondFactors: factors, secondFactorBudget, audit: core.audit, upstreamTokens: federation.tokens }),
     federation,
     // Called at request time, when `notices` (below) exists.
     providerLinkedNotice: (userId, provider, acceptLanguage) =>

@@ -64,6 +64,12 @@ export const EVENT_TYPES = [
   'signing_key.rotated',
   'client.secret_rotated',
   'session.ended',
+  'client.registered',
+  'client.self_registered',
+  'client.registration_updated',
+  'client.registration_deleted',
+  'client.metadata_document_created',
+  'client.metadata_document_updated',
   'audit.checkpoint',
 ];
 

@@ -77,7 +77,11 @@ export function accountPasskeyRoutes(app: FastifyInstance, deps: AccountDeps): v
     const pending = session && pendingUser !== undefined ? await factors.consumePendingSignIn(session.idHash, ACCOUNT_FLOW) : undefined;
     if (session && pendingUser !== undefined && pending?.userId !== pendingUser) throw passkeyFlowGone('second_factor_wait_used');
     // After a provider's sign-in the final amr names `fed` (the first factor kept with the wait).
-    await deps.signIn.completeSignIn(context, reply, session, { userId: outcome.userId, amr: afterFirstFactor(outcome.amr, pending?.firstFactor ?? null) });
+    await deps.signIn.completeSignIn(context, reply, session, {
+      userId: outcome.userId,
+      amr: afterFirstFactor(outcome.amr, pending?.firstFactor ?? null),
+      upstreamTokens: pending?.upstreamTokens,
+    });
     return sendJson(reply, { redirect: ACCOUNT_PATH });
   });
 

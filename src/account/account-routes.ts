@@ -239,7 +239,11 @@ export function accountRoutes(app: FastifyInstance, deps: AccountDeps): void {
     // The first factor waited with it: a provider's sign-in makes the final amr name `fed`, not `pwd`.
     const pending = await factors.consumePendingSignIn(session.idHash, ACCOUNT_FLOW);
     if (pending?.userId !== userId) return seeOther(reply, ACCOUNT_PATH);
-    await deps.signIn.completeSignIn(context, reply, session, { userId, amr: afterFirstFactor(outcome.amr, pending.firstFactor) });
+    await deps.signIn.completeSignIn(context, reply, session, {
+      userId,
+      amr: afterFirstFactor(outcome.amr, pending.firstFactor),
+      upstreamTokens: pending.upstreamTokens,
+    });
     return seeOther(reply, ACCOUNT_PATH);
   });
 

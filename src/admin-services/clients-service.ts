@@ -286,6 +286,33 @@ export async function replaceClientRecord(
 }
 
 /**
+ * Allows or forbids a client impersonation in token exchange (`gatehouse clients update ID
+ * --token-exchange-impersonation on|off`; the admin API's PATCH of `token_exchange_impersonation` goes through
+ * replaceClientRecord). Only that setting is written, version-guarded like every client write and audited as
+ * admin.client.updated naming it. Setting it to what it is already writes nothing, and a write that lost a
+ * race reads the client again: the same command sent twice at once changes it (and is audited) once.
+ * Existing exchanged tokens keep what they were issued with; the setting decides the next exchanges.
+ */
+export async function setTokenExchangeImpersonation(deps: ClientServiceDeps, id: string, allowed: boolean, as: ActingAs): Promise<Client> {
+  refuseBuiltIn(id);
+  for (let attempt = 1; ; attempt++) {
+    const current = await findClientRecord(deps, id);
+    if (current.tokenExchangeImpersonation === allowed) return current;
+    checkedImpersonation(current, allowed);
+    const updated = await deps.store.transaction(async (tx) => {
+      const written = await tx.clientAdmin.updateIfVersion(id, { tokenExchangeImpersonation: allowed }, current.version);
+      if (!written) return undefined;
+      await deps.audit.emit(changeEvent('admin.client.updated', written, as, changedFields(clientView(current), clientView(written))), { tx });
+      return written;
+    });
+    deps.clients.forget(id);
+    if (updated) return updated;
+    // Another write came first (or the client went): read it again, a few times at most.
+    if (attempt >= 3) throw new AdminRuleError('stale', 'the client kept changing while this update ran; run it again');
+  }
+}
+
+/**
  * Enabling a client again waits until its disabling's revocation window has passed (disabled at T: every
  * token issued until T + CLIENT_CACHE_TTL is refused). Each instance's copy of that window only widens, so a
  * token issued inside it after an enable would be handed out and then refused by every resource server;

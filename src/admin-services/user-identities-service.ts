@@ -36,6 +36,25 @@ export async function listUserIdentities(deps: Pick<UserAccessServiceDeps, 'stor
   );
 }
 
+/** A link as the admin API and the CLI show it (snake_case; the tokens' existence and expiry, never the tokens). */
+export const identityView = (i: UserIdentity) => ({
+  id: i.providerId,
+  user_id: i.userId,
+  provider: i.provider,
+  subject: i.subject,
+  email: i.email,
+  created_at: i.createdAt.toISOString(),
+  last_used_at: i.lastUsedAt?.toISOString() ?? null,
+  upstream_tokens: i.tokens
+    ? {
+        stored_at: i.tokens.storedAt.toISOString(),
+        expires_at: i.tokens.expiresAt?.toISOString() ?? null,
+        refresh_token: i.tokens.hasRefreshToken,
+        scope: i.tokens.scope,
+      }
+    : null,
+});
+
 /** By the provider's id or slug. */
 export async function findUserIdentity(deps: Pick<UserAccessServiceDeps, 'store' | 'clock'>, userId: string, provider: string): Promise<UserIdentity> {
   const found = (await listUserIdentities(deps, userId)).find((l) => l.providerId === provider || l.provider?.slug === provider);

@@ -67,6 +67,15 @@ const SECURITY_EVENT_TYPES = [
   'client.secret_rotated',
   // A user signed out (the logout page or /account): their session ended.
   'session.ended',
+  // Clients created or changed without an operator (src/oauth/clients/client-events.ts, docs/agents.md): RFC 7591
+  // with an initial access token, open registration, RFC 7592 with the registration access token, and the
+  // row a Client ID Metadata Document is stored as (written only when the document changed).
+  'client.registered',
+  'client.self_registered',
+  'client.registration_updated',
+  'client.registration_deleted',
+  'client.metadata_document_created',
+  'client.metadata_document_updated',
   // The audit log's own signed checkpoints (src/audit/checkpoints.ts).
   'audit.checkpoint',
 ] as const;

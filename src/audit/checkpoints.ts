@@ -27,7 +27,7 @@ export interface CheckpointClaims extends JWTPayload {
 export interface CheckpointDeps {
   store: Store;
   clock: Clock;
-  keys: Pick<KeyService, 'sign'>;
+  keys: Pick<KeyService, 'sign' | 'freshen'>;
   audit: AuditSink;
   issuer: string;
 }
@@ -36,7 +36,9 @@ export interface CheckpointDeps {
  * Signs the chain's head and records it, unless a checkpoint newer than `minIntervalMs` exists or nothing but
  * the last checkpoint's own event was appended since. Returns the new checkpoint, if one was written.
  */
-export function writeCheckpoint(deps: CheckpointDeps, { minIntervalMs }: { minIntervalMs: number }): Promise<Checkpoint | undefined> {
+export async function writeCheckpoint(deps: CheckpointDeps, { minIntervalMs }: { minIntervalMs: number }): Promise<Checkpoint | undefined> {
+  // The head is signed under the checkpoint lock, so the key rows are read before the transaction opens.
+  await deps.keys.freshen();
   return deps.store.transaction(async (tx) => {
     const chain = tx.auditChain;
     await tx.locks.task('audit-checkpoint');

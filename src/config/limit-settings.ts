@@ -32,7 +32,7 @@ export const requestLimitSettings = {
   RATE_LIMIT_API: perMinute('Resource API requests per token subject per minute.', 1200),
   RATE_LIMIT_ANONYMOUS: perMinute('Unauthenticated registration requests per address per minute.', 300),
   RATE_LIMIT_OPEN_REGISTRATIONS: {
-    doc: 'Clients one address may register per hour without an initial access token (REGISTRATION=open).',
+    doc: 'Clients one address (an IPv6 /64 counts as one) may register per hour without an initial access token (REGISTRATION=open). Counted in the database: RATE_LIMIT_ENABLED=false does not turn it off.',
     expects: 'a positive integer (registrations per hour)',
     parse: int(1, 1_000_000),
     fallback: 10,
@@ -53,7 +53,7 @@ export const requestLimitSettings = {
     fallback: 5,
   },
   TRUST_PROXY: {
-    doc: 'Comma-separated proxy addresses/CIDRs whose X-Forwarded-For is trusted. Empty: the socket address is the client.',
+    doc: 'Comma-separated proxy addresses/CIDRs whose X-Forwarded-For (and, with tracing on, incoming trace context) is trusted. Empty: the socket address is the client.',
     expects: 'a comma-separated list of IPs or CIDRs',
     parse: (raw: string) => list(raw),
     fallback: [] as string[],

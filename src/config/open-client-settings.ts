@@ -57,6 +57,13 @@ export const openClientSettings = {
     parse: int(1, 100_000),
     fallback: 1_000,
   },
+  // A storage budget (docs/rate-limits.md): it bounds rows, so RATE_LIMIT_ENABLED does not turn it off.
+  CIMD_MAX_CLIENTS_PER_HOST: {
+    doc: 'Client rows one host may have from metadata documents (one per document URL); a further URL of that host is refused, and nothing written, until one of them is purged as unused. RATE_LIMIT_ENABLED=false does not turn it off.',
+    expects: 'an integer between 1 and 100000',
+    parse: int(1, 100_000),
+    fallback: 10,
+  },
   REGISTRATION: {
     doc: '`token`: POST /register needs an initial access token. `open`: anyone may register a public client (auth method none) within OPEN_CLIENT_SCOPES and OPEN_CLIENT_RESOURCES, RATE_LIMIT_OPEN_REGISTRATIONS per address; a token still registers under its own policy.',
     expects: 'token or open',
@@ -84,7 +91,7 @@ export const openClientSettings = {
     docDefault: '(none)',
   },
   OPEN_CLIENT_UNUSED_TTL: seconds(
-    'A self-registered or metadata-document client with no live grant is deleted this many seconds after it was registered or its document last read.',
+    'A self-registered or metadata-document client with no live grant is deleted this many seconds after it was registered or last used (an authorization or token request; reading its document again does not count).',
     2_592_000,
     86_400,
     31_536_000,

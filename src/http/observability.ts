@@ -10,9 +10,10 @@ export const genReqId = (): string => randomUUID();
 
 /**
  * With tracing on, a request's id (its `trace_id` in Problem Details, audit events and logs, `X-Request-Id`)
- * is the id of its OpenTelemetry trace, so one id finds the request in the logs and in the tracing backend.
+ * comes from its own OpenTelemetry span (src/telemetry/trace-context.ts, requestIdOfActiveSpan: the trace id
+ * we drew, never one a caller chose), so one id finds the request in the logs and in the tracing backend.
  * Fastify asks for it inside the HTTP server span; a random id when there is none (not sampled out: an
- * unsampled span still has its trace id).
+ * unsampled span still has its ids).
  */
 export const traceRequestId = (traceId: () => string | undefined) => (): string => traceId() ?? randomUUID();
 

@@ -24,7 +24,6 @@ const LIMIT_NAMES = [
   'pages',
   'mail_address',
   'mail_recipient',
-  'open_registrations',
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
@@ -33,7 +32,7 @@ const WINDOW_SECONDS = 60;
  * The budgets of pages that send e-mail count per hour (docs/rate-limits.md): a minute is too short to
  * stop someone mailing a victim a reset link every few seconds, and a person asks for such a mail rarely.
  */
-const HOURLY: ReadonlySet<LimitName> = new Set(['mail_address', 'mail_recipient', 'open_registrations']);
+const HOURLY: ReadonlySet<LimitName> = new Set(['mail_address', 'mail_recipient']);
 const windowSeconds = (name: LimitName) => (HOURLY.has(name) ? 3600 : WINDOW_SECONDS);
 
 export interface LimitHeaders {
@@ -66,7 +65,6 @@ function limitPoints(config: Config): Record<LimitName, number> {
     pages: config.RATE_LIMIT_PAGES,
     mail_address: config.RATE_LIMIT_MAIL_PER_ADDRESS,
     mail_recipient: config.RATE_LIMIT_MAIL_PER_RECIPIENT,
-    open_registrations: config.RATE_LIMIT_OPEN_REGISTRATIONS,
   };
 }
 

@@ -2,9 +2,13 @@
 // backoff and giving up after MAX_ATTEMPTS. It also runs small periodic tasks (e.g. purging expired
 // idempotency keys). Work never runs inside a request; a restart or a second instance simply picks up
 // whatever is queued. Tests call `drain()` to await the queue deterministically instead of sleeping.
+// With tracing on (docs/observability.md#traces) each run is a span: a job's `job run <kind>`, a child of the
+// request that enqueued it (its traceparent is stored with the job), a periodic task's `job periodic <name>`, a
+// trace of its own; their queries are spans under them. Tracing off, these calls do nothing.
 import type { Clock } from '../clock.js';
 import type { Job } from '../storage/repositories/jobs-repository.js';
 import type { Store } from '../storage/store.js';
+import { currentTraceparent, inStoredTraceSpan, markActiveSpanFailed } from '../telemetry/trace-context.js';
 import { claimedAttempts } from './claimed-attempts.js';
 
 export interface JobHandler {
@@ -46,7 +50,12 @@ export function jobQueue({ store, clock, log }: { store: Store; clock: Clock; lo
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
 
-  async function execute(job: Job): Promise<void> {
+  function execute(job: Job): Promise<void> {
+    const attributes = { 'gatehouse.job.id': job.id, 'gatehouse.job.kind': job.kind, 'gatehouse.job.attempt': job.attempts };
+    return inStoredTraceSpan(`job run ${job.kind}`, job.traceparent, attributes, () => executeTraced(job));
+  }
+
+  async function executeTraced(job: Job): Promise<void> {
     const handler = handlers.get(job.kind);
     const now = () => new Date(clock.now());
     try {
@@ -56,6 +65,7 @@ export function jobQueue({ store, clock, log }: { store: Store; clock: Clock; lo
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       log.warn({ err: error, job_id: job.id, kind: job.kind, attempt: job.attempts }, 'job failed');
+      markActiveSpanFailed(message, { 'gatehouse.job.permanent': job.attempts >= MAX_ATTEMPTS });
       if (job.attempts < MAX_ATTEMPTS) {
         await repository.retryLater(job, message, new Date(clock.now() + job.attempts * 5_000), now());
       } else if ((await repository.fail(job, message, now())) && handler?.failed) {
@@ -68,7 +78,9 @@ export function jobQueue({ store, clock, log }: { store: Store; clock: Clock; lo
     for (const [name, entry] of periodic) {
       if (clock.now() - entry.lastRun < entry.intervalMs) continue;
       entry.lastRun = clock.now();
-      await entry.task().catch((error: unknown) => log.warn({ err: error, task: name }, 'periodic task failed'));
+      await inStoredTraceSpan(`job periodic ${name}`, null, { 'gatehouse.job.task': name }, entry.task).catch((error: unknown) =>
+        log.warn({ err: error, task: name }, 'periodic task failed'),
+      );
     }
   }
 
@@ -107,7 +119,7 @@ export function jobQueue({ store, clock, log }: { store: Store; clock: Clock; lo
 
   return {
     handle: (kind, handler) => void handlers.set(kind, handler),
-    enqueue: (tx, kind, payload) => tx.jobs.enqueue({ kind, payload, now: new Date(clock.now()) }),
+    enqueue: (tx, kind, payload) => tx.jobs.enqueue({ kind, payload, now: new Date(clock.now()), traceparent: currentTraceparent() }),
     wake: () => wakeUp?.(),
     every: (name, intervalMs, task) => void periodic.set(name, { intervalMs, task, lastRun: clock.now() }),
     runOnce,

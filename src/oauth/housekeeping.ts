@@ -1,6 +1,7 @@
 // Records are kept only while they can still matter: single-use jtis (client assertions, DPoP proofs,
 // revoked access tokens) until the tokens they guard have expired; browser sessions, interactions,
-// authorization codes, ended refresh-token families and initial access tokens once their lifetime is over
+// authorization codes, ended refresh-token families, initial access tokens and the jtis of exchanged tokens
+// (delegation_tokens) once their lifetime is over
 // (each repository's purge says exactly when). Periodic tasks of the job queue drop the rest, so these
 // tables do not grow with every login and refresh (scheduled by the composition root, src/services.ts).
 // What anyone can create without logging in — interactions and the anonymous sessions that carry them —
@@ -33,6 +34,7 @@ export function expiredRecordsPurge(core: Pick<OAuthDeps, 'store' | 'clock'>): (
     grants.purgeEnded,
     store.authorizationCodes.purgeExpired,
     store.deviceAuthorizations.purgeExpired,
+    store.delegations.purgeExpiredTokens,
   ]);
 }
 
@@ -43,9 +45,10 @@ export function pendingLoginsPurge(core: Pick<OAuthDeps, 'store' | 'clock'>): ()
 }
 
 /**
- * Deletes self-registered and metadata-document clients (docs/agents.md) that have had no live grant for
- * OPEN_CLIENT_UNUSED_TTL since they were registered or their document last read: anyone can create them, so
- * they must not pile up. A metadata-document client comes back by itself the next time its URL is used.
+ * Deletes self-registered and metadata-document clients (docs/agents.md) that have no live grant and were
+ * not used (an authorization or token request: open-client-use.ts) for OPEN_CLIENT_UNUSED_TTL since they were
+ * registered: anyone can create them, so they must not pile up. Reading a document again is not a use, or
+ * its host could keep the rows it made for ever. A metadata-document client comes back by itself the next time its URL is used.
  */
 export function unusedOpenClientsPurge(core: Pick<OAuthDeps, 'store' | 'clock' | 'config'>): () => Promise<number> {
   const { store, clock, config } = core;

@@ -9,7 +9,10 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
-import type { Span } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, trace, type Attributes, type Span } from '@opentelemetry/api';
+import type { IncomingMessage } from 'node:http';
+import { list } from '../config/setting.js';
+import { trustedPeers } from './trusted-peers.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -30,6 +33,44 @@ function redactQuery(span: Span): void {
   if (typeof full === 'string' && full.includes('?')) span.setAttribute('url.full', `${full.slice(0, full.indexOf('?'))}?${REDACTED}`);
 }
 
+/**
+ * Whose trace context counts (docs/observability.md#whose-trace-context-counts). Only a peer TRUST_PROXY names
+ * may continue its trace into Gatehouse: from anyone else an incoming `traceparent` (and every other header the
+ * configured propagators read: `tracestate`, `baggage`, b3…) would choose our trace id — which is the request
+ * id in X-Request-Id, Problem Details and the audit log — and, flagged sampled, force the trace to be recorded
+ * whatever our sampler says. So an untrusted request's context headers are taken off it before the HTTP
+ * instrumentation reads them (its `startIncomingSpanHook` runs just before it extracts the context): the
+ * request starts a new root trace our sampler decides on, and the caller's span is recorded as a link only
+ * (`requestHook`, once the span exists), for whoever wants to follow it.
+ */
+function untrustedContext(trusted: (address: string | undefined) => boolean) {
+  const dropped = new WeakMap<IncomingMessage, Record<string, string>>();
+  return {
+    /** Before the server span starts: an untrusted peer's context headers are kept aside, off the request. */
+    drop(request: IncomingMessage): Attributes {
+      if (trusted(request.socket.remoteAddress)) return {};
+      const carrier: Record<string, string> = {};
+      for (const field of propagation.fields()) {
+        const value = request.headers[field];
+        if (value === undefined) continue;
+        carrier[field] = Array.isArray(value) ? value.join(',') : value;
+        delete request.headers[field];
+      }
+      if (Object.keys(carrier).length === 0) return {};
+      dropped.set(request, carrier);
+      return { 'gatehouse.trace_context': 'untrusted' };
+    },
+    /** Once the server span exists: a link to the caller's span, when it named a valid one. */
+    link(span: Span, request: object): void {
+      const carrier = dropped.get(request as IncomingMessage);
+      if (!carrier) return;
+      dropped.delete(request as IncomingMessage);
+      const remote = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, carrier));
+      if (remote && trace.isSpanContextValid(remote)) span.addLink({ context: remote, attributes: { 'gatehouse.link': 'untrusted incoming trace context' } });
+    },
+  };
+}
+
 // Probes call these every few seconds: a trace each would drown the others.
 const PROBES = new Set(['/healthz', '/readyz']);
 
@@ -37,11 +78,14 @@ export function startTracing(env: Env = process.env): Tracing {
   env.OTEL_METRICS_EXPORTER ??= 'none';
   env.OTEL_LOGS_EXPORTER ??= 'none';
   const serviceNamed = (env.OTEL_SERVICE_NAME ?? '').trim() !== '' || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+  const incoming = untrustedContext(trustedPeers(list(env.TRUST_PROXY ?? '')));
   const sdk = new NodeSDK({
     ...(serviceNamed ? {} : { serviceName: 'gatehouse' }),
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request) => PROBES.has((request.url ?? '').split('?')[0] ?? ''),
+        startIncomingSpanHook: (request) => incoming.drop(request),
+        requestHook: (span, request) => incoming.link(span, request),
         // Called as the span ends, once every attribute is set.
         applyCustomAttributesOnSpan: (span) => redactQuery(span),
       }),

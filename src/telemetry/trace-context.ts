@@ -2,7 +2,7 @@
 // the `traceparent` of outgoing POSTs, and a span per outbox delivery attempt continuing the trace of the
 // request that enqueued the message. Only the OpenTelemetry API is imported here: with no SDK started
 // (tracing off) every call below meets the API's no-op implementations and does nothing.
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type SpanContext } from '@opentelemetry/api';
 
 const tracer = () => trace.getTracer('gatehouse');
 
@@ -12,6 +12,23 @@ export function traceLogFields(): { trace_id?: string; span_id?: string } {
   if (!span) return {};
   const { traceId, spanId } = span.spanContext();
   return trace.isSpanContextValid(span.spanContext()) ? { trace_id: traceId, span_id: spanId } : {};
+}
+
+/**
+ * A request's id with tracing on, taken inside its HTTP server span (docs/observability.md#the-trace-id-in-every-log-line):
+ * always ours. When the span starts the trace — every request from a peer TRUST_PROXY does not name, whose
+ * context start-tracing.ts drops — it is the trace id, which our SDK drew. When the span continues a trusted
+ * peer's trace, the trace id is the peer's (and shared by every request of that trace), so the id is the trace
+ * id followed by OUR span's id: unique per request, and its first part still finds the trace. Undefined outside
+ * a valid span (the caller draws a random id).
+ */
+export function requestIdOfActiveSpan(): string | undefined {
+  const span = trace.getActiveSpan();
+  if (!span || !trace.isSpanContextValid(span.spanContext())) return undefined;
+  const { traceId, spanId } = span.spanContext();
+  // `parentSpanContext` is the SDK's ReadableSpan field (the API's Span does not expose the parent).
+  const parent = (span as unknown as { parentSpanContext?: SpanContext }).parentSpanContext;
+  return parent?.isRemote ? `${traceId}-${spanId}` : traceId;
 }
 
 /** The W3C `traceparent` naming the active span, to store with work done later; undefined when not tracing. */

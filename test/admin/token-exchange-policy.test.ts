@@ -94,6 +94,32 @@ test('the admin API refuses token_exchange_impersonation for a client without th
   assert.equal(allowed.body.token_exchange_impersonation, true);
 });
 
+test('the admin API turns token_exchange_impersonation on and off for an existing client (merge patch), as `clients update` does; audited, kept by other patches', async () => {
+  const backend = await exchangeClient();
+  const id = String(backend.body.client_id);
+  const clientPath = `/admin/v1/clients/${encodeURIComponent(id)}`;
+  const patch = async (body: Record<string, unknown>) => {
+    const etag = (await f.api(clientPath)).headers.get('etag')!;
+    const res = await f.api(clientPath, patchBody(body, etag));
+    assert.equal(res.status, 200, await res.clone().text());
+    return (await res.json()) as Record<string, unknown>;
+  };
+  assert.equal((await patch({ token_exchange_impersonation: true })).token_exchange_impersonation, true);
+  assert.equal((await patch({ client_name: 'backend 2' })).token_exchange_impersonation, true, 'a patch leaving it out keeps it');
+  assert.equal((await patch({ token_exchange_impersonation: false })).token_exchange_impersonation, false);
+  const events = await f.t.core.db
+    .selectFrom('audit_events')
+    .select('changed_fields')
+    .where('type', '=', 'admin.client.updated')
+    .where('resource_id', '=', id)
+    .execute();
+  assert.deepEqual(events.map((e) => e.changed_fields.join(',')).sort(), ['client_name', 'token_exchange_impersonation', 'token_exchange_impersonation']);
+  // The CLI writes the same member of the same record.
+  const updated = await cli('clients', 'update', id, '--token-exchange-impersonation', 'on');
+  assert.equal(updated.token_exchange_impersonation, true);
+  assert.equal(((await (await f.api(clientPath)).json()) as Record<string, unknown>).token_exchange_impersonation, true);
+});
+
 test('apply writes token_exchange_clients naming a client of the same file, and export writes both settings back', async () => {
   process.env.EXCHANGE_APPLY_SECRET = 'e'.repeat(43);
   const file = join(dir, 'gatehouse.yaml');

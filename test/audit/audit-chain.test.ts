@@ -16,6 +16,8 @@ import { eventDigest, linkHash } from '../../src/storage/repositories/audit-chai
 import type { Verdict } from '../../src/audit/verify.js';
 import type { Db } from '../../src/storage/driver/database.js';
 import { startTestApp } from '../helpers/app.js';
+import { createPostgresDatabaseUrl, testDatabaseKind } from '../helpers/database.js';
+import { openPostgres } from '../../src/storage/driver/database.js';
 import { NO_LIMITS } from '../helpers/env.js';
 import { adminFixture, createBody, SERVICE_CLIENT, type AdminFixture } from '../admin/fixture.js';
 
@@ -324,6 +326,32 @@ describe('signed checkpoints', () => {
       assert.equal(await count(), before + 1, 'none before the interval has passed');
     } finally {
       await second.close();
+    }
+  });
+
+  test('a checkpoint signs without a second connection: on a pool of one (PGlite has one) it does not wait on itself when the key rows are due for a re-read', async (t) => {
+    // PGlite runs the suite's other pass; here a real server with a pool of one connection shows the same rule.
+    if (testDatabaseKind() === 'pglite') return t.diagnostic('covered by the other two-instance test on PGlite');
+    const shared = await createPostgresDatabaseUrl();
+    const database = await openPostgres(shared.url, 1);
+    const own = manualClock(Date.now());
+    const single = await startTestApp({ database, clock: own, env: NO_LIMITS });
+    try {
+      await single.core.audit.emit({ type: 'login.failed', actor: { kind: 'system' }, subject: 'pool-of-one', details: {} });
+      own.advance((single.config.KEY_REFRESH_INTERVAL + 1) * 1000); // the instance's copy of the key rows is stale
+      let timer: NodeJS.Timeout | undefined;
+      const stuck = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the checkpoint waited on a second connection (deadlock)')), 20_000);
+      });
+      const written = await Promise.race([
+        writeCheckpoint({ store: single.core.store, clock: own, keys: single.core.keys, audit: single.core.audit, issuer: single.url }, { minIntervalMs: 0 }),
+        stuck,
+      ]).finally(() => clearTimeout(timer));
+      assert.ok(written, 'a checkpoint was written');
+    } finally {
+      await single.close();
+      await database.close();
+      await shared.drop();
     }
   });
 

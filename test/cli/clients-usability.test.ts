@@ -104,7 +104,7 @@ test('a mistyped value names the valid ones: client type, grant type, scope, aut
   assert.match(await usageError(['keys', 'rotate', '--alg', 'ES265']), /^--alg must be one of ES256, RS256 \(got "ES265"\) \(did you mean ES256\?\)$/);
   assert.match(
     unknownCommand(['clients', 'shwo']),
-    /^unknown command: clients shwo \(did you mean show\?\); clients takes one of: create, list, show, delete, disable\n/,
+    /^unknown command: clients shwo \(did you mean show\?\); clients takes one of: create, list, show, update, delete, disable\n/,
   );
   assert.match(unknownCommand(['client', 'list']), /\(did you mean clients list\?\)/);
 });

@@ -10,6 +10,8 @@ import type { Page } from 'playwright-core';
 import { authorizeQuery } from '../interaction/browserless.js';
 import { createClient } from '../helpers/oauth-fixtures.js';
 import { createUser, PASSWORD } from '../helpers/users.js';
+import { totpAt } from '../helpers/totp.js';
+import { enrollTotp } from '../interaction/mfa/enroll.js';
 import { keyEncryption } from '../../src/crypto/key-encryption.js';
 import { openUpstreamTokens } from '../../src/federation/upstream-tokens.js';
 import { deleteIdentityProviderRecord, identityProviderServiceDeps, updateIdentityProviderSwitches } from '../../src/admin-services/index.js';
@@ -131,6 +133,82 @@ describe('the upstream tokens of a federated sign-in (--store-tokens)', () => {
     assert.equal(openUpstreamTokens(keyEncryption(w.t.core.keyEncryptionKey), stored).accessToken, issued.access_token);
     const link = await w.t.core.db.selectFrom('federated_identities').select('user_id').where('subject', '=', 'proved').executeTakeFirst();
     assert.equal(link?.user_id, local.id);
+    await page.close();
+  });
+
+  /** Signs in through `button` as `sub` up to the account's own second factor (the code form). */
+  async function signInToSecondFactor(button: string, next: { sub: string; email?: string; email_verified?: boolean }) {
+    await w.chromium.context.clearCookies();
+    const page = await w.chromium.context.newPage();
+    w.upstream.next = next;
+    const before = w.upstream.issued.length;
+    await page.goto(w.t.url + authorizeQuery(client.id, w.clientPage.redirectUri, { scope: 'openid' }));
+    await page.click(`text=${button}`);
+    await page.waitForSelector('input[name="otp"]');
+    assert.equal(w.upstream.issued.length, before + 1, 'the upstream answered one token request');
+    return { page, issued: w.upstream.issued.at(-1)! };
+  }
+
+  test("--store-tokens stores the upstream tokens only when the sign-in completes: abandoned at the account's own second factor, no token row; completed, the row", async () => {
+    // Abandoned: the browser stops at the code form (the upstream's part is done).
+    const abandoning = await linkedAccount(storing, 'abandons-2fa');
+    await enrollTotp(w.t, abandoning);
+    const abandoned = await signInToSecondFactor('Continue with Acme SSO', { sub: 'abandons-2fa' });
+    assert.equal(await tokens().find(storing.id, 'abandons-2fa'), undefined, 'no token row while the second factor is outstanding');
+    assert.equal((await wholeDatabase()).includes(abandoned.issued.access_token), false, 'what waits is sealed');
+    await abandoned.page.close();
+    assert.equal(await tokens().find(storing.id, 'abandons-2fa'), undefined, 'nor after the browser left');
+
+    // Completed: the code is given, the sign-in completes, the tokens of that sign-in are written.
+    const completing = await linkedAccount(storing, 'completes-2fa');
+    const { secret } = await enrollTotp(w.t, completing);
+    const { page, issued } = await signInToSecondFactor('Continue with Acme SSO', { sub: 'completes-2fa' });
+    assert.equal(await tokens().find(storing.id, 'completes-2fa'), undefined);
+    await page.fill('input[name="otp"]', totpAt(secret, Date.now() + 30_000));
+    await page.click('form:has(input[name="otp"]) button[type="submit"]');
+    await page.waitForURL((url) => url.href.startsWith(w.clientPage.redirectUri));
+    const stored = await tokens().find(storing.id, 'completes-2fa');
+    assert.ok(stored, 'the row, once signed in');
+    assert.equal(openUpstreamTokens(keyEncryption(w.t.core.keyEncryptionKey), stored).accessToken, issued.access_token);
+    await page.close();
+  });
+
+  test("--store-tokens: a link made after a password proof stores the tokens only once the account's own second factor is passed", async () => {
+    const local = await createUser(w.t.core.db, w.t.core.clock, { password: PASSWORD, profile: { email: 'proved-2fa@example.org', email_verified: true } });
+    const { secret } = await enrollTotp(w.t, local);
+    await w.t.core.db.updateTable('identity_providers').set({ link: 'verified-email' }).where('id', '=', storing.id).execute();
+    const { page, issued } = await signIn('Continue with Acme SSO', { sub: 'proved-2fa', email: 'proved-2fa@example.org', email_verified: true });
+    assert.match(page.url(), /\/link$/);
+    await page.fill('input[name="password"]', PASSWORD);
+    await page.click('form[action$="/link"] button[type="submit"]');
+    await page.waitForSelector('input[name="otp"]');
+    assert.equal(await tokens().find(storing.id, 'proved-2fa'), undefined, 'linked, but the sign-in is not complete: no token row');
+    await page.fill('input[name="otp"]', totpAt(secret, Date.now() + 30_000));
+    await page.click('form:has(input[name="otp"]) button[type="submit"]');
+    await page.waitForURL((url) => url.href.startsWith(w.clientPage.redirectUri));
+    const stored = await tokens().find(storing.id, 'proved-2fa');
+    assert.ok(stored);
+    assert.equal(openUpstreamTokens(keyEncryption(w.t.core.keyEncryptionKey), stored).accessToken, issued.access_token);
+    await page.close();
+  });
+
+  test("--store-tokens on /account's own sign-in: no token row while the account's second factor is outstanding, the row once it is passed", async () => {
+    const user = await linkedAccount(storing, 'account-2fa');
+    const { secret } = await enrollTotp(w.t, user);
+    await w.chromium.context.clearCookies();
+    const page = await w.chromium.context.newPage();
+    w.upstream.next = { sub: 'account-2fa' };
+    await page.goto(`${w.t.url}/account`);
+    await page.click('button:text("Continue with Acme SSO")');
+    await page.waitForSelector('input[name="otp"]');
+    const issued = w.upstream.issued.at(-1)!;
+    assert.equal(await tokens().find(storing.id, 'account-2fa'), undefined, 'abandoned here, nothing is stored');
+    await page.fill('input[name="otp"]', totpAt(secret, Date.now() + 30_000));
+    await page.click('form[action$="/second-factor"] button[type="submit"]');
+    await page.waitForSelector('h1:text("Your account")');
+    const stored = await tokens().find(storing.id, 'account-2fa');
+    assert.ok(stored, 'the row, once signed in');
+    assert.equal(openUpstreamTokens(keyEncryption(w.t.core.keyEncryptionKey), stored).accessToken, issued.access_token);
     await page.close();
   });
 

@@ -17,6 +17,8 @@ export interface ReceivedSpan {
   status: number;
   scope: string;
   resource: Record<string, string | number | boolean>;
+  /** The spans this one links to (not its parent): another trace's context it was started with or given. */
+  links: { traceId: string; spanId: string; attributes: Record<string, string | number | boolean> }[];
 }
 
 export interface OtlpReceiver {
@@ -50,6 +52,7 @@ interface ExportTraceServiceRequest {
         kind?: number;
         attributes?: KeyValue[];
         status?: { code?: number };
+        links?: { traceId: string; spanId: string; attributes?: KeyValue[] }[];
       }[];
     }[];
   }[];
@@ -87,6 +90,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               status: s.status?.code ?? 0,
               scope: ss.scope?.name ?? '',
               resource,
+              links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId, attributes: attributeMap(l.attributes) })),
             });
           }
         }

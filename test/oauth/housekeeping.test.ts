@@ -306,3 +306,63 @@ test('a refresh-token family is purged once it can never refresh again (absolute
     'expired access-token jtis are dropped even under a live family',
   );
 });
+
+test('delegation_tokens purge: the jtis of expired exchanged tokens go in batches, however many; live ones and the delegation stay', async () => {
+  const db = database.db;
+  const grantId = randomUUID();
+  await db
+    .insertInto('oauth_grants')
+    .values({
+      id: grantId,
+      client_id: clientId,
+      user_id: userId,
+      scope: ['openid'],
+      auth_time: at(0),
+      created_at: at(0),
+      expires_at: at(86_400),
+      revoked_at: null,
+    })
+    .execute();
+  const delegationId = randomUUID();
+  await db
+    .insertInto('delegations')
+    .values({
+      id: delegationId,
+      user_id: userId,
+      grant_id: grantId,
+      client_id: clientId,
+      actor: clientId,
+      audience: 'https://api.example/',
+      scope: ['api:read'],
+      created_at: at(0),
+      last_exchanged_at: at(0),
+      expires_at: at(3600),
+    })
+    .execute();
+  const total = PURGE_BATCH_SIZE * 2 + 3;
+  await db
+    .insertInto('delegation_tokens')
+    .values(Array.from({ length: total }, (_, i) => ({ jti: `expired-${i}`, delegation_id: delegationId, expires_at: at(60) })))
+    .execute();
+  await db
+    .insertInto('delegation_tokens')
+    .values({ jti: 'live', delegation_id: delegationId, expires_at: at(3600) })
+    .execute();
+  // As an exchange records it: under the grant too, which keeps the grant (and its delegations) while it lives.
+  await db
+    .insertInto('grant_access_tokens')
+    .values({ jti: 'live', grant_id: grantId, expires_at: at(3600) })
+    .execute();
+
+  const store = createStore(db, clock);
+  assert.equal(await store.delegations.purgeExpiredTokens(), 0, 'nothing before its expiry');
+  clock.advance(61_000);
+  await purge();
+  const left = await db.selectFrom('delegation_tokens').select('jti').where('delegation_id', '=', delegationId).execute();
+  assert.deepEqual(
+    left.map((r) => r.jti),
+    ['live'],
+    'every expired jti went in one run (several batches); the live one stays',
+  );
+  assert.ok(await db.selectFrom('delegations').select('id').where('id', '=', delegationId).executeTakeFirst(), 'the delegation stays with its grant');
+});

@@ -172,6 +172,34 @@ test('a webhook delivery carries a traceparent naming an exported span of the tr
   );
 });
 
+test("a job enqueued by a request runs in a `job run <kind>` span of that request's trace, its queries under it", async () => {
+  // "Forgot your password?" enqueues its mail job for any address (the page answers alike).
+  const res = await fetch(`${traced.url}/password/forgot`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: traced.url },
+    body: new URLSearchParams({ email: `nobody-${Date.now()}@example.org` }).toString(),
+    redirect: 'manual',
+  });
+  assert.ok(res.status < 400, `status ${res.status}`);
+  const requestTrace = res.headers.get('x-request-id')!;
+  const run = await otlp.waitForSpan((s) => s.traceId === requestTrace && s.name === 'job run password-reset-mail');
+  assert.equal(run.attributes['gatehouse.job.kind'], 'password-reset-mail');
+  assert.equal(run.attributes['gatehouse.job.attempt'], 1);
+  const request = await otlp.waitForSpan((s) => s.traceId === requestTrace && s.scope === '@fastify/otel' && s.name === 'request');
+  assert.equal(request.attributes['http.route'], '/password/forgot');
+  assert.ok(
+    ancestry(otlp.spans, run).some((s) => s.spanId === request.spanId),
+    'the run is under the request that enqueued it',
+  );
+  if (pglite) return;
+  // The job's own queries (marking it done at least) are spans under the run.
+  const query = await otlp.waitForSpan(
+    (s) =>
+      s.traceId === requestTrace && /update "jobs"/.test(String(s.attributes['db.query.text'])) && ancestry(otlp.spans, s).some((a) => a.spanId === run.spanId),
+  );
+  assert.equal(query.attributes['db.system.name'], 'postgresql');
+});
+
 test('a URL query never reaches a span: the server span of a request with one records REDACTED in its place', async () => {
   const res = await fetch(`${traced.url}/authorize?client_id=nobody&state=secret-value`);
   const id = res.headers.get('x-request-id')!;

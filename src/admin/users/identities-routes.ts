@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { checkPreconditions, requireIfMatch, setValidators, strongEtag, type Validators } from '../../http/conditional.js';
 import { notModified, problemResponses } from '../../http/openapi-schemas.js';
 import { requireScope } from '../../resource-server/auth/index.js';
-import { findUserIdentity, listUserIdentities, removeUserIdentity, type UserIdentity } from '../../admin-services/user-identities-service.js';
+import { findUserIdentity, identityView, listUserIdentities, removeUserIdentity, type UserIdentity } from '../../admin-services/user-identities-service.js';
 import type { UserAccessServiceDeps } from '../../admin-services/user-access-service.js';
 import { actingAs, ADMIN_READ, ADMIN_WRITE } from '../acting-as.js';
 import { asProblems } from '../service-errors.js';
@@ -45,23 +45,7 @@ const ListSchema = Type.Object({
 const UserParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 const IdentityParams = Type.Object({ id: Type.String({ maxLength: 200 }), provider: Type.String({ maxLength: 200 }) });
 
-const represent = (i: UserIdentity) => ({
-  id: i.providerId,
-  user_id: i.userId,
-  provider: i.provider,
-  subject: i.subject,
-  email: i.email,
-  created_at: i.createdAt.toISOString(),
-  last_used_at: i.lastUsedAt?.toISOString() ?? null,
-  upstream_tokens: i.tokens
-    ? {
-        stored_at: i.tokens.storedAt.toISOString(),
-        expires_at: i.tokens.expiresAt?.toISOString() ?? null,
-        refresh_token: i.tokens.hasRefreshToken,
-        scope: i.tokens.scope,
-      }
-    : null,
-});
+const represent = identityView;
 const validators = (i: UserIdentity): Validators => ({
   etag: strongEtag('identity', i.providerId, i.subject, i.userId, i.createdAt.getTime()),
   lastModified: i.createdAt,

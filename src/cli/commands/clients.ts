@@ -1,4 +1,4 @@
-// `gatehouse clients create|list|show|delete|disable`. Flags map onto RFC 7591 metadata and go through the
+// `gatehouse clients create|list|show|update|delete|disable`. Flags map onto RFC 7591 metadata and go through the
 // same validation as POST /register.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -17,6 +17,7 @@ import {
   createClientRecord,
   endClientRecord,
   findClientRecord,
+  setTokenExchangeImpersonation,
 } from '../../admin-services/index.js';
 import { UsageError, type Command } from '../command.js';
 import { tryIt } from './try-it.js';
@@ -179,6 +180,20 @@ export const clientsShowCommand: Command = {
     const id = clientIdArgument(args, 'clients show');
     const client = await asUsage(() => findClientRecord(core, id));
     return { ...clientMetadataView(client), disabled: client.disabled };
+  },
+};
+
+export const clientsUpdateCommand: Command = {
+  name: 'clients update',
+  usage:
+    'clients update [--] CLIENT_ID --token-exchange-impersonation on|off (RFC 8693: on, its token exchanges without an actor_token leave out act; needs the token-exchange grant type)',
+  async run(args, core) {
+    const { values, positionals } = parseArgs({ args, options: { 'token-exchange-impersonation': { type: 'string' } }, strict: true, allowPositionals: true });
+    if (positionals.length !== 1) throw new UsageError('usage: gatehouse clients update [--] CLIENT_ID --token-exchange-impersonation on|off');
+    const chosen = oneOf('token-exchange-impersonation', values['token-exchange-impersonation'], ['on', 'off'] as const);
+    if (chosen === undefined) throw new UsageError('nothing to update: give --token-exchange-impersonation on|off');
+    const client = await asUsage(() => setTokenExchangeImpersonation(services(core), positionals[0]!, chosen === 'on', { actor: cliActor() }));
+    return { ...clientMetadataView(client), token_exchange_impersonation: client.tokenExchangeImpersonation, disabled: client.disabled };
   },
 };
 

@@ -3,12 +3,13 @@ import type { Command } from '../command.js';
 import { migrateCommand } from './migrate.js';
 import { usersCreateCommand, usersDeleteCommand, usersListCommand, usersSetPasswordCommand, usersUpdateCommand } from './users.js';
 import { usersResetMfaCommand } from './users-reset-mfa.js';
+import { usersIdentitiesCommand, usersUnlinkCommand } from './users-identities.js';
 import { usersGrantAdminCommand, usersRevokeAdminCommand } from './users-admin.js';
 import { usersInvitationsCommand, usersInviteCommand, usersRevokeInvitationCommand } from './users-invite.js';
 import { usersDeleteAttributeCommand, usersSetAttributeCommand } from './users-attributes.js';
 import { keysListCommand, keysRotateCommand } from './keys.js';
 import { auditVerifyCommand } from './audit.js';
-import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand } from './clients.js';
+import { clientsCreateCommand, clientsDeleteCommand, clientsDisableCommand, clientsListCommand, clientsShowCommand, clientsUpdateCommand } from './clients.js';
 import { registrationTokenCreateCommand } from './registration-tokens.js';
 import {
   identityProvidersCreateCommand,
@@ -43,6 +44,8 @@ export const commands: Command[] = [
   usersInvitationsCommand,
   usersRevokeInvitationCommand,
   usersResetMfaCommand,
+  usersIdentitiesCommand,
+  usersUnlinkCommand,
   usersSetAttributeCommand,
   usersDeleteAttributeCommand,
   usersGrantAdminCommand,
@@ -59,6 +62,7 @@ export const commands: Command[] = [
   clientsCreateCommand,
   clientsListCommand,
   clientsShowCommand,
+  clientsUpdateCommand,
   clientsDeleteCommand,
   clientsDisableCommand,
   registrationTokenCreateCommand,

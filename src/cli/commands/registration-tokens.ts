@@ -1,6 +1,7 @@
 // `gatehouse registration-token create`: an RFC 7591 3 initial access token for POST /register.
 // Printed once; only its SHA-256 is stored. By default it registers one client with the strict policy
 // (user-facing grants, OIDC scopes); --allow-grant-types and --allow-scope widen what that client may hold.
+import { initialAccessTokenId } from '../../oauth/register/access.js';
 import { parseArgs } from 'node:util';
 import { randomToken, sha256 } from '../../crypto/random.js';
 import { GRANT_TYPES } from '../../storage/repositories/clients-repository.js';
@@ -61,9 +62,12 @@ export const registrationTokenCreateCommand: Command = {
     const allowedScopes = scopes(values['allow-scope'], await core.resources.catalogue());
     const token = randomToken(32);
     const expiresAt = new Date(core.clock.now() + ttl * 1000);
-    await core.store.initialAccessTokens.create({ tokenHash: sha256(token), expiresAt, uses, allowedGrantTypes, allowedScopes });
+    const tokenHash = sha256(token);
+    await core.store.initialAccessTokens.create({ tokenHash, expiresAt, uses, allowedGrantTypes, allowedScopes });
     return {
       initial_access_token: token,
+      // What the audit log calls it (client.registered's details.initial_access_token_id).
+      id: initialAccessTokenId(tokenHash),
       expires_at: expiresAt.toISOString(),
       uses,
       allowed_grant_types: allowedGrantTypes,

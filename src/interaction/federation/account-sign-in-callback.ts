@@ -9,7 +9,6 @@
 // the confirmation page that proves and links is the authorization flow's (it is bound to an interaction).
 // The redirect to /account stays on this origin, which the upstream's CSP form-action allows (our callback).
 import type { FastifyReply } from 'fastify';
-import { upstreamAssertsMfa } from '../../federation/trusted-mfa.js';
 import { PageError } from '../../http/errors.js';
 import type { FlowDeps } from '../flow-deps.js';
 import { seeOther } from '../interaction-context.js';
@@ -17,8 +16,7 @@ import { ACCOUNT_FLOW } from '../mfa/second-factors.js';
 import type { SignInContext } from '../sign-in/sign-in-pipeline.js';
 import type { CallbackRequest } from './federation-callback.js';
 import { federationFailure, notFound } from './federation-pages.js';
-import { keepTokens } from './keep-tokens.js';
-import { provisionUser } from './provision.js';
+import { signInFromUpstream } from './upstream-sign-in.js';
 
 const ACCOUNT = '/account';
 
@@ -41,19 +39,7 @@ export async function accountSignInCallback(request: CallbackRequest, reply: Fas
     throw federationFailure(outcome.reason, name, ACCOUNT, outcome.detail);
   }
 
-  let proved: { userId: string; amr: string[] };
-  let secondFactorDone = false;
-  if (outcome.ok === true) {
-    await deps.federation.identities.touch(provider.id, outcome.identity.subject, outcome.identity.email, new Date(deps.clock.now()));
-    await keepTokens(deps, provider.id, outcome.identity.subject, outcome.tokens);
-    secondFactorDone = provider.trustMfa && provider.kind === 'oidc' && upstreamAssertsMfa(outcome.identity.claims);
-    proved = { userId: outcome.userId, amr: secondFactorDone ? [...outcome.amr, 'mfa'] : outcome.amr };
-  } else if (outcome.decision.action === 'provision') {
-    const user = await provisionUser(outcome.identity, outcome.decision.emailVerified, { traceId: request.id }, deps);
-    if (!user) throw federationFailure('link_conflict', name, ACCOUNT, `provisioning for ${provider.slug} lost a race or found no username`);
-    await keepTokens(deps, provider.id, outcome.identity.subject, outcome.tokens);
-    proved = { userId: user.id, amr: ['fed'] };
-  } else {
+  if (outcome.ok === 'unlinked' && outcome.decision.action === 'prove-then-link') {
     // An account here has the address, but nothing links it to this upstream account yet: linking needs a
     // proof of the account, which this page does not take. Nothing is kept (the tokens go with the request).
     await deps.signIn.refuseSignIn(context, { ok: false, reason: 'not_linked', detail: `${provider.slug} subject is not linked; an account has its address` });
@@ -65,10 +51,13 @@ export async function accountSignInCallback(request: CallbackRequest, reply: Fas
       { back: { href: ACCOUNT, label: 'Back to sign-in' }, log: { reason: 'federation_not_linked' } },
     );
   }
+  // Linked or provisioned, as at the authorization flow's callback (upstream-sign-in.ts); the upstream tokens
+  // (--store-tokens) travel sealed with what was proved and are written when the sign-in completes.
+  const { proved, secondFactorDone } = await signInFromUpstream(outcome, provider, { traceId: request.id, back: ACCOUNT }, deps);
 
   if (!secondFactorDone && (await deps.secondFactors.required(proved.userId))) {
     // The account's own second factor, on /account; the first factor (`fed`) is kept with the wait.
-    await deps.secondFactors.awaitSecondFactor(session.idHash, proved.userId, ACCOUNT_FLOW, proved.amr);
+    await deps.secondFactors.awaitSecondFactor(session.idHash, proved.userId, ACCOUNT_FLOW, proved.amr, proved.upstreamTokens);
     return seeOther(reply, ACCOUNT);
   }
   await deps.signIn.completeSignIn(context, reply, session, proved);

@@ -13,13 +13,14 @@ import { renderHandOverPage } from '../pages/hand-over-page.js';
 import type { LoadedInteraction } from '../interaction-context.js';
 import { needsConsent } from '../requirements.js';
 import { boundToInteraction } from '../mfa/second-factors.js';
-import type { SignInContext } from '../sign-in/sign-in-pipeline.js';
+import type { Proved, SignInContext } from '../sign-in/sign-in-pipeline.js';
 
 export async function continueAfterUpstream(
   context: SignInContext,
   reply: FastifyReply,
   loaded: LoadedInteraction & { id: string; session: NonNullable<LoadedInteraction['session']> },
-  proved: { userId: string; amr: readonly string[] },
+  /** With an upstream sign-in's sealed tokens (--store-tokens): they wait with the second factor, if one is asked. */
+  proved: Proved,
   deps: FlowDeps,
   /** The proof already included the account's own second factor (a code on the link confirmation page). */
   options: {
@@ -37,7 +38,7 @@ export async function continueAfterUpstream(
   const { interaction, client, session, id } = loaded;
   const back = interactionPath(id);
   if (!options.secondFactorDone && (await deps.secondFactors.required(proved.userId))) {
-    await deps.secondFactors.awaitSecondFactor(session.idHash, proved.userId, boundToInteraction(interaction.idHash), proved.amr);
+    await deps.secondFactors.awaitSecondFactor(session.idHash, proved.userId, boundToInteraction(interaction.idHash), proved.amr, proved.upstreamTokens);
     return seeOther(reply, back);
   }
   const fresh = await deps.signIn.completeSignIn(context, reply, session, proved);

@@ -21,9 +21,7 @@ import { ACCOUNT_LINK, ACCOUNT_SIGN_IN, takeInteraction } from './federation-coo
 import { federationFailure, notFound } from './federation-pages.js';
 import { linkConfirmationPath } from './link-confirmation.js';
 import { offeredProviders } from './offered-providers.js';
-import { keepTokens } from './keep-tokens.js';
-import { provisionUser } from './provision.js';
-import { upstreamAssertsMfa } from '../../federation/trusted-mfa.js';
+import { signInFromUpstream } from './upstream-sign-in.js';
 
 export type CallbackRequest = FastifyRequest<{ Params: { slug: string } }>;
 
@@ -63,23 +61,9 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
     await deps.signIn.refuseSignIn(context, { ok: false, reason: outcome.reason, detail: outcome.detail });
     throw federationFailure(outcome.reason, name, back, outcome.detail);
   }
-  const now = new Date(deps.clock.now());
-  if (outcome.ok === true) {
-    await deps.federation.identities.touch(provider.id, outcome.identity.subject, outcome.identity.email, now);
-    await keepTokens(deps, provider.id, outcome.identity.subject, outcome.tokens);
-    // A provider trusted for the second factor (--trust-mfa) whose id_token says the user passed several
-    // factors there: the account's own second factor is satisfied (amr `fed mfa`); otherwise it follows.
-    if (provider.trustMfa && provider.kind === 'oidc' && upstreamAssertsMfa(outcome.identity.claims)) {
-      return continueAfterUpstream(context, reply, loaded, { userId: outcome.userId, amr: [...outcome.amr, 'mfa'] }, deps, {
-        handOver: true,
-        secondFactorDone: true,
-      });
-    }
-    return continueAfterUpstream(context, reply, loaded, outcome, deps, { handOver: true });
-  }
-  const { identity, decision } = outcome;
-  if (decision.action === 'prove-then-link') {
-    // Tokens wait on the interaction sealed, and are written only if the link is made.
+  if (outcome.ok === 'unlinked' && outcome.decision.action === 'prove-then-link') {
+    const { identity, decision } = outcome;
+    // Tokens wait on the interaction sealed, and are written only if the link is made and the sign-in completes.
     const tokens = outcome.tokens && deps.federation.tokens.seal({ providerId: provider.id, subject: identity.subject }, outcome.tokens);
     await deps.federation.legs.put(id, {
       stage: 'link',
@@ -94,13 +78,8 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
     });
     return seeOther(reply, linkConfirmationPath(id));
   }
-  const user = await provisionUser(
-    identity,
-    decision.emailVerified,
-    { traceId: request.id, clientId: client.id },
-    { federation: deps.federation, audit: deps.audit, clock: deps.clock },
-  );
-  if (!user) throw federationFailure('link_conflict', name, back, `provisioning for ${provider.slug} lost a race or found no username`);
-  await keepTokens(deps, provider.id, identity.subject, outcome.tokens);
-  return continueAfterUpstream(context, reply, loaded, { userId: user.id, amr: ['fed'] }, deps, { handOver: true });
+  // Linked (the account's own second factor follows unless --trust-mfa says it was passed) or provisioned; the
+  // upstream tokens (--store-tokens) are written only when the sign-in completes (upstream-sign-in.ts).
+  const { proved, secondFactorDone } = await signInFromUpstream(outcome, provider, { traceId: request.id, clientId: client.id, back }, deps);
+  return continueAfterUpstream(context, reply, loaded, proved, deps, { handOver: true, ...(secondFactorDone ? { secondFactorDone } : {}) });
 }

@@ -11,6 +11,7 @@
 // (docs/federation.md, "Proving the account"): a link request allows LINK_PROOF_ATTEMPTS proofs in all and
 // then ends, and an authenticator code typed here is charged to the account's own link-proof count, never to
 // the second-factor count its sign-ins use (docs/rate-limits.md).
+import type { SealedTokensOfSignIn } from '../../storage/repositories/second-factors-repository.js';
 import type { FastifyReply } from 'fastify';
 import { pageSecurityHeaders } from '../../http/html.js';
 import { PENDING_UPSTREAM_TTL_MS } from '../../federation/authorization-request.js';
@@ -110,7 +111,7 @@ async function proveThenLink(
   deps: FlowDeps,
   ready: Ready,
   proof: Proof,
-): Promise<'failed' | { amr: string[]; secondFactorDone: boolean }> {
+): Promise<'failed' | { amr: string[]; secondFactorDone: boolean; upstreamTokens: SealedTokensOfSignIn | undefined }> {
   const { client, identity, provider, user } = ready;
   const back = interactionPath(request.params.id);
   const used = await deps.federation.legs.chargeProof(request.params.id, LINK_PROOF_ATTEMPTS);
@@ -134,8 +135,6 @@ async function proveThenLink(
     new Date(deps.clock.now()),
   );
   if (linked !== 'linked') throw federationFailure('link_conflict', provider.name, back, `link of ${provider.slug} to user ${user.id}: ${linked}`);
-  // --store-tokens: the sign-in's tokens, sealed at the callback, now that the identity they belong to is linked.
-  await deps.federation.tokens.keep(taken.identity.tokens);
   await deps.audit.emit({
     type: 'account.identity_linked',
     actor: { kind: 'user', userId: user.id, clientId: client.id },
@@ -145,10 +144,13 @@ async function proveThenLink(
     details: { provider: provider.slug, how: HOW[proof.method] },
   });
   await deps.providerLinkedNotice?.(user.id, provider.name, request.headers['accept-language']);
+  // --store-tokens: the sign-in's tokens, sealed at the callback, go with the proof and are written when the
+  // sign-in completes (sign-in-pipeline.ts) — after the account's own second factor when one is asked.
+  const upstreamTokens = taken.identity.tokens;
   // A password is the first factor again (the account's own second factor follows); a code or a passkey is
   // something held: with the upstream's proof, two factors, and no further second factor is asked.
-  if (proof.method === 'password') return { amr: [...AMR_FEDERATED, 'pwd'], secondFactorDone: false };
-  return { amr: afterFirstFactor(outcome.amr, AMR_FEDERATED), secondFactorDone: true };
+  if (proof.method === 'password') return { amr: [...AMR_FEDERATED, 'pwd'], secondFactorDone: false, upstreamTokens };
+  return { amr: afterFirstFactor(outcome.amr, AMR_FEDERATED), secondFactorDone: true, upstreamTokens };
 }
 
 const isRateLimited = (error: unknown) => (error as { status?: number } | null)?.status === 429;
@@ -187,10 +189,17 @@ export async function submitLinkConfirmation(request: InteractionRequest, reply:
   const context: SignInContext = { request, face: 'interaction', method: 'federation', clientId: client.id, answer: 'form' };
   // Signed in, the answer is our hand-over page, never a redirect on to the client: a relying party whose
   // redirect_uri redirects on to another origin (a broker) would meet this page's form-action (after-upstream.ts).
-  return continueAfterUpstream(context, reply, { interaction, client, session, id: request.params.id }, { userId: user.id, amr: linked.amr }, deps, {
-    secondFactorDone: linked.secondFactorDone,
-    handOver: true,
-  });
+  return continueAfterUpstream(
+    context,
+    reply,
+    { interaction, client, session, id: request.params.id },
+    { userId: user.id, amr: linked.amr, upstreamTokens: linked.upstreamTokens },
+    deps,
+    {
+      secondFactorDone: linked.secondFactorDone,
+      handOver: true,
+    },
+  );
 }
 
 type PasskeyRequest = InteractionRequest & { body: PasskeyBody };
@@ -226,7 +235,7 @@ export async function linkPasskeyVerify(request: PasskeyRequest, reply: FastifyR
   // The passkey is the account's second factor: signed in now, and the interaction page goes on to consent
   // or back to the client (steps/show-interaction.ts), as after a passkey on the second-factor page.
   const context: SignInContext = { request, face: 'interaction', method: 'federation', clientId: client.id, answer: 'json' };
-  const fresh = await deps.signIn.completeSignIn(context, reply, session, { userId: user.id, amr: linked.amr });
+  const fresh = await deps.signIn.completeSignIn(context, reply, session, { userId: user.id, amr: linked.amr, upstreamTokens: linked.upstreamTokens });
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);
   return sendJson(reply, { redirect: interactionPath(request.params.id) });
 }

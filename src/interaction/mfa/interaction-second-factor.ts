@@ -35,7 +35,12 @@ export async function submitSecondFactor(request: InteractionRequest, reply: Fas
   if (pending?.userId !== userId) return seeOther(reply, back);
 
   // After an upstream provider (federation) the amr names it, not a password.
-  const fresh = await deps.signIn.completeSignIn(context, reply, session, { userId, amr: afterFirstFactor(outcome.amr, pending.firstFactor) });
+  // An upstream sign-in's tokens (--store-tokens) waited with it and are written now that it completes.
+  const fresh = await deps.signIn.completeSignIn(context, reply, session, {
+    userId,
+    amr: afterFirstFactor(outcome.amr, pending.firstFactor),
+    upstreamTokens: pending.upstreamTokens,
+  });
   await deps.interactions.loggedIn(request.params.id, fresh.idHash);
   if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, userId, deps.consents))) {
     return sendNext(reply, await finishInteraction(request.params.id, fresh, deps, { request: interaction.request, client }), deps);

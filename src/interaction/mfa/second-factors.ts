@@ -4,7 +4,7 @@
 // with the user id as additional data, so a sealed secret cannot be moved onto another account.
 import type { Clock } from '../../clock.js';
 import type { KeyEncryption } from '../../crypto/key-encryption.js';
-import type { SecondFactorsRepository, SessionProof, SignIn } from '../../storage/repositories/second-factors-repository.js';
+import type { SealedTokensOfSignIn, SecondFactorsRepository, SessionProof, SignIn } from '../../storage/repositories/second-factors-repository.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import { matchTotp, newTotpSecret, qrSvg, totpUri } from './totp.js';
 
@@ -41,14 +41,26 @@ export interface SecondFactors {
   confirmTotp(userId: string, code: string): Promise<string[] | undefined>;
   regenerateRecoveryCodes(userId: string): Promise<string[]>;
   removeAll(userId: string): Promise<void>;
-  /** After the password: the session waits for this user's second factor, for one flow only. */
-  awaitSecondFactor(sessionHash: string, userId: string, boundTo: string, firstFactor?: readonly string[]): Promise<void>;
+  /**
+   * After the password: the session waits for this user's second factor, for one flow only. After an upstream
+   * provider, `upstreamTokens` (--store-tokens, sealed) wait with it, to be written once the sign-in completes.
+   */
+  awaitSecondFactor(
+    sessionHash: string,
+    userId: string,
+    boundTo: string,
+    firstFactor?: readonly string[],
+    upstreamTokens?: SealedTokensOfSignIn,
+  ): Promise<void>;
   /** The user whose second factor this session is waiting for in this flow, if any. */
   pendingUser(sessionHash: string, boundTo: string): Promise<string | undefined>;
   /** Single use: ends the wait (only one parallel request gets the user). */
   consumePending(sessionHash: string, boundTo: string): Promise<string | undefined>;
-  /** consumePending, with the first factor's amr when it was not the password (federation: ['fed']). */
-  consumePendingSignIn(sessionHash: string, boundTo: string): Promise<{ userId: string; firstFactor: readonly string[] | null } | undefined>;
+  /**
+   * consumePending, with the first factor's amr when it was not the password (federation: ['fed']) and the
+   * upstream tokens waiting with it, for completeSignIn to keep.
+   */
+  consumePendingSignIn(sessionHash: string, boundTo: string): Promise<PendingSignIn | undefined>;
   recordSignIn(sessionHash: string, signIn: SignIn): Promise<void>;
   /** The RFC 8176 amr the session signed in with (undefined for sessions older than this record). */
   sessionAmr(sessionHash: string): Promise<string[] | undefined>;
@@ -57,6 +69,13 @@ export interface SecondFactors {
   recordProof(sessionHash: string): Promise<void>;
   /** The session bound a new factor: the account page stays open to it, its amr does not change. */
   markBoundFactor(sessionHash: string): Promise<void>;
+}
+
+/** A second factor's wait, taken: whose, after which first factor, and the upstream tokens that wait on the sign-in. */
+export interface PendingSignIn {
+  userId: string;
+  firstFactor: readonly string[] | null;
+  upstreamTokens: SealedTokensOfSignIn | undefined;
 }
 
 /** How long a password stays accepted while the second factor is awaited. */
@@ -131,8 +150,12 @@ export function secondFactors(deps: {
     },
     regenerateRecoveryCodes: issueRecoveryCodes,
     removeAll: (userId) => repository.removeAll(userId),
-    awaitSecondFactor: (sessionHash, userId, boundTo, firstFactor) =>
-      repository.setPending(sessionHash, { userId, boundTo, firstFactor: firstFactor ?? null }, PENDING_SECOND_FACTOR_SECONDS),
+    awaitSecondFactor: (sessionHash, userId, boundTo, firstFactor, upstreamTokens) =>
+      repository.setPending(
+        sessionHash,
+        { userId, boundTo, firstFactor: firstFactor ?? null, upstreamTokens: upstreamTokens ?? null },
+        PENDING_SECOND_FACTOR_SECONDS,
+      ),
     async pendingUser(sessionHash, boundTo) {
       const pending = await repository.findPending(sessionHash);
       return pending?.boundTo === boundTo ? pending.userId : undefined;
@@ -143,7 +166,9 @@ export function secondFactors(deps: {
     },
     async consumePendingSignIn(sessionHash, boundTo) {
       const pending = await repository.consumePending(sessionHash);
-      return pending?.boundTo === boundTo ? { userId: pending.userId, firstFactor: pending.firstFactor ?? null } : undefined;
+      return pending?.boundTo === boundTo
+        ? { userId: pending.userId, firstFactor: pending.firstFactor ?? null, upstreamTokens: pending.upstreamTokens ?? undefined }
+        : undefined;
     },
     recordSignIn: (sessionHash, signIn) => repository.recordSignIn(sessionHash, signIn),
     sessionAmr: (sessionHash) => repository.findAmr(sessionHash),

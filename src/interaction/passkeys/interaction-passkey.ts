@@ -52,6 +52,7 @@ export function interactionPasskeyRoutes(app: FastifyInstance, deps: FlowDeps): 
     const fresh = await deps.signIn.completeSignIn(context, reply, session, {
       userId: outcome.userId,
       amr: afterFirstFactor(outcome.amr, pending?.firstFactor ?? null),
+      upstreamTokens: pending?.upstreamTokens,
     });
     await deps.interactions.loggedIn(request.params.id, fresh.idHash);
     // The interaction page goes on to consent, or back to the client (steps/show-interaction.ts).

@@ -8,7 +8,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditSink } from '../../audit/audit-sink.js';
 import { logRefusal } from '../../http/refusal-log.js';
+import type { UpstreamTokenKeeper } from '../../federation/upstream-tokens.js';
 import type { BrowserSession } from '../../storage/repositories/browser-sessions-repository.js';
+import type { SealedTokensOfSignIn } from '../../storage/repositories/second-factors-repository.js';
 import type { SecondFactors } from '../mfa/second-factors.js';
 import type { BrowserSessions } from '../session/browser-sessions.js';
 import type { SecondFactorBudget } from './second-factor-budget.js';
@@ -36,18 +38,26 @@ export interface SignInPipelineDeps {
   secondFactors: Pick<SecondFactors, 'recordSignIn'>;
   secondFactorBudget: SecondFactorBudget;
   audit: AuditSink;
+  /** --store-tokens: an upstream sign-in's tokens are written here, once the sign-in is complete. */
+  upstreamTokens: Pick<UpstreamTokenKeeper, 'keep'>;
+}
+
+/** What a sign-in proved; after an upstream provider with --store-tokens, its tokens (sealed) come along. */
+export interface Proved {
+  userId: string;
+  amr: readonly string[];
+  upstreamTokens?: SealedTokensOfSignIn | undefined;
 }
 
 export interface SignInPipeline {
   /** Runs one method; a refusal is recorded (refuseSignIn), a used-up budget (429) is `login.locked_out` and rethrown. */
   attempt(context: SignInContext, run: () => Promise<MethodOutcome>): Promise<MethodOutcome>;
-  /** Signs the browser in under a new session id (no fixation) with what was proved; the only caller of sessions.login. */
-  completeSignIn(
-    context: SignInContext,
-    reply: FastifyReply,
-    old: BrowserSession | undefined,
-    proved: { userId: string; amr: readonly string[] },
-  ): Promise<SignedInSession>;
+  /**
+   * Signs the browser in under a new session id (no fixation) with what was proved; the only caller of
+   * sessions.login, and the only place an upstream sign-in's tokens are written (--store-tokens): a sign-in
+   * that stops before this (abandoned at the account's own second factor) leaves none stored.
+   */
+  completeSignIn(context: SignInContext, reply: FastifyReply, old: BrowserSession | undefined, proved: Proved): Promise<SignedInSession>;
   refuseSignIn(context: SignInContext, refusal: Refusal): Promise<void>;
 }
 
@@ -94,7 +104,7 @@ export function signInPipeline(deps: SignInPipelineDeps): SignInPipeline {
       return outcome;
     },
 
-    async completeSignIn(context, reply, old, { userId, amr }) {
+    async completeSignIn(context, reply, old, { userId, amr, upstreamTokens }) {
       await audit.emit({
         type: 'login.succeeded',
         actor: { kind: 'user', userId, ...(context.clientId ? { clientId: context.clientId } : {}) },
@@ -105,6 +115,7 @@ export function signInPipeline(deps: SignInPipelineDeps): SignInPipeline {
       await deps.secondFactors.recordSignIn(fresh.idHash, { amr: [...amr], userAgent: context.request.headers['user-agent'], ip: context.request.ip });
       // A sign-in with password and second factor starts the account's second-factor count again.
       if (amr.includes('mfa')) await deps.secondFactorBudget.clear(userId);
+      await deps.upstreamTokens.keep(upstreamTokens);
       return fresh as SignedInSession;
     },
 

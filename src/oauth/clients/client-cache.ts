@@ -14,6 +14,8 @@ export interface ClientLookup extends Pick<ClientsRepository, 'find'> {
   forget(id: string): void;
   /** Why `find` found no client for this id, when there is more to say than "unknown" (a refused metadata document). */
   refusal?(id: string): { code: string; message: string } | undefined;
+  /** A real use of the client (an authorization or token request): what keeps an open client from the unused purge. */
+  noteUse?(client: Client): Promise<void>;
 }
 
 export function cachedClients(clients: Pick<ClientsRepository, 'find'>, clock: Clock, ttlSeconds: number): ClientLookup {

@@ -4,8 +4,12 @@
 // connection pinned to the checked address, bounded by CIMD_FETCH_TIMEOUT and CIMD_MAX_BYTES, no redirects),
 // only from hosts the operator's lists let in. Only public-client metadata is accepted (open-client-policy.ts);
 // its `client_id` must be the URL itself. A valid document is written as a client row
-// (provenance 'metadata_document') so codes, grants and consents can refer to it, and kept in memory for the
-// document's Cache-Control max-age, between CIMD_CACHE_MIN and CIMD_CACHE_MAX; a refusal is kept for
+// (provenance 'metadata_document') so codes, grants and consents can refer to it — at most
+// CIMD_MAX_CLIENTS_PER_HOST rows per host, counted under a lock per host in the transaction that inserts,
+// so parallel first uses of many URLs cannot exceed it; past it the document is refused and nothing is
+// written. The row is rewritten, and audited, only when the document changed: a re-read that changes nothing
+// writes nothing (no event, and no sign of use: only requests keep a row from the unused purge). A document is
+// kept in memory for its Cache-Control max-age, between CIMD_CACHE_MIN and CIMD_CACHE_MAX; a refusal is kept for
 // CIMD_CACHE_MIN, so a bad URL is not fetched again for every request. One cache per app (Core.clients),
 // bounded by CIMD_CACHE_SIZE (least recently used first); concurrent misses share one fetch.
 import type { Clock } from '../../clock.js';
@@ -13,7 +17,10 @@ import type { Config } from '../../config.js';
 import { pinnedGet } from '../../http/outbound/pinned-get.js';
 import { OutboundRefused, type OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 import { parseScope } from '../../scopes.js';
-import type { Client, ClientsRepository } from '../../storage/repositories/clients-repository.js';
+import type { AuditSink } from '../../audit/audit-sink.js';
+import type { Client, NewClient } from '../../storage/repositories/clients-repository.js';
+import type { Store } from '../../storage/store.js';
+import { changedClientFields, clientEvent } from './client-events.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadataInput } from './metadata.js';
 import { cacheLifetime, hostPermitted, metadataDocumentUrlProblem } from './metadata-document-url.js';
@@ -29,6 +36,7 @@ export type MetadataDocumentConfig = Pick<
   | 'CIMD_CACHE_MIN'
   | 'CIMD_CACHE_MAX'
   | 'CIMD_CACHE_SIZE'
+  | 'CIMD_MAX_CLIENTS_PER_HOST'
   | 'OPEN_CLIENT_SCOPES'
   | 'OPEN_CLIENT_RESOURCES'
 >;
@@ -53,7 +61,9 @@ export interface MetadataDocumentDeps {
   config: MetadataDocumentConfig;
   clock: Clock;
   outbound: OutboundPolicy;
-  clients: Pick<ClientsRepository, 'storeMetadataDocumentClient'>;
+  /** Where the rows are written (each in its own transaction, with its audit event). */
+  store: Store;
+  audit: Pick<AuditSink, 'emit'>;
   resources: Pick<ResourceRegistry, 'catalogue'>;
   /** Each refusal, for the operator's log. */
   onRefusal?: (url: string, refusal: MetadataDocumentRefusal) => void;
@@ -131,16 +141,42 @@ async function read(url: string, deps: MetadataDocumentDeps): Promise<{ client: 
   if (!hostPermitted(url, deps.config)) throw new Refused('host_not_allowed', `This server does not accept applications from ${new URL(url).host}.`);
   const { document, lifetime } = await fetchDocument(url, deps);
   const metadata = await clientOf(url, document, deps);
-  const client = await deps.clients.storeMetadataDocumentClient({
-    ...metadata,
-    id: url,
-    secretHash: null,
-    skipConsent: false,
-    registrationTokenHash: null,
-    resources: [...deps.config.OPEN_CLIENT_RESOURCES],
-  });
-  if (!client) throw new Refused('client_unavailable', 'This application has been disabled here, or its client_id belongs to a registered client.');
+  const client = await store(url, { ...metadata, id: url, secretHash: null, skipConsent: false, registrationTokenHash: null }, deps);
   return { client, lifetime };
+}
+
+/**
+ * Writes the row of the document at `url`, or leaves it as it is when the document says what the row says.
+ * A row made another way, or disabled by an operator, is never taken over; a new row needs room in its host's budget.
+ */
+async function store(url: string, metadata: NewClient, deps: MetadataDocumentDeps): Promise<Client> {
+  const host = new URL(url).hostname;
+  const next: NewClient = { ...metadata, provenance: 'metadata_document', registeredFrom: host, resources: [...deps.config.OPEN_CLIENT_RESOURCES] };
+  const who = { document_url: url, host };
+  return deps.store.transaction(async (tx) => {
+    // First: a parallel first use of another URL of this host counts and inserts after this one commits.
+    await tx.clients.lockOpenClientBudget('metadata_document', host);
+    const current = await tx.clientAdmin.findAny(url);
+    if (current) {
+      if (current.provenance !== 'metadata_document' || current.disabled)
+        throw new Refused('client_unavailable', 'This application has been disabled here, or its client_id belongs to a registered client.');
+      const changed = changedClientFields(current, next);
+      if (changed.length === 0) return current;
+      const updated = (await tx.clients.update(url, next))!;
+      await deps.audit.emit(clientEvent('client.metadata_document_updated', updated, who, { changedFields: changed }), { tx });
+      return updated;
+    }
+    const budget = deps.config.CIMD_MAX_CLIENTS_PER_HOST;
+    const { count } = await tx.clients.openClientBudgetUse('metadata_document', host);
+    if (count >= budget)
+      throw new Refused(
+        'host_budget_exhausted',
+        `This server already holds ${budget} applications from ${host}, the most it accepts from one host; try again once one of them is no longer used.`,
+      );
+    const created = await tx.clients.create(next);
+    await deps.audit.emit(clientEvent('client.metadata_document_created', created, who), { tx });
+    return created;
+  });
 }
 
 type Entry = { client: Client; until: number } | { refusal: MetadataDocumentRefusal; until: number };

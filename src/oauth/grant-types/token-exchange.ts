@@ -7,12 +7,15 @@
 //     says the token is usable only with its key, and an exchange is a use;
 //   - the target audience (`resource` or `audience`) is a registered resource server, not operator-only, whose
 //     policy lists this client (`token_exchange_clients`); else invalid_target;
-//   - the scope is of the target audience and never exceeds what the subject holds: its own scopes for its own
-//     audience, and for another audience what the user granted under the grant it came from (a token carries
-//     only its audience's scopes, RFC 8707, so the grant is the only record of the rest); else invalid_scope;
+//   - the scope is of the target audience and never exceeds what the subject holds: a token of the grant
+//     itself holds its own scopes for its own audience, and for another audience what the user granted under
+//     that grant (a token carries only its audience's scopes, RFC 8707, so the grant is the only record of the
+//     rest); an exchanged token holds only its own scope, so a chain only ever narrows; else invalid_scope;
+//   - a chain is at most MAX_DELEGATION_DEPTH exchanges long; past it, invalid_grant (never a cut `act`);
 //   - the token never outlives the subject token;
 //   - delegation: `act.sub` is the actor — the actor token's subject, else the client — and the subject
-//     token's own `act` is nested below it; impersonation (no new `act`) only for a client allowed it;
+//     token's own `act` is nested below it whole; impersonation (no new `act`) only for a client allowed it,
+//     and only without an actor_token (an actor token always names its subject: delegation);
 //   - `may_act` in the subject token names who may act: any other actor is invalid_grant;
 //   - only access tokens are issued (requested_token_type), only access tokens are accepted as subject and actor.
 // Every exchange is recorded under its delegation and grant before the token is signed (so revoking either
@@ -54,14 +57,24 @@ function requireAccessTokenType(value: string | undefined, parameter: string): v
     throw new OAuthError('invalid_request', `${parameter} must be ${ACCESS_TOKEN_TYPE}: only access tokens issued here are exchanged.`);
 }
 
-/** The `act` of a verified token, when it has a well-formed one (ours always are; anything else is ignored as absent). */
-function actOf(value: unknown, depth = 0): ActClaim | undefined {
-  if (typeof value !== 'object' || value === null || depth > 16) return undefined;
-  const { sub, act } = value as { sub?: unknown; act?: unknown };
-  if (typeof sub !== 'string' || sub === '') return undefined;
-  const below = act === undefined ? undefined : actOf(act, depth + 1);
-  return below ? { sub, act: below } : { sub };
-}
+/**
+ * How many exchanges one chain may hold: a token exchanged five times in a row is not exchanged again. Each
+ * link is an API passing the user's authority on; five covers agent → tool → service → backend chains with
+ * room to spare, and it is also the deepest `act` every verifier accepts (packages/resource-server-kit reads
+ * at most five levels and refuses a deeper token as malformed): a sixth link would issue a token no API takes.
+ * Not a setting for that reason. Past it, the exchange is refused with this number in the error — never an
+ * `act` cut short, which would hide who acted.
+ */
+export const MAX_DELEGATION_DEPTH = 5;
+
+const chainTooLong = () =>
+  new OAuthError(
+    'invalid_grant',
+    `The subject token ends a delegation chain of ${MAX_DELEGATION_DEPTH} exchanges, the most allowed: it cannot be exchanged again.`,
+  );
+
+/** Levels of an `act` chain (the verifier already refused a malformed or over-deep one). */
+const levelsOf = (act: ActClaim | undefined): number => (act === undefined ? 0 : 1 + levelsOf(act.act));
 
 /** RFC 8693 4.4: whoever `may_act` names (by sub, and by iss when it has one) may act; a malformed one names nobody. */
 function mayAct(mayActClaim: unknown, actor: string, issuer: string): boolean {
@@ -127,8 +140,12 @@ function tokenExchangeGrant(deps: {
       }
 
       const subject = await verified(params.subject_token, dpopJkt, invalidSubject);
-      // Verified above: the rest of the payload (act, may_act) is read from the same signed token.
+      // The verifier allows CLOCK_SKEW past exp; an exchange does not (its token could not live a second
+      // anyway), so an expired token is refused before its records — purged at expiry — are looked up.
+      if (subject.exp <= Math.floor(deps.clock.now() / 1000)) throw invalidSubject();
+      // Verified above: may_act is read from the same signed token; act comes whole from the verifier.
       const payload = decodeJwt(params.subject_token);
+      const below: ActClaim | undefined = subject.act;
       const { actor, claimed } = await actorOf(client, params, dpopJkt);
       if (!mayAct(payload.may_act, claimed, deps.config.ISSUER)) {
         throw new OAuthError('invalid_grant', 'The subject token names who may act for its subject (may_act), and it is not this actor.');
@@ -145,16 +162,24 @@ function tokenExchangeGrant(deps: {
       // Only a user's token, issued under a grant (the sign-in and consent the delegation is traced back to).
       const origin = await deps.delegations.originOf({ jti: subject.jti, userId: subject.sub, clientId: subject.client_id });
       if (!origin) throw new OAuthError('invalid_grant', 'The subject token does not act for a user.');
+      // Counted on the delegation rows (an impersonating link adds none to act), and on act itself.
+      if (origin.depth >= MAX_DELEGATION_DEPTH || (actor !== null && levelsOf(below) >= MAX_DELEGATION_DEPTH)) throw chainTooLong();
       // As on refresh, the app's current registration decides: a scope removed from it is not exchanged either.
       const app = await deps.clients.find(origin.grantClientId);
       if (!app) throw new OAuthError('invalid_grant', 'The application the user granted access to is no longer registered.');
-      // The ceiling: a token carries only its own audience's scopes (RFC 8707), so the subject token bounds the
-      // scopes of its audience, and the grant it came from (what the user consented to) bounds the others.
+      // The ceiling. Always within what the user granted and the app is still registered for. Then: a token of
+      // the grant itself carries only its own audience's scopes (RFC 8707), so it bounds the scopes of its
+      // audience, and the grant (what the user consented to) bounds the others — the first exchange is how an
+      // API reaches another one for the user. An exchanged token bounds everything by its own scope: each
+      // exchange was cut to its subject's, so a chain's ceiling is the intersection of its links and never
+      // goes back up to the grant (an API given `a` at X must not turn it into `b` at Y).
       const subjectAudience = resourceOfAudience(subject.aud, deps.config.ISSUER);
+      const chained = origin.delegationId !== undefined;
       const held = (s: string) =>
-        catalogue.ownerOf(s)?.identifier === subjectAudience
-          ? subject.scope.includes(s)
-          : origin.grantScope.includes(s) && app.scopes.includes(s) && catalogue.ownerOf(s) !== undefined;
+        origin.grantScope.includes(s) &&
+        app.scopes.includes(s) &&
+        catalogue.ownerOf(s) !== undefined &&
+        (chained || catalogue.ownerOf(s)?.identifier === subjectAudience ? subject.scope.includes(s) : true);
       const own = (s: string) => server.scopes.some((x) => x.name === s);
       const requested = parseScope(params.scope);
       if (requested.some((s) => !held(s))) throw new OAuthError('invalid_scope', 'The requested scope exceeds what the subject token and its grant hold.');
@@ -170,7 +195,6 @@ function tokenExchangeGrant(deps: {
       const lifetime = Math.min(accessTokenLifetime(server, deps.config.ACCESS_TOKEN_TTL), subject.exp - now);
       if (lifetime <= 0) throw invalidSubject();
       const expiresAt = new Date(Math.min(prepared.iat + lifetime, prepared.expiresAt.getTime() / 1000) * 1000);
-      const below = actOf(payload.act);
       const act: ActClaim | undefined = actor === null ? below : { sub: actor, ...(below ? { act: below } : {}) };
 
       const outcome = await deps.store.transaction(async (tx) => {

@@ -20,6 +20,12 @@ function bearerToken(authorization: string | undefined): string {
   return match[1]!;
 }
 
+/**
+ * The id audit events name an initial access token by (the CLI prints it beside the token): the start of its
+ * SHA-256, which is all that is stored of it. It identifies the token, and cannot be turned back into it.
+ */
+export const initialAccessTokenId = (tokenHash: string): string => tokenHash.slice(0, 16);
+
 /** The live token's hash and policy; a use is spent only when the client is created (see spendInitialAccessToken). */
 export async function requireInitialAccessToken(
   authorization: string | undefined,

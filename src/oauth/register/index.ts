@@ -3,7 +3,9 @@
 // configuration endpoint GET/PUT/DELETE /register/:client_id (RFC 7592) guarded by the registration access
 // token issued with the client. Metadata goes through the same validation as `gatehouse clients create`,
 // then through the registration policy of the initial access token (policy.ts), which the client keeps
-// for its later RFC 7592 updates.
+// for its later RFC 7592 updates. Every client created or changed here is audited in the transaction that
+// writes it (client-events.ts): who asked is the initial access token's id, the registering address, or the
+// client's own registration access token.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../deps.js';
 import { OAuthError } from '../../http/errors.js';
@@ -12,10 +14,11 @@ import type { Client } from '../../storage/repositories/clients-repository.js';
 import { clientMetadataView, createClient, usesSecret } from '../clients/create-client.js';
 import { ClientMetadataError, validateClientMetadata, type ClientMetadata, type ClientMetadataInput } from '../clients/metadata.js';
 import { endClient } from '../clients/end-client.js';
+import { changedClientFields, clientEvent } from '../clients/client-events.js';
 import { NO_STORE } from '../no-store.js';
 import type { OutboundPolicy } from '../../http/outbound/outbound-policy.js';
 import type { ResourceRegistry } from '../resources/registry.js';
-import { requireInitialAccessToken, requireRegistrationAccess, spendInitialAccessToken } from './access.js';
+import { initialAccessTokenId, requireInitialAccessToken, requireRegistrationAccess, spendInitialAccessToken } from './access.js';
 import { enforceRegistrationPolicy, STRICT_POLICY, type RegistrationPolicy } from './policy.js';
 import { isOpenRegistration, registerOpenClient } from './open-registration.js';
 
@@ -74,7 +77,7 @@ function secretChange(client: Client, metadata: ClientMetadata): { secret?: stri
 
 type RegistrationServices = Pick<
   OAuthDeps,
-  'config' | 'clock' | 'store' | 'outbound' | 'clients' | 'clientRegistrations' | 'initialAccessTokens' | 'resources' | 'rateLimits'
+  'config' | 'clock' | 'store' | 'outbound' | 'clients' | 'clientRegistrations' | 'initialAccessTokens' | 'resources' | 'audit'
 >;
 
 export function registrationEndpoints(app: FastifyInstance, core: RegistrationServices): void {
@@ -100,7 +103,10 @@ export function registrationEndpoints(app: FastifyInstance, core: RegistrationSe
     // The use is spent in the transaction that creates the client: a refused or failed registration costs none.
     const { client, secret } = await core.store.transaction(async (tx) => {
       const spent = await spendInitialAccessToken(tokenHash, tx.initialAccessTokens);
-      return createClient(tx.clients, metadata, { registrationTokenHash: sha256(registrationToken), registrationPolicy: spent });
+      const created = await createClient(tx.clients, metadata, { registrationTokenHash: sha256(registrationToken), registrationPolicy: spent });
+      const who = { initial_access_token_id: initialAccessTokenId(tokenHash) };
+      await core.audit.emit(clientEvent('client.registered', created.client, who, { traceId: request.id }), { tx });
+      return created;
     });
     // A lookup of this id may have been remembered as unknown, and the origins index predates the client.
     core.clients.forget(client.id);
@@ -121,7 +127,19 @@ export function registrationEndpoints(app: FastifyInstance, core: RegistrationSe
     }
     const metadata = await validated(request, client.registrationPolicy ?? STRICT_POLICY, core.outbound, core.resources, core.config.WEBHOOK_ALLOWED_HOSTS);
     const { secret, secretHash } = secretChange(client, metadata);
-    const updated = await clients.update(client.id, { ...metadata, secretHash });
+    const changes = { ...metadata, secretHash };
+    const updated = await core.store.transaction(async (tx) => {
+      const written = await tx.clients.update(client.id, changes);
+      const changed = changedClientFields(client, changes);
+      if (written && changed.length > 0)
+        await core.audit.emit(
+          clientEvent('client.registration_updated', written, { via: 'registration_access_token' }, { traceId: request.id, changedFields: changed }),
+          {
+            tx,
+          },
+        );
+      return written;
+    });
     core.clients.forget(client.id);
     if (!updated) throw new OAuthError('invalid_token', 'The client no longer exists.', { status: 401 });
     return registrationView(issuer, updated, { secret });
@@ -130,7 +148,10 @@ export function registrationEndpoints(app: FastifyInstance, core: RegistrationSe
   app.delete('/register/:client_id', route, async (request, reply) => {
     noStore(reply);
     const client = await requireRegistrationAccess(request.headers.authorization, clientIdOf(request), clients);
-    await endClient(core, client.id, 'delete');
+    await endClient(core, client.id, 'delete', {
+      onEnded: (tx) =>
+        core.audit.emit(clientEvent('client.registration_deleted', client, { via: 'registration_access_token' }, { traceId: request.id }), { tx }),
+    });
     return reply.code(204).send();
   });
 }

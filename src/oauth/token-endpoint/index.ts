@@ -26,7 +26,7 @@ const tokenResponseSchema = {
 
 export function tokenEndpoint(
   app: FastifyInstance,
-  services: Pick<OAuthDeps, 'config' | 'grantTypes' | 'clientAuth' | 'dpop' | 'rateLimits' | 'oauthMetrics'>,
+  services: Pick<OAuthDeps, 'config' | 'grantTypes' | 'clientAuth' | 'dpop' | 'rateLimits' | 'oauthMetrics' | 'clients'>,
 ): void {
   const { config, clientAuth: auth, rateLimits } = services;
   const grants = new Map(services.grantTypes.map((grant) => [grant.type as string, grant]));
@@ -49,6 +49,8 @@ export function tokenEndpoint(
       const dpopJkt = await dpopBinding(request.headers.dpop, tokenEndpointUrl, dpop);
       const response = await grant.handle({ client, params: declaredParameters(params, grant), ...(dpopJkt ? { dpopJkt } : {}) });
       services.oauthMetrics.tokenIssued(grant.type, client.id);
+      // A token issued is a use of the client (what keeps an open client from the unused purge).
+      await services.clients.noteUse?.(client);
       return response;
     },
   );

@@ -10,6 +10,7 @@ import { PGliteDialect } from './pglite-dialect.js';
 import { withPreparedStatements } from './prepared-statements.js';
 import { pgliteNotifications, postgresNotifications, type NotificationSource } from './notifications.js';
 import { REVOCATIONS_CHANNEL } from '../repositories/revocations-repository.js';
+import { IDENTITY_PROVIDERS_CHANNEL } from '../repositories/enabled-identity-providers.js';
 import { WEBHOOK_ENDPOINTS_CHANNEL } from '../repositories/webhook-subscriptions.js';
 
 export type Db = Kysely<DB>;
@@ -26,7 +27,7 @@ export interface Database {
 }
 
 /** The channels every connection listens to (notifications.ts). */
-const CHANNELS = [REVOCATIONS_CHANNEL, WEBHOOK_ENDPOINTS_CHANNEL];
+const CHANNELS = [REVOCATIONS_CHANNEL, WEBHOOK_ENDPOINTS_CHANNEL, IDENTITY_PROVIDERS_CHANNEL];
 
 export interface DatabaseOptions {
   DATABASE_URL?: string | undefined;

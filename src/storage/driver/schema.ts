@@ -115,6 +115,8 @@ export interface ClientsTable {
   provenance: string | null;
   resources: string[] | null;
   token_exchange_impersonation: Generated<boolean>;
+  registered_from: string | null;
+  last_used_at: Date | null;
 }
 
 export interface ConsentsTable {
@@ -266,6 +268,7 @@ export interface JobsTable {
   last_error: string | null;
   created_at: Date;
   updated_at: Date;
+  traceparent: string | null;
 }
 
 export interface LinkProofFailuresTable {
@@ -357,6 +360,7 @@ export interface PendingSecondFactorsTable {
   bound_to: string;
   expires_at: Date;
   first_factor: string[] | null;
+  upstream_tokens: Json | null;
 }
 
 export interface RecoveryCodesTable {

@@ -52,6 +52,10 @@ export interface Client {
   provenance: ClientProvenance | null;
   /** RFC 8707 resources the client may name at /authorize; null: any registered one. */
   resources: string[] | null;
+  /** An open client's budget key: the /64 or IPv4 address that self-registered it, or its metadata document's host. */
+  registeredFrom: string | null;
+  /** An open client's last authorization or token request (its creation until then); what the unused-client purge reads. */
+  lastUsedAt: Date | null;
   disabled: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -81,8 +85,11 @@ export type NewClient = Omit<
   | 'backchannelLogoutSessionRequired'
   | 'provenance'
   | 'resources'
+  | 'registeredFrom'
+  | 'lastUsedAt'
 > & {
   provenance?: ClientProvenance | null;
+  registeredFrom?: string | null;
   resources?: string[] | null;
   requireMfa?: boolean;
   tokenExchangeImpersonation?: boolean;
@@ -120,6 +127,8 @@ export const toClient = (r: Selectable<ClientsTable>): Client => ({
   defaultResource: r.default_resource,
   provenance: r.provenance as ClientProvenance | null,
   resources: r.resources,
+  registeredFrom: r.registered_from,
+  lastUsedAt: r.last_used_at,
   disabled: r.disabled,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -151,6 +160,7 @@ export const clientColumns = (c: Partial<NewClient>) => ({
   ...(c.registrationTokenHash !== undefined ? { registration_token_hash: c.registrationTokenHash } : {}),
   ...(c.provenance !== undefined ? { provenance: c.provenance } : {}),
   ...(c.resources !== undefined ? { resources: c.resources } : {}),
+  ...(c.registeredFrom !== undefined ? { registered_from: c.registeredFrom } : {}),
   ...(c.registrationPolicy !== undefined
     ? {
         registration_grant_types: c.registrationPolicy ? [...c.registrationPolicy.grantTypes] : null,
@@ -173,12 +183,20 @@ export interface ClientsRepository {
   /** Marks the client disabled (find() no longer returns it); false when there is no such client. */
   disable(id: string): Promise<boolean>;
   /**
-   * Writes the client a metadata document describes (its id is the document's URL). A row with that id made any
-   * other way is left alone (undefined), and so is a row an operator disabled; `disabled` is never changed.
+   * Serialises the budget of open clients counted against `key` (an address or a document host) until the
+   * transaction ends: whoever counts and then creates under it cannot be overtaken by a parallel creation,
+   * on this instance or another sharing the database. Needs a transaction.
    */
-  storeMetadataDocumentClient(client: NewClient): Promise<Client | undefined>;
+  lockOpenClientBudget(provenance: ClientProvenance, key: string): Promise<void>;
+  /** How many open clients of this provenance count against `key` (created at or after `since`, when given), and the oldest of them. */
+  openClientBudgetUse(provenance: ClientProvenance, key: string, since?: Date): Promise<{ count: number; oldest: Date | undefined }>;
   /**
-   * Deletes self-registered and metadata-document clients unchanged since `cutoff` that have no live grant (their
+   * Records a real use (an authorization or token request) of an open client: what keeps it from the unused
+   * purge. Written at most once per `granularityMs` per client (a conditional update); other clients are untouched.
+   */
+  markOpenClientUsed(id: string, granularityMs: number): Promise<void>;
+  /**
+   * Deletes self-registered and metadata-document clients not used since `cutoff` that have no live grant (their
    * codes, interactions and ended grants go with them); returns how many.
    */
   purgeUnusedOpenClients(cutoff: Date): Promise<number>;
@@ -198,6 +216,8 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
           grant_types: client.grantTypes,
           scopes: client.scopes,
           ...clientColumns(client),
+          // An open client's creation is its first use: the purge counts from here.
+          ...(client.provenance ? { last_used_at: now } : {}),
           created_at: now,
           updated_at: now,
         })
@@ -256,29 +276,29 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
         .execute();
       return rows.map((r) => ({ id: r.id, type: r.type as ClientType, redirectUris: r.redirect_uris, allowedOrigins: r.allowed_origins }));
     },
-    async storeMetadataDocumentClient(client) {
-      const now = new Date(clock.now());
-      const values = {
-        name: client.name,
-        type: client.type,
-        token_endpoint_auth_method: client.authMethod,
-        grant_types: client.grantTypes,
-        scopes: client.scopes,
-        ...clientColumns({ ...client, provenance: 'metadata_document' }),
-      };
-      // One statement: parallel first uses of the same document (or instances) converge on one row.
-      const row = await db
-        .insertInto('clients')
-        .values({ id: client.id, ...values, created_at: now, updated_at: now })
-        .onConflict((oc) =>
-          oc
-            .column('id')
-            .doUpdateSet({ ...values, updated_at: now, version: sql`clients.version + 1` })
-            .where('clients.provenance', '=', 'metadata_document'),
-        )
-        .returningAll()
-        .executeTakeFirst();
-      return row && !row.disabled ? toClient(row) : undefined;
+    async lockOpenClientBudget(provenance, key) {
+      if (!db.isTransaction) throw new Error('lockOpenClientBudget needs a transaction');
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`gatehouse open-client budget ${provenance} ${key}`}, 0))`.execute(db);
+    },
+    async openClientBudgetUse(provenance, key, since) {
+      let query = db
+        .selectFrom('clients')
+        .select((eb) => [eb.fn.countAll<string>().as('count'), eb.fn.min('created_at').as('oldest')])
+        .where('provenance', '=', provenance)
+        .where('registered_from', '=', key);
+      if (since) query = query.where('created_at', '>=', since);
+      const row = await query.executeTakeFirstOrThrow();
+      return { count: Number(row.count), oldest: row.oldest ? new Date(row.oldest) : undefined };
+    },
+    async markOpenClientUsed(id, granularityMs) {
+      const now = clock.now();
+      await db
+        .updateTable('clients')
+        .set({ last_used_at: new Date(now) })
+        .where('id', '=', id)
+        .where('provenance', 'is not', null)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', new Date(now - granularityMs))]))
+        .execute();
     },
     async purgeUnusedOpenClients(cutoff) {
       const at = new Date(clock.now());
@@ -288,7 +308,8 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
       const result = await db
         .deleteFrom('clients as c')
         .where('c.provenance', 'is not', null)
-        .where('c.updated_at', '<', cutoff)
+        // Only real use counts (markOpenClientUsed): re-reading a metadata document does not keep its row.
+        .where((eb) => eb.or([eb('c.last_used_at', '<', cutoff), eb.and([eb('c.last_used_at', 'is', null), eb('c.created_at', '<', cutoff)])]))
         .where(({ not, exists, selectFrom }) =>
           not(
             exists(

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../driver/database.js';
+import { inBatches } from './batches.js';
 
 /** Where a token presented as a subject token comes from: its grant, and its delegation when it was exchanged. */
 export interface SubjectOrigin {
@@ -18,7 +19,16 @@ export interface SubjectOrigin {
   grantClientId: string;
   /** The delegation that issued it; undefined for a token of the grant itself. */
   delegationId?: string;
+  /**
+   * How many exchanges made it: 0 for a token of the grant itself, 1 for one exchanged from such a token, and
+   * so on (counted on the delegation rows, which impersonation does not skip as it skips `act`). Counted up
+   * to `CHAIN_WALK_LIMIT` at most: any number that high is past every limit anyway.
+   */
+  depth: number;
 }
+
+/** The most delegation rows `originOf` walks up a chain (parent_id never forms a cycle; this bounds it anyway). */
+export const CHAIN_WALK_LIMIT = 32;
 
 export interface ExchangeRecord {
   userId: string;
@@ -67,6 +77,12 @@ export interface DelegationsRepository {
    * Runs in the caller's transaction (the audit event commits with it).
    */
   revoke(userId: string, delegationId: string): Promise<Delegation | undefined>;
+  /**
+   * Deletes the jtis of exchanged tokens that have expired (in bounded batches); the delegations stay, with
+   * their grant. An expired token is refused before its jti is looked up, and a revocation copies only live
+   * jtis, so an expired one matters to nobody. Returns how many.
+   */
+  purgeExpiredTokens(): Promise<number>;
 }
 
 const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
@@ -135,7 +151,23 @@ export function delegationsRepository(db: Db, clock: Clock): DelegationsReposito
         .where('t.jti', '=', jti)
         .where('d.user_id', '=', userId)
         .executeTakeFirst();
-      if (exchanged) return { grantId: exchanged.grant_id, grantScope: exchanged.scope, grantClientId: exchanged.client_id, delegationId: exchanged.id };
+      if (exchanged) {
+        // The chain above it, walked by parent_id (one indexed lookup a link, at most CHAIN_WALK_LIMIT).
+        const { rows } = await sql<{ depth: number }>`
+          with recursive up (id, parent_id, n) as (
+            select id, parent_id, 1 from delegations where id = ${exchanged.id}
+            union all
+            select d.id, d.parent_id, up.n + 1 from delegations d join up on d.id = up.parent_id
+            where up.parent_id <> '' and up.n < ${CHAIN_WALK_LIMIT}
+          ) select max(n)::int as depth from up`.execute(db);
+        return {
+          grantId: exchanged.grant_id,
+          grantScope: exchanged.scope,
+          grantClientId: exchanged.client_id,
+          delegationId: exchanged.id,
+          depth: Number(rows[0]?.depth ?? 1),
+        };
+      }
       // grant_access_tokens is keyed by (grant_id, jti): the user's grants at the client narrow it to a few keys.
       const own = await db
         .selectFrom('grant_access_tokens as t')
@@ -145,7 +177,7 @@ export function delegationsRepository(db: Db, clock: Clock): DelegationsReposito
         .where('g.client_id', '=', clientId)
         .where('t.jti', '=', jti)
         .executeTakeFirst();
-      return own ? { grantId: own.id, grantScope: own.scope, grantClientId: own.client_id } : undefined;
+      return own ? { grantId: own.id, grantScope: own.scope, grantClientId: own.client_id, depth: 0 } : undefined;
     },
 
     async record(exchange) {
@@ -222,6 +254,15 @@ export function delegationsRepository(db: Db, clock: Clock): DelegationsReposito
           on conflict (jti) do nothing`.execute(tx);
         await tx.updateTable('delegations').set({ revoked_at: at }).where('id', 'in', tree).where('revoked_at', 'is', null).execute();
         return toDelegation(target);
+      });
+    },
+
+    async purgeExpiredTokens() {
+      const at = now();
+      return inBatches(async (limit) => {
+        const batch = db.selectFrom('delegation_tokens').select('jti').where('expires_at', '<', at).limit(limit);
+        const result = await db.deleteFrom('delegation_tokens').where('jti', 'in', batch).executeTakeFirst();
+        return Number(result.numDeletedRows);
       });
     },
   };

@@ -9,10 +9,12 @@ export interface Job {
   kind: string;
   payload: unknown;
   attempts: number;
+  /** The enqueuing request's W3C traceparent, when it was traced: the run's span continues its trace. */
+  traceparent: string | null;
 }
 
 export interface JobsRepository {
-  enqueue(job: { kind: string; payload: unknown; now: Date }): Promise<string>;
+  enqueue(job: { kind: string; payload: unknown; now: Date; traceparent?: string | undefined }): Promise<string>;
   claim(now: Date, lockedUntil: Date): Promise<Job | undefined>;
   finish(job: Job, now: Date): Promise<boolean>;
   retryLater(job: Job, error: string, runAfter: Date, now: Date): Promise<void>;
@@ -25,13 +27,20 @@ export function jobsRepository(db: Db): JobsRepository {
     async enqueue(job) {
       const row = await db
         .insertInto('jobs')
-        .values({ kind: job.kind, payload: JSON.stringify(job.payload), run_after: job.now, created_at: job.now, updated_at: job.now })
+        .values({
+          kind: job.kind,
+          payload: JSON.stringify(job.payload),
+          run_after: job.now,
+          created_at: job.now,
+          updated_at: job.now,
+          traceparent: job.traceparent ?? null,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       return row.id;
     },
     async claim(now, lockedUntil) {
-      const { rows } = await sql<{ id: string; kind: string; payload: unknown; attempts: number }>`
+      const { rows } = await sql<Job>`
         update jobs set state = 'running', attempts = attempts + 1, locked_until = ${lockedUntil}, updated_at = ${now}
         where id = (
           select id from jobs
@@ -40,7 +49,7 @@ export function jobsRepository(db: Db): JobsRepository {
           limit 1
           for update skip locked
         )
-        returning id, kind, payload, attempts`.execute(db);
+        returning id, kind, payload, attempts, traceparent`.execute(db);
       return rows[0];
     },
     async finish(job, now) {

@@ -3,6 +3,10 @@
 // session, and the amr of signed-in sessions. Every single-use rule is one conditional statement.
 import type { Clock } from '../../clock.js';
 import type { Db } from '../driver/database.js';
+import type { IdentityAwaitingProof } from './upstream-sign-ins-repository.js';
+
+/** An upstream sign-in's tokens, already sealed (src/federation/upstream-tokens.ts): opaque here. */
+export type SealedTokensOfSignIn = NonNullable<IdentityAwaitingProof['tokens']>;
 
 export interface TotpCredential {
   secretSealed: string;
@@ -14,6 +18,11 @@ export interface PendingSecondFactor {
   boundTo: string;
   /** The amr of the first factor when it was not the password (an upstream provider: ['fed']). */
   firstFactor?: readonly string[] | null;
+  /**
+   * --store-tokens: the upstream's tokens of that first factor, sealed, written to federated_identity_tokens only
+   * when the sign-in completes (an abandoned second factor leaves none stored).
+   */
+  upstreamTokens?: SealedTokensOfSignIn | null;
 }
 
 export interface SignIn {
@@ -133,13 +142,15 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
       // In the caller's transaction when there is one (the operator's reset commits with its audit event).
       await (db.isTransaction ? run(db) : db.transaction().execute(run));
     },
-    async setPending(sessionHash, { userId, boundTo, firstFactor }, ttlSeconds) {
+    async setPending(sessionHash, { userId, boundTo, firstFactor, upstreamTokens }, ttlSeconds) {
       const expiresAt = new Date(clock.now() + ttlSeconds * 1000);
       const first_factor = firstFactor ? [...firstFactor] : null;
+      const upstream_tokens = upstreamTokens ? JSON.stringify(upstreamTokens) : null;
+      const values = { user_id: userId, bound_to: boundTo, expires_at: expiresAt, first_factor, upstream_tokens };
       await db
         .insertInto('pending_second_factors')
-        .values({ session_hash: sessionHash, user_id: userId, bound_to: boundTo, expires_at: expiresAt, first_factor })
-        .onConflict((oc) => oc.column('session_hash').doUpdateSet({ user_id: userId, bound_to: boundTo, expires_at: expiresAt, first_factor }))
+        .values({ session_hash: sessionHash, ...values })
+        .onConflict((oc) => oc.column('session_hash').doUpdateSet(values))
         .execute();
     },
     async findPending(sessionHash) {
@@ -156,9 +167,16 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
         .deleteFrom('pending_second_factors')
         .where('session_hash', '=', sessionHash)
         .where('expires_at', '>', now())
-        .returning(['user_id', 'bound_to', 'first_factor'])
+        .returning(['user_id', 'bound_to', 'first_factor', 'upstream_tokens'])
         .executeTakeFirst();
-      return row && { userId: row.user_id, boundTo: row.bound_to, firstFactor: row.first_factor };
+      return (
+        row && {
+          userId: row.user_id,
+          boundTo: row.bound_to,
+          firstFactor: row.first_factor,
+          upstreamTokens: (row.upstream_tokens as SealedTokensOfSignIn | null) ?? null,
+        }
+      );
     },
     async recordSignIn(sessionHash, { amr, userAgent, ip }) {
       // Bounded and storable (PostgreSQL text cannot hold U+0000): the header is the client's to choose.

@@ -21,6 +21,7 @@ const REDIRECT = 'http://127.0.0.1:9/callback';
 const NOTES = 'https://notes.example/api';
 let t: TestApp;
 let off: TestApp;
+let budgeted: TestApp;
 let documents: MetadataDocumentServer;
 let clientId: string;
 let username: string;
@@ -32,6 +33,7 @@ before(async () => {
     outbound: TEST_TLS_OUTBOUND,
   });
   off = await startTestApp({ env: { ...NO_LIMITS, CIMD: 'off' }, outbound: TEST_TLS_OUTBOUND });
+  budgeted = await startTestApp({ env: { ...NO_LIMITS, CIMD_MAX_CLIENTS_PER_HOST: '3' }, outbound: TEST_TLS_OUTBOUND });
   await executeCommand(['resource-servers', 'create', '--identifier', NOTES, '--name', 'Notes', '--scope', 'notes:read=Read your notes'], t.core);
   await executeCommand(
     ['resource-servers', 'create', '--identifier', 'https://files.example/api', '--name', 'Files', '--scope', 'files:read=Read files'],
@@ -44,6 +46,7 @@ before(async () => {
 after(async () => {
   await t.close();
   await off.close();
+  await budgeted.close();
   await documents.close();
 });
 
@@ -184,4 +187,37 @@ test('a metadata-document client with private_key_jwt authenticates at /token wi
   assert.equal(wrong.body.error, 'invalid_client');
   const token = await redeem(privateKey);
   assert.equal(token.status, 200, token.text);
+});
+
+test('CIMD per-host budget: parallel first uses of many URLs of one host at /authorize create at most CIMD_MAX_CLIENTS_PER_HOST rows; the rest are a page saying why, and /token is invalid_client, with nothing written', async () => {
+  const host = 'many.client.test';
+  const urls = Array.from({ length: 10 }, (_, i) => {
+    const url = documents.publish(`/many-${i}.json`, { body: null }, host);
+    documents.publish(`/many-${i}.json`, { body: publicClientDocument(url, [REDIRECT]) }, host);
+    return url;
+  });
+  const answers = await Promise.all(
+    urls.map(async (url) => {
+      const response = await fetch(authorizeUrl(budgeted, { ...codeRequest(pkcePair().challenge), client_id: url }), { redirect: 'manual' });
+      return { url, status: response.status, text: await response.text() };
+    }),
+  );
+  const accepted = answers.filter((a) => a.status === 303);
+  const refused = answers.filter((a) => a.status === 400);
+  assert.equal(accepted.length, 3, JSON.stringify(answers.map((a) => a.status)));
+  assert.equal(refused.length, 7);
+  for (const answer of refused) assert.match(answer.text, /already holds 3 applications from many\.client\.test/);
+  const rows = await budgeted.core.db.selectFrom('clients').select('id').where('provenance', '=', 'metadata_document').execute();
+  assert.deepEqual(rows.map((r) => r.id).sort(), accepted.map((a) => a.url).sort());
+  const events = await budgeted.core.db.selectFrom('audit_events').select('client_id').where('type', '=', 'client.metadata_document_created').execute();
+  assert.equal(events.length, 3);
+  const token = await postForm(`${budgeted.url}/token`, {
+    grant_type: 'authorization_code',
+    code: 'x',
+    redirect_uri: REDIRECT,
+    client_id: refused[0]!.url,
+    code_verifier: 'x'.repeat(43),
+  });
+  assert.equal(token.status, 401);
+  assert.equal(token.body.error, 'invalid_client');
 });

@@ -14,6 +14,10 @@ import { resourceServersRepository } from '../../../src/storage/repositories/res
 import type { Database } from '../../../src/storage/driver/database.js';
 import { STRICT_OUTBOUND } from '../../../src/http/outbound/outbound-policy.js';
 import { testConfig } from '../../helpers/app.js';
+import { createStore } from '../../../src/storage/store.js';
+import { unusedOpenClientsPurge } from '../../../src/oauth/housekeeping.js';
+import { openClientUses } from '../../../src/oauth/clients/open-client-use.js';
+import { auditSink, databaseSubscriber } from '../../../src/audit/audit-sink.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { publicClientDocument, startMetadataDocumentServer, TEST_TLS_OUTBOUND, type MetadataDocumentServer } from '../../helpers/metadata-document-server.js';
 
@@ -39,7 +43,8 @@ const resolver = (overrides: Partial<typeof config> = {}, outbound = TEST_TLS_OU
     config: { ...config, ...overrides },
     clock,
     outbound,
-    clients: clientsRepository(database.db, clock),
+    store: createStore(database.db, clock),
+    audit: auditSink({ clock, subscribers: [databaseSubscriber(createStore(database.db, clock))] }),
     resources: resourceRegistry(resourceServersRepository(database.db), clock, 0),
     onRefusal: (url, refusal) => refusals.push({ url, refusal }),
   });
@@ -236,4 +241,103 @@ test('CIMD does not take over a client an operator registered under the same id,
 test('every CIMD refusal is reported for the log with its code', () => {
   assert.ok(refusals.some((r) => r.refusal.code === 'client_id_mismatch'));
   assert.ok(refusals.every((r) => r.url.startsWith('https://')));
+});
+
+const auditRows = (type: string, url: string) =>
+  database.db.selectFrom('audit_events').selectAll().where('type', '=', type).where('client_id', '=', url).orderBy('occurred_at').execute();
+
+test('CIMD audit: the first read writes client.metadata_document_created (document URL, redirect URIs, scopes); a re-read that changes nothing writes no event; a changed document writes client.metadata_document_updated', async () => {
+  const host = 'audited.client.test';
+  const url = documents.publish('/audited', { body: null }, host);
+  documents.publish('/audited', { body: publicClientDocument(url, [REDIRECT], { scope: 'openid profile' }) }, host);
+  assert.ok(await resolver().resolve(url));
+  const [created] = await auditRows('client.metadata_document_created', url);
+  assert.ok(created, 'client.metadata_document_created written');
+  assert.equal(created.actor_kind, 'system');
+  assert.equal(created.resource_id, url);
+  assert.deepEqual(created.details, {
+    document_url: url,
+    host,
+    redirect_uris: REDIRECT,
+    scope: 'openid profile',
+    grant_types: 'authorization_code refresh_token',
+    token_endpoint_auth_method: 'none',
+  });
+  const version = (await clientsRepository(database.db, clock).find(url))!.version;
+  // Read again (a fresh instance, or the cache expired): nothing changed, nothing written.
+  for (let i = 0; i < 3; i++) assert.ok(await resolver().resolve(url));
+  assert.equal((await auditRows('client.metadata_document_created', url)).length, 1);
+  assert.equal((await auditRows('client.metadata_document_updated', url)).length, 0);
+  assert.equal((await clientsRepository(database.db, clock).find(url))!.version, version, 'the row is not rewritten');
+  // The document changed: one event naming what changed.
+  documents.publish('/audited', { body: publicClientDocument(url, [REDIRECT, 'http://127.0.0.1:9/second'], { scope: 'openid profile' }) }, host);
+  assert.ok(await resolver().resolve(url));
+  assert.ok(await resolver().resolve(url));
+  const updates = await auditRows('client.metadata_document_updated', url);
+  assert.equal(updates.length, 1);
+  assert.deepEqual(updates[0]!.changed_fields, ['redirect_uris']);
+  assert.equal((updates[0]!.details as Record<string, unknown>).redirect_uris, `${REDIRECT} http://127.0.0.1:9/second`);
+});
+
+test('CIMD per-host budget: past CIMD_MAX_CLIENTS_PER_HOST rows from one host a further URL is refused (host_budget_exhausted) and no row is written; its known URLs and other hosts still work', async () => {
+  const host = 'budget.client.test';
+  const publish = (i: number) => {
+    const url = documents.publish(`/budget-${i}`, { body: null }, host);
+    documents.publish(`/budget-${i}`, { body: publicClientDocument(url, [REDIRECT]) }, host);
+    return url;
+  };
+  const cimd = resolver({ CIMD_MAX_CLIENTS_PER_HOST: 2 });
+  assert.ok(await cimd.resolve(publish(1)));
+  assert.ok(await cimd.resolve(publish(2)));
+  const third = publish(3);
+  assert.equal(await cimd.resolve(third), undefined);
+  assert.equal(cimd.refusal(third)?.code, 'host_budget_exhausted');
+  assert.match(cimd.refusal(third)?.message ?? '', /budget\.client\.test/);
+  assert.equal(await clientsRepository(database.db, clock).find(third), undefined);
+  assert.equal((await auditRows('client.metadata_document_created', third)).length, 0);
+  // The two it has are still read (and may change), and another host has its own budget.
+  assert.ok(await resolver({ CIMD_MAX_CLIENTS_PER_HOST: 2 }).resolve(`https://${host}:${documents.port}/budget-1`));
+  const elsewhere = documents.publish('/budget-elsewhere', { body: null }, 'other-budget.client.test');
+  documents.publish('/budget-elsewhere', { body: publicClientDocument(elsewhere, [REDIRECT]) }, 'other-budget.client.test');
+  assert.ok(await resolver({ CIMD_MAX_CLIENTS_PER_HOST: 2 }).resolve(elsewhere));
+});
+
+test('CIMD per-host budget holds for parallel first uses of many URLs of one host', async () => {
+  const host = 'parallel.client.test';
+  const urls = Array.from({ length: 8 }, (_, i) => {
+    const url = documents.publish(`/parallel-${i}`, { body: null }, host);
+    documents.publish(`/parallel-${i}`, { body: publicClientDocument(url, [REDIRECT]) }, host);
+    return url;
+  });
+  // One resolver per URL, as if each first use arrived at another instance.
+  const results = await Promise.all(urls.map((url) => resolver({ CIMD_MAX_CLIENTS_PER_HOST: 3 }).resolve(url)));
+  assert.equal(results.filter(Boolean).length, 3);
+  const rows = await database.db.selectFrom('clients').select('id').where('registered_from', '=', host).execute();
+  assert.equal(rows.length, 3);
+});
+
+test('CIMD re-reading a document does not keep its row from the unused purge; a use (an authorization or token request) does', async () => {
+  const store = createStore(database.db, clock);
+  const ttl = 86_400;
+  const publish = (path: string) => {
+    const url = documents.publish(path, { body: null }, 'purge.client.test');
+    documents.publish(path, { body: publicClientDocument(url, [REDIRECT]) }, 'purge.client.test');
+    return url;
+  };
+  const fetchedOnly = publish('/purge-fetched');
+  const used = publish('/purge-used');
+  assert.ok(await resolver().resolve(fetchedOnly));
+  const usedClient = await resolver().resolve(used);
+  assert.ok(usedClient);
+  clock.advance((ttl - 600) * 1000);
+  // Its document is read again and again (a changed one too) — no use.
+  assert.ok(await resolver().resolve(fetchedOnly));
+  documents.publish('/purge-fetched', { body: publicClientDocument(fetchedOnly, [REDIRECT, 'http://127.0.0.1:9/x']) }, 'purge.client.test');
+  assert.ok(await resolver().resolve(fetchedOnly));
+  await openClientUses(store).note(usedClient);
+  clock.advance(1_200_000);
+  await unusedOpenClientsPurge({ store, clock, config: { ...config, OPEN_CLIENT_UNUSED_TTL: ttl } })();
+  const clients = clientsRepository(database.db, clock);
+  assert.equal(await clients.find(fetchedOnly), undefined, 'fetched but unused: purged');
+  assert.ok(await clients.find(used), 'used within the TTL: kept');
 });

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import { executeCommand } from '../../../src/cli/execute.js';
+import { MAX_DELEGATION_DEPTH } from '../../../src/oauth/grant-types/token-exchange.js';
 import type { User } from '../../../src/storage/repositories/users-repository.js';
 import { clientAdminRepository } from '../../../src/storage/repositories/client-admin-repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -155,23 +156,25 @@ describe('a resource server calling another one for the user', () => {
     const notes = (await cli('resource-servers', 'create', '--identifier', `${t.url}/notes-api`, '--name', 'Notes', '--scope', 'notes:read=Read notes')) as {
       identifier: string;
     };
-    const contactsBackend = await exchangeClient('contacts-backend');
-    await cli('resource-servers', 'update', notes.identifier, '--token-exchange-clients', contactsBackend.id);
+    const notesBackend = await exchangeClient('notes-backend');
+    const notesWorker = await exchangeClient('notes-worker');
+    // Notes' backend hands its job to a worker that calls Notes itself: the same audience, one more actor.
+    await cli('resource-servers', 'update', notes.identifier, '--token-exchange-clients', `${notesBackend.id},${notesWorker.id}`);
     const scoped = await createClient(t.core.db, t.core.clock, {
       type: 'confidential',
       grantTypes: ['authorization_code'],
-      scopes: ['calendar:read', 'contacts:read', 'notes:read'],
+      scopes: ['calendar:read', 'notes:read'],
       defaultResource: calendar.url,
     });
-    const first = await exchange(calendarClient, {
-      subject_token: String((await codeGrantTokens(t, scoped, user, ['calendar:read', 'contacts:read', 'notes:read'])).access_token),
-      audience: contacts.url,
+    const first = await exchange(notesBackend, {
+      subject_token: String((await codeGrantTokens(t, scoped, user, ['calendar:read', 'notes:read'])).access_token),
+      audience: notes.identifier,
     });
     assert.equal(first.status, 200, JSON.stringify(first.body));
-    const second = await exchange(contactsBackend, { subject_token: String(first.body.access_token), audience: notes.identifier });
+    const second = await exchange(notesWorker, { subject_token: String(first.body.access_token), audience: notes.identifier });
     assert.equal(second.status, 200, JSON.stringify(second.body));
     const claims = decodeJwt(String(second.body.access_token));
-    assert.deepEqual(claims.act, { sub: contactsBackend.id, act: { sub: calendarClient.id } });
+    assert.deepEqual(claims.act, { sub: notesWorker.id, act: { sub: notesBackend.id } });
     assert.equal(claims.scope, 'notes:read');
     assert.equal(claims.sub, user.id);
   });
@@ -427,5 +430,181 @@ describe('the rules', () => {
       /--token-exchange-clients .* not registered for the grant type/,
     );
     await assert.rejects(cli('resource-servers', 'update', contacts.url, '--token-exchange-clients', 'no-such-client'), /not a registered client/);
+  });
+});
+
+/**
+ * Chains: tokens obtained by exchange, exchanged again. Each test gets its own APIs X (scope x:a) and Y
+ * (scope y:b), which only appear as audiences, and an app the user grants `calendar:read x:a y:b` to.
+ */
+let chainCount = 0;
+async function chainSetup(hops: number) {
+  const n = ++chainCount;
+  const x = await cli('resource-servers', 'create', '--identifier', `${t.url}/chain-x-${n}`, '--name', `X${n}`, '--scope', `x${n}:a=A`);
+  const y = await cli('resource-servers', 'create', '--identifier', `${t.url}/chain-y-${n}`, '--name', `Y${n}`, '--scope', `y${n}:b=B`);
+  const clients = [];
+  for (let i = 0; i < hops; i++) clients.push(await exchangeClient(`chain-${n}-hop-${i}`));
+  const ids = clients.map((c) => c.id).join(',');
+  await cli('resource-servers', 'update', String(x.identifier), '--token-exchange-clients', ids);
+  await cli('resource-servers', 'update', String(y.identifier), '--token-exchange-clients', ids);
+  const app = await createClient(t.core.db, t.core.clock, {
+    type: 'confidential',
+    grantTypes: ['authorization_code'],
+    scopes: ['calendar:read', `x${n}:a`, `y${n}:b`],
+    defaultResource: calendar.url,
+  });
+  const someone = await createUser(t.core.db, t.core.clock);
+  const root = String((await codeGrantTokens(t, app, someone, ['calendar:read', `x${n}:a`, `y${n}:b`])).access_token);
+  return {
+    X: String(x.identifier),
+    Y: String(y.identifier),
+    a: `x${n}:a`,
+    b: `y${n}:b`,
+    xCredentials: { id: String(x.client_id), secret: String(x.client_secret) },
+    clients,
+    app,
+    user: someone,
+    root,
+  };
+}
+
+const delegationsOf = (userId: string) => t.core.db.selectFrom('delegations').select(['id', 'parent_id']).where('user_id', '=', userId).execute();
+
+describe('chains', () => {
+  test('chained widening: a token obtained by exchange is never exchanged for a scope the user granted at another audience (invalid_scope)', async () => {
+    const c = await chainSetup(2);
+    const [first, second] = c.clients as [{ id: string; secret: string }, { id: string; secret: string }];
+    const atX = await exchange(first, { subject_token: c.root, audience: c.X, scope: c.a });
+    assert.equal(atX.status, 200, JSON.stringify(atX.body));
+    const exchanged = String(atX.body.access_token);
+
+    const widened = await exchange(second, { subject_token: exchanged, audience: c.Y, scope: c.b });
+    assert.equal(widened.status, 400);
+    assert.equal(widened.body.error, 'invalid_scope');
+    const unnamed = await exchange(second, { subject_token: exchanged, audience: c.Y });
+    assert.equal(unnamed.body.error, 'invalid_scope', 'nor without a scope parameter');
+
+    // Within its own scope the chain goes on; and the user's own token still reaches Y (the first exchange).
+    const narrow = await exchange(second, { subject_token: exchanged, audience: c.X, scope: c.a });
+    assert.equal(narrow.status, 200, JSON.stringify(narrow.body));
+    const fromRoot = await exchange(second, { subject_token: c.root, audience: c.Y, scope: c.b });
+    assert.equal(fromRoot.status, 200, JSON.stringify(fromRoot.body));
+  });
+
+  test(`chain depth: ${MAX_DELEGATION_DEPTH} exchanges in a row are allowed with every actor kept in act; one more is invalid_grant and records nothing`, async () => {
+    assert.equal(MAX_DELEGATION_DEPTH, 5, 'the limit docs/token-exchange.md states');
+    const c = await chainSetup(MAX_DELEGATION_DEPTH + 1);
+    let token = c.root;
+    for (let i = 0; i < MAX_DELEGATION_DEPTH; i++) {
+      const res = await exchange(c.clients[i]!, { subject_token: token, audience: c.X });
+      assert.equal(res.status, 200, `exchange ${i + 1}: ${JSON.stringify(res.body)}`);
+      token = String(res.body.access_token);
+    }
+    // Every actor, newest outermost: nothing dropped.
+    let expected: Record<string, unknown> | undefined;
+    for (const client of c.clients.slice(0, MAX_DELEGATION_DEPTH)) expected = { sub: client.id, ...(expected ? { act: expected } : {}) };
+    assert.deepEqual(decodeJwt(token).act, expected);
+    assert.equal((await delegationsOf(c.user.id)).length, MAX_DELEGATION_DEPTH);
+    // A token at the limit is one every verifier takes (the resource-server kit reads act five levels deep).
+    const introspected = await postForm(`${t.url}/introspect`, { token }, { authorization: basicAuth(c.xCredentials.id, c.xCredentials.secret) });
+    assert.equal(introspected.body.active, true);
+    assert.deepEqual(introspected.body.act, expected);
+
+    const past = await exchange(c.clients[MAX_DELEGATION_DEPTH]!, { subject_token: token, audience: c.X });
+    assert.equal(past.status, 400);
+    assert.equal(past.body.error, 'invalid_grant');
+    assert.match(String(past.body.error_description), new RegExp(`chain of ${MAX_DELEGATION_DEPTH} exchanges`));
+    assert.equal((await delegationsOf(c.user.id)).length, MAX_DELEGATION_DEPTH, 'no delegation recorded past the limit');
+  });
+
+  test('chain depth: a chain that impersonates (no act added) is counted all the same', async () => {
+    const c = await chainSetup(MAX_DELEGATION_DEPTH + 1);
+    for (const client of c.clients) await cli('clients', 'update', client.id, '--token-exchange-impersonation', 'on');
+    let token = c.root;
+    for (let i = 0; i < MAX_DELEGATION_DEPTH; i++) {
+      const res = await exchange(c.clients[i]!, { subject_token: token, audience: c.X });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      token = String(res.body.access_token);
+    }
+    assert.equal(decodeJwt(token).act, undefined);
+    const past = await exchange(c.clients[MAX_DELEGATION_DEPTH]!, { subject_token: token, audience: c.X });
+    assert.equal(past.body.error, 'invalid_grant');
+  });
+
+  test('never drop actors: a subject token whose act is deeper than verifiers accept, or malformed, is refused (invalid_grant), not cut', async () => {
+    const real = decodeJwt(await userToken());
+    const resign = (act: unknown) => t.core.keys.sign({ ...real, act }, { alg: 'ES256', typ: 'at+jwt' });
+    let deep: Record<string, unknown> = { sub: 'actor-0' };
+    for (let i = 1; i <= MAX_DELEGATION_DEPTH; i++) deep = { sub: `actor-${i}`, act: deep };
+    const tooDeep = await exchange(calendarClient, { subject_token: await resign(deep), audience: contacts.url });
+    assert.equal(tooDeep.status, 400, JSON.stringify(tooDeep.body));
+    assert.equal(tooDeep.body.error, 'invalid_grant');
+    const malformed = await exchange(calendarClient, { subject_token: await resign({ sub: 'a', act: 'b' }), audience: contacts.url });
+    assert.equal(malformed.body.error, 'invalid_grant', JSON.stringify(malformed.body));
+  });
+
+  test('impersonation and delegation: a client allowed to impersonate gets delegation (act naming the actor) when it sends an actor_token', async () => {
+    const c = await chainSetup(0);
+    const both = await createClient(t.core.db, t.core.clock, {
+      type: 'confidential',
+      grantTypes: ['authorization_code', EXCHANGE],
+      scopes: ['calendar:read'],
+      defaultResource: calendar.url,
+    });
+    const self = { id: both.client.id, secret: both.secret! };
+    await cli('clients', 'update', self.id, '--token-exchange-impersonation', 'on');
+    await cli('resource-servers', 'update', c.X, '--token-exchange-clients', self.id);
+    const operator = await createUser(t.core.db, t.core.clock);
+    const actorToken = String((await codeGrantTokens(t, both, operator, ['calendar:read'])).access_token);
+
+    const delegated = await exchange(self, { subject_token: c.root, audience: c.X, actor_token: actorToken, actor_token_type: ACCESS_TOKEN });
+    assert.equal(delegated.status, 200, JSON.stringify(delegated.body));
+    assert.deepEqual(decodeJwt(String(delegated.body.access_token)).act, { sub: operator.id });
+    const impersonated = await exchange(self, { subject_token: c.root, audience: c.X });
+    assert.equal(impersonated.status, 200, JSON.stringify(impersonated.body));
+    assert.equal(decodeJwt(String(impersonated.body.access_token)).act, undefined);
+    const events = await t.core.db
+      .selectFrom('audit_events')
+      .select('details')
+      .where('type', '=', 'token.exchanged')
+      .where('client_id', '=', self.id)
+      .execute();
+    assert.deepEqual(events.map((e) => (e.details as Record<string, unknown>).actor).sort(), ['impersonation', operator.id].sort());
+  });
+});
+
+describe('concurrency', () => {
+  test('two exchanges at once with the same exchanged subject token: both answered, recorded under one delegation below it', async () => {
+    const c = await chainSetup(2);
+    const first = await exchange(c.clients[0]!, { subject_token: c.root, audience: c.X });
+    const subject = String(first.body.access_token);
+    const answers = await Promise.all([1, 2].map(() => exchange(c.clients[1]!, { subject_token: subject, audience: c.X })));
+    for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const rows = await delegationsOf(c.user.id);
+    assert.equal(rows.length, 2, 'the first delegation and one below it');
+    const below = rows.find((r) => r.parent_id !== '')!;
+    const tokens = await t.core.db.selectFrom('delegation_tokens').select('jti').where('delegation_id', '=', below.id).execute();
+    assert.equal(tokens.length, 2);
+  });
+
+  test('a revoke racing an exchange: whichever comes first, no token of the revoked delegation (or one below it) stays active', async () => {
+    for (let round = 0; round < 4; round++) {
+      const c = await chainSetup(2);
+      const first = await exchange(c.clients[0]!, { subject_token: c.root, audience: c.X });
+      const upper = (await delegationsOf(c.user.id))[0]!.id;
+      const [again, below] = await Promise.all([
+        // The same delegation again (from the user's token) and one below it (from its token), while it is revoked.
+        exchange(c.clients[0]!, { subject_token: c.root, audience: c.X }),
+        exchange(c.clients[1]!, { subject_token: String(first.body.access_token), audience: c.X }),
+        t.core.store.transaction((tx) => tx.delegations.revoke(c.user.id, upper)),
+      ]);
+      const active = async (token: string) =>
+        (await postForm(`${t.url}/introspect`, { token }, { authorization: basicAuth(c.xCredentials.id, c.xCredentials.secret) })).body.active;
+      assert.equal(await active(String(first.body.access_token)), false);
+      for (const answer of [again, below]) {
+        if (answer.status === 200) assert.equal(await active(String(answer.body.access_token)), false, `round ${round}: issued, then revoked`);
+        else assert.equal(answer.body.error, 'invalid_grant', `round ${round}: ${JSON.stringify(answer.body)}`);
+      }
+    }
   });
 });

@@ -13,12 +13,14 @@ import { browserlessLogin } from '../../helpers/browserless-login.js';
 import { pkcePair } from '../../helpers/pkce.js';
 import { createUser, SIGN_IN } from '../../helpers/users.js';
 import { postForm } from '../fixtures.js';
+import { NO_LIMITS } from '../../helpers/env.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const NOTES = 'https://notes.example/api';
 let world: AdminFixture;
 let limited: TestApp;
 let tokenOnly: TestApp;
+let proxied: TestApp;
 
 before(async () => {
   world = await adminFixture({
@@ -27,11 +29,15 @@ before(async () => {
   await world.cli('resource-servers', 'create', '--identifier', NOTES, '--name', 'Notes', '--scope', 'notes:read=Read your notes notes:write=Write notes');
   limited = await startTestApp({ env: { REGISTRATION: 'open', RATE_LIMIT_OPEN_REGISTRATIONS: '3', OVERLOAD_MAX_EVENT_LOOP_DELAY: '0' } });
   tokenOnly = await startTestApp({ env: { OVERLOAD_MAX_EVENT_LOOP_DELAY: '0', RATE_LIMIT_ENABLED: 'false' } });
+  // Behind a trusted proxy, so each request can come from an address of the test's choosing (X-Forwarded-For);
+  // every rate limit off: the open registration budget is a storage budget and must hold regardless.
+  proxied = await startTestApp({ env: { ...NO_LIMITS, REGISTRATION: 'open', RATE_LIMIT_OPEN_REGISTRATIONS: '3', TRUST_PROXY: '127.0.0.1' } });
 });
 after(async () => {
   await world.t.close();
   await limited.close();
   await tokenOnly.close();
+  await proxied.close();
 });
 
 const register = (base: string, metadata: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -196,4 +202,110 @@ test('unused self-registered clients are purged after OPEN_CLIENT_UNUSED_TTL; on
   assert.equal(await clients.find(unused), undefined);
   assert.ok(await clients.find(inUse), 'a client with a live grant is kept');
   assert.ok(await clients.find(world.admin.id), 'operator-made clients are never purged');
+});
+
+const from = (address: string) => ({ 'x-forwarded-for': address });
+const selfRegisteredFrom = async (app: TestApp, key: string) =>
+  (await app.core.db.selectFrom('clients').select('id').where('provenance', '=', 'self_registered').where('registered_from', '=', key).execute()).length;
+
+test('open registration budget per IPv6 /64: registrations from many addresses of one /64 share one budget, in parallel too; another /64 has its own', async () => {
+  const answers = await Promise.all(
+    ['2001:db8:aa:1::1', '2001:db8:aa:1::2', '2001:db8:aa:1:ffff:ffff:ffff:fffe', '2001:db8:aa:1:1234::9', '2001:db8:aa:1::abcd'].map((a) =>
+      register(proxied.url, agent(), from(a)),
+    ),
+  );
+  assert.deepEqual(answers.map((a) => a.status).sort(), [201, 201, 201, 429, 429]);
+  const refused = answers.find((a) => a.status === 429)!;
+  assert.equal(refused.body.error, 'slow_down', JSON.stringify(refused.body));
+  assert.equal(await selfRegisteredFrom(proxied, '2001:db8:aa:1::/64'), 3);
+  // The neighbouring /64 is another subscriber: its own budget.
+  assert.equal((await register(proxied.url, agent(), from('2001:db8:aa:2::1'))).status, 201);
+  // An IPv4 address (and the same address written as IPv4-mapped IPv6) is one budget of its own.
+  const v4 = await Promise.all(['198.51.100.7', '::ffff:198.51.100.7', '198.51.100.7', '198.51.100.7'].map((a) => register(proxied.url, agent(), from(a))));
+  assert.deepEqual(v4.map((a) => a.status).sort(), [201, 201, 201, 429]);
+  assert.equal((await register(proxied.url, agent(), from('198.51.100.8'))).status, 201);
+});
+
+test('open registration budget holds with RATE_LIMIT_ENABLED=false (it bounds rows, not request rates), with Retry-After; refused metadata costs nothing', async () => {
+  assert.equal(proxied.core.rateLimits.enabled, false);
+  const address = from('203.0.113.50');
+  for (let i = 0; i < 3; i++) assert.equal((await register(proxied.url, agent({ grant_types: ['client_credentials'] }), address)).status, 400);
+  for (let i = 0; i < 3; i++) assert.equal((await register(proxied.url, agent(), address)).status, 201);
+  const response = await fetch(`${proxied.url}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...address },
+    body: JSON.stringify(agent()),
+  });
+  assert.equal(response.status, 429);
+  const retryAfter = Number(response.headers.get('retry-after'));
+  assert.ok(retryAfter > 3000 && retryAfter <= 3600, String(retryAfter));
+  assert.equal(await selfRegisteredFrom(proxied, '203.0.113.50'), 3);
+});
+
+const auditOf = (app: TestApp, type: string, clientId?: string) => {
+  let query = app.core.db.selectFrom('audit_events').selectAll().where('type', '=', type);
+  if (clientId) query = query.where('client_id', '=', clientId);
+  return query.execute();
+};
+
+test('audit: a self-registered client writes client.self_registered naming the registering address (its /64), the client id, redirect URIs and scopes; a refused registration writes none', async () => {
+  const before = (await auditOf(proxied, 'client.self_registered')).length;
+  assert.equal((await register(proxied.url, agent({ scope: 'admin:read' }), from('2001:db8:bb:1::5'))).status, 400);
+  assert.equal((await auditOf(proxied, 'client.self_registered')).length, before);
+  const { status, body } = await register(proxied.url, agent({ scope: 'openid' }), from('2001:db8:bb:1::5'));
+  assert.equal(status, 201);
+  const [event] = await auditOf(proxied, 'client.self_registered', String(body.client_id));
+  assert.ok(event, 'client.self_registered written');
+  assert.equal(event.actor_kind, 'system');
+  assert.equal(event.resource_id, body.client_id);
+  assert.deepEqual(event.details, {
+    registered_from: '2001:db8:bb:1::/64',
+    redirect_uris: REDIRECT,
+    scope: 'openid',
+    grant_types: 'authorization_code',
+    token_endpoint_auth_method: 'none',
+  });
+  assert.ok(event.trace_id, 'the request that registered it');
+});
+
+test('an open client stays alive by use only: an authorization request, a device authorization and a token request record the use the purge reads', async () => {
+  const { db } = world.t.core;
+  const id = String((await register(world.t.url, agent({ scope: 'openid' }))).body.client_id);
+  const old = new Date(Date.now() - 5 * 86_400_000);
+  const lastUsed = async () => (await db.selectFrom('clients').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at!;
+  await db.updateTable('clients').set({ last_used_at: old }).where('id', '=', id).execute();
+  const user = await createUser(db, world.t.core.clock, SIGN_IN);
+  const pkce = pkcePair();
+  const url = new URL('/authorize', world.t.url);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    state: 'st',
+    client_id: id,
+    redirect_uri: REDIRECT,
+    scope: 'openid',
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+  }))
+    url.searchParams.set(k, v);
+  const back = await browserlessLogin(url, { username: user.username });
+  assert.ok((await lastUsed()).getTime() > Date.now() - 60_000, '/authorize recorded the use');
+  await db.updateTable('clients').set({ last_used_at: old }).where('id', '=', id).execute();
+  const token = await postForm(`${world.t.url}/token`, {
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code')!,
+    redirect_uri: REDIRECT,
+    client_id: id,
+    code_verifier: pkce.verifier,
+  });
+  assert.equal(token.status, 200, token.text);
+  assert.ok((await lastUsed()).getTime() > Date.now() - 60_000, '/token recorded the use');
+
+  const device = String(
+    (await register(world.t.url, agent({ scope: 'openid', grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] }))).body.client_id,
+  );
+  await db.updateTable('clients').set({ last_used_at: old }).where('id', '=', device).execute();
+  const started = await postForm(`${world.t.url}/device_authorization`, { client_id: device, scope: 'openid' });
+  assert.equal(started.status, 200, started.text);
+  const deviceUsed = (await db.selectFrom('clients').select('last_used_at').where('id', '=', device).executeTakeFirstOrThrow()).last_used_at!;
+  assert.ok(deviceUsed.getTime() > Date.now() - 60_000, '/device_authorization recorded the use');
 });
