@@ -294,7 +294,8 @@ export function createServices(options: ServicesOptions): Services {
     operatorRoles,
     authorization: {
       begin: (request, client, http) => beginAuthorization(request, client, http, flow),
-      respond: (reply, next) => sendNext(reply, next, { issuer: config.ISSUER, brand }),
+      // POST /authorize is the client's own form: its answer stays a 303 (interaction/answer.ts).
+      respond: (reply, next) => sendNext(reply, next, { issuer: config.ISSUER, brand }, { clientForm: true }),
     },
     resourceAuth: resourceServerAuth({ ...core, revocations: core.revocationFeed, dpop }, { jwksUrl: config.JWKS_URL }),
     idempotency,

@@ -13,7 +13,10 @@ export interface LayoutOptions {
   scriptPaths?: readonly string[];
   /** The page's language (BCP 47), for pages written in the reader's language (src/mail/catalogue.ts). */
   lang?: string;
-  /** A path of this server the browser goes on to at once (meta refresh: no script, a new navigation). */
+  /**
+   * Where the browser goes on to at once (meta refresh: no script, a new navigation): a path of this server,
+   * or the client's validated redirect URI with the response (interaction/pages/hand-over-page.ts).
+   */
   refreshTo?: string;
 }
 

@@ -14,6 +14,7 @@ import { RFC7636 } from '../helpers/pkce.js';
 import { totpAt } from '../helpers/totp.js';
 import { basicAuth, postForm } from '../oauth/fixtures.js';
 import { SIGN_IN, createUser } from '../helpers/users.js';
+import { clientAnswer } from '../helpers/client-answer.js';
 
 const clock = manualClock(1_800_000_000_000);
 let t: TestApp;
@@ -51,7 +52,7 @@ test('reset-mfa removes the authenticator and recovery codes and ends the userâ€
 
   const again = new Browser(t.url);
   const opened = await openInteraction(again, authorizeQuery(client.id, REDIRECT_URI));
-  assert.match((await submitLogin(again, opened.form, user.username)).headers.get('location') ?? '', /^https:\/\/client\.example\/cb\?code=/);
+  assert.match((await clientAnswer(await submitLogin(again, opened.form, user.username))).href, /^https:\/\/client\.example\/cb\?code=/);
   await assert.rejects(executeCommand(['users', 'reset-mfa', 'nobody'], t.core), UsageError);
 });
 
@@ -65,7 +66,7 @@ test('reset-mfa revokes the grants signed in with a second factor: a refresh tok
   await submitLogin(browser, form, user.username);
   const second = parseForm(await (await browser.get(path)).text());
   const done = await browser.post(second.action, { ...second.hidden, otp: totpAt(secret, clock.now()) });
-  const code = new URL(done.headers.get('location')!).searchParams.get('code')!;
+  const code = (await clientAnswer(done)).searchParams.get('code')!;
   const mfa = await postToken(t.url, app, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: RFC7636.verifier });
   assert.equal(mfa.status, 200, JSON.stringify(mfa.body));
   const passwordOnly = await codeGrantTokens(t, app, user, ['openid', 'offline_access']);

@@ -3,6 +3,7 @@
 // the password page, the second-factor page when the account has one, then the code exchange at /token as
 // the console's page does it. Not a test file; the browser tests sign in through the console itself.
 import { Browser, parseForm } from '../helpers/browser.js';
+import { handOverTarget } from '../helpers/client-answer.js';
 import { RFC7636 } from '../helpers/pkce.js';
 import { PASSWORD } from '../helpers/users.js';
 import { totpAt } from '../helpers/totp.js';
@@ -40,6 +41,13 @@ export async function consoleSignIn(
     }
     const html = await response.text();
     if (response.status !== 200) throw new Error(`unexpected ${response.status} at ${next.url.pathname}: ${html.slice(0, 300)}`);
+    // After a form of ours, the answer to the console is the hand-over page (test/helpers/client-answer.ts).
+    if (/<meta http-equiv="refresh"/.test(html)) {
+      const target = handOverTarget(response, html);
+      if (target.href.startsWith(redirectUri)) return exchange(t, target);
+      next = { url: target };
+      continue;
+    }
     const form = parseForm(html);
     if (/name="password"/.test(html)) next = { url: new URL(form.action, next.url), form: { ...form.hidden, username: user.username, password: PASSWORD } };
     else if (/name="otp"/.test(html) && options.totpSecret)

@@ -1,6 +1,9 @@
 // The one browser for HTTP-level tests of the pages: a cookie jar, manual redirects and a reader for our
 // forms (action + hidden inputs). Real browsers are in test/helpers/chromium.ts.
 
+/** The method each response of a Browser was asked with: test/helpers/client-answer.ts expects by it. */
+export const methodOf = new WeakMap<Response, string>();
+
 export class Browser {
   readonly cookies = new Map<string, string>();
   constructor(readonly base: string) {}
@@ -22,6 +25,7 @@ export class Browser {
 
   async get(path: string | URL, headers: Record<string, string> = {}): Promise<Response> {
     const response = await fetch(new URL(path, this.base), { redirect: 'manual', headers: { cookie: this.cookieHeader(), ...headers } });
+    methodOf.set(response, 'GET');
     this.remember(response);
     return response;
   }
@@ -33,6 +37,7 @@ export class Browser {
       headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
       body: new URLSearchParams(form).toString(),
     });
+    methodOf.set(response, 'POST');
     this.remember(response);
     return response;
   }
@@ -45,6 +50,7 @@ export class Browser {
       headers: { cookie: this.cookieHeader(), 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
+    methodOf.set(response, 'POST');
     this.remember(response);
     return response;
   }

@@ -1,8 +1,10 @@
 // Drives the real login and consent pages without a browser (test/helpers/browser.ts), following /authorize's
 // redirects, reading each page's form (`action` and every hidden input), posting the credentials, then
-// `decision=allow` (or deny). Returns the redirect to the client's redirect_uri. The one implementation of
+// `decision=allow` (or deny). Returns where the server sends the browser to the client's redirect_uri (a
+// 303, or the hand-over page after a form). The one implementation of
 // that walk: test/interaction/browserless.ts's loginAndConsent is this with a path on the browser's server.
 import { Browser, parseForm } from './browser.js';
+import { handOverTarget } from './client-answer.js';
 import { PASSWORD } from './users.js';
 
 export interface LoginOptions {
@@ -14,7 +16,7 @@ export interface LoginOptions {
   onPage?: (html: string) => void;
 }
 
-/** Follows the authorization URL through login and consent; returns the URL the server redirects the client to. */
+/** Follows the authorization URL through login and consent; returns the URL the server sends the browser to at the client. */
 export async function browserlessLogin(authorizationUrl: URL | string, options: LoginOptions): Promise<URL> {
   const server = new URL(authorizationUrl).origin;
   const browser = options.browser ?? new Browser(server);
@@ -33,6 +35,13 @@ export async function browserlessLogin(authorizationUrl: URL | string, options: 
     }
     if (response.status !== 200) throw new Error(`unexpected ${response.status} at ${next.url.pathname}: ${(await response.text()).slice(0, 300)}`);
     const html = await response.text();
+    // After a form of ours, the answer to the client is the hand-over page (test/helpers/client-answer.ts).
+    if (/<meta http-equiv="refresh"/.test(html)) {
+      const target = handOverTarget(response, html);
+      if (target.origin !== server) return target;
+      next = { url: target };
+      continue;
+    }
     options.onPage?.(html);
     const form = parseForm(html);
     const fields = /name="password"/.test(html)

@@ -14,6 +14,7 @@ import type { User } from '../../src/storage/repositories/users-repository.js';
 import { Browser } from '../helpers/browser.js';
 import { createUser, SIGN_IN } from '../helpers/users.js';
 import { startSignInWorld } from './sign-in-world.js';
+import { clientAnswer } from '../helpers/client-answer.js';
 
 describe('prompt, max_age and remembered consent', () => {
   const clock = manualClock();
@@ -79,7 +80,7 @@ describe('prompt, max_age and remembered consent', () => {
     const browser = new Browser(t.url);
     const { form } = await openInteraction(browser, authorizeQuery(firstParty.id, REDIRECT_URI, { prompt: 'consent' }));
     const response = await submitLogin(browser, form, user.username);
-    assert.ok(locationOf(response).searchParams.get('code'), 'login goes straight back to the client');
+    assert.ok((await clientAnswer(response)).searchParams.get('code'), 'login goes straight back to the client');
   });
 
   test('prompt=login re-authenticates an active session and the code carries a later auth_time', async () => {

@@ -1,5 +1,6 @@
 // Browser sessions: cookie attributes, a new id after login (no fixation), the 12 h lifetime on an injected
-// clock, identical answers for unknown users and wrong passwords, and 303 after every POST.
+// clock, identical answers for unknown users and wrong passwords, and after every POST a 303 to our pages or
+// the hand-over page to the client (never 307/308: the form is never re-posted).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../src/clock.js';
@@ -10,6 +11,7 @@ import { PLAIN_HTTP_SESSION_COOKIE } from '../../src/interaction/session/session
 import type { Client } from '../../src/storage/repositories/clients-repository.js';
 import type { User } from '../../src/storage/repositories/users-repository.js';
 import { Browser, parseForm } from '../helpers/browser.js';
+import { clientAnswer } from '../helpers/client-answer.js';
 import { startSignInWorld } from './sign-in-world.js';
 
 describe('browser session', () => {
@@ -46,7 +48,7 @@ describe('browser session', () => {
     const { form } = await openInteraction(browser, authorizeQuery(client.id, REDIRECT_URI));
     const before = browser.cookies.get(PLAIN_HTTP_SESSION_COOKIE)!;
     const response = await submitLogin(browser, form, user.username);
-    assert.equal(response.status, 303);
+    assert.ok((await clientAnswer(response)).href.startsWith(`${REDIRECT_URI}?code=`), 'signed in: the client is answered');
     const afterLogin = browser.cookies.get(PLAIN_HTTP_SESSION_COOKIE)!;
     assert.notEqual(afterLogin, before);
 
@@ -82,12 +84,13 @@ describe('browser session', () => {
     assert.match(answers[0]!.page, /username or password is not correct/);
   });
 
-  test('every POST of the pages answers 303 See Other, never 307 or 308', async () => {
+  test('every POST of the pages answers 303 See Other to our pages or the hand-over page to the client, never 307 or 308', async () => {
     const browser = new Browser(t.url);
     const { form } = await openInteraction(browser, authorizeQuery(client.id, REDIRECT_URI));
     const failed = await submitLogin(browser, form, user.username, 'nope');
+    assert.equal(failed.status, 303);
     const ok = await submitLogin(browser, parseForm(await (await browser.get(failed.headers.get('location')!)).text()), user.username);
-    assert.deepEqual([failed.status, ok.status], [303, 303]);
+    assert.ok((await clientAnswer(ok)).href.startsWith(`${REDIRECT_URI}?code=`), 'the client is answered with the hand-over page');
   });
 
   test('a session ends after SESSION_TTL (12 h): prompt=none then answers login_required', async () => {

@@ -9,7 +9,7 @@ import { interactionPath } from '../begin.js';
 import { isLoggedIn } from '../complete.js';
 import type { FlowDeps } from '../flow-deps.js';
 import { finishInteraction, seeOther, sendPage } from '../interaction-context.js';
-import { renderContinuePage } from './federation-pages.js';
+import { renderHandOverPage } from '../pages/hand-over-page.js';
 import type { LoadedInteraction } from '../interaction-context.js';
 import { needsConsent } from '../requirements.js';
 import { boundToInteraction } from '../mfa/second-factors.js';
@@ -26,8 +26,8 @@ export async function continueAfterUpstream(
   options: {
     secondFactorDone?: boolean;
     /**
-     * Once signed in, answer with a page of ours that goes on to the interaction by itself (federation-pages.ts,
-     * renderContinuePage), never a redirect to the client. At the provider's callback: the redirect chain from
+     * Once signed in, answer with a page of ours that goes on to the interaction by itself
+     * (pages/hand-over-page.ts), never a redirect to the client. At the provider's callback: the redirect chain from
      * the upstream's login form is checked against the upstream page's CSP form-action. After our own link
      * confirmation form: against ours — and a relying party whose redirect_uri redirects on to another origin
      * (a broker) would be blocked there. The page ends the form's chain; its refresh is a navigation of its own.
@@ -44,7 +44,7 @@ export async function continueAfterUpstream(
   const fresh = await deps.signIn.completeSignIn(context, reply, session, proved);
   await deps.interactions.loggedIn(id, fresh.idHash);
   // The interaction page then answers the client (or asks for consent) in a navigation of its own.
-  if (options.handOver) return sendPage(reply, renderContinuePage(deps.brand, back));
+  if (options.handOver) return sendPage(reply, renderHandOverPage(deps.brand, { href: back, title: 'Signing you in' }));
   if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, proved.userId, deps.consents))) {
     return sendNext(reply, await finishInteraction(id, fresh, deps, { request: interaction.request, client }), deps);
   }

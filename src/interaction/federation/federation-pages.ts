@@ -81,23 +81,6 @@ ${proof}
   );
 }
 
-/**
- * The callback's answer when the sign-in goes on: a page of ours that moves on to the interaction by itself
- * (meta refresh), not a redirect. A browser checks every redirect that follows a form submission against the
- * submitting page's CSP form-action (CSP3 §6.4.1) — and that page is the UPSTREAM's login page: an upstream
- * with a strict policy (Gatehouse's own: 'self' and our callback's origin) blocks a redirect chain that goes
- * on from our callback to the client. A page ends that chain; its refresh is a new navigation of ours.
- */
-export function renderContinuePage(brand: Brand, href: string): string {
-  return layout(
-    brand,
-    'Signing you in',
-    `<h1>Signing you in…</h1>
-<p><a href="${escapeHtml(href)}">Continue</a></p>`,
-    { refreshTo: href },
-  );
-}
-
 type Failure = Extract<FederationOutcome, { ok: false }>['reason'] | 'no_pending' | 'not_offered' | 'link_conflict';
 
 /** The page for each failure: what the user can do, a way back to the sign-in, and the cause only in the log. */

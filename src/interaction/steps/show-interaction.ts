@@ -4,6 +4,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Client } from '../../storage/repositories/clients-repository.js';
 import { OAuthError } from '../../http/errors.js';
+import { pageSecurityHeaders } from '../../http/html.js';
 import { restartParameters } from '../../oauth/authorize/authorization-request.js';
 import { errorResponse } from '../../oauth/authorize/redirect.js';
 import { interactionPath } from '../begin.js';
@@ -13,10 +14,10 @@ import { sendNext } from '../answer.js';
 import { finishInteraction, loadInteraction, sendPage, type InteractionRequest } from '../interaction-context.js';
 import { renderConsentPage } from '../pages/consent-page.js';
 import { renderExpiredPage } from '../pages/expired-page.js';
+import { pageHeadersPostingTo } from '../pages/page-headers.js';
 import { DEVICE_CONSENT_WARNING, renderDeviceExpiredPage } from '../device/device-pages.js';
 import { DEVICE_PAGE_PATH } from '../../oauth/device/device-authorizations.js';
 import { renderLoginPage } from '../pages/login-page.js';
-import { pageHeadersAllowingRedirectTo } from '../pages/page-headers.js';
 import { needsConsent } from '../requirements.js';
 import { renderSecondFactorPage } from '../mfa/second-factor-page.js';
 import { boundToInteraction } from '../mfa/second-factors.js';
@@ -41,12 +42,15 @@ export async function showInteraction(request: InteractionRequest, reply: Fastif
   const { interaction, client, session } = await loadInteraction(request, deps);
   const { request: authz } = interaction;
   const unregistered = unregisteredOf(client, authz.redirectUri);
-  const headers = pageHeadersAllowingRedirectTo(authz.redirectUri);
+  // form-action 'self' alone: after our forms the client is answered with the hand-over page (answer.ts).
+  const headers: Record<keyof typeof pageSecurityHeaders, string> = pageSecurityHeaders;
   if (!session) {
     if (authz.device) return sendPage(reply, renderDeviceExpiredPage(deps.brand, DEVICE_PAGE_PATH), 400, headers);
     const returnTo = errorResponse(authz, new OAuthError('access_denied', 'The sign-in expired before it was completed.'), deps.issuer);
     const restartUrl = `/authorize?${new URLSearchParams(restartParameters(authz)).toString()}`;
-    return sendPage(reply, renderExpiredPage({ brand: deps.brand, restartUrl, returnTo, clientName: client.name }), 400, headers);
+    // In form_post mode its "Return to the application" is a form posting to the client.
+    const expiredHeaders = authz.responseMode === 'form_post' ? pageHeadersPostingTo(authz.redirectUri) : headers;
+    return sendPage(reply, renderExpiredPage({ brand: deps.brand, restartUrl, returnTo, clientName: client.name }), 400, expiredHeaders);
   }
   const action = interactionPath(request.params.id);
   const failed = (request.query as Record<string, unknown>).failed === '1';

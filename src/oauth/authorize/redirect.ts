@@ -1,7 +1,8 @@
 // Authorization responses (RFC 6749 4.1.2, 4.1.2.1) with the issuer identifier (RFC 9207 2), as a value:
 // where it goes (redirect_uri, state, response mode) and its parameters. In query mode the parameters are
 // appended to the registered redirect_uri as it is, so its own query survives unchanged (RFC 6749 3.1.2),
-// and the browser is sent on with 303 See Other (RFC 9700 4.12: never 307). Form-post delivery is a page
+// and the browser is sent on with 303 See Other (RFC 9700 4.12: never 307) — or, after a form of ours, with
+// the hand-over page (src/interaction/answer.ts). Form-post delivery is a page
 // (src/interaction/pages/form-post-page.ts).
 import { type OAuthError, safeDescription } from '../../http/errors.js';
 import type { RedirectTarget } from './authorization-request.js';

@@ -15,6 +15,7 @@ import { enrollTotp, signInWithTotp } from './enroll.js';
 import { Browser, parseForm } from '../../helpers/browser.js';
 import { SIGN_IN, createUser } from '../../helpers/users.js';
 import { RFC7636 } from '../../helpers/pkce.js';
+import { clientAnswer } from '../../helpers/client-answer.js';
 
 describe('prompt=login and max_age with a second factor', () => {
   let t: TestApp;
@@ -37,7 +38,7 @@ describe('prompt=login and max_age with a second factor', () => {
     );
 
   async function idTokenOf(response: Response) {
-    const location = response.headers.get('location') ?? '';
+    const location = (await clientAnswer(response)).href;
     assert.ok(location.startsWith(`${REDIRECT_URI}?code=`), `expected the code at the client, got ${response.status} ${location}`);
     const code = new URL(location).searchParams.get('code')!;
     const { status, body } = await postToken(t.url, app, {

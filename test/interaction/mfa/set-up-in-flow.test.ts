@@ -16,6 +16,7 @@ import { newSoftPasskey } from '../../helpers/soft-passkey.js';
 import { secretOfUri, totpAt } from '../../helpers/totp.js';
 import { PASSWORD, SIGN_IN, createUser } from '../../helpers/users.js';
 import { authorizeQuery, openInteraction, submitLogin } from '../browserless.js';
+import { clientAnswer } from '../../helpers/client-answer.js';
 
 const STALE_MS = 301_000;
 
@@ -50,15 +51,15 @@ describe('setting up a second factor inside the flow, or declining it', () => {
     return secretOfUri(uri.replace(/&amp;/g, '&'));
   }
 
-  const codeAt = (response: Response) => {
-    const location = response.headers.get('location') ?? '';
+  const codeAt = async (response: Response) => {
+    const location = (await clientAnswer(response)).href;
     assert.ok(location.startsWith(`${REDIRECT_URI}?`), `expected the client, got ${response.status} ${location}`);
     return new URL(location).searchParams;
   };
 
   test('declining to set up a second factor answers the client unmet_authentication_requirements, with state and iss', async () => {
     const { browser, path, csrf } = await atTheOffer(strict);
-    const answer = codeAt(await browser.post(`${path}/decline`, { csrf }));
+    const answer = await codeAt(await browser.post(`${path}/decline`, { csrf }));
     assert.equal(answer.get('error'), 'unmet_authentication_requirements');
     assert.equal(answer.get('state'), 'state-123');
     assert.equal(answer.get('iss'), t.config.ISSUER);
@@ -95,7 +96,7 @@ describe('setting up a second factor inside the flow, or declining it', () => {
 
     clock.advance(30_000); // the enrollment used up its time step
     const form = parseForm(page);
-    const params = codeAt(await browser.post(form.action, { ...form.hidden, otp: totpAt(secret, clock.now()) }));
+    const params = await codeAt(await browser.post(form.action, { ...form.hidden, otp: totpAt(secret, clock.now()) }));
     const { status, body } = await postToken(t.url, strict, {
       grant_type: 'authorization_code',
       code: params.get('code')!,
@@ -141,7 +142,7 @@ describe('setting up a second factor inside the flow, or declining it', () => {
     const assertion = (await (await browser.postJson(`${path}/passkey/options`, { csrf })).json()) as { challenge: string };
     const used = await browser.postJson(`${path}/passkey/verify`, { csrf, response: key.assert(assertion.challenge, t.config.ISSUER) });
     assert.equal(used.status, 200, await used.clone().text());
-    const params = codeAt(await browser.get(path));
+    const params = await codeAt(await browser.get(path));
     const { body } = await postToken(t.url, strict, {
       grant_type: 'authorization_code',
       code: params.get('code')!,
@@ -158,7 +159,7 @@ describe('setting up a second factor inside the flow, or declining it', () => {
     const browser = new Browser(t.url);
     const { form } = await openInteraction(browser, authorizeQuery(app.client.id, REDIRECT_URI));
     await submitLogin(browser, form, user.username); // a password-only session (the consent page follows)
-    const answer = codeAt(await browser.get(authorizeQuery(strict.client.id, REDIRECT_URI, { prompt: 'none' })));
+    const answer = await codeAt(await browser.get(authorizeQuery(strict.client.id, REDIRECT_URI, { prompt: 'none' })));
     assert.equal(answer.get('error'), 'unmet_authentication_requirements');
     assert.equal(answer.get('state'), 'state-123');
     assert.equal(answer.get('iss'), t.config.ISSUER);

@@ -13,6 +13,7 @@ import { authorizeQuery, openInteraction, submitLogin } from '../browserless.js'
 import { enrollTotp } from './enroll.js';
 import { Browser, parseForm } from '../../helpers/browser.js';
 import { SIGN_IN, createUser } from '../../helpers/users.js';
+import { clientAnswer } from '../../helpers/client-answer.js';
 
 describe('a second factor cannot be skipped', () => {
   let t: TestApp;
@@ -35,13 +36,13 @@ describe('a second factor cannot be skipped', () => {
           .executeTakeFirstOrThrow()
       ).n,
     );
-  const atClient = (response: Response) => (response.headers.get('location') ?? '').startsWith(REDIRECT_URI);
+  const atClient = async (response: Response) => (await clientAnswer(response)).href.startsWith(REDIRECT_URI);
 
   test('a password-only session being stepped up (acr_values) cannot post straight to the consent step: no code, the page still asks for the code', async () => {
     const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const browser = new Browser(t.url);
     const login = await openInteraction(browser, authorizeQuery(firstParty.client.id, REDIRECT_URI));
-    assert.ok(atClient(await submitLogin(browser, login.form, user.username)), 'signed in with the password');
+    assert.ok(await atClient(await submitLogin(browser, login.form, user.username)), 'signed in with the password');
     await enrollTotp(t, user);
     const { form, path } = await openInteraction(browser, authorizeQuery(consentApp.client.id, REDIRECT_URI, { acr_values: ACR_MFA }));
     const before = await codesIssued();
@@ -88,6 +89,6 @@ describe('a second factor cannot be skipped', () => {
     const code = totpAt(secret, clock.now());
     const refused = await browser.post(second.action, { ...second.hidden, otp: code }, { origin: 'https://evil.example' });
     assert.equal(refused.status, 403);
-    assert.ok(atClient(await browser.post(second.action, { ...second.hidden, otp: code })), 'the code was not spent by the refused post');
+    assert.ok(await atClient(await browser.post(second.action, { ...second.hidden, otp: code })), 'the code was not spent by the refused post');
   });
 });

@@ -16,6 +16,7 @@ import { enrollTotp, signInWithTotp } from './enroll.js';
 import { Browser } from '../../helpers/browser.js';
 import { SIGN_IN, createUser } from '../../helpers/users.js';
 import { RFC7636 } from '../../helpers/pkce.js';
+import { clientAnswer } from '../../helpers/client-answer.js';
 
 describe('second-factor policy, step-up, amr and acr', () => {
   let t: TestApp;
@@ -29,8 +30,8 @@ describe('second-factor policy, step-up, amr and acr', () => {
   });
   after(() => t.close());
 
-  const toClient = (response: Response) => {
-    const location = response.headers.get('location') ?? '';
+  const toClient = async (response: Response) => {
+    const location = (await clientAnswer(response)).href;
     assert.ok(location.startsWith(`${REDIRECT_URI}?code=`), `expected the code at the client, got ${response.status} ${location}`);
     return new URL(location).searchParams.get('code')!;
   };
@@ -50,7 +51,7 @@ describe('second-factor policy, step-up, amr and acr', () => {
   async function passwordOnly(username: string) {
     const browser = new Browser(t.url);
     const { form } = await openInteraction(browser, authorizeQuery(app.client.id, REDIRECT_URI));
-    return { browser, code: toClient(await submitLogin(browser, form, username)) };
+    return { browser, code: await toClient(await submitLogin(browser, form, username)) };
   }
 
   test('discovery lists acr_values_supported and the amr and acr claims', async () => {
@@ -65,7 +66,7 @@ describe('second-factor policy, step-up, amr and acr', () => {
     assert.deepEqual(idToken.amr, ['pwd']);
     assert.equal(idToken.acr, ACR_PASSWORD);
 
-    const tokens = await tokensFor(toClient((await signInWithTotp(t, clock, app.client.id)).response));
+    const tokens = await tokensFor(await toClient((await signInWithTotp(t, clock, app.client.id)).response));
     assert.deepEqual(tokens.idToken.amr, ['pwd', 'otp', 'mfa']);
     assert.equal(tokens.idToken.acr, ACR_MFA);
     const introspection = await postForm(`${t.url}/introspect`, { token: tokens.accessToken }, { authorization: basicAuth(app.client.id, app.secret!) });
@@ -83,7 +84,7 @@ describe('second-factor policy, step-up, amr and acr', () => {
     const { html, form } = await openInteraction(browser, authorizeQuery(app.client.id, REDIRECT_URI, { acr_values: ACR_MFA }));
     assert.match(html, /name="otp"/);
     assert.doesNotMatch(html, /name="password"/);
-    const { idToken } = await tokensFor(toClient(await browser.post(form.action, { ...form.hidden, otp: totpAt(secret, clock.now()) })));
+    const { idToken } = await tokensFor(await toClient(await browser.post(form.action, { ...form.hidden, otp: totpAt(secret, clock.now()) })));
     assert.equal(idToken.acr, ACR_MFA);
     assert.deepEqual(idToken.amr, ['pwd', 'otp', 'mfa']);
   });
@@ -110,7 +111,7 @@ describe('second-factor policy, step-up, amr and acr', () => {
     const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
     const browser = new Browser(t.url);
     const { form } = await openInteraction(browser, authorizeQuery(app.client.id, REDIRECT_URI, { acr_values: '1 2' }));
-    toClient(await submitLogin(browser, form, user.username));
+    await toClient(await submitLogin(browser, form, user.username));
   });
 
   test('a client that requires a second factor offers an account without one to set one up in the flow, not a dead end (set-up-in-flow.test.ts)', async () => {
@@ -128,6 +129,6 @@ describe('second-factor policy, step-up, amr and acr', () => {
     const { secret } = await enrollTotp(t, user);
     clock.advance(30_000);
     const { form } = await openInteraction(browser, authorizeQuery(strict.client.id, REDIRECT_URI));
-    toClient(await browser.post(form.action, { ...form.hidden, otp: totpAt(secret, clock.now()) }));
+    await toClient(await browser.post(form.action, { ...form.hidden, otp: totpAt(secret, clock.now()) }));
   });
 });

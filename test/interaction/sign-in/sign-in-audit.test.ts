@@ -15,6 +15,7 @@ import { totpAt } from '../../helpers/totp.js';
 import { SIGN_IN, createUser } from '../../helpers/users.js';
 import { authorizeQuery, openInteraction, submitLogin } from '../browserless.js';
 import { enrollTotp } from '../mfa/enroll.js';
+import { clientAnswer } from '../../helpers/client-answer.js';
 
 interface Row {
   type: string;
@@ -75,7 +76,7 @@ describe('sign-in audit: one row per attempt, one shape, every method on both fa
     await submitLogin(new Browser(t.url), again.form, user.username);
     const retry = new Browser(t.url);
     const page = await openInteraction(retry, authorizeQuery(client.id, REDIRECT_URI));
-    assert.equal((await submitLogin(retry, page.form, user.username)).status, 303);
+    assert.ok((await clientAnswer(await submitLogin(retry, page.form, user.username))).searchParams.get('code'), 'signed in');
     const found = await rows(user.id);
     expectOne(found, 'login.failed', { face: 'interaction', method: 'password', reason: 'wrong_password' }, client.id);
     expectOne(found, 'login.succeeded', { face: 'interaction', method: 'password', amr: 'pwd' }, client.id);

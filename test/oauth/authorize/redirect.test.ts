@@ -3,7 +3,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OAuthError } from '../../../src/http/errors.js';
 import { errorRedirect, successRedirect, withQuery } from '../../../src/oauth/authorize/redirect.js';
-import { pageHeadersAllowingRedirectTo } from '../../../src/interaction/pages/page-headers.js';
 
 const ISS = 'https://login.example';
 
@@ -24,12 +23,4 @@ test('an error redirect carries error, a safe error_description, state and iss, 
   const url = new URL(errorRedirect({ redirectUri: 'https://c.example/cb', state: 'S' }, new OAuthError('invalid_request', 'bad "x"\r\n<b>'), ISS));
   assert.deepEqual([...url.searchParams.keys()], ['error', 'error_description', 'state', 'iss']);
   assert.match(url.searchParams.get('error_description')!, /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/);
-});
-
-test('the login and consent pages allow exactly the redirect_uri origin (or private-use scheme) in form-action', () => {
-  const https = pageHeadersAllowingRedirectTo('https://c.example:8443/cb?x=1')['content-security-policy'];
-  assert.match(https, /form-action 'self' https:\/\/c\.example:8443;/);
-  const native = pageHeadersAllowingRedirectTo('com.example.app:/cb')['content-security-policy'];
-  assert.match(native, /form-action 'self' com\.example\.app:;/);
-  assert.match(native, /frame-ancestors 'none'/);
 });
