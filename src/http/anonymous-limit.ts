@@ -11,6 +11,7 @@
 // X-Forwarded-For cannot pick a fresh budget.
 import type { FastifyInstance } from 'fastify';
 import type { RateLimits } from './rate-limit.js';
+import { addressKey } from './address-key.js';
 import { limitRequest } from './limit-request.js';
 
 /** A root-level onRequest hook, so it runs before the body is read; the 429 takes the route's face. */
@@ -18,6 +19,6 @@ export function installAnonymousLimit(app: FastifyInstance, limits: RateLimits):
   if (!limits.enabled) return;
   app.addHook('onRequest', async (request, reply) => {
     const budget = request.routeOptions.config?.limit;
-    if (budget) await limitRequest(limits, reply, budget, request.ip);
+    if (budget) await limitRequest(limits, reply, budget, addressKey(request.ip));
   });
 }

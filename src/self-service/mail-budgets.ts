@@ -8,11 +8,12 @@
 // The recipient key is a digest of the lower-cased address: the counters (memory or Redis) never hold it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sha256 } from '../crypto/random.js';
+import { addressKey } from '../http/address-key.js';
 import { limitRequest } from '../http/limit-request.js';
 import type { RateLimits } from '../http/rate-limit.js';
 
 export function chargeMailAddress(limits: Pick<RateLimits, 'hit'>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  return limitRequest(limits as RateLimits, reply, 'mail_address', request.ip);
+  return limitRequest(limits as RateLimits, reply, 'mail_address', addressKey(request.ip));
 }
 
 /** Counts one message to `email`; false once the hour's budget is spent (send nothing, answer the same). */

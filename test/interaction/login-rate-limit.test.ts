@@ -150,6 +150,18 @@ test('a per-username lockout never refuses the right password from an address th
   });
 });
 
+test('an IPv6 /64 is one address for the failure budget: a guesser cycling through the addresses of its /64 is refused, another /64 is not', async () => {
+  // One host holds a whole /64 (SLAAC, privacy addresses): counting per IPv6 address would be no budget at all.
+  await withApp({ TRUST_PROXY: '127.0.0.1' }, async (t, clientId) => {
+    const victim = await createUser(t.core.db, t.core.clock, SIGN_IN);
+    for (let i = 0; i < LIMIT; i++) assert.equal((await attempt(t, clientId, victim.username, `guess-${i}`, `2001:db8:7:7::${i + 1}`)).status, 303);
+    assert.equal((await attempt(t, clientId, victim.username, 'guess-next', '2001:db8:7:7:ffff:1:2:3')).status, 429, 'a fresh address of the same /64');
+    assert.equal((await attempt(t, clientId, 'nobody-at-all', 'guess', '2001:db8:7:7::99')).status, 303, 'unknown names have their own budget');
+    const elsewhere = await attempt(t, clientId, victim.username, 'correct horse battery staple', '2001:db8:7:8::1');
+    assert.equal(elsewhere.status, 200, 'the owner from another /64 signs in');
+  });
+});
+
 test("another user's right password from the same address is never refused because of one user's failures (shared NAT)", async () => {
   await withApp({}, async (t, clientId) => {
     const clumsy = await createUser(t.core.db, t.core.clock, SIGN_IN);

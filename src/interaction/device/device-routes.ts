@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sha256 } from '../../crypto/random.js';
 import { PageError } from '../../http/errors.js';
 import type { RateLimits } from '../../http/rate-limit.js';
+import { addressKey } from '../../http/address-key.js';
 import { logRefusal } from '../../http/refusal-log.js';
 import { safeEqual } from '../../crypto/random.js';
 import type { AuthorizationRequest } from '../../oauth/authorize/authorization-request.js';
@@ -83,7 +84,7 @@ export function deviceRoutes(app: FastifyInstance, deps: FlowDeps, limits: Pick<
     }
     const typed = (formField(request.body, 'user_code') ?? '').slice(0, 64);
     // Charged before the code is looked at, so parallel guesses cannot all pass (http/rate-limit.ts).
-    const reservation = await limits.reserve('user_codes', `ip:${request.ip}`);
+    const reservation = await limits.reserve('user_codes', `ip:${addressKey(request.ip)}`);
     const code = normalizeUserCode(typed);
     const authorization = code === undefined ? undefined : await deps.devices.enter(sha256(code));
     if (!authorization) {

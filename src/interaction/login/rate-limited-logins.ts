@@ -7,9 +7,10 @@
 // The charge is taken before the password is verified and refunded on success, so parallel guesses cannot
 // all slip past a budget that is only checked; a used-up key refuses even the right password (429).
 import type { RateLimits } from '../../http/rate-limit.js';
+import { addressKey } from '../../http/address-key.js';
 import type { LoginAttempt, LoginGuard } from './login-failures.js';
 
-const loginFailureKey = ({ userId, ip }: LoginAttempt): string => (userId === undefined ? `ip:${ip}` : `user:${userId}|ip:${ip}`);
+const loginFailureKey = ({ userId, ip }: LoginAttempt): string => (userId === undefined ? `ip:${addressKey(ip)}` : `user:${userId}|ip:${addressKey(ip)}`);
 
 export function rateLimitedLogins(limits: Pick<RateLimits, 'reserve'>): LoginGuard {
   return {

@@ -6,13 +6,16 @@
 //   no or unknown client_id  per address: an invented id never succeeds, so its budget refuses no one
 // The attempt is charged before the secret is looked at and refunded on success; a used-up pair is refused
 // with 429 even with the right secret until the window ends.
+import { addressKey } from '../../http/address-key.js';
 import type { RateLimits } from '../../http/rate-limit.js';
 import type { ClientAuthHooks } from './index.js';
 import type { ClientAuthRequest } from './presented.js';
 
 // No address (only in unit tests that call authenticateClient directly) still gets one shared budget.
-const clientAuthFailureKey = (clientId: string | undefined, request: Pick<ClientAuthRequest, 'ip'>): string =>
-  clientId === undefined ? `ip:${request.ip ?? '-'}` : `client:${clientId}|ip:${request.ip ?? '-'}`;
+const clientAuthFailureKey = (clientId: string | undefined, request: Pick<ClientAuthRequest, 'ip'>): string => {
+  const from = request.ip === undefined ? '-' : addressKey(request.ip);
+  return clientId === undefined ? `ip:${from}` : `client:${clientId}|ip:${from}`;
+};
 
 export function rateLimitedClientAuth(limits: Pick<RateLimits, 'reserve'>): ClientAuthHooks {
   return {

@@ -2,7 +2,7 @@
 // an initial access token creates a *public* client (auth method none, no secret, no keys, no back-channel
 // logout), only for the grants a user approves (never client_credentials) and only OPEN_CLIENT_SCOPES (never
 // an operator-only scope) and OPEN_CLIENT_RESOURCES. Each address — an IPv6 /64 counts as one address
-// (registering-address.ts) — may register RATE_LIMIT_OPEN_REGISTRATIONS clients an hour. That budget bounds
+// (http/address-key.ts) — may register RATE_LIMIT_OPEN_REGISTRATIONS clients an hour. That budget bounds
 // rows, not request rates, so it is counted in the database (the clients it registered in the last hour) and
 // holds with RATE_LIMIT_ENABLED=false and across instances: under a lock per address, the count and the
 // insert are one transaction, so parallel registrations cannot exceed it, and a refused registration writes
@@ -23,7 +23,7 @@ import { createClient } from '../clients/create-client.js';
 import { validateClientMetadata, type ClientMetadataInput } from '../clients/metadata.js';
 import { checkOpenClientGrants, openClientScope, openClientScopes, refuse } from '../clients/open-client-policy.js';
 import type { ResourceRegistry } from '../resources/registry.js';
-import { registeringAddressKey } from './registering-address.js';
+import { addressKey } from '../../http/address-key.js';
 
 export interface OpenRegistrationDeps {
   config: Pick<Config, 'OPEN_CLIENT_SCOPES' | 'OPEN_CLIENT_RESOURCES' | 'RATE_LIMIT_OPEN_REGISTRATIONS'>;
@@ -76,7 +76,7 @@ async function checkBudget(store: Pick<Store, 'clients'>, from: string, deps: Op
 
 /** Registers a self-registered public client; ClientMetadataError when the metadata asks for more than the policy. */
 export async function registerOpenClient(request: FastifyRequest, body: Record<string, unknown>, deps: OpenRegistrationDeps): Promise<Client> {
-  const from = registeringAddressKey(request.ip);
+  const from = addressKey(request.ip);
   // A look before any work, so a spent budget costs no validation; the count that decides is the one below.
   await checkBudget(deps.store, from, deps);
   const metadata = await openMetadata(body, deps);

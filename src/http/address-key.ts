@@ -1,5 +1,5 @@
-// Whom an anonymous registration is counted against (docs/agents.md, "Open registration"). An IPv4 address is
-// scarce, so it is its own key. An IPv6 host is handed a whole /64 (RFC 4291 2.5.4: the interface identifier
+// Whom a per-address budget counts against (docs/rate-limits.md, "Addresses"): every per-address rate limit
+// and the open-registration budget (docs/agents.md). An IPv4 address is scarce, so it is its own key. An IPv6 host is handed a whole /64 (RFC 4291 2.5.4: the interface identifier
 // is 64 bits; SLAAC and privacy addresses pick within it freely), so one party holds 2^64 addresses: counting
 // per address would be no budget at all. The /64 is the unit an ISP or a host assigns, so it is the key.
 import { isIPv4, isIPv6 } from 'node:net';
@@ -23,7 +23,7 @@ function ipv6Groups(address: string): number[] | undefined {
 }
 
 /** `203.0.113.7` → itself; `2001:db8:1:2:a:b:c:d` → `2001:db8:1:2::/64`; an IPv4-mapped IPv6 address → its IPv4 address. */
-export function registeringAddressKey(address: string): string {
+export function addressKey(address: string): string {
   if (isIPv4(address)) return address;
   const groups = ipv6Groups(address);
   if (!groups) return address;

@@ -2,7 +2,7 @@
 // allocation; counting IPv6 per address would give one party 2^64 budgets).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { registeringAddressKey } from '../../../src/oauth/register/registering-address.js';
+import { addressKey } from '../../src/http/address-key.js';
 
 test('open registration budget key: IPv6 addresses of one /64 share one key, in every spelling; IPv4 is per address', () => {
   const key = '2001:db8:1:2::/64';
@@ -13,11 +13,11 @@ test('open registration budget key: IPv6 addresses of one /64 share one key, in 
     '2001:db8:1:2:a::b',
     '2001:db8:1:2::9%eth0',
   ])
-    assert.equal(registeringAddressKey(address), key, address);
-  assert.equal(registeringAddressKey('2001:db8:1:3::1'), '2001:db8:1:3::/64');
-  assert.equal(registeringAddressKey('::1'), '0:0:0:0::/64');
-  assert.equal(registeringAddressKey('2001:db8::1.2.3.4'), '2001:db8:0:0::/64');
-  assert.equal(registeringAddressKey('203.0.113.7'), '203.0.113.7');
-  assert.equal(registeringAddressKey('::ffff:203.0.113.7'), '203.0.113.7');
-  assert.equal(registeringAddressKey('::ffff:cb00:7107'), '203.0.113.7');
+    assert.equal(addressKey(address), key, address);
+  assert.equal(addressKey('2001:db8:1:3::1'), '2001:db8:1:3::/64');
+  assert.equal(addressKey('::1'), '0:0:0:0::/64');
+  assert.equal(addressKey('2001:db8::1.2.3.4'), '2001:db8:0:0::/64');
+  assert.equal(addressKey('203.0.113.7'), '203.0.113.7');
+  assert.equal(addressKey('::ffff:203.0.113.7'), '203.0.113.7');
+  assert.equal(addressKey('::ffff:cb00:7107'), '203.0.113.7');
 });
