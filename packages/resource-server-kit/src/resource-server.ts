@@ -164,6 +164,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       { ...token, method: request.method.toUpperCase(), url: `${publicBaseUrl}${path}`, dpopHeader: headerOf(request.headers, 'dpop') },
       authentication.identity.boundKey,
       dpop,
+      authentication.identity.clientId,
     );
     return failure ? dpopRefusal(failure, context) : authentication;
   }
