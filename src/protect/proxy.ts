@@ -82,6 +82,10 @@ export async function startProtect(options: ProtectOptions, log: Logger): Promis
     intervalMs: options.revocationPollMs,
     maxStaleMs: options.offlineGraceMs,
     onError: (error) => log.warn({ err: (error as Error).message }, 'revocation feed unreachable'),
+    onMalformed: (message, detail) => log.warn(detail, message),
+    onOverflow: (max) => log.warn({ max_entries: max }, 'revocation list over its bound: requests are refused with 503 until entries expire'),
+    // An entry with an unreadable exp is kept as long as the longest token this proxy accepts.
+    maxEntryLifetimeMs: 24 * 3600_000,
   });
   // The JWKS is re-read every minute while Gatehouse answers and used up to the offline grace (at least five
   // minutes, what a key rotation leaves) when it does not.

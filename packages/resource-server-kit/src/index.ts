@@ -90,3 +90,4 @@ export {
   type PresentedToken,
 } from './dpop/possession.js';
 export { revocationFollower, RevocationsUnavailable, type RevocationFollower, type RevocationFollowerOptions } from './revocation-follower.js';
+export { revocationList, DEFAULT_REVOCATION_LIST_ENTRIES, type RevocationList, type RevocationListOptions } from './revocation-list.js';
