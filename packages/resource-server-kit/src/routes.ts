@@ -80,13 +80,21 @@ const otherSlash = (path: string) => (path === '/' ? path : path.endsWith('/') ?
 const methodMatches = (rule: RouteRule, method: string) =>
   rule.methods === '*' || rule.methods.includes(method) || (method === 'HEAD' && rule.methods.includes('GET'));
 
+// A rule's folded path, computed once per rule object (this runs on every request).
+const foldedPaths = new WeakMap<RouteRule, string>();
+function foldedPath(rule: RouteRule): string {
+  let folded = foldedPaths.get(rule);
+  if (folded === undefined) foldedPaths.set(rule, (folded = foldCase(rule.path)));
+  return folded;
+}
+
 /** The most specific rule for `path`: the longest path, an exact rule before a prefix of the same length. */
 function mostSpecific(rules: readonly RouteRule[], method: string, path: string, fold: boolean): RouteRule | undefined {
   let best: RouteRule | undefined;
   const request = fold ? foldCase(path) : path;
   for (const rule of rules) {
     if (!methodMatches(rule, method)) continue;
-    const rulePath = fold ? foldCase(rule.path) : rule.path;
+    const rulePath = fold ? foldedPath(rule) : rule.path;
     if (rule.prefix ? !request.startsWith(rulePath) : request !== rulePath) continue;
     if (!best || rule.path.length > best.path.length || (rule.path.length === best.path.length && best.prefix && !rule.prefix)) best = rule;
   }
@@ -163,6 +171,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export function normalisePath(raw: string): string | AmbiguousPath {
   if (!raw.startsWith('/')) return { description: 'The request path must start with /.' };
   if (!RAW_ALLOWED.test(raw)) return { description: 'The request path contains a character that must be percent-encoded, a backslash or a ";".' };
+  // The common case, checked once: no escape, no dot segment, no empty segment — already normal.
+  if (!raw.includes('%') && !raw.includes('/.') && !raw.includes('//')) return raw;
   let decoded = '';
   let escapedBytes: number[] | undefined;
   for (let i = 0; i < raw.length; i++) {
