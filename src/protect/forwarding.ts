@@ -35,6 +35,15 @@ export function identityHeaders(identity: Identity): Record<string, string> {
   };
 }
 
+// A token reused from the kit's verified-token cache comes with the same Identity object: its headers are built
+// once per token, not per request. Weak, so they leave with the cache entry.
+const identityHeadersOf = new WeakMap<Identity, Record<string, string>>();
+function cachedIdentityHeaders(identity: Identity): Record<string, string> {
+  let headers = identityHeadersOf.get(identity);
+  if (headers === undefined) identityHeadersOf.set(identity, (headers = identityHeaders(identity)));
+  return headers;
+}
+
 /** Header names a `Connection` header declares hop-by-hop (RFC 9110 §7.6.1). */
 function connectionListed(headers: IncomingHttpHeaders): Set<string> {
   const value = headers.connection;
@@ -51,10 +60,12 @@ export function upstreamRequestHeaders(
   identity: Identity,
   context: { passToken: boolean; remoteAddress: string | undefined; host: string | undefined; proto: string },
 ): OutgoingHttpHeaders {
-  const listed = connectionListed(incoming);
+  // One copy of the headers, written into directly (this runs on every forwarded request).
+  const listed = incoming.connection === undefined ? undefined : connectionListed(incoming);
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name) || CLAIMS_OUR_IDENTITY.test(name)) continue;
+  for (const name in incoming) {
+    const value = incoming[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || listed?.has(name) || CLAIMS_OUR_IDENTITY.test(name)) continue;
     if (!context.passToken && (name === 'authorization' || name === 'dpop')) continue;
     out[name] = value;
   }
@@ -62,14 +73,17 @@ export function upstreamRequestHeaders(
   if (context.remoteAddress) out['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${context.remoteAddress}` : context.remoteAddress;
   if (!incoming['x-forwarded-proto']) out['x-forwarded-proto'] = context.proto;
   if (!incoming['x-forwarded-host'] && context.host) out['x-forwarded-host'] = context.host;
-  return { ...out, ...identityHeaders(identity) };
+  const verified = cachedIdentityHeaders(identity);
+  for (const name in verified) out[name] = verified[name];
+  return out;
 }
 
 export function clientResponseHeaders(upstream: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const listed = connectionListed(upstream);
+  const listed = upstream.connection === undefined ? undefined : connectionListed(upstream);
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(upstream)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name)) continue;
+  for (const name in upstream) {
+    const value = upstream[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || listed?.has(name)) continue;
     out[name] = value;
   }
   return out;

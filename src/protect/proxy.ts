@@ -8,7 +8,16 @@ import { Agent, createServer, request as httpRequest, type IncomingMessage, type
 import type { AddressInfo, Socket } from 'node:net';
 import { pipeline } from 'node:stream';
 import type { Logger } from 'pino';
-import { normalisedPath, parseRoute, remoteKeySource, resourceServer, revocationFollower, type Refusal, type RouteRule } from '@gatehouse/resource-server';
+import {
+  isAmbiguous,
+  parseRoute,
+  remoteKeySource,
+  requestTarget,
+  resourceServer,
+  revocationFollower,
+  type Refusal,
+  type RouteRule,
+} from '@gatehouse/resource-server';
 import { clientResponseHeaders, upstreamRequestHeaders } from './forwarding.js';
 import { protectMetrics } from './metrics.js';
 import type { ProtectOptions } from './options.js';
@@ -73,6 +82,10 @@ export async function startProtect(options: ProtectOptions, log: Logger): Promis
     intervalMs: options.revocationPollMs,
     maxStaleMs: options.offlineGraceMs,
     onError: (error) => log.warn({ err: (error as Error).message }, 'revocation feed unreachable'),
+    onMalformed: (message, detail) => log.warn(detail, message),
+    onOverflow: (max) => log.warn({ max_entries: max }, 'revocation list over its bound: requests are refused with 503 until entries expire'),
+    // An entry with an unreadable exp is kept as long as the longest token this proxy accepts.
+    maxEntryLifetimeMs: 24 * 3600_000,
   });
   // The JWKS is re-read every minute while Gatehouse answers and used up to the offline grace (at least five
   // minutes, what a key rotation leaves) when it does not.
@@ -116,8 +129,17 @@ export async function startProtect(options: ProtectOptions, log: Logger): Promis
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
-    const url = req.url ?? '/';
-    const path = normalisedPath(url);
+    // Parsed once, here: the path the rules are matched against is the path forwarded (docs/protect.md, "Route
+    // matching"); a path upstreams would read differently is refused before anything else.
+    const target = requestTarget(req.url ?? '/');
+    if (isAmbiguous(target)) {
+      metrics.requests.inc({ outcome: 'refused' });
+      metrics.refusals.inc({ reason: 'ambiguous_path' });
+      log.info({ method, status: 400, reason: 'ambiguous_path' }, 'refused');
+      req.resume();
+      return sendJson(res, 400, { error: 'invalid_request', error_description: target.description });
+    }
+    const path = target.path;
     if (path === server.metadataPath && (method === 'GET' || method === 'HEAD')) {
       metrics.requests.inc({ outcome: 'metadata' });
       const body = { ...server.metadata(), ...(configuration ? { scopes_supported: configuration.scopes_supported } : {}) };
@@ -143,7 +165,7 @@ export async function startProtect(options: ProtectOptions, log: Logger): Promis
             description: 'The resource server configuration is not available yet.',
             headers: { 'retry-after': '5' },
           } as Refusal)
-        : await server.verifyRequest({ method, url, headers: req.headers });
+        : await server.verifyRequest({ method, url: req.url ?? '/', target, headers: req.headers });
     if (!result.ok) {
       metrics.requests.inc({ outcome: 'refused' });
       metrics.refusals.inc({ reason: result.reason });
@@ -151,7 +173,7 @@ export async function startProtect(options: ProtectOptions, log: Logger): Promis
       req.resume();
       return sendJson(res, result.status, refusalBody(result), result.headers);
     }
-    forward(req, res, method, path + (url.includes('?') ? url.slice(url.indexOf('?')) : ''), result.identity);
+    forward(req, res, method, path + target.search, result.identity);
   }
 
   function forward(req: IncomingMessage, res: ServerResponse, method: string, target: string, identity: Parameters<typeof upstreamRequestHeaders>[1]): void {

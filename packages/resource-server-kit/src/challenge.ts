@@ -34,7 +34,9 @@ export type RefusalReason =
   | 'dpop_nonce'
   | 'keys_unavailable'
   | 'revocations_unavailable'
-  | 'configuration_unavailable';
+  | 'configuration_unavailable'
+  | 'ambiguous_path'
+  | 'route_conflict';
 
 export interface Refusal {
   ok: false;
@@ -107,6 +109,20 @@ export function stepUpRefusal(acrValues: readonly string[], context: ChallengeCo
   return refusal(
     { status: 401, error: 'insufficient_user_authentication', description, reason: 'step_up', acrValues },
     scheme('Bearer', { error: 'insufficient_user_authentication', error_description: description, acr_values: acrValues.join(' ') }, context, 401),
+  );
+}
+
+/** A request path upstreams read differently (routes.ts): refused before anything else, no challenge (not the token's fault). */
+export function ambiguousPathRefusal(description: string): Refusal {
+  return refusal({ status: 400, error: 'invalid_request', description, reason: 'ambiguous_path' }, undefined);
+}
+
+/** The rules that may apply to a path demand acr values no one sign-in has (routes.ts, acrConflict): nothing can pass. */
+export function routeConflictRefusal(context: ChallengeContext): Refusal {
+  const description = 'The rules that may apply to this path demand different authentication methods; no token satisfies all of them.';
+  return refusal(
+    { status: 403, error: 'insufficient_user_authentication', description, reason: 'route_conflict' },
+    scheme('Bearer', { error: 'insufficient_user_authentication', error_description: description }, context, 403),
   );
 }
 

@@ -38,6 +38,8 @@ export {
   missingTokenRefusal,
   safeDescription,
   stepUpRefusal,
+  ambiguousPathRefusal,
+  routeConflictRefusal,
   unavailableRefusal,
   DPOP_CHALLENGE_ALGS,
   type ChallengeContext,
@@ -49,13 +51,28 @@ export { systemClock, type Clock } from './clock.js';
 export type { Identity } from './identity.js';
 export { localKeySource, remoteKeySource, kidsOf, type KeySource, type RefreshPolicy } from './key-source.js';
 export { verifiedTokenCache, type VerifiedTokenCache } from './verified-token-cache.js';
-export { parseRoute, routeRequirement, normalisedPath, RouteSyntaxError, type RouteRequirement, type RouteRule } from './routes.js';
+export {
+  parseRoute,
+  routeRequirement,
+  normalisedPath,
+  normalisePath,
+  requestTarget,
+  isAmbiguous,
+  RouteSyntaxError,
+  type AmbiguousPath,
+  type RequestTarget,
+  type RouteRequirement,
+  type RouteRule,
+} from './routes.js';
 export { dpopNonces, DPOP_NONCE_WINDOW_SECONDS, type DpopNonces } from './dpop/nonce.js';
 export {
   DPOP_ALGS,
   DpopNonceError,
   DpopProofError,
   memoryProofReplay,
+  ProofReplayFull,
+  DpopKeyMismatch,
+  type MemoryProofReplayOptions,
   sha256,
   verifyDpopProof,
   type DpopDeps,
@@ -73,3 +90,4 @@ export {
   type PresentedToken,
 } from './dpop/possession.js';
 export { revocationFollower, RevocationsUnavailable, type RevocationFollower, type RevocationFollowerOptions } from './revocation-follower.js';
+export { revocationList, DEFAULT_REVOCATION_LIST_ENTRIES, type RevocationList, type RevocationListOptions } from './revocation-list.js';

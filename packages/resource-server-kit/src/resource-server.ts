@@ -12,14 +12,24 @@
 //      demands (401 insufficient_user_authentication with acr_values, RFC 9470).
 import { accessTokenVerifier, type AccessTokenClaims } from './access-token.js';
 import { bearerAuthenticator, DEFAULT_REVOCATION_RECHECK_MS, type Authenticator, type RevocationChecker } from './authenticator.js';
-import { bearerRefusal, dpopRefusal, insufficientScopeRefusal, missingTokenRefusal, stepUpRefusal, type ChallengeContext, type Refusal } from './challenge.js';
+import {
+  ambiguousPathRefusal,
+  bearerRefusal,
+  dpopRefusal,
+  insufficientScopeRefusal,
+  missingTokenRefusal,
+  routeConflictRefusal,
+  stepUpRefusal,
+  type ChallengeContext,
+  type Refusal,
+} from './challenge.js';
 import { systemClock, type Clock } from './clock.js';
 import { dpopNonces, type DpopNonces } from './dpop/nonce.js';
 import { authorizationCredentials, possessionFailure, type PresentedToken } from './dpop/possession.js';
 import { DPOP_ALGS, memoryProofReplay, type ProofReplayStore } from './dpop/proof.js';
 import type { Identity } from './identity.js';
 import { remoteKeySource, type KeySource } from './key-source.js';
-import { normalisedPath, parseRoute, routeRequirement, type RouteRequirement, type RouteRule } from './routes.js';
+import { isAmbiguous, parseRoute, requestTarget, routeRequirement, type RequestTarget, type RouteRequirement, type RouteRule } from './routes.js';
 import { randomBytes } from 'node:crypto';
 
 /** Node's IncomingHttpHeaders, a plain record, or a fetch Headers (Hono, the MCP SDK's web-standard transport). */
@@ -30,6 +40,8 @@ export interface RequestToVerify {
   /** The request target: a path with query (`/notes?x=1`) or an absolute URL. */
   url: string;
   headers: RequestHeaders;
+  /** `url` already parsed with requestTarget (a proxy that parsed it once); `url` is then not read again. */
+  target?: RequestTarget;
 }
 
 export type Verification = { ok: true; identity: Identity; claims: AccessTokenClaims; requirement: RouteRequirement } | Refusal;
@@ -130,9 +142,9 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
   const fixedRules = typeof options.routes === 'function' ? undefined : (options.routes ?? []).map((r) => (typeof r === 'string' ? parseRoute(r) : r));
   const rules = typeof options.routes === 'function' ? options.routes : () => fixedRules!;
 
-  function presented(request: RequestToVerify, query: URLSearchParams): PresentedToken | Refusal {
+  function presented(request: RequestToVerify, search: string): PresentedToken | Refusal {
     const authorization = headerOf(request.headers, 'authorization');
-    const inQuery = query.has('access_token');
+    const inQuery = search.length > 1 && new URLSearchParams(search).has('access_token');
     if (authorization !== undefined && inQuery)
       return bearerRefusal('invalid_request', 'An access token may be sent in one place only: the Authorization header.', 'token_in_query', context);
     const credentials = authorizationCredentials(authorization);
@@ -142,23 +154,30 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     return credentials;
   }
 
-  async function authenticateRequest(request: RequestToVerify) {
-    const url = new URL(request.url, 'http://resource.invalid');
-    const token = presented(request, url.searchParams);
+  /** Steps 1–3 for a path (the DPoP proof's htu is the public base URL plus it) and a query (`?…` or ''). */
+  async function authenticate(request: RequestToVerify, path: string, search: string) {
+    const token = presented(request, search);
     if ('ok' in token) return token;
     const authentication = await authenticator.authenticate(token.token);
     if (!authentication.ok) return authentication;
     const failure = await possessionFailure(
-      { ...token, method: request.method.toUpperCase(), url: `${publicBaseUrl}${url.pathname}`, dpopHeader: headerOf(request.headers, 'dpop') },
+      { ...token, method: request.method.toUpperCase(), url: `${publicBaseUrl}${path}`, dpopHeader: headerOf(request.headers, 'dpop') },
       authentication.identity.boundKey,
       dpop,
+      authentication.identity.clientId,
     );
     return failure ? dpopRefusal(failure, context) : authentication;
+  }
+
+  async function authenticateRequest(request: RequestToVerify) {
+    const url = new URL(request.url, 'http://resource.invalid');
+    return authenticate(request, url.pathname, url.search);
   }
 
   function checkRequirement(identity: Identity, requirement: RouteRequirement): Refusal | undefined {
     if (!requirement.scopes.every((s) => identity.scopes.has(s)))
       return insufficientScopeRefusal(requirement.scopes, `This operation requires the scope: ${requirement.scopes.join(' ')}.`, context);
+    if (requirement.acrConflict) return routeConflictRefusal(context);
     if (requirement.acr.length > 0 && (identity.acr === undefined || !requirement.acr.includes(identity.acr))) return stepUpRefusal(requirement.acr, context);
     return undefined;
   }
@@ -174,9 +193,12 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     checkRequirement,
     requirementOf,
     async verifyRequest(request) {
-      const authentication = await authenticateRequest(request);
+      // Parsed once: the path the rules see is the path the proof names (and the one a proxy forwards).
+      const target = request.target ?? requestTarget(request.url);
+      if (isAmbiguous(target)) return ambiguousPathRefusal(target.description);
+      const authentication = await authenticate(request, target.path, target.search);
       if (!authentication.ok) return authentication;
-      const requirement = requirementOf(request.method, normalisedPath(request.url));
+      const requirement = requirementOf(request.method, target.path);
       return checkRequirement(authentication.identity, requirement) ?? { ...authentication, requirement };
     },
     metadata() {

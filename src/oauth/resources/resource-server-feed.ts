@@ -3,17 +3,19 @@
 // `resource-servers create` (client_secret_basic, like /introspect) — docs/protect.md:
 //
 //   GET /resource-server/configuration  → its identifier, registered routes and scopes, the issuer and JWKS URL;
-//   GET /resource-server/revocations[?since=CURSOR]
-//        → {cursor, complete, tokens: [{jti, exp}], clients: [{client_id, covers_issued_until, exp}]}.
+//   GET /resource-server/revocations[?since=CURSOR][&page=NEXT]
+//        → {cursor, complete, tokens: [{jti, exp}], clients: [{client_id, covers_issued_until, exp}], next?}.
 //
-// Without `since` the answer is every live entry (complete: true); with it, the entries revoked at or after
-// the cursor minus OVERLAP_MS. The cursor is this server's clock when it read; the overlap covers a
+// Without `since` the answer is every live entry (complete: true on its last page); with it, the entries revoked
+// at or after the cursor minus OVERLAP_MS. An answer holds at most PAGE_SIZE entries: when more remain it carries
+// `next`, and the same request with `page=NEXT` continues (keyset paging; every page of one listing answers the
+// cursor of its first page, so a catch-up from it covers what was revoked while the pages were read). The cursor is this server's clock when it read; the overlap covers a
 // transaction that stamped its rows (revoked_at) before an earlier read and committed after it, and clocks
 // of instances (or the CLI) a little apart. The list only grows until expiry, so the client keeps the union.
 // Polled every 500 ms, it gives the proxy the feed's promise (≤ 1 s) from outside the database.
 import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../../http/errors.js';
-import type { LiveRevocations } from '../../storage/repositories/revocations-repository.js';
+import type { LiveRevocations, RevocationsPosition } from '../../storage/repositories/revocations-repository.js';
 import { authenticateClient } from '../client-auth/index.js';
 import type { OAuthDeps } from '../deps.js';
 import { JWKS_PATH } from '../jwks.js';
@@ -25,24 +27,56 @@ export const RESOURCE_SERVER_CONFIGURATION_PATH = '/resource-server/configuratio
 export const RESOURCE_SERVER_REVOCATIONS_PATH = '/resource-server/revocations';
 /** How far back before the cursor a catch-up reads (see above). */
 export const OVERLAP_MS = 10_000;
+/** Entries (tokens and clients) per answer. */
+export const PAGE_SIZE = 1_000;
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-export function revocationsDocument(cursor: number, complete: boolean, live: LiveRevocations): Record<string, unknown> {
+export function revocationsDocument(cursor: number, complete: boolean, live: LiveRevocations, next?: string): Record<string, unknown> {
   return {
     cursor: String(cursor),
     complete,
     tokens: live.tokens.map((t) => ({ jti: t.jti, exp: seconds(t.expiresAt) })),
     clients: live.clients.map((c) => ({ client_id: c.clientId, covers_issued_until: seconds(c.coversIssuedUntil), exp: seconds(c.expiresAt) })),
+    ...(next !== undefined ? { next } : {}),
   };
 }
 
 /** A cursor this server handed out: a whole number of milliseconds, not in the future. */
-function sinceOf(value: unknown, now: number): Date | undefined {
-  if (value === undefined) return undefined;
+function cursorOf(value: unknown, now: number, name: string): number {
   if (typeof value !== 'string' || !/^\d{1,16}$/.test(value) || Number(value) > now + OVERLAP_MS)
-    throw new OAuthError('invalid_request', 'since must be a cursor returned by this endpoint.');
-  return new Date(Number(value) - OVERLAP_MS);
+    throw new OAuthError('invalid_request', `${name} must be a cursor returned by this endpoint.`);
+  return Number(value);
+}
+
+/** What a page token carries: the listing's cursor, its `since` (or none), where it resumes. */
+interface PageToken {
+  cursor: number;
+  since: number | undefined;
+  from: RevocationsPosition;
+}
+
+const encodePage = (page: PageToken): string =>
+  Buffer.from(JSON.stringify([page.cursor, page.since ?? null, page.from.kind === 'token' ? 't' : 'c', page.from.after])).toString('base64url');
+
+function decodePage(value: unknown, now: number): PageToken {
+  const invalid = () => new OAuthError('invalid_request', 'page must be the `next` of an earlier answer of this endpoint.');
+  if (typeof value !== 'string' || value.length > 2048 || !/^[A-Za-z0-9_-]+$/.test(value)) throw invalid();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 4) throw invalid();
+  const [cursor, since, kind, after] = parsed as unknown[];
+  if (typeof cursor !== 'number' || (since !== null && typeof since !== 'number') || (kind !== 't' && kind !== 'c') || typeof after !== 'string')
+    throw invalid();
+  return {
+    cursor: cursorOf(String(cursor), now, 'page'),
+    since: since === null ? undefined : cursorOf(String(since), now, 'page'),
+    from: { kind: kind === 't' ? 'token' : 'client', after },
+  };
 }
 
 export function resourceServerFeedEndpoints(
@@ -79,9 +113,20 @@ export function resourceServerFeedEndpoints(
   app.get(RESOURCE_SERVER_REVOCATIONS_PATH, { config: { face: 'oauth' } }, async (request, reply) => {
     reply.headers(NO_STORE);
     await resourceServerOf(request);
-    const cursor = services.clock.now();
-    const since = sinceOf((request.query as Record<string, unknown>).since, cursor);
-    const live = since === undefined ? await services.revocations.live() : await services.revocations.revokedSince(since);
-    return reply.type('application/json; charset=utf-8').send(JSON.stringify(revocationsDocument(cursor, since === undefined, live)));
+    const now = services.clock.now();
+    const query = request.query as Record<string, unknown>;
+    // A continuation carries its listing's cursor and since; a first page starts them.
+    const continued = query.page === undefined ? undefined : decodePage(query.page, now);
+    const cursor = continued?.cursor ?? now;
+    const since = continued ? continued.since : query.since === undefined ? undefined : cursorOf(query.since, now, 'since');
+    const page = await services.revocations.page({
+      since: since === undefined ? undefined : new Date(since - OVERLAP_MS),
+      from: continued?.from,
+      limit: PAGE_SIZE,
+    });
+    const next = page.next ? encodePage({ cursor, since, from: page.next }) : undefined;
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(revocationsDocument(cursor, since === undefined && next === undefined, page, next)));
   });
 }

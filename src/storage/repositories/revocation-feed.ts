@@ -8,6 +8,7 @@
 // Bounded by construction: an entry lives only until the tokens it covers expire (at most the longest
 // access-token lifetime); past `maxEntries` it stops growing and falls back to the database until
 // expiry has made room again, then reloads.
+import { revocationList } from '@gatehouse/resource-server';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../clock.js';
 import type { NotificationSource } from '../driver/notifications.js';
@@ -36,19 +37,16 @@ export interface RevocationFeedDeps {
 
 export const REVOCATION_PROMISE_MS = 1_000;
 const RELOAD_RETRY_MS = 1_000;
-const PRUNE_EVERY_MS = 10_000;
-
-interface ClientEntry {
-  untilMs: number;
-  expMs: number;
-}
 
 export function revocationFeed(deps: RevocationFeedDeps): RevocationFeed {
   const { repository, notifications, clock, warn = () => {} } = deps;
   const promiseMs = deps.promiseMs ?? REVOCATION_PROMISE_MS;
-  const maxEntries = deps.maxEntries ?? 100_000;
-  const jtis = new Map<string, number>();
-  const clients = new Map<string, ClientEntry>();
+  // The bounded list itself is the kit's, shared with the copy a resource server follows over HTTP.
+  const list = revocationList({
+    clock,
+    ...(deps.maxEntries !== undefined ? { maxEntries: deps.maxEntries } : {}),
+    onOverflow: (max) => warn(`revocation list over ${max} entries: checks read the database until entries expire`),
+  });
 
   let unsubscribe: (() => void) | undefined;
   let closed = false;
@@ -59,27 +57,8 @@ export function revocationFeed(deps: RevocationFeedDeps): RevocationFeed {
   let loading: Promise<void> | undefined;
   let lastLoadAttempt = Number.NEGATIVE_INFINITY;
   let aliveAsOf = Number.NEGATIVE_INFINITY;
-  let overflowed = false;
-  let prunedAt = clock.now();
-
-  const size = () => jtis.size + clients.size;
-  const room = () => {
-    if (size() < maxEntries) return true;
-    if (!overflowed) warn(`revocation list over ${maxEntries} entries: checks read the database until entries expire`);
-    overflowed = true;
-    return false;
-  };
-
-  const addToken = (jti: string, expMs: number) => {
-    if (expMs <= clock.now() || jtis.has(jti) || !room()) return;
-    jtis.set(jti, expMs);
-  };
-  const addClient = (clientId: string, untilMs: number, expMs: number) => {
-    if (expMs <= clock.now()) return;
-    const old = clients.get(clientId);
-    if (!old && !room()) return;
-    clients.set(clientId, { untilMs: Math.max(untilMs, old?.untilMs ?? untilMs), expMs: Math.max(expMs, old?.expMs ?? expMs) });
-  };
+  const addToken = (jti: string, expMs: number) => list.addToken(jti, expMs);
+  const addClient = (clientId: string, untilMs: number, expMs: number) => list.addClient(clientId, untilMs, expMs);
 
   const doubt = () => {
     epoch += 1;
@@ -99,7 +78,7 @@ export function revocationFeed(deps: RevocationFeedDeps): RevocationFeed {
       .live()
       .then((live) => {
         apply(live);
-        if (epoch === target && !overflowed) loadedEpoch = target;
+        if (epoch === target && !list.overflowed()) loadedEpoch = target;
         lastLoadAttempt = Number.NEGATIVE_INFINITY;
       })
       .catch((error: unknown) => warn('revocation list could not be loaded; checks read the database', error))
@@ -145,26 +124,19 @@ export function revocationFeed(deps: RevocationFeedDeps): RevocationFeed {
   }
 
   function prune() {
-    const now = clock.now();
-    if (now - prunedAt < PRUNE_EVERY_MS) return;
-    prunedAt = now;
-    for (const [jti, expMs] of jtis) if (expMs <= now) jtis.delete(jti);
-    for (const [clientId, entry] of clients) if (entry.expMs <= now) clients.delete(clientId);
-    if (overflowed && size() < maxEntries * 0.9) {
-      overflowed = false;
+    // Room again after an overflow: what was refused meanwhile is missing, reload it.
+    if (list.prune()) {
       doubt();
       reload();
     }
   }
 
-  const current = () => listening && loadedEpoch === epoch && !overflowed && performance.now() - aliveAsOf <= promiseMs;
+  const current = () => listening && loadedEpoch === epoch && !list.overflowed() && performance.now() - aliveAsOf <= promiseMs;
 
   function known({ jti, clientId, iat }: PresentedAccessToken): boolean | undefined {
     start();
     prune();
-    if (jtis.has(jti)) return true;
-    const client = clients.get(clientId);
-    if (client && client.untilMs >= iat * 1000) return true;
+    if (list.revoked({ jti, clientId, iat })) return true;
     if (current()) return false;
     if (listening && loadedEpoch !== epoch) reload();
     return undefined;

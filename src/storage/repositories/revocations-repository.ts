@@ -34,6 +34,14 @@ export interface LiveRevocations {
   clients: RevokedClient[];
 }
 
+/** Where a page of the live list resumes: after this jti, or after this client id (tokens come first). */
+export type RevocationsPosition = { kind: 'token'; after: string } | { kind: 'client'; after: string };
+
+export interface RevocationsPage extends LiveRevocations {
+  /** Where the next page starts; absent on the last page. */
+  next?: RevocationsPosition;
+}
+
 export interface RevocationsRepository {
   revoke(tokens: readonly RevokedAccessToken[]): Promise<void>;
   revokeClient(client: RevokedClient): Promise<void>;
@@ -46,8 +54,11 @@ export interface RevocationsRepository {
   clientCoveredUntil(clientId: string): Promise<Date | undefined>;
   /** Every entry whose tokens have not expired yet: what an in-memory copy starts from. */
   live(): Promise<LiveRevocations>;
-  /** The live entries revoked (or widened) at or after `at`: what a copy kept over HTTP catches up with. */
-  revokedSince(at: Date): Promise<LiveRevocations>;
+  /**
+   * At most `limit` live entries (tokens by jti, then clients by id), from `from` on, only those revoked (or
+   * widened) at or after `since` when given: what a copy kept over HTTP loads and catches up with, page by page.
+   */
+  page(options: { since?: Date | undefined; from?: RevocationsPosition | undefined; limit: number }): Promise<RevocationsPage>;
   /** Drops entries whose tokens have expired anyway; returns how many. */
   purgeExpired(): Promise<number>;
 }
@@ -96,23 +107,40 @@ export function revocationsRepository(db: Db, clock: Clock): RevocationsReposito
         clients: clients.map((c) => ({ clientId: c.client_id, coversIssuedUntil: c.covers_issued_until, expiresAt: c.expires_at })),
       };
     },
-    async revokedSince(since) {
+    async page({ since, from, limit }) {
       const at = new Date(clock.now());
-      const tokens = await db
-        .selectFrom('revoked_access_tokens')
-        .select(['jti', 'expires_at'])
-        .where('revoked_at', '>=', since)
-        .where('expires_at', '>', at)
+      // Keyset paging on the primary keys: each page is one index range, however long the list.
+      let tokens: { jti: string; expires_at: Date }[] = [];
+      if (from?.kind !== 'client') {
+        let query = db.selectFrom('revoked_access_tokens').select(['jti', 'expires_at']).where('expires_at', '>', at);
+        if (since) query = query.where('revoked_at', '>=', since);
+        if (from) query = query.where('jti', '>', from.after);
+        tokens = await query
+          .orderBy('jti')
+          .limit(limit + 1)
+          .execute();
+        if (tokens.length > limit) {
+          tokens = tokens.slice(0, limit);
+          return { tokens: tokens.map((t) => ({ jti: t.jti, expiresAt: t.expires_at })), clients: [], next: { kind: 'token', after: tokens.at(-1)!.jti } };
+        }
+      }
+      const room = limit - tokens.length;
+      let clientQuery = db.selectFrom('revoked_clients').select(['client_id', 'covers_issued_until', 'expires_at']).where('expires_at', '>', at);
+      if (since) clientQuery = clientQuery.where('revoked_at', '>=', since);
+      if (from?.kind === 'client') clientQuery = clientQuery.where('client_id', '>', from.after);
+      let clients = await clientQuery
+        .orderBy('client_id')
+        .limit(room + 1)
         .execute();
-      const clients = await db
-        .selectFrom('revoked_clients')
-        .select(['client_id', 'covers_issued_until', 'expires_at'])
-        .where('revoked_at', '>=', since)
-        .where('expires_at', '>', at)
-        .execute();
+      let next: RevocationsPosition | undefined;
+      if (clients.length > room) {
+        clients = clients.slice(0, room);
+        next = { kind: 'client', after: clients.at(-1)?.client_id ?? '' };
+      }
       return {
         tokens: tokens.map((t) => ({ jti: t.jti, expiresAt: t.expires_at })),
         clients: clients.map((c) => ({ clientId: c.client_id, coversIssuedUntil: c.covers_issued_until, expiresAt: c.expires_at })),
+        ...(next ? { next } : {}),
       };
     },
     async purgeExpired() {

@@ -86,3 +86,66 @@ test('revocations: the whole live list without a cursor, then what was revoked s
   assert.equal(bad.status, 400);
   assert.equal(((await bad.json()) as { error: string }).error, 'invalid_request');
 });
+
+interface FeedPage {
+  cursor: string;
+  complete: boolean;
+  tokens: { jti: string }[];
+  clients: { client_id: string }[];
+  next?: string;
+}
+
+/** Every page of one listing, following `next`. */
+async function allPages(query: string): Promise<FeedPage[]> {
+  const headers = basic(creds.client_id, creds.client_secret);
+  const pages: FeedPage[] = [];
+  let url = `${t.url}/resource-server/revocations${query}`;
+  for (;;) {
+    const response = await fetch(url, { headers });
+    assert.equal(response.status, 200);
+    const page = (await response.json()) as FeedPage;
+    pages.push(page);
+    if (page.next === undefined) return pages;
+    assert.ok(pages.length < 10, 'paging ends');
+    url = `${t.url}/resource-server/revocations?page=${encodeURIComponent(page.next)}`;
+  }
+}
+
+test('revocations paging: at most 1,000 entries per answer, `next` continues (tokens, then clients), every page with the cursor of the first', async () => {
+  const repository = revocationsRepository(t.core.db, t.core.clock);
+  const expiresAt = new Date(Date.now() + 600_000);
+  const before = (await allPages('')).flatMap((p) => p.tokens).length;
+  await repository.revoke(Array.from({ length: 1_500 }, (_, i) => ({ jti: `paged-${String(i).padStart(4, '0')}`, expiresAt })));
+  await repository.revokeClient({ clientId: 'paged-client', coversIssuedUntil: new Date(), expiresAt });
+  const pages = await allPages('');
+  assert.ok(pages.length >= 2);
+  for (const page of pages) assert.ok(page.tokens.length + page.clients.length <= 1_000, 'capped');
+  assert.deepEqual(
+    pages.map((p) => p.complete),
+    [...pages.slice(1).map(() => false), true],
+    'complete only on the last page of a full listing',
+  );
+  assert.equal(new Set(pages.map((p) => p.cursor)).size, 1, 'one cursor for the whole listing');
+  const jtis = pages.flatMap((p) => p.tokens.map((x) => x.jti));
+  assert.equal(jtis.length, before + 1_500);
+  assert.equal(new Set(jtis).size, jtis.length, 'no entry twice');
+  assert.ok(pages.flatMap((p) => p.clients).some((c) => c.client_id === 'paged-client'));
+  // A catch-up is paged the same way, and only holds what was revoked since.
+  const since = await allPages(`?since=${Number(pages[0]!.cursor) - 60_000}`);
+  assert.ok(since.length >= 2);
+  assert.ok(since.every((p) => p.complete === false));
+  assert.ok(since.flatMap((p) => p.tokens).filter((x) => x.jti.startsWith('paged-')).length === 1_500);
+});
+
+test('revocations paging: a page token that is not a `next` of this endpoint is 400 invalid_request', async () => {
+  const headers = basic(creds.client_id, creds.client_secret);
+  for (const page of [
+    'not-a-page',
+    Buffer.from('[1,null,"x","a"]').toString('base64url'),
+    Buffer.from(`[${Date.now() + 3_600_000},null,"t",""]`).toString('base64url'),
+  ]) {
+    const response = await fetch(`${t.url}/resource-server/revocations?page=${page}`, { headers });
+    assert.equal(response.status, 400, page);
+    assert.equal(((await response.json()) as { error: string }).error, 'invalid_request');
+  }
+});

@@ -113,6 +113,29 @@ test('step-up: a route demanding an acr refuses a token without it, 401 insuffic
   assert.equal(strong.ok, true);
 });
 
+test('route conflict: when the rules that may apply demand disjoint acr sets, no token passes (403), not even one with either acr', async () => {
+  const conflicting = resourceServer({
+    issuer: ISSUER,
+    resource: RESOURCE,
+    jwksUrl: jwks.url,
+    routes: ['* /mcp/vault*=;acr=urn:gatehouse:acr:mfa', '* /mcp/Vault*=;acr=urn:gatehouse:acr:hwk'],
+  });
+  const result = await conflicting.verifyRequest({
+    method: 'GET',
+    url: '/mcp/Vault/x',
+    headers: { authorization: `Bearer ${await token({ acr: 'urn:gatehouse:acr:mfa' })}` },
+  });
+  assert.equal(result.ok === false && result.status, 403);
+  assert.equal(result.ok === false && result.reason, 'route_conflict');
+});
+
+test('ambiguous path: verifyRequest refuses a path upstreams read differently with 400 invalid_request before the token', async () => {
+  const result = await get('/mcp/notes/..;/admin', {});
+  assert.equal(result.ok === false && result.status, 400);
+  assert.equal(result.ok === false && result.reason, 'ambiguous_path');
+  assert.equal(result.ok === false && result.error, 'invalid_request');
+});
+
 test('token in the query: refused next to the header (one place only), and never accepted alone', async () => {
   const both = await get(`/mcp/notes?access_token=${await token()}`, { authorization: `Bearer ${await token()}` });
   assert.equal(both.ok === false && both.status, 400);

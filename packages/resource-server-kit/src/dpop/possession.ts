@@ -3,7 +3,7 @@
 // unbound token only with the Bearer scheme. Runs after the token itself was authenticated. The caller
 // turns a failure into its own error format, with a `DPoP` challenge (dpopChallenge) and, for
 // use_dpop_nonce (RFC 9449 9), the nonce to retry with in a DPoP-Nonce header (dpopFailureHeaders).
-import { DpopNonceError, DpopProofError, DPOP_ALGS, verifyDpopProof, type DpopDeps } from './proof.js';
+import { DpopKeyMismatch, DpopNonceError, DpopProofError, DPOP_ALGS, verifyDpopProof, type DpopDeps } from './proof.js';
 import { safeDescription } from '../challenge.js';
 
 export type PresentationScheme = 'Bearer' | 'DPoP';
@@ -42,11 +42,15 @@ export interface PresentedRequest extends PresentedToken {
   dpopHeader: string | string[] | undefined;
 }
 
-/** undefined when the presentation is right for the token; otherwise why not. */
+/**
+ * undefined when the presentation is right for the token; otherwise why not. `partition` (the token's client)
+ * is who the proof is spent for in the replay store.
+ */
 export async function possessionFailure(
   presented: PresentedRequest,
   boundKey: string | undefined,
   deps: DpopDeps & { requireNonce: boolean },
+  partition?: string,
 ): Promise<PossessionFailure | undefined> {
   if (boundKey === undefined) {
     return presented.scheme === 'DPoP'
@@ -55,17 +59,21 @@ export async function possessionFailure(
   }
   if (presented.scheme === 'Bearer')
     return { error: 'invalid_token', description: 'The access token is DPoP-bound; send it with the DPoP scheme and a DPoP proof.' };
-  let jkt: string;
   try {
     const { dpopHeader: header, method, url, token: accessToken } = presented;
-    jkt = await verifyDpopProof({ header, method, url, accessToken, requireNonce: deps.requireNonce }, deps);
+    await verifyDpopProof(
+      { header, method, url, accessToken, requireNonce: deps.requireNonce, boundKey, ...(partition !== undefined ? { partition } : {}) },
+      deps,
+    );
   } catch (error) {
     if (error instanceof DpopNonceError) return { error: 'use_dpop_nonce', description: error.message, nonce: deps.nonces.current() };
+    if (error instanceof DpopKeyMismatch)
+      return { error: 'invalid_dpop_proof', description: 'The DPoP proof is not signed by the key the access token is bound to.' };
     if (!(error instanceof DpopProofError)) throw error;
     // jose's wording may quote the proof's claims; a fixed sentence stands in for it.
     return { error: 'invalid_dpop_proof', description: error.message.startsWith('the DPoP proof is invalid:') ? 'The DPoP proof is invalid.' : error.message };
   }
-  return jkt === boundKey ? undefined : { error: 'invalid_dpop_proof', description: 'The DPoP proof is not signed by the key the access token is bound to.' };
+  return undefined;
 }
 
 /** The `WWW-Authenticate` value for a failure that concerns DPoP (RFC 9449 §7.1). */

@@ -24,6 +24,11 @@ export class DpopNonceError extends DpopProofError {
   override readonly name = 'DpopNonceError';
 }
 
+/** The proof is signed by another key than the one the access token is bound to (RFC 9449 §7.1). */
+export class DpopKeyMismatch extends DpopProofError {
+  override readonly name = 'DpopKeyMismatch';
+}
+
 export interface DpopRequest {
   /** The raw DPoP header value(s). */
   header: string | string[] | undefined;
@@ -34,15 +39,21 @@ export interface DpopRequest {
   accessToken?: string;
   /** Whether a proof without a nonce is refused (a nonce that is present is checked regardless). */
   requireNonce?: boolean;
+  /** For a resource server: the token's cnf.jkt; a proof of another key is refused before it is spent. */
+  boundKey?: string;
+  /** Who the proof is spent for (the token's client), passed to the replay store. */
+  partition?: string;
 }
 
 /**
  * Where spent proofs are remembered: `consume` records (key thumbprint, hashed jti) until `expiresAt` and
  * answers false when it was recorded already — atomically, so the same proof sent twice at once passes once.
- * Gatehouse keeps them in its database (shared by its instances); a single process may use memoryProofReplay.
+ * `partition` is who the proof is spent for (the client of the verified token it is bound to), for a store
+ * that budgets its room per client. Gatehouse keeps them in its database (shared by its instances); a single
+ * process may use memoryProofReplay.
  */
 export interface ProofReplayStore {
-  consume(jkt: string, jtiHash: string, expiresAt: Date): Promise<boolean>;
+  consume(jkt: string, jtiHash: string, expiresAt: Date, partition?: string): Promise<boolean>;
 }
 
 export interface DpopDeps {
@@ -52,25 +63,62 @@ export interface DpopDeps {
   nonces: DpopNonces;
 }
 
+export interface MemoryProofReplayOptions {
+  /** Live entries in all (default 100,000). Past it a proof is refused (fail closed), never forgotten early. */
+  maxEntries?: number;
+  /**
+   * Live entries of one partition (client; its key when none is given), default a tenth of maxEntries: one
+   * client sending proofs as fast as it can exhausts its own budget and is refused, the others are not.
+   */
+  maxPerPartition?: number;
+}
+
+/** The store refused to record a proof because its room (or its partition's) is spent: not the proof's fault. */
+export class ProofReplayFull extends Error {
+  override readonly name = 'ProofReplayFull';
+}
+
 /**
- * Spent proofs in this process's memory, bounded: past `maxEntries` live entries a proof is refused (fail
- * closed) rather than forgotten early. Right for one process; several instances of one resource need a
- * shared store.
+ * Spent proofs in this process's memory, bounded twice: in all and per partition (client). An entry lives until
+ * the proof could no longer be accepted anyway (its iat window), and only proofs that were verified and bound
+ * to a verified token reach the store (verifyDpopProof checks everything, the key included, before it consumes),
+ * so filling it takes valid tokens of this resource, and a client that sends many only spends its own budget.
+ * Right for one process; several instances of one resource need a shared store.
  */
-export function memoryProofReplay(clock: Clock, maxEntries = 100_000): ProofReplayStore {
-  const spent = new Map<string, number>();
+export function memoryProofReplay(clock: Clock, options: MemoryProofReplayOptions | number = {}): ProofReplayStore {
+  const { maxEntries = 100_000, maxPerPartition = Math.max(1, Math.floor((typeof options === 'number' ? options : (options.maxEntries ?? 100_000)) / 10)) } =
+    typeof options === 'number' ? { maxEntries: options } : options;
+  /** partition → (jkt.jtiHash → until, ms). */
+  const partitions = new Map<string, Map<string, number>>();
+  let total = 0;
   let sweptAt = 0;
+  const sweep = (now: number) => {
+    sweptAt = now;
+    for (const [name, spent] of partitions) {
+      for (const [key, until] of spent)
+        if (until <= now) {
+          spent.delete(key);
+          total -= 1;
+        }
+      if (spent.size === 0) partitions.delete(name);
+    }
+  };
   return {
-    async consume(jkt, jtiHash, expiresAt) {
+    async consume(jkt, jtiHash, expiresAt, partition = jkt) {
       const now = clock.now();
-      if (now - sweptAt > 10_000 || spent.size >= maxEntries) {
-        sweptAt = now;
-        for (const [key, until] of spent) if (until <= now) spent.delete(key);
+      let spent = partitions.get(partition);
+      if (now - sweptAt > 10_000 || total >= maxEntries || (spent !== undefined && spent.size >= maxPerPartition)) {
+        sweep(now);
+        spent = partitions.get(partition);
       }
       const key = `${jkt}.${jtiHash}`;
-      const until = spent.get(key);
-      if ((until !== undefined && until > now) || spent.size >= maxEntries) return false;
+      const until = spent?.get(key);
+      if (until !== undefined && until > now) return false;
+      if (total >= maxEntries) throw new ProofReplayFull('too many DPoP proofs in flight at this resource');
+      if (spent !== undefined && spent.size >= maxPerPartition) throw new ProofReplayFull('too many DPoP proofs in flight for this client');
+      if (spent === undefined) partitions.set(partition, (spent = new Map()));
       spent.set(key, expiresAt.getTime());
+      total += 1;
       return true;
     },
   };
@@ -110,8 +158,19 @@ export async function verifyDpopProof(request: DpopRequest, deps: DpopDeps): Pro
   if (request.accessToken !== undefined && payload.ath !== sha256(request.accessToken)) throw new DpopProofError('ath does not match the access token');
   checkNonce(payload.nonce, request.requireNonce === true, deps.nonces);
   const jkt = await calculateJwkThumbprint(jwk);
-  const expiresAt = new Date((payload.iat! + DPOP_PROOF_MAX_AGE_SECONDS + 2 * deps.clockSkewSeconds) * 1000);
-  if (!(await deps.proofs.consume(jkt, sha256(payload.jti), expiresAt))) throw new DpopProofError('the DPoP proof was already used');
+  // Spent last: a proof that is refused for any reason (another key than the token's included) takes no room.
+  if (request.boundKey !== undefined && jkt !== request.boundKey)
+    throw new DpopKeyMismatch('the DPoP proof is not signed by the key the access token is bound to');
+  // Until jose refuses it anyway (iat more than max age + tolerance in the past), plus the second `now` rounds off.
+  const expiresAt = new Date((payload.iat! + DPOP_PROOF_MAX_AGE_SECONDS + deps.clockSkewSeconds + 1) * 1000);
+  let fresh: boolean;
+  try {
+    fresh = await deps.proofs.consume(jkt, sha256(payload.jti), expiresAt, request.partition);
+  } catch (error) {
+    if (error instanceof ProofReplayFull) throw new DpopProofError('the DPoP proof cannot be recorded now; retry later');
+    throw error;
+  }
+  if (!fresh) throw new DpopProofError('the DPoP proof was already used');
   return jkt;
 }
 
