@@ -10,6 +10,7 @@ import { manualClock } from '../../../src/clock.js';
 import { ACR_MFA } from '../../../src/oauth/issued-tokens/authentication-context.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { Browser, parseForm } from '../../helpers/browser.js';
+import { clientAnswer } from '../../helpers/client-answer.js';
 import { createClient, postToken, refreshWith, REDIRECT_URI, type ClientFixture } from '../../helpers/oauth-fixtures.js';
 import { RFC7636 } from '../../helpers/pkce.js';
 import { totpAt } from '../../helpers/totp.js';
@@ -28,9 +29,11 @@ before(async () => {
 });
 after(() => t.close());
 
-const codeOf = (location: string | null): string => {
-  if (!location?.startsWith(`${REDIRECT_URI}?code=`)) assert.fail(`expected the code at the client, got ${location}`);
-  return new URL(location).searchParams.get('code')!;
+/** The code in the answer to the client (after a form: the hand-over page, test/helpers/client-answer.ts). */
+const codeOf = async (response: Response): Promise<string> => {
+  const target = (await clientAnswer(response)).href;
+  if (!target.startsWith(`${REDIRECT_URI}?code=`)) assert.fail(`expected the code at the client, got ${target}`);
+  return new URL(target).searchParams.get('code')!;
 };
 
 test("a code states its own sign-in's amr: redeemed after the same account signed in again with a second factor, it does not claim mfa", async () => {
@@ -38,7 +41,7 @@ test("a code states its own sign-in's amr: redeemed after the same account signe
   const browser = new Browser(t.url);
   // A password-only sign-in; its code waits at the client.
   const first = await openInteraction(browser, authorizeQuery(app.client.id, REDIRECT_URI, { scope }));
-  const earlyCode = codeOf((await submitLogin(browser, first.form, user.username)).headers.get('location'));
+  const earlyCode = await codeOf(await submitLogin(browser, first.form, user.username));
 
   // The account gets a second factor, and the same browser signs in again with it (the session keeps its sid).
   const { secret } = await enrollTotp(t, user);
@@ -46,7 +49,7 @@ test("a code states its own sign-in's amr: redeemed after the same account signe
   const again = await openInteraction(browser, authorizeQuery(app.client.id, REDIRECT_URI, { scope, prompt: 'login' }));
   await submitLogin(browser, again.form, user.username);
   const otpForm = parseForm(await (await browser.get(again.path)).text());
-  const lateCode = codeOf((await browser.post(otpForm.action, { ...otpForm.hidden, otp: totpAt(secret, clock.now()) })).headers.get('location'));
+  const lateCode = await codeOf(await browser.post(otpForm.action, { ...otpForm.hidden, otp: totpAt(secret, clock.now()) }));
 
   const redeem = async (code: string) => {
     const { status, body } = await postToken(t.url, app, {
