@@ -4,9 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
-import { storedIdentityProvider } from '../helpers/identity-providers.js';
-import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
-import { createUser, PASSWORD } from '../helpers/users.js';
+import { linkedUser, storedIdentityProvider } from '../helpers/identity-providers.js';
 import { keyEncryption } from '../../src/crypto/key-encryption.js';
 import { sealUpstreamTokens } from '../../src/federation/upstream-tokens.js';
 import { federatedIdentityTokensRepository } from '../../src/storage/repositories/federated-identity-tokens-repository.js';
@@ -23,22 +21,10 @@ before(async () => {
 });
 after(() => f.t.close());
 
-async function linkedUser(options: { password: boolean; providers: IdentityProvider[] }) {
-  const user = await createUser(f.t.core.db, f.t.core.clock, { password: PASSWORD });
-  if (!options.password) await f.t.core.db.updateTable('users').set({ password_hash: NO_PASSWORD_HASH }).where('id', '=', user.id).execute();
-  for (const p of options.providers) {
-    await f.t.core.db
-      .insertInto('federated_identities')
-      .values({ provider_id: p.id, subject: `sub-${user.id}`, user_id: user.id, email: 'someone@example.org', created_at: new Date(), last_used_at: null })
-      .execute();
-  }
-  return user;
-}
-
 type Identity = { id: string; user_id: string; provider: { slug: string; name: string }; subject: string; email: string };
 
 test("the admin API lists a user's links and reads one with a strong ETag (by the provider's id or slug)", async () => {
-  const user = await linkedUser({ password: true, providers: [a, b] });
+  const user = await linkedUser(f.t, { email: 'someone@example.org', password: true, providers: [a, b] });
   const list = (await (await f.api(`/admin/v1/users/${user.id}/identities`, { token: f.readToken })).json()) as ListPage<Identity>;
   assert.deepEqual(
     list.data.map((i) => [i.id, i.provider.slug, i.subject, i.email]),
@@ -57,7 +43,7 @@ test("the admin API lists a user's links and reads one with a strong ETag (by th
 });
 
 test('removing a link needs If-Match (428 without, 412 stale), needs admin:write, and is audited', async () => {
-  const user = await linkedUser({ password: true, providers: [a] });
+  const user = await linkedUser(f.t, { email: 'someone@example.org', password: true, providers: [a] });
   const path = `/admin/v1/users/${user.id}/identities/${a.id}`;
   const etag = (await f.api(path)).headers.get('etag')!;
   assert.equal((await f.api(path, { method: 'DELETE' })).status, 428);
@@ -76,7 +62,7 @@ test('removing a link needs If-Match (428 without, 412 stale), needs admin:write
 });
 
 test('never the last way to sign in: the admin API refuses to remove the only link of a password-less account (409), and removes one of two', async () => {
-  const user = await linkedUser({ password: false, providers: [a, b] });
+  const user = await linkedUser(f.t, { email: 'someone@example.org', password: false, providers: [a, b] });
   const del = async (p: IdentityProvider) => {
     const path = `/admin/v1/users/${user.id}/identities/${p.id}`;
     const etag = (await f.api(path)).headers.get('etag')!;
@@ -91,7 +77,7 @@ test('never the last way to sign in: the admin API refuses to remove the only li
 
 test("--store-tokens on the admin API: a link shows that the upstream's tokens are kept and when they expire, never the tokens", async () => {
   const storing = await storedIdentityProvider(f.t.core.db, 'admin-store', { storeTokens: true });
-  const user = await linkedUser({ password: true, providers: [storing, a] });
+  const user = await linkedUser(f.t, { email: 'someone@example.org', password: true, providers: [storing, a] });
   const now = f.t.core.clock.now();
   const sealed = sealUpstreamTokens(
     keyEncryption(f.t.core.keyEncryptionKey),

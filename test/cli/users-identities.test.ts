@@ -5,10 +5,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { UsageError } from '../../src/cli/command.js';
 import type { IdentityProvider } from '../../src/storage/repositories/identity-providers-repository.js';
-import { NO_PASSWORD_HASH } from '../../src/user-rules/sign-in-ways.js';
 import { adminFixture, type AdminFixture } from '../admin/fixture.js';
-import { storedIdentityProvider } from '../helpers/identity-providers.js';
-import { createUser, PASSWORD } from '../helpers/users.js';
+import { linkedUser, storedIdentityProvider } from '../helpers/identity-providers.js';
 
 let f: AdminFixture;
 let a: IdentityProvider;
@@ -19,18 +17,6 @@ before(async () => {
   b = await storedIdentityProvider(f.t.core.db, 'cli-b', { name: 'Provider B' });
 });
 after(() => f.t.close());
-
-async function linkedUser(options: { password: boolean; providers: IdentityProvider[] }) {
-  const user = await createUser(f.t.core.db, f.t.core.clock, { password: PASSWORD });
-  if (!options.password) await f.t.core.db.updateTable('users').set({ password_hash: NO_PASSWORD_HASH }).where('id', '=', user.id).execute();
-  for (const p of options.providers) {
-    await f.t.core.db
-      .insertInto('federated_identities')
-      .values({ provider_id: p.id, subject: `sub-${user.id}`, user_id: user.id, email: 'linked@example.org', created_at: new Date(), last_used_at: null })
-      .execute();
-  }
-  return user;
-}
 
 const refusal = async (work: Promise<unknown>): Promise<string> => {
   try {
@@ -43,7 +29,7 @@ const refusal = async (work: Promise<unknown>): Promise<string> => {
 };
 
 test('users identities lists the links as the admin API shows them (by username or id)', async () => {
-  const user = await linkedUser({ password: true, providers: [a, b] });
+  const user = await linkedUser(f.t, { password: true, providers: [a, b] });
   const byName = (await f.cli('users', 'identities', user.username)) as { identities: Record<string, unknown>[] };
   const api = (await (await f.api(`/admin/v1/users/${user.id}/identities`, { token: f.readToken })).json()) as { data: Record<string, unknown>[] };
   assert.deepEqual(byName.identities, api.data);
@@ -57,7 +43,7 @@ test('users identities lists the links as the admin API shows them (by username 
 });
 
 test('users unlink removes one link by slug or id, audited with the CLI as the actor', async () => {
-  const user = await linkedUser({ password: true, providers: [a, b] });
+  const user = await linkedUser(f.t, { password: true, providers: [a, b] });
   assert.deepEqual(await f.cli('users', 'unlink', user.username, 'cli-a'), { unlinked: 'cli-a', user_id: user.id });
   assert.deepEqual(await f.cli('users', 'unlink', user.id, b.id), { unlinked: 'cli-b', user_id: user.id });
   assert.deepEqual(((await f.cli('users', 'identities', user.id)) as { identities: unknown[] }).identities, []);
@@ -76,7 +62,7 @@ test('users unlink removes one link by slug or id, audited with the CLI as the a
 });
 
 test('users unlink never removes the last way to sign in: a password-less user keeps their only link', async () => {
-  const user = await linkedUser({ password: false, providers: [a] });
+  const user = await linkedUser(f.t, { password: false, providers: [a] });
   assert.match(await refusal(f.cli('users', 'unlink', user.id, 'cli-a')), /last way to sign in/);
   assert.equal(((await f.cli('users', 'identities', user.id)) as { identities: unknown[] }).identities.length, 1);
 });

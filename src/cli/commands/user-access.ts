@@ -5,7 +5,6 @@
 // ends that user's grants at that client; ending a session signs that browser out.
 import { parseArgs } from 'node:util';
 import {
-  AdminRuleError,
   cliActor,
   consentView,
   coreAuditSink,
@@ -26,18 +25,13 @@ import {
 import type { CliDeps } from '../deps.js';
 import type { OwnerFilter, PageAfter } from '../../storage/repositories/user-access-admin-repository.js';
 import { UsageError, type Command } from '../command.js';
+import { ruleErrorsAsUsage } from '../rule-errors-as-usage.js';
 
 /** Rows per query while a list is walked to its end (the CLI prints the whole list). */
 const PAGE = 500;
 
-async function asUsage<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof AdminRuleError) throw new UsageError(error.message);
-    throw error;
-  }
-}
+// A service's rule error is the command's usage error, its message as it is.
+const asUsage = ruleErrorsAsUsage({});
 
 async function walk<Row>(list: (page: PageAfter) => Promise<Row[]>, position: (row: Row) => { createdAt: Date; id: string }): Promise<Row[]> {
   const rows: Row[] = [];

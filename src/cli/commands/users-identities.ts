@@ -3,18 +3,13 @@
 // (src/admin-services/user-identities-service.ts): never the user's last way to sign in, audited
 // (`admin.user.identity_unlinked`) with the CLI as the actor. PROVIDER is the provider's slug or id.
 import { parseArgs } from 'node:util';
-import { AdminRuleError, cliActor, coreAuditSink, findUserByIdOrUsername, userAccessServiceDeps } from '../../admin-services/index.js';
+import { cliActor, coreAuditSink, findUserByIdOrUsername, userAccessServiceDeps } from '../../admin-services/index.js';
 import { findUserIdentity, identityView, listUserIdentities, removeUserIdentity } from '../../admin-services/user-identities-service.js';
 import { UsageError, type Command } from '../command.js';
+import { ruleErrorsAsUsage } from '../rule-errors-as-usage.js';
 
-async function asUsage<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof AdminRuleError) throw new UsageError(error.message);
-    throw error;
-  }
-}
+// A service's rule error is the command's usage error, its message as it is.
+const asUsage = ruleErrorsAsUsage({});
 
 function positionals(args: string[], count: number, usage: string): string[] {
   const { positionals: found } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
