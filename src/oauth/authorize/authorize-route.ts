@@ -26,8 +26,6 @@ export function authorizeRoutes(app: FastifyInstance, deps: ValidationDeps & { i
     reply.header('cache-control', 'no-store');
     try {
       const { client, request: validated } = await validateAuthorizationRequest(source, deps);
-      // A valid authorization request is a use of the client (an open client's only way to stay alive).
-      await deps.clients.noteUse?.(client);
       return deps.respond(reply, await deps.begin(validated, client, { request, reply }));
     } catch (error) {
       if (error instanceof AuthorizationErrorRedirect) {

@@ -27,7 +27,7 @@ import { AUTHORIZATION_PARAMETERS, readParameters } from './parameters.js';
 import { AuthorizationErrorRedirect } from './redirect.js';
 
 export interface ValidationDeps extends IdTokenHintDeps {
-  clients: Pick<ClientLookup, 'find' | 'refusal' | 'noteUse'>;
+  clients: Pick<ClientLookup, 'find' | 'refusal'>;
   resources: Pick<ResourceRegistry, 'catalogue'>;
 }
 

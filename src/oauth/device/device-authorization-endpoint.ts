@@ -53,8 +53,6 @@ export function deviceAuthorizationEndpoint(
       const scope = checkScope({ values: { scope: params.scope }, duplicates: new Set() }, client, catalogue);
       const [resource] = checkResources(params, scope, catalogue, client);
       const started = await start({ clientId: client.id, scope, resource: resource ?? null });
-      // A started device authorization is a use of the client (what keeps an open client from the unused purge).
-      await services.clients.noteUse?.(client);
       const userCode = formatUserCode(started.userCode);
       return {
         device_code: started.deviceCode,

@@ -49,7 +49,9 @@ export function tokenEndpoint(
       const dpopJkt = await dpopBinding(request.headers.dpop, tokenEndpointUrl, dpop);
       const response = await grant.handle({ client, params: declaredParameters(params, grant), ...(dpopJkt ? { dpopJkt } : {}) });
       services.oauthMetrics.tokenIssued(grant.type, client.id);
-      // A token issued is a use of the client (what keeps an open client from the unused purge).
+      // A token issued is a use of the client — the only one that keeps an open client from the unused purge: a
+      // user signed in (or approved a device) for it. An anonymous /authorize or /device_authorization naming it
+      // is not, or anyone could keep the rows they registered alive for ever (open-client-use.ts).
       await services.clients.noteUse?.(client);
       return response;
     },
