@@ -27,7 +27,7 @@ export interface CheckpointClaims extends JWTPayload {
 export interface CheckpointDeps {
   store: Store;
   clock: Clock;
-  keys: Pick<KeyService, 'sign' | 'freshen'>;
+  keys: Pick<KeyService, 'sign' | 'reload'>;
   audit: AuditSink;
   issuer: string;
 }
@@ -37,8 +37,11 @@ export interface CheckpointDeps {
  * the last checkpoint's own event was appended since. Returns the new checkpoint, if one was written.
  */
 export async function writeCheckpoint(deps: CheckpointDeps, { minIntervalMs }: { minIntervalMs: number }): Promise<Checkpoint | undefined> {
-  // The head is signed under the checkpoint lock, so the key rows are read before the transaction opens.
-  await deps.keys.freshen();
+  // The head is signed under the checkpoint lock, so the key rows are read before the transaction opens: read
+  // in there, on a second connection while the transaction holds one, they would deadlock PGlite's single
+  // connection or a pool of one. A forced read (not one only when stale): a copy just short of
+  // KEY_REFRESH_INTERVAL could turn stale inside the transaction. One read per checkpoint interval.
+  await deps.keys.reload();
   return deps.store.transaction(async (tx) => {
     const chain = tx.auditChain;
     await tx.locks.task('audit-checkpoint');

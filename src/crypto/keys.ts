@@ -65,12 +65,6 @@ export interface KeyService {
   rotate(alg: SigningAlg, within?: SigningKeysRepository): Promise<KeyScheduleEntry>;
   /** Re-reads the key rows now (after a rotation committed in the caller's transaction). */
   reload(): Promise<void>;
-  /**
-   * Reads the key rows if this instance's copy is older than the refresh interval. For a caller about to sign
-   * inside a transaction: the read would otherwise happen in there, on a second connection while the
-   * transaction holds one — a deadlock on PGlite's single connection or a pool of one.
-   */
-  freshen(): Promise<void>;
   /** The published set as this instance knows it: never older than the refresh interval. */
   jwks(): Promise<{ keys: PublicJwk[] }>;
   /**
@@ -232,10 +226,6 @@ export function keyService(options: KeyServiceOptions): KeyService {
 
     async reload() {
       await load(true);
-    },
-
-    async freshen() {
-      await load();
     },
 
     async jwks() {

@@ -38,10 +38,18 @@ export function expiredRecordsPurge(core: Pick<OAuthDeps, 'store' | 'clock'>): (
   ]);
 }
 
-/** Deletes expired interactions, then the anonymous sessions they leave behind, and expired passkey challenges; returns how many. */
+/**
+ * Deletes expired interactions, then the anonymous sessions they leave behind, expired passkey challenges and
+ * expired second-factor waits (with the sealed upstream tokens of an abandoned provider sign-in); returns how many.
+ */
 export function pendingLoginsPurge(core: Pick<OAuthDeps, 'store' | 'clock'>): () => Promise<number> {
   const { store } = core;
-  return sequence([store.interactions().purgeExpired, store.browserSessions.purgeAnonymous, store.passkeys.purgeExpiredChallenges]);
+  return sequence([
+    store.interactions().purgeExpired,
+    store.browserSessions.purgeAnonymous,
+    store.passkeys.purgeExpiredChallenges,
+    store.secondFactors.purgeExpiredPending,
+  ]);
 }
 
 /**

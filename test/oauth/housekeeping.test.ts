@@ -193,6 +193,31 @@ test('an anonymous session waiting for its second factor (after a correct passwo
   assert.equal(await sessions.find(waiting.id), undefined, 'once the wait is over the session goes like any anonymous one');
 });
 
+test('an expired second-factor wait is purged, with the sealed upstream tokens of an abandoned provider sign-in; a live one stays', async () => {
+  // A signed-in session keeps living, so nothing else would remove the wait it was left with (prompt=login through
+  // a provider, abandoned at the account's own second factor).
+  const sessions = browserSessionsRepository(database.db, clock);
+  const factors = secondFactorsRepository(database.db, clock);
+  const abandoned = await sessions.start({ userId, authTime: Math.floor(clock.now() / 1000), ttlSeconds: 43_200 });
+  const live = await sessions.start({ userId, authTime: Math.floor(clock.now() / 1000), ttlSeconds: 43_200 });
+  const sealed = { providerId: 'p', subject: 's', sealed: 'sealed-by-the-key-encryption-key' } as unknown as Parameters<
+    typeof factors.setPending
+  >[1]['upstreamTokens'];
+  await factors.setPending(abandoned.idHash, { userId, boundTo: 'flow', upstreamTokens: sealed }, 300);
+  const waits = () => database.db.selectFrom('pending_second_factors').select('session_hash').execute();
+  clock.advance(301_000);
+  await factors.setPending(live.idHash, { userId, boundTo: 'flow' }, 300);
+  await pendingLoginsPurge({ store: createStore(database.db, clock), clock })();
+  assert.deepEqual(
+    (await waits()).map((w) => w.session_hash),
+    [live.idHash],
+    'the expired wait and its sealed tokens are gone, the live one stays',
+  );
+  assert.ok(await sessions.find(abandoned.id), 'the signed-in session itself stays');
+  await sessions.end(abandoned.idHash);
+  await sessions.end(live.idHash);
+});
+
 test('a refresh-token family is purged once it can never refresh again (absolute limit, revoked, idled out, none issued) and its last access token expired, with its refresh tokens; a redeemed code stays exactly as long as its grant', async () => {
   const db = database.db;
   const grant = (id: string, expiresAt: Date, revokedAt: Date | null = null) =>

@@ -51,6 +51,11 @@ export interface SecondFactorsRepository {
   findPending(sessionHash: string): Promise<PendingSecondFactor | undefined>;
   /** Single use: deletes and returns the live pending state of the session. */
   consumePending(sessionHash: string): Promise<PendingSecondFactor | undefined>;
+  /**
+   * Deletes the waits that expired: a sign-in abandoned at the second factor leaves its row (with the sealed
+   * upstream tokens of a provider sign-in), which nothing else removes while the session lives.
+   */
+  purgeExpiredPending(): Promise<number>;
   /** How a session signed in (RFC 8176 amr) and from where, for tokens and the account page. */
   recordSignIn(sessionHash: string, signIn: SignIn): Promise<void>;
   findAmr(sessionHash: string): Promise<string[] | undefined>;
@@ -166,6 +171,10 @@ export function secondFactorsRepository(db: Db, clock: Clock): SecondFactorsRepo
         .where('expires_at', '>', now())
         .executeTakeFirst();
       return row && { userId: row.user_id, boundTo: row.bound_to };
+    },
+    async purgeExpiredPending() {
+      const result = await db.deleteFrom('pending_second_factors').where('expires_at', '<=', now()).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
     async consumePending(sessionHash) {
       const row = await db
