@@ -192,7 +192,7 @@ export function createServices(options: ServicesOptions): Services {
       federatedIdentities: federation.identities,
       upstreamSignIns: federation.legs,
     }),
-    signIn: signInPipeline({ sessions, secondFactors: factors, secondFactorBudget, audit: core.audit, upstreamTokens: federation.tokens }),
+    signIn: signInPipeline({ sessions, secondFactorBudget, audit: core.audit, upstreamTokens: federation.tokens }),
     federation,
     // Called at request time, when `notices` (below) exists.
     providerLinkedNotice: (userId, provider, acceptLanguage) =>

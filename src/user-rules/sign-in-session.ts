@@ -11,6 +11,7 @@
 // finds it gone and starts nothing (undefined), so one cookie never leads to two live sessions and the first
 // session's end is announced once.
 import type { BrowserSession } from '../storage/repositories/browser-sessions-repository.js';
+import type { Store } from '../storage/store.js';
 import { announceSessionEnded, type SignOutDeps } from './sign-out.js';
 
 export interface SessionSignIn {
@@ -19,12 +20,17 @@ export interface SessionSignIn {
   /** Epoch seconds of this sign-in. */
   authTime: number;
   ttlSeconds: number;
+  /**
+   * What must commit with the sign-in or not at all (its `login.succeeded` event, the sign-in's amr): run in its
+   * transaction once the new session exists, so a browser is never signed in without them.
+   */
+  within?: (tx: Store, session: BrowserSession) => Promise<void>;
 }
 
 /** The new session with the raw id for its cookie, or undefined when `old` was taken over by another sign-in meanwhile. */
 export const signInSession =
   (core: SignOutDeps) =>
-  ({ old, userId, authTime, ttlSeconds }: SessionSignIn): Promise<(BrowserSession & { id: string }) | undefined> =>
+  ({ old, userId, authTime, ttlSeconds, within }: SessionSignIn): Promise<(BrowserSession & { id: string }) | undefined> =>
     core.store.transaction(async (tx) => {
       let sid: string | undefined;
       if (old) {
@@ -33,5 +39,7 @@ export const signInSession =
         if (taken.userId === userId) sid = taken.sid;
         else if (taken.userId !== null) await announceSessionEnded(core, tx, { sid: taken.sid, userId: taken.userId }, 'another_account_signed_in', userId);
       }
-      return tx.browserSessions.start({ userId, authTime, ttlSeconds, sid });
+      const started = await tx.browserSessions.start({ userId, authTime, ttlSeconds, sid });
+      if (within) await within(tx, started);
+      return started;
     });

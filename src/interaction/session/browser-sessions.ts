@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { epochSeconds } from '../../clock.js';
 import type { BrowserSession, BrowserSessionsRepository } from '../../storage/repositories/browser-sessions-repository.js';
+import type { Store } from '../../storage/store.js';
 import type { SessionSignIn } from '../../user-rules/sign-in-session.js';
 import { sessionCookieName, sessionCookieOptions } from './session-cookie.js';
 
@@ -16,9 +17,15 @@ export interface BrowserSessions {
   ensure(request: FastifyRequest, reply: FastifyReply): Promise<BrowserSession>;
   /**
    * Ends the old session and starts an authenticated one under a new id (and cookie); undefined, with no
-   * cookie set, when another sign-in in this browser took `old` over meanwhile.
+   * cookie set, when another sign-in in this browser took `old` over meanwhile. `within` runs in the sign-in's
+   * transaction (what must commit with it: its audit event and amr).
    */
-  login(reply: FastifyReply, old: BrowserSession | undefined, userId: string): Promise<BrowserSession | undefined>;
+  login(
+    reply: FastifyReply,
+    old: BrowserSession | undefined,
+    userId: string,
+    within?: (tx: Store, session: BrowserSession) => Promise<void>,
+  ): Promise<BrowserSession | undefined>;
   end(reply: FastifyReply, session: BrowserSession | undefined): Promise<void>;
 }
 
@@ -29,17 +36,12 @@ export function browserSessions(deps: {
   clock: Clock;
   /** Ends a session with what must happen with it (logout tokens, the audit event); default: the row is deleted. */
   ending?: (session: BrowserSession) => Promise<void>;
-  /** Signs in over a session with what that means for it (user-rules/sign-in-session.ts); default: the row is replaced. */
-  signingIn?: (input: SessionSignIn) => Promise<(BrowserSession & { id: string }) | undefined>;
+  /** Signs in over a session with what that means for it, in one transaction (user-rules/sign-in-session.ts). */
+  signingIn: (input: SessionSignIn) => Promise<(BrowserSession & { id: string }) | undefined>;
 }): BrowserSessions {
   const { repository, issuer, ttlSeconds, clock } = deps;
   const name = sessionCookieName(issuer);
   const setCookie = (reply: FastifyReply, id: string) => reply.setCookie(name, id, sessionCookieOptions(issuer, ttlSeconds));
-
-  const replace = async ({ old, userId, authTime }: SessionSignIn) => {
-    if (old && !(await repository.take(old.idHash))) return undefined;
-    return repository.start({ userId, authTime, ttlSeconds });
-  };
 
   const cookie = (request: FastifyRequest): string | undefined => request.cookies[name] || undefined;
   const current = async (request: FastifyRequest) => {
@@ -57,9 +59,8 @@ export function browserSessions(deps: {
       setCookie(reply, id);
       return session;
     },
-    async login(reply, old, userId) {
-      const input = { old, userId, authTime: epochSeconds(clock), ttlSeconds };
-      const started = deps.signingIn ? await deps.signingIn(input) : await replace(input);
+    async login(reply, old, userId, within) {
+      const started = await deps.signingIn({ old, userId, authTime: epochSeconds(clock), ttlSeconds, ...(within ? { within } : {}) });
       if (!started) return undefined;
       const { id, ...session } = started;
       setCookie(reply, id);

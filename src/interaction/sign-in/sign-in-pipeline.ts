@@ -12,7 +12,6 @@ import { logRefusal } from '../../http/refusal-log.js';
 import type { UpstreamTokenKeeper } from '../../federation/upstream-tokens.js';
 import type { BrowserSession } from '../../storage/repositories/browser-sessions-repository.js';
 import type { SealedTokensOfSignIn } from '../../storage/repositories/second-factors-repository.js';
-import type { SecondFactors } from '../mfa/second-factors.js';
 import type { BrowserSessions } from '../session/browser-sessions.js';
 import type { SecondFactorBudget } from './second-factor-budget.js';
 import type { MethodOutcome, Refusal, SignInMethodName } from './sign-in-method.js';
@@ -36,7 +35,6 @@ export type SignedInSession = BrowserSession & { userId: string; authTime: numbe
 
 export interface SignInPipelineDeps {
   sessions: Pick<BrowserSessions, 'login'>;
-  secondFactors: Pick<SecondFactors, 'recordSignIn'>;
   secondFactorBudget: SecondFactorBudget;
   audit: AuditSink;
   /** --store-tokens: an upstream sign-in's tokens are written here, once the sign-in is complete. */
@@ -108,7 +106,19 @@ export function signInPipeline(deps: SignInPipelineDeps): SignInPipeline {
     },
 
     async completeSignIn(context, reply, old, { userId, amr, upstreamTokens }) {
-      const fresh = await deps.sessions.login(reply, old, userId);
+      // The audit event and the sign-in's amr commit with the session or not at all.
+      const fresh = await deps.sessions.login(reply, old, userId, async (tx, session) => {
+        await audit.emit(
+          {
+            type: 'login.succeeded',
+            actor: { kind: 'user', userId, ...(context.clientId ? { clientId: context.clientId } : {}) },
+            ...common(context, userId),
+            details: { face: context.face, method: context.method, amr: amr.join(' ') },
+          },
+          { tx },
+        );
+        await tx.secondFactors.recordSignIn(session.idHash, { amr: [...amr], userAgent: context.request.headers['user-agent'], ip: context.request.ip });
+      });
       // Another sign-in in this browser took the session over a moment ago (a second tab): that one stands, and
       // this one starts no second session for the same cookie (user-rules/sign-in-session.ts).
       if (!fresh) {
@@ -124,13 +134,6 @@ export function signInPipeline(deps: SignInPipelineDeps): SignInPipeline {
           ? new PageError('Signed in elsewhere', SIGNED_IN_ELSEWHERE, 409, {}, { back: { href: '/account', label: 'Continue' }, log: { reason } })
           : new ProblemError('conflict', SIGNED_IN_ELSEWHERE, { log: { reason } });
       }
-      await audit.emit({
-        type: 'login.succeeded',
-        actor: { kind: 'user', userId, ...(context.clientId ? { clientId: context.clientId } : {}) },
-        ...common(context, userId),
-        details: { face: context.face, method: context.method, amr: amr.join(' ') },
-      });
-      await deps.secondFactors.recordSignIn(fresh.idHash, { amr: [...amr], userAgent: context.request.headers['user-agent'], ip: context.request.ip });
       // A sign-in with password and second factor starts the account's second-factor count again.
       if (amr.includes('mfa')) await deps.secondFactorBudget.clear(userId);
       await deps.upstreamTokens.keep(upstreamTokens);

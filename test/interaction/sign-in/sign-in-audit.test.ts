@@ -82,6 +82,33 @@ describe('sign-in audit: one row per attempt, one shape, every method on both fa
     expectOne(found, 'login.succeeded', { face: 'interaction', method: 'password', amr: 'pwd' }, client.id);
   });
 
+  test('a sign-in commits with its login.succeeded or not at all: when the event cannot be written, no session, no cookie, no amr', async () => {
+    const user = await createUser(t.core.db, t.core.clock, SIGN_IN);
+    // The audit write fails for this user's sign-in (a subscriber after the database's, in the same transaction).
+    t.core.audit.subscribe((event) => {
+      if (event.type === 'login.succeeded' && event.subject === user.id) throw new Error('the audit log is unavailable');
+    });
+    const browser = new Browser(t.url);
+    const { form } = await openInteraction(browser, authorizeQuery(client.id, REDIRECT_URI));
+    const cookiesBefore = new Map(browser.cookies);
+    const answer = await submitLogin(browser, form, user.username);
+    assert.equal(answer.status, 500, 'the sign-in failed');
+    assert.deepEqual(browser.cookies, cookiesBefore, 'no new session cookie');
+    const sessions = await t.core.db.selectFrom('browser_sessions').select(['id_hash']).where('user_id', '=', user.id).execute();
+    assert.deepEqual(sessions, [], 'no signed-in session was left behind');
+    const amr = await t.core.db
+      .selectFrom('session_authentications as a')
+      .innerJoin('browser_sessions as s', 's.id_hash', 'a.session_hash')
+      .select('a.amr')
+      .where('s.user_id', '=', user.id)
+      .execute();
+    assert.deepEqual(amr, []);
+    assert.deepEqual(
+      (await rows(user.id)).filter((r) => r.type === 'login.succeeded'),
+      [],
+    );
+  });
+
   test('TOTP on /authorize: a wrong code is login.failed, the right one login.succeeded with amr pwd otp mfa', async () => {
     const { user, secret } = await userWithFactors();
     const { browser, form } = await atSecondFactor(user.username);
