@@ -189,10 +189,10 @@ function tokenExchangeGrant(deps: {
       const user = await deps.users.findById(subject.sub);
       if (!user) throw invalidSubject();
 
-      const now = Math.floor(deps.clock.now() / 1000);
       const prepared = deps.issuer.prepare();
-      // Never beyond the subject token: a delegation cannot outlast what it was made from.
-      const lifetime = Math.min(accessTokenLifetime(server, deps.config.ACCESS_TOKEN_TTL), subject.exp - now);
+      // Never beyond the subject token: a delegation cannot outlast what it was made from. Counted from the new
+      // token's own iat (a clock read taken before it could fall a second earlier and give exp = subject's + 1).
+      const lifetime = Math.min(accessTokenLifetime(server, deps.config.ACCESS_TOKEN_TTL), subject.exp - prepared.iat);
       if (lifetime <= 0) throw invalidSubject();
       const expiresAt = new Date(Math.min(prepared.iat + lifetime, prepared.expiresAt.getTime() / 1000) * 1000);
       const act: ActClaim | undefined = actor === null ? below : { sub: actor, ...(below ? { act: below } : {}) };

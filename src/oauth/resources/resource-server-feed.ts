@@ -72,6 +72,9 @@ function decodePage(value: unknown, now: number): PageToken {
   const [cursor, since, kind, after] = parsed as unknown[];
   if (typeof cursor !== 'number' || (since !== null && typeof since !== 'number') || (kind !== 't' && kind !== 'c') || typeof after !== 'string')
     throw invalid();
+  // `after` is a jti or a client_id we wrote: never a control character (PostgreSQL text refuses U+0000, which
+  // would be a 500) nor longer than any we issue.
+  if (after.length > 255 || /[\u0000-\u001f\u007f]/.test(after)) throw invalid();
   return {
     cursor: cursorOf(String(cursor), now, 'page'),
     since: since === null ? undefined : cursorOf(String(since), now, 'page'),

@@ -143,6 +143,9 @@ test('revocations paging: a page token that is not a `next` of this endpoint is 
     'not-a-page',
     Buffer.from('[1,null,"x","a"]').toString('base64url'),
     Buffer.from(`[${Date.now() + 3_600_000},null,"t",""]`).toString('base64url'),
+    // A NUL in `after` would reach PostgreSQL (which refuses it in text: a 500); an overlong one is no id of ours.
+    Buffer.from(JSON.stringify([Date.now() - 1000, null, 't', '\u0000'])).toString('base64url'),
+    Buffer.from(JSON.stringify([Date.now() - 1000, null, 'c', 'x'.repeat(256)])).toString('base64url'),
   ]) {
     const response = await fetch(`${t.url}/resource-server/revocations?page=${page}`, { headers });
     assert.equal(response.status, 400, page);
