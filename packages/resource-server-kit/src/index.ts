@@ -57,6 +57,7 @@ export {
   normalisedPath,
   normalisePath,
   requestTarget,
+  type RequestTargetOptions,
   isAmbiguous,
   RouteSyntaxError,
   type AmbiguousPath,

@@ -40,7 +40,10 @@ export interface RequestToVerify {
   /** The request target: a path with query (`/notes?x=1`) or an absolute URL. */
   url: string;
   headers: RequestHeaders;
-  /** `url` already parsed with requestTarget (a proxy that parsed it once); `url` is then not read again. */
+  /**
+   * `url` already parsed with requestTarget by a caller that then serves the normalised path (a proxy forwarding
+   * it); `url` is then not read again. Without it, `.`, `..` and empty segments are refused (400).
+   */
   target?: RequestTarget;
 }
 
@@ -193,8 +196,10 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     checkRequirement,
     requirementOf,
     async verifyRequest(request) {
-      // Parsed once: the path the rules see is the path the proof names (and the one a proxy forwards).
-      const target = request.target ?? requestTarget(request.url);
+      // Parsed once: the path the rules see is the path the proof names (and the one a proxy forwards). Without a
+      // target the caller is in process and routes the raw url itself: a path the rules would see resolved
+      // (`/files/secret/../x` as `/files/x`) is refused rather than checked as another path than the one served.
+      const target = request.target ?? requestTarget(request.url, { routedAsSent: true });
       if (isAmbiguous(target)) return ambiguousPathRefusal(target.description);
       const authentication = await authenticate(request, target.path, target.search);
       if (!authentication.ok) return authentication;

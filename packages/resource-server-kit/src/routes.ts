@@ -224,10 +224,35 @@ function validUtf8InPlace(path: string): boolean {
 }
 
 /**
+ * Whether a raw path has a segment normalisation would resolve away: `.` or `..` (raw, or with `%2e` in any case)
+ * or an empty one (`//`; a trailing slash is not one). Harmless where the normalised path is what gets routed
+ * (`protect` forwards it); fatal in process, where the framework routes the raw path: `/files/secret/../x` is
+ * `/files/x` to the rules and the `/files/secret/*` handler to Fastify or Express.
+ */
+function unresolvedSegment(raw: string): boolean {
+  if (!raw.includes('/.') && !raw.includes('//') && !/\/%2e/i.test(raw)) return false;
+  const parts = raw.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const segment = parts[i]!.replace(/%2e/gi, '.');
+    if (segment === '.' || segment === '..' || (segment === '' && i < parts.length - 1)) return true;
+  }
+  return false;
+}
+
+export interface RequestTargetOptions {
+  /**
+   * The caller routes the raw path itself (the kit in process: the Fastify plugin, verifyRequest without a
+   * target), so a path that normalises to another one cannot be made safe by normalising it: `.`, `..` and empty
+   * segments are refused.
+   */
+  routedAsSent?: boolean;
+}
+
+/**
  * A request target (origin-form `/p?q`, or absolute-form `http://host/p?q`) parsed once: the normalised path and
  * the query, or why it is refused. A fragment is refused (clients never send one).
  */
-export function requestTarget(url: string): RequestTarget | AmbiguousPath {
+export function requestTarget(url: string, options: RequestTargetOptions = {}): RequestTarget | AmbiguousPath {
   let rest = url;
   if (!rest.startsWith('/')) {
     const absolute = /^https?:\/\/[^/?#]*/i.exec(rest);
@@ -237,6 +262,8 @@ export function requestTarget(url: string): RequestTarget | AmbiguousPath {
   if (rest.includes('#')) return { description: 'The request target must not carry a fragment.' };
   const question = rest.indexOf('?');
   const rawPath = question < 0 ? rest : rest.slice(0, question);
+  if (options.routedAsSent && unresolvedSegment(rawPath))
+    return { description: 'The request path has a ".", ".." or empty segment; send the path without them.' };
   const path = normalisePath(rawPath);
   if (typeof path !== 'string') return path;
   return { path, search: question < 0 ? '' : rest.slice(question) };
