@@ -22,9 +22,13 @@ let service: { id: string; secret: string };
 /** Every request target the upstream received. */
 const received: string[] = [];
 
-/** The upstream's handlers, keyed by method and lower-cased path without trailing slash (Express's defaults). */
+/**
+ * The upstream's handlers, keyed by method and lower-cased path without trailing slash (Express's defaults), the
+ * path percent-decoded before routing (Flask/Werkzeug, Spring, ASP.NET Core, Go).
+ */
 const HANDLERS: Record<string, string> = {
   'GET /mcp/admin/keys': 'admin keys',
+  'GET /mcp/users/@me': 'my profile',
   'POST /mcp/notes': 'create note',
   'GET /mcp/notes/x': 'note x',
   'GET /mcp/reports/public': 'public report',
@@ -37,7 +41,14 @@ async function startLenientUpstream(): Promise<string> {
       .split('?')[0]!
       .toLowerCase()
       .replace(/(.)\/$/, '$1');
-    const served = HANDLERS[`${req.method} ${path}`] ?? 'not found';
+    const decoded = (() => {
+      try {
+        return decodeURIComponent(path);
+      } catch {
+        return path;
+      }
+    })();
+    const served = HANDLERS[`${req.method} ${decoded}`] ?? 'not found';
     req.resume();
     res.writeHead(served === 'not found' ? 404 : 200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ served, url: req.url }));
@@ -63,6 +74,7 @@ before(async () => {
     'GET /mcp/notes*=notes:read',
     'GET /mcp/reports*=notes:write',
     'GET /mcp/Reports/public=',
+    '* /mcp/users/@me=notes:write',
   ].flatMap((rule) => ['--route', rule]);
   const options = parseProtectArgs([...protectArgs({ resource, upstream: upstreamUrl, issuer: gatehouse.url, port }), ...routes], {
     GATEHOUSE_CLIENT_ID: credentials.client_id,
@@ -145,6 +157,16 @@ test('the normalised path is the one forwarded: dot segments, empty segments and
   const answer = await send('GET', '/mcp//notes/./%61/../%78?q=1', await clientToken('notes:read'));
   assert.deepEqual(answer.body, { served: 'note x', url: '/mcp/notes/x?q=1' });
   assert.equal((await send('GET', '/mcp/notes/%2e%2e/admin/keys', await clientToken('notes:read'))).status, 401, 'the step-up of /mcp/admin*');
+});
+
+test('escaped sub-delims decoded: GET /mcp/users/%40me needs what "* /mcp/users/@me" demands at an upstream that decodes it to @me', async () => {
+  received.length = 0;
+  const refused = await send('GET', '/mcp/users/%40me', await clientToken('notes:read'));
+  assert.equal(refused.status, 403);
+  assert.match(refused.challenge, /scope="notes:write"/);
+  assert.deepEqual(received, [], 'the upstream, which would have served "my profile", was not called');
+  const allowed = await send('GET', '/mcp/users/%40me', await clientToken('notes:write'));
+  assert.deepEqual(allowed.body, { served: 'my profile', url: '/mcp/users/@me' }, 'the decoded path is the one forwarded');
 });
 
 /** Ambiguous between upstreams: 400 invalid_request in the proxy's OAuth error JSON, before the token and the upstream. */

@@ -156,14 +156,19 @@ const isUnreserved = (byte: number) =>
   byte === 0x2e ||
   byte === 0x5f ||
   byte === 0x7e;
+// The rest of RFC 3986's pchar (sub-delims, `:`, `@`; `;` is refused): allowed raw in a segment, and decoded
+// before routing by Flask/Werkzeug, Spring, ASP.NET Core and Go, so `/notes%3Apurge` is `/notes:purge` to them
+// and must be to the rules. `%2F`, `%5C`, `%3B` stay refused, `%3F`, `%23`, `%25` encoded (decoding them would
+// change the request's structure).
+const isPathDelimiter = (byte: number) => byte === 0x21 || byte === 0x24 || (byte >= 0x26 && byte <= 0x2c) || byte === 0x3d || byte === 0x3a || byte === 0x40;
 // RFC 3986 pchar without `;` (a path parameter to Tomcat and Spring, `/admin/..;/x`), plus `/`; `%` is checked
 // apart. Nothing else — backslash, space, controls, non-ASCII — may appear unencoded.
 const RAW_ALLOWED = /^[A-Za-z0-9\-._~!$&'()*+,=:@/%]*$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A path (no query) normalised, or why it is refused. Percent-encoded unreserved characters are decoded and
- * other escapes written in upper case; `.` and `..` segments (encoded or not) are resolved; empty segments
+ * A path (no query) normalised, or why it is refused. Percent-encoded characters a segment may hold raw
+ * (unreserved, sub-delims, `:`, `@`) are decoded and other escapes written in upper case; `.` and `..` segments (encoded or not) are resolved; empty segments
  * (`//`) are dropped, a trailing slash kept. Refused because upstreams disagree on them: an encoded `/` or `\`,
  * a backslash, `;` (raw or encoded), a control character or NUL (raw or encoded), a `%` not followed by two
  * hex digits, an escape sequence that is not UTF-8.
@@ -189,7 +194,7 @@ export function normalisePath(raw: string): string | AmbiguousPath {
     if (byte === 0x3b) return { description: 'The request path contains an encoded ";".' };
     if (byte < 0x20 || byte === 0x7f) return { description: 'The request path contains an encoded control character.' };
     if (byte >= 0x80) (escapedBytes ??= []).push(byte);
-    decoded += isUnreserved(byte) ? String.fromCharCode(byte) : `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
+    decoded += isUnreserved(byte) || isPathDelimiter(byte) ? String.fromCharCode(byte) : `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
   }
   // Upstreams that decode non-UTF-8 escapes replace, drop or keep them: each a different path.
   if (escapedBytes !== undefined && !validUtf8InPlace(decoded)) return { description: 'The request path has an escape sequence that is not UTF-8.' };
