@@ -104,22 +104,23 @@ function mostSpecific(rules: readonly RouteRule[], method: string, path: string,
 /**
  * The requirement of a request (its method and normalised path): what the most specific rule under every
  * interpretation demands, together — every scope any of them names, and an acr every one of them accepts. No rule
- * under any reading: `fallback` (a token, no scope).
+ * under any reading: `fallback` (a token, no scope). Several methods (the request's and the one a method override
+ * names) are readings too: the rules of each apply.
  */
 export function routeRequirement(
   rules: readonly RouteRule[],
-  method: string,
+  method: string | readonly string[],
   path: string,
   fallback: RouteRequirement = { scopes: [], acr: [] },
 ): RouteRequirement {
-  const upper = method.toUpperCase();
   const applying = new Set<RouteRule>();
   // The readings: the path as sent and with its trailing slash toggled, each compared exactly and case-folded.
-  for (const spelling of [path, otherSlash(path)])
-    for (const fold of [false, true]) {
-      const rule = mostSpecific(rules, upper, spelling, fold);
-      if (rule) applying.add(rule);
-    }
+  for (const each of typeof method === 'string' ? [method] : method)
+    for (const spelling of [path, otherSlash(path)])
+      for (const fold of [false, true]) {
+        const rule = mostSpecific(rules, each.toUpperCase(), spelling, fold);
+        if (rule) applying.add(rule);
+      }
   if (applying.size === 0) return fallback;
   if (applying.size === 1) return [...applying][0]!;
   const scopes = new Set<string>();
