@@ -22,9 +22,14 @@ let service: { id: string; secret: string };
 /** Every request target the upstream received. */
 const received: string[] = [];
 
-/** The upstream's handlers, keyed by method and lower-cased path without trailing slash (Express's defaults). */
+/**
+ * The upstream's handlers, keyed by method and lower-cased path without trailing slash (Express's defaults), the
+ * path percent-decoded before routing (Flask/Werkzeug, Spring, ASP.NET Core, Go).
+ */
 const HANDLERS: Record<string, string> = {
   'GET /mcp/admin/keys': 'admin keys',
+  'GET /mcp/users/@me': 'my profile',
+  'DELETE /mcp/notes': 'delete notes',
   'POST /mcp/notes': 'create note',
   'GET /mcp/notes/x': 'note x',
   'GET /mcp/reports/public': 'public report',
@@ -37,7 +42,22 @@ async function startLenientUpstream(): Promise<string> {
       .split('?')[0]!
       .toLowerCase()
       .replace(/(.)\/$/, '$1');
-    const served = HANDLERS[`${req.method} ${path}`] ?? 'not found';
+    const decoded = (() => {
+      try {
+        return decodeURIComponent(path);
+      } catch {
+        return path;
+      }
+    })();
+    // Method override honoured, as Rails, Laravel, Symfony and Express's method-override do.
+    const override =
+      req.headers['x-http-method-override'] ??
+      req.headers['x-http-method'] ??
+      req.headers['x-method-override'] ??
+      new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('_method') ??
+      undefined;
+    const method = typeof override === 'string' ? override.toUpperCase() : req.method;
+    const served = HANDLERS[`${method} ${decoded}`] ?? 'not found';
     req.resume();
     res.writeHead(served === 'not found' ? 404 : 200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ served, url: req.url }));
@@ -63,6 +83,8 @@ before(async () => {
     'GET /mcp/notes*=notes:read',
     'GET /mcp/reports*=notes:write',
     'GET /mcp/Reports/public=',
+    '* /mcp/users/@me=notes:write',
+    'DELETE /mcp/notes*=notes:admin',
   ].flatMap((rule) => ['--route', rule]);
   const options = parseProtectArgs([...protectArgs({ resource, upstream: upstreamUrl, issuer: gatehouse.url, port }), ...routes], {
     GATEHOUSE_CLIENT_ID: credentials.client_id,
@@ -92,10 +114,15 @@ async function clientToken(scope: string): Promise<string> {
 }
 
 /** A request with the path exactly as written (fetch would normalise backslashes and dot segments first). */
-function send(method: string, path: string, token: string): Promise<{ status: number; body: Record<string, unknown>; challenge: string }> {
+function send(
+  method: string,
+  path: string,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown>; challenge: string }> {
   const { port } = new URL(proxy.url);
   return new Promise((resolve, reject) => {
-    const req = rawRequest({ host: '127.0.0.1', port, method, path, headers: { authorization: `Bearer ${token}` } }, (res) => {
+    const req = rawRequest({ host: '127.0.0.1', port, method, path, headers: { ...headers, authorization: `Bearer ${token}` } }, (res) => {
       let text = '';
       res.on('data', (chunk) => {
         text += chunk;
@@ -145,6 +172,49 @@ test('the normalised path is the one forwarded: dot segments, empty segments and
   const answer = await send('GET', '/mcp//notes/./%61/../%78?q=1', await clientToken('notes:read'));
   assert.deepEqual(answer.body, { served: 'note x', url: '/mcp/notes/x?q=1' });
   assert.equal((await send('GET', '/mcp/notes/%2e%2e/admin/keys', await clientToken('notes:read'))).status, 401, 'the step-up of /mcp/admin*');
+});
+
+test('escaped sub-delims decoded: GET /mcp/users/%40me needs what "* /mcp/users/@me" demands at an upstream that decodes it to @me', async () => {
+  received.length = 0;
+  const refused = await send('GET', '/mcp/users/%40me', await clientToken('notes:read'));
+  assert.equal(refused.status, 403);
+  assert.match(refused.challenge, /scope="notes:write"/);
+  assert.deepEqual(received, [], 'the upstream, which would have served "my profile", was not called');
+  const allowed = await send('GET', '/mcp/users/%40me', await clientToken('notes:write'));
+  assert.deepEqual(allowed.body, { served: 'my profile', url: '/mcp/users/@me' }, 'the decoded path is the one forwarded');
+});
+
+test('method override: POST /mcp/notes with X-HTTP-Method-Override: DELETE (or X-HTTP-Method, X-Method-Override, _method) needs what "DELETE /mcp/notes*" demands too', async () => {
+  const token = await clientToken('notes:write');
+  received.length = 0;
+  for (const [path, headers] of [
+    ['/mcp/notes', { 'x-http-method-override': 'DELETE' }],
+    ['/mcp/notes', { 'x-http-method': 'delete' }],
+    ['/mcp/notes', { 'x-method-override': 'DELETE' }],
+    ['/mcp/notes?_method=DELETE', {}],
+  ] as const) {
+    const answer = await send('POST', path, token, headers);
+    assert.equal(answer.status, 403, `${path} ${JSON.stringify(headers)}`);
+    assert.match(answer.challenge, /scope="[^"]*notes:admin/);
+  }
+  assert.deepEqual(received, [], 'the upstream, which would have run "delete notes", was not called');
+  const plain = await send('POST', '/mcp/notes', token, { 'x-http-method-override': 'POST' });
+  assert.equal(plain.body.served, 'create note', 'an override naming the request’s own method adds nothing');
+});
+
+test('method override: a value naming no method is refused (400 invalid_request) before the upstream', async () => {
+  const token = await clientToken('notes:write');
+  received.length = 0;
+  for (const [path, headers] of [
+    ['/mcp/notes', { 'x-http-method-override': 'FOO' }],
+    ['/mcp/notes', { 'x-http-method-override': 'DELETE, PUT' }],
+    ['/mcp/notes?_method=', {}],
+  ] as const) {
+    const answer = await send('POST', path, token, headers);
+    assert.equal(answer.status, 400, `${path} ${JSON.stringify(headers)}`);
+    assert.equal(answer.body.error, 'invalid_request');
+  }
+  assert.deepEqual(received, []);
 });
 
 /** Ambiguous between upstreams: 400 invalid_request in the proxy's OAuth error JSON, before the token and the upstream. */

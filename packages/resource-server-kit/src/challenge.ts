@@ -36,6 +36,7 @@ export type RefusalReason =
   | 'revocations_unavailable'
   | 'configuration_unavailable'
   | 'ambiguous_path'
+  | 'method_override'
   | 'route_conflict';
 
 export interface Refusal {
@@ -113,6 +114,11 @@ export function stepUpRefusal(acrValues: readonly string[], context: ChallengeCo
 }
 
 /** A request path upstreams read differently (routes.ts): refused before anything else, no challenge (not the token's fault). */
+/** A method override naming no method (method-override.ts): 400 before the token, like an ambiguous path. */
+export function methodOverrideRefusal(description: string): Refusal {
+  return refusal({ status: 400, error: 'invalid_request', description, reason: 'method_override' }, undefined);
+}
+
 export function ambiguousPathRefusal(description: string): Refusal {
   return refusal({ status: 400, error: 'invalid_request', description, reason: 'ambiguous_path' }, undefined);
 }

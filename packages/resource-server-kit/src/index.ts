@@ -57,6 +57,7 @@ export {
   normalisedPath,
   normalisePath,
   requestTarget,
+  type RequestTargetOptions,
   isAmbiguous,
   RouteSyntaxError,
   type AmbiguousPath,
@@ -64,6 +65,7 @@ export {
   type RouteRequirement,
   type RouteRule,
 } from './routes.js';
+export { overridingMethods, METHOD_OVERRIDE_HEADERS, METHOD_OVERRIDE_PARAMETER, type InvalidOverride } from './method-override.js';
 export { dpopNonces, DPOP_NONCE_WINDOW_SECONDS, type DpopNonces } from './dpop/nonce.js';
 export {
   DPOP_ALGS,

@@ -17,6 +17,7 @@ import {
   bearerRefusal,
   dpopRefusal,
   insufficientScopeRefusal,
+  methodOverrideRefusal,
   missingTokenRefusal,
   routeConflictRefusal,
   stepUpRefusal,
@@ -29,6 +30,7 @@ import { authorizationCredentials, possessionFailure, type PresentedToken } from
 import { DPOP_ALGS, memoryProofReplay, type ProofReplayStore } from './dpop/proof.js';
 import type { Identity } from './identity.js';
 import { remoteKeySource, type KeySource } from './key-source.js';
+import { overridingMethods } from './method-override.js';
 import { isAmbiguous, parseRoute, requestTarget, routeRequirement, type RequestTarget, type RouteRequirement, type RouteRule } from './routes.js';
 import { randomBytes } from 'node:crypto';
 
@@ -40,7 +42,10 @@ export interface RequestToVerify {
   /** The request target: a path with query (`/notes?x=1`) or an absolute URL. */
   url: string;
   headers: RequestHeaders;
-  /** `url` already parsed with requestTarget (a proxy that parsed it once); `url` is then not read again. */
+  /**
+   * `url` already parsed with requestTarget by a caller that then serves the normalised path (a proxy forwarding
+   * it); `url` is then not read again. Without it, `.`, `..` and empty segments are refused (400).
+   */
   target?: RequestTarget;
 }
 
@@ -193,12 +198,18 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     checkRequirement,
     requirementOf,
     async verifyRequest(request) {
-      // Parsed once: the path the rules see is the path the proof names (and the one a proxy forwards).
-      const target = request.target ?? requestTarget(request.url);
+      // Parsed once: the path the rules see is the path the proof names (and the one a proxy forwards). Without a
+      // target the caller is in process and routes the raw url itself: a path the rules would see resolved
+      // (`/files/secret/../x` as `/files/x`) is refused rather than checked as another path than the one served.
+      const target = request.target ?? requestTarget(request.url, { routedAsSent: true });
       if (isAmbiguous(target)) return ambiguousPathRefusal(target.description);
+      // An upstream honouring a method override runs the method it names: that method's rule applies too.
+      const overrides = overridingMethods((name) => headerOf(request.headers, name), target.search);
+      if (!Array.isArray(overrides)) return methodOverrideRefusal(overrides.description);
       const authentication = await authenticate(request, target.path, target.search);
       if (!authentication.ok) return authentication;
-      const requirement = requirementOf(request.method, target.path);
+      const requirement =
+        overrides.length === 0 ? requirementOf(request.method, target.path) : routeRequirement(rules(), [request.method, ...overrides], target.path);
       return checkRequirement(authentication.identity, requirement) ?? { ...authentication, requirement };
     },
     metadata() {

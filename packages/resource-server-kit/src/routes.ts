@@ -104,22 +104,23 @@ function mostSpecific(rules: readonly RouteRule[], method: string, path: string,
 /**
  * The requirement of a request (its method and normalised path): what the most specific rule under every
  * interpretation demands, together — every scope any of them names, and an acr every one of them accepts. No rule
- * under any reading: `fallback` (a token, no scope).
+ * under any reading: `fallback` (a token, no scope). Several methods (the request's and the one a method override
+ * names) are readings too: the rules of each apply.
  */
 export function routeRequirement(
   rules: readonly RouteRule[],
-  method: string,
+  method: string | readonly string[],
   path: string,
   fallback: RouteRequirement = { scopes: [], acr: [] },
 ): RouteRequirement {
-  const upper = method.toUpperCase();
   const applying = new Set<RouteRule>();
   // The readings: the path as sent and with its trailing slash toggled, each compared exactly and case-folded.
-  for (const spelling of [path, otherSlash(path)])
-    for (const fold of [false, true]) {
-      const rule = mostSpecific(rules, upper, spelling, fold);
-      if (rule) applying.add(rule);
-    }
+  for (const each of typeof method === 'string' ? [method] : method)
+    for (const spelling of [path, otherSlash(path)])
+      for (const fold of [false, true]) {
+        const rule = mostSpecific(rules, each.toUpperCase(), spelling, fold);
+        if (rule) applying.add(rule);
+      }
   if (applying.size === 0) return fallback;
   if (applying.size === 1) return [...applying][0]!;
   const scopes = new Set<string>();
@@ -156,14 +157,19 @@ const isUnreserved = (byte: number) =>
   byte === 0x2e ||
   byte === 0x5f ||
   byte === 0x7e;
+// The rest of RFC 3986's pchar (sub-delims, `:`, `@`; `;` is refused): allowed raw in a segment, and decoded
+// before routing by Flask/Werkzeug, Spring, ASP.NET Core and Go, so `/notes%3Apurge` is `/notes:purge` to them
+// and must be to the rules. `%2F`, `%5C`, `%3B` stay refused, `%3F`, `%23`, `%25` encoded (decoding them would
+// change the request's structure).
+const isPathDelimiter = (byte: number) => byte === 0x21 || byte === 0x24 || (byte >= 0x26 && byte <= 0x2c) || byte === 0x3d || byte === 0x3a || byte === 0x40;
 // RFC 3986 pchar without `;` (a path parameter to Tomcat and Spring, `/admin/..;/x`), plus `/`; `%` is checked
 // apart. Nothing else — backslash, space, controls, non-ASCII — may appear unencoded.
 const RAW_ALLOWED = /^[A-Za-z0-9\-._~!$&'()*+,=:@/%]*$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A path (no query) normalised, or why it is refused. Percent-encoded unreserved characters are decoded and
- * other escapes written in upper case; `.` and `..` segments (encoded or not) are resolved; empty segments
+ * A path (no query) normalised, or why it is refused. Percent-encoded characters a segment may hold raw
+ * (unreserved, sub-delims, `:`, `@`) are decoded and other escapes written in upper case; `.` and `..` segments (encoded or not) are resolved; empty segments
  * (`//`) are dropped, a trailing slash kept. Refused because upstreams disagree on them: an encoded `/` or `\`,
  * a backslash, `;` (raw or encoded), a control character or NUL (raw or encoded), a `%` not followed by two
  * hex digits, an escape sequence that is not UTF-8.
@@ -189,7 +195,7 @@ export function normalisePath(raw: string): string | AmbiguousPath {
     if (byte === 0x3b) return { description: 'The request path contains an encoded ";".' };
     if (byte < 0x20 || byte === 0x7f) return { description: 'The request path contains an encoded control character.' };
     if (byte >= 0x80) (escapedBytes ??= []).push(byte);
-    decoded += isUnreserved(byte) ? String.fromCharCode(byte) : `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
+    decoded += isUnreserved(byte) || isPathDelimiter(byte) ? String.fromCharCode(byte) : `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
   }
   // Upstreams that decode non-UTF-8 escapes replace, drop or keep them: each a different path.
   if (escapedBytes !== undefined && !validUtf8InPlace(decoded)) return { description: 'The request path has an escape sequence that is not UTF-8.' };
@@ -224,10 +230,35 @@ function validUtf8InPlace(path: string): boolean {
 }
 
 /**
+ * Whether a raw path has a segment normalisation would resolve away: `.` or `..` (raw, or with `%2e` in any case)
+ * or an empty one (`//`; a trailing slash is not one). Harmless where the normalised path is what gets routed
+ * (`protect` forwards it); fatal in process, where the framework routes the raw path: `/files/secret/../x` is
+ * `/files/x` to the rules and the `/files/secret/*` handler to Fastify or Express.
+ */
+function unresolvedSegment(raw: string): boolean {
+  if (!raw.includes('/.') && !raw.includes('//') && !/\/%2e/i.test(raw)) return false;
+  const parts = raw.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const segment = parts[i]!.replace(/%2e/gi, '.');
+    if (segment === '.' || segment === '..' || (segment === '' && i < parts.length - 1)) return true;
+  }
+  return false;
+}
+
+export interface RequestTargetOptions {
+  /**
+   * The caller routes the raw path itself (the kit in process: the Fastify plugin, verifyRequest without a
+   * target), so a path that normalises to another one cannot be made safe by normalising it: `.`, `..` and empty
+   * segments are refused.
+   */
+  routedAsSent?: boolean;
+}
+
+/**
  * A request target (origin-form `/p?q`, or absolute-form `http://host/p?q`) parsed once: the normalised path and
  * the query, or why it is refused. A fragment is refused (clients never send one).
  */
-export function requestTarget(url: string): RequestTarget | AmbiguousPath {
+export function requestTarget(url: string, options: RequestTargetOptions = {}): RequestTarget | AmbiguousPath {
   let rest = url;
   if (!rest.startsWith('/')) {
     const absolute = /^https?:\/\/[^/?#]*/i.exec(rest);
@@ -237,6 +268,8 @@ export function requestTarget(url: string): RequestTarget | AmbiguousPath {
   if (rest.includes('#')) return { description: 'The request target must not carry a fragment.' };
   const question = rest.indexOf('?');
   const rawPath = question < 0 ? rest : rest.slice(0, question);
+  if (options.routedAsSent && unresolvedSegment(rawPath))
+    return { description: 'The request path has a ".", ".." or empty segment; send the path without them.' };
   const path = normalisePath(rawPath);
   if (typeof path !== 'string') return path;
   return { path, search: question < 0 ? '' : rest.slice(question) };

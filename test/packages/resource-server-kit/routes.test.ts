@@ -57,3 +57,17 @@ test('acr of several applying rules: only values every one accepts; none in comm
   const disjoint = rules('* /admin*=;acr=mfa', '* /Admin*=;acr=hwk');
   assert.equal(routeRequirement(disjoint, 'GET', '/Admin/x').acrConflict, true);
 });
+
+test('escaped sub-delims, ":" and "@" decoded as upstreams decode them: POST /v1/notes%3Apurge meets the notes:purge rule, /users/%40me the /users/@me one', () => {
+  assert.equal(normalisePath('/a%21%24%26%27%28%29%2A%2B%2C%3D%3A%40b'), "/a!$&'()*+,=:@b");
+  assert.equal(normalisePath('/a%2a%2b%3a%40'), '/a*+:@', 'lower-case escapes too');
+  const set = rules('POST /v1/notes*=notes:write', 'POST /v1/notes:purge=notes:admin', '* /users/@me=profile:admin');
+  assert.ok(routeRequirement(set, 'POST', normalisePath('/v1/notes%3Apurge') as string).scopes.includes('notes:admin'));
+  assert.deepEqual(routeRequirement(set, 'GET', normalisePath('/users/%40me') as string).scopes, ['profile:admin']);
+  assert.equal(parseRoute('GET /users/%40me=s').path, '/users/@me', 'a rule written encoded means the same');
+});
+
+test('escapes that would change the request structure stay as they are: %2F %5C %3B refused, %3F %23 %25 kept encoded', () => {
+  for (const path of ['/a%2Fb', '/a%5Cb', '/a%3Bb']) assert.ok(isAmbiguous(normalisePath(path)), path);
+  assert.equal(normalisePath('/a%3fb%23c%25d'), '/a%3Fb%23c%25d');
+});

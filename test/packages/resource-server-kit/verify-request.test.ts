@@ -4,7 +4,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
-import { resourceServer, parseRoute, normalisedPath, RouteSyntaxError, type ResourceServer } from '@gatehouse/resource-server';
+import { request as rawRequest } from 'node:http';
+import {
+  resourceServer,
+  parseRoute,
+  normalisedPath,
+  requestTarget,
+  RouteSyntaxError,
+  type RequestTarget,
+  type ResourceServer,
+} from '@gatehouse/resource-server';
 import { gatehouseResourceServer } from '@gatehouse/resource-server/fastify';
 import { calculateJwkThumbprint } from 'jose';
 import { claims, sign, startJwksServer, testIssuerKeys, type JwksServer, type TestIssuerKeys } from '../../resource-server/auth/forge.js';
@@ -99,7 +108,10 @@ test('scope per route: a token without the route scope gets 403 insufficient_sco
 
 test('route matching: dot segments and encoded dots cannot step past a rule (normalised path)', async () => {
   assert.equal(normalisedPath('/mcp/notes/%2E%2E/admin/x?y=1'), '/mcp/admin/x');
-  const result = await get('/mcp/notes/%2e%2e/admin/keys', { authorization: `Bearer ${await token({ scope: 'notes:read' })}` });
+  // A caller that serves the normalised path (protect forwards it) passes the target it parsed.
+  const url = '/mcp/notes/%2e%2e/admin/keys';
+  const target = requestTarget(url) as RequestTarget;
+  const result = await server.verifyRequest({ method: 'GET', url, target, headers: { authorization: `Bearer ${await token({ scope: 'notes:read' })}` } });
   assert.equal(result.ok === false && result.reason, 'scope');
 });
 
@@ -211,6 +223,51 @@ test('the Fastify plugin serves the metadata document, refuses with the challeng
     assert.equal(refused.json().error, 'unauthorized');
     const ok = await app.inject({ url: '/mcp/notes', headers: { authorization: `Bearer ${await token({ sub: 'bob' })}` } });
     assert.deepEqual(ok.json(), { sub: 'bob' });
+  } finally {
+    await app.close();
+  }
+});
+
+/** GET `path` exactly as written (fetch would resolve dot segments first) from a listening server. */
+function rawGet(origin: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = rawRequest({ host: hostname, port, path, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('in process, dot and empty segments refused: the Fastify plugin does not let files:read reach the /files/secret/* handler through /files/secret/../x', async () => {
+  const files = resourceServer({
+    issuer: ISSUER,
+    resource: RESOURCE,
+    jwksUrl: jwks.url,
+    routes: ['GET /files/*=files:read', 'GET /files/secret/*=files:admin'],
+  });
+  const app = Fastify();
+  await app.register(async (scope) => {
+    await scope.register(gatehouseResourceServer, { resourceServer: files });
+    scope.get('/files/secret/*', async () => ({ served: 'secret' }));
+    scope.get('/files/*', async () => ({ served: 'files' }));
+  });
+  const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const authorization = `Bearer ${await token({ scope: 'files:read' })}`;
+    assert.deepEqual((await rawGet(origin, '/files/x', { authorization })).body, { served: 'files' });
+    assert.equal((await rawGet(origin, '/files/secret/x', { authorization })).status, 403, 'the rule for the secret handler holds');
+    for (const path of ['/files/secret/../x', '/files/secret/%2e%2e/x', '/files/secret/%2E./x', '/files/secret/./x', '/files/secret//x', '/files//secret/x']) {
+      const answer = await rawGet(origin, path, { authorization });
+      assert.equal(answer.status, 400, path);
+      assert.equal(answer.body.error, 'invalid_request', path);
+    }
+    assert.equal((await rawGet(origin, '/files/a/', { authorization })).status, 200, 'a trailing slash is not an empty segment');
   } finally {
     await app.close();
   }

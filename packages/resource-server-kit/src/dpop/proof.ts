@@ -64,7 +64,11 @@ export interface DpopDeps {
 }
 
 export interface MemoryProofReplayOptions {
-  /** Live entries in all (default 100,000). Past it a proof is refused (fail closed), never forgotten early. */
+  /**
+   * Live entries in all (default 100,000). Past it only a client holding less than its fair share
+   * (maxEntries / clients present) is admitted, and nothing past twice this: a proof is refused (fail closed),
+   * never forgotten early.
+   */
   maxEntries?: number;
   /**
    * Live entries of one partition (client; its key when none is given), default a tenth of maxEntries: one
@@ -79,7 +83,10 @@ export class ProofReplayFull extends Error {
 }
 
 /**
- * Spent proofs in this process's memory, bounded twice: in all and per partition (client). An entry lives until
+ * Spent proofs in this process's memory, bounded per partition (client) and in all, with a fair share: when the
+ * total is spent, the partitions holding at least maxEntries / (number of partitions) are refused and the others
+ * — a client arriving last included — still admitted, so ten clients each filling their own budget cannot lock
+ * an eleventh out. Admitting them past the total is bounded too: never more than twice maxEntries. An entry lives until
  * the proof could no longer be accepted anyway (its iat window), and only proofs that were verified and bound
  * to a verified token reach the store (verifyDpopProof checks everything, the key included, before it consumes),
  * so filling it takes valid tokens of this resource, and a client that sends many only spends its own budget.
@@ -107,15 +114,22 @@ export function memoryProofReplay(clock: Clock, options: MemoryProofReplayOption
     async consume(jkt, jtiHash, expiresAt, partition = jkt) {
       const now = clock.now();
       let spent = partitions.get(partition);
-      if (now - sweptAt > 10_000 || total >= maxEntries || (spent !== undefined && spent.size >= maxPerPartition)) {
+      // A sweep walks every entry: when full, at most once a second (a refused client retries later anyway), so
+      // a full store does not cost a walk of 100,000 entries per request.
+      const full = total >= maxEntries || (spent !== undefined && spent.size >= maxPerPartition);
+      if (now - sweptAt > 10_000 || (full && now - sweptAt > 1_000)) {
         sweep(now);
         spent = partitions.get(partition);
       }
       const key = `${jkt}.${jtiHash}`;
       const until = spent?.get(key);
       if (until !== undefined && until > now) return false;
-      if (total >= maxEntries) throw new ProofReplayFull('too many DPoP proofs in flight at this resource');
       if (spent !== undefined && spent.size >= maxPerPartition) throw new ProofReplayFull('too many DPoP proofs in flight for this client');
+      if (total >= maxEntries) {
+        // Fair share of the spent room: only the partitions holding at least as much as an equal split refused.
+        const share = maxEntries / (partitions.size + (spent === undefined ? 1 : 0));
+        if ((spent?.size ?? 0) >= share || total >= 2 * maxEntries) throw new ProofReplayFull('too many DPoP proofs in flight at this resource');
+      }
       if (spent === undefined) partitions.set(partition, (spent = new Map()));
       spent.set(key, expiresAt.getTime());
       total += 1;

@@ -87,3 +87,20 @@ test('DPoP replay entries expire with the proof’s iat window: a client whose b
   clock.advance(92_000);
   assert.equal((await call(rs, client, client.key, iat())).ok, true);
 });
+
+test('DPoP replay fair share: ten clients filling the whole store do not lock out an eleventh, which is admitted while the hogs are refused', async () => {
+  const rs = server(memoryProofReplay(testClock(), { maxEntries: 50 }));
+  const flooders = await Promise.all(Array.from({ length: 10 }, (_, i) => boundToken(`flooder-${i}`)));
+  // Each fills its own budget (a tenth of the total): together they fill the store.
+  for (const flooder of flooders) for (let i = 0; i < 5; i += 1) assert.equal((await call(rs, flooder)).ok, true);
+  for (const flooder of flooders) assert.equal((await call(rs, flooder)).ok, false, 'a hog is refused');
+  const victim = await boundToken('victim');
+  for (let i = 0; i < 3; i += 1) assert.equal((await call(rs, victim)).ok, true, `the victim's proof ${i + 1} is recorded`);
+});
+
+test('DPoP replay store bounded past the total: newcomers under their fair share are admitted, never beyond twice maxEntries', async () => {
+  const rs = server(memoryProofReplay(testClock(), { maxEntries: 10, maxPerPartition: 1 }));
+  for (let i = 0; i < 20; i += 1) assert.equal((await call(rs, await boundToken(`client-${i}`))).ok, true, `client ${i}`);
+  const refused = await call(rs, await boundToken('client-20'));
+  assert.equal(refused.ok === false && refused.reason, 'dpop_proof', 'the store holds 20 = 2 × maxEntries: fail closed');
+});
