@@ -192,6 +192,9 @@ test('method override: POST /mcp/notes with X-HTTP-Method-Override: DELETE (or X
     ['/mcp/notes', { 'x-http-method': 'delete' }],
     ['/mcp/notes', { 'x-method-override': 'DELETE' }],
     ['/mcp/notes?_method=DELETE', {}],
+    // The name percent-encoded: frameworks decode it before they read it.
+    ['/mcp/notes?%5Fmethod=DELETE', {}],
+    ['/mcp/notes?x=1&%5fmethod=DELETE', {}],
   ] as const) {
     const answer = await send('POST', path, token, headers);
     assert.equal(answer.status, 403, `${path} ${JSON.stringify(headers)}`);

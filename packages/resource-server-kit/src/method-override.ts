@@ -26,7 +26,8 @@ export function overridingMethods(header: (name: string) => string | undefined, 
     const value = header(name);
     if (value !== undefined) values.push(value);
   }
-  if (search.length > 1 && search.includes(METHOD_OVERRIDE_PARAMETER)) values.push(...new URLSearchParams(search).getAll(METHOD_OVERRIDE_PARAMETER));
+  // Parsed, never searched as text: frameworks decode the name too, so `%5Fmethod=DELETE` is a `_method`.
+  if (search.length > 1) values.push(...new URLSearchParams(search).getAll(METHOD_OVERRIDE_PARAMETER));
   if (values.length === 0) return [];
   const methods = new Set<string>();
   for (const value of values) {
