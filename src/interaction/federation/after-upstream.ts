@@ -1,17 +1,18 @@
 // After the upstream proved who the user is, the same road as after a password (steps/submit-login.ts):
 // an account with its own second factor waits for it (the first factor, recorded with the wait, makes the
 // final amr name `fed`, not `pwd`); otherwise the browser is signed in through the one pipeline
-// (completeSignIn) and goes on to consent, to setting up a second factor a flow demands (mfa/set-up-in-flow.ts:
-// finishInteraction issues no code until it was used), or the client.
+// (completeSignIn) and answers with a page of ours that goes on to the interaction by itself
+// (pages/hand-over-page.ts), never a redirect to the client. At the provider's callback: the redirect chain from the
+// upstream's login form is checked against the upstream page's CSP form-action. After our own link confirmation
+// form: against ours — and a relying party whose redirect_uri redirects on to another origin (a broker) would be
+// blocked there. The page ends the form's chain; its refresh is a navigation of its own, where the interaction page
+// goes on to consent, to setting up a second factor a flow demands, or the client.
 import type { FastifyReply } from 'fastify';
-import { sendNext } from '../answer.js';
 import { interactionPath } from '../begin.js';
-import { isLoggedIn } from '../complete.js';
 import type { FlowDeps } from '../flow-deps.js';
-import { finishInteraction, seeOther, sendPage } from '../interaction-context.js';
+import { seeOther, sendPage } from '../interaction-context.js';
 import { renderHandOverPage } from '../pages/hand-over-page.js';
 import type { LoadedInteraction } from '../interaction-context.js';
-import { needsConsent } from '../requirements.js';
 import { boundToInteraction } from '../mfa/second-factors.js';
 import type { Proved, SignInContext } from '../sign-in/sign-in-pipeline.js';
 
@@ -23,19 +24,9 @@ export async function continueAfterUpstream(
   proved: Proved,
   deps: FlowDeps,
   /** The proof already included the account's own second factor (a code on the link confirmation page). */
-  options: {
-    secondFactorDone?: boolean;
-    /**
-     * Once signed in, answer with a page of ours that goes on to the interaction by itself
-     * (pages/hand-over-page.ts), never a redirect to the client. At the provider's callback: the redirect chain from
-     * the upstream's login form is checked against the upstream page's CSP form-action. After our own link
-     * confirmation form: against ours — and a relying party whose redirect_uri redirects on to another origin
-     * (a broker) would be blocked there. The page ends the form's chain; its refresh is a navigation of its own.
-     */
-    handOver?: boolean;
-  } = {},
+  options: { secondFactorDone?: boolean | undefined } = {},
 ): Promise<FastifyReply> {
-  const { interaction, client, session, id } = loaded;
+  const { interaction, session, id } = loaded;
   const back = interactionPath(id);
   if (!options.secondFactorDone && (await deps.secondFactors.required(proved.userId))) {
     await deps.secondFactors.awaitSecondFactor(session.idHash, proved.userId, boundToInteraction(interaction.idHash), proved.amr, proved.upstreamTokens);
@@ -44,9 +35,5 @@ export async function continueAfterUpstream(
   const fresh = await deps.signIn.completeSignIn(context, reply, session, proved);
   await deps.interactions.loggedIn(id, fresh.idHash);
   // The interaction page then answers the client (or asks for consent) in a navigation of its own.
-  if (options.handOver) return sendPage(reply, renderHandOverPage(deps.brand, { href: back, title: 'Signing you in' }));
-  if (isLoggedIn(fresh) && !(await needsConsent(interaction.request, client, proved.userId, deps.consents))) {
-    return sendNext(reply, await finishInteraction(id, fresh, deps, { request: interaction.request, client }), deps);
-  }
-  return seeOther(reply, back);
+  return sendPage(reply, renderHandOverPage(deps.brand, { href: back, title: 'Signing you in' }));
 }

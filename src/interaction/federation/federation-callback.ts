@@ -81,5 +81,5 @@ export async function federationCallback(request: CallbackRequest, reply: Fastif
   // Linked (the account's own second factor follows unless --trust-mfa says it was passed) or provisioned; the
   // upstream tokens (--store-tokens) are written only when the sign-in completes (upstream-sign-in.ts).
   const { proved, secondFactorDone } = await signInFromUpstream(outcome, provider, { traceId: request.id, clientId: client.id, back }, deps);
-  return continueAfterUpstream(context, reply, loaded, proved, deps, { handOver: true, ...(secondFactorDone ? { secondFactorDone } : {}) });
+  return continueAfterUpstream(context, reply, loaded, proved, deps, { secondFactorDone });
 }

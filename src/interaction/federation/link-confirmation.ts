@@ -195,10 +195,7 @@ export async function submitLinkConfirmation(request: InteractionRequest, reply:
     { interaction, client, session, id: request.params.id },
     { userId: user.id, amr: linked.amr, upstreamTokens: linked.upstreamTokens },
     deps,
-    {
-      secondFactorDone: linked.secondFactorDone,
-      handOver: true,
-    },
+    { secondFactorDone: linked.secondFactorDone },
   );
 }
 
