@@ -9,7 +9,8 @@ import type { Brand } from '../http/brand.js';
 import { responseUrl, type AuthorizationResponse } from '../oauth/authorize/redirect.js';
 import { seeOther, sendPage } from './interaction-context.js';
 import { formPostHeaders, renderFormPostPage } from './pages/form-post-page.js';
-import { handOverHeaders, renderHandOverPage } from './pages/hand-over-page.js';
+import { pageSecurityHeaders } from '../http/html.js';
+import { renderHandOverPage } from './pages/hand-over-page.js';
 
 /** A path of ours, or the answer to the client. */
 export type Next = string | AuthorizationResponse;
@@ -39,7 +40,9 @@ export function sendAuthorizationResponse(reply: FastifyReply, response: Authori
   // responseUrl is built from the validated redirect_uri and the response's own parameters only.
   const url = responseUrl(response);
   if (afterOurForm(reply.request, options)) {
-    return sendPage(reply, renderHandOverPage(deps.brand, { href: url, title: 'Returning to the application' }), 200, handOverHeaders);
+    // Every page's headers: no-store (the URI carries a code), no-referrer (the refresh sends the client no Referer
+    // naming our interaction), frame-ancestors 'none', form-action 'self'.
+    return sendPage(reply, renderHandOverPage(deps.brand, { href: url, title: 'Returning to the application' }), 200, pageSecurityHeaders);
   }
   return seeOther(reply, url);
 }

@@ -45,7 +45,6 @@ const ListSchema = Type.Object({
 const UserParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 const IdentityParams = Type.Object({ id: Type.String({ maxLength: 200 }), provider: Type.String({ maxLength: 200 }) });
 
-const represent = identityView;
 const validators = (i: UserIdentity): Validators => ({
   etag: strongEtag('identity', i.providerId, i.subject, i.userId, i.createdAt.getTime()),
   lastModified: i.createdAt,
@@ -64,7 +63,7 @@ export function userIdentitiesRoutes(parent: FastifyInstance, services: UserAcce
     },
     preHandler: requireScope(ADMIN_READ),
     handler: async (request) => {
-      const data = (await asProblems('user', () => listUserIdentities(services, request.params.id))).map(represent);
+      const data = (await asProblems('user', () => listUserIdentities(services, request.params.id))).map(identityView);
       return { data, pagination: { limit: data.length, next_cursor: null, has_more: false } };
     },
   });
@@ -82,7 +81,7 @@ export function userIdentitiesRoutes(parent: FastifyInstance, services: UserAcce
       const identity = await asProblems('identity link', () => findUserIdentity(services, request.params.id, request.params.provider));
       if (!checkPreconditions(request, reply, validators(identity))) return reply.send();
       setValidators(reply, validators(identity));
-      return represent(identity);
+      return identityView(identity);
     },
   });
 

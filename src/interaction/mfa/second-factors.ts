@@ -4,7 +4,7 @@
 // with the user id as additional data, so a sealed secret cannot be moved onto another account.
 import type { Clock } from '../../clock.js';
 import type { KeyEncryption } from '../../crypto/key-encryption.js';
-import type { SealedTokensOfSignIn, SecondFactorsRepository, SessionProof, SignIn } from '../../storage/repositories/second-factors-repository.js';
+import type { SealedTokensOfSignIn, SecondFactorsRepository, SessionProof } from '../../storage/repositories/second-factors-repository.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import { matchTotp, newTotpSecret, qrSvg, totpUri } from './totp.js';
 
@@ -54,14 +54,11 @@ export interface SecondFactors {
   ): Promise<void>;
   /** The user whose second factor this session is waiting for in this flow, if any. */
   pendingUser(sessionHash: string, boundTo: string): Promise<string | undefined>;
-  /** Single use: ends the wait (only one parallel request gets the user). */
-  consumePending(sessionHash: string, boundTo: string): Promise<string | undefined>;
   /**
-   * consumePending, with the first factor's amr when it was not the password (federation: ['fed']) and the
-   * upstream tokens waiting with it, for completeSignIn to keep.
+   * Single use: ends the wait (only one parallel request gets it), with the first factor's amr when it was not the
+   * password (federation: ['fed']) and the upstream tokens waiting with it, for completeSignIn to keep.
    */
   consumePendingSignIn(sessionHash: string, boundTo: string): Promise<PendingSignIn | undefined>;
-  recordSignIn(sessionHash: string, signIn: SignIn): Promise<void>;
   /** The RFC 8176 amr the session signed in with (undefined for sessions older than this record). */
   sessionAmr(sessionHash: string): Promise<string[] | undefined>;
   /** How the session last proved the account (sign-in amr, later re-authentication, a factor it bound). */
@@ -160,17 +157,12 @@ export function secondFactors(deps: {
       const pending = await repository.findPending(sessionHash);
       return pending?.boundTo === boundTo ? pending.userId : undefined;
     },
-    async consumePending(sessionHash, boundTo) {
-      const pending = await repository.consumePending(sessionHash);
-      return pending?.boundTo === boundTo ? pending.userId : undefined;
-    },
     async consumePendingSignIn(sessionHash, boundTo) {
       const pending = await repository.consumePending(sessionHash);
       return pending?.boundTo === boundTo
         ? { userId: pending.userId, firstFactor: pending.firstFactor ?? null, upstreamTokens: pending.upstreamTokens ?? undefined }
         : undefined;
     },
-    recordSignIn: (sessionHash, signIn) => repository.recordSignIn(sessionHash, signIn),
     sessionAmr: (sessionHash) => repository.findAmr(sessionHash),
     sessionProof: (sessionHash) => repository.findSessionProof(sessionHash),
     recordProof: (sessionHash) => repository.recordProof(sessionHash),

@@ -11,7 +11,7 @@
 // parameters (responseUrl), or a path of ours — never a value read from the request. It is HTML-escaped, and
 // the page needs no script (its CSP forbids inline script anyway).
 import type { Brand } from '../../http/brand.js';
-import { escapeHtml, pageSecurityHeaders } from '../../http/html.js';
+import { escapeHtml } from '../../http/html.js';
 import { layout } from './layout.js';
 
 export interface HandOver {
@@ -31,9 +31,3 @@ export function renderHandOverPage(brand: Brand, { href, title }: HandOver): str
     { refreshTo: href },
   );
 }
-
-/**
- * The page's headers are every page's (pageSecurityHeaders): no-store (the URI carries a code), no-referrer
- * (the refresh sends the client no Referer naming our interaction), frame-ancestors 'none', form-action 'self'.
- */
-export const handOverHeaders: Record<string, string> = pageSecurityHeaders;

@@ -8,7 +8,7 @@
 import type { Client } from '../../storage/repositories/clients-repository.js';
 import type { Store } from '../../storage/store.js';
 
-export const OPEN_CLIENT_USE_GRANULARITY_MS = 3_600_000;
+const OPEN_CLIENT_USE_GRANULARITY_MS = 3_600_000;
 
 export function openClientUses(store: Pick<Store, 'clients'>): { note(client: Client): Promise<void> } {
   return {

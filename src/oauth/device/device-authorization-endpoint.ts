@@ -33,7 +33,7 @@ const responseSchema = {
 
 export function deviceAuthorizationEndpoint(
   app: FastifyInstance,
-  services: Pick<OAuthDeps, 'config' | 'clock' | 'clientAuth' | 'rateLimits' | 'resources' | 'deviceAuthorizations' | 'clients'>,
+  services: Pick<OAuthDeps, 'config' | 'clock' | 'clientAuth' | 'rateLimits' | 'resources' | 'deviceAuthorizations'>,
 ): void {
   const { config, clientAuth, rateLimits, resources } = services;
   const start = deviceAuthorizationStarter({ repository: services.deviceAuthorizations, clock: services.clock, config });

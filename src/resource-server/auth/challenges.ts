@@ -1,15 +1,7 @@
 // The resource API's rendering of the resource-server kit's refusals (packages/resource-server-kit/src/challenge.ts):
 // the same status and RFC 6750 §3 / RFC 9449 §7.1 challenge, carried on a Problem Details error. A request
 // without a token gets a bare `Bearer` challenge; `error` is added only when a token was sent (§3.1).
-import {
-  bearerRefusal,
-  dpopRefusal,
-  dpopRefusalLog,
-  insufficientScopeRefusal,
-  missingTokenRefusal,
-  type Refusal,
-  type RefusalReason,
-} from '@gatehouse/resource-server';
+import { bearerRefusal, dpopRefusalLog, insufficientScopeRefusal, type Refusal, type RefusalReason } from '@gatehouse/resource-server';
 import { ProblemError, type RefusalDetails } from '../../http/errors.js';
 import type { PossessionFailure } from '../../tokens/dpop/possession.js';
 
@@ -38,15 +30,6 @@ export function problemOf(refusal: Refusal): ProblemError {
     ? dpopRefusalLog({ error: refusal.error as PossessionFailure['error'], description: refusal.description })
     : { reason: refusal.error, token_refusal: refusal.reason, ...(refusal.scope ? { required_scope: refusal.scope } : {}) };
   return new ProblemError(PROBLEM_CODES[refusal.error], refusal.description, { headers: refusal.headers, log });
-}
-
-export function missingToken(triedQuery = false): ProblemError {
-  return problemOf(missingTokenRefusal({}, triedQuery));
-}
-
-/** RFC 9449 §7.1: failures that concern a DPoP-bound token or the DPoP scheme answer with a DPoP challenge. */
-export function dpopError(failure: PossessionFailure): ProblemError {
-  return problemOf(dpopRefusal(failure, {}));
 }
 
 export function bearerError(error: BearerErrorCode, description: string, refusal: RefusalReason | string, scope?: readonly string[]): ProblemError {

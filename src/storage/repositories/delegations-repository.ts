@@ -28,7 +28,7 @@ export interface SubjectOrigin {
 }
 
 /** The most delegation rows `originOf` walks up a chain (parent_id never forms a cycle; this bounds it anyway). */
-export const CHAIN_WALK_LIMIT = 32;
+const CHAIN_WALK_LIMIT = 32;
 
 export interface ExchangeRecord {
   userId: string;
