@@ -6,7 +6,7 @@ import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../storage/repositories/clients-
 import { ClientMetadataError, type ClientMetadataInput } from '../../oauth/clients/metadata.js';
 import { clientMetadataView } from '../../oauth/clients/create-client.js';
 import { SIGNING_ALGS } from '../../crypto/keys.js';
-import { didYouMean } from '../../suggest.js';
+import { oneOf } from '../flag-values.js';
 import type { CliDeps } from '../deps.js';
 import {
   AdminRuleError,
@@ -50,11 +50,6 @@ const services = (core: CliDeps) => clientServiceDeps(core, coreAuditSink(core))
 const CLIENT_TYPES = ['confidential', 'public'] as const;
 
 /** A flag whose value must be one of a few words: the error lists them and suggests the likely one. */
-function oneOf<T extends string>(flag: string, value: string | undefined, valid: readonly T[]): T | undefined {
-  if (value === undefined || (valid as readonly string[]).includes(value)) return value as T | undefined;
-  throw new UsageError(`--${flag} must be one of ${valid.join(', ')} (got ${JSON.stringify(value)})${didYouMean(value, valid)}`);
-}
-
 const createOptions = {
   name: { type: 'string' },
   type: { type: 'string' },

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import type { CliDeps } from '../deps.js';
 import { PRESETS } from '../../federation/presets.js';
 import type { IdentityProviderPreset } from '../../storage/repositories/identity-providers-repository.js';
-import { didYouMean } from '../../suggest.js';
+import { oneOf } from '../flag-values.js';
 import {
   cliActor,
   coreAuditSink,
@@ -48,11 +48,6 @@ const FLAG_OF: Record<string, string> = {
 const asUsage = ruleErrorsAsUsage(FLAG_OF);
 
 const services = (core: CliDeps) => identityProviderServiceDeps(core, coreAuditSink(core));
-
-function oneOf<T extends string>(flag: string, value: string | undefined, valid: readonly T[]): T | undefined {
-  if (value === undefined || (valid as readonly string[]).includes(value)) return value as T | undefined;
-  throw new UsageError(`--${flag} must be one of ${valid.join(', ')} (got ${JSON.stringify(value)})${didYouMean(value, valid)}`);
-}
 
 /** `--claim local=upstream` (repeatable). */
 function claimMappings(values: readonly string[] | undefined): Record<string, string> | undefined {

@@ -3,12 +3,11 @@
 // Gatehouse over HTTP only (docs/protect.md). Reaching this run() means that hand-over was bypassed.
 import { UsageError, type Command } from '../command.js';
 
-export const PROTECT_COMMAND_USAGE =
-  'protect --resource URI --upstream http://HOST:PORT [--listen :8080] [--route "GET /notes*=notes:read"]... [--issuer URL] [--ops-listen 127.0.0.1:9090] (GATEHOUSE_CLIENT_ID, GATEHOUSE_CLIENT_SECRET in the environment; docs/protect.md)';
-
 export const protectCommand: Command = {
   name: 'protect',
-  usage: PROTECT_COMMAND_USAGE,
+  // The options are listed once, by the proxy's own parser (src/protect/options.ts, a face the CLI does not import).
+  usage:
+    'protect --resource URI --upstream http://HOST:PORT [--route "GET /notes*=notes:read"]... [options: gatehouse protect --help, docs/protect.md] (GATEHOUSE_CLIENT_ID, GATEHOUSE_CLIENT_SECRET in the environment)',
   async run() {
     throw new UsageError('protect runs as a process of its own: gatehouse protect --resource URI --upstream URL (not through a running server)');
   },
