@@ -5,9 +5,7 @@
 // The order is the point: the tracing instrumentations patch `http` and `pg` when they are loaded, and
 // @fastify/otel hooks Fastify instances as they are created, so the SDK must start before the server's
 // modules are imported: hence the dynamic imports. With tracing off, the SDK is never imported at all.
-import { loadEnvFile } from './config.js';
 import { nodeVersionProblem } from './startup/node-version.js';
-import { tracingRequested } from './telemetry/tracing-settings.js';
 
 const problem = nodeVersionProblem(process.versions.node);
 if (problem) {
@@ -15,6 +13,9 @@ if (problem) {
   process.exit(1);
 }
 // `.env` is read here already (the server reads it again, changing nothing), so that OTEL_* variables set there count.
+// Imported only now: a too-old Node.js is refused before any of the configuration's modules load.
+const { loadEnvFile } = await import('./config.js');
+const { tracingRequested } = await import('./telemetry/tracing-settings.js');
 loadEnvFile();
 if (tracingRequested(process.env)) {
   const { startTracing } = await import('./telemetry/start-tracing.js');

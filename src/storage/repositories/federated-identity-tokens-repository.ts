@@ -1,8 +1,9 @@
 // The upstream tokens kept for a federated identity when its provider has `store_tokens`
 // (migrations/0770_federated_identity_tokens.sql). Only sealed values reach this file
 // (src/federation/upstream-tokens.ts seals them); a row goes with its link (foreign key, on delete cascade).
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../driver/database.js';
+import type { FederatedIdentityTokensTable } from '../driver/schema.js';
 
 export interface StoredUpstreamTokens {
   providerId: string;
@@ -26,15 +27,7 @@ export interface FederatedIdentityTokensRepository {
   deleteForProvider(providerId: string): Promise<number>;
 }
 
-type Row = {
-  provider_id: string;
-  subject: string;
-  sealed: string;
-  expires_at: Date | null;
-  has_refresh_token: boolean;
-  scope: string | null;
-  stored_at: Date;
-};
+type Row = Selectable<FederatedIdentityTokensTable>;
 
 const fromRow = (r: Row): StoredUpstreamTokens => ({
   providerId: r.provider_id,
