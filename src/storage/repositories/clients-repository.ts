@@ -2,6 +2,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../driver/database.js';
+import { lockTask } from './task-locks.js';
 import { deleteGrantOwner } from './grants-repository.js';
 import type { ClientsTable } from '../driver/schema.js';
 
@@ -277,8 +278,7 @@ export function clientsRepository(db: Db, clock: Clock): ClientsRepository {
       return rows.map((r) => ({ id: r.id, type: r.type as ClientType, redirectUris: r.redirect_uris, allowedOrigins: r.allowed_origins }));
     },
     async lockOpenClientBudget(provenance, key) {
-      if (!db.isTransaction) throw new Error('lockOpenClientBudget needs a transaction');
-      await sql`select pg_advisory_xact_lock(hashtextextended(${`gatehouse open-client budget ${provenance} ${key}`}, 0))`.execute(db);
+      await lockTask(db, `open-client budget ${provenance} ${key}`);
     },
     async openClientBudgetUse(provenance, key, since) {
       let query = db
