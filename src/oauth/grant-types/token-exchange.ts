@@ -194,7 +194,8 @@ function tokenExchangeGrant(deps: {
       // token's own iat (a clock read taken before it could fall a second earlier and give exp = subject's + 1).
       const lifetime = Math.min(accessTokenLifetime(server, deps.config.ACCESS_TOKEN_TTL), subject.exp - prepared.iat);
       if (lifetime <= 0) throw invalidSubject();
-      const expiresAt = new Date(Math.min(prepared.iat + lifetime, prepared.expiresAt.getTime() / 1000) * 1000);
+      // lifetime is at most ACCESS_TOKEN_TTL already (accessTokenLifetime), so this is the token's own exp.
+      const expiresAt = new Date((prepared.iat + lifetime) * 1000);
       const act: ActClaim | undefined = actor === null ? below : { sub: actor, ...(below ? { act: below } : {}) };
 
       const outcome = await deps.store.transaction(async (tx) => {

@@ -305,6 +305,16 @@ describe('the rules', () => {
     assert.equal(res.body.error, 'invalid_grant');
   });
 
+  test('an exchanged token never outlives its subject token: one with a minute left gives a token that ends with it', async () => {
+    const real = decodeJwt(await userToken());
+    const now = Math.floor(Date.now() / 1000);
+    const ending = await t.core.keys.sign({ ...real, exp: now + 60 }, { alg: 'ES256', typ: 'at+jwt' });
+    const res = await exchange(calendarClient, { subject_token: ending, audience: contacts.url });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(decodeJwt(String(res.body.access_token)).exp, now + 60, 'the exchanged token ends when its subject token does');
+    assert.ok(Number(res.body.expires_in) <= 60, `expires_in ${res.body.expires_in}`);
+  });
+
   test('expired or foreign subject token: invalid_grant', async () => {
     const real = decodeJwt(await userToken());
     const now = Math.floor(Date.now() / 1000);
