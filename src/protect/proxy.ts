@@ -102,6 +102,8 @@ export async function startProtect(options: ProtectOptions, log: Logger): Promis
   });
 
   const metrics = protectMetrics(() => revocations.age() / 1000);
+  // The upstream's base path, once: every forwarded path is appended to it.
+  const upstreamBase = options.upstream.pathname.replace(/\/$/, '');
   const agent = new Agent({ keepAlive: true, maxSockets: options.upstreamConnections, maxFreeSockets: Math.min(options.upstreamConnections, 64) });
   let shuttingDown = false;
 
@@ -184,7 +186,7 @@ export async function startProtect(options: ProtectOptions, log: Logger): Promis
       host: req.headers.host,
       proto: 'http',
     });
-    const upstreamPath = `${options.upstream.pathname.replace(/\/$/, '')}${target}`;
+    const upstreamPath = `${upstreamBase}${target}`;
     const outgoing = httpRequest({
       agent,
       protocol: options.upstream.protocol,
